@@ -1,0 +1,90 @@
+// Command linecheck tells a network engineer, before a contract is signed, how
+// good a candidate line is and what it will really cost per month.
+//
+// Each subcommand lives in its own file and registers itself in init().
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+var root = &cobra.Command{
+	Use:   "linecheck",
+	Short: "Line quality and monthly cost of candidate servers, side by side",
+	Long: `linecheck answers the two questions that decide where to rent a server:
+
+  How good is the line?   latency, jitter and loss sweeps (ping), hop-by-hop
+                          traceroute with mtr-style statistics (trace), the
+                          carrier line the route really rides (CN2 GIA, 9929,
+                          CMIN2 …) and how far it is from the physical floor.
+  What will it cost?      billing simulation over recorded traffic logs (bill):
+                          fixed port, per GB, or the 95th percentile of
+                          5-minute samples, under each provider's rules.
+
+compare puts both side by side for a list of candidates and ends in a verdict;
+tui shows the same live; demo runs it all offline on bundled samples.
+
+Exit codes: 0 success, 1 a validation verdict failed, 2 bad usage or bad input.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+// register adds a subcommand; each command file calls it from init().
+func register(c *cobra.Command) { root.AddCommand(c) }
+
+// exitError carries the process exit code for an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// verdictFailed makes the process exit 1 (a validation verdict failed) after
+// the report has been written; msg goes to stderr.
+func verdictFailed(msg string) error { return &exitError{code: 1, err: errors.New(msg)} }
+
+// badInput makes the process exit 2 with err as the message.
+func badInput(err error) error { return &exitError{code: 2, err: err} }
+
+func init() {
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+	})
+	register(&cobra.Command{
+		Use:   "version",
+		Short: "Print the linecheck version",
+		Args:  cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			fmt.Fprintln(c.OutOrStdout(), "linecheck", version)
+		},
+	})
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI with args and returns the exit code.
+func run(args []string) int {
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	code := 2
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	fmt.Fprintln(os.Stderr, "linecheck:", err)
+	return code
+}

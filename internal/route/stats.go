@@ -1,0 +1,88 @@
+package route
+
+import (
+	"math"
+	"sort"
+)
+
+// RTTStats are round-trip time statistics in milliseconds.
+type RTTStats struct {
+	Min   float64 `json:"min"`
+	Avg   float64 `json:"avg"`
+	P50   float64 `json:"p50"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Stdev float64 `json:"stdev"`
+}
+
+// Jitter holds the three labelled jitter figures in milliseconds (see the package doc).
+type Jitter struct {
+	RFC3550 float64 `json:"rfc3550"`
+	MeanAbs float64 `json:"mean_abs"`
+	PDVP95  float64 `json:"pdv_p95"`
+}
+
+// NearestRank returns the p-th percentile (0 < p <= 100) of sorted ascending
+// values by the nearest-rank rule: rank ceil(p/100·n), clamped into 1..n.
+// It returns 0 for an empty slice.
+func NearestRank(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	// Integer arithmetic on per-mille avoids ceil(0.95*20) = 20.000000000000004 style errors.
+	pm := int(math.Round(p * 10))
+	rank := (pm*n + 999) / 1000
+	if rank < 1 {
+		rank = 1
+	}
+	if rank > n {
+		rank = n
+	}
+	return sorted[rank-1]
+}
+
+// Summarize computes RTT statistics and jitter for RTTs (ms) of received
+// replies given in send order. With no samples every figure is 0.
+func Summarize(rtts []float64) (RTTStats, Jitter) {
+	var s RTTStats
+	var j Jitter
+	n := len(rtts)
+	if n == 0 {
+		return s, j
+	}
+	sorted := append([]float64(nil), rtts...)
+	sort.Float64s(sorted)
+	s.Min, s.Max = sorted[0], sorted[n-1]
+	// Welford for a numerically stable mean and sample variance.
+	var mean, m2 float64
+	for i, x := range rtts {
+		d := x - mean
+		mean += d / float64(i+1)
+		m2 += d * (x - mean)
+	}
+	s.Avg = mean
+	if n > 1 {
+		s.Stdev = math.Sqrt(m2 / float64(n-1))
+	}
+	s.P50 = NearestRank(sorted, 50)
+	s.P95 = NearestRank(sorted, 95)
+	s.P99 = NearestRank(sorted, 99)
+
+	var sumAbs float64
+	for i := 1; i < n; i++ {
+		d := math.Abs(rtts[i] - rtts[i-1])
+		j.RFC3550 += (d - j.RFC3550) / 16
+		sumAbs += d
+	}
+	if n > 1 {
+		j.MeanAbs = sumAbs / float64(n-1)
+	}
+	pdv := make([]float64, n)
+	for i, x := range sorted {
+		pdv[i] = x - s.Min
+	}
+	j.PDVP95 = NearestRank(pdv, 95)
+	return s, j
+}

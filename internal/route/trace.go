@@ -1,0 +1,79 @@
+package route
+
+// TraceSchema is the schema name of a trace document.
+const TraceSchema = "linecheck.trace/v1"
+
+// Trace is the linecheck.trace/v1 document: one entry per TTL from 1 up to the
+// destination's TTL (the destination is the last entry). It is what `trace`
+// prints, what `trace --replay` reads back (as do the readers of `mtr --json`),
+// and what compare, tui and serve consume.
+type Trace struct {
+	Schema   string `json:"schema"`
+	Target   string `json:"target"`
+	Addr     string `json:"addr"`
+	Protocol string `json:"protocol"` // icmp, udp, tcp
+	Port     int    `json:"port,omitempty"`
+	Reached  bool   `json:"reached"`
+	// Source tells where the trace came from: "live", "replay", "mtr-json".
+	Source string `json:"source,omitempty"`
+	// Start is the RFC 3339 time the first probe was sent, when known.
+	Start string `json:"start,omitempty"`
+	// LineClass is the route's carrier line class (cn2-gia, cn2-gt, chinanet-163,
+	// cu-9929, cu-4837, cmin2, cmi, transit, unknown); empty until classified.
+	LineClass string `json:"line_class,omitempty"`
+	// LineEvidence explains LineClass: rule, confidence and the hops that decided it.
+	LineEvidence *LineEvidence `json:"line_evidence,omitempty"`
+	Hops         []Hop         `json:"hops"`
+}
+
+// Hop is one TTL of a trace.
+type Hop struct {
+	TTL  int `json:"ttl"`
+	Sent int `json:"sent"`
+	// Loss is 1 − received/sent over probes whose wait has ended (0..1).
+	Loss float64 `json:"loss"`
+	// Flags: "icmp-rate-limited" when the loss does not carry on downstream;
+	// "destination" on the target's own entry.
+	Flags      []string    `json:"flags"`
+	Responders []Responder `json:"responders"`
+}
+
+// Responder is one address that answered at a TTL (several with ECMP).
+type Responder struct {
+	Addr    string   `json:"addr"`
+	Recv    int      `json:"recv"`
+	RTT     RTTStats `json:"rtt_ms"`
+	Jitter  Jitter   `json:"jitter_ms"`
+	ASN     int      `json:"asn,omitempty"`
+	Carrier string   `json:"carrier,omitempty"`
+	MPLS    []MPLS   `json:"mpls,omitempty"`
+	// Flows lists the flow numbers (0-based) that saw this responder, with --flows.
+	Flows []int `json:"flows,omitempty"`
+	// Samples are the RTTs in ms of received replies in send order; kept so that
+	// recordings can be re-analysed, omitted from JSON unless asked for.
+	Samples []float64 `json:"samples_ms,omitempty"`
+}
+
+// MPLS is one label stack entry from an RFC 4950 ICMP extension.
+type MPLS struct {
+	Label int  `json:"label"`
+	TC    int  `json:"tc"`
+	S     bool `json:"s"`
+	TTL   int  `json:"ttl"`
+}
+
+// LineEvidence is why a route got its line class.
+type LineEvidence struct {
+	Rule       string        `json:"rule"`
+	Confidence string        `json:"confidence"` // high, medium, low
+	Hops       []EvidenceHop `json:"hops"`
+	Notes      []string      `json:"notes,omitempty"`
+}
+
+// EvidenceHop is one hop that counted as evidence.
+type EvidenceHop struct {
+	TTL     int    `json:"ttl"`
+	Addr    string `json:"addr"`
+	ASN     int    `json:"asn,omitempty"`
+	Carrier string `json:"carrier"`
+}

@@ -1,0 +1,83 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// StreamSchema names the per-probe NDJSON records written by `ping --stream`.
+// The same records are the recorded-probe format that compare replays.
+const StreamSchema = "linecheck.probe/v1"
+
+// Probe statuses in a stream record.
+const (
+	StatusOK   = "ok"   // reply within the timeout
+	StatusLost = "lost" // no reply within the timeout
+	StatusLate = "late" // reply after the timeout: counted apart, not as received
+	StatusDup  = "dup"  // a duplicate reply to a probe already answered
+)
+
+// Record is one probe outcome, one NDJSON line.
+type Record struct {
+	Schema   string    `json:"schema"`
+	Time     time.Time `json:"time"` // when the probe was sent
+	Target   string    `json:"target"`
+	Addr     string    `json:"addr"`
+	Protocol string    `json:"protocol"` // icmp, tcp
+	Port     int       `json:"port,omitempty"`
+	Seq      int       `json:"seq"`
+	Status   string    `json:"status"`
+	RTTms    *float64  `json:"rtt_ms"` // null when lost
+}
+
+// ReadStream reads NDJSON probe records. name is used in error messages
+// (file:line: what is wrong).
+func ReadStream(r io.Reader, name string) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a probe record: %w", name, line, err)
+		}
+		if rec.Schema != StreamSchema {
+			return nil, fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
+		}
+		switch rec.Status {
+		case StatusOK, StatusLate, StatusDup:
+			if rec.RTTms == nil {
+				return nil, fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
+			}
+		case StatusLost:
+		default:
+			return nil, fmt.Errorf("%s:%d: status: %q is not ok, lost, late or dup", name, line, rec.Status)
+		}
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return out, nil
+}
+
+// WriteRecord writes one record as an NDJSON line.
+func WriteRecord(w io.Writer, rec Record) error {
+	rec.Schema = StreamSchema
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
