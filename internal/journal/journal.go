@@ -1,0 +1,261 @@
+// Package journal is the append-only record of a long watch (`ping --watch`,
+// `trace --watch`): one NDJSON line per completed cycle, synced to disk before
+// the next cycle starts, so that a crash or a reboot loses at most the cycle in
+// progress. Reopening a journal resumes it: cycle numbers continue, the run
+// number goes up by one, and a torn last line (a write cut short by the crash)
+// is dropped and reported rather than treated as corruption.
+//
+// A journal line (schema linecheck.journal/v1):
+//
+//	{"schema":"linecheck.journal/v1","kind":"ping","cycle":12,"run":2,
+//	 "time":"2026-11-30T04:00:00Z","end":"2026-11-30T04:00:10Z",
+//	 "ping":[{"target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp",
+//	          "sent":10,"recv":10,"late":0,"duplicates":0,"rtt_ms":[0.05,…]}]}
+//
+// A trace journal carries "trace": a linecheck.trace/v1 document of that one
+// cycle instead of "ping". Report turns a journal into the hourly profile.
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// Schema names a journal line.
+const Schema = "linecheck.journal/v1"
+
+// Kinds of journal.
+const (
+	KindPing  = "ping"
+	KindTrace = "trace"
+)
+
+// Entry is one completed cycle, one journal line.
+type Entry struct {
+	Schema string `json:"schema"`
+	Kind   string `json:"kind"`
+	// Cycle numbers the cycles of the journal from 1; they continue across restarts.
+	Cycle int `json:"cycle"`
+	// Run is 1 for the first process that wrote the journal and goes up by one
+	// on every resume, so restarts stay visible in the record.
+	Run  int       `json:"run"`
+	Time time.Time `json:"time"` // cycle start
+	End  time.Time `json:"end"`  // cycle end
+	// Ping holds one result per target (kind ping).
+	Ping []PingResult `json:"ping,omitempty"`
+	// Trace is the trace of this one cycle (kind trace).
+	Trace *route.Trace `json:"trace,omitempty"`
+}
+
+// PingResult is one target's outcome over one cycle.
+type PingResult struct {
+	Target   string    `json:"target"`
+	Addr     string    `json:"addr"`
+	Protocol string    `json:"protocol"` // icmp, tcp
+	Port     int       `json:"port,omitempty"`
+	Sent     int       `json:"sent"`
+	Recv     int       `json:"recv"`
+	Late     int       `json:"late"`
+	Dup      int       `json:"duplicates"`
+	RTTms    []float64 `json:"rtt_ms"` // RTTs of received replies, in send order
+}
+
+// Recovery tells what Open found in an existing journal.
+type Recovery struct {
+	Entries   int  // complete lines kept
+	LastCycle int  // cycle number of the last complete line (0 when new)
+	Runs      int  // highest run number found
+	Torn      bool // a torn last line was dropped
+	TornLine  int  // its line number
+	TornBytes int  // its length in bytes (the file was truncated by this much)
+}
+
+// Writer appends cycles to a journal. It is not safe for concurrent use.
+type Writer struct {
+	f     *os.File
+	path  string
+	kind  string
+	cycle int // last cycle written
+	run   int
+}
+
+// Open opens (or creates) the journal at path for appending cycles of kind.
+// An existing journal is checked line by line: a torn last line is cut off
+// (and reported in Recovery), any other bad line is an error naming it, as is
+// a journal of another kind.
+func Open(path, kind string) (*Writer, Recovery, error) {
+	var rec Recovery
+	if kind != KindPing && kind != KindTrace {
+		return nil, rec, fmt.Errorf("journal: kind %q is not ping or trace", kind)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, rec, fmt.Errorf("journal: %w", err)
+	}
+	entries, info, err := scan(f, path)
+	if err != nil {
+		f.Close()
+		return nil, rec, err
+	}
+	rec = Recovery{Entries: len(entries), Torn: info.Torn, TornLine: info.TornLine, TornBytes: info.TornBytes}
+	for _, e := range entries {
+		if e.Kind != kind {
+			f.Close()
+			return nil, rec, fmt.Errorf("%s: holds %s cycles, not %s: use another --journal file", path, e.Kind, kind)
+		}
+		rec.LastCycle = max(rec.LastCycle, e.Cycle)
+		rec.Runs = max(rec.Runs, e.Run)
+	}
+	if info.Torn {
+		if err := f.Truncate(info.Good); err != nil {
+			f.Close()
+			return nil, rec, fmt.Errorf("journal: cutting the torn last line of %s: %w", path, err)
+		}
+	}
+	if _, err := f.Seek(info.Good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, rec, fmt.Errorf("journal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, rec, fmt.Errorf("journal: %w", err)
+	}
+	// A new file's directory entry must reach the disk too, or a reboot could
+	// lose the whole journal although every line was synced.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return &Writer{f: f, path: path, kind: kind, cycle: rec.LastCycle, run: rec.Runs + 1}, rec, nil
+}
+
+// Run returns the run number this writer stamps on its lines.
+func (w *Writer) Run() int { return w.run }
+
+// LastCycle returns the number of the last cycle written (0 for none).
+func (w *Writer) LastCycle() int { return w.cycle }
+
+// Append writes e as the next cycle (setting Schema, Kind, Cycle and Run) in a
+// single write and syncs the file before returning the cycle number.
+func (w *Writer) Append(e Entry) (int, error) {
+	e.Schema, e.Kind, e.Cycle, e.Run = Schema, w.kind, w.cycle+1, w.run
+	b, err := json.Marshal(e)
+	if err != nil {
+		return 0, fmt.Errorf("journal: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := w.f.Write(b); err != nil {
+		return 0, fmt.Errorf("journal %s: %w", w.path, err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return 0, fmt.Errorf("journal %s: sync: %w", w.path, err)
+	}
+	w.cycle = e.Cycle
+	return e.Cycle, nil
+}
+
+// Close closes the journal file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// ReadInfo tells how a journal was read.
+type ReadInfo struct {
+	Torn      bool  // the last line was torn and dropped
+	TornLine  int   // its line number
+	TornBytes int   // its length
+	Good      int64 // byte length of the complete lines
+}
+
+// Read reads every complete line of the journal at path. A torn last line is
+// dropped and reported in ReadInfo; any other bad line is an error
+// (path:line: what is wrong).
+func Read(path string) ([]Entry, ReadInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ReadInfo{}, fmt.Errorf("journal: %w", err)
+	}
+	defer f.Close()
+	return scan(f, path)
+}
+
+// Decode reads journal lines from r (name is used in messages).
+func Decode(r io.Reader, name string) ([]Entry, ReadInfo, error) { return scan(r, name) }
+
+func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
+	var (
+		out  []Entry
+		info ReadInfo
+	)
+	br := bufio.NewReaderSize(r, 64*1024)
+	line := 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return nil, info, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		}
+		line++
+		complete := err == nil // ends in '\n'
+		body := bytes.TrimSpace(b)
+		if len(body) == 0 && complete {
+			info.Good += int64(len(b))
+			continue
+		}
+		e, perr := parseLine(body)
+		if perr == nil && len(out) > 0 && e.Cycle <= out[len(out)-1].Cycle {
+			perr = fmt.Errorf("cycle: %d after %d: cycles must increase", e.Cycle, out[len(out)-1].Cycle)
+		}
+		if perr == nil && complete {
+			out = append(out, e)
+			info.Good += int64(len(b))
+			continue
+		}
+		// Only the very last line may be bad: that is a write the crash cut short.
+		if _, peekErr := br.Peek(1); peekErr == io.EOF {
+			info.Torn, info.TornLine, info.TornBytes = true, line, len(b)
+			break
+		}
+		if perr == nil {
+			perr = errors.New("line does not end in a newline")
+		}
+		return nil, info, fmt.Errorf("%s:%d: %w", name, line, perr)
+	}
+	return out, info, nil
+}
+
+func parseLine(b []byte) (Entry, error) {
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&e); err != nil {
+		return e, fmt.Errorf("not a journal line: %w", err)
+	}
+	if dec.More() {
+		return e, errors.New("not a journal line: text after the JSON object")
+	}
+	if e.Schema != Schema {
+		return e, fmt.Errorf("schema %q, want %q", e.Schema, Schema)
+	}
+	switch e.Kind {
+	case KindPing:
+	case KindTrace:
+		if e.Trace == nil {
+			return e, errors.New("trace: missing in a trace cycle")
+		}
+	default:
+		return e, fmt.Errorf("kind: %q is not ping or trace", e.Kind)
+	}
+	if e.Cycle < 1 {
+		return e, fmt.Errorf("cycle: %d is not a positive number", e.Cycle)
+	}
+	return e, nil
+}

@@ -1,0 +1,212 @@
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+func pingEntry(t0 time.Time, sent, recv int, rtts ...float64) Entry {
+	return Entry{Time: t0, End: t0.Add(10 * time.Second), Ping: []PingResult{{
+		Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp", Sent: sent, Recv: recv, RTTms: rtts}}}
+}
+
+func TestAppendNumbersCyclesAndResumeContinuesThem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.ndjson")
+	w, rec, err := Open(path, KindPing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.LastCycle != 0 || rec.Entries != 0 || w.Run() != 1 {
+		t.Fatalf("new journal: %+v run %d", rec, w.Run())
+	}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		n, err := w.Append(pingEntry(t0.Add(time.Duration(i)*time.Minute), 10, 10, 1))
+		if err != nil || n != i+1 {
+			t.Fatalf("append %d: cycle %d, %v", i, n, err)
+		}
+	}
+	w.Close()
+
+	w, rec, err = Open(path, KindPing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.LastCycle != 3 || rec.Entries != 3 || rec.Torn || w.Run() != 2 {
+		t.Fatalf("resume: %+v run %d", rec, w.Run())
+	}
+	if n, err := w.Append(pingEntry(t0.Add(time.Hour), 10, 9, 1)); err != nil || n != 4 {
+		t.Fatalf("append after resume: cycle %d, %v", n, err)
+	}
+	w.Close()
+	es, info, err := Read(path)
+	if err != nil || info.Torn {
+		t.Fatalf("read: %v %+v", err, info)
+	}
+	var cycles, runs []int
+	for _, e := range es {
+		cycles = append(cycles, e.Cycle)
+		runs = append(runs, e.Run)
+	}
+	if fmtInts(cycles) != "[1 2 3 4]" {
+		t.Errorf("cycles %v, want 1,2,3,4", cycles)
+	}
+	if fmtInts(runs) != "[1 1 1 2]" {
+		t.Errorf("runs %v, want [1 1 1 2]", runs)
+	}
+}
+
+func fmtInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func TestTornLastLineIsDroppedReportedAndCutOnResume(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tail string // appended after two good lines
+	}{
+		{"half a JSON object, no newline", `{"schema":"linecheck.journal/v1","kind":"ping","cyc`},
+		{"a complete object without its newline", `{"schema":"linecheck.journal/v1","kind":"ping","cycle":3,"run":1,"time":"2026-11-01T00:00:00Z"}`},
+		{"garbage with a newline", "{\"schema\":\"linecheck.jour\x00\x00\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w.ndjson")
+			w, _, err := Open(path, KindPing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+			w.Append(pingEntry(t0, 1, 1, 1))
+			w.Append(pingEntry(t0, 1, 1, 1))
+			w.Close()
+			good, _ := os.Stat(path)
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(tc.tail)
+			f.Close()
+
+			es, info, err := Read(path)
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if len(es) != 2 || !info.Torn || info.TornLine != 3 || info.TornBytes != len(tc.tail) {
+				t.Fatalf("read: %d entries, %+v", len(es), info)
+			}
+			w, rec, err := Open(path, KindPing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rec.Torn || rec.LastCycle != 2 || rec.TornLine != 3 {
+				t.Fatalf("recovery %+v", rec)
+			}
+			if st, _ := os.Stat(path); st.Size() != good.Size() {
+				t.Fatalf("size after resume %d, want %d (torn line cut)", st.Size(), good.Size())
+			}
+			if n, err := w.Append(pingEntry(t0, 1, 1, 1)); err != nil || n != 3 {
+				t.Fatalf("append: %d %v", n, err)
+			}
+			w.Close()
+			es, info, err = Read(path)
+			if err != nil || info.Torn || len(es) != 3 {
+				t.Fatalf("after resume: %d entries, %+v, %v", len(es), info, err)
+			}
+		})
+	}
+}
+
+func TestBadLineBeforeTheEndIsAnErrorWithItsLine(t *testing.T) {
+	good := `{"schema":"linecheck.journal/v1","kind":"ping","cycle":1,"run":1,"time":"2026-11-01T00:00:00Z"}`
+	for _, tc := range []struct{ name, text, want string }{
+		{"garbage in the middle", good + "\nnot json\n" + strings.Replace(good, `"cycle":1`, `"cycle":2`, 1) + "\n", "j:2: not a journal line"},
+		{"wrong schema", strings.Replace(good, "journal/v1", "probe/v1", 1) + "\n" + good + "\n", `j:1: schema "linecheck.probe/v1"`},
+		{"cycles going back", good + "\n" + good + "\n" + good + "\n", "j:2: cycle: 1 after 1"},
+		{"trace line without trace", strings.Replace(good, `"ping"`, `"trace"`, 1) + "\n" + good + "\n", "j:1: trace: missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Decode(strings.NewReader(tc.text), "j")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesAJournalOfAnotherKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.ndjson")
+	w, _, _ := Open(path, KindPing)
+	w.Append(pingEntry(time.Unix(0, 0), 1, 1, 1))
+	w.Close()
+	if _, _, err := Open(path, KindTrace); err == nil || !strings.Contains(err.Error(), "holds ping cycles, not trace") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// The expected figures below are worked out by hand from the entries.
+func TestSummarizeHourlyProfileAndAvailability(t *testing.T) {
+	day := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	var es []Entry
+	add := func(at time.Time, sent, recv int, rtts ...float64) {
+		e := pingEntry(at, sent, recv, rtts...)
+		e.Kind, e.Cycle, e.Run = KindPing, len(es)+1, 1
+		es = append(es, e)
+	}
+	// 03:00 UTC, two days: quiet line, 10 ms, no loss.
+	add(day.Add(3*time.Hour), 4, 4, 10, 10, 10, 11)
+	add(day.Add(27*time.Hour), 4, 4, 10, 10, 12, 10)
+	// 20:00 UTC: evening peak: 25 % loss, RTTs 40..80, and a cycle with nothing back.
+	add(day.Add(20*time.Hour), 4, 3, 40, 60, 80)
+	add(day.Add(20*time.Hour+time.Minute), 4, 0)
+	r := Summarize(es, ReadInfo{}, "w.ndjson", time.UTC)
+	if r.Cycles != 4 || len(r.Targets) != 1 {
+		t.Fatalf("report %+v", r)
+	}
+	tg := r.Targets[0]
+	// availability: 3 of 4 cycles answered; loss 1 − 15/16.
+	if tg.Availability != 0.75 || tg.Sent != 16 || tg.Recv != 11 || tg.Loss != 1-11.0/16 {
+		t.Errorf("target: avail %v sent %d recv %d loss %v", tg.Availability, tg.Sent, tg.Recv, tg.Loss)
+	}
+	if len(tg.Hours) != 2 || tg.Hours[0].Hour != 3 || tg.Hours[1].Hour != 20 {
+		t.Fatalf("hours %+v", tg.Hours)
+	}
+	h3, h20 := tg.Hours[0], tg.Hours[1]
+	// 03:00 RTTs sorted 10,10,10,10,10,10,11,12: p50 rank 4 → 10, p95 rank 8 → 12.
+	if h3.Loss != 0 || h3.P50ms != 10 || h3.P95ms != 12 || h3.Availability != 1 || h3.Cycles != 2 {
+		t.Errorf("03h %+v", h3)
+	}
+	// 20:00: sent 8 recv 3; RTTs 40,60,80: p50 rank 2 → 60, p95 rank 3 → 80.
+	if h20.Loss != 1-3.0/8 || h20.P50ms != 60 || h20.P95ms != 80 || h20.Availability != 0.5 {
+		t.Errorf("20h %+v", h20)
+	}
+	// In UTC+8 the 20:00 UTC cycles fall at 04:00 local.
+	r8 := Summarize(es, ReadInfo{}, "w", time.FixedZone("CST", 8*3600))
+	if hs := r8.Targets[0].Hours; hs[0].Hour != 4 || hs[1].Hour != 11 {
+		t.Errorf("UTC+8 hours %+v", hs)
+	}
+}
+
+func TestSummarizeTraceUsesTheDestinationEntry(t *testing.T) {
+	mk := func(reached bool, rtt float64) Entry {
+		tr := &route.Trace{Schema: route.TraceSchema, Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp",
+			Reached: reached, Hops: []route.Hop{{TTL: 1, Sent: 1, Responders: []route.Responder{{Addr: "127.0.0.1", Recv: 1,
+				RTT: route.RTTStats{Avg: rtt, Min: rtt}}}}}}
+		if !reached {
+			tr.Hops[0].Responders = []route.Responder{}
+			tr.Hops[0].Loss = 1
+		}
+		return Entry{Kind: KindTrace, Time: time.Unix(3600, 0), Trace: tr}
+	}
+	r := Summarize([]Entry{mk(true, 2), mk(false, 0), mk(true, 4)}, ReadInfo{}, "t", nil)
+	tg := r.Targets[0]
+	if tg.Cycles != 3 || tg.UpCycles != 2 || tg.Sent != 3 || tg.Recv != 2 || tg.RTT.Max != 4 || tg.RTT.Min != 2 {
+		t.Fatalf("%+v", tg)
+	}
+}
