@@ -1,0 +1,493 @@
+package route
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Line classes a route can get (Trace.LineClass).
+const (
+	LineCN2GIA      = "cn2-gia"
+	LineCN2GT       = "cn2-gt"
+	LineChinaNet163 = "chinanet-163"
+	LineCU9929      = "cu-9929"
+	LineCU4837      = "cu-4837"
+	LineCMIN2       = "cmin2"
+	LineCMI         = "cmi"
+	LineTransit     = "transit"
+	LineUnknown     = "unknown"
+)
+
+// Confidence levels of a line class.
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// LineClassRank orders line classes from best (5) to unknown (0), as the
+// community classifiers rank them (line-classes.md §2: GIA, 9929, CMIN2 are
+// premium; GT is in between; 163, 4837, CMI are ordinary).
+func LineClassRank(class string) int {
+	switch class {
+	case LineCN2GIA, LineCU9929, LineCMIN2:
+		return 5
+	case LineCN2GT:
+		return 3
+	case LineChinaNet163, LineCU4837, LineCMI:
+		return 2
+	case LineTransit:
+		return 1
+	}
+	return 0
+}
+
+// evHop is one responder that mapped to a carrier.
+type evHop struct {
+	ttl  int
+	addr string
+	c    Carrier
+}
+
+func (e evHop) evidence() EvidenceHop {
+	return EvidenceHop{TTL: e.ttl, Addr: e.addr, ASN: e.c.ASN, Carrier: e.c.Name}
+}
+
+// carrierKey groups hops of one network: the class for known carriers, the
+// ASN for networks only the ASN database knows.
+func carrierKey(c Carrier) string {
+	if c.Class == ClassOther || c.Class == "" {
+		return "AS" + strconv.Itoa(c.ASN)
+	}
+	return c.Class
+}
+
+// domesticAccess is a class that every path to a user of that carrier ends
+// in, so trailing hops of it are delivery, not long haul (pitfall 3).
+func domesticAccess(class string) bool {
+	return class == ClassChinaNet || class == ClassCU4837 || class == ClassCMNET
+}
+
+// responded tells whether a hop had any reply: a listed responder with an
+// address answered at least once.
+func responded(h Hop) bool {
+	for _, r := range h.Responders {
+		if _, err := netip.ParseAddr(r.Addr); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Annotate fills Responder.ASN and Responder.Carrier for every responder (the
+// carrier's short name, or the special range's kind such as "private",
+// "cgnat", "dod") and t.LineClass / t.LineEvidence. db may be nil: the
+// bundled prefix table is used alone then.
+func Annotate(t *Trace, db ASNDB) {
+	if t == nil {
+		return
+	}
+	for i := range t.Hops {
+		for j := range t.Hops[i].Responders {
+			r := &t.Hops[i].Responders[j]
+			ip, err := netip.ParseAddr(r.Addr)
+			if err != nil {
+				continue
+			}
+			if kind, ok := SpecialRange(ip); ok {
+				r.ASN, r.Carrier = 0, kind
+				continue
+			}
+			if c, ok := LookupCarrier(ip, db); ok {
+				r.ASN, r.Carrier = c.ASN, c.Name
+			}
+		}
+	}
+	t.LineClass, t.LineEvidence = Classify(t, db)
+}
+
+// Classify decides a trace's line class on its long-haul segment: the
+// responding hops that map to a carrier, minus the destination's own network
+// at the end (a delivery hop of AS4134/4837/9808 is no evidence), minus
+// private, CGNAT, DoD and silent hops. The rules (line-classes.md §7):
+//
+//   - CN2 (59.43.0.0/16, AS4809) seen: cn2-gt when at least two ChinaNet
+//     backbone (202.97.0.0/16) hops are on the long haul too, else cn2-gia
+//     (high confidence with ≥2 CN2 hops, low with one);
+//   - else Unicom 9929 (also behind CUG AS10099) → cu-9929; CMIN2 → cmin2;
+//   - else the first ordinary backbone on the long haul: ChinaNet →
+//     chinanet-163, Unicom 4837 → cu-4837, CMI → cmi (CMNET is domestic
+//     delivery and never decides);
+//   - else transit when no China network is reached and at least two hops
+//     belong to known non-China carriers;
+//   - else unknown.
+//
+// It works on one direction; CombineDirections joins forward and return.
+func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
+	ev := &LineEvidence{Hops: []EvidenceHop{}}
+	if t == nil || len(t.Hops) == 0 {
+		ev.Rule = "no hops"
+		ev.Confidence = ConfidenceLow
+		return LineUnknown, ev
+	}
+	hops := append([]Hop(nil), t.Hops...)
+	sort.SliceStable(hops, func(a, b int) bool { return hops[a].TTL < hops[b].TTL })
+
+	var seq []evHop
+	var special []string
+	lastResponding := -1
+	for i, h := range hops {
+		if responded(h) {
+			lastResponding = i
+		}
+		for _, r := range h.Responders {
+			ip, err := netip.ParseAddr(r.Addr)
+			if err != nil {
+				continue
+			}
+			if kind, ok := SpecialRange(ip); ok {
+				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
+				continue
+			}
+			if c, ok := LookupCarrier(ip, db); ok {
+				seq = append(seq, evHop{ttl: h.TTL, addr: r.Addr, c: c})
+			}
+		}
+	}
+	if len(special) > 0 {
+		ev.Notes = append(ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops (TTL "+strings.Join(special, ", ")+")")
+	}
+	ev.Notes = append(ev.Notes, silentRunNotes(hops, lastResponding, seq)...)
+
+	// The destination's own network at the end is no evidence.
+	dest, destKnown := destinationCarrier(t, hops, db)
+	cut := len(seq)
+	if destKnown {
+		key := carrierKey(dest)
+		for cut > 0 && carrierKey(seq[cut-1].c) == key && (!seq[cut-1].c.Backbone || dest.Backbone) {
+			cut--
+		}
+	} else {
+		for cut > 0 && seq[cut-1].c.China && !seq[cut-1].c.Backbone && domesticAccess(seq[cut-1].c.Class) {
+			cut--
+		}
+	}
+	tail := seq[cut:]
+	long := seq[:cut]
+	reachesChina := destKnown && dest.China
+	if len(tail) > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("TTL %d–%d are the destination's own network (%s): not counted",
+			tail[0].ttl, tail[len(tail)-1].ttl, tail[0].c.Name))
+		for _, e := range tail {
+			if e.c.China {
+				reachesChina = true
+			}
+		}
+	}
+
+	by := map[string][]evHop{}
+	var order []string
+	for _, e := range long {
+		k := e.c.Class
+		if k == ClassChinaNet && !e.c.Backbone {
+			k = "chinanet-edge"
+		}
+		if _, seen := by[k]; !seen {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], e)
+	}
+	n := func(k string) int { return distinctTTLs(by[k]) }
+	use := func(ks ...string) {
+		for _, k := range ks {
+			for _, e := range by[k] {
+				ev.Hops = append(ev.Hops, e.evidence())
+			}
+		}
+		sort.SliceStable(ev.Hops, func(a, b int) bool { return ev.Hops[a].TTL < ev.Hops[b].TTL })
+	}
+	before := func(a, b string) bool { // first a hop precedes the first b hop
+		return len(by[a]) > 0 && len(by[b]) > 0 && by[a][0].ttl < by[b][0].ttl
+	}
+
+	switch {
+	case n(ClassCN2) > 0:
+		cn2, bb := n(ClassCN2), n(ClassChinaNet)
+		if bb >= 2 {
+			use(ClassCN2, ClassChinaNet)
+			ev.Rule = fmt.Sprintf("CN2 (AS4809) and ≥2 ChinaNet backbone (202.97.0.0/16) hops on the long haul: %d CN2, %d ChinaNet", cn2, bb)
+			ev.Confidence = ConfidenceHigh
+			if cn2 < 2 {
+				ev.Confidence = ConfidenceMedium
+			}
+			return LineCN2GT, ev
+		}
+		use(ClassCN2)
+		ev.Rule = fmt.Sprintf("CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: %d CN2 hop(s)", cn2)
+		if bb == 1 {
+			use(ClassChinaNet)
+			ev.Notes = append(ev.Notes, "one ChinaNet backbone hop tolerated as hand-off (GT needs ≥2)")
+		}
+		if n(ClassCTGNet) > 0 {
+			use(ClassCTGNet)
+			ev.Notes = append(ev.Notes, "CTGNet (AS23764) with CN2: \"CTG GIA\"")
+		}
+		ev.Confidence = ConfidenceHigh
+		if cn2 < 2 {
+			ev.Confidence = ConfidenceLow
+			ev.Notes = append(ev.Notes, "a single CN2 hop: GIA not confirmed")
+		}
+		return LineCN2GIA, ev
+	case n(ClassCU9929) > 0:
+		use(ClassCU9929, ClassCUG)
+		ev.Rule = fmt.Sprintf("Unicom 9929 (AS9929) on the long haul: %d hop(s)", n(ClassCU9929))
+		ev.Confidence = confidenceByCount(n(ClassCU9929))
+		if before(ClassCU4837, ClassCU9929) {
+			ev.Notes = append(ev.Notes, "Unicom 4837 before 9929: mixed route")
+			ev.Confidence = ConfidenceMedium
+		}
+		if n(ClassCUG) > 0 {
+			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
+		}
+		return LineCU9929, ev
+	case n(ClassCMIN2) > 0:
+		use(ClassCMIN2)
+		ev.Rule = fmt.Sprintf("CMIN2 (AS58807) on the long haul: %d hop(s)", n(ClassCMIN2))
+		ev.Confidence = confidenceByCount(n(ClassCMIN2))
+		for _, e := range by[ClassCMIN2] {
+			if e.c.Source == "table" && strings.Contains(e.addr, ".") && ev.Confidence == ConfidenceHigh {
+				ev.Confidence = ConfidenceMedium
+				ev.Notes = append(ev.Notes, "CMIN2 IPv4 ranges are community lists (line-classes.md §7.2): medium confidence")
+				break
+			}
+		}
+		if before(ClassCMI, ClassCMIN2) {
+			ev.Notes = append(ev.Notes, "CMI before CMIN2: mixed route")
+		}
+		return LineCMIN2, ev
+	}
+
+	// Ordinary backbones: the first one on the long haul decides.
+	for _, k := range order {
+		var class string
+		switch k {
+		case ClassChinaNet, "chinanet-edge":
+			class = LineChinaNet163
+		case ClassCU4837:
+			class = LineCU4837
+		case ClassCMI:
+			class = LineCMI
+		default:
+			continue
+		}
+		ks := []string{k}
+		if class == LineChinaNet163 {
+			ks = []string{ClassChinaNet, "chinanet-edge"}
+		}
+		var hs []evHop
+		for _, kk := range ks {
+			hs = append(hs, by[kk]...)
+		}
+		use(ks...)
+		cnt, bb := distinctTTLs(hs), 0
+		var bbHops []evHop
+		for _, e := range hs {
+			if e.c.Backbone {
+				bbHops = append(bbHops, e)
+			}
+		}
+		bb = distinctTTLs(bbHops)
+		ev.Rule = fmt.Sprintf("first China backbone on the long haul is %s (%s): %d hop(s), %d in its backbone ranges",
+			hs[0].c.Name, classASN(class), cnt, bb)
+		switch {
+		case bb >= 2:
+			ev.Confidence = ConfidenceHigh
+		case cnt >= 2:
+			ev.Confidence = ConfidenceMedium
+		default:
+			ev.Confidence = ConfidenceLow
+			ev.Notes = append(ev.Notes, "a single hop: could be the destination's own network")
+		}
+		if n(ClassCUG) > 0 && class == LineCU4837 {
+			use(ClassCUG)
+			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
+		}
+		return class, ev
+	}
+
+	switch {
+	case n(ClassCTGNet) > 0:
+		use(ClassCTGNet)
+		ev.Rule = "CTGNet (AS23764) without CN2 or a ChinaNet backbone hop: no matching line class"
+		ev.Confidence = ConfidenceLow
+		return LineUnknown, ev
+	case n(ClassCUG) > 0:
+		use(ClassCUG)
+		ev.Rule = "Unicom CUG (AS10099) without a visible 9929 or 4837 segment (hidden domestic segment?)"
+		ev.Confidence = ConfidenceLow
+		return LineUnknown, ev
+	case n(ClassCMNET) > 0 || reachesChina:
+		use(ClassCMNET)
+		ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible"
+		ev.Confidence = ConfidenceLow
+		return LineUnknown, ev
+	case n(ClassTransit) >= 2:
+		use(ClassTransit)
+		ev.Rule = fmt.Sprintf("no China backbone hop; %d hop(s) of known non-China carriers", n(ClassTransit))
+		ev.Confidence = ConfidenceMedium
+		if n(ClassTransit) >= 3 {
+			ev.Confidence = ConfidenceHigh
+		}
+		return LineTransit, ev
+	}
+	use(ClassTransit)
+	ev.Rule = fmt.Sprintf("not enough evidence: %d long-haul hop(s) of known carriers", len(long))
+	ev.Confidence = ConfidenceLow
+	return LineUnknown, ev
+}
+
+func confidenceByCount(n int) string {
+	if n >= 2 {
+		return ConfidenceHigh
+	}
+	return ConfidenceMedium
+}
+
+func classASN(class string) string {
+	switch class {
+	case LineChinaNet163:
+		return "AS4134"
+	case LineCU4837:
+		return "AS4837"
+	case LineCMI:
+		return "AS58453"
+	}
+	return ""
+}
+
+func distinctTTLs(hs []evHop) int {
+	seen := map[int]bool{}
+	for _, h := range hs {
+		seen[h.ttl] = true
+	}
+	return len(seen)
+}
+
+// destinationCarrier is the carrier of the traced target, when the trace
+// reached it (or its last entry is flagged "destination") and it maps.
+func destinationCarrier(t *Trace, hops []Hop, db ASNDB) (Carrier, bool) {
+	addr := t.Addr
+	reached := t.Reached
+	if len(hops) > 0 {
+		last := hops[len(hops)-1]
+		for _, f := range last.Flags {
+			if f == "destination" {
+				reached = true
+			}
+		}
+		if addr == "" && reached && len(last.Responders) > 0 {
+			addr = last.Responders[0].Addr
+		}
+	}
+	if !reached {
+		return Carrier{}, false
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return Carrier{}, false
+	}
+	return LookupCarrier(ip, db)
+}
+
+// silentRunNotes describes runs of silent hops between responding hops
+// (MPLS/TTL hiding or ICMP filtering): they carry no evidence, but a run
+// between two hops of one carrier is taken as inside that carrier.
+func silentRunNotes(hops []Hop, lastResponding int, seq []evHop) []string {
+	var notes []string
+	carrierAt := func(ttl int) (Carrier, bool) {
+		for _, e := range seq {
+			if e.ttl == ttl {
+				return e.c, true
+			}
+		}
+		return Carrier{}, false
+	}
+	for i := 0; i <= lastResponding; i++ {
+		if responded(hops[i]) {
+			continue
+		}
+		j := i
+		for j+1 <= lastResponding && !responded(hops[j+1]) {
+			j++
+		}
+		note := fmt.Sprintf("TTL %d–%d silent (MPLS/TTL hiding or ICMP filtering): no evidence", hops[i].TTL, hops[j].TTL)
+		if i == j {
+			note = fmt.Sprintf("TTL %d silent: no evidence", hops[i].TTL)
+		}
+		if i > 0 && j+1 < len(hops) {
+			a, okA := carrierAt(hops[i-1].TTL)
+			b, okB := carrierAt(hops[j+1].TTL)
+			if okA && okB && carrierKey(a) == carrierKey(b) {
+				note += fmt.Sprintf("; between two %s hops, so taken as inside %s", a.Name, a.Name)
+			}
+		}
+		notes = append(notes, note)
+		i = j
+	}
+	return notes
+}
+
+// CombineDirections joins the classes of a forward trace (users → server)
+// and a return trace (server → users); either may be nil. A trace without a
+// LineClass is classified with the bundled table only. direction is "both"
+// when both directions gave a class, "forward" or "return" when only one did,
+// "none" when neither; when the two disagree the weaker class (LineClassRank)
+// is reported and the notes say so; a missing or inconclusive return path is
+// always noted, since that is what users download over.
+func CombineDirections(forward, ret *Trace) (class, direction string, notes []string) {
+	cls := func(t *Trace) string {
+		if t == nil || len(t.Hops) == 0 {
+			return ""
+		}
+		if t.LineClass != "" {
+			return t.LineClass
+		}
+		c, _ := Classify(t, nil)
+		return c
+	}
+	f, r := cls(forward), cls(ret)
+	known := func(c string) bool { return c != "" && c != LineUnknown }
+	switch {
+	case known(f) && known(r):
+		if f == r {
+			return f, "both", nil
+		}
+		weaker := f
+		if LineClassRank(r) < LineClassRank(f) {
+			weaker = r
+		}
+		return weaker, "both", []string{fmt.Sprintf("asymmetric route: forward %s, return %s; reporting the weaker, %s", f, r, weaker)}
+	case known(f):
+		if r == "" {
+			notes = append(notes, "return path not validated: no return trace")
+		} else {
+			notes = append(notes, "return path not validated: return trace inconclusive (unknown)")
+		}
+		return f, "forward", notes
+	case known(r):
+		if f == "" {
+			notes = append(notes, "forward path not validated: no forward trace")
+		} else {
+			notes = append(notes, "forward path not validated: forward trace inconclusive (unknown)")
+		}
+		return r, "return", notes
+	}
+	notes = append(notes, "neither direction gave a line class")
+	if r == "" {
+		notes = append(notes, "return path not validated: no return trace")
+	}
+	return LineUnknown, "none", notes
+}
