@@ -1,0 +1,247 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrPrivilege is returned (wrapped, with the exact command to run) when the
+// process may open neither an unprivileged ICMP socket nor a raw socket.
+var ErrPrivilege = errors.New("missing privilege to open ICMP or raw sockets")
+
+// privilegeError wraps ErrPrivilege with the commands that fix it. dgramToo
+// says whether unprivileged ICMP sockets would also do (ping, not trace).
+func privilegeError(what string, cause error, dgramToo bool) error {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "linecheck"
+	}
+	msg := fmt.Sprintf("%s: %v: %v\nfix: run as root, or give the binary the capability:\n  sudo setcap cap_net_raw+ep %s",
+		what, ErrPrivilege, cause, exe)
+	if dgramToo {
+		msg += "\nor allow unprivileged ICMP (datagram) sockets for all groups:\n  sudo sysctl -w net.ipv4.ping_group_range=\"0 2147483647\""
+	}
+	return &privError{msg: msg, cause: cause}
+}
+
+type privError struct {
+	msg   string
+	cause error
+}
+
+func (e *privError) Error() string { return e.msg }
+func (e *privError) Is(t error) bool {
+	return t == ErrPrivilege
+}
+func (e *privError) Unwrap() error { return e.cause }
+
+func isPermission(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)
+}
+
+// socketFunc opens a socket; tests replace it to simulate a missing privilege.
+var socketFunc = unix.Socket
+
+// sock is a non-blocking socket registered with Go's poller, so reads block a
+// goroutine (not a thread) and Close wakes them.
+type sock struct {
+	f      *os.File
+	rc     syscall.RawConn
+	v6     bool
+	dgram  bool
+	stamps bool // SO_TIMESTAMPNS is on
+}
+
+// openSock opens a socket of the given type and protocol for the address family
+// of v6, with kernel receive timestamps and a large receive buffer.
+func openSock(v6 bool, typ, proto int) (*sock, error) {
+	family := unix.AF_INET
+	if v6 {
+		family = unix.AF_INET6
+	}
+	fd, err := socketFunc(family, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	if err != nil {
+		return nil, err
+	}
+	s := &sock{v6: v6, dgram: typ == unix.SOCK_DGRAM}
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
+		s.stamps = true
+	}
+	// A 1,000-target sweep answers in bursts; the default 208 KiB buffer is
+	// about 1,500 replies. FORCE works as root or with CAP_NET_ADMIN only.
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 4<<20) != nil {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 4<<20)
+	}
+	s.f = os.NewFile(uintptr(fd), "probe-socket")
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		s.f.Close()
+		return nil, err
+	}
+	s.rc = rc
+	return s, nil
+}
+
+func (s *sock) Close() error { return s.f.Close() }
+
+// control runs fn on the descriptor.
+func (s *sock) control(fn func(fd int) error) error {
+	var ferr error
+	if err := s.rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// setTTL sets the unicast TTL (hop limit) of later sends.
+func (s *sock) setTTL(ttl int) error {
+	return s.control(func(fd int) error {
+		if s.v6 {
+			return unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS, ttl)
+		}
+		return unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_TTL, ttl)
+	})
+}
+
+// filterICMP lets only the listed ICMP types through a raw ICMP socket, so the
+// process is not woken for every echo request it sends on loopback or for
+// other traffic (Linux ICMP_FILTER / ICMP6_FILTER: a set bit blocks a type).
+func (s *sock) filterICMP(types ...int) error {
+	return s.control(func(fd int) error {
+		if s.v6 {
+			var f unix.ICMPv6Filter
+			for i := range f.Data {
+				f.Data[i] = 0xffffffff
+			}
+			for _, t := range types {
+				f.Data[t>>5] &^= 1 << (uint(t) & 31)
+			}
+			return unix.SetsockoptICMPv6Filter(fd, unix.IPPROTO_ICMPV6, unix.ICMPV6_FILTER, &f)
+		}
+		mask := uint32(0xffffffff)
+		for _, t := range types {
+			if t < 32 {
+				mask &^= 1 << uint(t)
+			}
+		}
+		return unix.SetsockoptInt(fd, unix.SOL_RAW, 1 /* ICMP_FILTER */, int(mask))
+	})
+}
+
+// sendTo writes b to addr (port is used by datagram sockets only; raw sockets
+// ignore it) and returns the time just before the system call.
+func (s *sock) sendTo(b []byte, addr netip.Addr, port int) (time.Time, error) {
+	var sa unix.Sockaddr
+	if s.v6 {
+		sa = &unix.SockaddrInet6{Addr: addr.As16(), Port: port}
+	} else {
+		sa = &unix.SockaddrInet4{Addr: addr.As4(), Port: port}
+	}
+	var t time.Time
+	var serr error
+	err := s.rc.Write(func(fd uintptr) bool {
+		t = time.Now()
+		serr = unix.Sendto(int(fd), b, 0, sa)
+		return serr != unix.EAGAIN
+	})
+	if err != nil {
+		return t, err
+	}
+	return t, serr
+}
+
+// packet is one received datagram.
+type packet struct {
+	data []byte
+	from netip.Addr
+	at   time.Time // kernel receive time (SO_TIMESTAMPNS), else when read
+}
+
+// recv reads one datagram into buf (the returned packet's data aliases buf).
+func (s *sock) recv(buf, oob []byte) (packet, error) {
+	var p packet
+	var n, oobn int
+	var from unix.Sockaddr
+	var rerr error
+	err := s.rc.Read(func(fd uintptr) bool {
+		n, oobn, _, from, rerr = unix.Recvmsg(int(fd), buf, oob, 0)
+		return rerr != unix.EAGAIN
+	})
+	if err != nil {
+		return p, err
+	}
+	if rerr != nil {
+		return p, rerr
+	}
+	p.data = buf[:n]
+	switch sa := from.(type) {
+	case *unix.SockaddrInet4:
+		p.from = netip.AddrFrom4(sa.Addr)
+	case *unix.SockaddrInet6:
+		p.from = netip.AddrFrom16(sa.Addr)
+	}
+	p.at = kernelTime(oob[:oobn])
+	if p.at.IsZero() {
+		p.at = time.Now()
+	}
+	return p, nil
+}
+
+// kernelTime extracts the SCM_TIMESTAMPNS receive time from control data.
+func kernelTime(oob []byte) time.Time {
+	if len(oob) == 0 {
+		return time.Time{}
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return time.Time{}
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS &&
+			len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
+			ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+			return time.Unix(ts.Unix())
+		}
+	}
+	return time.Time{}
+}
+
+// oobSize fits one timestamp control message.
+var oobSize = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
+
+// sourceFor asks the routing table which local address reaches dst (a UDP
+// connect sends nothing).
+func sourceFor(dst netip.Addr) (netip.Addr, error) {
+	family := unix.AF_INET
+	var sa unix.Sockaddr = &unix.SockaddrInet4{Addr: dst.As4(), Port: 33434}
+	if dst.Is6() {
+		family = unix.AF_INET6
+		sa = &unix.SockaddrInet6{Addr: dst.As16(), Port: 33434}
+	}
+	fd, err := unix.Socket(family, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	defer unix.Close(fd)
+	if err := unix.Connect(fd, sa); err != nil {
+		return netip.Addr{}, fmt.Errorf("no route to %s: %w", dst, err)
+	}
+	local, err := unix.Getsockname(fd)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	switch l := local.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrFrom4(l.Addr), nil
+	case *unix.SockaddrInet6:
+		return netip.AddrFrom16(l.Addr), nil
+	}
+	return netip.Addr{}, fmt.Errorf("no source address for %s", dst)
+}

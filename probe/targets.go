@@ -1,0 +1,165 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// Target is one resolved probe destination.
+type Target struct {
+	Name string     // as the user wrote it (an address, a name, or an address from a CIDR)
+	Addr netip.Addr // the address probed
+}
+
+// Expansion limits (DESIGN.md, Safety).
+const (
+	// MaxSweep is the most addresses a CIDR may expand to without AllowLarge: a /24.
+	MaxSweep = 256
+	// MaxLoopbackSweep bounds 127.0.0.0/8 expansions, which are exempt from MaxSweep
+	// but still have to fit in memory.
+	MaxLoopbackSweep = 1 << 16
+)
+
+// ExpandOptions are the safety switches of ResolveTargets.
+type ExpandOptions struct {
+	Network        string // "ip4", "ip6" or "" (either; names resolve to the first address)
+	AllowLarge     bool   // allow a CIDR of more than MaxSweep addresses
+	AllowBroadcast bool   // allow broadcast and multicast addresses
+}
+
+// ResolveTargets turns addresses, host names and CIDR prefixes into targets.
+// A CIDR of more than a /24 (256 addresses) needs AllowLarge, except inside
+// 127.0.0.0/8; the network and broadcast addresses of an IPv4 prefix shorter
+// than /31 are skipped; broadcast and multicast addresses need AllowBroadcast.
+func ResolveTargets(ctx context.Context, args []string, o ExpandOptions) ([]Target, error) {
+	var out []Target
+	for _, a := range args {
+		switch {
+		case strings.Contains(a, "/"):
+			ts, err := expandCIDR(a, o)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ts...)
+		default:
+			addr, err := resolveOne(ctx, a, o.Network)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkCast(a, addr, o); err != nil {
+				return nil, err
+			}
+			out = append(out, Target{Name: a, Addr: addr})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no targets")
+	}
+	return out, nil
+}
+
+func resolveOne(ctx context.Context, s, network string) (netip.Addr, error) {
+	if addr, err := netip.ParseAddr(s); err == nil {
+		addr = addr.Unmap()
+		if addr.Zone() != "" {
+			return netip.Addr{}, fmt.Errorf("target %q: zoned addresses are not supported", s)
+		}
+		if err := checkFamily(s, addr, network); err != nil {
+			return netip.Addr{}, err
+		}
+		return addr, nil
+	}
+	nw := network
+	if nw == "" {
+		nw = "ip"
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, nw, s)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("target %q: %w", s, err)
+	}
+	// Prefer IPv4 when either family will do, as ping does.
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			return a.Unmap(), nil
+		}
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, fmt.Errorf("target %q: no address", s)
+	}
+	return addrs[0].Unmap(), nil
+}
+
+func checkFamily(s string, a netip.Addr, network string) error {
+	switch {
+	case network == "ip4" && !a.Is4():
+		return fmt.Errorf("target %q is not an IPv4 address (-4 was given)", s)
+	case network == "ip6" && !a.Is6():
+		return fmt.Errorf("target %q is not an IPv6 address (-6 was given)", s)
+	}
+	return nil
+}
+
+func checkCast(s string, a netip.Addr, o ExpandOptions) error {
+	if o.AllowBroadcast {
+		return nil
+	}
+	if a.IsMulticast() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return fmt.Errorf("target %q is a broadcast or multicast address: add --allow-broadcast if you really mean it", s)
+	}
+	if !a.IsValid() || a.IsUnspecified() {
+		return fmt.Errorf("target %q is not a unicast address", s)
+	}
+	return nil
+}
+
+var loopback8 = netip.MustParsePrefix("127.0.0.0/8")
+
+func expandCIDR(s string, o ExpandOptions) ([]Target, error) {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: not a CIDR prefix: %w", s, err)
+	}
+	p = p.Masked()
+	if err := checkFamily(s, p.Addr(), o.Network); err != nil {
+		return nil, err
+	}
+	hostBits := p.Addr().BitLen() - p.Bits()
+	loop := loopback8.Contains(p.Addr()) && p.Bits() >= 8
+	limit := MaxSweep
+	switch {
+	case loop:
+		limit = MaxLoopbackSweep
+	case o.AllowLarge:
+		limit = MaxLoopbackSweep
+	}
+	if hostBits > 30 || 1<<hostBits > limit {
+		if !loop && !o.AllowLarge && hostBits <= 30 && 1<<hostBits <= MaxLoopbackSweep {
+			return nil, fmt.Errorf("target %q: %d addresses is more than a /24: add --allow-large to sweep it", s, 1<<hostBits)
+		}
+		return nil, fmt.Errorf("target %q: %s addresses is more than the %d a sweep may hold", s, sizeText(hostBits), MaxLoopbackSweep)
+	}
+	var out []Target
+	a := p.Addr()
+	n := 1 << hostBits
+	for i := 0; i < n; i++ {
+		skipEnds := p.Addr().Is4() && hostBits >= 2 && (i == 0 || i == n-1)
+		if !skipEnds {
+			if err := checkCast(s, a, o); err != nil {
+				return nil, err
+			}
+			out = append(out, Target{Name: a.String(), Addr: a})
+		}
+		a = a.Next()
+	}
+	return out, nil
+}
+
+func sizeText(bits int) string {
+	if bits >= 63 {
+		return fmt.Sprintf("2^%d", bits)
+	}
+	return fmt.Sprint(uint64(1) << bits)
+}
