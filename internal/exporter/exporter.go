@@ -1,0 +1,332 @@
+// Package exporter is the Prometheus side of `linecheck serve`: the metrics
+// of continuous probing, kept in the exporter's own registry (never the
+// global one) and served on /metrics through the official Go client library,
+// and the loop that probes every target of the candidates file.
+//
+// Metrics, labelled candidate, target (the address, with :port for tcp and
+// udp) and protocol; hop metrics add ttl (1..max TTL). Series exist only for
+// the targets of the current configuration, so cardinality is bounded by it;
+// a reload deletes the series of targets that left.
+//
+//	linecheck_rtt_seconds              histogram of echo / connect RTTs, buckets 0.1 ms … 1 s
+//	linecheck_probes_sent_total        probes whose wait has ended
+//	linecheck_probes_received_total    replies within the timeout
+//	linecheck_probes_late_total        replies after the timeout (not received)
+//	linecheck_probes_duplicate_total   duplicate replies (not received)
+//	linecheck_probe_errors_total       cycles that failed (socket or privilege errors)
+//	linecheck_hop_loss_ratio           loss per TTL in the last trace (0..1)
+//	linecheck_hops                     hops (TTLs) of the last trace, up to the destination
+//	linecheck_line_class_info          1, with the route's line_class from the last trace
+//	linecheck_cycles_total             completed probe cycles
+package exporter
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// RTTBuckets are the upper bounds of linecheck_rtt_seconds: 1-2-5 steps from
+// 0.1 ms (same host) to 1 s (a bad intercontinental line), 13 buckets.
+var RTTBuckets = []float64{0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
+
+var targetLabels = []string{"candidate", "target", "protocol"}
+
+// Exporter holds the metrics and the current target list.
+type Exporter struct {
+	reg *prometheus.Registry
+
+	rtt        *prometheus.HistogramVec
+	sent       *prometheus.CounterVec
+	recv       *prometheus.CounterVec
+	late       *prometheus.CounterVec
+	dup        *prometheus.CounterVec
+	errs       *prometheus.CounterVec
+	hopLoss    *prometheus.GaugeVec
+	hops       *prometheus.GaugeVec
+	lineClass  *prometheus.GaugeVec
+	cycles     prometheus.Counter
+	configLoad prometheus.Gauge
+
+	mu      sync.Mutex
+	targets []Target
+	// state per target key: the TTLs and line class currently exported, so a
+	// shorter trace or a new class removes the stale series.
+	maxTTL map[string]int
+	class  map[string]string
+}
+
+// New returns an exporter with its own registry and no targets.
+func New() *Exporter {
+	e := &Exporter{
+		reg: prometheus.NewRegistry(),
+		rtt: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "linecheck_rtt_seconds", Help: "Round-trip time of answered probes (ICMP echo or TCP connect).",
+			Buckets: RTTBuckets}, targetLabels),
+		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linecheck_probes_sent_total", Help: "Probes sent whose wait has ended."}, targetLabels),
+		recv: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linecheck_probes_received_total", Help: "Replies received within the timeout."}, targetLabels),
+		late: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linecheck_probes_late_total", Help: "Replies received after the timeout (not counted as received)."}, targetLabels),
+		dup: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linecheck_probes_duplicate_total", Help: "Duplicate replies (not counted as received)."}, targetLabels),
+		errs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linecheck_probe_errors_total", Help: "Probe cycles that failed with an error (socket, privilege, resolution)."}, targetLabels),
+		hopLoss: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "linecheck_hop_loss_ratio", Help: "Loss per TTL in the last trace, 0..1."}, append(append([]string{}, targetLabels...), "ttl")),
+		hops: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "linecheck_hops", Help: "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL."}, targetLabels),
+		lineClass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "linecheck_line_class_info", Help: "Carrier line class of the route in the last trace (value always 1)."},
+			append(append([]string{}, targetLabels...), "line_class")),
+		cycles: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "linecheck_cycles_total", Help: "Completed probe cycles."}),
+		configLoad: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "linecheck_config_last_reload_success_timestamp_seconds", Help: "When the candidates file was last loaded."}),
+		maxTTL: map[string]int{},
+		class:  map[string]string{},
+	}
+	e.reg.MustRegister(e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.cycles, e.configLoad)
+	return e
+}
+
+// Registry returns the exporter's registry (for tests and extra collectors).
+func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
+
+// Handler serves /metrics from the exporter's registry.
+func (e *Exporter) Handler() http.Handler {
+	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{Registry: e.reg})
+}
+
+// Mux returns the HTTP routes of serve: /metrics, /-/healthy and a short index.
+func (e *Exporter) Mux() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("/metrics", e.Handler())
+	m.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("linecheck is Healthy.\n"))
+	})
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<html><head><title>linecheck</title></head><body><h1>linecheck serve</h1>` +
+			`<p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p></body></html>` + "\n"))
+	})
+	return m
+}
+
+func labelsOf(t Target) prometheus.Labels {
+	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": t.Protocol}
+}
+
+// SetTargets replaces the target list (at start and on reload). Series of
+// targets that are no longer listed are deleted; new targets start with
+// zero counters so they are visible before their first cycle ends.
+// now is the reload time for linecheck_config_last_reload_success_timestamp_seconds.
+func (e *Exporter) SetTargets(ts []Target, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	keep := map[string]bool{}
+	for _, t := range ts {
+		keep[t.key()] = true
+	}
+	for _, old := range e.targets {
+		if keep[old.key()] {
+			continue
+		}
+		l := labelsOf(old)
+		for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
+			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass} {
+			v.DeletePartialMatch(l)
+		}
+		delete(e.maxTTL, old.key())
+		delete(e.class, old.key())
+	}
+	for _, t := range ts {
+		l := labelsOf(t)
+		e.sent.With(l)
+		e.recv.With(l)
+		e.late.With(l)
+		e.dup.With(l)
+		e.errs.With(l)
+		if t.Protocol != "udp" {
+			e.rtt.With(l)
+		}
+	}
+	e.targets = append([]Target(nil), ts...)
+	e.configLoad.Set(float64(now.UnixNano()) / 1e9)
+}
+
+// Targets returns a copy of the current target list.
+func (e *Exporter) Targets() []Target {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Target(nil), e.targets...)
+}
+
+// PingOutcome is one target's result over one cycle.
+type PingOutcome struct {
+	Sent, Recv, Late, Dup int
+	RTTms                 []float64 // RTTs of received replies, in ms
+	Err                   error     // the cycle failed for this target
+}
+
+// ObservePing adds one cycle's outcome for t. Outcomes of targets that left
+// the configuration meanwhile are dropped, so a reload never leaves series
+// behind.
+func (e *Exporter) ObservePing(t Target, o PingOutcome) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.listed(t) {
+		return
+	}
+	l := labelsOf(t)
+	if o.Err != nil {
+		e.errs.With(l).Inc()
+	}
+	e.sent.With(l).Add(float64(o.Sent))
+	e.recv.With(l).Add(float64(o.Recv))
+	e.late.With(l).Add(float64(o.Late))
+	e.dup.With(l).Add(float64(o.Dup))
+	h := e.rtt.With(l)
+	for _, ms := range o.RTTms {
+		h.Observe(ms / 1000)
+	}
+}
+
+// ObserveTrace sets the hop metrics and line class of t from its last trace;
+// a nil trace with err counts an error.
+func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.listed(t) {
+		return
+	}
+	l := labelsOf(t)
+	if err != nil || tr == nil {
+		e.errs.With(l).Inc()
+		return
+	}
+	k := t.key()
+	n := len(tr.Hops)
+	for ttl := n + 1; ttl <= e.maxTTL[k]; ttl++ {
+		e.hopLoss.Delete(withTTL(l, ttl))
+	}
+	e.maxTTL[k] = n
+	for _, h := range tr.Hops {
+		e.hopLoss.With(withTTL(l, h.TTL)).Set(h.Loss)
+	}
+	e.hops.With(l).Set(float64(n))
+	class := tr.LineClass
+	if class == "" {
+		class = "unknown"
+	}
+	if old, ok := e.class[k]; ok && old != class {
+		e.lineClass.Delete(withClass(l, old))
+	}
+	e.class[k] = class
+	e.lineClass.With(withClass(l, class)).Set(1)
+}
+
+// CycleDone counts a completed cycle.
+func (e *Exporter) CycleDone() { e.cycles.Inc() }
+
+// listed tells whether t is in the current configuration; e.mu is held.
+func (e *Exporter) listed(t Target) bool {
+	for _, x := range e.targets {
+		if x.key() == t.key() {
+			return true
+		}
+	}
+	return false
+}
+
+func withTTL(l prometheus.Labels, ttl int) prometheus.Labels {
+	m := prometheus.Labels{"ttl": strconv.Itoa(ttl)}
+	for k, v := range l {
+		m[k] = v
+	}
+	return m
+}
+
+func withClass(l prometheus.Labels, c string) prometheus.Labels {
+	m := prometheus.Labels{"line_class": c}
+	for k, v := range l {
+		m[k] = v
+	}
+	return m
+}
+
+// Prober runs the probes of one cycle; serve wires it to the probe engine,
+// tests to a fake.
+type Prober interface {
+	// Ping probes the targets (icmp and tcp) for one cycle and returns one
+	// outcome per target, in order.
+	Ping(ctx context.Context, ts []Target) []PingOutcome
+	// Trace traces one target once.
+	Trace(ctx context.Context, t Target) (*route.Trace, error)
+}
+
+// LoopConfig paces the probing loop.
+type LoopConfig struct {
+	// Pause is the wait between the end of one cycle and the start of the next.
+	Pause time.Duration
+	// TraceEvery runs a trace of every target each n-th cycle (first cycle
+	// included); 0 never traces.
+	TraceEvery int
+	// OnCycle, when set, is called after each cycle with its number (from 1).
+	OnCycle func(n int)
+}
+
+// Run probes until ctx ends. The first cycle starts at once.
+func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
+	for n := 1; ctx.Err() == nil; n++ {
+		ts := e.Targets()
+		var pingable []Target
+		for _, t := range ts {
+			if t.Protocol != "udp" {
+				pingable = append(pingable, t)
+			}
+		}
+		if len(pingable) > 0 {
+			outs := p.Ping(ctx, pingable)
+			if ctx.Err() != nil {
+				return // a cycle cut short by shutdown is not a measurement
+			}
+			for i, t := range pingable {
+				if i < len(outs) {
+					e.ObservePing(t, outs[i])
+				}
+			}
+		}
+		if cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
+			for _, t := range ts {
+				tr, err := p.Trace(ctx, t)
+				if ctx.Err() != nil {
+					return
+				}
+				e.ObserveTrace(t, tr, err)
+			}
+		}
+		e.CycleDone()
+		if cfg.OnCycle != nil {
+			cfg.OnCycle(n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(cfg.Pause):
+		}
+	}
+}
