@@ -63,7 +63,7 @@ func parseCities(name, text string) (map[string]Location, []Location, error) {
 			if k == "" {
 				continue
 			}
-			if prev, dup := idx[k]; dup {
+			if prev, dup := idx[k]; dup && prev.Name != loc.Name {
 				return nil, nil, fmt.Errorf("%s:%d: name %q already names %s", name, i+1, k, prev.Name)
 			}
 			idx[k] = loc

@@ -142,12 +142,12 @@ func TestClassifyRoutes(t *testing.T) {
 			db: testDB, want: LineTransit, confidence: ConfidenceHigh, evTTLs: []int{2, 3, 4},
 		},
 		{
-			name: "transit with only two carrier hops is medium",
+			name:  "transit with only two carrier hops is medium",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "154.54.1.1", "64.125.1.1", "203.0.113.10"),
 			want:  LineTransit, confidence: ConfidenceMedium,
 		},
 		{
-			name: "one known carrier hop is not transit",
+			name:  "one known carrier hop is not transit",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "154.54.1.1", "*", "203.0.113.10"),
 			want:  LineUnknown,
 		},
@@ -164,7 +164,7 @@ func TestClassifyRoutes(t *testing.T) {
 			want: LineUnknown, confidence: ConfidenceLow,
 		},
 		{
-			name: "all silent",
+			name:  "all silent",
 			trace: mkTrace("203.0.113.10", false, "*", "*", "*"),
 			want:  LineUnknown,
 		},
@@ -193,27 +193,27 @@ func TestClassifyRoutes(t *testing.T) {
 			db: testDB, want: LineUnknown,
 		},
 		{
-			name: "only reaches a Chinese destination, no backbone evidence → unknown",
+			name:  "only reaches a Chinese destination, no backbone evidence → unknown",
 			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "*", "*", "218.30.1.1", "101.85.1.1"),
 			db:    testDB, want: LineUnknown,
 		},
 		{
-			name: "unreached trace ending in Telecom metro: delivery hops are no 163 evidence",
+			name:  "unreached trace ending in Telecom metro: delivery hops are no 163 evidence",
 			trace: mkTrace("101.85.1.1", false, "10.0.0.1", "129.250.3.1", "*", "61.152.24.1", "218.30.1.1", "*"),
 			db:    testDB, want: LineUnknown,
 		},
 		{
-			name: "a single 202.97 hop is 163 at low confidence",
+			name:  "a single 202.97 hop is 163 at low confidence",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "202.97.1.1", "203.0.113.10"),
 			want:  LineChinaNet163, confidence: ConfidenceLow,
 		},
 		{
-			name: "ECMP: responders of one hop on two CN2 addresses count as one hop",
+			name:  "ECMP: responders of one hop on two CN2 addresses count as one hop",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "59.43.1.1|59.43.1.5", "203.0.113.10"),
 			want:  LineCN2GIA, confidence: ConfidenceLow,
 		},
 		{
-			name: "string-prefix trap: 203.220.x is not CTGNet 203.22/16, 61.140.x not CUG",
+			name:  "string-prefix trap: 203.220.x is not CTGNet 203.22/16, 61.140.x not CUG",
 			trace: mkTrace("203.0.113.10", true, "203.220.1.1", "61.140.1.1", "203.0.113.10"),
 			want:  LineUnknown,
 		},
