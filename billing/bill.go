@@ -1,0 +1,368 @@
+package billing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Schema is the JSON schema name of a bill report.
+const Schema = "linecheck.bill/v1"
+
+// Options override the offers' rules for a what-if; "" keeps each offer's own
+// (and the defaults nearest-rank, greater, skip).
+type Options struct {
+	Method      string  // 95th method for every offer and the p95 block
+	Direction   string  // direction rule for every offer
+	Gaps        string  // skip (default) or zero
+	AllowCoarse bool    // bill percentile schemes on data coarser than 300 s
+	Scale       float64 // multiply the traffic by this factor (0 = 1)
+}
+
+// ErrCoarse is returned when percentile billing is asked of coarse data.
+var ErrCoarse = errors.New("coarse data refused for percentile billing")
+
+// Report is the linecheck.bill/v1 document for one series.
+type Report struct {
+	Schema   string     `json:"schema,omitempty"`
+	Name     string     `json:"name,omitempty"`
+	Source   string     `json:"source,omitempty"`
+	Format   string     `json:"format,omitempty"`
+	Period   PeriodDoc  `json:"period"`
+	Samples  Samples    `json:"samples"`
+	Traffic  Traffic    `json:"traffic"`
+	P95      *P95Block  `json:"p95"`
+	Bills    []Bill     `json:"bills"`
+	Cheapest string     `json:"cheapest"`
+	Compare  *Compare   `json:"comparison,omitempty"`
+	Scale    float64    `json:"scale"`
+	Warnings []string   `json:"warnings"`
+	measures []*measure // per bill, for break-even
+}
+
+// PeriodDoc is the period as written in the report.
+type PeriodDoc struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+	TZ    string `json:"tz"`
+	Label string `json:"label"`
+	Days  int    `json:"days"`
+}
+
+// Samples is the coverage of the period.
+type Samples struct {
+	Expected  int      `json:"expected"`
+	Present   int      `json:"present"`
+	Missing   int      `json:"missing"`
+	Coverage  float64  `json:"coverage"`      // present / expected, 0..1
+	StepS     int64    `json:"step_s"`        // slot width: 300
+	SourceS   int64    `json:"source_step_s"` // spacing of the source samples
+	Gaps      string   `json:"gaps_policy"`
+	GapRuns   int      `json:"gap_runs"`
+	GapList   []GapRun `json:"gaps"` // the first 50 runs of missing slots
+	ValidDays int      `json:"valid_days"`
+}
+
+// Traffic is the volume and the simple rates of the period.
+type Traffic struct {
+	InBytes    int64   `json:"in_bytes"`
+	OutBytes   int64   `json:"out_bytes"`
+	TotalBytes int64   `json:"total_bytes"`
+	InAvgBps   float64 `json:"in_avg_bps"` // over measured time
+	OutAvgBps  float64 `json:"out_avg_bps"`
+	InPeakBps  float64 `json:"in_peak_bps"`
+	OutPeakBps float64 `json:"out_peak_bps"`
+}
+
+// P95Block is the 95th percentile under the method in force, for all five direction rules.
+type P95Block struct {
+	Method     string  `json:"method"`
+	InBps      float64 `json:"in_bps"`
+	OutBps     float64 `json:"out_bps"`
+	GreaterBps float64 `json:"greater_bps"`
+	MaxBps     float64 `json:"max_bps"`
+	SumBps     float64 `json:"sum_bps"`
+	N          int     `json:"n"`    // samples the percentile is taken over
+	Rank       int     `json:"rank"` // 1-based ascending rank billed (linear: the lower neighbour)
+	Gaps       string  `json:"gaps"`
+}
+
+// Bill is one offer priced for the period's traffic.
+type Bill struct {
+	Offer    string     `json:"offer"`
+	Provider string     `json:"provider,omitempty"`
+	Line     string     `json:"line,omitempty"`
+	Scheme   string     `json:"scheme"`
+	Amount   string     `json:"amount"`
+	Currency string     `json:"currency"`
+	Items    []LineItem `json:"items"`
+	Rule     Rule       `json:"rule"`
+	// Bandwidth is the amount of the bandwidth items alone (rounded).
+	Bandwidth string `json:"bandwidth_amount"`
+	// AmountCompare is the amount in the comparison currency (when it differs).
+	AmountCompare   string       `json:"amount_compare,omitempty"`
+	CompareCurrency string       `json:"compare_currency,omitempty"`
+	Cheapest        bool         `json:"cheapest"`
+	Utilisation     *Utilisation `json:"utilisation,omitempty"`
+	Flags           []string     `json:"flags"`
+
+	total, compare decimal.Decimal // exact, unrounded
+}
+
+// LineItem is one charge: quantity × unit_price = amount (exact, before the
+// single rounding of the bill's total).
+type LineItem struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"` // bandwidth, compute, storage, ip, transfer, support, other
+	Quantity  string `json:"quantity"`
+	Unit      string `json:"unit"`
+	UnitPrice string `json:"unit_price"`
+	Amount    string `json:"amount"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Rule says exactly what was measured for the bandwidth charge.
+type Rule struct {
+	Statistic    string  `json:"statistic"` // p95, peak, average, daily-peak-average, volume, port
+	Method       string  `json:"method,omitempty"`
+	Direction    string  `json:"direction,omitempty"`
+	Decided      string  `json:"decided_by,omitempty"` // greater: which direction was larger
+	Gaps         string  `json:"gaps,omitempty"`
+	N            int     `json:"n,omitempty"`
+	Rank         int     `json:"rank,omitempty"`
+	Bps          float64 `json:"value_bps,omitempty"`
+	Bytes        int64   `json:"value_bytes,omitempty"`
+	Prorate      string  `json:"prorate,omitempty"`
+	ValidDays    int     `json:"valid_days,omitempty"`
+	Days         int     `json:"days,omitempty"`
+	BillableMbps string  `json:"billable_mbps,omitempty"`
+	BillableGB   string  `json:"billable_gb,omitempty"`
+	Text         string  `json:"text"`
+}
+
+// Utilisation of a fixed port (fractions of the port speed).
+type Utilisation struct {
+	PortMbps      float64 `json:"port_mbps"`
+	Average       float64 `json:"average"` // greater of the average in/out rates
+	P95           float64 `json:"p95"`     // greater of the 95th in/out
+	Peak          float64 `json:"peak"`
+	SlotsAbove    int     `json:"slots_above_port"`
+	FirstAboveRFC string  `json:"first_above,omitempty"`
+}
+
+// Compare is the comparison of the offers for this traffic.
+type Compare struct {
+	Currency  string      `json:"currency"`
+	Ratio     float64     `json:"ratio_dearest_cheapest"`
+	Dearest   string      `json:"dearest"`
+	BreakEven []BreakEven `json:"break_even"`
+}
+
+// BreakEven is a traffic level at which an offer costs the same as the cheapest one.
+type BreakEven struct {
+	Offer    string  `json:"offer"`
+	Versus   string  `json:"versus"`
+	Scale    float64 `json:"scale"`     // × this period's traffic
+	OutBytes int64   `json:"out_bytes"` // outbound volume at that scale
+	P95Bps   float64 `json:"p95_bps"`   // 95th (nearest-rank, greater) at that scale
+	Amount   string  `json:"amount"`    // what both cost there, in Currency
+	Currency string  `json:"currency"`
+	Text     string  `json:"text"`
+}
+
+// BillSeries prices the traffic of s in p under every offer (see the package
+// doc for every rule). With no offers the report holds the traffic, the
+// samples and the 95th figures with "bills": [].
+func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, error) {
+	if s == nil {
+		return nil, ErrNoData
+	}
+	if opt.Method != "" {
+		if err := CheckMethod(opt.Method); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Direction != "" {
+		if err := CheckDirection(opt.Direction); err != nil {
+			return nil, err
+		}
+	}
+	switch opt.Gaps {
+	case "":
+		opt.Gaps = "skip"
+	case "skip", "zero":
+	default:
+		return nil, fmt.Errorf("gaps %q: use skip or zero", opt.Gaps)
+	}
+	if opt.Scale == 0 {
+		opt.Scale = 1
+	}
+	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
+		return nil, fmt.Errorf("scale %v: want a positive factor", opt.Scale)
+	}
+	if !p.End.After(p.Start) {
+		return nil, fmt.Errorf("empty period %s – %s", p.Start.Format(time.RFC3339), p.End.Format(time.RFC3339))
+	}
+	name := s.Name
+	if name == "" {
+		name = s.Source
+	}
+	v := newView(s, p, opt.Gaps, opt.Scale)
+	if len(v.slots) == 0 {
+		cover := "the series is empty"
+		if len(s.Slots) > 0 {
+			loc := p.location()
+			cover = fmt.Sprintf("the data covers %s to %s", time.Unix(s.Slots[0].Start, 0).In(loc).Format("2006-01-02 15:04"),
+				time.Unix(s.Slots[len(s.Slots)-1].Start+v.width, 0).In(loc).Format("2006-01-02 15:04 MST"))
+		}
+		return nil, fmt.Errorf("%s: %w in period %s (%s)", name, ErrNoData, p.Label(), cover)
+	}
+	coarse := s.Step > SlotSeconds
+	needPct := len(offers) == 0
+	for _, o := range offers {
+		switch o.Bandwidth.Scheme {
+		case "p95", "peak", "daily-peak-average":
+			needPct = true
+		}
+	}
+	if coarse && !opt.AllowCoarse && needPct {
+		return nil, fmt.Errorf("%s: step %d s is coarser than the 300 s grid: %w (averaging over %d minutes hides the bursts a 95th, peak or daily peak bills, so the result is biased low); use 5-minute data, or --allow-coarse to bill it anyway", name, s.Step, ErrCoarse, s.Step/60)
+	}
+
+	r := &Report{Schema: Schema, Name: s.Name, Source: s.Source, Format: s.Format, Scale: opt.Scale, Bills: []Bill{}, Warnings: []string{}}
+	r.Warnings = append(r.Warnings, s.Warnings...)
+	loc := p.location()
+	r.Period = PeriodDoc{Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339), TZ: p.TZ, Label: p.Label(), Days: len(v.days)}
+	present := len(v.slots)
+	r.Samples = Samples{Expected: v.expected, Present: present, Missing: max(v.expected-present, 0), StepS: v.width, SourceS: s.Step, Gaps: opt.Gaps, ValidDays: v.validDays}
+	if v.expected > 0 {
+		r.Samples.Coverage = math.Round(float64(present)/float64(v.expected)*1e6) / 1e6
+	}
+	r.Samples.GapList, r.Samples.GapRuns = v.gapRuns(50)
+	if r.Samples.GapList == nil {
+		r.Samples.GapList = []GapRun{}
+	}
+	if r.Samples.Missing > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %d gaps); percentiles %s",
+			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, r.Samples.GapRuns, map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[opt.Gaps]))
+	}
+	if coarse {
+		if needPct {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: percentile figures are biased low (--allow-coarse)", s.Step))
+		} else {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: 95th figures are not reported", s.Step))
+		}
+	}
+
+	var in, out, inPeak, outPeak float64
+	for _, sl := range v.slots {
+		in += sl.In
+		out += sl.Out
+		inPeak = max(inPeak, sl.In)
+		outPeak = max(outPeak, sl.Out)
+	}
+	secs := float64(int64(present) * v.width)
+	r.Traffic = Traffic{InBytes: int64(math.Round(in)), OutBytes: int64(math.Round(out)), InAvgBps: in * 8 / secs, OutAvgBps: out * 8 / secs,
+		InPeakBps: v.rate(inPeak), OutPeakBps: v.rate(outPeak)}
+	r.Traffic.TotalBytes = r.Traffic.InBytes + r.Traffic.OutBytes
+
+	if !coarse || needPct {
+		m := opt.Method
+		if m == "" {
+			m = Methods[0]
+		}
+		g := v.p95(m, "greater", false)
+		r.P95 = &P95Block{Method: m, InBps: v.p95(m, "in", false).bps, OutBps: v.p95(m, "out", false).bps, GreaterBps: g.bps,
+			MaxBps: v.p95(m, "max", false).bps, SumBps: v.p95(m, "sum", false).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
+	}
+
+	for _, o := range offers {
+		b, ms := priceOffer(v, o, opt)
+		r.Bills = append(r.Bills, b)
+		r.measures = append(r.measures, ms)
+		r.Warnings = append(r.Warnings, prefixed(o.Name, b.Flags)...)
+	}
+	compareBills(r, v)
+	return r, nil
+}
+
+func prefixed(name string, flags []string) []string {
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		out[i] = name + ": " + f
+	}
+	return out
+}
+
+// PeriodRates returns the slot start times and the in/out rates (bit/s) of s
+// inside p, scaled, for charts.
+func PeriodRates(s *Series, p Period, scale float64) (t []time.Time, in, out []float64) {
+	if scale == 0 {
+		scale = 1
+	}
+	v := newView(s, p, "skip", scale)
+	loc := p.location()
+	for _, sl := range v.slots {
+		t = append(t, time.Unix(sl.Start, 0).In(loc))
+		in = append(in, v.rate(sl.In))
+		out = append(out, v.rate(sl.Out))
+	}
+	return t, in, out
+}
+
+// Aggregate sums several series per slot into one named series, so that a
+// bill over several ports takes its percentile of the sums (never a combination
+// of per-port percentiles). A slot is present when any input has it; slots
+// covered by only some inputs are counted in a warning.
+func Aggregate(series []*Series, name string) *Series {
+	out := &Series{Name: name, Format: "aggregate", Step: SlotSeconds}
+	idx := map[int64]int{}
+	count := map[int64]int{}
+	var sources []string
+	for _, s := range series {
+		if s == nil {
+			continue
+		}
+		sources = append(sources, s.Name)
+		out.Step = max(out.Step, s.Step)
+		for _, sl := range s.Slots {
+			if i, ok := idx[sl.Start]; ok {
+				out.Slots[i].In += sl.In
+				out.Slots[i].Out += sl.Out
+			} else {
+				idx[sl.Start] = len(out.Slots)
+				out.Slots = append(out.Slots, sl)
+			}
+			count[sl.Start]++
+		}
+		for _, w := range s.Warnings {
+			out.Warnings = append(out.Warnings, s.Name+": "+w)
+		}
+	}
+	slices.SortFunc(out.Slots, func(a, b Slot) int { return cmpInt(a.Start, b.Start) })
+	partial := 0
+	for _, c := range count {
+		if c < len(sources) {
+			partial++
+		}
+	}
+	if partial > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("aggregate of %d series: %d slots are present in only some of them (summed over those present)", len(sources), partial))
+	}
+	out.Source = fmt.Sprint(sources)
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

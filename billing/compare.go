@@ -1,0 +1,112 @@
+package billing
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/shopspring/decimal"
+)
+
+// compareBills marks the cheapest bill, the ratio dearest/cheapest and the
+// break-even points. Offers are comparable when they share a currency or the
+// offers file gives exchange rates to a compare currency.
+func compareBills(r *Report, v *view) {
+	if len(r.Bills) == 0 {
+		return
+	}
+	cur := r.Bills[0].Currency
+	if cc := r.measures[0].o.CompareCurrency; cc != "" {
+		cur = cc
+	}
+	for _, b := range r.Bills {
+		if b.CompareCurrency == "" && b.Currency != cur {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("offers are priced in %s and %s without exchange_rates: no cheapest offer is named", cur, b.Currency))
+			return
+		}
+	}
+	ci, di := 0, 0
+	for i, b := range r.Bills {
+		if b.compare.LessThan(r.Bills[ci].compare) {
+			ci = i
+		}
+		if b.compare.GreaterThan(r.Bills[di].compare) {
+			di = i
+		}
+	}
+	r.Bills[ci].Cheapest = true
+	r.Cheapest = r.Bills[ci].Offer
+	c := &Compare{Currency: cur, Dearest: r.Bills[di].Offer, BreakEven: []BreakEven{}}
+	if r.Bills[ci].compare.IsPositive() {
+		c.Ratio, _ = r.Bills[di].compare.DivRound(r.Bills[ci].compare, 6).Float64()
+	}
+	cm := r.measures[ci]
+	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.Rate.Decimal) }
+	outBytes := float64(r.Traffic.OutBytes)
+	greater := 0.0
+	if r.P95 != nil {
+		greater = r.P95.GreaterBps
+	} else {
+		greater = v.p95(Methods[0], "greater", false).bps
+	}
+	for i, m := range r.measures {
+		if i == ci {
+			continue
+		}
+		f := func(k float64) float64 {
+			d, _ := cost(m, k).Sub(cost(cm, k)).Float64()
+			return d
+		}
+		for _, k := range crossings(f, 0.01, 100) {
+			c.BreakEven = append(c.BreakEven, BreakEven{
+				Offer: m.o.Name, Versus: cm.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
+				Amount: FormatMoney(cost(cm, k), cur), Currency: cur,
+				Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
+					m.o.Name, cm.o.Name, k, humanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(cm, k), cur), cur),
+			})
+		}
+	}
+	r.Compare = c
+}
+
+// crossings finds the scales in [lo, hi] where f changes sign: a log-spaced
+// scan then bisection. Costs are piecewise linear in the scale, so the scan
+// step (1 %) only has to separate crossings, not locate them.
+func crossings(f func(float64) float64, lo, hi float64) []float64 {
+	var out []float64
+	const steps = 921 // ln(100/0.01)/ln(1.01)
+	ratio := math.Pow(hi/lo, 1.0/steps)
+	a, fa := lo, f(lo)
+	for i := 1; i <= steps; i++ {
+		b := lo * math.Pow(ratio, float64(i))
+		fb := f(b)
+		if fa == 0 && i == 1 {
+			out = append(out, a)
+		}
+		if (fa < 0 && fb >= 0) || (fa > 0 && fb <= 0) {
+			x, y, fx := a, b, fa
+			for range 60 {
+				mid := (x + y) / 2
+				fm := f(mid)
+				if (fx < 0) == (fm < 0) && fm != 0 {
+					x, fx = mid, fm
+				} else {
+					y = mid
+				}
+			}
+			out = append(out, y)
+		}
+		a, fa = b, fb
+	}
+	return out
+}
+
+// humanBytes renders a byte count with decimal units (TB = 10^12 bytes).
+func humanBytes(b float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for b >= 1000 && i < len(units)-1 {
+		b /= 1000
+		i++
+	}
+	return fmt.Sprintf("%.3g %s", b, units[i])
+}

@@ -1,0 +1,83 @@
+// Package billing simulates how providers bill recorded traffic: readers turn
+// logs into 5-minute Series, and BillSeries prices one Series for a Period
+// under a list of Offers, producing the linecheck.bill/v1 Report.
+//
+// The package is pure: time comes in as input (no clock reads), so every
+// figure is reproducible. The definitions below are the ones the code uses;
+// the code points here instead of repeating them.
+//
+// # Grid and rate
+//
+// A slot is 300 s, named by its start floor(t/300)·300. The rate of a slot is
+// bytes·8/300 bit/s; Mbps is 10^6 bit/s. A coarse series (Step > 300 s) has
+// its samples spread evenly over the 300 s slots they cover (by the readers);
+// it is refused for percentile schemes (p95, peak, daily-peak-average) unless
+// Options.AllowCoarse, because averaging hides the peaks the 95th is about.
+//
+// # Period
+//
+// A Period is [Start, End): a calendar month in a named time zone
+// (MonthPeriod), or explicit --from (inclusive) / --to (exclusive). A slot
+// belongs to the period when its start is inside it. The expected number of
+// slots is the number of multiples of 300 s in [Start, End): 8928 for a
+// 31-day month, 8916 for a local month that loses an hour to DST (March in
+// Europe) and 8940 for one that gains an hour (October in Europe).
+//
+// # Gaps
+//
+// Missing slots are counted (expected, present, missing, coverage) and listed
+// as runs. Gaps "skip" (default) takes percentiles over present slots only;
+// gaps "zero" counts every missing slot as a zero-rate sample (what rrdtool's
+// PERCENT does with unknown rows and Cacti 0.8 does in sums). Volumes are the
+// sum of present slots either way.
+//
+// # 95th-percentile methods
+//
+// Values are sorted ascending; n samples; rank is 1-based, computed in
+// integers and clamped into 1..n:
+//
+//	nearest-rank  rank = ceil(95n/100)                  textbook, default
+//	librenms      rank = round(95n/100), half away from zero (LibreNMS Billing.php before PR #18481)
+//	vnstat        rank = round(95n/100), half to even (vnstat >= 2.12, lrint)
+//	rrdtool       rank = round(95(n-1)/100) + 1, half away from zero (VDEF PERCENT / PERCENTNAN >= 1.4)
+//	cacti         rank = floor(95n/100) (Cacti 1.2: descending index ceil(0.05n))
+//	linear        r = 95(n-1)/100, v = a[floor r]·(1-w) + a[floor r + 1]·w, w = r - floor r (Prometheus quantile_over_time)
+//
+// # Direction rules
+//
+//	greater  max(p95(in), p95(out))       most ISPs, LibreNMS default
+//	max      p95 of per-slot max(in, out)  Tencent BWP
+//	sum      p95 of per-slot in+out        LibreNMS "aggregate", vnstat total
+//	in, out  one direction only
+//
+// The same rules apply to the peak, average and daily-peak-average statistics
+// (greater = the larger of the two per-direction figures). Several ports on one
+// bill are summed per slot first (Aggregate); per-port percentiles are never
+// combined.
+//
+// # Schemes
+//
+//	fixed               port Mbps for a monthly price; reports utilisation and
+//	                    slots above the port speed (flagged, never clamped)
+//	per-gb              GB = bytes / base^3 (base 1000 or 1024) in the offer's
+//	                    direction (default out), minus a free allowance, priced
+//	                    by marginal tiers (each GB at the rate of its tier)
+//	p95, peak, average, billable Mbps = the statistic under the offer's method
+//	daily-peak-average  and direction; with prorate: valid-days the statistic
+//	                    is taken over the slots of valid days (days with any
+//	                    traffic) and multiplied by valid days / days in period;
+//	                    then raised to min_share × (port or commit) Mbps;
+//	                    amount = commit_price + max(0, billable − commit) ×
+//	                    price_per_mbps (without a commit: billable ×
+//	                    price_per_mbps).
+//
+// peak is the highest sample (or the nth highest with nth); daily-peak-average
+// is the mean over days of each day's highest sample (Alibaba "average daily
+// peak"; daily_nth and top_days give Tencent's "5th peak, top 5 days").
+//
+// # Money
+//
+// Prices are exact decimals (github.com/shopspring/decimal); every item keeps
+// its exact amount and the offer's total is rounded once, half away from zero,
+// to the currency's minor unit (2 digits; 0 for JPY and KRW).
+package billing

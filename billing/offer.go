@@ -1,0 +1,387 @@
+package billing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Schemes are the bandwidth billing schemes an offer can name.
+var Schemes = []string{"fixed", "per-gb", "p95", "peak", "average", "daily-peak-average"}
+
+// ItemKinds are the kinds of the other monthly items of an offer.
+var ItemKinds = []string{"compute", "storage", "ip", "transfer", "support", "other"}
+
+// OffersFile is the YAML document LoadOffers reads (docs/billing.md has a full example).
+type OffersFile struct {
+	// CompareCurrency is the currency offers are ranked in when they are priced
+	// in several; ExchangeRates gives units of CompareCurrency per 1 unit of
+	// each other currency (e.g. USD: "7.10" with compare_currency CNY).
+	CompareCurrency string         `yaml:"compare_currency"`
+	ExchangeRates   map[string]Dec `yaml:"exchange_rates"`
+	Offers          []*Offer       `yaml:"offers"`
+}
+
+// Offer is one provider's price sheet for one server: a bandwidth scheme with
+// its rules plus the other monthly items, all in one currency.
+type Offer struct {
+	Name      string    `yaml:"name"`
+	Provider  string    `yaml:"provider"`
+	Region    string    `yaml:"region"`
+	Line      string    `yaml:"line"` // the carrier line sold, e.g. cn2-gia (informational)
+	Currency  string    `yaml:"currency"`
+	Bandwidth Bandwidth `yaml:"bandwidth"`
+	Items     []Item    `yaml:"items"`
+	Notes     string    `yaml:"notes"`
+
+	// Rate converts this offer's currency into the file's compare currency
+	// (1 when they are the same; zero when unknown).
+	Rate Dec `yaml:"-"`
+	// CompareCurrency is the file's compare currency ("" = the offer's own).
+	CompareCurrency string `yaml:"-"`
+	// Pos is "file:line" of the offer, for messages.
+	Pos string `yaml:"-"`
+
+	line int
+}
+
+// Bandwidth is the bandwidth scheme of an offer. Which keys apply depends on
+// Scheme; see the package doc for the formulas.
+type Bandwidth struct {
+	Scheme    string `yaml:"scheme"`
+	Method    string `yaml:"method"`    // 95th method (p95); default nearest-rank
+	Direction string `yaml:"direction"` // greater|max|sum|in|out; default greater (per-gb: out)
+	PortMbps  Dec    `yaml:"port_mbps"` // port speed: fixed price basis; flags rates above it for every scheme
+
+	Price Dec `yaml:"price"` // fixed: monthly price of the port
+
+	Base       int    `yaml:"base"`         // per-gb: 1000 (default) or 1024
+	PricePerGB Dec    `yaml:"price_per_gb"` // per-gb: single price (or use tiers)
+	FreeGB     Dec    `yaml:"free_gb"`      // per-gb: free allowance per period
+	Tiers      []Tier `yaml:"tiers"`        // per-gb: marginal tiers, ascending
+
+	CommitMbps   Dec    `yaml:"commit_mbps"`    // rate schemes: committed Mbps
+	CommitPrice  Dec    `yaml:"commit_price"`   // rate schemes: monthly price of the commit
+	PricePerMbps Dec    `yaml:"price_per_mbps"` // rate schemes: per Mbps above commit (or per billable Mbps without commit)
+	MinShare     Dec    `yaml:"min_share"`      // rate schemes: minimum billable = share × (port or commit) Mbps
+	Prorate      string `yaml:"prorate"`        // rate schemes: "" or valid-days
+	Nth          int    `yaml:"nth"`            // peak: bill the nth highest sample (default 1)
+	DailyNth     int    `yaml:"daily_nth"`      // daily-peak-average: nth highest sample of each day (default 1)
+	TopDays      int    `yaml:"top_days"`       // daily-peak-average: average the top N days only (default all)
+
+	line int
+}
+
+// Tier is one marginal per-GB tier: GB above the previous tier's UpToGB and up
+// to this one cost PricePerGB; the last tier may omit UpToGB (no upper bound).
+type Tier struct {
+	UpToGB     Dec `yaml:"up_to_gb"`
+	PricePerGB Dec `yaml:"price_per_gb"`
+}
+
+// Item is one other monthly charge of an offer.
+//
+//	compute   cards × price_per_card_hour × hours (hours default: the period's), or price_per_month (whole machine)
+//	storage   gb × price_per_gb_month
+//	ip        count × price_each
+//	transfer  gb × price_per_gb (cross-region traffic, stated, not measured)
+//	support   price_per_month
+//	other     price_per_month, or quantity × unit_price
+type Item struct {
+	Name             string `yaml:"name"`
+	Kind             string `yaml:"kind"`
+	Cards            Dec    `yaml:"cards"`
+	PricePerCardHour Dec    `yaml:"price_per_card_hour"`
+	Hours            Dec    `yaml:"hours"`
+	PricePerMonth    Dec    `yaml:"price_per_month"`
+	GB               Dec    `yaml:"gb"`
+	PricePerGBMonth  Dec    `yaml:"price_per_gb_month"`
+	Count            Dec    `yaml:"count"`
+	PriceEach        Dec    `yaml:"price_each"`
+	PricePerGB       Dec    `yaml:"price_per_gb"`
+	Quantity         Dec    `yaml:"quantity"`
+	Unit             string `yaml:"unit"`
+	UnitPrice        Dec    `yaml:"unit_price"`
+
+	line int
+}
+
+// UnmarshalYAML records the line of the bandwidth block for messages.
+func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
+	type plain Bandwidth
+	if err := decodeStrict(n, (*plain)(b)); err != nil {
+		return err
+	}
+	b.line = n.Line
+	return nil
+}
+
+// UnmarshalYAML records the line of the item for messages.
+func (it *Item) UnmarshalYAML(n *yaml.Node) error {
+	type plain Item
+	if err := decodeStrict(n, (*plain)(it)); err != nil {
+		return err
+	}
+	it.line = n.Line
+	return nil
+}
+
+// decodeStrict decodes n into v refusing unknown keys (Node.Decode has no
+// KnownFields switch, so the keys are checked against the yaml tags here).
+func decodeStrict(n *yaml.Node, v any) error {
+	if n.Kind == yaml.MappingNode {
+		known := yamlKeys(v)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if !slices.Contains(known, k.Value) {
+				return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
+			}
+		}
+	}
+	return n.Decode(v)
+}
+
+// LoadOffers reads an offers YAML file; errors name file:line.
+func LoadOffers(path string) ([]*Offer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := ParseOffers(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return f.Offers, nil
+}
+
+// ParseOffers parses and checks an offers document; name prefixes messages.
+func ParseOffers(data []byte, name string) (*OffersFile, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, yamlErr(err))
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:1: want a mapping with an \"offers:\" list", name)
+	}
+	var f OffersFile
+	if err := decodeStrict(root.Content[0], &f); err != nil {
+		return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
+	}
+	offersNode := mapValue(root.Content[0], "offers")
+	if offersNode == nil || len(f.Offers) == 0 {
+		return nil, fmt.Errorf("%s:%d: no offers (want an \"offers:\" list)", name, root.Content[0].Line)
+	}
+	// Offers are decoded again one by one so that each knows its line.
+	seen := map[string]string{}
+	for i, on := range offersNode.Content {
+		o := f.Offers[i]
+		if err := decodeStrict(on, o); err != nil {
+			return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
+		}
+		o.Pos = fmt.Sprintf("%s:%d", name, on.Line)
+		o.line = on.Line
+		if err := o.check(); err != nil {
+			return nil, fmt.Errorf("%s:%w", name, err)
+		}
+		if prev, dup := seen[o.Name]; dup {
+			return nil, fmt.Errorf("%s:%d: offer %q is defined twice (first at %s)", name, on.Line, o.Name, prev)
+		}
+		seen[o.Name] = o.Pos
+	}
+	cc := strings.ToUpper(f.CompareCurrency)
+	for _, o := range f.Offers {
+		o.CompareCurrency = cc
+		switch {
+		case cc == "" || o.Currency == cc:
+			o.Rate = Dec{Decimal: one, Set: true}
+		default:
+			r, ok := f.ExchangeRates[o.Currency]
+			if !ok {
+				return nil, fmt.Errorf("%s: offer %q is in %s but exchange_rates has no %s (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, o.Currency, cc, o.Currency)
+			}
+			o.Rate = r
+		}
+	}
+	return &f, nil
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// yamlErr turns yaml.v3's "yaml: line 3: …" into "3: …" so that it reads as file:line.
+func yamlErr(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return errors.New(strings.TrimPrefix(te.Errors[0], "line "))
+	}
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	s = strings.TrimPrefix(s, "line ")
+	return errors.New(s)
+}
+
+// yamlKeys lists the yaml keys of the struct v points to.
+func yamlKeys(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	return keys
+}
+
+// check validates an offer and fills defaults; errors start with "line: ".
+func (o *Offer) check() error {
+	ln := o.line
+	if o.Name == "" {
+		return fmt.Errorf("%d: offer without a name", ln)
+	}
+	o.Currency = strings.ToUpper(o.Currency)
+	if len(o.Currency) != 3 {
+		return fmt.Errorf("%d: offer %q: currency %q: want an ISO 4217 code such as USD or CNY", ln, o.Name, o.Currency)
+	}
+	b := &o.Bandwidth
+	bl := b.line
+	if bl == 0 {
+		return fmt.Errorf("%d: offer %q has no bandwidth block (scheme: fixed, per-gb, p95, …)", ln, o.Name)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%d: offer %q: bandwidth: %s", bl, o.Name, fmt.Sprintf(format, a...))
+	}
+	if !slices.Contains(Schemes, b.Scheme) {
+		return bad("scheme %q: use one of %s", b.Scheme, strings.Join(Schemes, ", "))
+	}
+	if b.Method == "" {
+		b.Method = Methods[0]
+	} else if err := CheckMethod(b.Method); err != nil {
+		return bad("%v", err)
+	}
+	if b.Direction == "" {
+		b.Direction = "greater"
+		if b.Scheme == "per-gb" {
+			b.Direction = "out"
+		}
+	} else if err := CheckDirection(b.Direction); err != nil {
+		return bad("%v", err)
+	}
+	for _, d := range []struct {
+		name string
+		v    Dec
+	}{{"port_mbps", b.PortMbps}, {"price", b.Price}, {"price_per_gb", b.PricePerGB}, {"free_gb", b.FreeGB},
+		{"commit_mbps", b.CommitMbps}, {"commit_price", b.CommitPrice}, {"price_per_mbps", b.PricePerMbps}, {"min_share", b.MinShare}} {
+		if d.v.IsNegative() {
+			return bad("%s %s is negative", d.name, d.v.String())
+		}
+	}
+	switch b.Scheme {
+	case "fixed":
+		if !b.PortMbps.Set || b.PortMbps.IsZero() || !b.Price.Set {
+			return bad("fixed needs port_mbps (> 0) and price (the monthly price of the port)")
+		}
+	case "per-gb":
+		if b.Base == 0 {
+			b.Base = 1000
+		}
+		if b.Base != 1000 && b.Base != 1024 {
+			return bad("base %d: use 1000 (GB) or 1024 (GiB)", b.Base)
+		}
+		if b.PricePerGB.Set == (len(b.Tiers) > 0) {
+			return bad("per-gb needs either price_per_gb or tiers (not both)")
+		}
+		prev := zero
+		for i, t := range b.Tiers {
+			if !t.PricePerGB.Set || t.PricePerGB.IsNegative() {
+				return bad("tier %d: price_per_gb missing or negative", i+1)
+			}
+			last := i == len(b.Tiers)-1
+			if !t.UpToGB.Set {
+				if !last {
+					return bad("tier %d: only the last tier may omit up_to_gb", i+1)
+				}
+				continue
+			}
+			if t.UpToGB.LessThanOrEqual(prev) {
+				return bad("tier %d: up_to_gb %s is not above the previous tier's %s", i+1, t.UpToGB.String(), prev.String())
+			}
+			prev = t.UpToGB.Decimal
+		}
+	default: // rate schemes
+		if !b.PricePerMbps.Set && !b.CommitPrice.Set {
+			return bad("%s needs price_per_mbps (and optionally commit_mbps with commit_price)", b.Scheme)
+		}
+		if b.CommitMbps.Set != b.CommitPrice.Set {
+			return bad("commit_mbps and commit_price go together")
+		}
+		if b.MinShare.GreaterThan(one) {
+			return bad("min_share %s: want a fraction 0..1 (0.2 = 20 %%)", b.MinShare.String())
+		}
+		if b.MinShare.Set && !b.PortMbps.Set && !b.CommitMbps.Set {
+			return bad("min_share needs port_mbps or commit_mbps to take the share of")
+		}
+		if b.Prorate != "" && b.Prorate != "valid-days" {
+			return bad("prorate %q: use valid-days or leave it out", b.Prorate)
+		}
+		if b.Nth < 0 || b.DailyNth < 0 || b.TopDays < 0 {
+			return bad("nth, daily_nth and top_days must not be negative")
+		}
+	}
+	for i := range o.Items {
+		it := &o.Items[i]
+		if err := it.check(); err != nil {
+			return fmt.Errorf("%d: offer %q: item %d: %v", it.line, o.Name, i+1, err)
+		}
+	}
+	return nil
+}
+
+func (it *Item) check() error {
+	if !slices.Contains(ItemKinds, it.Kind) {
+		return fmt.Errorf("kind %q: use one of %s", it.Kind, strings.Join(ItemKinds, ", "))
+	}
+	if it.Name == "" {
+		it.Name = it.Kind
+	}
+	need := func(ok bool, what string) error {
+		if !ok {
+			return fmt.Errorf("%s %q needs %s", it.Kind, it.Name, what)
+		}
+		return nil
+	}
+	for _, d := range []Dec{it.Cards, it.PricePerCardHour, it.Hours, it.PricePerMonth, it.GB, it.PricePerGBMonth, it.Count, it.PriceEach, it.PricePerGB, it.Quantity, it.UnitPrice} {
+		if d.IsNegative() {
+			return fmt.Errorf("%s %q: negative value %s", it.Kind, it.Name, d.String())
+		}
+	}
+	switch it.Kind {
+	case "compute":
+		return need(it.PricePerMonth.Set != (it.Cards.Set && it.PricePerCardHour.Set), "either price_per_month (whole machine) or cards with price_per_card_hour")
+	case "storage":
+		return need(it.GB.Set && it.PricePerGBMonth.Set, "gb and price_per_gb_month")
+	case "ip":
+		return need(it.Count.Set && it.PriceEach.Set, "count and price_each")
+	case "transfer":
+		return need(it.GB.Set && it.PricePerGB.Set, "gb and price_per_gb")
+	case "support":
+		return need(it.PricePerMonth.Set, "price_per_month")
+	default:
+		return need(it.PricePerMonth.Set || (it.Quantity.Set && it.UnitPrice.Set), "price_per_month or quantity with unit_price")
+	}
+}

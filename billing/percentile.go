@@ -1,0 +1,102 @@
+package billing
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Methods are the 95th-percentile methods, default first (definitions in the package doc).
+var Methods = []string{"nearest-rank", "librenms", "vnstat", "rrdtool", "cacti", "linear"}
+
+// CheckMethod returns an error naming the methods when m is not one of them.
+func CheckMethod(m string) error {
+	if slices.Contains(Methods, m) {
+		return nil
+	}
+	return fmt.Errorf("95th-percentile method %q: use one of %s", m, strings.Join(Methods, ", "))
+}
+
+// Rank95 returns the 1-based ascending rank the method bills among n samples,
+// computed in integers and clamped into 1..n. For linear it returns the rank
+// of the lower of the two interpolated samples. n < 1 gives 0.
+func Rank95(method string, n int) int {
+	if n < 1 {
+		return 0
+	}
+	m := 95 * n
+	var r int
+	switch method {
+	case "librenms":
+		r = (m + 50) / 100
+	case "vnstat":
+		q, rem := m/100, m%100
+		if rem > 50 || (rem == 50 && q%2 == 1) {
+			q++
+		}
+		r = q
+	case "rrdtool":
+		r = (95*(n-1)+50)/100 + 1
+	case "cacti":
+		r = m / 100
+	case "linear":
+		r = 95*(n-1)/100 + 1
+	default: // nearest-rank
+		r = (m + 99) / 100
+	}
+	return min(max(r, 1), n)
+}
+
+// Percentile95 returns the method's 95th percentile of ascending values.
+// It does not sort: pass sorted data. An empty slice gives 0.
+func Percentile95(method string, sorted []float64) float64 {
+	return sortedSample{vals: sorted}.p95(method)
+}
+
+// sortedSample is an ascending sample with zeros extra zero values in front
+// of vals (the missing slots under --gaps zero), without materialising them.
+type sortedSample struct {
+	vals  []float64
+	zeros int
+}
+
+func (s sortedSample) n() int { return len(s.vals) + s.zeros }
+
+// at returns the value of 1-based rank r.
+func (s sortedSample) at(r int) float64 {
+	if r <= s.zeros {
+		return 0
+	}
+	return s.vals[r-s.zeros-1]
+}
+
+func (s sortedSample) p95(method string) float64 {
+	n := s.n()
+	if n == 0 {
+		return 0
+	}
+	r := Rank95(method, n)
+	if method != "linear" {
+		return s.at(r)
+	}
+	// Prometheus quantile.go: rank0 = q(n-1); lo = floor, hi = min(n-1, lo+1); w = rank0 - lo.
+	num := 95 * (n - 1)
+	w := float64(num%100) / 100
+	lo := s.at(r)
+	hi := s.at(min(r+1, n))
+	return lo*(1-w) + hi*w
+}
+
+// max returns the largest value, or the nth largest (1 = largest).
+func (s sortedSample) nthLargest(nth int) float64 {
+	n := s.n()
+	if n == 0 {
+		return 0
+	}
+	return s.at(max(n-max(nth, 1)+1, 1))
+}
+
+func newSortedSample(vals []float64, zeros int) sortedSample {
+	slices.Sort(vals)
+	return sortedSample{vals: vals, zeros: zeros}
+}

@@ -1,0 +1,259 @@
+package billing
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// view is the part of a series inside a period, with the statistics every
+// scheme is computed from. Sorted samples are cached per component and subset:
+// sorting does not depend on the 95th method, so one sort serves all six.
+type view struct {
+	p        Period
+	width    int64
+	slots    []Slot // present slots inside the period, ascending, scaled
+	expected int
+	gaps     string // skip or zero
+
+	days      [][2]int64
+	dayOf     []int // day index of each slot
+	dayBytes  []float64
+	validDays int
+	validExp  int // expected slots in valid days
+
+	cache map[sampleKey]sortedSample
+}
+
+type sampleKey struct {
+	c     component
+	valid bool
+}
+
+// newView cuts s to p (slot starts in [Start, End)) and multiplies bytes by scale.
+func newView(s *Series, p Period, gaps string, scale float64) *view {
+	// Readers spread coarse samples evenly over the 300 s slots they cover,
+	// so every series is on the 300 s grid whatever its source step.
+	width := int64(SlotSeconds)
+	a, b := p.Start.Unix(), p.End.Unix()
+	lo := sort.Search(len(s.Slots), func(i int) bool { return s.Slots[i].Start >= a })
+	hi := sort.Search(len(s.Slots), func(i int) bool { return s.Slots[i].Start >= b })
+	v := &view{p: p, width: width, gaps: gaps, cache: map[sampleKey]sortedSample{}}
+	v.slots = slices.Clone(s.Slots[lo:hi])
+	if scale != 1 {
+		for i := range v.slots {
+			v.slots[i].In *= scale
+			v.slots[i].Out *= scale
+		}
+	}
+	v.expected = p.ExpectedSlots(width)
+	v.days = p.Days()
+	v.dayBytes = make([]float64, len(v.days))
+	v.dayOf = make([]int, len(v.slots))
+	d := 0
+	for i, sl := range v.slots {
+		for d < len(v.days)-1 && sl.Start >= v.days[d][1] {
+			d++
+		}
+		v.dayOf[i] = d
+		v.dayBytes[d] += sl.In + sl.Out
+	}
+	for i, day := range v.days {
+		if v.dayBytes[i] > 0 {
+			v.validDays++
+			v.validExp += int(ceilDiv(day[1], width) - ceilDiv(day[0], width))
+		}
+	}
+	return v
+}
+
+// rate converts bytes in one slot to bit/s.
+func (v *view) rate(bytes float64) float64 { return bytes * 8 / float64(v.width) }
+
+// sample returns the ascending per-slot rates of component c, over the slots
+// of valid days only when valid, with the missing slots as zeros under gaps zero.
+func (v *view) sample(c component, valid bool) sortedSample {
+	k := sampleKey{c, valid}
+	if s, ok := v.cache[k]; ok {
+		return s
+	}
+	vals := make([]float64, 0, len(v.slots))
+	for i, sl := range v.slots {
+		if valid && v.dayBytes[v.dayOf[i]] <= 0 {
+			continue
+		}
+		vals = append(vals, v.rate(c.of(sl)))
+	}
+	zeros := 0
+	if v.gaps == "zero" {
+		exp := v.expected
+		if valid {
+			exp = v.validExp
+		}
+		zeros = max(exp-len(vals), 0)
+	}
+	s := newSortedSample(vals, zeros)
+	v.cache[k] = s
+	return s
+}
+
+// stat is a figure under a direction rule: the value in bit/s and, for
+// percentiles, the sample count and rank behind it (of the deciding component).
+type stat struct {
+	bps     float64
+	n, rank int
+	from    string // the component that decided under greater ("in"/"out")
+}
+
+// byRule applies f to the components of the direction rule; greater keeps the larger.
+func (v *view) byRule(direction string, f func(c component) stat) stat {
+	var best stat
+	for i, c := range components(direction) {
+		s := f(c)
+		s.from = c.String()
+		if i == 0 || s.bps > best.bps {
+			best = s
+		}
+	}
+	return best
+}
+
+func (v *view) p95(method, direction string, valid bool) stat {
+	return v.byRule(direction, func(c component) stat {
+		s := v.sample(c, valid)
+		return stat{bps: s.p95(method), n: s.n(), rank: Rank95(method, s.n())}
+	})
+}
+
+func (v *view) peak(nth int, direction string, valid bool) stat {
+	return v.byRule(direction, func(c component) stat {
+		s := v.sample(c, valid)
+		n := s.n()
+		return stat{bps: s.nthLargest(nth), n: n, rank: max(n-max(nth, 1)+1, 1)}
+	})
+}
+
+// average is the mean rate: over present slots (skip) or over all expected slots (zero).
+func (v *view) average(direction string, valid bool) stat {
+	return v.byRule(direction, func(c component) stat {
+		s := v.sample(c, valid)
+		var sum float64
+		for _, x := range s.vals {
+			sum += x
+		}
+		if s.n() == 0 {
+			return stat{}
+		}
+		return stat{bps: sum / float64(s.n()), n: s.n()}
+	})
+}
+
+// dailyPeakAverage is the mean over days of each day's nth highest sample,
+// over the top topDays days when topDays > 0.
+func (v *view) dailyPeakAverage(dailyNth, topDays int, direction string, valid bool) stat {
+	return v.byRule(direction, func(c component) stat {
+		perDay := make([][]float64, len(v.days))
+		for i, sl := range v.slots {
+			perDay[v.dayOf[i]] = append(perDay[v.dayOf[i]], v.rate(c.of(sl)))
+		}
+		var peaks []float64
+		n := 0
+		for d, vals := range perDay {
+			if valid && v.dayBytes[d] <= 0 {
+				continue
+			}
+			zeros := 0
+			if v.gaps == "zero" {
+				zeros = max(int(ceilDiv(v.days[d][1], v.width)-ceilDiv(v.days[d][0], v.width))-len(vals), 0)
+			} else if len(vals) == 0 {
+				continue
+			}
+			s := newSortedSample(vals, zeros)
+			n += s.n()
+			peaks = append(peaks, s.nthLargest(dailyNth))
+		}
+		if len(peaks) == 0 {
+			return stat{}
+		}
+		slices.Sort(peaks)
+		if topDays > 0 && topDays < len(peaks) {
+			peaks = peaks[len(peaks)-topDays:]
+		}
+		var sum float64
+		for _, x := range peaks {
+			sum += x
+		}
+		return stat{bps: sum / float64(len(peaks)), n: n, rank: len(peaks)}
+	})
+}
+
+// volume returns the bytes of the period under a direction rule.
+func (v *view) volume(direction string) float64 {
+	var in, out, mx float64
+	for _, s := range v.slots {
+		in += s.In
+		out += s.Out
+		mx += max(s.In, s.Out)
+	}
+	switch direction {
+	case "in":
+		return in
+	case "out":
+		return out
+	case "sum":
+		return in + out
+	case "max":
+		return mx
+	}
+	return max(in, out)
+}
+
+// slotsAbove counts slots whose rate in either direction exceeds bps, and the first one.
+func (v *view) slotsAbove(bps float64) (int, int64) {
+	n := 0
+	var first int64
+	for _, s := range v.slots {
+		if v.rate(max(s.In, s.Out)) > bps {
+			if n == 0 {
+				first = s.Start
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+// GapRun is a run of consecutive missing slots.
+type GapRun struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+	Slots int    `json:"slots"`
+}
+
+// gapRuns lists the runs of missing slots (at most limit), and the number of runs.
+func (v *view) gapRuns(limit int) ([]GapRun, int) {
+	var runs []GapRun
+	total := 0
+	loc := v.p.location()
+	add := func(from, to int64) { // missing slots start at from, the next present slot at to
+		n := int((to - from) / v.width)
+		if n <= 0 {
+			return
+		}
+		total++
+		if len(runs) < limit {
+			runs = append(runs, GapRun{
+				Start: time.Unix(from, 0).In(loc).Format(time.RFC3339),
+				End:   time.Unix(to, 0).In(loc).Format(time.RFC3339),
+				Slots: n,
+			})
+		}
+	}
+	next := v.p.firstSlot(v.width)
+	for _, s := range v.slots {
+		add(next, s.Start)
+		next = s.Start + v.width
+	}
+	add(next, ceilDiv(v.p.End.Unix(), v.width)*v.width)
+	return runs, total
+}
