@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// watchOpts are the long-watch flags that watch.go adds to ping and trace.
+type watchOpts struct {
+	watch    bool
+	journal  string
+	report   bool
+	reportTZ string
+	cycles   int // stop after this many cycles of this run (0 = until stopped)
+}
+
+var (
+	pingWatch  watchOpts
+	traceWatch watchOpts
+)
+
+const watchHelp = `
+
+Long watches (--watch):
+  --watch runs cycle after cycle until stopped (Ctrl-C, SIGTERM). Each cycle's
+  result is appended to --journal FILE as one NDJSON line (linecheck.journal/v1)
+  and synced to disk before the next cycle starts, so a crash or a reboot loses
+  at most the cycle in progress. Run the same command again with the same
+  --journal to resume: cycle numbers continue, the run number goes up, and a
+  torn last line left by a crash is dropped and reported. Without --journal
+  the lines go to stdout. When the watch stops, the hourly report is printed.
+
+  --report --journal FILE prints the hourly profile of a journal: RTT
+  percentiles and loss per hour of day (in --report-tz), and the availability
+  (the share of cycles in which the target answered at least once). Evening-
+  peak degradation is what oversold lines show.`
+
+// addWatchFlags adds the watch flags to c and wraps its Args and RunE: the
+// original command runs unchanged unless --watch or --report is given.
+func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, args []string, o *watchOpts) error) {
+	f := c.Flags()
+	f.BoolVar(&o.watch, "watch", false, "run cycle after cycle until stopped, journaling every cycle (see Long watches)")
+	f.StringVar(&o.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
+	f.BoolVar(&o.report, "report", false, "print the hourly profile and availability of --journal FILE and exit")
+	f.StringVar(&o.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
+	f.IntVar(&o.cycles, "watch-cycles", 0, "stop a --watch after `N` cycles of this run (0: until stopped)")
+	c.Long += watchHelp
+	origArgs, origRun := c.Args, c.RunE
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if o.report {
+			if len(args) > 0 {
+				return badInput(errors.New("--report reads --journal FILE and takes no targets"))
+			}
+			return nil
+		}
+		if origArgs != nil {
+			return origArgs(cmd, args)
+		}
+		return nil
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		switch {
+		case o.report && o.watch:
+			return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
+		case o.report:
+			if o.journal == "" {
+				return badInput(errors.New("--report needs --journal FILE"))
+			}
+			return watchReport(cmd, o)
+		case o.watch:
+			if o.cycles < 0 {
+				return badInput(fmt.Errorf("--watch-cycles %d: must not be negative", o.cycles))
+			}
+			return run(cmd, args, o)
+		case o.journal != "":
+			return badInput(errors.New("--journal needs --watch (to write) or --report (to read)"))
+		}
+		return origRun(cmd, args)
+	}
+}
+
+func init() {
+	addWatchFlags(pingCmd, &pingWatch, runPingWatch)
+}
+
+// watchLoc resolves --report-tz.
+func watchLoc(name string) (*time.Location, error) {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("--report-tz %q: %w", name, err)
+	}
+	return loc, nil
+}
+
+// openWatchJournal opens --journal (or stdout) and says on stderr what it resumed.
+func openWatchJournal(c *cobra.Command, o *watchOpts, kind string) (appendFn func(journal.Entry) (int, error), closeFn func() error, run int, err error) {
+	stderr := c.ErrOrStderr()
+	if o.journal == "" {
+		cycle := 0
+		out := c.OutOrStdout()
+		return func(e journal.Entry) (int, error) {
+			cycle++
+			e.Schema, e.Kind, e.Cycle, e.Run = journal.Schema, kind, cycle, 1
+			b, err := json.Marshal(e)
+			if err != nil {
+				return 0, err
+			}
+			_, err = out.Write(append(b, '\n'))
+			return cycle, err
+		}, func() error { return nil }, 1, nil
+	}
+	w, rec, err := journal.Open(o.journal, kind)
+	if err != nil {
+		return nil, nil, 0, badInput(err)
+	}
+	if rec.Torn {
+		fmt.Fprintf(stderr, "linecheck: %s:%d: torn last line (%d bytes, a write cut short by a crash) dropped\n",
+			o.journal, rec.TornLine, rec.TornBytes)
+	}
+	if rec.Entries > 0 {
+		fmt.Fprintf(stderr, "linecheck: resuming %s after cycle %d (run %d)\n", o.journal, rec.LastCycle, w.Run())
+	}
+	return w.Append, w.Close, w.Run(), nil
+}
+
+// watchContext ends on SIGINT or SIGTERM.
+func watchContext(c *cobra.Command) (context.Context, context.CancelFunc) {
+	parent := c.Context()
+	if parent == nil {
+		parent = context.Background()
+	}
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
+	fl := c.Flags()
+	count, _ := fl.GetInt("count")
+	interval, _ := fl.GetDuration("interval")
+	timeout, _ := fl.GetDuration("timeout")
+	size, _ := fl.GetInt("size")
+	rate, _ := fl.GetFloat64("rate")
+	tcp, _ := fl.GetInt("tcp")
+	v4, _ := fl.GetBool("ipv4")
+	v6, _ := fl.GetBool("ipv6")
+	socket, _ := fl.GetString("socket")
+	allowLarge, _ := fl.GetBool("allow-large")
+	allowBcast, _ := fl.GetBool("allow-broadcast")
+	format, _ := fl.GetString("format")
+	if err := report.CheckFormat(format); err != nil {
+		return badInput(err)
+	}
+	if count < 1 || interval <= 0 || timeout <= 0 || rate <= 0 {
+		return badInput(errors.New("--count, --interval, --timeout and --rate must be positive"))
+	}
+	loc, err := watchLoc(o.reportTZ)
+	if err != nil {
+		return badInput(err)
+	}
+	network, err := prNetwork(v4, v6)
+	if err != nil {
+		return badInput(err)
+	}
+	ctx, stop := watchContext(c)
+	defer stop()
+	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: allowLarge, AllowBroadcast: allowBcast})
+	if err != nil {
+		return badInput(err)
+	}
+	cfg := probe.PingConfig{Count: count, Interval: interval, Timeout: timeout, Size: size, Rate: rate,
+		TCPPort: tcp, Network: network, Socket: socket, AllowLarge: allowLarge, AllowBroadcast: allowBcast}
+	proto := "icmp"
+	if tcp != 0 {
+		proto = "tcp"
+	}
+	appendFn, closeFn, _, err := openWatchJournal(c, o, journal.KindPing)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	stderr := c.ErrOrStderr()
+	tty := prIsTTY(stderr)
+	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
+		start := time.Now()
+		res, err := probe.PingTargets(ctx, targets, cfg, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if errors.Is(err, probe.ErrPrivilege) {
+				return badInput(err)
+			}
+			return err
+		}
+		e := journal.Entry{Time: start.UTC(), End: time.Now().UTC()}
+		sent := 0
+		for _, r := range res {
+			sent += r.Sent
+			e.Ping = append(e.Ping, journal.PingResult{Target: r.Target, Addr: r.Addr, Protocol: proto, Port: tcp,
+				Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: nonNil(r.RTTs)})
+		}
+		// A cycle cut short by the stop signal is kept when it measured
+		// something: its probes ended normally, the rest were never counted.
+		if sent > 0 || ctx.Err() == nil {
+			cycle, err := appendFn(e)
+			if err != nil {
+				return err
+			}
+			if tty {
+				fmt.Fprintf(stderr, "\r\033[Kping --watch: cycle %d%s", cycle, pingCycleText(e.Ping))
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if o.journal == "" {
+		return nil
+	}
+	return watchReport(c, o, loc)
+}
+
+func nonNil(v []float64) []float64 {
+	if v == nil {
+		return []float64{}
+	}
+	return v
+}
+
+func pingCycleText(rs []journal.PingResult) string {
+	s := ""
+	for _, r := range rs {
+		st, _ := route.Summarize(r.RTTms)
+		s += fmt.Sprintf("  %s %d/%d", r.Target, r.Recv, r.Sent)
+		if r.Recv > 0 {
+			s += " p50 " + prFmtMS(st.P50) + " ms"
+		}
+	}
+	return s
+}
+
+// watchReport prints the hourly profile of --journal.
+func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
+	format, _ := c.Flags().GetString("format")
+	if err := report.CheckFormat(format); err != nil {
+		return badInput(err)
+	}
+	var loc *time.Location
+	if len(locs) > 0 {
+		loc = locs[0]
+	} else {
+		var err error
+		if loc, err = watchLoc(o.reportTZ); err != nil {
+			return badInput(err)
+		}
+	}
+	entries, info, err := journal.Read(o.journal)
+	if err != nil {
+		return badInput(err)
+	}
+	if info.Torn {
+		fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s:%d: torn last line (%d bytes) left out of the report\n",
+			o.journal, info.TornLine, info.TornBytes)
+	}
+	r := journal.Summarize(entries, info, o.journal, loc)
+	out := c.OutOrStdout()
+	if format == "json" {
+		return report.WriteJSON(out, r)
+	}
+	return report.Write(out, format, watchTables(r)...)
+}
+
+func watchTables(r journal.Report) []report.Table {
+	sum := report.Table{
+		Title: fmt.Sprintf("watch report: %s (%s journal, %d cycles in %d runs, %s – %s)", r.Journal, r.Kind, r.Cycles, r.Runs,
+			r.From.Format(time.RFC3339), r.To.Format(time.RFC3339)),
+		Headers: []string{"target", "protocol", "cycles", "availability", "sent", "recv", "loss", "p50 ms", "p95 ms", "p99 ms", "max ms"},
+		Align:   "llrrrrrrrrr",
+	}
+	tables := []report.Table{sum}
+	for _, t := range r.Targets {
+		tables[0].Rows = append(tables[0].Rows, []string{t.Target, t.Protocol + prPortText(t.Port), strconv.Itoa(t.Cycles),
+			watchPct(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), watchPct(t.Loss, 2),
+			watchMS(t.Recv, t.RTT.P50), watchMS(t.Recv, t.RTT.P95), watchMS(t.Recv, t.RTT.P99), watchMS(t.Recv, t.RTT.Max)})
+		ht := report.Table{
+			Title:   fmt.Sprintf("%s %s%s by hour of day (%s)", t.Target, t.Protocol, prPortText(t.Port), r.TZ),
+			Headers: []string{"hour", "cycles", "availability", "sent", "loss", "p50 ms", "p95 ms", "p99 ms"},
+			Align:   "lrrrrrrr",
+		}
+		for _, h := range t.Hours {
+			ht.Rows = append(ht.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Cycles), watchPct(h.Availability, 1),
+				strconv.Itoa(h.Sent), watchPct(h.Loss, 2), watchMS(h.Recv, h.P50ms), watchMS(h.Recv, h.P95ms), watchMS(h.Recv, h.P99ms)})
+		}
+		tables = append(tables, ht)
+	}
+	notes := []string{"availability = cycles with at least one reply / cycles; loss over probes whose wait ended; percentiles nearest-rank"}
+	if r.Torn {
+		notes = append(notes, fmt.Sprintf("the journal's torn last line (line %d) was left out", r.TornLine))
+	}
+	tables[len(tables)-1].Notes = notes
+	return tables
+}
+
+func watchPct(v float64, prec int) string { return strconv.FormatFloat(v*100, 'f', prec, 64) + "%" }
+
+func watchMS(recv int, v float64) string {
+	if recv == 0 {
+		return "-"
+	}
+	return prFmtMS(v)
+}
