@@ -1,0 +1,156 @@
+package netlab
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// TUNLinkEnv names an environment variable with the path of a prebuilt
+// tunlink binary; when it is empty the lab builds one (once per process).
+const TUNLinkEnv = "NETLAB_TUNLINK"
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// tunlinkBinary builds ./tunlink without -race (the race detector would add
+// its own delay to every packet) into a per-user cache directory. It writes
+// a temporary file and renames it so that concurrent test processes never
+// run a half-written binary.
+func tunlinkBinary() (string, error) {
+	if p := os.Getenv(TUNLinkEnv); p != "" {
+		return p, nil
+	}
+	buildOnce.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			if _, serr := os.Stat(goBin); serr != nil {
+				buildErr = fmt.Errorf("building tunlink: no go command on PATH or in %s; set %s", runtime.GOROOT(), TUNLinkEnv)
+				return
+			}
+		}
+		dir := filepath.Join(os.TempDir(), "linecheck-netlab")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			buildErr = err
+			return
+		}
+		removeStaleBuilds(dir)
+		tmp, err := os.MkdirTemp(dir, "build")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		defer os.RemoveAll(tmp)
+		out := filepath.Join(tmp, "tunlink")
+		cmd := exec.Command(goBin, "build", "-o", out, "github.com/linecheck/linecheck/internal/netlab/tunlink")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building tunlink: %w\n%s", err, b)
+			return
+		}
+		// A per-process name: the file is the process's argv[0], and a
+		// leftover tunlink is recognised by its basename.
+		final := filepath.Join(dir, strconv.Itoa(os.Getpid()), "tunlink")
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			buildErr = err
+			return
+		}
+		if err := os.Rename(out, final); err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = final
+	})
+	return buildPath, buildErr
+}
+
+// startTUN starts the TUN link program for link cfg.TUNLink and waits until
+// it has created both devices.
+func (l *Lab) startTUN() error {
+	bin, err := tunlinkBinary()
+	if err != nil {
+		return err
+	}
+	var lk *link
+	for _, x := range l.links {
+		if x.tun {
+			lk = x
+		}
+	}
+	c := l.cfg
+	cmd := exec.Command(bin,
+		"-a-ns", "/run/netns/"+lk.left.name, "-a-dev", lk.ifL,
+		"-b-ns", "/run/netns/"+lk.right.name, "-b-dev", lk.ifR,
+		"-delay", c.Delay.String(), "-jitter", c.Jitter.String(),
+		"-loss", strconv.FormatFloat(c.Loss, 'g', -1, 64),
+		"-dup", strconv.FormatFloat(c.Dup, 'g', -1, 64),
+		"-reorder", strconv.FormatFloat(c.Reorder, 'g', -1, 64),
+		"-seed", strconv.FormatInt(c.Seed, 10),
+		"-tag", c.Prefix)
+	// If the test binary dies, so does the wire.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	l.tunErr = &lockedBuffer{}
+	cmd.Stderr = l.tunErr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", bin, err)
+	}
+	l.tun = cmd
+	if err := os.WriteFile(pidFile(c.Prefix), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("pid file: %w", err)
+	}
+	ready := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() && strings.TrimSpace(sc.Text()) == "ready" {
+			ready <- nil
+		} else {
+			ready <- errors.New("exited before it was ready")
+		}
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			return fmt.Errorf("TUN link %d: %w: %s", lk.idx, err, strings.TrimSpace(l.tunErr.String()))
+		}
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("TUN link %d: not ready after 10 s: %s", lk.idx, strings.TrimSpace(l.tunErr.String()))
+	}
+	return nil
+}
+
+// removeStaleBuilds deletes the per-process build directories of processes
+// that have exited.
+func removeStaleBuilds(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); errors.Is(err, os.ErrNotExist) {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}

@@ -1,0 +1,295 @@
+// Command tunlink is the userspace wire of the netlab test lab: it creates one
+// TUN device in each of two network namespaces and copies packets between
+// them, adding delay, jitter, loss, duplication and reordering to the a→b
+// direction (the lab puts a in the client-side router, so a→b is
+// client→server). The b→a direction is a plain wire.
+//
+// This kernel has no netem, so a TUN pair bridged by a process is the lab's
+// only way to delay packets. Because it is a wire and not a router, TTLs and
+// hop numbers are unchanged.
+//
+// The netlab package builds this program without -race (the race detector
+// slows every packet) and starts it; it prints "ready" on stdout once both
+// devices exist and exits on SIGTERM, SIGINT or when its parent dies,
+// printing its packet counters to stderr.
+//
+// Ordering: by default packets leave in the order they arrived (a FIFO
+// wire: a packet's due time is never earlier than the previous packet's),
+// so jitter never reorders. -reorder P sends a fraction P of the packets
+// without the delay, so they overtake the queued ones (netem's semantics).
+//
+// Usage:
+//
+//	tunlink -a-ns /run/netns/X -a-dev t3a -b-ns /run/netns/Y -b-dev t3b \
+//	        [-delay 50ms] [-jitter 5ms] [-loss 0.02] [-dup 0.01] [-reorder 0.01] [-seed 1] [-tag lab]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// queueLen bounds the delayed direction's queue; a saturated wire drops
+// instead of growing an unbounded delay (README of ../shared/lab: a full
+// queue added 19 ms p99).
+const queueLen = 8192
+
+type counters struct {
+	in, out, lost, dup, reordered, overflow atomic.Uint64
+}
+
+type impair struct {
+	delay, jitter      time.Duration
+	loss, dup, reorder float64
+	mu                 sync.Mutex
+	rng                *rand.Rand
+	lastDue            int64 // CLOCK_MONOTONIC ns of the last queued packet
+	cnt                counters
+	queue              chan packet
+	fdOut              int
+}
+
+type packet struct {
+	due  int64
+	data []byte
+}
+
+func main() {
+	aNS := flag.String("a-ns", "", "network namespace file of device a (e.g. /run/netns/labr3)")
+	aDev := flag.String("a-dev", "", "name of the TUN device to create in a-ns")
+	bNS := flag.String("b-ns", "", "network namespace file of device b")
+	bDev := flag.String("b-dev", "", "name of the TUN device to create in b-ns")
+	delay := flag.Duration("delay", 0, "one-way delay added a→b")
+	jitter := flag.Duration("jitter", 0, "uniform jitter ±J added to the a→b delay")
+	loss := flag.Float64("loss", 0, "fraction 0..1 of a→b packets dropped")
+	dup := flag.Float64("dup", 0, "fraction 0..1 of a→b packets sent twice")
+	reorder := flag.Float64("reorder", 0, "fraction 0..1 of a→b packets sent at once, overtaking delayed ones")
+	seed := flag.Int64("seed", 1, "random seed for loss, jitter, dup and reorder")
+	_ = flag.String("tag", "", "lab prefix, so that a leftover process can be recognised")
+	flag.Parse()
+	if *aNS == "" || *aDev == "" || *bNS == "" || *bDev == "" {
+		fmt.Fprintln(os.Stderr, "tunlink: -a-ns, -a-dev, -b-ns and -b-dev are required")
+		os.Exit(2)
+	}
+	for name, p := range map[string]float64{"loss": *loss, "dup": *dup, "reorder": *reorder} {
+		if p < 0 || p > 1 {
+			fmt.Fprintf(os.Stderr, "tunlink: -%s %v: want a fraction 0..1\n", name, p)
+			os.Exit(2)
+		}
+	}
+	if *jitter > *delay {
+		fmt.Fprintf(os.Stderr, "tunlink: -jitter %v larger than -delay %v\n", *jitter, *delay)
+		os.Exit(2)
+	}
+	// The lab starts us with Pdeathsig, but check once more in case the
+	// parent died before that took effect.
+	if os.Getppid() == 1 {
+		os.Exit(1)
+	}
+
+	fdA, err := openTUN(*aNS, *aDev)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tunlink:", err)
+		os.Exit(1)
+	}
+	fdB, err := openTUN(*bNS, *bDev)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tunlink:", err)
+		os.Exit(1)
+	}
+
+	ab := &impair{
+		delay: *delay, jitter: *jitter, loss: *loss, dup: *dup, reorder: *reorder,
+		rng:   rand.New(rand.NewPCG(uint64(*seed), 0x6c696e65)),
+		queue: make(chan packet, queueLen),
+		fdOut: fdB,
+	}
+	var ba counters
+	errc := make(chan error, 3)
+	go func() { errc <- ab.read(fdA) }()
+	go func() { errc <- ab.write() }()
+	go func() { errc <- plain(fdB, fdA, &ba) }()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	fmt.Println("ready")
+	code := 0
+	select {
+	case <-sig:
+	case err := <-errc:
+		fmt.Fprintln(os.Stderr, "tunlink:", err)
+		code = 1
+	}
+	c := &ab.cnt
+	fmt.Fprintf(os.Stderr, "tunlink: a->b in %d out %d lost %d dup %d reordered %d overflow %d; b->a %d\n",
+		c.in.Load(), c.out.Load(), c.lost.Load(), c.dup.Load(), c.reordered.Load(), c.overflow.Load(), ba.out.Load())
+	os.Exit(code)
+}
+
+// openTUN creates TUN device dev inside the namespace at nsPath and returns a
+// blocking fd bound to it. The fd keeps working from any thread afterwards.
+func openTUN(nsPath, dev string) (int, error) {
+	runtime.LockOSThread()
+	orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("own namespace: %w", err)
+	}
+	defer unix.Close(orig)
+	target, err := unix.Open(nsPath, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("namespace %s: %w", nsPath, err)
+	}
+	defer unix.Close(target)
+	if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+		return -1, fmt.Errorf("setns %s: %w", nsPath, err)
+	}
+	fd, tunErr := createTUN(dev)
+	if err := unix.Setns(orig, unix.CLONE_NEWNET); err != nil {
+		// This thread is in the wrong namespace: keep it locked so that it
+		// dies with the goroutine instead of being reused.
+		return -1, fmt.Errorf("setns back: %w", err)
+	}
+	runtime.UnlockOSThread()
+	if tunErr != nil {
+		return -1, fmt.Errorf("%s in %s: %w", dev, nsPath, tunErr)
+	}
+	return fd, nil
+}
+
+func createTUN(dev string) (int, error) {
+	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	var ifr [unix.IFNAMSIZ + 64]byte
+	copy(ifr[:unix.IFNAMSIZ-1], dev)
+	// IFF_TUN|IFF_NO_PI: raw IP packets, the kernel tells v4 from v6 by the
+	// version nibble.
+	*(*uint16)(unsafe.Pointer(&ifr[unix.IFNAMSIZ])) = unix.IFF_TUN | unix.IFF_NO_PI
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TUNSETIFF, uintptr(unsafe.Pointer(&ifr[0]))); e != 0 {
+		unix.Close(fd)
+		return -1, fmt.Errorf("TUNSETIFF: %w", e)
+	}
+	return fd, nil
+}
+
+func monoNow() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
+// read draws the impairments for each a→b packet and queues it.
+func (im *impair) read(fd int) error {
+	buf := make([]byte, 65536)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return fmt.Errorf("read a: %w", err)
+		}
+		now := monoNow()
+		im.cnt.in.Add(1)
+		im.mu.Lock()
+		lost := im.loss > 0 && im.rng.Float64() < im.loss
+		copies := 1
+		if im.dup > 0 && im.rng.Float64() < im.dup {
+			copies = 2
+		}
+		reorder := im.reorder > 0 && im.rng.Float64() < im.reorder
+		d := int64(im.delay)
+		if im.jitter > 0 {
+			d += int64((im.rng.Float64()*2 - 1) * float64(im.jitter))
+		}
+		due := now + d
+		if !reorder && due < im.lastDue {
+			due = im.lastDue
+		}
+		if !reorder && !lost {
+			im.lastDue = due
+		}
+		im.mu.Unlock()
+		if lost {
+			im.cnt.lost.Add(1)
+			continue
+		}
+		if copies == 2 {
+			im.cnt.dup.Add(1)
+		}
+		data := append([]byte(nil), buf[:n]...)
+		if reorder {
+			im.cnt.reordered.Add(1)
+			for range copies {
+				if _, err := unix.Write(im.fdOut, data); err == nil {
+					im.cnt.out.Add(1)
+				}
+			}
+			continue
+		}
+		for range copies {
+			select {
+			case im.queue <- packet{due: due, data: data}:
+			default:
+				im.cnt.overflow.Add(1)
+			}
+		}
+	}
+}
+
+// write sends queued packets at their due time. It sleeps with an absolute
+// clock_nanosleep on a locked thread with 1 ns timer slack: Go timers
+// overshoot by up to a millisecond on this 2-core machine (shared/lab
+// README, "Go timer overshoot").
+func (im *impair) write() error {
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	for p := range im.queue {
+		if p.due > monoNow() {
+			ts := unix.NsecToTimespec(p.due)
+			for {
+				err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+				if err != unix.EINTR {
+					break
+				}
+			}
+		}
+		if _, err := unix.Write(im.fdOut, p.data); err != nil {
+			// A full or vanished device: count and carry on, like a wire.
+			im.cnt.overflow.Add(1)
+			continue
+		}
+		im.cnt.out.Add(1)
+	}
+	return errors.New("queue closed")
+}
+
+// plain copies packets from in to out without impairment.
+func plain(in, out int, c *counters) error {
+	buf := make([]byte, 65536)
+	for {
+		n, err := unix.Read(in, buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return fmt.Errorf("read b: %w", err)
+		}
+		if _, err := unix.Write(out, buf[:n]); err == nil {
+			c.out.Add(1)
+		}
+	}
+}
