@@ -94,8 +94,31 @@ func New() *Exporter {
 		maxTTL: map[string]int{},
 		class:  map[string]string{},
 	}
-	e.reg.MustRegister(e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.cycles, e.configLoad)
+	e.reg.MustRegister(&consistent{e: e, cs: []prometheus.Collector{
+		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.cycles, e.configLoad}})
 	return e
+}
+
+// consistent collects every metric under the exporter's lock, so one scrape
+// never sees a cycle half applied (sent counted, received not yet): on
+// loopback received == sent must hold in every scrape.
+type consistent struct {
+	e  *Exporter
+	cs []prometheus.Collector
+}
+
+func (c *consistent) Describe(ch chan<- *prometheus.Desc) {
+	for _, x := range c.cs {
+		x.Describe(ch)
+	}
+}
+
+func (c *consistent) Collect(ch chan<- prometheus.Metric) {
+	c.e.mu.Lock()
+	defer c.e.mu.Unlock()
+	for _, x := range c.cs {
+		x.Collect(ch)
+	}
 }
 
 // Registry returns the exporter's registry (for tests and extra collectors).
