@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/report"
+)
+
+var compareOpts struct {
+	offline  bool
+	strict   bool
+	format   string
+	output   string
+	count    int
+	interval time.Duration
+	timeout  time.Duration
+	cycles   int
+	asnDB    string
+}
+
+var compareCmd = &cobra.Command{
+	Use:   "compare [flags] CANDIDATES.yaml",
+	Short: "Pre-contract validation: line class, SLA verdicts and full monthly cost per candidate, ranked",
+	Long: `compare validates candidate servers before a contract is signed. For every
+candidate of CANDIDATES.yaml it measures the line (live probes from this
+machine, or with --offline the recorded probe streams and traces only),
+decides which carrier line the route rides and in which direction that was
+checked, checks the SLA thresholds, prices the users' traffic month under the
+candidate's offer (bandwidth scheme plus every other monthly item, converted
+with the file's fx rates), ranks passing candidates first and by cost, and
+recommends the cheapest passing one, saying by how much.
+
+The candidates file (docs/compare.md has the full schema):
+
+  vantage: {city: Shanghai}
+  users: [{city: Shanghai}, {city: Guangzhou}]
+  candidates:
+    - name: hk-cn2-gia
+      provider: Example Networks
+      region: {city: Hong Kong}              # or {lat: 22.32, lon: 114.17}
+      targets:
+        - {addr: 203.0.113.10, protocol: icmp}
+        - {addr: 203.0.113.10, protocol: tcp, port: 443}
+      recorded: {forward: rec/hk-forward.json, return: rec/hk-return.mtr.json, probes: rec/hk-ping.ndjson}
+      offer: hk-cn2                          # an offer of the offers file
+  offers: offers.yaml
+  traffic: {log: traffic/2026-10.csv}        # or {monthly_gb: 20000, peak_mbps: 800, shape: diurnal}
+  fx: {base: CNY, USD: 7.10}                 # given by you, never fetched
+  sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
+
+Relative paths are relative to the YAML file. Live probes go only to the
+targets listed; documentation addresses and files marked recorded_only: true
+(the bundled samples) are refused live and must be run with --offline.
+
+Examples:
+  linecheck compare --offline samples/candidates.yaml
+  linecheck compare --offline --format html -o report.html samples/candidates.yaml
+  linecheck compare --offline --format json samples/candidates.yaml | jq .recommended
+  linecheck compare --count 50 --strict mine.yaml
+
+Exit codes: 0 at least one candidate passes (with --strict: all pass),
+1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
+	Args: cobra.ExactArgs(1),
+	RunE: runCompare,
+}
+
+func init() {
+	f := compareCmd.Flags()
+	f.BoolVar(&compareOpts.offline, "offline", false, "use only the recordings; never send a probe")
+	f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
+	f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
+	f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.IntVar(&compareOpts.count, "count", 20, "live: probes per target")
+	f.DurationVar(&compareOpts.interval, "interval", 200*time.Millisecond, "live: interval between probes to one target")
+	f.DurationVar(&compareOpts.timeout, "timeout", time.Second, "live: reply timeout")
+	f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
+	f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
+	register(compareCmd)
+}
+
+func runCompare(c *cobra.Command, args []string) error {
+	o := compareOpts
+	if err := report.CheckFormat(o.format, compare.ReportFormats...); err != nil {
+		return badInput(err)
+	}
+	f, err := compare.Load(args[0])
+	if err != nil {
+		return badInput(err)
+	}
+	opt := compare.Options{Offline: o.offline, Now: time.Now().UTC(), Count: o.count, Interval: o.interval,
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB}
+	if compareIsTerminal(os.Stderr) {
+		opt.Progress = func(s string) { fmt.Fprintf(os.Stderr, "\r\033[K%s", s) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := compare.Run(ctx, f, opt)
+	if opt.Progress != nil {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	var w io.Writer = c.OutOrStdout()
+	if o.output != "" {
+		fh, err := os.Create(o.output)
+		if err != nil {
+			return badInput(err)
+		}
+		defer fh.Close()
+		w = fh
+	}
+	if err := compare.WriteReport(w, r, o.format); err != nil {
+		return err
+	}
+	if o.output != "" {
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s\n", o.output, r.Verdict)
+	}
+	if n := r.Passing(); n == 0 {
+		return verdictFailed(fmt.Sprintf("no candidate passes the SLA (%d checked)", len(r.Candidates)))
+	} else if o.strict && n < len(r.Candidates) {
+		return verdictFailed(fmt.Sprintf("--strict: %d of %d candidates fail the SLA", len(r.Candidates)-n, len(r.Candidates)))
+	}
+	return nil
+}
+
+// compareIsTerminal reports whether f is a character device (a terminal).
+func compareIsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

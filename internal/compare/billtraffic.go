@@ -1,0 +1,105 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
+)
+
+// billTraffic reads the traffic log (or synthesises the month), picks the
+// billing month and prices it under offers with each offer's own rules.
+func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, map[string]offerBill, error) {
+	t := f.Traffic
+	loc := time.UTC
+	if t.TZ != "" {
+		l, err := time.LoadLocation(t.TZ)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: traffic.tz: %w", f.Path, err)
+		}
+		loc = l
+	}
+	var (
+		s   *billing.Series
+		p   billing.Period
+		err error
+	)
+	if t.Period != "" {
+		if p, err = billing.ParseMonth(t.Period, loc); err != nil {
+			return nil, nil, fmt.Errorf("%s: traffic.period: %w", f.Path, err)
+		}
+	}
+	sum := &TrafficSummary{}
+	if t.Log != "" {
+		series, err := billing.ReadFile(t.Log, billing.ReadOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("traffic.log: %w", err)
+		}
+		if len(series) == 0 {
+			return nil, nil, fmt.Errorf("traffic.log: %s: no traffic series", t.Log)
+		}
+		if len(series) == 1 {
+			s = series[0]
+		} else {
+			// Several interfaces on one bill: summed per slot first (DESIGN.md, Direction rules).
+			s = billing.Aggregate(series, "aggregate")
+		}
+		if t.Period == "" {
+			if p, err = billing.LastMonthWithData(series, loc); err != nil {
+				return nil, nil, fmt.Errorf("traffic.log: %s: %w", t.Log, err)
+			}
+		}
+		sum.Source = relTo(f.Dir, t.Log)
+	} else {
+		if t.Period == "" {
+			n := now.In(loc)
+			p = billing.MonthPeriod(n.Year(), n.Month(), loc)
+			p = billing.MonthPeriod(p.Start.AddDate(0, -1, 0).Year(), p.Start.AddDate(0, -1, 0).Month(), loc)
+		}
+		if s, err = billing.Synthetic(p, t.MonthlyGB, t.PeakMbps, t.Shape); err != nil {
+			return nil, nil, fmt.Errorf("%s: traffic: %w", f.Path, err)
+		}
+		sum.Source = fmt.Sprintf("synthetic %g GB/month, peak %g Mbit/s", t.MonthlyGB, t.PeakMbps)
+		sum.Shape = t.Shape
+	}
+	rep, err := billing.BillSeries(s, p, offers, billing.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("traffic: %w", err)
+	}
+	sum.PeriodStart, sum.PeriodEnd = p.Start, p.End
+	sum.InBytes, sum.OutBytes = rep.Traffic.InBytes, rep.Traffic.OutBytes
+	sum.PeakBps = max(rep.Traffic.InPeakBps, rep.Traffic.OutPeakBps)
+	if rep.P95 != nil {
+		sum.P95bps = rep.P95.GreaterBps
+	}
+	sum.Samples, sum.Missing = rep.Samples.Present, rep.Samples.Missing
+	sum.Times, sum.InBps, sum.OutBps = billing.PeriodRates(s, p, 1)
+	bills := map[string]offerBill{}
+	for _, b := range rep.Bills {
+		total, err := decimal.NewFromString(b.Amount)
+		if err != nil {
+			return nil, nil, fmt.Errorf("offer %s: amount %q: %w", b.Offer, b.Amount, err)
+		}
+		ob := offerBill{offer: b.Offer, scheme: b.Scheme, currency: b.Currency, total: total}
+		for _, it := range b.Items {
+			amt := it.Amount
+			if d, err := decimal.NewFromString(it.Amount); err == nil {
+				amt = billing.FormatMoney(d, b.Currency)
+			}
+			detail := strings.TrimSpace(fmt.Sprintf("%s %s × %s", it.Quantity, it.Unit, it.UnitPrice))
+			if it.Quantity == "" {
+				detail = ""
+			}
+			if it.Note != "" {
+				detail = strings.TrimSpace(detail + "; " + it.Note)
+				detail = strings.TrimPrefix(detail, "; ")
+			}
+			ob.items = append(ob.items, CostItem{Name: it.Name, Kind: it.Kind, Amount: amt, Detail: detail})
+		}
+		bills[b.Offer] = ob
+	}
+	return sum, bills, nil
+}

@@ -1,0 +1,601 @@
+package compare
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a parsed and validated candidates file. The same file drives
+// compare, tui and serve (serve needs only candidate names and targets).
+// Paths in it are resolved against the directory of the YAML file.
+type File struct {
+	// Path is the YAML file as given; Dir the directory relative paths resolve against.
+	Path string
+	Dir  string
+	// Vantage is where live probes run from (stretch is computed from it).
+	Vantage Place
+	// Users are the users' locations, reported for context.
+	Users      []Place
+	Candidates []Candidate
+	// Offers is the resolved path of the offers file (as `bill --offers`).
+	Offers  string
+	Traffic Traffic
+	FX      FX
+	SLA     SLA
+	// RecordedOnly (YAML `recorded_only: true`) forbids live probing: the
+	// targets are illustrative (the bundled samples) and only the recordings
+	// may be used.
+	RecordedOnly bool
+}
+
+// Place is a city from the embedded table or explicit coordinates.
+type Place struct {
+	City string   `json:"city,omitempty"`
+	Lat  *float64 `json:"lat,omitempty"`
+	Lon  *float64 `json:"lon,omitempty"`
+	// Line is the YAML line the place was written on, for messages.
+	Line int `json:"-"`
+}
+
+// String names the place: its city, else its coordinates.
+func (p Place) String() string {
+	if p.City != "" {
+		return p.City
+	}
+	if p.Lat != nil && p.Lon != nil {
+		return fmt.Sprintf("%.2f,%.2f", *p.Lat, *p.Lon)
+	}
+	return ""
+}
+
+// Candidate is one server/line under evaluation.
+type Candidate struct {
+	Name     string
+	Provider string
+	Region   Place
+	Targets  []Target
+	Recorded Recorded
+	// Offer names an offer of the offers file.
+	Offer string
+	// WhatIf names further offers (other billing schemes of the same
+	// provider) priced for the same traffic, for comparison only.
+	WhatIf []string
+	Line   int
+}
+
+// Target is one probe target of a candidate.
+type Target struct {
+	Addr     string `json:"addr"`
+	Protocol string `json:"protocol"` // icmp or tcp
+	Port     int    `json:"port,omitempty"`
+}
+
+// String is addr for ICMP and addr:port/tcp for TCP.
+func (t Target) String() string {
+	if t.Protocol == "tcp" {
+		return fmt.Sprintf("%s tcp/%d", t.Addr, t.Port)
+	}
+	return t.Addr + " icmp"
+}
+
+// Recorded holds the resolved paths of a candidate's recordings; empty when absent.
+type Recorded struct {
+	// Forward is a trace from the vantage towards the server (our JSON or mtr --json).
+	Forward string
+	// Return is a trace from the server back towards the users.
+	Return string
+	// Probes is a per-probe NDJSON stream in the `ping --stream` format.
+	Probes string
+}
+
+// Traffic is the users' traffic profile: a log, or a synthetic month.
+type Traffic struct {
+	// Log is the resolved path of a traffic log (any format `bill` reads).
+	Log string
+	// MonthlyGB, PeakMbps and Shape describe a synthetic month when Log is empty.
+	MonthlyGB float64
+	PeakMbps  float64
+	Shape     string
+	// Period optionally fixes the month billed (YYYY-MM); default: the last
+	// month of the log with data, or the month before Options.Now for a synthetic profile.
+	Period string
+	// TZ is the time zone of the billing month (default UTC).
+	TZ string
+}
+
+// FX holds exchange rates given by the user (never fetched): 1 unit of a
+// currency = Rates[currency] units of Base.
+type FX struct {
+	Base  string
+	Rates map[string]decimal.Decimal
+}
+
+// Convert converts amount in currency cur to the base currency.
+func (fx FX) Convert(amount decimal.Decimal, cur string) (decimal.Decimal, error) {
+	if cur == fx.Base || fx.Base == "" && len(fx.Rates) == 0 {
+		return amount, nil
+	}
+	r, ok := fx.Rates[cur]
+	if !ok {
+		return decimal.Decimal{}, fmt.Errorf("fx: no rate for %s (add `%s: <%s per %s>` under fx)", cur, cur, fx.Base, cur)
+	}
+	return amount.Mul(r), nil
+}
+
+// SLA holds the thresholds every candidate is checked against; a nil
+// pointer or empty list means "not required".
+type SLA struct {
+	RTTP95ms        *float64
+	Loss            *float64
+	JitterRFC3550ms *float64
+	LineClasses     []string
+	MaxStretch      *float64
+}
+
+// Line classes the route analysis can give (DESIGN.md, Line class).
+var LineClasses = []string{"cn2-gia", "cn2-gt", "chinanet-163", "cu-9929", "cu-4837", "cmin2", "cmi", "transit", "unknown"}
+
+// Shapes of a synthetic traffic month.
+var Shapes = []string{"diurnal", "flat", "business", "evening"}
+
+// yaml model: the raw document, decoded with KnownFields so that a typo in
+// a key is an error with its line.
+type rawFile struct {
+	Vantage      rawPlace       `yaml:"vantage"`
+	Users        []rawPlace     `yaml:"users"`
+	Candidates   []rawCandidate `yaml:"candidates"`
+	Offers       string         `yaml:"offers"`
+	Traffic      *rawTraffic    `yaml:"traffic"`
+	FX           yaml.Node      `yaml:"fx"`
+	SLA          *rawSLA        `yaml:"sla"`
+	RecordedOnly bool           `yaml:"recorded_only"`
+	Offline      bool           `yaml:"offline"`
+}
+
+type rawPlace struct {
+	City string   `yaml:"city"`
+	Lat  *float64 `yaml:"lat"`
+	Lon  *float64 `yaml:"lon"`
+	line int
+}
+
+func (p *rawPlace) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawPlace
+	var v plain
+	if n.Kind == yaml.ScalarNode {
+		// `region: Hong Kong` is accepted as a city name.
+		v.City = n.Value
+	} else if err := decodeStrict(n, &v); err != nil {
+		return err
+	}
+	*p = rawPlace(v)
+	p.line = n.Line
+	return nil
+}
+
+type rawCandidate struct {
+	Name     string      `yaml:"name"`
+	Provider string      `yaml:"provider"`
+	Region   rawPlace    `yaml:"region"`
+	Targets  []rawTarget `yaml:"targets"`
+	Recorded rawRecorded `yaml:"recorded"`
+	Offer    string      `yaml:"offer"`
+	WhatIf   []string    `yaml:"what_if"`
+	line     int
+}
+
+func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawCandidate
+	var v plain
+	if err := decodeStrict(n, &v); err != nil {
+		return err
+	}
+	*c = rawCandidate(v)
+	c.line = n.Line
+	return nil
+}
+
+type rawRecorded struct {
+	Forward string `yaml:"forward"`
+	Return  string `yaml:"return"`
+	Probes  string `yaml:"probes"`
+}
+
+func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawRecorded
+	return decodeStrict(n, (*plain)(r))
+}
+
+type rawTarget struct {
+	Addr     string `yaml:"addr"`
+	Protocol string `yaml:"protocol"`
+	Port     int    `yaml:"port"`
+	line     int
+}
+
+func (t *rawTarget) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawTarget
+	var v plain
+	if err := decodeStrict(n, &v); err != nil {
+		return err
+	}
+	*t = rawTarget(v)
+	t.line = n.Line
+	return nil
+}
+
+type rawTraffic struct {
+	Log       string   `yaml:"log"`
+	MonthlyGB *float64 `yaml:"monthly_gb"`
+	PeakMbps  *float64 `yaml:"peak_mbps"`
+	Shape     string   `yaml:"shape"`
+	Period    string   `yaml:"period"`
+	TZ        string   `yaml:"tz"`
+	line      int
+}
+
+func (t *rawTraffic) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawTraffic
+	var v plain
+	if err := decodeStrict(n, &v); err != nil {
+		return err
+	}
+	*t = rawTraffic(v)
+	t.line = n.Line
+	return nil
+}
+
+type rawSLA struct {
+	RTTP95ms    *float64 `yaml:"rtt_p95_ms"`
+	Loss        *float64 `yaml:"loss"`
+	Jitter      *float64 `yaml:"jitter_rfc3550_ms"`
+	LineClasses []string `yaml:"line_classes"`
+	MaxStretch  *float64 `yaml:"max_stretch"`
+	line        int
+}
+
+func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawSLA
+	var v plain
+	if err := decodeStrict(n, &v); err != nil {
+		return err
+	}
+	*s = rawSLA(v)
+	s.line = n.Line
+	return nil
+}
+
+// Load reads and validates a candidates file. Errors name the file and line:
+// `candidates.yaml:12: candidates[1].targets[0].port: required for tcp`.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b, path)
+}
+
+// Parse validates a candidates document read from path (used for messages
+// and to resolve relative paths).
+func Parse(b []byte, path string) (*File, error) {
+	var raw rawFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil {
+		return nil, yamlError(path, err)
+	}
+	v := &validator{path: path}
+	f := &File{Path: path, Dir: filepath.Dir(path), RecordedOnly: raw.RecordedOnly || raw.Offline}
+
+	f.Vantage = v.place(raw.Vantage, "vantage", 1)
+	for i, u := range raw.Users {
+		f.Users = append(f.Users, v.place(u, fmt.Sprintf("users[%d]", i), u.line))
+	}
+	if len(raw.Candidates) == 0 {
+		v.errf(1, "candidates: at least one candidate is required")
+	}
+	seen := map[string]int{}
+	for i, rc := range raw.Candidates {
+		f.Candidates = append(f.Candidates, v.candidate(f, rc, i, seen))
+	}
+	if raw.Offers == "" {
+		v.errf(1, "offers: required (the offers file of `linecheck bill`, e.g. offers: offers.yaml)")
+	} else {
+		f.Offers = f.resolve(raw.Offers)
+	}
+	f.Traffic = v.traffic(f, raw.Traffic)
+	f.FX = v.fx(&raw.FX)
+	f.SLA = v.sla(raw.SLA)
+	if len(v.errs) > 0 {
+		return nil, errors.Join(v.errs...)
+	}
+	return f, nil
+}
+
+// resolve makes a path from the YAML relative to the YAML file's directory.
+func (f *File) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(f.Dir, p)
+}
+
+// Candidate returns the candidate named name, or nil.
+func (f *File) Candidate(name string) *Candidate {
+	for i := range f.Candidates {
+		if f.Candidates[i].Name == name {
+			return &f.Candidates[i]
+		}
+	}
+	return nil
+}
+
+var yamlLine = strings.NewReplacer("yaml: unmarshal errors:\n  ", "", "yaml: ", "")
+
+// yamlError turns a yaml.v3 error ("yaml: line 4: …") into "path:4: …".
+func yamlError(path string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var out []error
+		for _, e := range te.Errors {
+			out = append(out, lineMsg(path, e))
+		}
+		return errors.Join(out...)
+	}
+	return lineMsg(path, yamlLine.Replace(err.Error()))
+}
+
+func lineMsg(path, msg string) error {
+	var line int
+	var rest string
+	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+		if i := strings.Index(msg, ":"); i >= 0 {
+			rest = strings.TrimSpace(msg[i+1:])
+		}
+		return fmt.Errorf("%s:%d: %s", path, line, rest)
+	}
+	return fmt.Errorf("%s: %s", path, msg)
+}
+
+// decodeStrict decodes n into v refusing keys v has no yaml tag for
+// (Node.Decode ignores the decoder's KnownFields inside UnmarshalYAML).
+func decodeStrict(n *yaml.Node, v any) error {
+	if n.Kind == yaml.MappingNode {
+		t := reflect.TypeOf(v).Elem()
+		var known []string
+		for i := 0; i < t.NumField(); i++ {
+			if tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]; tag != "" && tag != "-" {
+				known = append(known, tag)
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !slices.Contains(known, k.Value) {
+				return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
+			}
+		}
+	}
+	return n.Decode(v)
+}
+
+type validator struct {
+	path string
+	errs []error
+}
+
+func (v *validator) errf(line int, format string, a ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%s:%d: %s", v.path, line, fmt.Sprintf(format, a...)))
+}
+
+func (v *validator) place(p rawPlace, field string, line int) Place {
+	if p.line > 0 {
+		line = p.line
+	}
+	out := Place{City: strings.TrimSpace(p.City), Lat: p.Lat, Lon: p.Lon, Line: line}
+	switch {
+	case out.City != "" && (p.Lat != nil || p.Lon != nil):
+		v.errf(line, "%s: give either city or lat/lon, not both", field)
+	case out.City == "" && (p.Lat == nil) != (p.Lon == nil):
+		v.errf(line, "%s: lat and lon go together", field)
+	case out.City == "" && p.Lat == nil:
+		v.errf(line, "%s: required: {city: NAME} or {lat: DEG, lon: DEG}", field)
+	case p.Lat != nil && (math.IsNaN(*p.Lat) || *p.Lat < -90 || *p.Lat > 90):
+		v.errf(line, "%s.lat: %g is not within -90..90", field, *p.Lat)
+	case p.Lon != nil && (math.IsNaN(*p.Lon) || *p.Lon < -180 || *p.Lon > 180):
+		v.errf(line, "%s.lon: %g is not within -180..180", field, *p.Lon)
+	case out.City != "":
+		if _, ok := cityLocation(out.City); !ok {
+			v.errf(line, "%s.city: %q is not in the embedded city table (give lat/lon instead)", field, out.City)
+		}
+	}
+	return out
+}
+
+func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]int) Candidate {
+	field := fmt.Sprintf("candidates[%d]", i)
+	c := Candidate{Name: strings.TrimSpace(rc.Name), Provider: rc.Provider, Offer: rc.Offer, WhatIf: rc.WhatIf, Line: rc.line}
+	if c.Name == "" {
+		v.errf(rc.line, "%s.name: required", field)
+	} else if prev, dup := seen[c.Name]; dup {
+		v.errf(rc.line, "%s.name: %q already used on line %d", field, c.Name, prev)
+	} else {
+		seen[c.Name] = rc.line
+		field = fmt.Sprintf("candidates[%d] (%s)", i, c.Name)
+	}
+	c.Region = v.place(rc.Region, field+".region", rc.line)
+	if len(rc.Targets) == 0 {
+		v.errf(rc.line, "%s.targets: at least one probe target is required", field)
+	}
+	for j, rt := range rc.Targets {
+		tf := fmt.Sprintf("%s.targets[%d]", field, j)
+		t := Target{Addr: strings.TrimSpace(rt.Addr), Protocol: strings.ToLower(rt.Protocol), Port: rt.Port}
+		if t.Protocol == "" {
+			t.Protocol = "icmp"
+		}
+		if t.Addr == "" {
+			v.errf(rt.line, "%s.addr: required", tf)
+		} else if strings.ContainsAny(t.Addr, "/ ,") {
+			v.errf(rt.line, "%s.addr: %q: one address or host name, not a range or list", tf, t.Addr)
+		} else if a, err := netip.ParseAddr(t.Addr); err == nil && (a.IsMulticast() || a.IsUnspecified() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255})) {
+			v.errf(rt.line, "%s.addr: %s is not a unicast address", tf, t.Addr)
+		}
+		switch t.Protocol {
+		case "icmp":
+			if t.Port != 0 {
+				v.errf(rt.line, "%s.port: ICMP has no port (use protocol: tcp)", tf)
+			}
+		case "tcp":
+			if t.Port < 1 || t.Port > 65535 {
+				v.errf(rt.line, "%s.port: required for protocol tcp, 1..65535 (got %d)", tf, t.Port)
+			}
+		default:
+			v.errf(rt.line, "%s.protocol: %q: use icmp or tcp", tf, rt.Protocol)
+		}
+		c.Targets = append(c.Targets, t)
+	}
+	c.Recorded = Recorded{
+		Forward: f.resolve(rc.Recorded.Forward),
+		Return:  f.resolve(rc.Recorded.Return),
+		Probes:  f.resolve(rc.Recorded.Probes),
+	}
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			v.errf(rc.line, "%s.recorded.%s: %v", field, name, err)
+		}
+	}
+	if c.Offer == "" {
+		v.errf(rc.line, "%s.offer: required (an offer name from the offers file)", field)
+	}
+	return c
+}
+
+func (v *validator) traffic(f *File, rt *rawTraffic) Traffic {
+	if rt == nil {
+		v.errf(1, "traffic: required: {log: FILE} or {monthly_gb: N, peak_mbps: N, shape: diurnal}")
+		return Traffic{}
+	}
+	t := Traffic{Log: f.resolve(rt.Log), Shape: rt.Shape, Period: rt.Period, TZ: rt.TZ}
+	synthetic := rt.MonthlyGB != nil || rt.PeakMbps != nil
+	switch {
+	case rt.Log != "" && synthetic:
+		v.errf(rt.line, "traffic: give either log or monthly_gb/peak_mbps, not both")
+	case rt.Log != "":
+		if _, err := os.Stat(t.Log); err != nil {
+			v.errf(rt.line, "traffic.log: %v", err)
+		}
+		if rt.Shape != "" {
+			v.errf(rt.line, "traffic.shape: only for a synthetic profile (monthly_gb, peak_mbps)")
+		}
+	case rt.MonthlyGB == nil || rt.PeakMbps == nil:
+		v.errf(rt.line, "traffic: required: {log: FILE} or both monthly_gb and peak_mbps")
+	default:
+		t.MonthlyGB, t.PeakMbps = *rt.MonthlyGB, *rt.PeakMbps
+		if !(t.MonthlyGB > 0) {
+			v.errf(rt.line, "traffic.monthly_gb: %g: must be > 0", t.MonthlyGB)
+		}
+		if !(t.PeakMbps > 0) {
+			v.errf(rt.line, "traffic.peak_mbps: %g: must be > 0", t.PeakMbps)
+		}
+		if t.Shape == "" {
+			t.Shape = "diurnal"
+		}
+	}
+	if t.Period != "" {
+		var y, m int
+		if n, _ := fmt.Sscanf(t.Period, "%4d-%2d", &y, &m); n != 2 || m < 1 || m > 12 || len(t.Period) != 7 {
+			v.errf(rt.line, "traffic.period: %q: use YYYY-MM", t.Period)
+		}
+	}
+	return t
+}
+
+func (v *validator) fx(n *yaml.Node) FX {
+	fx := FX{Rates: map[string]decimal.Decimal{}}
+	if n.Kind == 0 {
+		return fx
+	}
+	if n.Kind != yaml.MappingNode {
+		v.errf(n.Line, "fx: a mapping like {base: CNY, USD: 7.10}")
+		return fx
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Value == "base" {
+			fx.Base = strings.ToUpper(val.Value)
+			continue
+		}
+		cur := strings.ToUpper(k.Value)
+		if !isCurrency(cur) {
+			v.errf(k.Line, "fx.%s: not a currency code (three letters, e.g. USD)", k.Value)
+			continue
+		}
+		d, err := decimal.NewFromString(val.Value)
+		if err != nil || !d.IsPositive() {
+			v.errf(val.Line, "fx.%s: %q is not a positive rate (%s per 1 %s)", k.Value, val.Value, "base", cur)
+			continue
+		}
+		fx.Rates[cur] = d
+	}
+	if fx.Base == "" {
+		v.errf(n.Line, "fx.base: required: the currency everything is converted to")
+	} else if !isCurrency(fx.Base) {
+		v.errf(n.Line, "fx.base: %q is not a currency code", fx.Base)
+	}
+	return fx
+}
+
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *validator) sla(rs *rawSLA) SLA {
+	if rs == nil {
+		return SLA{}
+	}
+	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses, MaxStretch: rs.MaxStretch}
+	pos := func(name string, p *float64) {
+		if p != nil && (math.IsNaN(*p) || *p <= 0) {
+			v.errf(rs.line, "sla.%s: %g: must be > 0", name, *p)
+		}
+	}
+	pos("rtt_p95_ms", s.RTTP95ms)
+	pos("jitter_rfc3550_ms", s.JitterRFC3550ms)
+	pos("max_stretch", s.MaxStretch)
+	if s.Loss != nil && (math.IsNaN(*s.Loss) || *s.Loss < 0 || *s.Loss >= 1) {
+		v.errf(rs.line, "sla.loss: %g: a fraction 0..1 (0.005 = 0.5 %%)", *s.Loss)
+	}
+	known := map[string]bool{}
+	for _, c := range LineClasses {
+		known[c] = true
+	}
+	for _, c := range s.LineClasses {
+		if !known[c] {
+			sorted := append([]string(nil), LineClasses...)
+			sort.Strings(sorted)
+			v.errf(rs.line, "sla.line_classes: %q: not a line class (%s)", c, strings.Join(sorted, ", "))
+		}
+	}
+	return s
+}

@@ -1,0 +1,173 @@
+package compare
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// writeFiles creates files (name → content) in a temp dir and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const validYAML = `vantage: {city: Shanghai}
+users: [{city: Shanghai}, {city: Guangzhou}]
+candidates:
+  - name: hk
+    provider: Example
+    region: {city: Hong Kong}
+    targets:
+      - {addr: 127.0.0.1, protocol: icmp}
+      - {addr: 127.0.0.1, protocol: tcp, port: 443}
+    recorded: {probes: rec/hk.ndjson}
+    offer: hk-cn2
+  - name: coords
+    region: {lat: 35.68, lon: 139.69}
+    targets: [{addr: 127.0.0.2}]
+    offer: tokyo
+offers: offers.yaml
+traffic: {monthly_gb: 20000, peak_mbps: 800, shape: diurnal}
+fx: {base: CNY, USD: 7.10}
+sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
+`
+
+func TestLoadResolvesPathsRelativeToTheYAMLFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"sub/c.yaml": validYAML, "sub/rec/hk.ndjson": "", "sub/offers.yaml": ""})
+	f, err := Load(filepath.Join(dir, "sub/c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "sub/rec/hk.ndjson"); f.Candidates[0].Recorded.Probes != want {
+		t.Errorf("probes = %s, want %s", f.Candidates[0].Recorded.Probes, want)
+	}
+	if want := filepath.Join(dir, "sub/offers.yaml"); f.Offers != want {
+		t.Errorf("offers = %s, want %s", f.Offers, want)
+	}
+	if got := f.Candidates[1].Targets[0].Protocol; got != "icmp" {
+		t.Errorf("default protocol = %q, want icmp", got)
+	}
+	if f.Candidates[1].Region.Lat == nil || *f.Candidates[1].Region.Lat != 35.68 {
+		t.Errorf("lat/lon region not kept: %+v", f.Candidates[1].Region)
+	}
+	if !f.FX.Rates["USD"].Equal(decimal.RequireFromString("7.10")) || f.FX.Base != "CNY" {
+		t.Errorf("fx = %+v", f.FX)
+	}
+	if f.Traffic.MonthlyGB != 20000 || f.Traffic.Shape != "diurnal" {
+		t.Errorf("traffic = %+v", f.Traffic)
+	}
+	if f.SLA.MaxStretch == nil || *f.SLA.MaxStretch != 2.0 || len(f.SLA.LineClasses) != 3 {
+		t.Errorf("sla = %+v", f.SLA)
+	}
+	if f.RecordedOnly {
+		t.Error("recorded_only set without the key")
+	}
+}
+
+func TestLoadErrorsNameFileLineAndField(t *testing.T) {
+	cases := []struct {
+		name    string
+		replace [2]string
+		want    string
+	}{
+		{"unknown key", [2]string{"    offer: tokyo", "    offer: tokyo\n    ofer: x"}, `c.yaml:16: unknown key "ofer"`},
+		{"tcp without port", [2]string{"protocol: tcp, port: 443", "protocol: tcp"}, "c.yaml:9: candidates[0] (hk).targets[1].port: required for protocol tcp"},
+		{"bad protocol", [2]string{"{addr: 127.0.0.2}", "{addr: 127.0.0.2, protocol: udp}"}, `c.yaml:14: candidates[1] (coords).targets[0].protocol: "udp": use icmp or tcp`},
+		{"range as target", [2]string{"{addr: 127.0.0.2}", "{addr: 127.0.0.0/24}"}, "not a range or list"},
+		{"unknown city", [2]string{"{city: Hong Kong}", "{city: Atlantis}"}, `c.yaml:6: candidates[0] (hk).region.city: "Atlantis" is not in the embedded city table`},
+		{"city and coords", [2]string{"{city: Hong Kong}", "{city: Hong Kong, lat: 1, lon: 2}"}, "c.yaml:6: candidates[0] (hk).region: give either city or lat/lon"},
+		{"lat out of range", [2]string{"lat: 35.68", "lat: 135.68"}, "c.yaml:13: candidates[1] (coords).region.lat: 135.68 is not within -90..90"},
+		{"duplicate name", [2]string{"name: coords", "name: hk"}, `c.yaml:12: candidates[1].name: "hk" already used on line 4`},
+		{"missing recording", [2]string{"rec/hk.ndjson", "rec/nope.ndjson"}, "c.yaml:4: candidates[0] (hk).recorded.probes:"},
+		{"no offer", [2]string{"    offer: tokyo\n", ""}, "c.yaml:12: candidates[1] (coords).offer: required"},
+		{"bad loss", [2]string{"loss: 0.005", "loss: 5"}, "c.yaml:19: sla.loss: 5: a fraction 0..1"},
+		{"bad class", [2]string{"cu-9929,", "cu9929,"}, `c.yaml:19: sla.line_classes: "cu9929": not a line class`},
+		{"bad fx", [2]string{"USD: 7.10", "USD: seven"}, `c.yaml:18: fx.USD: "seven" is not a positive rate`},
+		{"fx without base", [2]string{"base: CNY, ", ""}, "c.yaml:18: fx.base: required"},
+		{"traffic both", [2]string{"{monthly_gb", "{log: t.csv, monthly_gb"}, "c.yaml:17: traffic: give either log or monthly_gb/peak_mbps"},
+		{"traffic incomplete", [2]string{"peak_mbps: 800, ", ""}, "c.yaml:17: traffic: required: {log: FILE} or both monthly_gb and peak_mbps"},
+		{"bad period", [2]string{"shape: diurnal}", "shape: diurnal, period: 2026-13}"}, `c.yaml:17: traffic.period: "2026-13": use YYYY-MM`},
+		{"unknown recorded key", [2]string{"{probes: rec/hk.ndjson}", "{probe: rec/hk.ndjson}"}, `c.yaml:10: unknown key "probe"`},
+		{"unknown top-level key", [2]string{"offers: offers.yaml", "offer: offers.yaml"}, "c.yaml:16: field offer not found"},
+		{"yaml syntax", [2]string{"users: [{city: Shanghai}", "users: [{city: Shanghai"}, "c.yaml:"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.Replace(validYAML, tc.replace[0], tc.replace[1], 1)
+			if body == validYAML {
+				t.Fatalf("replacement %q not found", tc.replace[0])
+			}
+			dir := writeFiles(t, map[string]string{"c.yaml": body, "rec/hk.ndjson": ""})
+			_, err := Load(filepath.Join(dir, "c.yaml"))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error:\n%v\nwant it to contain\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRecordedOnlyKeyForbidsLiveRuns(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "recorded_only: true\n" + validYAML, "rec/hk.ndjson": ""})
+	f, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.RecordedOnly {
+		t.Fatal("recorded_only not read")
+	}
+	if _, err := Run(t.Context(), f, Options{}); err != ErrRecordedOnly {
+		t.Fatalf("live run of a recorded_only file: err = %v, want ErrRecordedOnly", err)
+	}
+}
+
+func TestLiveRunRefusesDocumentationAddresses(t *testing.T) {
+	body := strings.Replace(validYAML, "{addr: 127.0.0.2}", "{addr: 198.51.100.7}", 1)
+	dir := writeFiles(t, map[string]string{"c.yaml": body, "rec/hk.ndjson": ""})
+	f, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), f, Options{})
+	if err == nil || !strings.Contains(err.Error(), "198.51.100.7 is a documentation address") {
+		t.Fatalf("err = %v, want a refusal naming 198.51.100.7", err)
+	}
+}
+
+func TestFXConvertsByHand(t *testing.T) {
+	fx := FX{Base: "CNY", Rates: map[string]decimal.Decimal{"USD": decimal.RequireFromString("7.10"), "JPY": decimal.RequireFromString("0.0475")}}
+	cases := []struct{ amount, cur, want string }{
+		{"1234.56", "USD", "8765.376"},  // 1234.56 × 7.10
+		{"12345.67", "CNY", "12345.67"}, // base: unchanged
+		{"150000", "JPY", "7125"},       // 150000 × 0.0475
+		{"0.01", "USD", "0.071"},
+	}
+	for _, c := range cases {
+		got, err := fx.Convert(decimal.RequireFromString(c.amount), c.cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(decimal.RequireFromString(c.want)) {
+			t.Errorf("%s %s = %s CNY, want %s", c.amount, c.cur, got, c.want)
+		}
+	}
+	if _, err := fx.Convert(decimal.NewFromInt(1), "EUR"); err == nil || !strings.Contains(err.Error(), "no rate for EUR") {
+		t.Errorf("missing rate: err = %v", err)
+	}
+}

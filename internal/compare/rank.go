@@ -1,0 +1,93 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shopspring/decimal"
+)
+
+// cost returns the candidate's monthly cost in the fx base currency.
+func (e *Evaluation) cost() (decimal.Decimal, bool) {
+	if e.Monthly == nil || e.Monthly.Converted.Amount == "" {
+		return decimal.Decimal{}, false
+	}
+	d, err := decimal.NewFromString(e.Monthly.Converted.Amount)
+	return d, err == nil
+}
+
+// Rank orders the evaluations in place — passing candidates first, then by
+// monthly cost in the base currency (unknown cost last), then by name — sets
+// each Rank, and fills r's Ranking, Recommended, Savings and Verdict.
+func Rank(r *Result) {
+	ev := r.Candidates
+	sort.SliceStable(ev, func(i, j int) bool {
+		a, b := ev[i], ev[j]
+		if a.SLA.Pass != b.SLA.Pass {
+			return a.SLA.Pass
+		}
+		ca, oka := a.cost()
+		cb, okb := b.cost()
+		if oka != okb {
+			return oka
+		}
+		if oka && !ca.Equal(cb) {
+			return ca.LessThan(cb)
+		}
+		return a.Name < b.Name
+	})
+	r.Ranking = r.Ranking[:0]
+	r.Recommended, r.Savings = "", nil
+	for i, e := range ev {
+		e.Rank = i + 1
+		r.Ranking = append(r.Ranking, e.Name)
+	}
+	var passing []*Evaluation
+	for _, e := range ev {
+		if _, ok := e.cost(); ok && e.SLA.Pass {
+			passing = append(passing, e)
+		}
+	}
+	nPass := 0
+	for _, e := range ev {
+		if e.SLA.Pass {
+			nPass++
+		}
+	}
+	switch {
+	case len(passing) == 0 && nPass == 0:
+		r.Verdict = fmt.Sprintf("no candidate passes the SLA (%d checked)", len(ev))
+	case len(passing) == 0:
+		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA, but none could be priced", nPass, len(ev))
+	default:
+		best := passing[0]
+		r.Recommended = best.Name
+		c0, _ := best.cost()
+		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s/month",
+			nPass, len(ev), best.Name, c0.StringFixed(2), best.Monthly.Converted.Currency)
+		if len(passing) > 1 {
+			next := passing[1]
+			c1, _ := next.cost()
+			diff := c1.Sub(c0)
+			pct := 0.0
+			if c1.IsPositive() {
+				pct, _ = diff.Div(c1).Mul(decimal.NewFromInt(100)).Round(1).Float64()
+			}
+			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
+			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", diff.StringFixed(2), r.Savings.Currency, pct, next.Name)
+		} else {
+			r.Verdict += " (the only passing candidate)"
+		}
+	}
+}
+
+// Passing counts the candidates whose SLA checks all pass.
+func (r *Result) Passing() int {
+	n := 0
+	for _, e := range r.Candidates {
+		if e.SLA.Pass {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,72 @@
+package compare
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func cand(name string, pass bool, costCNY string) *Evaluation {
+	e := &Evaluation{Name: name, SLA: Verdict{Pass: pass}}
+	if costCNY != "" {
+		e.Monthly = &Monthly{Total: costCNY, Currency: "CNY", Converted: Money{Amount: costCNY, Currency: "CNY"}, Rate: "1"}
+	}
+	return e
+}
+
+func TestRankPassingFirstThenByCost(t *testing.T) {
+	r := &Result{FXBase: "CNY", Candidates: []*Evaluation{
+		cand("dear-pass", true, "90000.00"),
+		cand("cheap-fail", false, "10000.00"),
+		cand("cheap-pass", true, "72000.00"),
+		cand("mid-fail", false, "50000.00"),
+		cand("unpriced-pass", true, ""),
+	}}
+	Rank(r)
+	want := []string{"cheap-pass", "dear-pass", "unpriced-pass", "cheap-fail", "mid-fail"}
+	if !reflect.DeepEqual(r.Ranking, want) {
+		t.Fatalf("ranking %v, want %v", r.Ranking, want)
+	}
+	for i, e := range r.Candidates {
+		if e.Rank != i+1 || e.Name != want[i] {
+			t.Errorf("candidate %d = %s rank %d", i, e.Name, e.Rank)
+		}
+	}
+	if r.Recommended != "cheap-pass" {
+		t.Errorf("recommended %q", r.Recommended)
+	}
+	// 90000 − 72000 = 18000, 18000/90000 = 20 %.
+	if s := r.Savings; s == nil || s.Versus != "dear-pass" || s.Amount != "18000.00" || s.Percent != 20 || s.Currency != "CNY" {
+		t.Errorf("savings = %+v", r.Savings)
+	}
+	if !strings.Contains(r.Verdict, "18000.00 CNY (20.0 %) less than dear-pass") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+}
+
+func TestRankTiesByName(t *testing.T) {
+	r := &Result{Candidates: []*Evaluation{cand("b", true, "100.00"), cand("a", true, "100.00")}}
+	Rank(r)
+	if r.Ranking[0] != "a" || r.Savings.Amount != "0.00" {
+		t.Errorf("ranking %v savings %+v", r.Ranking, r.Savings)
+	}
+}
+
+func TestRankNonePasses(t *testing.T) {
+	r := &Result{Candidates: []*Evaluation{cand("x", false, "1.00"), cand("y", false, "2.00")}}
+	Rank(r)
+	if r.Recommended != "" || r.Savings != nil || r.Passing() != 0 {
+		t.Errorf("recommended %q savings %+v", r.Recommended, r.Savings)
+	}
+	if !strings.Contains(r.Verdict, "no candidate passes") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+}
+
+func TestRankSinglePasser(t *testing.T) {
+	r := &Result{Candidates: []*Evaluation{cand("x", false, "1.00"), cand("y", true, "2.00")}}
+	Rank(r)
+	if r.Recommended != "y" || r.Savings != nil || !strings.Contains(r.Verdict, "only passing") {
+		t.Errorf("recommended %q savings %+v verdict %q", r.Recommended, r.Savings, r.Verdict)
+	}
+}

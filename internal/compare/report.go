@@ -1,0 +1,314 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/linecheck/linecheck/internal/report"
+)
+
+// ReportFormats are the formats WriteReport accepts.
+var ReportFormats = []string{"table", "json", "csv", "markdown", "html"}
+
+// WriteReport renders r in format: table, json, csv, markdown or html.
+func WriteReport(w io.Writer, r *Result, format string) error {
+	if err := report.CheckFormat(format, ReportFormats...); err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		return report.WriteJSON(w, r)
+	case "html":
+		return WriteHTML(w, r)
+	}
+	if format != "csv" {
+		if _, err := io.WriteString(w, header(r, format)); err != nil {
+			return err
+		}
+	}
+	return report.Write(w, format, Tables(r, format)...)
+}
+
+// header is the report's preamble: what was compared and on which traffic.
+func header(r *Result, format string) string {
+	var b strings.Builder
+	title := "linecheck compare: " + r.Source
+	if format == "markdown" {
+		b.WriteString("## " + title + "\n\n")
+	} else {
+		b.WriteString(title + "\n")
+	}
+	lines := []string{}
+	mode := "live probes from the vantage"
+	if r.Mode == "offline" {
+		mode = "offline: recorded traces and probe streams only, nothing sent"
+	}
+	lines = append(lines, "mode: "+mode)
+	where := "vantage: " + r.Vantage
+	if len(r.Users) > 0 {
+		where += "; users: " + strings.Join(r.Users, ", ")
+	}
+	lines = append(lines, where)
+	if t := r.Traffic; t != nil {
+		lines = append(lines, fmt.Sprintf("traffic: %s, %s to %s, in %s, out %s, p95 %s, %d samples (%d missing)",
+			t.Source, t.PeriodStart.Format("2006-01-02 15:04 MST"), t.PeriodEnd.Format("2006-01-02 15:04 MST"),
+			fmtBytes(t.InBytes), fmtBytes(t.OutBytes), fmtBps(t.P95bps), t.Samples, t.Missing))
+	}
+	var rates []string
+	for cur, rate := range r.FX {
+		rates = append(rates, fmt.Sprintf("1 %s = %s %s", cur, rate, r.FXBase))
+	}
+	if len(rates) > 0 {
+		sort.Strings(rates)
+		lines = append(lines, "fx (given, not fetched): "+strings.Join(rates, ", "))
+	}
+	lines = append(lines, "SLA: "+slaText(r.SLA))
+	for _, l := range lines {
+		if format == "markdown" {
+			b.WriteString("- " + l + "\n")
+		} else {
+			b.WriteString(l + "\n")
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func slaText(s SLASpec) string {
+	var p []string
+	if s.RTTP95ms != nil {
+		p = append(p, fmt.Sprintf("RTT p95 <= %g ms", *s.RTTP95ms))
+	}
+	if s.Loss != nil {
+		p = append(p, fmt.Sprintf("loss <= %s", fmtPct(*s.Loss)))
+	}
+	if s.JitterRFC3550ms != nil {
+		p = append(p, fmt.Sprintf("jitter (RFC 3550) <= %g ms", *s.JitterRFC3550ms))
+	}
+	if len(s.LineClasses) > 0 {
+		p = append(p, "line class in {"+strings.Join(s.LineClasses, ", ")+"}")
+	}
+	if s.MaxStretch != nil {
+		p = append(p, fmt.Sprintf("stretch <= %g", *s.MaxStretch))
+	}
+	if len(p) == 0 {
+		return "none given (every candidate passes)"
+	}
+	return strings.Join(p, ", ")
+}
+
+// Tables builds the report's tables: the ranking, the SLA checks, the cost
+// breakdown, and the per-target probe statistics. For csv the notes are left
+// out (every cell stays machine-readable).
+func Tables(r *Result, format string) []report.Table {
+	base := r.FXBase
+	rank := report.Table{
+		Title:   "Ranking (passing first, then by monthly cost in " + base + ")",
+		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "monthly " + base},
+		Align:   "rllllrrrrrrlrr",
+	}
+	for _, e := range r.Candidates {
+		q := e.Route
+		verdict := "FAIL"
+		if e.SLA.Pass {
+			verdict = "pass"
+		}
+		monthly, conv := "-", "-"
+		if e.Monthly != nil {
+			monthly = fmtMoney(e.Monthly.Total) + " " + e.Monthly.Currency
+			conv = fmtMoney(e.Monthly.Converted.Amount)
+		}
+		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
+		if q.Recv > 0 {
+			rtt50, rtt95 = fmtMs(q.RTT.P50), fmtMs(q.RTT.P95)
+			jit = fmtMs(q.Jitter.RFC3550)
+		}
+		if q.Sent > 0 {
+			loss = fmtPct(q.Loss)
+		}
+		if q.Stretch > 0 {
+			stretch = strconv.FormatFloat(q.Stretch, 'f', 2, 64)
+		}
+		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, orDash(q.LineClass), q.Direction,
+			rtt50, rtt95, loss, jit, stretch, verdict, monthly, conv})
+	}
+	if format != "csv" {
+		rank.Notes = append(rank.Notes, "", "Verdict: "+r.Verdict)
+		if r.Recommended != "" {
+			rank.Notes = append(rank.Notes, "Recommended: "+r.Recommended)
+		}
+		for _, e := range r.Candidates {
+			switch e.Route.Direction {
+			case "forward":
+				rank.Notes = append(rank.Notes, "warning: "+e.Name+": line class validated on the forward path only; the return path (server -> users) was NOT checked")
+			case "return":
+				rank.Notes = append(rank.Notes, "warning: "+e.Name+": line class validated on the return path only; the forward path (users -> server) was NOT checked")
+			case "none", "":
+				rank.Notes = append(rank.Notes, "warning: "+e.Name+": no trace in either direction; the line class is NOT validated")
+			}
+			for _, w := range e.Warnings {
+				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+w)
+			}
+		}
+		for _, w := range r.Warnings {
+			rank.Notes = append(rank.Notes, "warning: "+w)
+		}
+	}
+
+	checks := report.Table{
+		Title:   "SLA checks",
+		Headers: []string{"candidate", "check", "required", "measured", "unit", "result", "note"},
+		Align:   "lllrlll",
+	}
+	for _, e := range r.Candidates {
+		for _, c := range e.SLA.Checks {
+			res := "FAIL"
+			if c.Pass {
+				res = "pass"
+			}
+			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtAny(c.Required), fmtAny(c.Measured), c.Unit, res, c.Note})
+		}
+	}
+
+	cost := report.Table{
+		Title:   "Monthly cost breakdown",
+		Headers: []string{"candidate", "offer", "item", "amount", "currency", "detail"},
+		Align:   "lllrll",
+	}
+	for _, e := range r.Candidates {
+		m := e.Monthly
+		if m == nil {
+			continue
+		}
+		for _, it := range m.Items {
+			cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, it.Name, fmtMoney(it.Amount), m.Currency, it.Detail})
+		}
+		total := "total"
+		detail := ""
+		if m.Currency != m.Converted.Currency {
+			detail = fmt.Sprintf("= %s %s at %s", fmtMoney(m.Converted.Amount), m.Converted.Currency, m.Rate)
+		}
+		cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, total, fmtMoney(m.Total), m.Currency, detail})
+		for _, w := range e.WhatIf {
+			cost.Rows = append(cost.Rows, []string{e.Name, w.Offer, "what-if: " + w.Scheme + " (total)", fmtMoney(w.Total), w.Currency,
+				fmt.Sprintf("= %s %s", fmtMoney(w.Converted.Amount), w.Converted.Currency)})
+		}
+	}
+	if r.Savings != nil && format != "csv" {
+		cost.Notes = append(cost.Notes, "", fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
+			r.Recommended, fmtMoney(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
+	}
+
+	probes := report.Table{
+		Title:   "Probe targets",
+		Headers: []string{"candidate", "target", "sent", "recv", "loss", "late", "dup", "min ms", "p50 ms", "p95 ms", "max ms", "jitter ms"},
+		Align:   "llrrrrrrrrrr",
+	}
+	for _, e := range r.Candidates {
+		for _, t := range e.Targets {
+			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), fmtPct(t.Loss),
+				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), fmtMs(t.RTT.Min), fmtMs(t.RTT.P50), fmtMs(t.RTT.P95), fmtMs(t.RTT.Max), fmtMs(t.Jitter.RFC3550)})
+		}
+	}
+	routes := report.Table{
+		Title:   "Route evidence",
+		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms", "evidence hops"},
+		Align:   "llllllrrrl",
+	}
+	for _, e := range r.Candidates {
+		q := e.Route
+		rule, conf, hops := "", "", ""
+		if q.Evidence != nil {
+			rule, conf = q.Evidence.Rule, q.Evidence.Confidence
+			var hs []string
+			for _, h := range q.Evidence.Hops {
+				hs = append(hs, fmt.Sprintf("%d:%s(%s)", h.TTL, h.Addr, h.Carrier))
+			}
+			hops = strings.Join(hs, " ")
+		}
+		routes.Rows = append(routes.Rows, []string{e.Name, orDash(q.ForwardClass), orDash(q.ReturnClass), orDash(q.LineClass), q.Direction, rule, conf,
+			fmtMs(q.FloorMs), fmtMs(q.RTT.Min), hops})
+	}
+	if format != "csv" {
+		for _, e := range r.Candidates {
+			for _, n := range e.Route.Notes {
+				routes.Notes = append(routes.Notes, e.Name+": "+n)
+			}
+			for _, f := range e.Route.StretchFlags {
+				routes.Notes = append(routes.Notes, e.Name+": stretch flag "+f)
+			}
+		}
+	}
+	return []report.Table{rank, checks, cost, probes, routes}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func fmtMs(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%" }
+
+func fmtAny(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []string:
+		return strings.Join(x, "|")
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// fmtMoney groups thousands of a decimal string: 87649.50 → 87,649.50.
+func fmtMoney(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if hasFrac {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+func fmtBytes(n int64) string {
+	x := float64(n)
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for x >= 1000 && i < len(units)-1 {
+		x /= 1000
+		i++
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64) + " " + units[i]
+}
+
+func fmtBps(x float64) string {
+	units := []string{"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"}
+	i := 0
+	for x >= 1000 && i < len(units)-1 {
+		x /= 1000
+		i++
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64) + " " + units[i]
+}

@@ -1,0 +1,203 @@
+package compare
+
+import (
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// Schema names the compare document.
+const Schema = "linecheck.compare/v1"
+
+// Result is the linecheck.compare/v1 document: every candidate evaluated,
+// ranked, and the recommendation. It is what every report format, the TUI
+// and the demo render.
+type Result struct {
+	Schema string `json:"schema"`
+	// Generated is Options.Now.
+	Generated time.Time `json:"generated"`
+	// Mode is "offline" (recordings only) or "live".
+	Mode    string   `json:"mode"`
+	Source  string   `json:"source"`
+	Vantage string   `json:"vantage"`
+	Users   []string `json:"users,omitempty"`
+	// Traffic is the profile every offer was priced on.
+	Traffic *TrafficSummary `json:"traffic,omitempty"`
+	// FXBase is the currency all candidates are ranked in; FX lists the rates used.
+	FXBase     string            `json:"fx_base"`
+	FX         map[string]string `json:"fx,omitempty"`
+	SLA        SLASpec           `json:"sla"`
+	Candidates []*Evaluation     `json:"candidates"`
+	// Ranking lists candidate names: passing first, then by monthly cost in FXBase.
+	Ranking []string `json:"ranking"`
+	// Recommended is the cheapest passing candidate; empty when none passes.
+	Recommended string `json:"recommended"`
+	// Savings says how much cheaper Recommended is than the next passing candidate.
+	Savings *Savings `json:"savings,omitempty"`
+	// Verdict is a one-line summary of the outcome.
+	Verdict  string   `json:"verdict"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Savings compares the recommended candidate with the next passing one.
+type Savings struct {
+	Versus   string  `json:"versus"`
+	Amount   string  `json:"amount"`
+	Currency string  `json:"currency"`
+	Percent  float64 `json:"percent"`
+}
+
+// SLASpec restates the thresholds in the document (null = not required).
+type SLASpec struct {
+	RTTP95ms        *float64 `json:"rtt_p95_ms"`
+	Loss            *float64 `json:"loss"`
+	JitterRFC3550ms *float64 `json:"jitter_rfc3550_ms"`
+	LineClasses     []string `json:"line_classes"`
+	MaxStretch      *float64 `json:"max_stretch"`
+}
+
+// TrafficSummary describes the traffic month offers were priced on.
+type TrafficSummary struct {
+	Source      string    `json:"source"` // the log file, or "synthetic"
+	Shape       string    `json:"shape,omitempty"`
+	PeriodStart time.Time `json:"period_start"`
+	PeriodEnd   time.Time `json:"period_end"`
+	InBytes     int64     `json:"in_bytes"`
+	OutBytes    int64     `json:"out_bytes"`
+	// P95bps is the 95th percentile under the default method and direction rule.
+	P95bps  float64 `json:"p95_bps"`
+	PeakBps float64 `json:"peak_bps"`
+	Samples int     `json:"samples"`
+	Missing int     `json:"missing"`
+	// Rates are the per-slot rates in bit/s (in, out), for plots; not in JSON.
+	Times  []time.Time `json:"-"`
+	InBps  []float64   `json:"-"`
+	OutBps []float64   `json:"-"`
+}
+
+// Evaluation is one candidate's outcome: route quality, SLA checks, cost.
+type Evaluation struct {
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	Region   string `json:"region"`
+	// Rank is 1-based in Result.Ranking.
+	Rank    int            `json:"rank"`
+	Route   RouteQuality   `json:"route"`
+	Targets []TargetResult `json:"targets"`
+	SLA     Verdict        `json:"sla"`
+	Monthly *Monthly       `json:"monthly"`
+	// WhatIf prices the same traffic under the candidate's other offers (what_if:).
+	WhatIf   []SchemeCost `json:"what_if,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// RouteQuality is what the probes and traces say about the line.
+// Each RTT, loss and jitter figure is the worst over the candidate's targets,
+// so a slow TCP port cannot hide behind a fast ICMP reply or the reverse.
+type RouteQuality struct {
+	LineClass string `json:"line_class"`
+	// Direction is the direction the line class was validated in:
+	// "both", "forward", "return" or "none".
+	Direction    string              `json:"direction"`
+	Evidence     *route.LineEvidence `json:"evidence,omitempty"`
+	ForwardClass string              `json:"forward_class,omitempty"`
+	ReturnClass  string              `json:"return_class,omitempty"`
+	Notes        []string            `json:"notes,omitempty"`
+	RTT          RTTSummary          `json:"rtt_ms"`
+	Loss         float64             `json:"loss"`
+	Jitter       JitterSummary       `json:"jitter_ms"`
+	Sent         int                 `json:"sent"`
+	Recv         int                 `json:"recv"`
+	// Stretch is min RTT / physical floor; 0 when either is unknown.
+	Stretch      float64  `json:"stretch"`
+	FloorMs      float64  `json:"floor_ms"`
+	StretchFlags []string `json:"stretch_flags,omitempty"`
+	// Samples are the RTTs (ms) of the first target, for the distribution plot.
+	Samples []float64 `json:"-"`
+}
+
+// RTTSummary is the RTT block of a route, in ms.
+type RTTSummary struct {
+	Min float64 `json:"min"`
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// JitterSummary is the jitter block of a route, in ms.
+type JitterSummary struct {
+	RFC3550 float64 `json:"rfc3550"`
+	MeanAbs float64 `json:"mean_abs"`
+	PDVP95  float64 `json:"pdv_p95"`
+}
+
+// TargetResult is one probe target's statistics.
+type TargetResult struct {
+	Target
+	Sent       int            `json:"sent"`
+	Recv       int            `json:"recv"`
+	Late       int            `json:"late"`
+	Duplicates int            `json:"duplicates"`
+	Loss       float64        `json:"loss"`
+	RTT        route.RTTStats `json:"rtt_ms"`
+	Jitter     route.Jitter   `json:"jitter_ms"`
+	// Samples are RTTs (ms) of received replies in send order.
+	Samples []float64 `json:"-"`
+}
+
+// Verdict is the outcome of the SLA checks of one candidate.
+type Verdict struct {
+	Pass   bool    `json:"pass"`
+	Checks []Check `json:"checks"`
+}
+
+// Check is one SLA threshold against its measurement. Required and Measured
+// are numbers for numeric checks; for line_class Required is the list of
+// accepted classes and Measured the class found.
+type Check struct {
+	Name     string `json:"name"`
+	Required any    `json:"required"`
+	Measured any    `json:"measured"`
+	Unit     string `json:"unit"`
+	Pass     bool   `json:"pass"`
+	// Note explains a failure that is not a plain threshold (no data, direction).
+	Note string `json:"note,omitempty"`
+}
+
+// Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the
+// users' traffic plus every other item, in the offer currency, and converted.
+type Monthly struct {
+	Offer    string     `json:"offer"`
+	Scheme   string     `json:"scheme"`
+	Total    string     `json:"total"`
+	Currency string     `json:"currency"`
+	Items    []CostItem `json:"items"`
+	// Converted is Total in the fx base currency, the figure ranking uses.
+	Converted Money `json:"converted"`
+	// Rate is the fx rate applied (base per 1 offer currency); "1" when equal.
+	Rate string `json:"fx_rate"`
+}
+
+// Money is an amount with its currency.
+type Money struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// CostItem is one line of a monthly bill.
+type CostItem struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind,omitempty"`
+	Amount string `json:"amount"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// SchemeCost is a what-if price of the same traffic under another offer.
+type SchemeCost struct {
+	Offer     string `json:"offer"`
+	Scheme    string `json:"scheme"`
+	Total     string `json:"total"`
+	Currency  string `json:"currency"`
+	Converted Money  `json:"converted"`
+}

@@ -1,0 +1,348 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// Options control a compare run.
+type Options struct {
+	// Offline uses only the recordings and never sends a probe.
+	Offline bool
+	// Now is the time the run is stamped with (and, for a synthetic traffic
+	// profile without a period, the month before it is billed).
+	Now time.Time
+	// Progress, when set, receives one line per step (for stderr on a terminal).
+	Progress func(string)
+	// Live probing: probes per target (default 20), interval between them per
+	// target (default 200ms), reply timeout (default 1s), trace cycles (default 3).
+	Count       int
+	Interval    time.Duration
+	Timeout     time.Duration
+	TraceCycles int
+	// ASNDB is an optional offline IP-to-ASN file (iptoasn TSV or mmdb).
+	ASNDB string
+}
+
+// ErrRecordedOnly is returned when a live run is asked of a file that
+// forbids it (recorded_only: true, as in the bundled samples).
+var ErrRecordedOnly = errors.New("this candidates file is recorded_only: its addresses are illustrative and are never probed; run with --offline")
+
+func (o *Options) defaults() {
+	if o.Now.IsZero() {
+		o.Now = time.Unix(0, 0).UTC()
+	}
+	if o.Count <= 0 {
+		o.Count = 20
+	}
+	if o.Interval <= 0 {
+		o.Interval = 200 * time.Millisecond
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Second
+	}
+	if o.TraceCycles <= 0 {
+		o.TraceCycles = 3
+	}
+}
+
+func (o *Options) progress(format string, a ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, a...))
+	}
+}
+
+// Measurement is what the probes (live or replayed) say about one candidate,
+// before any verdict: per-target statistics and the traces of each direction.
+type Measurement struct {
+	Targets []TargetResult
+	// Forward is the vantage → server trace, Return the server → users trace;
+	// nil when not available.
+	Forward, Return *route.Trace
+	Warnings        []string
+}
+
+// Run evaluates every candidate of f (probing live, or replaying the
+// recordings with Offline), prices its offer on the traffic profile, checks
+// the SLA and ranks. It fails on bad input (unreadable recordings or logs,
+// an unknown offer, a missing fx rate); a candidate that merely fails its SLA
+// is part of the result.
+func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
+	opt.defaults()
+	if !opt.Offline && f.RecordedOnly {
+		return nil, ErrRecordedOnly
+	}
+	if !opt.Offline {
+		if err := CheckLiveTargets(f); err != nil {
+			return nil, err
+		}
+	}
+	db, err := loadASNDB(opt.ASNDB)
+	if err != nil {
+		return nil, err
+	}
+	r := NewResult(f, opt)
+	opt.progress("pricing the traffic profile under every offer")
+	pr, err := NewPricing(f, opt.Now)
+	if err != nil {
+		return nil, err
+	}
+	r.Traffic = pr.Traffic
+	var live []*Measurement
+	if !opt.Offline {
+		cs := make([]*Candidate, len(f.Candidates))
+		for i := range f.Candidates {
+			cs[i] = &f.Candidates[i]
+		}
+		if live, err = probeAll(ctx, cs, opt); err != nil {
+			return nil, err
+		}
+	}
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var m *Measurement
+		if opt.Offline {
+			opt.progress("%s: replaying recordings", c.Name)
+			if m, err = Replay(c); err != nil {
+				return nil, err
+			}
+		} else {
+			m = live[i]
+		}
+		monthly, whatIf, err := pr.Monthly(c)
+		if err != nil {
+			return nil, err
+		}
+		e := Evaluate(f, c, m, db)
+		e.Monthly, e.WhatIf = monthly, whatIf
+		r.Candidates = append(r.Candidates, e)
+	}
+	Rank(r)
+	return r, nil
+}
+
+// NewResult starts an empty result for f (no candidates evaluated yet).
+func NewResult(f *File, opt Options) *Result {
+	r := &Result{Schema: Schema, Generated: opt.Now, Mode: "live", Source: f.Path, Vantage: f.Vantage.String(),
+		FXBase: f.FX.Base, SLA: f.SLA.Spec(), Ranking: []string{}}
+	if opt.Offline {
+		r.Mode = "offline"
+	}
+	for _, u := range f.Users {
+		r.Users = append(r.Users, u.String())
+	}
+	if len(f.FX.Rates) > 0 {
+		r.FX = map[string]string{}
+		for cur, rate := range f.FX.Rates {
+			r.FX[cur] = rate.String()
+		}
+	}
+	return r
+}
+
+// Evaluate turns one candidate's measurement into its evaluation: line class
+// per direction (classified with db, which may be nil), RTT, loss, jitter,
+// stretch and the SLA verdict. Monthly cost is filled in by the caller
+// (Pricing.Monthly); the TUI calls this as measurements arrive.
+func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation {
+	e := &Evaluation{Name: c.Name, Provider: c.Provider, Region: c.Region.String(), Targets: m.Targets, Warnings: m.Warnings}
+	if e.Targets == nil {
+		e.Targets = []TargetResult{}
+	}
+	q := &e.Route
+	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, m.Return, db)
+	first := true
+	minRTT := 0.0
+	for _, t := range m.Targets {
+		q.Sent += t.Sent
+		q.Recv += t.Recv
+		if t.Sent > 0 && t.Loss > q.Loss {
+			q.Loss = t.Loss
+		}
+		if t.Recv == 0 {
+			continue
+		}
+		if first {
+			q.Samples = t.Samples
+			q.RTT = RTTSummary{Min: t.RTT.Min, P50: t.RTT.P50, P95: t.RTT.P95, P99: t.RTT.P99, Max: t.RTT.Max}
+			q.Jitter = JitterSummary{RFC3550: t.Jitter.RFC3550, MeanAbs: t.Jitter.MeanAbs, PDVP95: t.Jitter.PDVP95}
+			minRTT = t.RTT.Min
+			first = false
+			continue
+		}
+		// Worst over targets for what the SLA bounds; the best min for the
+		// floor comparison, since physics bounds the fastest reply.
+		q.RTT.P50 = max(q.RTT.P50, t.RTT.P50)
+		q.RTT.P95 = max(q.RTT.P95, t.RTT.P95)
+		q.RTT.P99 = max(q.RTT.P99, t.RTT.P99)
+		q.RTT.Max = max(q.RTT.Max, t.RTT.Max)
+		q.Jitter.RFC3550 = max(q.Jitter.RFC3550, t.Jitter.RFC3550)
+		q.Jitter.MeanAbs = max(q.Jitter.MeanAbs, t.Jitter.MeanAbs)
+		q.Jitter.PDVP95 = max(q.Jitter.PDVP95, t.Jitter.PDVP95)
+		minRTT = min(minRTT, t.RTT.Min)
+	}
+	q.RTT.Min = minRTT
+	if q.Sent == 0 {
+		e.Warnings = append(e.Warnings, "no probe results (live probes or recorded.probes): RTT, loss and jitter are unknown")
+	}
+	if st, ok := stretchOf(f.Vantage, c.Region, minRTT); ok {
+		q.FloorMs, q.Stretch, q.StretchFlags = round(st.FloorMs, 2), round(st.Stretch, 3), st.Flags
+		if q.Recv == 0 {
+			q.Stretch = 0
+		}
+	}
+	e.SLA = CheckSLA(f.SLA, *q)
+	return e
+}
+
+// Replay reads a candidate's recordings: the probe stream and the forward and
+// return traces. It never sends anything.
+func Replay(c *Candidate) (*Measurement, error) {
+	m := &Measurement{}
+	if c.Recorded.Probes != "" {
+		fh, err := os.Open(c.Recorded.Probes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
+		}
+		recs, err := probe.ReadStream(fh, c.Recorded.Probes)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		var extra []string
+		m.Targets, extra = TargetsFromRecords(c.Targets, recs)
+		for _, x := range extra {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded probes for %s ignored: not one of the candidate's targets", x))
+		}
+	} else {
+		m.Warnings = append(m.Warnings, "no recorded probe stream (recorded.probes): nothing to measure offline")
+		for _, t := range c.Targets {
+			m.Targets = append(m.Targets, TargetResult{Target: t})
+		}
+	}
+	var err error
+	if c.Recorded.Forward != "" {
+		if m.Forward, err = readTrace(c.Recorded.Forward); err != nil {
+			return nil, fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
+		}
+	}
+	if c.Recorded.Return != "" {
+		if m.Return, err = readTrace(c.Recorded.Return); err != nil {
+			return nil, fmt.Errorf("%s: recorded.return: %w", c.Name, err)
+		}
+	}
+	return m, nil
+}
+
+// TargetsFromRecords computes per-target statistics from probe records, in
+// the order of targets. Records of other targets are returned by name.
+func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, []string) {
+	type key struct {
+		addr  string
+		proto string
+		port  int
+	}
+	keyOf := func(addr, proto string, port int) key {
+		if proto == "" {
+			proto = "icmp"
+		}
+		if proto == "icmp" {
+			port = 0
+		}
+		return key{addr, proto, port}
+	}
+	idx := map[key]int{}
+	out := make([]TargetResult, len(targets))
+	for i, t := range targets {
+		out[i].Target = t
+		idx[keyOf(t.Addr, t.Protocol, t.Port)] = i
+	}
+	byTarget := make([][]probe.Record, len(targets))
+	var extra []string
+	seenExtra := map[key]bool{}
+	for _, r := range recs {
+		k := keyOf(r.Addr, r.Protocol, r.Port)
+		i, ok := idx[k]
+		if !ok {
+			// A stream may name the target and record the resolved address.
+			i, ok = idx[keyOf(r.Target, r.Protocol, r.Port)]
+		}
+		if !ok {
+			if !seenExtra[k] {
+				seenExtra[k] = true
+				extra = append(extra, Target{Addr: k.addr, Protocol: k.proto, Port: k.port}.String())
+			}
+			continue
+		}
+		byTarget[i] = append(byTarget[i], r)
+	}
+	for i, rs := range byTarget {
+		sort.SliceStable(rs, func(a, b int) bool {
+			if !rs[a].Time.Equal(rs[b].Time) {
+				return rs[a].Time.Before(rs[b].Time)
+			}
+			return rs[a].Seq < rs[b].Seq
+		})
+		t := &out[i]
+		for _, r := range rs {
+			switch r.Status {
+			case probe.StatusOK:
+				t.Sent++
+				t.Recv++
+				t.Samples = append(t.Samples, *r.RTTms)
+			case probe.StatusLost:
+				t.Sent++
+			case probe.StatusLate:
+				t.Sent++
+				t.Late++
+			case probe.StatusDup:
+				t.Duplicates++
+			}
+		}
+		if t.Sent > 0 {
+			t.Loss = 1 - float64(t.Recv)/float64(t.Sent)
+		}
+		t.RTT, t.Jitter = route.Summarize(t.Samples)
+	}
+	return out, extra
+}
+
+// documentation ranges (RFC 5737, RFC 3849): illustrative addresses that are
+// replayed, never probed.
+var docPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// CheckLiveTargets refuses a live run whose targets include documentation
+// addresses (illustrative data) — those are only ever replayed.
+func CheckLiveTargets(f *File) error {
+	for _, c := range f.Candidates {
+		for _, t := range c.Targets {
+			a, err := netip.ParseAddr(t.Addr)
+			if err != nil {
+				continue
+			}
+			for _, p := range docPrefixes {
+				if p.Contains(a) {
+					return fmt.Errorf("%s:%d: candidate %s: target %s is a documentation address (%s), illustrative only: it is never probed; run with --offline",
+						f.Path, c.Line, c.Name, t.Addr, p)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// SLA check names, as they appear in reports.
+const (
+	CheckRTTP95    = "rtt_p95_ms"
+	CheckLoss      = "loss"
+	CheckJitter    = "jitter_rfc3550_ms"
+	CheckLineClass = "line_class"
+	CheckStretch   = "stretch"
+)
+
+// Spec restates the thresholds for the document.
+func (s SLA) Spec() SLASpec {
+	return SLASpec{RTTP95ms: s.RTTP95ms, Loss: s.Loss, JitterRFC3550ms: s.JitterRFC3550ms, LineClasses: s.LineClasses, MaxStretch: s.MaxStretch}
+}
+
+// CheckSLA checks a route's quality against the thresholds. A threshold that
+// is not set produces no check; a measurement that is missing (no probe
+// answered, no route evidence) fails its check with a note rather than
+// passing by default: a pre-contract check must not pass on no data.
+func CheckSLA(s SLA, q RouteQuality) Verdict {
+	var checks []Check
+	noReplies := q.Recv == 0
+	upper := func(name, unit string, req *float64, measured float64, what string) {
+		if req == nil {
+			return
+		}
+		c := Check{Name: name, Required: *req, Unit: unit}
+		if noReplies {
+			c.Note = "no probe was answered: " + what + " cannot be measured"
+		} else {
+			c.Measured = round(measured, 4)
+			c.Pass = measured <= *req
+		}
+		checks = append(checks, c)
+	}
+	upper(CheckRTTP95, "ms", s.RTTP95ms, q.RTT.P95, "RTT")
+	if s.Loss != nil {
+		c := Check{Name: CheckLoss, Required: *s.Loss, Unit: "fraction"}
+		if q.Sent == 0 {
+			c.Note = "no probe was sent or recorded"
+		} else {
+			c.Measured = round(q.Loss, 6)
+			c.Pass = q.Loss <= *s.Loss
+		}
+		checks = append(checks, c)
+	}
+	upper(CheckJitter, "ms", s.JitterRFC3550ms, q.Jitter.RFC3550, "jitter")
+	if len(s.LineClasses) > 0 {
+		cls := q.LineClass
+		if cls == "" {
+			cls = "unknown"
+		}
+		c := Check{Name: CheckLineClass, Required: s.LineClasses, Measured: cls, Unit: "class",
+			Pass: slices.Contains(s.LineClasses, cls)}
+		switch q.Direction {
+		case "both":
+		case "forward":
+			c.Note = "validated on the forward path only: the return path was not checked"
+		case "return":
+			c.Note = "validated on the return path only: the forward path was not checked"
+		default:
+			c.Note = "no trace in either direction: the line class is not validated"
+			c.Pass = c.Pass && cls != "unknown"
+		}
+		checks = append(checks, c)
+	}
+	if s.MaxStretch != nil {
+		c := Check{Name: CheckStretch, Required: *s.MaxStretch, Unit: "ratio"}
+		switch {
+		case noReplies:
+			c.Note = "no probe was answered: stretch cannot be measured"
+		case q.FloorMs <= 0:
+			c.Note = "physical floor unknown (vantage and region at the same place?)"
+		default:
+			c.Measured = round(q.Stretch, 3)
+			c.Pass = q.Stretch <= *s.MaxStretch
+			if slices.Contains(q.StretchFlags, "below-floor") {
+				c.Pass = false
+				c.Note = fmt.Sprintf("min RTT %.1f ms is below the physical floor %.1f ms: anycast or a wrong region", q.RTT.Min, q.FloorMs)
+			}
+		}
+		checks = append(checks, c)
+	}
+	v := Verdict{Pass: true, Checks: checks}
+	for _, c := range checks {
+		if !c.Pass {
+			v.Pass = false
+		}
+	}
+	return v
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}

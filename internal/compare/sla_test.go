@@ -1,0 +1,96 @@
+package compare
+
+import (
+	"testing"
+)
+
+func ptr(x float64) *float64 { return &x }
+
+var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterRFC3550ms: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
+
+// goodRoute passes every threshold of testSLA.
+func goodRoute() RouteQuality {
+	return RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 200, Recv: 200,
+		RTT: RTTSummary{Min: 20, P50: 25, P95: 31}, Jitter: JitterSummary{RFC3550: 1.2}, FloorMs: 12.27, Stretch: 1.63}
+}
+
+func checkByName(v Verdict, name string) (Check, bool) {
+	for _, c := range v.Checks {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+func TestSLAChecks(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(q *RouteQuality)
+		fail   []string // checks expected to fail; every other must pass
+	}{
+		{"all within thresholds", func(q *RouteQuality) {}, nil},
+		{"p95 exactly at the limit passes", func(q *RouteQuality) { q.RTT.P95 = 60 }, nil},
+		{"p95 above the limit", func(q *RouteQuality) { q.RTT.P95 = 60.01 }, []string{CheckRTTP95}},
+		{"loss 1 in 200 = 0.5 % passes", func(q *RouteQuality) { q.Recv = 199; q.Loss = 0.005 }, nil},
+		{"loss 2 in 200 fails", func(q *RouteQuality) { q.Recv = 198; q.Loss = 0.01 }, []string{CheckLoss}},
+		{"jitter above", func(q *RouteQuality) { q.Jitter.RFC3550 = 5.5 }, []string{CheckJitter}},
+		{"ordinary 163 line", func(q *RouteQuality) { q.LineClass = "chinanet-163" }, []string{CheckLineClass}},
+		{"class unknown", func(q *RouteQuality) { q.LineClass = "" }, []string{CheckLineClass}},
+		{"stretch above", func(q *RouteQuality) { q.Stretch = 2.4 }, []string{CheckStretch}},
+		{"below the physical floor", func(q *RouteQuality) { q.Stretch = 0.8; q.StretchFlags = []string{"below-floor"} }, []string{CheckStretch}},
+		{"nothing answered fails every measured check", func(q *RouteQuality) { q.Recv = 0; q.Loss = 1 },
+			[]string{CheckRTTP95, CheckLoss, CheckJitter, CheckStretch}},
+		{"nothing recorded", func(q *RouteQuality) { q.Recv, q.Sent = 0, 0 },
+			[]string{CheckRTTP95, CheckLoss, CheckJitter, CheckStretch}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q := goodRoute()
+			tc.mutate(&q)
+			v := CheckSLA(testSLA, q)
+			if len(v.Checks) != 5 {
+				t.Fatalf("%d checks, want 5", len(v.Checks))
+			}
+			want := map[string]bool{}
+			for _, n := range tc.fail {
+				want[n] = true
+			}
+			for _, c := range v.Checks {
+				if c.Pass == want[c.Name] {
+					t.Errorf("%s: pass=%v (measured %v, required %v)", c.Name, c.Pass, c.Measured, c.Required)
+				}
+			}
+			if v.Pass != (len(tc.fail) == 0) {
+				t.Errorf("verdict pass=%v, want %v", v.Pass, len(tc.fail) == 0)
+			}
+		})
+	}
+}
+
+func TestSLACheckFieldsAndDirectionNotes(t *testing.T) {
+	q := goodRoute()
+	q.Direction = "forward"
+	v := CheckSLA(testSLA, q)
+	c, _ := checkByName(v, CheckRTTP95)
+	if c.Required != 60.0 || c.Measured != 31.0 || c.Unit != "ms" || !c.Pass {
+		t.Errorf("rtt check = %+v", c)
+	}
+	lc, _ := checkByName(v, CheckLineClass)
+	if lc.Measured != "cn2-gia" || !lc.Pass || lc.Note == "" {
+		t.Errorf("forward-only class check = %+v, want pass with a note about the return path", lc)
+	}
+	q.Direction = "none"
+	q.LineClass = "unknown"
+	lc, _ = checkByName(CheckSLA(testSLA, q), CheckLineClass)
+	if lc.Pass {
+		t.Errorf("class without any trace passed: %+v", lc)
+	}
+}
+
+func TestSLAWithoutThresholdsHasNoChecksAndPasses(t *testing.T) {
+	v := CheckSLA(SLA{}, RouteQuality{})
+	if len(v.Checks) != 0 || !v.Pass {
+		t.Errorf("empty SLA: %+v", v)
+	}
+}
