@@ -101,12 +101,26 @@ func Annotate(t *Trace, db ASNDB) {
 				r.ASN, r.Carrier = 0, kind
 				continue
 			}
-			if c, ok := LookupCarrier(ip, db); ok {
+			if c, ok := responderCarrier(ip, *r, db); ok {
 				r.ASN, r.Carrier = c.ASN, c.Name
 			}
 		}
 	}
 	t.LineClass, t.LineEvidence = Classify(t, db)
+}
+
+// responderCarrier is LookupCarrier, falling back on an ASN the recording
+// already carries (mtr -z writes one per hub).
+func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
+	if c, ok := LookupCarrier(ip, db); ok {
+		return c, true
+	}
+	if _, special := SpecialRange(ip); special || r.ASN <= 0 {
+		return Carrier{}, false
+	}
+	c, ok := CarrierForASN(r.ASN, "")
+	c.Source = "recording"
+	return c, ok
 }
 
 // Classify decides a trace's line class on its long-haul segment: the
@@ -152,7 +166,7 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
 				continue
 			}
-			if c, ok := LookupCarrier(ip, db); ok {
+			if c, ok := responderCarrier(ip, r, db); ok {
 				seq = append(seq, evHop{ttl: h.TTL, addr: r.Addr, c: c})
 			}
 		}

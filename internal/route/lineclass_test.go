@@ -320,3 +320,21 @@ func TestCombineDirections(t *testing.T) {
 		})
 	}
 }
+
+func TestClassifyUsesASNsAlreadyInTheRecording(t *testing.T) {
+	// mtr -z writes "ASN" per hub; without a database those ASNs still count.
+	tr := mkTrace("198.51.100.7", true, "10.0.0.1", "130.94.1.1", "130.94.2.2", "45.64.1.1", "198.51.100.7")
+	tr.Hops[1].Responders[0].ASN = 2914
+	tr.Hops[2].Responders[0].ASN = 2914
+	tr.Hops[3].Responders[0].ASN = 64500
+	Annotate(tr, nil)
+	if tr.LineClass != LineTransit {
+		t.Fatalf("class %s (%+v)", tr.LineClass, tr.LineEvidence)
+	}
+	if r := tr.Hops[1].Responders[0]; r.Carrier != "NTT" || r.ASN != 2914 {
+		t.Errorf("hop 2: %+v", r)
+	}
+	if r := tr.Hops[3].Responders[0]; r.Carrier != "AS64500" {
+		t.Errorf("hop 4: %+v", r)
+	}
+}
