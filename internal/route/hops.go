@@ -1,0 +1,186 @@
+package route
+
+import (
+	"math"
+	"sort"
+)
+
+// Hop flags.
+const (
+	// FlagRateLimited marks a hop whose loss does not carry on downstream
+	// (control-plane loss: ICMP rate limiting or deprioritisation), see FlagHops.
+	FlagRateLimited = "icmp-rate-limited"
+	// FlagNoReply marks a TTL that never answered while a later TTL did.
+	FlagNoReply = "no-reply"
+	// FlagDestination marks the target's own entry (the last one).
+	FlagDestination = "destination"
+)
+
+// ProbeResult is the outcome of one trace probe whose wait has ended: a reply
+// within the timeout (Addr set) or none (Addr empty). Late and duplicate
+// replies are not results.
+type ProbeResult struct {
+	TTL  int
+	Flow int
+	// Order is the probe's send order across the whole run; samples are kept in it.
+	Order int
+	Addr  string  // responder, "" when no reply in time
+	RTTms float64 // when Addr is set
+	// Dest is true when the reply came from the target itself (echo reply,
+	// port unreachable, TCP SYN-ACK or RST).
+	Dest bool
+	MPLS []MPLS
+}
+
+// BuildHops turns per-probe results into hop entries. The destination's TTL
+// is the lowest TTL at which the target answered; probes at higher TTLs (sent
+// before it was known) are left out. Entries run from the lowest TTL probed up
+// to the destination's TTL, or when it was not reached up to the highest TTL
+// that answered at all (one entry if nothing answered). A TTL that never
+// answered has no responders and loss 1. Responders are ordered by replies
+// (most first), then address. reached tells whether the target answered.
+func BuildHops(results []ProbeResult) (hops []Hop, reached bool) {
+	if len(results) == 0 {
+		return []Hop{}, false
+	}
+	rs := append([]ProbeResult(nil), results...)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Order < rs[j].Order })
+	lo, hi, destTTL, lastAns := math.MaxInt, 0, 0, 0
+	for _, r := range rs {
+		lo = min(lo, r.TTL)
+		hi = max(hi, r.TTL)
+		if r.Addr != "" {
+			lastAns = max(lastAns, r.TTL)
+			if r.Dest && (destTTL == 0 || r.TTL < destTTL) {
+				destTTL = r.TTL
+			}
+		}
+	}
+	last := destTTL
+	switch {
+	case destTTL > 0:
+		reached = true
+	case lastAns > 0:
+		last = lastAns
+	default:
+		last = lo
+	}
+	type acc struct {
+		r     *Responder
+		flows map[int]bool
+	}
+	byTTL := make(map[int]map[string]*acc)
+	sent := make(map[int]int)
+	for _, r := range rs {
+		if r.TTL > last {
+			continue
+		}
+		sent[r.TTL]++
+		if r.Addr == "" {
+			continue
+		}
+		m := byTTL[r.TTL]
+		if m == nil {
+			m = make(map[string]*acc)
+			byTTL[r.TTL] = m
+		}
+		a := m[r.Addr]
+		if a == nil {
+			a = &acc{r: &Responder{Addr: r.Addr}, flows: map[int]bool{}}
+			m[r.Addr] = a
+		}
+		a.r.Recv++
+		a.r.Samples = append(a.r.Samples, r.RTTms)
+		a.flows[r.Flow] = true
+		if len(r.MPLS) > 0 {
+			a.r.MPLS = r.MPLS
+		}
+	}
+	for ttl := lo; ttl <= last; ttl++ {
+		h := Hop{TTL: ttl, Sent: sent[ttl], Flags: []string{}, Responders: []Responder{}}
+		recv := 0
+		for _, a := range byTTL[ttl] {
+			r := *a.r
+			r.RTT, r.Jitter = Summarize(r.Samples)
+			for f := range a.flows {
+				r.Flows = append(r.Flows, f)
+			}
+			sort.Ints(r.Flows)
+			recv += r.Recv
+			h.Responders = append(h.Responders, r)
+		}
+		sort.Slice(h.Responders, func(i, j int) bool {
+			a, b := h.Responders[i], h.Responders[j]
+			if a.Recv != b.Recv {
+				return a.Recv > b.Recv
+			}
+			return a.Addr < b.Addr
+		})
+		if h.Sent > 0 {
+			h.Loss = 1 - float64(recv)/float64(h.Sent)
+		} else {
+			h.Loss = 1
+		}
+		hops = append(hops, h)
+	}
+	if reached {
+		hops[len(hops)-1].Flags = append(hops[len(hops)-1].Flags, FlagDestination)
+	}
+	FlagHops(hops)
+	return hops, reached
+}
+
+// RateLimitMargin is the smallest loss difference, in points of the fraction,
+// that FlagHops treats as "clearly lower".
+const RateLimitMargin = 0.05
+
+// FlagHops sets FlagRateLimited and FlagNoReply on hops (existing flags of
+// those two kinds are recomputed, others kept). The rule:
+//
+// A hop h with loss L_h > 0 is flagged when some later entry k (a later hop
+// or the destination) that answered at least once has a loss L_k with
+//
+//	L_h − L_k > max(RateLimitMargin, 2·sqrt(L_h·(1−L_h)/n_h)),
+//
+// n_h being the probes sent at h. Forwarding loss at h would show at every
+// later hop too (each later probe crosses h), so one later entry with clearly
+// less loss proves the loss at h is the router not answering, not packets
+// being dropped. The margin is two binomial standard errors of L_h (at least
+// 5 points), so a single unlucky probe in a short run is not flagged. A hop
+// with loss 1 (it never answered) gets FlagNoReply instead.
+func FlagHops(hops []Hop) {
+	for i := range hops {
+		h := &hops[i]
+		kept := h.Flags[:0]
+		for _, f := range h.Flags {
+			if f != FlagRateLimited && f != FlagNoReply {
+				kept = append(kept, f)
+			}
+		}
+		h.Flags = kept
+		if h.Flags == nil {
+			h.Flags = []string{}
+		}
+		if h.Loss <= 0 || h.Sent == 0 {
+			continue
+		}
+		minLater := math.Inf(1)
+		for _, k := range hops[i+1:] {
+			if len(k.Responders) > 0 && k.Sent > 0 {
+				minLater = math.Min(minLater, k.Loss)
+			}
+		}
+		if math.IsInf(minLater, 1) {
+			continue
+		}
+		margin := math.Max(RateLimitMargin, 2*math.Sqrt(h.Loss*(1-h.Loss)/float64(h.Sent)))
+		if h.Loss-minLater <= margin {
+			continue
+		}
+		if h.Loss >= 1 {
+			h.Flags = append(h.Flags, FlagNoReply)
+		} else {
+			h.Flags = append(h.Flags, FlagRateLimited)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package route
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// ReadTraceFile reads a recorded trace from path (see ReadTrace).
+func ReadTraceFile(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTrace(f, path)
+}
+
+// ReadTrace reads a recorded trace: a linecheck.trace/v1 document (Source
+// becomes "replay") or the output of `mtr --json` (Source "mtr-json"). name is
+// used in error messages.
+//
+// From mtr: each hub becomes a hop (count = TTL, host "???" = no responder,
+// Loss% / 100 = loss, Snt = sent, Rcv or else Snt·(1−loss) = received,
+// Best/Avg/Wrst/StDev = min/avg/max/stdev). mtr has no percentiles, so p50,
+// p95 and p99 stay 0. Its jitter columns are converted when present:
+// mean_abs = Javg·n/(n−1) (mtr averages a first sample of 0 in), rfc3550 ≈
+// Jint/16 (mtr never scales its RFC 1889 recurrence back). mtr keeps one
+// address per TTL, so ECMP alternates are lost. The hop flags are computed
+// here with FlagHops; the last hop is the destination when its host equals
+// mtr's dst.
+func ReadTrace(r io.Reader, name string) (*Trace, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var probe struct {
+		Schema *string          `json:"schema"`
+		Report *json.RawMessage `json:"report"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON trace: %w", name, jsonErr(data, err))
+	}
+	switch {
+	case probe.Schema != nil:
+		return readOwn(data, name, *probe.Schema)
+	case probe.Report != nil:
+		return readMTR(data, name)
+	}
+	return nil, fmt.Errorf("%s: neither a %s document (no \"schema\") nor `mtr --json` output (no \"report\")", name, TraceSchema)
+}
+
+// jsonErr adds the line number to a JSON syntax error.
+func jsonErr(data []byte, err error) error {
+	if se, ok := err.(*json.SyntaxError); ok {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	return err
+}
+
+func readOwn(data []byte, name, schema string) (*Trace, error) {
+	if schema != TraceSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q", name, schema, TraceSchema)
+	}
+	var t Trace
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, jsonErr(data, err))
+	}
+	prev := 0
+	for i, h := range t.Hops {
+		if h.TTL < 1 || h.TTL <= prev {
+			return nil, fmt.Errorf("%s: hops[%d].ttl: %d is not above the previous TTL %d", name, i, h.TTL, prev)
+		}
+		prev = h.TTL
+		if h.Loss < 0 || h.Loss > 1 || math.IsNaN(h.Loss) {
+			return nil, fmt.Errorf("%s: hops[%d].loss: %g is not a fraction 0..1", name, i, h.Loss)
+		}
+		if h.Sent < 0 {
+			return nil, fmt.Errorf("%s: hops[%d].sent: %d is negative", name, i, h.Sent)
+		}
+		if t.Hops[i].Flags == nil {
+			t.Hops[i].Flags = []string{}
+		}
+		if t.Hops[i].Responders == nil {
+			t.Hops[i].Responders = []Responder{}
+		}
+		for j, r := range h.Responders {
+			if r.Recv < 0 {
+				return nil, fmt.Errorf("%s: hops[%d].responders[%d].recv: %d is negative", name, i, j, r.Recv)
+			}
+		}
+	}
+	if t.Hops == nil {
+		t.Hops = []Hop{}
+	}
+	t.Source = "replay"
+	return &t, nil
+}
+
+// mtrNum accepts a JSON number or a number in a string (older mtr versions
+// quote "count" and "psize").
+type mtrNum struct {
+	v   float64
+	set bool
+}
+
+func (n *mtrNum) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "null" || s == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a number", b)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s is not a finite number", b)
+	}
+	n.v, n.set = v, true
+	return nil
+}
+
+type mtrDoc struct {
+	Report struct {
+		MTR struct {
+			Src   string `json:"src"`
+			Dst   string `json:"dst"`
+			Tests mtrNum `json:"tests"`
+		} `json:"mtr"`
+		Hubs []struct {
+			Count mtrNum `json:"count"`
+			Host  string `json:"host"`
+			ASN   string `json:"ASN"`
+			Loss  mtrNum `json:"Loss%"`
+			Snt   mtrNum `json:"Snt"`
+			Rcv   mtrNum `json:"Rcv"`
+			Best  mtrNum `json:"Best"`
+			Avg   mtrNum `json:"Avg"`
+			Wrst  mtrNum `json:"Wrst"`
+			StDev mtrNum `json:"StDev"`
+			Javg  mtrNum `json:"Javg"`
+			Jint  mtrNum `json:"Jint"`
+		} `json:"hubs"`
+	} `json:"report"`
+}
+
+func readMTR(data []byte, name string) (*Trace, error) {
+	var d mtrDoc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%s: mtr --json: %w", name, jsonErr(data, err))
+	}
+	m := d.Report.MTR
+	if m.Dst == "" {
+		return nil, fmt.Errorf("%s: mtr --json: report.mtr.dst is missing", name)
+	}
+	t := &Trace{Schema: TraceSchema, Target: m.Dst, Protocol: "icmp", Source: "mtr-json", Hops: []Hop{}}
+	if a, err := netip.ParseAddr(m.Dst); err == nil {
+		t.Addr = a.String()
+	}
+	prev := 0
+	for i, hb := range d.Report.Hubs {
+		ttl := int(hb.Count.v)
+		if !hb.Count.set || float64(ttl) != hb.Count.v || ttl <= prev || ttl > 255 {
+			return nil, fmt.Errorf("%s: mtr --json: hubs[%d].count: %v is not a TTL above %d", name, i, hb.Count.v, prev)
+		}
+		// mtr leaves out nothing in between, but a hand-edited file might.
+		for gap := prev + 1; gap < ttl; gap++ {
+			t.Hops = append(t.Hops, Hop{TTL: gap, Loss: 1, Flags: []string{}, Responders: []Responder{}})
+		}
+		prev = ttl
+		loss := hb.Loss.v / 100
+		if loss < 0 || loss > 1 {
+			return nil, fmt.Errorf("%s: mtr --json: hubs[%d].Loss%%: %g is not a percentage", name, i, hb.Loss.v)
+		}
+		sent := int(hb.Snt.v)
+		if sent < 0 {
+			return nil, fmt.Errorf("%s: mtr --json: hubs[%d].Snt: %g is negative", name, i, hb.Snt.v)
+		}
+		h := Hop{TTL: ttl, Sent: sent, Loss: loss, Flags: []string{}, Responders: []Responder{}}
+		if hb.Host != "" && hb.Host != "???" {
+			recv := int(math.Round(float64(sent) * (1 - loss)))
+			if hb.Rcv.set {
+				recv = int(hb.Rcv.v)
+			}
+			r := Responder{Addr: hb.Host, Recv: recv,
+				RTT: RTTStats{Min: hb.Best.v, Avg: hb.Avg.v, Max: hb.Wrst.v, Stdev: hb.StDev.v}}
+			if hb.Javg.set && recv > 1 {
+				r.Jitter.MeanAbs = hb.Javg.v * float64(recv) / float64(recv-1)
+			}
+			if hb.Jint.set {
+				r.Jitter.RFC3550 = hb.Jint.v / 16
+			}
+			if asn, err := strconv.Atoi(strings.TrimPrefix(hb.ASN, "AS")); err == nil && asn > 0 {
+				r.ASN = asn
+			}
+			h.Responders = append(h.Responders, r)
+		}
+		t.Hops = append(t.Hops, h)
+	}
+	if n := len(t.Hops); n > 0 && len(t.Hops[n-1].Responders) > 0 && t.Hops[n-1].Responders[0].Addr == m.Dst {
+		t.Reached = true
+		t.Hops[n-1].Flags = append(t.Hops[n-1].Flags, FlagDestination)
+		if t.Addr == "" {
+			t.Addr = m.Dst
+		}
+	}
+	FlagHops(t.Hops)
+	return t, nil
+}
