@@ -27,7 +27,7 @@ func cycles(n int, answers ...func(c int) string) []ProbeResult {
 }
 
 func always(a string) func(int) string { return func(int) string { return a } }
-func never(int) string                  { return "" }
+func never(int) string                 { return "" }
 
 // everyOther answers on even cycles only: loss exactly 0.5.
 func everyOther(a string) func(int) string {

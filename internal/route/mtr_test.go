@@ -10,7 +10,6 @@ import (
 	"testing"
 )
 
-
 // testdata/mtr-loopback*.json are real `mtr --json -n` outputs (mtr 0.95) against
 // 127.0.0.1 and ::1; the expectations are the numbers read off those files.
 func TestReadTraceMTRLoopback(t *testing.T) {
