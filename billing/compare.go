@@ -70,10 +70,10 @@ func compareBills(r *Report, v *view) {
 
 // crossings finds the scales in [lo, hi] where f changes sign: a log-spaced
 // scan then bisection. Costs are piecewise linear in the scale, so the scan
-// step (1 %) only has to separate crossings, not locate them.
+// step only has to separate crossings, not locate them.
 func crossings(f func(float64) float64, lo, hi float64) []float64 {
 	var out []float64
-	const steps = 921 // ln(100/0.01)/ln(1.01)
+	const steps = 240 // ≈ 4 % apart
 	ratio := math.Pow(hi/lo, 1.0/steps)
 	a, fa := lo, f(lo)
 	for i := 1; i <= steps; i++ {
