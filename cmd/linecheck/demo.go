@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/samples"
+)
+
+var demoOpts struct {
+	format string
+}
+
+var demoCmd = &cobra.Command{
+	Use:   "demo",
+	Short: "Run the main job on the bundled, illustrative samples (offline)",
+	Long: `demo runs linecheck's main job on the bundled samples, offline: four candidate
+servers (Hong Kong CN2 GIA, Hong Kong BGP, Tokyo, Los Angeles) with recorded
+forward and return traces and probe streams, a month of traffic, and the
+providers' offers in CNY and USD. It classifies each line, checks the SLA,
+prices the month under each offer and ranks the candidates.
+
+On a terminal it opens the live terminal UI; off a terminal (a pipe, a file,
+CI) it prints the compare report at once and exits 0.
+
+The sample data are synthetic and illustrative; their addresses are
+documentation ranges and are never probed. demo needs no privileges.
+
+Examples:
+  linecheck demo
+  linecheck demo | less
+  linecheck demo --format markdown > demo.md`,
+	Args: cobra.NoArgs,
+	RunE: runDemo,
+}
+
+func init() {
+	demoCmd.Flags().StringVar(&demoOpts.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
+	register(demoCmd)
+}
+
+func runDemo(c *cobra.Command, _ []string) error {
+	dir, err := os.MkdirTemp("", "linecheck-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path, err := samples.Extract(dir)
+	if err != nil {
+		return fmt.Errorf("demo: unpacking the bundled samples: %w", err)
+	}
+	f, err := compare.Load(path)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	if demoInteractive() {
+		return runDemoTUI(ctx, c, f)
+	}
+	res, err := compare.Run(ctx, f, compare.Options{Offline: true})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	// Off a terminal the demo always prints its report and exits 0: a failed
+	// SLA is part of what the demo shows, not an error of the demo.
+	return compare.WriteReport(c.OutOrStdout(), res, demoOpts.format)
+}
+
+// demoInteractive reports whether demo should open the TUI: stdin and stdout
+// are terminals and the user asked for the table (the default).
+func demoInteractive() bool {
+	return demoOpts.format == "table" && term.IsTerminal(os.Stdout.Fd()) && term.IsTerminal(os.Stdin.Fd())
+}
