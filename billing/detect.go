@@ -1,0 +1,87 @@
+package billing
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// detectBytes is how much of a log detect looks at.
+const detectBytes = 64 << 10
+
+// detect names the format of a traffic log from its first bytes, never from
+// its file name: JSON is told apart by its keys, XML by its root element, an
+// MRTG log by its line shapes (3 then 5 numbers), a CSV by its header row.
+func detect(head []byte, file string) (string, error) {
+	s := bytes.TrimPrefix(head, []byte("\ufeff"))
+	s = bytes.TrimLeft(s, " \t\r\n")
+	unknown := func(format string, args ...any) error {
+		return &ReadError{File: file, Line: 1, Msg: fmt.Sprintf(format, args...) +
+			" (known formats: " + strings.Join(Formats, ", ") + "; force one with --input)", Err: ErrUnknownFormat}
+	}
+	if len(s) == 0 {
+		return "", &ReadError{File: file, Line: 1, Msg: "empty input", Err: ErrEmpty}
+	}
+	switch s[0] {
+	case '{':
+		switch {
+		case bytes.Contains(s, []byte(`"vnstatversion"`)) || bytes.Contains(s, []byte(`"jsonversion"`)):
+			return "vnstat", nil
+		case bytes.Contains(s, []byte(`"resultType"`)) || bytes.Contains(s, []byte(`"status"`)):
+			return "prometheus", nil
+		case bytes.Contains(s, []byte(`"meta"`)) && (bytes.Contains(s, []byte(`"legend"`)) || bytes.Contains(s, []byte(`RRDtool`))):
+			return "rrdtool-json", nil
+		}
+		return "", unknown("JSON that is neither vnstat --json, rrdtool xport --json nor a Prometheus query_range response")
+	case '<':
+		switch {
+		case bytes.Contains(s, []byte("<xport")):
+			return "rrdtool-xml", nil
+		case bytes.Contains(s, []byte("<vnstat")):
+			return "", unknown("vnstat XML is not read; use vnstat --json f")
+		}
+		return "", unknown("XML that is not an rrdtool xport")
+	}
+	lines := firstLines(s, 3)
+	if len(lines) >= 2 && numericFields(lines[0]) == 3 && numericFields(lines[1]) == 5 {
+		return "mrtg", nil
+	}
+	if len(lines) >= 1 && bytes.IndexByte(lines[0], ',') >= 0 && bytes.ContainsFunc(lines[0], func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}) {
+		return "csv", nil
+	}
+	return "", unknown("not a recognised traffic log")
+}
+
+// firstLines returns up to n non-empty, non-comment lines.
+func firstLines(s []byte, n int) [][]byte {
+	var out [][]byte
+	for len(s) > 0 && len(out) < n {
+		var l []byte
+		if i := bytes.IndexByte(s, '\n'); i >= 0 {
+			l, s = s[:i], s[i+1:]
+		} else {
+			l, s = s, nil
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) > 0 && l[0] != '#' {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// numericFields counts the space-separated fields of a line if all are
+// unsigned integers, else returns -1.
+func numericFields(l []byte) int {
+	f := bytes.Fields(l)
+	for _, x := range f {
+		for _, c := range x {
+			if c < '0' || c > '9' {
+				return -1
+			}
+		}
+	}
+	return len(f)
+}

@@ -1,0 +1,188 @@
+package billing
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Formats lists the traffic-log formats Read understands (the values of
+// ReadOptions.Format), for --input help. Detection by content picks one of them
+// when the format is not forced.
+var Formats = []string{"csv", "mrtg", "vnstat", "rrdtool-xml", "rrdtool-json", "prometheus"}
+
+// Units lists the values of ReadOptions.Units for CSV input.
+var Units = []string{"bytes", "bps", "counter32", "counter64", "counter"}
+
+// ReadOptions tells a reader how to interpret a traffic log. The zero value
+// detects the format by content and keeps the latest calendar month (UTC).
+type ReadOptions struct {
+	// Format forces a reader (one of Formats); "" detects it by content.
+	Format string
+	// Stamp says whether CSV timestamps mark the "start" (default) or the
+	// "end" of their interval. The other formats have a fixed convention
+	// (MRTG, rrdtool and Prometheus: end; vnstat: start) and ignore it.
+	Stamp string
+	// Columns names the in and out columns: rrdtool legend entries, CSV
+	// header names, or the values of a Prometheus "direction" label.
+	Columns []string
+	// Units of CSV values: "bytes" per interval (default; "bps" when the
+	// columns are named in_bps/out_bps), "bps" (bit/s rates), or SNMP octet
+	// counters "counter32", "counter64", "counter" (width guessed per drop).
+	// For rrdtool input "bytes" or "bps" overrides the unit in the legend.
+	Units string
+	// From and To (unix seconds, To exclusive) bound the slots kept when
+	// To > From; everything else is dropped while reading, so memory is bounded
+	// by the period, not the file.
+	From, To int64
+	// Loc is the time zone of the calendar month kept when From/To are unset
+	// (the latest month seen, per series), of naive CSV timestamps and of
+	// vnstat output without timestamps. nil means UTC.
+	Loc *time.Location
+	// PortBps, when > 0, is the port speed in bit/s: slots above it are
+	// flagged in Series.Warnings, never clamped. Without it only rates above
+	// 1 Tbit/s, implausible for one interface, are flagged.
+	PortBps float64
+}
+
+// ReadError is the error every reader returns for bad input. It names the
+// file, the 1-based line and the field, so that its message reads
+// `traffic.csv:812: out_bytes: "12,5" is not a number`. Callers get it with
+// errors.As; Err, when set, is the underlying cause (ErrUnknownFormat,
+// ErrEmpty, a strconv or JSON error).
+type ReadError struct {
+	File  string // the name given to Read, or the path given to ReadFile
+	Line  int    // 1-based line of the offending input
+	Field string // column, key or element, e.g. "in_bytes", "values[3]"; may be empty
+	Msg   string // what is wrong
+	Err   error  // the cause, may be nil
+}
+
+func (e *ReadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d: ", e.File, e.Line)
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// ErrUnknownFormat is wrapped by the ReadError for input no reader recognises.
+var ErrUnknownFormat = errors.New("unknown traffic log format")
+
+// ErrEmpty is wrapped by the ReadError for input without any data rows.
+var ErrEmpty = errors.New("no traffic data")
+
+// ReadFile reads the traffic log at path; see Read.
+func ReadFile(path string, opts ReadOptions) ([]*Series, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, opts)
+}
+
+// Read reads one traffic log and returns one Series per interface in it, on
+// the 5-minute grid, in the order the interfaces first appear. name is used
+// in messages and as the series name when the log does not name its
+// interface. Bad input gives a *ReadError.
+func Read(r io.Reader, name string, opts ReadOptions) ([]*Series, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	format := opts.Format
+	if format == "" {
+		head, err := br.Peek(detectBytes)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, err
+		}
+		format, err = detect(head, name)
+		if err != nil {
+			return nil, err
+		}
+	}
+	var (
+		series []*Series
+		err    error
+	)
+	switch format {
+	case "csv":
+		series, err = readCSV(br, name, opts)
+	case "mrtg":
+		series, err = readMRTG(br, name, opts)
+	case "vnstat":
+		series, err = readVnstat(br, name, opts)
+	case "rrdtool-xml":
+		series, err = readRRDXML(br, name, opts)
+	case "rrdtool-json":
+		series, err = readRRDJSON(br, name, opts)
+	case "prometheus":
+		series, err = readPrometheus(br, name, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range series {
+		s.Source = name
+		s.Format = format
+	}
+	return series, nil
+}
+
+func (o ReadOptions) check() error {
+	if o.Format != "" && !slices.Contains(Formats, o.Format) {
+		return fmt.Errorf("unknown input format %q (known: %s)", o.Format, strings.Join(Formats, ", "))
+	}
+	if o.Stamp != "" && o.Stamp != "start" && o.Stamp != "end" {
+		return fmt.Errorf("stamp %q: want start or end", o.Stamp)
+	}
+	if o.Units != "" && !slices.Contains(Units, o.Units) {
+		return fmt.Errorf("units %q: want one of %s", o.Units, strings.Join(Units, ", "))
+	}
+	if len(o.Columns) > 2 {
+		return fmt.Errorf("columns: want at most two names (in, out), got %d", len(o.Columns))
+	}
+	return nil
+}
+
+func (o ReadOptions) loc() *time.Location {
+	if o.Loc == nil {
+		return time.UTC
+	}
+	return o.Loc
+}
+
+// baseName is the series name for a log that does not name its interface.
+func baseName(name string) string {
+	b := filepath.Base(name)
+	if ext := filepath.Ext(b); ext != "" && ext != b {
+		b = strings.TrimSuffix(b, ext)
+	}
+	return b
+}
+
+// errAt builds a ReadError.
+func errAt(file string, line int64, field, format string, args ...any) *ReadError {
+	if line < 1 {
+		line = 1
+	}
+	return &ReadError{File: file, Line: int(line), Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fmtTime renders a unix time for messages.
+func fmtTime(t int64) string {
+	return time.Unix(t, 0).UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,334 @@
+package billing
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// rawPoint is one row of a log before it is put on the grid: a timestamp and
+// a value per direction (bytes per interval, bytes/s, or, for counters, the
+// uint64 reading stored with math.Float64frombits so that 64-bit counters
+// keep every bit).
+type rawPoint struct {
+	t       int64
+	line    int64
+	in, out float64
+	unknown bool // a gap (NaN, null, empty): no value for this row
+}
+
+const (
+	// maxInterval bounds the length of one sample: MRTG's daily rows are the
+	// coarsest input that still means something on a 5-minute grid.
+	maxInterval = 7 * 86400
+	// implausibleBps is flagged when no port speed is given: no single
+	// interface carries a terabit per second.
+	implausibleBps = 1e12
+	// maxWarnings per series; the rest are counted.
+	maxWarnings = 20
+)
+
+// window is the part of the timeline a reader keeps.
+type window struct {
+	from, to int64 // bounded when to > from
+	loc      *time.Location
+}
+
+func (o ReadOptions) window() window { return window{from: o.From, to: o.To, loc: o.loc()} }
+
+func (w window) bounded() bool { return w.to > w.from }
+
+// floorSlot is the start of the slot holding t: floor(t/300)*300, also for t < 0.
+func floorSlot(t int64) int64 {
+	m := t % SlotSeconds
+	if m < 0 {
+		m += SlotSeconds
+	}
+	return t - m
+}
+
+// monthBounds returns the calendar month of t in loc as [start, end).
+func monthBounds(t int64, loc *time.Location) (int64, int64) {
+	y, m, _ := time.Unix(t, 0).In(loc).Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, loc).Unix(), time.Date(y, m+1, 1, 0, 0, 0, 0, loc).Unix()
+}
+
+// builder turns the rows of one interface into a Series.
+type builder struct {
+	file   string
+	win    window
+	port   float64
+	s      *Series
+	nwarn  int
+	mStart int64 // unbounded window: the calendar month currently kept
+	mEnd   int64
+}
+
+func newBuilder(file, name string, opts ReadOptions) *builder {
+	return &builder{file: file, win: opts.window(), port: opts.PortBps, s: &Series{Name: name}}
+}
+
+func (b *builder) warnf(line int64, format string, args ...any) {
+	b.nwarn++
+	if b.nwarn > maxWarnings {
+		return
+	}
+	b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("%s:%d: ", b.file, line)+fmt.Sprintf(format, args...))
+}
+
+// finish closes the series: notes suppressed warnings.
+func (b *builder) finish() *Series {
+	if b.nwarn > maxWarnings {
+		b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("%s: %d more warnings not shown", b.file, b.nwarn-maxWarnings))
+	}
+	return b.s
+}
+
+// addSlot adds bytes to the slot holding start. Slots normally arrive in
+// ascending order; anything else is inserted in place.
+func (b *builder) addSlot(start int64, in, out float64) {
+	start = floorSlot(start)
+	if b.win.bounded() {
+		if start < b.win.from || start >= b.win.to {
+			return
+		}
+	} else {
+		// Keep only the latest calendar month: bounded memory for any file.
+		if b.mEnd == 0 || start >= b.mEnd {
+			b.mStart, b.mEnd = monthBounds(start, b.win.loc)
+			i := sort.Search(len(b.s.Slots), func(i int) bool { return b.s.Slots[i].Start >= b.mStart })
+			b.s.Slots = append(b.s.Slots[:0], b.s.Slots[i:]...)
+		} else if start < b.mStart {
+			return
+		}
+	}
+	sl := b.s.Slots
+	n := len(sl)
+	switch {
+	case n == 0 || sl[n-1].Start < start:
+		b.s.Slots = append(sl, Slot{Start: start, In: in, Out: out})
+	case sl[n-1].Start == start:
+		sl[n-1].In += in
+		sl[n-1].Out += out
+	default:
+		i := sort.Search(n, func(i int) bool { return sl[i].Start >= start })
+		if sl[i].Start == start {
+			sl[i].In += in
+			sl[i].Out += out
+		} else {
+			b.s.Slots = slices.Insert(sl, i, Slot{Start: start, In: in, Out: out})
+		}
+	}
+}
+
+// addSpan adds the bytes of the interval [start, start+dur): into its slot
+// when dur ≤ 300 s, spread evenly over the slots it covers when coarser.
+func (b *builder) addSpan(start, dur int64, in, out float64) {
+	if dur <= SlotSeconds {
+		b.addSlot(start, in, out)
+		return
+	}
+	first, last := floorSlot(start), floorSlot(start+dur-1)
+	n := float64((last-first)/SlotSeconds + 1)
+	lo, hi := first, last
+	if b.win.bounded() {
+		lo, hi = max(lo, b.win.from), min(hi, b.win.to-SlotSeconds)
+	}
+	for s := lo; s <= hi; s += SlotSeconds {
+		b.addSlot(s, in/n, out/n)
+	}
+}
+
+// addProportional adds the bytes of [a, e) to the slots it overlaps, each in
+// proportion to the overlap: counter deltas between unaligned polls.
+func (b *builder) addProportional(a, e int64, in, out float64) {
+	dur := float64(e - a)
+	for s := floorSlot(a); s < e; s += SlotSeconds {
+		if b.win.bounded() && (s+SlotSeconds <= b.win.from || s >= b.win.to) {
+			continue
+		}
+		f := float64(min(s+SlotSeconds, e)-max(s, a)) / dur
+		b.addSlot(s, in*f, out*f)
+	}
+}
+
+// checkRate flags an interval whose rate is above the port speed (or
+// implausible): flagged, never clamped.
+func (b *builder) checkRate(line int64, in, out float64, dur int64) {
+	limit, what := b.port, "the port speed"
+	if limit <= 0 {
+		limit, what = implausibleBps, "1 Tbit/s, implausible for one interface"
+	}
+	for _, d := range [2]struct {
+		name string
+		v    float64
+	}{{"in", in}, {"out", out}} {
+		if bps := d.v * 8 / float64(dur); bps > limit {
+			b.warnf(line, "%s: %.0f bit/s is above %s (kept, not clamped)", d.name, bps, what)
+		}
+	}
+}
+
+// orderErr reports a timestamp that does not increase.
+func orderErr(file string, p, prev rawPoint, field string) *ReadError {
+	if p.t == prev.t {
+		return errAt(file, p.line, field, "duplicate timestamp %s (line %d has the same)", fmtTime(p.t), prev.line)
+	}
+	return errAt(file, p.line, field, "timestamp %s is out of order: line %d has the later %s", fmtTime(p.t), prev.line, fmtTime(prev.t))
+}
+
+// regular says how the rows of a regularly sampled log become slots.
+type regular struct {
+	step  int64  // the sample spacing; 0 infers it from the timestamps
+	end   bool   // timestamps mark the interval end
+	rate  bool   // values are bytes per second, not bytes per interval
+	field string // the timestamp field, for messages
+}
+
+// addRegular puts regularly spaced samples (ascending; gaps allowed as
+// multiples of the step) on the grid.
+func (b *builder) addRegular(pts []rawPoint, spec regular) error {
+	step := spec.step
+	seen := 0 // diffs equal to the inferred step
+	for i := 1; i < len(pts); i++ {
+		p, prev := pts[i], pts[i-1]
+		d := p.t - prev.t
+		if d <= 0 {
+			return orderErr(b.file, p, prev, spec.field)
+		}
+		switch {
+		case spec.step > 0:
+			if d%step != 0 {
+				return errAt(b.file, p.line, spec.field, "mixed steps: %d s after line %d, not a multiple of the %d s step", d, prev.line, step)
+			}
+		case step == 0:
+			step, seen = d, 1
+		case d == step:
+			seen++
+		case d%step == 0:
+			// a gap of whole steps
+		case step%d == 0 && seen < 2:
+			// the first differences were gaps of the finer step
+			step, seen = d, 1
+		default:
+			return errAt(b.file, p.line, spec.field, "mixed steps: %d s after line %d, but the rows before are %d s apart", d, prev.line, step)
+		}
+	}
+	if step == 0 {
+		step = SlotSeconds
+		if len(pts) == 1 {
+			b.warnf(pts[0].line, "a single sample: its interval is taken as %d s", step)
+		}
+	}
+	if step > maxInterval {
+		return errAt(b.file, pts[len(pts)-1].line, spec.field, "samples are %d s apart: coarser than 7 days cannot be put on a 5-minute grid", step)
+	}
+	b.s.Step = step
+	for _, p := range pts {
+		if p.unknown {
+			continue
+		}
+		start := p.t
+		if spec.end {
+			start -= step
+		}
+		in, out := p.in, p.out
+		if spec.rate {
+			in, out = in*float64(step), out*float64(step)
+		}
+		b.checkRate(p.line, in, out, step)
+		b.addSpan(start, step, in, out)
+	}
+	return nil
+}
+
+// counterDelta is the increase of a counter from prev to cur. A drop is a
+// wrap when the wrapped increase is under half the counter range (the
+// counter crossed its top), else a reset. bits is 32, 64, or 0 to decide by
+// the values (both below 2^32: a 32-bit counter).
+func counterDelta(prev, cur uint64, bits int) (delta uint64, wrapped int, ok bool) {
+	if cur >= prev {
+		return cur - prev, 0, true
+	}
+	if bits == 32 || bits == 0 && prev <= math.MaxUint32 {
+		if prev > math.MaxUint32 {
+			return 0, 0, false
+		}
+		if w := 1<<32 - prev + cur; w < 1<<31 {
+			return w, 32, true
+		}
+		return 0, 0, false
+	}
+	if w := cur - prev; w < 1<<63 { // uint64 arithmetic: 2^64 − prev + cur
+		return w, 64, true
+	}
+	return 0, 0, false
+}
+
+// addCounters turns SNMP octet counter readings into per-slot bytes: each
+// delta is spread over the slots between the two polls in proportion to the
+// overlap, so poll jitter does not move bytes between slots.
+func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
+	var diffs []int64
+	for i := 1; i < len(pts); i++ {
+		if pts[i].t <= pts[i-1].t {
+			return orderErr(b.file, pts[i], pts[i-1], field)
+		}
+		if len(diffs) < 1024 {
+			diffs = append(diffs, pts[i].t-pts[i-1].t)
+		}
+	}
+	if len(diffs) == 0 {
+		b.s.Step = SlotSeconds
+		if len(pts) == 1 {
+			b.warnf(pts[0].line, "a single counter reading gives no traffic")
+		}
+		return nil
+	}
+	slices.Sort(diffs)
+	step := diffs[len(diffs)/2]
+	b.s.Step = step
+	prev := -1
+	for i, p := range pts {
+		if p.unknown {
+			continue
+		}
+		if prev < 0 {
+			prev = i
+			continue
+		}
+		a := pts[prev]
+		prev = i
+		span := p.t - a.t
+		if span > maxInterval {
+			b.warnf(p.line, "counter readings %d s apart: interval left as a gap", span)
+			continue
+		}
+		ci, co := math.Float64bits(a.in), math.Float64bits(a.out)
+		ni, no := math.Float64bits(p.in), math.Float64bits(p.out)
+		di, wi, oki := counterDelta(ci, ni, bits)
+		do, wo, oko := counterDelta(co, no, bits)
+		if !oki || !oko {
+			dir, from, to := "in", ci, ni
+			if oki {
+				dir, from, to = "out", co, no
+			}
+			b.warnf(p.line, "%s: counter dropped from %d to %d: a reset, interval left as a gap", dir, from, to)
+			continue
+		}
+		if wi > 0 {
+			b.warnf(p.line, "in: %d-bit counter wrapped from %d to %d", wi, ci, ni)
+		}
+		if wo > 0 {
+			b.warnf(p.line, "out: %d-bit counter wrapped from %d to %d", wo, co, no)
+		}
+		if span > 2*step {
+			b.warnf(p.line, "counter readings %d s apart (step %d s): the delta is spread evenly over the gap", span, step)
+		}
+		b.checkRate(p.line, float64(di), float64(do), span)
+		b.addProportional(a.t, p.t, float64(di), float64(do))
+	}
+	return nil
+}

@@ -1,0 +1,538 @@
+package billing
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CSV reader. The file is streamed in chunks cut at line ends; parser
+// goroutines (one per core) split fields and parse numbers by hand without
+// allocating, drop rows outside the period right after parsing the
+// timestamp, and the chunks are merged back in file order, so that line
+// numbers, row order and counters work across chunks. Memory is bounded by
+// the rows kept (one period per series) plus a few chunks in flight.
+
+const (
+	csvChunkSize = 4 << 20
+	// csvMargin is kept on both sides of [From, To) while reading: an
+	// end-stamped row or a counter reading just outside the period still
+	// feeds a slot inside it.
+	csvMargin = 86400
+)
+
+var (
+	csvTimeNames  = []string{"timestamp", "time", "ts", "date", "datetime", "start", "interval_start", "end", "interval_end"}
+	csvIfaceNames = []string{"interface", "iface", "ifname", "if_name", "ifdescr", "port", "device", "name"}
+	csvInNames    = []string{"in_bytes", "rx_bytes", "bytes_in", "in_octets", "ifhcinoctets", "ifinoctets", "in", "rx", "in_bps", "rx_bps", "bps_in"}
+	csvOutNames   = []string{"out_bytes", "tx_bytes", "bytes_out", "out_octets", "ifhcoutoctets", "ifoutoctets", "out", "tx", "out_bps", "tx_bps", "bps_out"}
+)
+
+// csvLayout is what the header row says about the data rows.
+type csvLayout struct {
+	n                  int // fields per row
+	ts, iface, in, out int // column indexes; iface < 0 when absent
+	tsName, inName     string
+	outName, ifaceName string
+	units              string
+	bits               int // counter width: 32, 64, or 0 (decide per drop)
+	end                bool
+	loc                *time.Location
+}
+
+func isBpsName(s string) bool { return strings.HasSuffix(s, "_bps") || strings.HasPrefix(s, "bps_") }
+
+func csvHeader(rec []string, file string, line int64, opts ReadOptions) (*csvLayout, error) {
+	lay := &csvLayout{n: len(rec), ts: -1, iface: -1, in: -1, out: -1, loc: opts.loc()}
+	names := make([]string, len(rec))
+	for i, h := range rec {
+		names[i] = strings.ToLower(strings.TrimSpace(h))
+	}
+	find := func(cands []string) int {
+		for _, c := range cands {
+			if i := slices.Index(names, strings.ToLower(c)); i >= 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	lay.ts = find(csvTimeNames)
+	lay.iface = find(csvIfaceNames)
+	if len(opts.Columns) > 0 {
+		lay.in = find(opts.Columns[:1])
+		if len(opts.Columns) > 1 {
+			lay.out = find(opts.Columns[1:2])
+		}
+		for i, c := range opts.Columns {
+			if find([]string{c}) < 0 {
+				return nil, errAt(file, line, "header", "no column named %q (columns: %s)", opts.Columns[i], strings.Join(rec, ", "))
+			}
+		}
+	} else {
+		lay.in = find(csvInNames)
+		lay.out = find(csvOutNames)
+	}
+	if lay.ts < 0 {
+		return nil, errAt(file, line, "header", "no timestamp column (want one of %s; found %s)", strings.Join(csvTimeNames, ", "), strings.Join(rec, ", "))
+	}
+	if lay.in < 0 || lay.out < 0 && len(opts.Columns) != 1 {
+		return nil, errAt(file, line, "header", "no in/out columns (want in_bytes,out_bytes or in_bps,out_bps, or name them with --columns; found %s)", strings.Join(rec, ", "))
+	}
+	lay.tsName, lay.inName = names[lay.ts], names[lay.in]
+	if lay.iface >= 0 {
+		lay.ifaceName = names[lay.iface]
+	}
+	if lay.out >= 0 {
+		lay.outName = names[lay.out]
+	}
+	lay.units = opts.Units
+	if lay.units == "" {
+		lay.units = "bytes"
+		if isBpsName(lay.inName) {
+			lay.units = "bps"
+		}
+		if lay.out >= 0 && isBpsName(lay.outName) != isBpsName(lay.inName) {
+			return nil, errAt(file, line, "header", "%s and %s: one is a rate (bit/s), the other is not; give --units", lay.inName, lay.outName)
+		}
+	}
+	switch lay.units {
+	case "counter32":
+		lay.bits = 32
+	case "counter64":
+		lay.bits = 64
+	}
+	switch {
+	case opts.Stamp != "":
+		lay.end = opts.Stamp == "end"
+	default:
+		lay.end = lay.tsName == "end" || lay.tsName == "interval_end"
+	}
+	return lay, nil
+}
+
+func (l *csvLayout) counters() bool { return strings.HasPrefix(l.units, "counter") }
+
+// csvSeries is the rows of one interface gathered so far.
+type csvSeries struct {
+	name   string
+	pts    []rawPoint
+	mEnd   int64 // unbounded window: end of the latest month seen
+	keepLo int64 // unbounded window: rows before it are dropped
+}
+
+// csvPart is what one chunk contributes, per interface in order of appearance.
+type csvPart struct {
+	names []string
+	pts   [][]rawPoint
+}
+
+type csvChunk struct {
+	seq  int
+	buf  []byte
+	long bool // a line longer than a chunk
+}
+
+type csvResult struct {
+	seq   int
+	buf   []byte
+	lines int64
+	part  csvPart
+	err   *ReadError // Line is relative to the chunk
+}
+
+func readCSV(br *bufio.Reader, file string, opts ReadOptions) ([]*Series, error) {
+	var (
+		line int64
+		rec  []string
+	)
+	for {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return nil, errAt(file, line+1, "header", "header line longer than 1 MB")
+		}
+		if len(raw) == 0 && err != nil {
+			if err == io.EOF {
+				return nil, &ReadError{File: file, Line: int(max(line, 1)), Msg: "empty input: no header row", Err: ErrEmpty}
+			}
+			return nil, err
+		}
+		line++
+		s := strings.TrimSpace(strings.TrimPrefix(string(raw), "\ufeff"))
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		r := csv.NewReader(strings.NewReader(s))
+		r.FieldsPerRecord = -1
+		if rec, err = r.Read(); err != nil {
+			return nil, &ReadError{File: file, Line: int(line), Field: "header", Msg: err.Error(), Err: err}
+		}
+		break
+	}
+	lay, err := csvHeader(rec, file, line, opts)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := csvStream(br, file, lay, opts, line)
+	if err != nil {
+		return nil, err
+	}
+	if len(acc) == 0 {
+		return nil, &ReadError{File: file, Line: int(line), Msg: "no data rows after the header", Err: ErrEmpty}
+	}
+	return csvBuild(file, lay, opts, acc)
+}
+
+// csvStream runs the chunk pipeline and returns the kept rows per interface.
+func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, headerLines int64) ([]*csvSeries, error) {
+	nw := max(1, runtime.GOMAXPROCS(0))
+	nbuf := 2*nw + 2
+	free := make(chan []byte, nbuf)
+	for range nbuf {
+		free <- make([]byte, csvChunkSize)
+	}
+	jobs := make(chan csvChunk, nbuf)
+	results := make(chan csvResult, nbuf)
+	done := make(chan struct{})
+	var readErr error
+
+	go func() {
+		defer close(jobs)
+		var carry []byte
+		for seq := 0; ; seq++ {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
+			buf = buf[:cap(buf)]
+			n := copy(buf, carry)
+			m, err := io.ReadFull(br, buf[n:])
+			n += m
+			last := err == io.EOF || err == io.ErrUnexpectedEOF
+			if err != nil && !last {
+				readErr = err
+				return
+			}
+			c := csvChunk{seq: seq, buf: buf[:n]}
+			if !last {
+				cut := bytes.LastIndexByte(buf[:n], '\n')
+				if cut < 0 {
+					c.long = true
+					last = true
+				} else {
+					carry = append(carry[:0], buf[cut+1:n]...)
+					c.buf = buf[:cut+1]
+				}
+			}
+			select {
+			case jobs <- c:
+			case <-done:
+				return
+			}
+			if last {
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newCSVParser(file, lay, opts)
+			for c := range jobs {
+				results <- p.parseChunk(c)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	w := opts.window()
+	var (
+		all      []*csvSeries
+		index    = map[string]*csvSeries{}
+		pending  = map[int]csvResult{}
+		next     int
+		base     = headerLines
+		firstErr error
+	)
+	for res := range results {
+		pending[res.seq] = res
+		for {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if firstErr == nil {
+				if r.err != nil {
+					r.err.Line += int(base)
+					firstErr = r.err
+					close(done)
+				} else {
+					for i, name := range r.part.names {
+						s := index[name]
+						if s == nil {
+							s = &csvSeries{name: name}
+							index[name] = s
+							all = append(all, s)
+						}
+						s.add(r.part.pts[i], base, w)
+					}
+				}
+			}
+			base += r.lines
+			select {
+			case free <- r.buf[:0]:
+			default:
+			}
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return all, nil
+}
+
+// add appends a chunk's rows, fixing their line numbers; without a period it
+// keeps only the latest calendar month seen and the one before (an
+// end-stamped first row of a month belongs to the month before).
+func (s *csvSeries) add(pts []rawPoint, base int64, w window) {
+	for _, p := range pts {
+		p.line += base
+		if !w.bounded() && p.t >= s.mEnd {
+			ms, me := monthBounds(p.t, w.loc)
+			prev, _ := monthBounds(ms-1, w.loc)
+			s.mEnd, s.keepLo = me, prev-csvMargin
+			i := 0
+			for i < len(s.pts) && s.pts[i].t < s.keepLo {
+				i++
+			}
+			if i > 0 {
+				s.pts = append(s.pts[:0], s.pts[i:]...)
+			}
+		}
+		s.pts = append(s.pts, p)
+	}
+}
+
+// csvBuild puts each interface's rows on the grid, two series at a time.
+func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) ([]*Series, error) {
+	out := make([]*Series, len(acc))
+	errs := make([]error, len(acc))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, s := range acc {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			b := newBuilder(file, s.name, opts)
+			var err error
+			if lay.counters() {
+				err = b.addCounters(s.pts, lay.bits, lay.tsName)
+			} else {
+				err = b.addRegular(s.pts, regular{end: lay.end, rate: lay.units == "bps", field: lay.tsName})
+			}
+			s.pts = nil
+			out[i], errs[i] = b.finish(), err
+		}()
+	}
+	wg.Wait()
+	// The error nearest the top of the file, whichever series it is in.
+	var first *ReadError
+	for _, err := range errs {
+		var re *ReadError
+		if errors.As(err, &re) && (first == nil || re.Line < first.Line) {
+			first = re
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// csvParser parses chunks; one per goroutine.
+type csvParser struct {
+	file    string
+	lay     *csvLayout
+	bounded bool
+	lo, hi  int64
+	fields  [][]byte
+	names   map[string]string // interned interface names
+	idx     map[string]int
+	single  string
+}
+
+func newCSVParser(file string, lay *csvLayout, opts ReadOptions) *csvParser {
+	p := &csvParser{file: file, lay: lay, fields: make([][]byte, lay.n), names: map[string]string{}, idx: map[string]int{}, single: baseName(file)}
+	if opts.To > opts.From {
+		p.bounded, p.lo, p.hi = true, opts.From-csvMargin, opts.To+csvMargin
+	}
+	return p
+}
+
+// splitFields splits a line at commas into dst and returns the field count
+// (which may exceed len(dst)).
+func splitFields(ln []byte, dst [][]byte) int {
+	n := 0
+	for {
+		i := bytes.IndexByte(ln, ',')
+		if i < 0 {
+			if n < len(dst) {
+				dst[n] = ln
+			}
+			return n + 1
+		}
+		if n < len(dst) {
+			dst[n] = ln[:i]
+		}
+		n++
+		ln = ln[i+1:]
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (p *csvParser) parseChunk(c csvChunk) csvResult {
+	res := csvResult{seq: c.seq, buf: c.buf}
+	if c.long {
+		res.err = errAt(p.file, 1, "", "line longer than %d MB", csvChunkSize>>20)
+		return res
+	}
+	clear(p.idx)
+	lay := p.lay
+	buf := c.buf
+	var line int64
+	fail := func(field, format string, args ...any) csvResult {
+		res.err = errAt(p.file, line, field, format, args...)
+		res.lines = line
+		return res
+	}
+	for len(buf) > 0 {
+		var ln []byte
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			ln, buf = buf[:i], buf[i+1:]
+		} else {
+			ln, buf = buf, nil
+		}
+		line++
+		if n := len(ln); n > 0 && ln[n-1] == '\r' {
+			ln = ln[:n-1]
+		}
+		if len(ln) == 0 || ln[0] == '#' {
+			continue
+		}
+		f := p.fields
+		var nf int
+		if bytes.IndexByte(ln, '"') >= 0 {
+			r := csv.NewReader(bytes.NewReader(ln))
+			r.FieldsPerRecord = -1
+			rec, err := r.Read()
+			if err != nil {
+				var pe *csv.ParseError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return fail("", "%v (a quoted field may not span lines)", err)
+			}
+			nf = len(rec)
+			for i := 0; i < nf && i < len(f); i++ {
+				f[i] = []byte(rec[i])
+			}
+		} else {
+			nf = splitFields(ln, f)
+		}
+		if nf != lay.n {
+			return fail("", "%d fields, the header has %d", nf, lay.n)
+		}
+		t, msg := parseStamp(trimSpace(f[lay.ts]), lay.loc)
+		if msg != "" {
+			return fail(lay.tsName, "%s", msg)
+		}
+		if p.bounded && (t < p.lo || t >= p.hi) {
+			continue
+		}
+		pt := rawPoint{t: t, line: line}
+		inB := trimSpace(f[lay.in])
+		var outB []byte
+		if lay.out >= 0 {
+			outB = trimSpace(f[lay.out])
+		}
+		if lay.counters() {
+			ci, ui, msg := parseCounter(inB, lay.bits)
+			if msg != "" {
+				return fail(lay.inName, "%s", msg)
+			}
+			var co uint64
+			var uo bool
+			if lay.out >= 0 {
+				if co, uo, msg = parseCounter(outB, lay.bits); msg != "" {
+					return fail(lay.outName, "%s", msg)
+				}
+			}
+			pt.in, pt.out, pt.unknown = math.Float64frombits(ci), math.Float64frombits(co), ui || uo
+		} else {
+			vi, ui, msg := parseValue(inB)
+			if msg != "" {
+				return fail(lay.inName, "%s", msg)
+			}
+			var vo float64
+			var uo bool
+			if lay.out >= 0 {
+				if vo, uo, msg = parseValue(outB); msg != "" {
+					return fail(lay.outName, "%s", msg)
+				}
+			}
+			if lay.units == "bps" {
+				vi, vo = vi/8, vo/8
+			}
+			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
+		}
+		name := p.single
+		if lay.iface >= 0 {
+			nb := trimSpace(f[lay.iface])
+			if len(nb) == 0 {
+				return fail(lay.ifaceName, "empty interface name")
+			}
+			var ok bool
+			if name, ok = p.names[string(nb)]; !ok {
+				name = string(nb)
+				p.names[name] = name
+			}
+		}
+		k, ok := p.idx[name]
+		if !ok {
+			k = len(res.part.names)
+			p.idx[name] = k
+			res.part.names = append(res.part.names, name)
+			res.part.pts = append(res.part.pts, nil)
+		}
+		res.part.pts[k] = append(res.part.pts[k], pt)
+	}
+	res.lines = line
+	return res
+}

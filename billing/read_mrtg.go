@@ -1,0 +1,129 @@
+package billing
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strconv"
+)
+
+// readMRTG reads an MRTG log written by rateup (man mrtg-logfile): line 1 is
+// "time in_counter out_counter"; every other line is "time avg_in avg_out
+// max_in max_out", rates in bytes/s, newest first, the time marking the END
+// of the row's interval, which starts at the next (older) row's time. The
+// first ~50 h are 5-minute rows, then 30-minute, 2-hour and daily rows:
+// coarse rows are spread evenly over the slots they cover and Series.Step is
+// the coarsest step among the rows kept, so that the engine can refuse them
+// for percentile billing.
+func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var (
+		line int64
+		rows []rawPoint
+		head bool
+	)
+	for sc.Scan() {
+		line++
+		f := bytes.Fields(sc.Bytes())
+		if len(f) == 0 {
+			continue
+		}
+		if !head {
+			if len(f) != 3 {
+				return nil, errAt(file, line, "", "MRTG log: the first line must be \"time in_counter out_counter\", got %d fields", len(f))
+			}
+			for i, name := range []string{"time", "in_counter", "out_counter"} {
+				if _, err := strconv.ParseUint(string(f[i]), 10, 64); err != nil {
+					return nil, errAt(file, line, name, "%q is not an unsigned integer", f[i])
+				}
+			}
+			head = true
+			continue
+		}
+		if len(f) != 5 {
+			return nil, errAt(file, line, "", "MRTG log: want 5 fields \"time avg_in avg_out max_in max_out\", got %d", len(f))
+		}
+		t, msg := parseUnix(f[0])
+		if msg != "" {
+			return nil, errAt(file, line, "time", "%s", msg)
+		}
+		p := rawPoint{t: t, line: line}
+		for i, name := range []string{"avg_in", "avg_out", "max_in", "max_out"} {
+			v, unknown, msg := parseValue(f[i+1])
+			if msg == "" && unknown {
+				msg = strconv.Quote(string(f[i+1])) + " is not a number"
+			}
+			if msg != "" {
+				return nil, errAt(file, line, name, "%s", msg)
+			}
+			switch i {
+			case 0:
+				p.in = v
+			case 1:
+				p.out = v
+			}
+		}
+		if n := len(rows); n > 0 && t >= rows[n-1].t {
+			prev := rows[n-1]
+			if t == prev.t {
+				return nil, errAt(file, line, "time", "duplicate timestamp %s (line %d has the same)", fmtTime(t), prev.line)
+			}
+			return nil, errAt(file, line, "time", "timestamp %s is out of order: MRTG rows are newest first, line %d has the older %s", fmtTime(t), prev.line, fmtTime(prev.t))
+		}
+		rows = append(rows, p)
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, errAt(file, line+1, "", "line longer than 1 MB")
+		}
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &ReadError{File: file, Line: int(max(line, 1)), Msg: "MRTG log without rate rows", Err: ErrEmpty}
+	}
+	b := newBuilder(file, baseName(file), opts)
+	durs := make([]int64, len(rows))
+	for i := range rows {
+		switch {
+		case i+1 < len(rows):
+			durs[i] = rows[i].t - rows[i+1].t
+		case i > 0:
+			durs[i] = durs[i-1]
+		default:
+			durs[i] = SlotSeconds
+		}
+		if durs[i] > maxInterval {
+			return nil, errAt(file, rows[i].line, "time", "%d s since the row below: longer than 7 days", durs[i])
+		}
+	}
+	// Oldest first, so slots arrive in ascending order.
+	for i := len(rows) - 1; i >= 0; i-- {
+		p, dur := rows[i], durs[i]
+		in, out := p.in*float64(dur), p.out*float64(dur)
+		b.checkRate(p.line, in, out, dur)
+		b.addSpan(p.t-dur, dur, in, out)
+	}
+	if durs[0] < SlotSeconds {
+		b.warnf(rows[0].line, "the newest row covers only %d s: its slot is incomplete", durs[0])
+	}
+	// Step: the coarsest row that fed a kept slot.
+	if sl := b.s.Slots; len(sl) > 0 {
+		lo, hi := sl[0].Start, sl[len(sl)-1].Start+SlotSeconds
+		for i, p := range rows {
+			if p.t > lo && p.t-durs[i] < hi {
+				b.s.Step = max(b.s.Step, durs[i], SlotSeconds)
+			}
+		}
+		if b.s.Step > SlotSeconds {
+			fine := int64(0)
+			for i := 0; i < len(rows) && durs[i] <= SlotSeconds; i++ {
+				fine = rows[0].t - rows[i].t + durs[i]
+			}
+			b.warnf(rows[0].line, "MRTG keeps 5-minute rows for the last %.1f h only; older rows are %d s averages", float64(fine)/3600, b.s.Step)
+		}
+	} else {
+		b.s.Step = SlotSeconds
+	}
+	return []*Series{b.finish()}, nil
+}

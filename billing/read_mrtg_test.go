@@ -1,0 +1,60 @@
+package billing
+
+import "testing"
+
+func TestMRTGRowStampedTIsTheSlotStartingTMinus300(t *testing.T) {
+	// Real rateup rows (reference billing-examples): the row stamped T holds the
+	// average bytes/s of [T−300, T).
+	s := mustReadFile(t, testdata("mrtg_head.log"), ReadOptions{From: 1767484800, To: 1767487200})[0]
+	if s.Format != "mrtg" || s.Step != 300 || s.Name != "mrtg_head" {
+		t.Errorf("format %s step %d name %s", s.Format, s.Step, s.Name)
+	}
+	wantSlots(t, s, []Slot{
+		// the oldest row has no row below it: its interval is taken as the
+		// step above it (300 s)
+		{1767484800, 2000000 * 300, 670228 * 300},
+		{1767485100, 2032722 * 300, 591691 * 300},
+		{1767485400, 2065429 * 300, 537952 * 300},
+		{1767485700, 2098105 * 300, 559871 * 300},
+		{1767486000, 2130734 * 300, 638267 * 300},
+		{1767486300, 2163300 * 300, 501101 * 300},
+		{1767486600, 2195789 * 300, 524009 * 300},
+	})
+}
+
+func TestMRTGCoarseRowsAreSpreadAndMarked(t *testing.T) {
+	// 5-minute rows down to 1767306900, then 30-minute rows (real rateup output).
+	path := testdata("mrtg_coarse.log")
+	fine := mustReadFile(t, path, ReadOptions{From: 1767306600, To: 1767308100})[0]
+	if fine.Step != 300 || len(fine.Slots) != 5 {
+		t.Fatalf("5-minute part: step %d, %d slots", fine.Step, len(fine.Slots))
+	}
+	s := mustReadFile(t, path, ReadOptions{From: 1767304800, To: 1767306600})[0]
+	if s.Step != 1800 {
+		t.Errorf("step %d, want 1800", s.Step)
+	}
+	// 1767306600 1322401 589250: [1767304800, 1767306600) = 6 slots of 1322401·300 bytes.
+	var want []Slot
+	for k := int64(0); k < 6; k++ {
+		want = append(want, Slot{1767304800 + 300*k, 1322401 * 300, 589250 * 300})
+	}
+	wantSlots(t, s, want)
+	if !hasWarning(s, "5-minute rows for the last") {
+		t.Errorf("no coarse warning: %q", s.Warnings)
+	}
+}
+
+func TestMRTGBadInput(t *testing.T) {
+	head := "1767486900 522806823367 157206023882\n"
+	for _, tc := range []struct{ in, want string }{
+		{head + "1767486900 2195789 524009 2195789\n", "m.log:2: MRTG log: want 5 fields \"time avg_in avg_out max_in max_out\", got 4"},
+		{head + "1767486900 2195789 -5 2195789 524009\n", "m.log:2: avg_out: \"-5\" is negative"},
+		{head + "1767486900 2195789 x 2195789 524009\n", "m.log:2: avg_out: \"x\" is not a number"},
+		{head + "1767486900 1 1 1 1\n1767486900 1 1 1 1\n", "m.log:3: time: duplicate timestamp 2026-01-04T00:35:00Z (line 2 has the same)"},
+		{head + "1767486600 1 1 1 1\n1767486900 1 1 1 1\n", "m.log:3: time: timestamp 2026-01-04T00:35:00Z is out of order: MRTG rows are newest first, line 2 has the older 2026-01-04T00:30:00Z"},
+		{head, "m.log:1: MRTG log without rate rows"},
+	} {
+		_, err := readStr("m.log", tc.in, ReadOptions{Format: "mrtg"})
+		wantReadErr(t, err, tc.want)
+	}
+}

@@ -1,0 +1,126 @@
+package billing
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Helpers shared by the reader tests.
+
+func readStr(name, content string, opts ReadOptions) ([]*Series, error) {
+	return Read(strings.NewReader(content), name, opts)
+}
+
+func mustRead(t *testing.T, name, content string, opts ReadOptions) []*Series {
+	t.Helper()
+	ss, err := readStr(name, content, opts)
+	if err != nil {
+		t.Fatalf("Read(%s): %v", name, err)
+	}
+	return ss
+}
+
+func mustReadFile(t *testing.T, path string, opts ReadOptions) []*Series {
+	t.Helper()
+	ss, err := ReadFile(path, opts)
+	if err != nil {
+		t.Fatalf("ReadFile(%s): %v", path, err)
+	}
+	return ss
+}
+
+func testdata(name string) string { return filepath.Join("testdata", "readers", name) }
+
+// wantSlots compares a series' slots with the expected ones (start → in, out
+// bytes), to a relative 1e-12.
+func wantSlots(t *testing.T, s *Series, want []Slot) {
+	t.Helper()
+	if len(s.Slots) != len(want) {
+		t.Fatalf("%s: %d slots, want %d: %+v", s.Name, len(s.Slots), len(want), s.Slots)
+	}
+	for i, w := range want {
+		g := s.Slots[i]
+		if g.Start != w.Start || !near(g.In, w.In) || !near(g.Out, w.Out) {
+			t.Errorf("%s: slot %d = %+v, want %+v", s.Name, i, g, w)
+		}
+	}
+}
+
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// wantReadErr checks that err is a *ReadError whose message is exactly want.
+func wantReadErr(t *testing.T, err error, want string) {
+	t.Helper()
+	var re *ReadError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v (%T) is not a *ReadError; want %q", err, err, want)
+	}
+	if err.Error() != want {
+		t.Fatalf("error\n  %q\nwant\n  %q", err.Error(), want)
+	}
+}
+
+func hasWarning(s *Series, sub string) bool {
+	for _, w := range s.Warnings {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDetectByContentNotName(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"mrtg_head.log", "mrtg"},
+		{"rrdtool_xport_default.xml", "rrdtool-xml"},
+		{"rrdtool_xport_showtime_gap.json", "rrdtool-json"},
+		{"vnstat_2.10_json_f.json", "vnstat"},
+		{"prometheus_query_range_rate_ifHCOutOctets.json", "prometheus"},
+	} {
+		data, err := os.ReadFile(testdata(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := readStr("traffic.dat", string(data), ReadOptions{}) // a name that says nothing
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if ss[0].Format != tc.want {
+			t.Errorf("%s: format %s, want %s", tc.file, ss[0].Format, tc.want)
+		}
+	}
+	ss := mustRead(t, "x.json", "timestamp,in_bytes,out_bytes\n0,1,2\n", ReadOptions{})
+	if ss[0].Format != "csv" {
+		t.Errorf("csv detected as %s", ss[0].Format)
+	}
+}
+
+func TestUnknownAndEmptyInputs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "f:1: empty input"},
+		{"  \n\n", "f:1: empty input"},
+		{"hello world\n", "f:1: not a recognised traffic log (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
+		{`{"foo":1}`, "f:1: JSON that is neither vnstat --json, rrdtool xport --json nor a Prometheus query_range response (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
+		{"<vnstat/>", "f:1: vnstat XML is not read; use vnstat --json f (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
+	} {
+		_, err := readStr("f", tc.in, ReadOptions{})
+		wantReadErr(t, err, tc.want)
+	}
+	_, err := readStr("f", "", ReadOptions{})
+	if !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty input: %v does not wrap ErrEmpty", err)
+	}
+	_, err = readStr("f", "hello\n", ReadOptions{})
+	if !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("unknown input: %v does not wrap ErrUnknownFormat", err)
+	}
+	if _, err := readStr("f", "x", ReadOptions{Format: "excel"}); err == nil || !strings.Contains(err.Error(), `unknown input format "excel"`) {
+		t.Errorf("bad Format option: %v", err)
+	}
+}
