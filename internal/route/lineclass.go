@@ -189,8 +189,18 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			cut--
 		}
 	}
+	// Nor is the vantage's own access network at the start (a provincial
+	// metro of AS4134/4837/9808 that the ASN database knows).
+	head := 0
+	for head < cut && seq[head].c.China && !seq[head].c.Backbone && domesticAccess(seq[head].c.Class) {
+		head++
+	}
+	if head > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("TTL %d–%d are the source's access network (%s): not counted",
+			seq[0].ttl, seq[head-1].ttl, seq[0].c.Name))
+	}
 	tail := seq[cut:]
-	long := seq[:cut]
+	long := seq[head:cut]
 	reachesChina := destKnown && dest.China
 	if len(tail) > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("TTL %d–%d are the destination's own network (%s): not counted",

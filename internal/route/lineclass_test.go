@@ -203,6 +203,18 @@ func TestClassifyRoutes(t *testing.T) {
 			db:    testDB, want: LineUnknown,
 		},
 		{
+			name: "the vantage's own metro network (AS4812 by ASN db) is not 163 evidence",
+			trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "61.152.8.1", "*", "*",
+				"129.250.3.1", "129.250.7.9", "45.64.9.9"),
+			db: testDB, want: LineTransit, confidence: ConfidenceMedium,
+		},
+		{
+			name:  "unlisted Chinese provincial ASN recognised by its registry name is delivery, not transit",
+			trace: mkTrace("36.1.1.1", true, "10.0.0.1", "154.54.1.1", "154.54.2.2", "36.0.0.1", "36.1.1.1"),
+			db:    fakeDB{"36.0.0.0/16": {64600, "CHINANET-JS-AS-AP China Telecom (Group)"}},
+			want:  LineUnknown,
+		},
+		{
 			name:  "a single 202.97 hop is 163 at low confidence",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "202.97.1.1", "203.0.113.10"),
 			want:  LineChinaNet163, confidence: ConfidenceLow,

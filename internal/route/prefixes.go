@@ -235,6 +235,24 @@ var asnCarriers = map[int]Carrier{
 	5511:  {Name: "Orange", Class: ClassTransit},
 }
 
+// chinaAccessByName recognises the Chinese carriers' provincial and metro
+// ASNs that the table does not list by the names registries give them
+// (CHINANET-xx, CHINA169-xx, CNCGROUP-xx, CMNET-xx …); everything else is
+// "other".
+func chinaAccessByName(name string) string {
+	n := strings.ToUpper(name)
+	switch {
+	case strings.Contains(n, "CHINANET"), strings.Contains(n, "CHINA TELECOM"), strings.Contains(n, "CHINATELECOM"):
+		return ClassChinaNet
+	case strings.Contains(n, "CHINA169"), strings.Contains(n, "CNCGROUP"), strings.Contains(n, "CHINA UNICOM"),
+		strings.Contains(n, "CHINAUNICOM"), strings.Contains(n, "UNICOM"):
+		return ClassCU4837
+	case strings.Contains(n, "CMNET"), strings.Contains(n, "CHINA MOBILE"), strings.Contains(n, "CHINAMOBILE"):
+		return ClassCMNET
+	}
+	return ClassOther
+}
+
 // CarrierForASN maps an ASN (with the database's name, used when the ASN is
 // not a known carrier) to a Carrier; ok is false for ASN 0.
 func CarrierForASN(asn int, name string) (Carrier, bool) {
@@ -243,7 +261,8 @@ func CarrierForASN(asn int, name string) (Carrier, bool) {
 	}
 	c, known := asnCarriers[asn]
 	if !known {
-		c = Carrier{Name: name, Class: ClassOther}
+		c = Carrier{Name: name, Class: chinaAccessByName(name)}
+		c.China = c.Class != ClassOther
 		if c.Name == "" {
 			c.Name = "AS" + strconv.Itoa(asn)
 		}
