@@ -220,10 +220,12 @@ var oobSize = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
 // connect sends nothing).
 func sourceFor(dst netip.Addr) (netip.Addr, error) {
 	family := unix.AF_INET
-	var sa unix.Sockaddr = &unix.SockaddrInet4{Addr: dst.As4(), Port: 33434}
+	var sa unix.Sockaddr
 	if dst.Is6() {
 		family = unix.AF_INET6
 		sa = &unix.SockaddrInet6{Addr: dst.As16(), Port: 33434}
+	} else {
+		sa = &unix.SockaddrInet4{Addr: dst.As4(), Port: 33434}
 	}
 	fd, err := unix.Socket(family, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

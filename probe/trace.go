@@ -1,0 +1,355 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// Trace defaults.
+const (
+	DefaultMaxTTL       = 30
+	DefaultTraceTimeout = time.Second
+	DefaultUDPPort      = 33434
+	DefaultTCPPort      = 80
+	// DefaultTraceRate paces the probes of one cycle: 30 TTLs leave within
+	// 30 ms, so a trace still takes about one round trip.
+	DefaultTraceRate = 1000
+)
+
+// TraceConfig configures a traceroute. Zero fields take the defaults.
+type TraceConfig struct {
+	Proto            string        // icmp (default), udp or tcp
+	Port             int           // destination port for udp (33434) and tcp (80)
+	FirstTTL, MaxTTL int           // 1 and 30 by default
+	Cycles           int           // rounds over all TTLs (mtr style), 1 by default
+	Interval         time.Duration // between the starts of two cycles, 1 s by default
+	Timeout          time.Duration // a reply later than this is late, not received
+	Flows            int           // flows per TTL (Paris flow ids 0..Flows−1), 1 by default
+	Rate             float64       // packets per second while sending a cycle
+	Network          string        // "ip4", "ip6" or ""
+}
+
+func (c TraceConfig) withDefaults() (TraceConfig, error) {
+	if c.Proto == "" {
+		c.Proto = "icmp"
+	}
+	switch c.Proto {
+	case "icmp":
+		c.Port = 0
+	case "udp":
+		if c.Port == 0 {
+			c.Port = DefaultUDPPort
+		}
+	case "tcp":
+		if c.Port == 0 {
+			c.Port = DefaultTCPPort
+		}
+	default:
+		return c, fmt.Errorf("protocol %q: use icmp, udp or tcp", c.Proto)
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return c, fmt.Errorf("port %d: not a port number", c.Port)
+	}
+	if c.FirstTTL <= 0 {
+		c.FirstTTL = 1
+	}
+	if c.MaxTTL <= 0 {
+		c.MaxTTL = DefaultMaxTTL
+	}
+	if c.MaxTTL > 255 || c.FirstTTL > c.MaxTTL {
+		return c, fmt.Errorf("TTLs %d..%d: use 1 ≤ first ≤ max ≤ 255", c.FirstTTL, c.MaxTTL)
+	}
+	if c.Cycles <= 0 {
+		c.Cycles = 1
+	}
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTraceTimeout
+	}
+	if c.Flows <= 0 {
+		c.Flows = 1
+	}
+	if c.Flows > 64 {
+		return c, fmt.Errorf("flows %d: at most 64", c.Flows)
+	}
+	if c.Rate <= 0 {
+		c.Rate = DefaultTraceRate
+	}
+	return c, nil
+}
+
+// TraceProbe is one probe a Driver sends.
+type TraceProbe struct {
+	TTL  int
+	Flow int    // Paris flow id: the fields routers hash are fixed per flow
+	Key  uint16 // identifies the probe in the reply (1..0xfffe)
+}
+
+// TraceReply is one reply a Driver received and decoded.
+type TraceReply struct {
+	Key  uint16     // the Key of the probe it answers
+	From netip.Addr // the responder
+	At   time.Time  // kernel receive time
+	// Dest is true when the target itself answered (echo reply, port or
+	// protocol unreachable from the target, TCP SYN-ACK or RST).
+	Dest bool
+	MPLS []route.MPLS
+}
+
+// ErrForeign is what a Driver's Receive returns (wrapped in a *ForeignError)
+// for a packet that looks like a trace reply but belongs to another process
+// or run. It is retryable: the caller counts it and reads on.
+var ErrForeign = errors.New("not a reply to this run")
+
+// ForeignError is a non-matching packet; errors.Is(err, ErrForeign) holds.
+type ForeignError struct{ Reason string }
+
+func (e *ForeignError) Error() string        { return ErrForeign.Error() + ": " + e.Reason }
+func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
+
+// Driver sends trace probes and receives their replies; the traceroute
+// algorithm (TraceWithDriver) is written once on top of it. Send returns when
+// the probe left, with the time just before it was handed to the kernel.
+// Receive blocks until a reply arrives or ctx ends (returning ctx's error);
+// packets of other runs give a *ForeignError, unrelated traffic is skipped.
+type Driver interface {
+	Send(p TraceProbe) (time.Time, error)
+	Receive(ctx context.Context) (TraceReply, error)
+	Close() error
+}
+
+// TraceCounts are the replies that were not counted as received.
+type TraceCounts struct {
+	Late       int // after the timeout
+	Duplicates int // a further reply to an answered probe
+	Foreign    int // replies to another process or run, or to no probe of ours
+}
+
+// newTraceDriver opens the socket driver; tests replace it.
+var newTraceDriver = openRawDriver
+
+// Trace runs a traceroute to target (an address or a name) and returns the
+// linecheck.trace/v1 document. onCycle, when not nil, gets a snapshot after
+// each cycle (for live views). On cancellation it returns the cycles finished
+// so far together with ctx's error.
+func Trace(ctx context.Context, target string, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, error) {
+	t, _, err := TraceCounted(ctx, target, cfg, onCycle)
+	return t, err
+}
+
+// TraceCounted is Trace that also returns the late, duplicate and foreign reply counts.
+func TraceCounted(ctx context.Context, target string, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, TraceCounts{}, err
+	}
+	addr, err := resolveOne(ctx, target, cfg.Network)
+	if err != nil {
+		return nil, TraceCounts{}, err
+	}
+	if err := checkCast(target, addr, ExpandOptions{}); err != nil {
+		return nil, TraceCounts{}, err
+	}
+	drv, err := newTraceDriver(cfg, addr)
+	if err != nil {
+		return nil, TraceCounts{}, err
+	}
+	defer drv.Close()
+	return TraceWithDriver(ctx, drv, target, addr, cfg, onCycle)
+}
+
+// tprobe is one sent probe awaiting or holding its outcome.
+type tprobe struct {
+	res      route.ProbeResult
+	sent     time.Time
+	answered bool // a reply (in time or late) was seen
+	final    bool // its wait ended and its result was recorded
+}
+
+type tracer struct {
+	drv     Driver
+	cfg     TraceConfig
+	pending map[uint16]*tprobe
+	key     uint16
+	order   int
+	results []route.ProbeResult
+	counts  TraceCounts
+	waiting int // probes of the current cycle with no reply yet
+	destTTL int
+}
+
+func (t *tracer) nextKey() uint16 {
+	t.key++
+	if t.key == 0 || t.key == 0xffff {
+		t.key = 1
+	}
+	return t.key
+}
+
+// handle applies one decoded reply.
+func (t *tracer) handle(r TraceReply) {
+	p := t.pending[r.Key]
+	if p == nil {
+		t.counts.Foreign++
+		return
+	}
+	if p.answered {
+		t.counts.Duplicates++
+		return
+	}
+	p.answered = true
+	rtt := r.At.Sub(p.sent)
+	if !p.final {
+		t.waiting--
+	}
+	if p.final || rtt > t.cfg.Timeout {
+		t.counts.Late++
+		return
+	}
+	p.res.Addr = r.From.String()
+	p.res.RTTms = float64(rtt.Nanoseconds()) / 1e6
+	p.res.Dest = r.Dest
+	p.res.MPLS = r.MPLS
+}
+
+// receiveUntil handles replies until deadline, or until no probe of the
+// current cycle waits when stopWhenDone. It returns ctx's error when ctx ended.
+func (t *tracer) receiveUntil(ctx context.Context, deadline time.Time, stopWhenDone bool) error {
+	for !(stopWhenDone && t.waiting == 0) {
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+		rctx, cancel := context.WithDeadline(ctx, deadline)
+		r, err := t.drv.Receive(rctx)
+		cancel()
+		switch {
+		case err == nil:
+			t.handle(r)
+		case errors.Is(err, ErrForeign):
+			t.counts.Foreign++
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil
+		default:
+			return fmt.Errorf("receiving: %w", err)
+		}
+	}
+	return nil
+}
+
+// sleepUntil waits for d or ctx.
+func sleepUntil(ctx context.Context, d time.Time) error {
+	w := time.Until(d)
+	if w <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(w)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+// TraceWithDriver runs the traceroute algorithm over drv. Each cycle sends
+// every TTL of every flow (paced by cfg.Rate) before it reads the first
+// reply, so a cycle takes about one round trip; the kernel's receive
+// timestamps keep the RTTs exact although replies are read afterwards. Once
+// the target answered at TTL d, later cycles stop at d. Replies are matched by
+// probe key: a reply to no probe is foreign, a second reply a duplicate, a
+// reply after the timeout late. Between cycles replies are still read, so
+// late ones are counted.
+func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.Addr, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, TraceCounts{}, err
+	}
+	t := &tracer{drv: drv, cfg: cfg, pending: make(map[uint16]*tprobe)}
+	start := time.Now()
+	doc := func() *route.Trace {
+		hops, reached := route.BuildHops(t.results)
+		if cfg.Flows == 1 {
+			for i := range hops {
+				for j := range hops[i].Responders {
+					hops[i].Responders[j].Flows = nil
+				}
+			}
+		}
+		tr := &route.Trace{Schema: route.TraceSchema, Target: target, Addr: addr.String(), Protocol: cfg.Proto,
+			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339), Hops: hops}
+		return tr
+	}
+	gap := time.Duration(float64(time.Second) / cfg.Rate)
+	var sendErr error
+	for c := 0; c < cfg.Cycles; c++ {
+		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
+		if err := sleepUntil(ctx, cycleStart); err != nil {
+			return doc(), t.counts, err
+		}
+		hi := cfg.MaxTTL
+		if t.destTTL > 0 {
+			hi = min(hi, t.destTTL)
+		}
+		var batch []*tprobe
+		var last time.Time
+		n := 0
+		for f := 0; f < cfg.Flows; f++ {
+			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
+				if err := sleepUntil(ctx, cycleStart.Add(time.Duration(n)*gap)); err != nil {
+					return doc(), t.counts, err
+				}
+				n++
+				key := t.nextKey()
+				p := &tprobe{res: route.ProbeResult{TTL: ttl, Flow: f, Order: t.order}}
+				t.order++
+				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
+				if err != nil {
+					if errors.Is(err, ErrPrivilege) {
+						return nil, t.counts, err
+					}
+					if sendErr == nil {
+						sendErr = fmt.Errorf("sending a probe with TTL %d: %w", ttl, err)
+					}
+					// Never sent: it gets no result, it is not lost.
+					continue
+				}
+				p.sent, last = at, at
+				t.pending[key] = p
+				batch = append(batch, p)
+			}
+		}
+		if len(batch) == 0 {
+			return doc(), t.counts, sendErr
+		}
+		t.waiting = len(batch)
+		if err := t.receiveUntil(ctx, last.Add(cfg.Timeout), true); err != nil {
+			return doc(), t.counts, err
+		}
+		for _, p := range batch {
+			p.final = true
+			t.results = append(t.results, p.res)
+			if p.res.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
+				t.destTTL = p.res.TTL
+			}
+		}
+		if onCycle != nil {
+			onCycle(doc())
+		}
+		if c < cfg.Cycles-1 {
+			if err := t.receiveUntil(ctx, start.Add(time.Duration(c+1)*cfg.Interval), false); err != nil {
+				return doc(), t.counts, err
+			}
+		}
+	}
+	return doc(), t.counts, nil
+}

@@ -1,0 +1,293 @@
+package probe
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawDriver is the socket Driver: probes leave through raw sockets so that
+// every header field a router may hash is ours to fix (Paris), and replies come
+// in through a raw ICMP socket (time exceeded, unreachable, echo reply) and,
+// for TCP, the raw TCP socket (SYN-ACK, RST).
+type rawDriver struct {
+	cfg       TraceConfig
+	v6        bool
+	dst, src  netip.Addr
+	id        uint16 // ICMP id, and the high half of TCP sequence numbers
+	sportBase int    // UDP/TCP source port of flow 0; flow f uses sportBase+f
+
+	icmp *sock // receives ICMP; sends the ICMP probes
+	l4   *sock // udp: send only; tcp: send and receive
+	mu   sync.Mutex
+	ttl  int
+
+	in   chan rxPacket
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+type rxPacket struct {
+	packet
+	tcp bool // from the TCP socket
+}
+
+func randIntn(n int) int {
+	v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
+	if err != nil {
+		return int(time.Now().UnixNano() % int64(n))
+	}
+	return int(v.Int64())
+}
+
+func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, 4096), stop: make(chan struct{})}
+	d.id = uint16(1 + randIntn(0xfffe))
+	d.sportBase = 20000 + randIntn(30000)
+	src, err := sourceFor(dst)
+	if err != nil {
+		return nil, err
+	}
+	d.src = src
+	icmpProto := unix.IPPROTO_ICMP
+	if d.v6 {
+		icmpProto = unix.IPPROTO_ICMPV6
+	}
+	open := func(proto int) (*sock, error) {
+		s, err := openSock(d.v6, unix.SOCK_RAW, proto)
+		if err != nil && isPermission(err) {
+			return nil, privilegeError("trace needs raw sockets", err, false)
+		}
+		return s, err
+	}
+	if d.icmp, err = open(icmpProto); err != nil {
+		return nil, err
+	}
+	if d.v6 {
+		err = d.icmp.filterICMP(icmp6EchoReply, icmp6TimeExceeded, icmp6Unreachable)
+	} else {
+		err = d.icmp.filterICMP(icmp4EchoReply, icmp4TimeExceeded, icmp4Unreachable)
+	}
+	if err != nil {
+		d.icmp.Close()
+		return nil, fmt.Errorf("ICMP filter: %w", err)
+	}
+	switch cfg.Proto {
+	case "udp":
+		if d.l4, err = open(unix.IPPROTO_UDP); err != nil {
+			d.icmp.Close()
+			return nil, err
+		}
+		// This socket only sends; a filter that accepts nothing keeps every
+		// UDP datagram on the host from being copied into it.
+		_ = d.l4.control(func(fd int) error {
+			prog := []unix.SockFilter{{Code: 0x06, K: 0}} // BPF_RET|BPF_K 0
+			return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
+				&unix.SockFprog{Len: 1, Filter: &prog[0]})
+		})
+	case "tcp":
+		if d.l4, err = open(unix.IPPROTO_TCP); err != nil {
+			d.icmp.Close()
+			return nil, err
+		}
+	}
+	d.read(d.icmp, false)
+	if cfg.Proto == "tcp" {
+		d.read(d.l4, true)
+	}
+	return d, nil
+}
+
+func (d *rawDriver) read(s *sock, tcp bool) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		buf := make([]byte, 65536)
+		oob := make([]byte, oobSize)
+		for {
+			p, err := s.recv(buf, oob)
+			if err != nil {
+				if errors.Is(err, unix.EINTR) {
+					continue
+				}
+				return
+			}
+			p.data = append([]byte(nil), p.data...)
+			select {
+			case d.in <- rxPacket{packet: p, tcp: tcp}:
+			case <-d.stop:
+				return
+			}
+		}
+	}()
+}
+
+// Close closes the sockets and waits for the readers.
+func (d *rawDriver) Close() error {
+	close(d.stop)
+	d.icmp.Close()
+	if d.l4 != nil {
+		d.l4.Close()
+	}
+	d.wg.Wait()
+	return nil
+}
+
+// Send builds and sends one flow-stable probe.
+func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.icmp
+	var b []byte
+	sport := d.sportBase + p.Flow
+	switch d.cfg.Proto {
+	case "icmp":
+		b = parisEcho(d.v6, d.id, p.Key, p.Flow, 32)
+	case "udp":
+		s = d.l4
+		b = udpProbe(d.src, d.dst, sport, d.cfg.Port, p.Key, 24)
+	case "tcp":
+		s = d.l4
+		b = tcpSYN(d.src, d.dst, sport, d.cfg.Port, uint32(d.id)<<16|uint32(p.Key))
+	}
+	if p.TTL != d.ttl {
+		if err := s.setTTL(p.TTL); err != nil {
+			return time.Time{}, err
+		}
+		d.ttl = p.TTL
+	}
+	at, err := s.sendTo(b, d.dst, 0)
+	if err != nil && isPermission(err) {
+		return at, privilegeError("sending a trace probe", err, false)
+	}
+	return at, err
+}
+
+// Receive returns the next reply that belongs to this run.
+func (d *rawDriver) Receive(ctx context.Context) (TraceReply, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return TraceReply{}, ctx.Err()
+		case p := <-d.in:
+			r, ok, err := d.decode(p)
+			if err != nil {
+				return TraceReply{}, err
+			}
+			if ok {
+				return r, nil
+			}
+		}
+	}
+}
+
+// decode matches one packet: ok=false for unrelated traffic, a *ForeignError
+// for another run's replies.
+func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
+	b := p.data
+	if !d.v6 {
+		// IPv4 raw sockets deliver the IP header; IPv6 ones do not.
+		if len(b) < 20 {
+			return TraceReply{}, false, nil
+		}
+		b = b[int(b[0]&0x0f)*4:]
+	}
+	r := TraceReply{From: p.from, At: p.at}
+	if p.tcp {
+		return d.decodeTCP(r, b)
+	}
+	if len(b) < 8 {
+		return r, false, nil
+	}
+	typ := b[0]
+	var echoReply, exceeded, unreach byte = icmp4EchoReply, icmp4TimeExceeded, icmp4Unreachable
+	if d.v6 {
+		echoReply, exceeded, unreach = icmp6EchoReply, icmp6TimeExceeded, icmp6Unreachable
+	}
+	switch typ {
+	case echoReply:
+		if d.cfg.Proto != "icmp" || p.from != d.dst {
+			return r, false, nil
+		}
+		if binary.BigEndian.Uint16(b[4:]) != d.id {
+			return r, false, &ForeignError{Reason: fmt.Sprintf("echo reply from %s with id %d", p.from, binary.BigEndian.Uint16(b[4:]))}
+		}
+		r.Key, r.Dest = binary.BigEndian.Uint16(b[6:]), true
+		return r, true, nil
+	case exceeded, unreach:
+	default:
+		return r, false, nil
+	}
+	q, ok := parseQuoted(d.v6, b[8:])
+	if !ok || q.dst != d.dst {
+		return r, false, nil
+	}
+	l4 := q.l4
+	switch d.cfg.Proto {
+	case "icmp":
+		want := byte(icmp4Echo)
+		if d.v6 {
+			want = icmp6Echo
+		}
+		if q.proto != protoICMP && q.proto != protoICMPv6 || len(l4) < 8 || l4[0] != want {
+			return r, false, nil
+		}
+		if id := binary.BigEndian.Uint16(l4[4:]); id != d.id {
+			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted echo id %d", id)}
+		}
+		r.Key = binary.BigEndian.Uint16(l4[6:])
+	case "udp":
+		if q.proto != protoUDP || len(l4) < 8 {
+			return r, false, nil
+		}
+		sp, dp := int(binary.BigEndian.Uint16(l4)), int(binary.BigEndian.Uint16(l4[2:]))
+		if dp != d.cfg.Port || sp < d.sportBase || sp >= d.sportBase+d.cfg.Flows {
+			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted UDP ports %d→%d", sp, dp)}
+		}
+		r.Key = binary.BigEndian.Uint16(l4[6:])
+	case "tcp":
+		if q.proto != protoTCP || len(l4) < 8 {
+			return r, false, nil
+		}
+		sp, dp := int(binary.BigEndian.Uint16(l4)), int(binary.BigEndian.Uint16(l4[2:]))
+		seq := binary.BigEndian.Uint32(l4[4:])
+		if dp != d.cfg.Port || sp < d.sportBase || sp >= d.sportBase+d.cfg.Flows || uint16(seq>>16) != d.id {
+			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted TCP ports %d→%d seq %d", sp, dp, seq)}
+		}
+		r.Key = uint16(seq)
+	}
+	// An unreachable from the target itself (port unreachable for UDP,
+	// protocol or admin unreachable otherwise) is the destination answering.
+	r.Dest = typ == unreach && p.from == d.dst
+	r.MPLS = parseMPLS(d.v6, b)
+	return r, true, nil
+}
+
+func (d *rawDriver) decodeTCP(r TraceReply, b []byte) (TraceReply, bool, error) {
+	if len(b) < 20 || r.From != d.dst {
+		return r, false, nil
+	}
+	sp, dp := int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
+	flags := b[13]
+	const syn, rst, ack = 0x02, 0x04, 0x10
+	if sp != d.cfg.Port || flags&(rst|ack) == 0 || (flags&syn != 0 && flags&ack == 0) {
+		return r, false, nil
+	}
+	if dp < d.sportBase || dp >= d.sportBase+d.cfg.Flows {
+		return r, false, nil
+	}
+	seq := binary.BigEndian.Uint32(b[8:]) - 1 // the ack number acknowledges our SYN
+	if flags&ack == 0 || uint16(seq>>16) != d.id {
+		return r, false, &ForeignError{Reason: fmt.Sprintf("TCP reply from %s:%d acking %d", r.From, sp, seq+1)}
+	}
+	r.Key, r.Dest = uint16(seq), true
+	return r, true, nil
+}
