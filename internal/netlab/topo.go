@@ -215,6 +215,12 @@ func (l *Lab) configIf(nd *node, ifname string, idx, end int) error {
 	if l.cfg.IPv6 {
 		a6, _ := netlink.ParseAddr(addr(true, idx, end) + "/64")
 		a6.Flags = unix.IFA_F_NODAD
+		if idx == mpLinkOut && end == 2 {
+			// r3's ICMPv6 errors would otherwise take their source from the
+			// link a probe came in on, so hop 3 would show two addresses;
+			// source selection avoids deprecated addresses (RFC 6724 rule 3).
+			a6.PreferedLft, a6.ValidLft = 0, 0xffffffff // valid forever
+		}
 		if err := nd.nl.AddrAdd(lnk, a6); err != nil {
 			return fmt.Errorf("%s: %s: address %s: %w", nd.name, ifname, a6.IPNet, err)
 		}
@@ -397,6 +403,7 @@ func removeLeftovers(prefix string) error {
 			}
 			if isOurTUN(pid, prefix) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
+				waitGone(pid, 5*time.Second)
 			}
 		}
 		_ = os.Remove(pidFile(prefix))
@@ -437,4 +444,21 @@ func isOurTUN(pid int, prefix string) bool {
 
 func pidFile(prefix string) string {
 	return filepath.Join(os.TempDir(), "linecheck-netlab", prefix+".pid")
+}
+
+// waitGone waits until pid has exited (a zombie counts as exited): a killed
+// tunlink sits in state D for a while as its TUN devices are torn down.
+func waitGone(pid int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return
+		}
+		// The state follows the command name in parentheses.
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -1,0 +1,389 @@
+package netlab
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The lab is checked here against the real tools (traceroute, mtr, ping,
+// hping3) only; linecheck itself is tested against the lab in ./labtest.
+// Each test builds its own lab with its own prefix, so they run in parallel.
+
+func TestConfigRejected(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"prefix with uppercase", Config{Prefix: "Lab", Hops: 2}, "prefix"},
+		{"prefix too long", Config{Prefix: "abcdefghi", Hops: 2}, "prefix"},
+		{"no hops", Config{Prefix: "lcnl", Hops: 0}, "hops 0"},
+		{"too many hops", Config{Prefix: "lcnl", Hops: 51}, "hops 51"},
+		{"TUN link beyond the server", Config{Prefix: "lcnl", Hops: 2, TUNLink: 3}, "TUN link 3"},
+		{"multipath with two hops", Config{Prefix: "lcnl", Hops: 2, Multipath: true}, "at least 3 hops"},
+		{"TUN link on the multipath split", Config{Prefix: "lcnl", Hops: 4, Multipath: true, TUNLink: 2}, "multipath split"},
+		{"loss above 1", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Loss: 1.5}, "loss 1.5"},
+		{"jitter larger than delay", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Delay: time.Millisecond, Jitter: 2 * time.Millisecond}, "jitter"},
+		{"delay without TUN link", Config{Prefix: "lcnl", Hops: 2, Delay: time.Millisecond}, "need a TUN link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Up(tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Up(%+v) = %v, want an error containing %q", tc.cfg, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestAddressesFollowTheLinkPlan(t *testing.T) {
+	l := &Lab{cfg: Config{Prefix: "x", Hops: 3, Multipath: true}}
+	l.plan()
+	if got, want := l.RouterAddrs(false), []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RouterAddrs(v4) = %v, want %v", got, want)
+	}
+	if got, want := l.RouterAddrs(true), []string{"fd77::2", "fd77:0:0:1::2", "fd77:0:0:2::2", "fd77:0:0:3::2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RouterAddrs(v6) = %v, want %v", got, want)
+	}
+	if got, want := l.HopAddrs(false)[1], []string{"10.77.1.2", "10.77.100.2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("HopAddrs(v4)[1] = %v, want %v", got, want)
+	}
+	if got, want := l.Namespaces(), []string{"xc", "xr1", "xr2", "xr3", "xs", "xr2b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Namespaces = %v, want %v", got, want)
+	}
+}
+
+// run runs cmd with a deadline and returns its combined output; a non-zero
+// exit fails the test unless allowFail.
+func run(t *testing.T, cmd *exec.Cmd, allowFail bool) string {
+	t.Helper()
+	done := make(chan struct{})
+	timer := time.AfterFunc(90*time.Second, func() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	defer timer.Stop()
+	out, err := cmd.CombinedOutput()
+	close(done)
+	if err != nil && !allowFail {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return string(out)
+}
+
+func tool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Fatalf("%s is not installed (scripts/test installs it): %v", name, err)
+	}
+}
+
+func TestTracerouteAndMTRSeeEveryRouter(t *testing.T) {
+	t.Parallel()
+	tool(t, "traceroute")
+	tool(t, "mtr")
+	l := UpForTest(t, Config{Prefix: "lcnla", Hops: 5, IPv6: true})
+	for _, v6 := range []bool{false, true} {
+		fam := "-4"
+		if v6 {
+			fam = "-6"
+		}
+		want := l.RouterAddrs(v6)
+		for _, mode := range [][]string{{}, {"-I"}, {"-T", "-p", "80"}} {
+			args := append([]string{fam, "-n", "-q", "2", "-w", "2"}, mode...)
+			out := run(t, l.Exec(l.Client(), "traceroute", append(args, l.ServerAddr(v6))...), false)
+			hops, err := TracerouteHops(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hops {
+				got = append(got, strings.Join(h, "|"))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("traceroute %v: hops %v, want %v\n%s", args, got, want, out)
+			}
+		}
+		out := run(t, l.Exec(l.Client(), "mtr", fam, "-n", "-r", "-c", "3", "-i", "0.1", "--json", l.ServerAddr(v6)), false)
+		hubs, err := MTRReport([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hubs {
+			got = append(got, h.Host)
+			if h.Loss != 0 {
+				t.Errorf("mtr %s: hop %d %s: loss %v%%, want 0 (ICMP rate limiting must be off)", fam, h.TTL, h.Host, h.Loss)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("mtr %s: hops %v, want %v", fam, got, want)
+		}
+	}
+	// No default route anywhere: an address outside the lab is unreachable
+	// before any packet leaves (ip route get sends nothing).
+	for _, ns := range []string{l.Client(), l.Router(3), l.Server()} {
+		for _, dst := range []string{"192.0.2.1", "2001:db8::1"} {
+			out := run(t, l.Exec(ns, "ip", "route", "get", dst), true)
+			if !strings.Contains(out, "unreachable") {
+				t.Errorf("%s: ip route get %s = %q, want unreachable", ns, dst, out)
+			}
+		}
+	}
+}
+
+func TestTUNLinkDelaysOnlyTheHopsBehindIt(t *testing.T) {
+	t.Parallel()
+	l := UpForTest(t, Config{Prefix: "lcnlb", Hops: 3, IPv6: true, TUNLink: 2, Delay: 20 * time.Millisecond})
+	for _, v6 := range []bool{false, true} {
+		addrs := l.RouterAddrs(v6) // r1, r2 before link 2; r3 (its far end) and the server behind it
+		for i, a := range addrs {
+			out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "20", "-i", "0.02", a), false)
+			p, err := PingOutput(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			med := Median(p.RTTs)
+			if i < 2 && med > 2 {
+				t.Errorf("%s (hop %d, before the TUN link): median RTT %.3f ms, want < 2", a, i+1, med)
+			}
+			// 0.5 ms of TUN overhead (shared/lab README) plus scheduling noise.
+			if i >= 2 && (med < 20 || med > 22.5) {
+				t.Errorf("%s (hop %d, behind the 20 ms link): median RTT %.3f ms, want 20..22.5", a, i+1, med)
+			}
+			if p.Recv != p.Sent {
+				t.Errorf("%s: %d of %d received", a, p.Recv, p.Sent)
+			}
+		}
+	}
+}
+
+func TestTUNLinkJitterIsUniformAroundTheDelay(t *testing.T) {
+	t.Parallel()
+	l := UpForTest(t, Config{Prefix: "lcnlj", Hops: 2, TUNLink: 1, Delay: 50 * time.Millisecond, Jitter: 5 * time.Millisecond, Seed: 7})
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "300", "-i", "0.02", l.ServerAddr(false)), false)
+	p, err := PingOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Float64s(p.RTTs)
+	// Nearest-rank 1st and 99th percentiles: a rare late wakeup of the wire
+	// on a loaded 2-core machine must not decide the test.
+	n := len(p.RTTs)
+	lo, hi, med := p.RTTs[(n+99)/100-1], p.RTTs[(99*n+99)/100-1], Median(p.RTTs)
+	// Uniform 45..55 ms (pings 20 ms apart never queue behind each other)
+	// plus ~0.5 ms of wire overhead.
+	if lo < 45 || lo > 46.5 || hi < 53.5 || hi > 57 || med < 49 || med > 51.5 {
+		t.Errorf("RTT p1 %.2f median %.2f p99 %.2f ms, want ≈45, ≈50, ≈55", lo, med, hi)
+	}
+}
+
+func TestTUNLinkLossAndDuplicates(t *testing.T) {
+	t.Parallel()
+	l := UpForTest(t, Config{Prefix: "lcnlc", Hops: 2, TUNLink: 1, Loss: 0.1, Dup: 0.2, Seed: 3})
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "2000", "-i", "0.002", l.ServerAddr(false)), true)
+	p, err := PingOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := 1 - float64(p.Recv)/float64(p.Sent)
+	// Binomial sd on 2000 probes: 0.67 points; ±3 points is 4.5 sd.
+	if loss < 0.07 || loss > 0.13 {
+		t.Errorf("ping loss %.3f, want 0.10 ± 0.03", loss)
+	}
+	dupRate := float64(p.Dups) / float64(p.Recv)
+	if dupRate < 0.16 || dupRate > 0.24 {
+		t.Errorf("ping duplicates %d of %d received = %.3f, want 0.20 ± 0.04", p.Dups, p.Recv, dupRate)
+	}
+}
+
+func TestLossEveryNthIsExactAndStartsAtItsRouter(t *testing.T) {
+	t.Parallel()
+	l := UpForTest(t, Config{Prefix: "lcnld", Hops: 3, IPv6: true})
+	if err := l.Loss(2, 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, v6 := range []bool{false, true} {
+		out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "100", "-i", "0.005", l.ServerAddr(v6)), true)
+		p, err := PingOutput(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Sent != 100 || p.Recv != 90 {
+			t.Errorf("v6=%v: ping through r2 with every 10th dropped: %d of %d received, want 90 of 100", v6, p.Recv, p.Sent)
+		}
+		// ping's TTL 64 arrives at r2 as 63.
+		d, err := l.Dropped(2, v6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d, map[int]int{63: 10}) {
+			t.Errorf("v6=%v: Dropped(2) = %v, want map[63:10]", v6, d)
+		}
+		out = run(t, l.Exec(l.Client(), "ping", "-n", "-c", "50", "-i", "0.005", l.RouterAddrs(v6)[0]), false)
+		if p, _ := PingOutput(out); p.Recv != 50 {
+			t.Errorf("v6=%v: ping r1 (before the lossy router): %d of 50 received", v6, p.Recv)
+		}
+	}
+	// Random: the kernel's own drop counter is the exact expectation.
+	if err := l.Loss(2, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "2000", "-i", "0.002", l.ServerAddr(false)), true)
+	p, err := PingOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.Dropped(2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Sent-p.Recv != d[63] {
+		t.Errorf("random loss: ping lost %d, nftables dropped %d", p.Sent-p.Recv, d[63])
+	}
+	if loss := float64(p.Sent-p.Recv) / float64(p.Sent); loss < 0.07 || loss > 0.13 {
+		t.Errorf("random loss %.3f over %d probes, want 0.10 ± 0.03", loss, p.Sent)
+	}
+	if err := l.Loss(2, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	out = run(t, l.Exec(l.Client(), "ping", "-n", "-c", "50", "-i", "0.005", l.ServerAddr(false)), false)
+	if p, _ := PingOutput(out); p.Recv != 50 {
+		t.Errorf("after removing the loss: %d of 50 received", p.Recv)
+	}
+}
+
+func TestICMPRateLimitMakesFalseLossAtOneHop(t *testing.T) {
+	t.Parallel()
+	tool(t, "mtr")
+	l := UpForTest(t, Config{Prefix: "lcnle", Hops: 3})
+	mtr := func() []MTRHub {
+		out := run(t, l.Exec(l.Client(), "mtr", "-n", "-r", "-c", "40", "-i", "0.05", "--json", l.ServerAddr(false)), false)
+		hubs, err := MTRReport([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hubs) != 4 {
+			t.Fatalf("mtr: %d hops, want 4: %+v", len(hubs), hubs)
+		}
+		return hubs
+	}
+	if err := l.ICMPRateLimit(2, true); err != nil {
+		t.Fatal(err)
+	}
+	hubs := mtr()
+	for i, h := range hubs {
+		if i == 1 && h.Loss < 50 {
+			t.Errorf("rate-limited hop 2: mtr loss %v%%, want ≥ 50 (1 reply/s after a burst)", h.Loss)
+		}
+		if i != 1 && h.Loss != 0 {
+			t.Errorf("hop %d: mtr loss %v%%, want 0", i+1, h.Loss)
+		}
+	}
+	if err := l.ICMPRateLimit(2, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range mtr() {
+		if h.Loss != 0 {
+			t.Errorf("rate limiting off again: hop %d loss %v%%, want 0", h.TTL, h.Loss)
+		}
+	}
+}
+
+var hpingFrom = regexp.MustCompile(`ip=([0-9.]+)`)
+
+func TestMultipathSplitsFlowsAndKeepsEachOnOnePath(t *testing.T) {
+	t.Parallel()
+	tool(t, "traceroute")
+	tool(t, "hping3")
+	l := UpForTest(t, Config{Prefix: "lcnlf", Hops: 4, IPv6: true, Multipath: true})
+	for _, v6 := range []bool{false, true} {
+		fam := "-4"
+		if v6 {
+			fam = "-6"
+		}
+		// Classic UDP traceroute changes the port with every probe: many flows.
+		out := run(t, l.Exec(l.Client(), "traceroute", fam, "-n", "-q", "10", "-w", "2", l.ServerAddr(v6)), false)
+		hops, err := TracerouteHops(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := l.HopAddrs(v6)
+		for i := range hops {
+			got, w := append([]string(nil), hops[i]...), append([]string(nil), want[i]...)
+			sort.Strings(got)
+			sort.Strings(w)
+			if !reflect.DeepEqual(got, w) {
+				t.Errorf("traceroute %s -q 10: hop %d: %v, want %v\n%s", fam, i+1, got, w, out)
+			}
+		}
+	}
+	// One UDP flow (fixed ports, hping3 -k) always takes one path; eight
+	// flows use both.
+	seen := map[string]bool{}
+	for sport := 40000; sport < 40008; sport++ {
+		out := run(t, l.Exec(l.Client(), "hping3", "--udp", "-s", fmt.Sprint(sport), "-k", "-p", "33434",
+			"-t", "2", "-c", "6", "-i", "u10000", l.ServerAddr(false)), true)
+		addrs := map[string]bool{}
+		for _, m := range hpingFrom.FindAllStringSubmatch(out, -1) {
+			addrs[m[1]] = true
+			seen[m[1]] = true
+		}
+		if len(addrs) != 1 {
+			t.Errorf("UDP flow from port %d: hop 2 answered from %v, want exactly one address\n%s", sport, addrs, out)
+		}
+	}
+	if !seen["10.77.1.2"] || !seen["10.77.100.2"] {
+		t.Errorf("8 UDP flows saw hop 2 as %v, want both 10.77.1.2 and 10.77.100.2", seen)
+	}
+}
+
+func TestUpRemovesLeftoversAndDownRemovesEverything(t *testing.T) {
+	t.Parallel()
+	RequireRoot(t)
+	cfg := Config{Prefix: "lcnlg", Hops: 2, TUNLink: 1}
+	crashed, err := Up(cfg) // never torn down: stands for a crashed run
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldPID := crashed.tun.Process.Pid
+	l := UpForTest(t, cfg)
+	if alive(oldPID) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", oldPID))
+		t.Errorf("the previous lab's TUN link (pid %d) still runs: %s", oldPID, b)
+	}
+	_ = crashed.tun.Wait() // reap it
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "3", "-i", "0.05", l.ServerAddr(false)), false)
+	if p, _ := PingOutput(out); p.Recv != 3 {
+		t.Errorf("the new lab does not forward: %s", out)
+	}
+	newPID := l.tun.Process.Pid
+	if err := l.Down(); err != nil {
+		t.Fatal(err)
+	}
+	if alive(newPID) {
+		t.Errorf("TUN link pid %d still runs after Down", newPID)
+	}
+	for _, ns := range l.Namespaces() {
+		if _, err := os.Stat("/run/netns/" + ns); err == nil {
+			t.Errorf("namespace %s still exists after Down", ns)
+		}
+	}
+}
+
+// alive reports whether pid runs (a zombie counts as gone).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
