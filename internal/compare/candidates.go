@@ -15,6 +15,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // File is a parsed and validated candidates file. The same file drives
@@ -120,6 +122,8 @@ type Traffic struct {
 type FX struct {
 	Base  string
 	Rates map[string]decimal.Decimal
+	// Text holds each rate as written in the YAML (7.10, not 7.1), for reports.
+	Text map[string]string
 }
 
 // Convert converts amount in currency cur to the base currency.
@@ -146,9 +150,6 @@ type SLA struct {
 
 // Line classes the route analysis can give (DESIGN.md, Line class).
 var LineClasses = []string{"cn2-gia", "cn2-gt", "chinanet-163", "cu-9929", "cu-4837", "cmin2", "cmi", "transit", "unknown"}
-
-// Shapes of a synthetic traffic month.
-var Shapes = []string{"diurnal", "flat", "business", "evening"}
 
 // yaml model: the raw document, decoded with KnownFields so that a typo in
 // a key is an error with its line.
@@ -513,6 +514,9 @@ func (v *validator) traffic(f *File, rt *rawTraffic) Traffic {
 		if t.Shape == "" {
 			t.Shape = "diurnal"
 		}
+		if !slices.Contains(billing.Shapes, t.Shape) {
+			v.errf(rt.line, "traffic.shape: %q: use one of %s", t.Shape, strings.Join(billing.Shapes, ", "))
+		}
 	}
 	if t.Period != "" {
 		var y, m int
@@ -524,7 +528,7 @@ func (v *validator) traffic(f *File, rt *rawTraffic) Traffic {
 }
 
 func (v *validator) fx(n *yaml.Node) FX {
-	fx := FX{Rates: map[string]decimal.Decimal{}}
+	fx := FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
 	if n.Kind == 0 {
 		return fx
 	}
@@ -549,6 +553,7 @@ func (v *validator) fx(n *yaml.Node) FX {
 			continue
 		}
 		fx.Rates[cur] = d
+		fx.Text[cur] = val.Value
 	}
 	if fx.Base == "" {
 		v.errf(n.Line, "fx.base: required: the currency everything is converted to")

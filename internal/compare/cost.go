@@ -109,6 +109,9 @@ func (p *Pricing) convert(b offerBill) (Money, string, error) {
 	rate := "1"
 	if b.currency != base {
 		rate = p.fx.Rates[b.currency].String()
+		if t, ok := p.fx.Text[b.currency]; ok {
+			rate = t
+		}
 	}
 	return Money{Amount: billing.RoundMoney(v, base).StringFixed(billing.MinorUnit(base)), Currency: base}, rate, nil
 }

@@ -4,8 +4,6 @@ package compare
 // that the rest of the package reads in its own terms.
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,19 +40,8 @@ func loadASNDB(path string) (route.ASNDB, error) {
 	return route.LoadASNDB(path)
 }
 
-// readTrace reads a recorded trace. TEMPORARY: our JSON only, until
-// route.ReadTraceFile (our JSON or mtr --json) lands.
-func readTrace(path string) (*route.Trace, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var t route.Trace
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
-}
+// readTrace reads a recorded trace: our JSON or `mtr --json`.
+func readTrace(path string) (*route.Trace, error) { return route.ReadTraceFile(path) }
 
 // classify annotates both traces (carrier per responder, class per
 // direction) and joins them. The evidence reported is the return path's when

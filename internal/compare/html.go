@@ -161,7 +161,7 @@ func histogramSVG(samples []float64, floorMs float64, limit *float64) string {
 		lo = math.Min(lo, floorMs)
 	}
 	if limit != nil {
-		hi = math.Max(hi, *limit)
+		lo, hi = math.Min(lo, *limit), math.Max(hi, *limit)
 	}
 	step := niceStep(hi-lo, 6)
 	x0 := math.Floor(lo/step) * step
@@ -248,9 +248,15 @@ func costSVG(r *Result) string {
 	if len(rows) == 0 {
 		return ""
 	}
-	const W, L, R, T = 1000.0, 120.0, 130.0, 10.0
+	const W, L, R, T = 1000.0, 120.0, 260.0, 10.0
 	rowH := 34.0
-	H := T + rowH*float64(len(rows)) + 40
+	items := map[string]bool{}
+	for _, rw := range rows {
+		for _, s := range rw.segs {
+			items[s.name] = true
+		}
+	}
+	H := math.Max(T+rowH*float64(len(rows))+40, T+15*float64(len(items))+10)
 	pw := W - L - R
 	step := niceStep(maxT, 5)
 	top := math.Ceil(maxT/step) * step
@@ -296,7 +302,7 @@ func costSVG(r *Result) string {
 			}
 			seen[s.name] = true
 			fmt.Fprintf(&b, `<rect x="%g" y="%.1f" width="10" height="10" fill="%s"/><text x="%g" y="%.1f" font-size="11">%s</text>`,
-				W-R+10, ly, colours[s.name], W-R+24, ly+9, esc(s.name))
+				W-R+90, ly, colours[s.name], W-R+104, ly+9, esc(s.name))
 			ly += 15
 		}
 	}

@@ -2,21 +2,46 @@ package compare
 
 import (
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
-// liveRoutes fills the traces of a live measurement. TEMPORARY: recorded
-// traces only, until probe.Trace lands.
+// liveRoutes traces the forward route (vantage → the candidate's first
+// target, with that target's protocol and port) and takes the return route
+// from the recording, since it can only be traced from the server. A trace
+// that fails (no raw-socket privilege, say) becomes a warning, with the
+// recorded forward trace, if any, used instead.
 func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) error {
 	var err error
-	if c.Recorded.Forward != "" {
-		if m.Forward, err = readTrace(c.Recorded.Forward); err != nil {
-			return err
-		}
-	}
 	if c.Recorded.Return != "" {
 		if m.Return, err = readTrace(c.Recorded.Return); err != nil {
-			return err
+			return fmt.Errorf("%s: recorded.return: %w", c.Name, err)
 		}
+	}
+	t := c.Targets[0]
+	pt, err := resolveTarget(ctx, t)
+	if err != nil {
+		return fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
+	}
+	cfg := probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: opt.TraceCycles, Interval: 500 * time.Millisecond, Timeout: opt.Timeout}
+	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
+	tr, err := probe.Trace(ctx, pt.Addr.String(), cfg, nil)
+	if err == nil {
+		tr.Source = "live"
+		m.Forward = tr
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	m.Warnings = append(m.Warnings, fmt.Sprintf("forward trace to %s failed: %v", pt.Addr, err))
+	if c.Recorded.Forward != "" {
+		if m.Forward, err = readTrace(c.Recorded.Forward); err != nil {
+			return fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
+		}
+		m.Warnings = append(m.Warnings, "forward route taken from the recording")
 	}
 	return nil
 }

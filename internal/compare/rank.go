@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -64,7 +65,7 @@ func Rank(r *Result) {
 		r.Recommended = best.Name
 		c0, _ := best.cost()
 		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s/month",
-			nPass, len(ev), best.Name, c0.StringFixed(2), best.Monthly.Converted.Currency)
+			nPass, len(ev), best.Name, fmtMoney(c0.StringFixed(2)), best.Monthly.Converted.Currency)
 		if len(passing) > 1 {
 			next := passing[1]
 			c1, _ := next.cost()
@@ -74,9 +75,24 @@ func Rank(r *Result) {
 				pct, _ = diff.Div(c1).Mul(decimal.NewFromInt(100)).Round(1).Float64()
 			}
 			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
-			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", diff.StringFixed(2), r.Savings.Currency, pct, next.Name)
+			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", fmtMoney(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
 		} else {
 			r.Verdict += " (the only passing candidate)"
+		}
+		// What the SLA costs: cheaper candidates that were rejected, and why.
+		for _, e := range ev {
+			c, ok := e.cost()
+			if e.SLA.Pass || !ok || !c.LessThan(c0) {
+				continue
+			}
+			var failed []string
+			for _, ch := range e.SLA.Checks {
+				if !ch.Pass {
+					failed = append(failed, ch.Name)
+				}
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
+				e.Name, fmtMoney(c.StringFixed(2)), e.Monthly.Converted.Currency, fmtMoney(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
 }

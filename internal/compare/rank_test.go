@@ -39,7 +39,7 @@ func TestRankPassingFirstThenByCost(t *testing.T) {
 	if s := r.Savings; s == nil || s.Versus != "dear-pass" || s.Amount != "18000.00" || s.Percent != 20 || s.Currency != "CNY" {
 		t.Errorf("savings = %+v", r.Savings)
 	}
-	if !strings.Contains(r.Verdict, "18000.00 CNY (20.0 %) less than dear-pass") {
+	if !strings.Contains(r.Verdict, "18,000.00 CNY (20.0 %) less than dear-pass") {
 		t.Errorf("verdict %q", r.Verdict)
 	}
 }

@@ -146,6 +146,9 @@ func NewResult(f *File, opt Options) *Result {
 		r.FX = map[string]string{}
 		for cur, rate := range f.FX.Rates {
 			r.FX[cur] = rate.String()
+			if t, ok := f.FX.Text[cur]; ok {
+				r.FX[cur] = t
+			}
 		}
 	}
 	return r
