@@ -196,15 +196,15 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		head++
 	}
 	if head > 0 {
-		ev.Notes = append(ev.Notes, fmt.Sprintf("TTL %d–%d are the source's access network (%s): not counted",
-			seq[0].ttl, seq[head-1].ttl, seq[0].c.Name))
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the source's access network (%s): not counted",
+			ttlSpan(seq[0].ttl, seq[head-1].ttl), seq[0].c.Name))
 	}
 	tail := seq[cut:]
 	long := seq[head:cut]
 	reachesChina := destKnown && dest.China
 	if len(tail) > 0 {
-		ev.Notes = append(ev.Notes, fmt.Sprintf("TTL %d–%d are the destination's own network (%s): not counted",
-			tail[0].ttl, tail[len(tail)-1].ttl, tail[0].c.Name))
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the destination's own network (%s): not counted",
+			ttlSpan(tail[0].ttl, tail[len(tail)-1].ttl), tail[0].c.Name))
 		for _, e := range tail {
 			if e.c.China {
 				reachesChina = true
@@ -371,6 +371,14 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 	ev.Rule = fmt.Sprintf("not enough evidence: %d long-haul hop(s) of known carriers", len(long))
 	ev.Confidence = ConfidenceLow
 	return LineUnknown, ev
+}
+
+// ttlSpan words a TTL range as the subject of a note: "TTL 8 is", "TTL 7–8 are".
+func ttlSpan(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("TTL %d is", a)
+	}
+	return fmt.Sprintf("TTL %d–%d are", a, b)
 }
 
 func confidenceByCount(n int) string {
