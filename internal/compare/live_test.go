@@ -9,21 +9,46 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/netlab"
 )
 
+var linecheckBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
 // buildLinecheck builds the linecheck binary once per test run.
 func buildLinecheck(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "linecheck")
-	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/linecheck")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &linecheckBin
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "linecheck-compare-test"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "linecheck")
+		out, err := exec.Command("go", "build", "-o", b.path, "../../cmd/linecheck").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if linecheckBin.dir != "" {
+		os.RemoveAll(linecheckBin.dir)
+	}
+	os.Exit(code)
 }
 
 // exitCode returns the process exit code of a finished command's error.
@@ -123,8 +148,9 @@ sla: {rtt_p95_ms: 10, loss: 0.05}
 		Ranking    []string `json:"ranking"`
 		Recommend  string   `json:"recommended"`
 		Candidates []struct {
-			Name  string `json:"name"`
-			Route struct {
+			Name     string   `json:"name"`
+			Warnings []string `json:"warnings"`
+			Route    struct {
 				RTT  struct{ P50, P95 float64 } `json:"rtt_ms"`
 				Loss float64                    `json:"loss"`
 			} `json:"route"`
@@ -156,6 +182,11 @@ sla: {rtt_p95_ms: 10, loss: 0.05}
 		t.Errorf("ranking %v recommended %q, want [near far] near", doc.Ranking, doc.Recommend)
 	}
 	for _, c := range doc.Candidates {
+		for _, w := range c.Warnings {
+			if strings.Contains(w, "forward trace") {
+				t.Errorf("%s: %s", c.Name, w)
+			}
+		}
 		for _, tg := range c.Targets {
 			if tg.Sent != 10 || tg.Recv != 10 || tg.Loss != 0 {
 				t.Errorf("%s %s %s: sent %d recv %d loss %v, want 10/10/0 on a clean lab path", c.Name, tg.Addr, tg.Protocol, tg.Sent, tg.Recv, tg.Loss)
