@@ -1,0 +1,297 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// fakeDriver answers probes along a fixed path without sockets. Replies are
+// queued at Send time and handed out by Receive, so the test sees whether the
+// algorithm sent every TTL before reading the first reply.
+type fakeDriver struct {
+	mu      sync.Mutex
+	path    []netip.Addr // path[i] answers TTL i+1; the last one is the target
+	clock   time.Time
+	queue   []any // TraceReply or error
+	wake    chan struct{}
+	sends   []TraceProbe
+	cycleOf map[uint16]int
+
+	// sendsAtFirstReceive holds len(sends) when Receive was first called after a Send.
+	sendsAtFirstReceive []int
+	lastSendCount       int
+
+	drop      func(p TraceProbe, n int) bool // n = how many probes at this TTL before
+	late      func(p TraceProbe) bool
+	shuffle   bool
+	duplicate bool
+	foreign   int // foreign replies queued after each batch: half unknown keys, half ForeignErrors
+	perTTL    map[int]int
+	rnd       *rand.Rand
+}
+
+func newFake(path ...string) *fakeDriver {
+	f := &fakeDriver{wake: make(chan struct{}, 1), perTTL: map[int]int{}, rnd: rand.New(rand.NewPCG(1, 2))}
+	for _, p := range path {
+		f.path = append(f.path, netip.MustParseAddr(p))
+	}
+	f.clock = time.Now()
+	return f
+}
+
+func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sends = append(f.sends, p)
+	sent := time.Now()
+	n := f.perTTL[p.TTL]
+	f.perTTL[p.TTL]++
+	if f.drop != nil && f.drop(p, n) {
+		return sent, nil
+	}
+	hop := min(p.TTL, len(f.path))
+	r := TraceReply{Key: p.Key, From: f.path[hop-1], At: sent.Add(time.Duration(hop) * time.Millisecond), Dest: hop == len(f.path)}
+	if f.late != nil && f.late(p) {
+		r.At = sent.Add(time.Hour)
+	}
+	f.queue = append(f.queue, r)
+	if f.duplicate {
+		f.queue = append(f.queue, r)
+	}
+	return sent, nil
+}
+
+func (f *fakeDriver) Receive(ctx context.Context) (TraceReply, error) {
+	f.mu.Lock()
+	if len(f.sends) != f.lastSendCount {
+		f.sendsAtFirstReceive = append(f.sendsAtFirstReceive, len(f.sends))
+		f.lastSendCount = len(f.sends)
+		// The batch is complete: mix in foreign packets and shuffle.
+		for i := 0; i < f.foreign; i++ {
+			if i%2 == 0 {
+				f.queue = append(f.queue, TraceReply{Key: 0xfffe, From: f.path[0], At: time.Now()})
+			} else {
+				f.queue = append(f.queue, &ForeignError{Reason: "another run"})
+			}
+		}
+		if f.shuffle {
+			f.rnd.Shuffle(len(f.queue), func(i, j int) { f.queue[i], f.queue[j] = f.queue[j], f.queue[i] })
+		}
+	}
+	if len(f.queue) > 0 {
+		it := f.queue[0]
+		f.queue = f.queue[1:]
+		f.mu.Unlock()
+		if err, ok := it.(error); ok {
+			return TraceReply{}, err
+		}
+		return it.(TraceReply), nil
+	}
+	f.mu.Unlock()
+	<-ctx.Done()
+	return TraceReply{}, ctx.Err()
+}
+
+func (f *fakeDriver) Close() error { return nil }
+
+var path4 = []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2"}
+
+func fastCfg(cycles int) TraceConfig {
+	return TraceConfig{MaxTTL: 8, Cycles: cycles, Interval: time.Millisecond, Timeout: 30 * time.Millisecond, Rate: 1e6}
+}
+
+func hopAddrs(tr *route.Trace) []string {
+	var out []string
+	for _, h := range tr.Hops {
+		if len(h.Responders) == 0 {
+			out = append(out, "*")
+			continue
+		}
+		out = append(out, h.Responders[0].Addr)
+	}
+	return out
+}
+
+func runFake(t *testing.T, f *fakeDriver, cfg TraceConfig) (*route.Trace, TraceCounts) {
+	t.Helper()
+	tr, counts, err := TraceWithDriver(context.Background(), f, "lab", f.path[len(f.path)-1], cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, counts
+}
+
+func TestTraceSendsEveryTTLBeforeReadingAReply(t *testing.T) {
+	f := newFake(path4...)
+	tr, _ := runFake(t, f, fastCfg(3))
+	// Cycle 1 sends TTLs 1..8; once the target answered at TTL 4, cycles 2 and 3 send 1..4.
+	if want := []int{8, 12, 16}; !slices.Equal(f.sendsAtFirstReceive, want) {
+		t.Errorf("sends done when each cycle first read a reply: %v, want %v", f.sendsAtFirstReceive, want)
+	}
+	if !slices.Equal(hopAddrs(tr), path4) || !tr.Reached {
+		t.Errorf("hops %v reached %v, want %v", hopAddrs(tr), tr.Reached, path4)
+	}
+	for _, h := range tr.Hops {
+		if h.Sent != 3 || h.Loss != 0 {
+			t.Errorf("ttl %d: sent %d loss %v, want 3 and 0", h.TTL, h.Sent, h.Loss)
+		}
+		// The fake answers TTL k after k ms.
+		if r := h.Responders[0]; r.RTT.Min != float64(h.TTL) || r.RTT.Max != float64(h.TTL) {
+			t.Errorf("ttl %d: rtt %+v, want %d ms", h.TTL, r.RTT, h.TTL)
+		}
+	}
+	if !slices.Equal(tr.Hops[3].Flags, []string{route.FlagDestination}) {
+		t.Errorf("last hop flags %v", tr.Hops[3].Flags)
+	}
+}
+
+func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
+	f := newFake(path4...)
+	f.shuffle, f.duplicate, f.foreign = true, true, 4
+	tr, counts := runFake(t, f, fastCfg(5))
+	if !slices.Equal(hopAddrs(tr), path4) {
+		t.Fatalf("hops %v, want %v", hopAddrs(tr), path4)
+	}
+	for _, h := range tr.Hops {
+		if h.Sent != 5 || h.Loss != 0 || h.Responders[0].Recv != 5 {
+			t.Errorf("ttl %d: sent %d loss %v recv %d, want 5, 0, 5", h.TTL, h.Sent, h.Loss, h.Responders[0].Recv)
+		}
+	}
+	// Every probe answered twice: 8 + 4·4 = 24 probes, 24 duplicates; 4 foreign
+	// per cycle. The run ends as soon as the last cycle is answered, so what is
+	// still queued then was never read.
+	var unreadDup, unreadForeign int
+	for _, it := range f.queue {
+		if r, ok := it.(TraceReply); ok && r.Key != 0xfffe {
+			unreadDup++
+		} else {
+			unreadForeign++
+		}
+	}
+	if counts.Duplicates+unreadDup != 24 || counts.Foreign+unreadForeign != 20 || counts.Late != 0 {
+		t.Errorf("counts %+v with %d duplicates and %d foreign unread, want 24 duplicates, 20 foreign, 0 late",
+			counts, unreadDup, unreadForeign)
+	}
+}
+
+func TestTraceMissingRepliesGiveHopLossAndRateLimitFlag(t *testing.T) {
+	f := newFake(path4...)
+	// TTL 2 answers every other probe; everything else always answers.
+	f.drop = func(p TraceProbe, n int) bool { return p.TTL == 2 && n%2 == 1 }
+	cfg := fastCfg(20)
+	cfg.Timeout = 5 * time.Millisecond
+	tr, _ := runFake(t, f, cfg)
+	wantLoss := []float64{0, 0.5, 0, 0}
+	for i, h := range tr.Hops {
+		if h.Loss != wantLoss[i] || h.Sent != 20 {
+			t.Errorf("ttl %d: loss %v sent %d, want %v and 20", h.TTL, h.Loss, h.Sent, wantLoss[i])
+		}
+	}
+	if !slices.Equal(tr.Hops[1].Flags, []string{route.FlagRateLimited}) {
+		t.Errorf("ttl 2 flags %v, want [%s]", tr.Hops[1].Flags, route.FlagRateLimited)
+	}
+}
+
+func TestTraceSilentHopAndLateReplies(t *testing.T) {
+	f := newFake(path4...)
+	f.drop = func(p TraceProbe, _ int) bool { return p.TTL == 2 }
+	f.late = func(p TraceProbe) bool { return p.TTL == 3 }
+	cfg := fastCfg(2)
+	cfg.Timeout = 5 * time.Millisecond
+	tr, counts := runFake(t, f, cfg)
+	if want := []string{"10.77.0.2", "*", "*", "10.77.3.2"}; !slices.Equal(hopAddrs(tr), want) {
+		t.Fatalf("hops %v, want %v", hopAddrs(tr), want)
+	}
+	if tr.Hops[1].Loss != 1 || tr.Hops[2].Loss != 1 || len(tr.Hops[1].Responders) != 0 {
+		t.Errorf("silent hops %+v %+v", tr.Hops[1], tr.Hops[2])
+	}
+	if counts.Late != 2 {
+		t.Errorf("late %d, want 2 (TTL 3 in both cycles)", counts.Late)
+	}
+}
+
+func TestTraceCancellationReturnsFinishedCycles(t *testing.T) {
+	f := newFake(path4...)
+	// From the second cycle on nothing answers, and the timeout is long.
+	f.drop = func(p TraceProbe, n int) bool { return n >= 1 }
+	cfg := fastCfg(5)
+	cfg.Timeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var tr *route.Trace
+	var err error
+	go func() {
+		tr, _, err = TraceWithDriver(ctx, f, "lab", f.path[3], cfg, func(*route.Trace) {})
+		close(done)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("trace did not stop after cancel")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	// Only cycle 1 finished: in-flight probes of cycle 2 are not counted as lost.
+	for _, h := range tr.Hops {
+		if h.Sent != 1 || h.Loss != 0 {
+			t.Errorf("ttl %d: sent %d loss %v, want 1 and 0", h.TTL, h.Sent, h.Loss)
+		}
+	}
+}
+
+func TestTraceFlowsListAlternateResponders(t *testing.T) {
+	f := newFake(path4...)
+	// An ECMP hop at TTL 2: odd flows go through 10.77.9.2.
+	alt := netip.MustParseAddr("10.77.9.2")
+	base := f
+	drv := &ecmpFake{fakeDriver: base, alt: alt}
+	cfg := fastCfg(2)
+	cfg.Flows = 4
+	tr, _, err := TraceWithDriver(context.Background(), drv, "lab", f.path[3], cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := tr.Hops[1].Responders
+	if len(rs) != 2 || rs[0].Addr != "10.77.1.2" || rs[1].Addr != "10.77.9.2" {
+		t.Fatalf("ttl 2 responders %+v", rs)
+	}
+	if !slices.Equal(rs[0].Flows, []int{0, 2}) || !slices.Equal(rs[1].Flows, []int{1, 3}) {
+		t.Errorf("flows %v and %v, want [0 2] and [1 3]", rs[0].Flows, rs[1].Flows)
+	}
+}
+
+// ecmpFake answers TTL 2 of odd flows from alt.
+type ecmpFake struct {
+	*fakeDriver
+	alt netip.Addr
+}
+
+func (e *ecmpFake) Send(p TraceProbe) (time.Time, error) {
+	at, err := e.fakeDriver.Send(p)
+	if p.TTL == 2 && p.Flow%2 == 1 {
+		e.mu.Lock()
+		r := e.queue[len(e.queue)-1].(TraceReply)
+		r.From = e.alt
+		e.queue[len(e.queue)-1] = r
+		e.mu.Unlock()
+	}
+	return at, err
+}
+
+func TestForeignErrorIsRetryable(t *testing.T) {
+	var err error = &ForeignError{Reason: "x"}
+	if !errors.Is(err, ErrForeign) {
+		t.Fatal("ForeignError is not ErrForeign")
+	}
+}
