@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // jsonDoc walks a JSON document token by token so that every error can name
@@ -136,8 +137,14 @@ func (d *jsonDoc) array(field string, fn func(i int, line int64) error) error {
 
 // decode decodes the next value into v.
 func (d *jsonDoc) decode(field string, v any) error {
+	line := d.next()
 	if err := d.dec.Decode(v); err != nil {
-		return d.wrap(err, field)
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &se) || errors.As(err, &te) || err == io.EOF || err == io.ErrUnexpectedEOF {
+			return d.wrap(err, field)
+		}
+		return &ReadError{File: d.file, Line: int(line), Field: field, Msg: strings.TrimPrefix(err.Error(), "json: "), Err: err}
 	}
 	return nil
 }
