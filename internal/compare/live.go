@@ -75,6 +75,9 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 			tr.Loss = pr.Loss()
 			tr.Samples = pr.RTTs
 			tr.RTT, tr.Jitter = route.Summarize(pr.RTTs)
+			if pr.Refused > 0 {
+				ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: connection refused %d times: the port is closed", tr.Target, pr.Refused))
+			}
 		}
 	}
 	for i, c := range cs {

@@ -1,0 +1,112 @@
+package compare
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const whatIfOffers = `offers:
+  - name: port
+    currency: CNY
+    bandwidth: {scheme: fixed, port_mbps: 100, price: "1000"}
+    items:
+      - {name: server, kind: compute, price_per_month: "5000"}
+  - name: metered
+    currency: USD
+    bandwidth: {scheme: per-gb, base: 1000, price_per_gb: "0.05"}
+    items:
+      - {name: server, kind: compute, price_per_month: "700"}
+`
+
+func TestPricingWithWhatIfAndFX(t *testing.T) {
+	yaml := `vantage: {city: Shanghai}
+candidates:
+  - name: a
+    region: {city: Tokyo}
+    targets: [{addr: 127.0.0.1}]
+    offer: port
+    what_if: [metered]
+offers: offers.yaml
+traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
+fx: {base: CNY, USD: 7.10}
+`
+	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
+	f, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPricing(f, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, whatIf, err := p.Monthly(&f.Candidates[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1000 (port) + 5000 (server), already CNY.
+	if m.Total != "6000.00" || m.Currency != "CNY" || m.Converted.Amount != "6000.00" || m.Rate != "1" {
+		t.Errorf("monthly = %+v", m)
+	}
+	// 1000 GB × 0.05 = 50 USD + 700 USD = 750 USD = 5325.00 CNY at 7.10.
+	if len(whatIf) != 1 || whatIf[0].Offer != "metered" || whatIf[0].Scheme != "per-gb" || whatIf[0].Total != "750.00" ||
+		whatIf[0].Currency != "USD" || whatIf[0].Converted.Amount != "5325.00" {
+		t.Errorf("what-if = %+v", whatIf)
+	}
+	if tr := p.Traffic; tr == nil || tr.PeriodStart != time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC) || len(tr.Times) != 8928 {
+		t.Errorf("traffic summary = %+v", p.Traffic)
+	}
+}
+
+func TestPricingRefusesUnknownOfferAndMissingRate(t *testing.T) {
+	base := `vantage: {city: Shanghai}
+candidates:
+  - name: a
+    region: {city: Tokyo}
+    targets: [{addr: 127.0.0.1}]
+    offer: OFFER
+offers: offers.yaml
+traffic: {monthly_gb: 1000, peak_mbps: 50, period: 2026-10}
+fx: {base: CNY}
+`
+	cases := []struct{ offer, want string }{
+		{"nope", `c.yaml:3: candidate a: offer "nope" is not in`},
+		{"metered", "offer metered is priced in USD: fx: no rate for USD"},
+	}
+	for _, c := range cases {
+		dir := writeFiles(t, map[string]string{"c.yaml": strings.Replace(base, "OFFER", c.offer, 1), "offers.yaml": whatIfOffers})
+		f, err := Load(filepath.Join(dir, "c.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewPricing(f, time.Time{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("offer %s: err = %v, want %q", c.offer, err, c.want)
+		}
+	}
+}
+
+func TestSyntheticMonthDefaultsToTheMonthBeforeNow(t *testing.T) {
+	yaml := `vantage: {city: Shanghai}
+candidates:
+  - {name: a, region: {city: Tokyo}, targets: [{addr: 127.0.0.1}], offer: port}
+offers: offers.yaml
+traffic: {monthly_gb: 1000, peak_mbps: 50}
+fx: {base: CNY}
+`
+	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
+	f, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPricing(f, time.Date(2027, 1, 15, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Traffic.PeriodStart; got != time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) {
+		t.Errorf("period starts %v, want 2026-12-01", got)
+	}
+	if p.Traffic.Shape != "diurnal" {
+		t.Errorf("shape %q, want the default diurnal", p.Traffic.Shape)
+	}
+}
