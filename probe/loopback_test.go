@@ -1,0 +1,250 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// These tests use real sockets against 127.0.0.1 and ::1 only.
+
+func needRaw(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw sockets); CI runs as root")
+	}
+}
+
+func has6(t *testing.T) {
+	t.Helper()
+	c, err := net.ListenPacket("udp6", "[::1]:0")
+	if err != nil {
+		t.Skip("no IPv6 loopback:", err)
+	}
+	c.Close()
+}
+
+func TestPingLoopbackCountsAndStats(t *testing.T) {
+	needRaw(t)
+	has6(t)
+	cfg := PingConfig{Count: 5, Interval: 20 * time.Millisecond, Timeout: time.Second, Rate: 1000, Socket: "raw"}
+	var mu sync.Mutex
+	var recs []Record
+	res, err := Ping(context.Background(), []string{"127.0.0.1", "::1"}, cfg, func(r Record) {
+		mu.Lock()
+		recs = append(recs, r)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Sent != 5 || r.Recv != 5 || r.Late != 0 || r.Dup != 0 || len(r.RTTs) != 5 {
+			t.Errorf("%s: %+v, want 5 sent and received", r.Target, r)
+		}
+		st, _ := route.Summarize(r.RTTs)
+		if st.Min <= 0 || st.Max >= 1000 || st.Min > st.P50 || st.P50 > st.Max {
+			t.Errorf("%s: implausible stats %+v", r.Target, st)
+		}
+	}
+	if len(recs) != 10 {
+		t.Fatalf("%d records, want 10", len(recs))
+	}
+	for _, r := range recs {
+		if r.Status != StatusOK || r.RTTms == nil || r.Protocol != "icmp" || r.Seq < 0 || r.Seq > 4 {
+			t.Errorf("record %+v", r)
+		}
+	}
+}
+
+func TestPingTCPConnectTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	cfg := PingConfig{Count: 4, Interval: 10 * time.Millisecond, Timeout: time.Second, Rate: 1000, TCPPort: port}
+	res, err := Ping(context.Background(), []string{"127.0.0.1"}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.Sent != 4 || r.Recv != 4 || r.Refused != 0 {
+		t.Errorf("open port: %+v, want 4 sent and received", r)
+	}
+	ln.Close()
+	res, err = Ping(context.Background(), []string{"127.0.0.1"}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.Sent != 4 || r.Recv != 0 || r.Refused != 4 {
+		t.Errorf("closed port: %+v, want 4 sent, 0 received, 4 refused", r)
+	}
+}
+
+func TestTraceLoopbackReachesTheDestinationAtTTL1(t *testing.T) {
+	needRaw(t)
+	has6(t)
+	for _, target := range []string{"127.0.0.1", "::1"} {
+		for _, proto := range []string{"icmp", "udp", "tcp"} {
+			t.Run(target+"/"+proto, func(t *testing.T) {
+				cfg := TraceConfig{Proto: proto, Cycles: 3, Interval: 20 * time.Millisecond, Timeout: time.Second}
+				if proto == "tcp" {
+					cfg.Port = 9 // closed: the target answers with RST
+				}
+				cycles := 0
+				tr, counts, err := TraceCounted(context.Background(), target, cfg, func(*route.Trace) { cycles++ })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cycles != 3 || !tr.Reached || len(tr.Hops) != 1 {
+					t.Fatalf("cycles %d reached %v hops %d: %+v", cycles, tr.Reached, len(tr.Hops), tr)
+				}
+				h := tr.Hops[0]
+				if h.TTL != 1 || h.Sent != 3 || h.Loss != 0 || !slices.Equal(h.Flags, []string{route.FlagDestination}) ||
+					len(h.Responders) != 1 || h.Responders[0].Addr != target || h.Responders[0].Recv != 3 {
+					t.Errorf("hop %+v", h)
+				}
+				if counts.Late != 0 {
+					t.Errorf("counts %+v", counts)
+				}
+			})
+		}
+	}
+}
+
+// Two runs at once on raw sockets: each socket gets both runs' echo replies;
+// each run must count exactly its own and the other's as foreign.
+func TestPingConcurrentRawRunsRejectEachOthersReplies(t *testing.T) {
+	needRaw(t)
+	cfg := PingConfig{Count: 20, Interval: 10 * time.Millisecond, Timeout: time.Second, Rate: 1000, Socket: "raw"}
+	var wg sync.WaitGroup
+	results := make([][]PingResult, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = Ping(context.Background(), []string{"127.0.0.1"}, cfg, nil)
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		r := results[i][0]
+		if r.Sent != 20 || r.Recv != 20 || r.Dup != 0 || r.Late != 0 {
+			t.Errorf("run %d: %+v, want exactly its own 20 replies", i, r)
+		}
+		if r.Foreign == 0 {
+			t.Errorf("run %d saw none of the other run's replies (foreign 0); the runs did not overlap or matching is wrong", i)
+		}
+	}
+}
+
+func TestMissingPrivilegeSaysWhatToRun(t *testing.T) {
+	old := socketFunc
+	socketFunc = func(int, int, int) (int, error) { return -1, unix.EPERM }
+	defer func() { socketFunc = old }()
+
+	_, err := Ping(context.Background(), []string{"127.0.0.1"}, PingConfig{Count: 1}, nil)
+	if !errors.Is(err, ErrPrivilege) {
+		t.Fatalf("ping: %v, want ErrPrivilege", err)
+	}
+	for _, want := range []string{"setcap cap_net_raw+ep ", `sysctl -w net.ipv4.ping_group_range="0 2147483647"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("ping error does not say %q:\n%v", want, err)
+		}
+	}
+	_, err = Trace(context.Background(), "127.0.0.1", TraceConfig{}, nil)
+	if !errors.Is(err, ErrPrivilege) || !strings.Contains(err.Error(), "setcap cap_net_raw+ep ") {
+		t.Errorf("trace: %v, want ErrPrivilege naming setcap", err)
+	}
+}
+
+// The same, for real: the test binary re-runs itself as nobody (no
+// CAP_NET_RAW; ping_group_range here is "1 0", so ping sockets fail too).
+func TestMissingPrivilegeAsNobody(t *testing.T) {
+	if os.Getenv("LINECHECK_PROBE_AS_NOBODY") == "1" {
+		_, err := Ping(context.Background(), []string{"127.0.0.1"}, PingConfig{Count: 1}, nil)
+		if errors.Is(err, ErrPrivilege) {
+			os.Stdout.WriteString("PRIVILEGE-ERROR: " + err.Error() + "\n")
+		} else {
+			os.Stdout.WriteString("OTHER: " + strconv.Quote(errString(err)) + "\n")
+		}
+		return
+	}
+	needRaw(t)
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Fatal("setpriv (util-linux) is missing")
+	}
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ping_group_range")
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(b)), "1\t0") {
+		t.Skipf("ping_group_range is %q here: nobody may use ICMP sockets, nothing to test", strings.TrimSpace(string(b)))
+	}
+	dir, err := os.MkdirTemp("", "probe-nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	exe := filepath.Join(dir, "probe.test")
+	if err := copyFile(os.Args[0], exe); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all",
+		exe, "-test.run=^TestMissingPrivilegeAsNobody$")
+	cmd.Env = append(os.Environ(), "LINECHECK_PROBE_AS_NOBODY=1")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "PRIVILEGE-ERROR: ") || !strings.Contains(string(out), "setcap cap_net_raw+ep") {
+		t.Errorf("as nobody:\n%s", out)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
