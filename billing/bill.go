@@ -247,7 +247,7 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		r.Samples.GapList = []GapRun{}
 	}
 	if r.Samples.Missing > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %d gaps); percentiles %s",
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %d gap(s)); percentiles %s",
 			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, r.Samples.GapRuns, map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[opt.Gaps]))
 	}
 	if coarse {

@@ -296,27 +296,72 @@ func (t TimeSeries) layout(w, h int) *canvas {
 	var dashed []bool
 	for i, s := range t.Series {
 		col := colorAt(i, s.Color)
-		pts := decimate(f, s.X, s.Y)
-		if s.Fill && len(pts) > 1 {
-			c.area(col, f.bottom, pts)
-		} else {
-			c.line(col, 1.2, false, pts...)
+		for _, r := range runs(s.X) {
+			pts := decimate(f, s.X[r[0]:r[1]], s.Y[r[0]:min(r[1], len(s.Y))])
+			if s.Fill && len(pts) > 1 {
+				c.area(col, f.bottom, pts)
+			} else {
+				c.line(col, 1.2, false, pts...)
+			}
 		}
 		names, colors, dashed = append(names, s.Name), append(colors, col), append(dashed, false)
+	}
+	var placed []pt // label anchors so far: x = side (0 right, 1 left), y
+	free := func(side, y float64) bool {
+		for _, q := range placed {
+			if q.x == side && math.Abs(q.y-y) < 13 {
+				return false
+			}
+		}
+		return true
 	}
 	for i, hl := range t.HLines {
 		col := colorAt(len(t.Series)+i, hl.Color)
 		y := f.py(hl.Y)
 		c.line(col, 1.5, hl.Dash, pt{f.left, y}, pt{f.right, y})
-		if i%2 == 0 { // alternate sides so that close lines keep readable labels
-			c.text(f.right-4, y-4, hl.Label, 'r', 11, col)
+		// Labels sit just above their line, right side first, then left, then
+		// pushed down until they no longer overlap an earlier label.
+		ly, side := y-4, 0.0
+		for k := 0; k < 20 && !free(side, ly); k++ {
+			if free(1, ly) {
+				side = 1
+				break
+			}
+			ly += 13
+		}
+		placed = append(placed, pt{side, ly})
+		if side == 0 {
+			c.text(f.right-4, ly, hl.Label, 'r', 11, col)
 		} else {
-			c.text(f.left+4, y-4, hl.Label, 'l', 11, col)
+			c.text(f.left+4, ly, hl.Label, 'l', 11, col)
 		}
 		names, colors, dashed = append(names, hl.Label), append(colors, col), append(dashed, hl.Dash)
 	}
 	c.legend(f.bottom+40, f.left, names, colors, dashed)
 	return c
+}
+
+// runs splits a series at gaps (a spacing above 1.5 × the smallest one), so
+// that missing samples show as breaks in the line, not as straight bridges.
+func runs(xs []time.Time) [][2]int {
+	step := time.Duration(math.MaxInt64)
+	for i := 1; i < len(xs); i++ {
+		if d := xs[i].Sub(xs[i-1]); d > 0 && d < step {
+			step = d
+		}
+	}
+	var out [][2]int
+	start := 0
+	for i := 1; i < len(xs); i++ {
+		if xs[i].Sub(xs[i-1]) > step+step/2 {
+			out = append(out, [2]int{start, i})
+			start = i
+		}
+	}
+	if len(xs) > 0 {
+		out = append(out, [2]int{start, len(xs)})
+	}
+	return out
 }
 
 // decimate maps points to pixels, keeping the min and max of each pixel

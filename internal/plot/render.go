@@ -136,6 +136,9 @@ func (r raster) segment(a, b pt, c color.RGBA, width float64, dash bool, phase *
 	*phase += l
 }
 
+// ascii replaces the punctuation basicfont (ASCII only) cannot draw.
+var ascii = strings.NewReplacer("—", "-", "–", "-", "×", "x", "…", "...", "≈", "~", "°", "deg", "µ", "u", "Δ", "d", "·", ".", "→", "->", "≥", ">=", "≤", "<=")
+
 func pngOf(c *canvas) ([]byte, error) {
 	if c.w <= 0 || c.h <= 0 || c.w > 10000 || c.h > 10000 {
 		return nil, fmt.Errorf("plot: image size %d×%d out of range", c.w, c.h)
@@ -162,6 +165,7 @@ func pngOf(c *canvas) ([]byte, error) {
 				drawVertical(r.img, face, p, col)
 				continue
 			}
+			p.text = ascii.Replace(p.text)
 			d := &font.Drawer{Dst: r.img, Src: image.NewUniform(col), Face: face}
 			w := d.MeasureString(p.text).Round()
 			x := int(p.x)

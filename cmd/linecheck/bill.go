@@ -1,0 +1,456 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/plot"
+	"github.com/linecheck/linecheck/internal/report"
+)
+
+var billOpts struct {
+	offers, period, from, to, tz, gaps string
+	method, direction                  string
+	aggregate                          bool
+	aggName                            string
+	scale                              float64
+	allowCoarse                        bool
+	input, stamp, units                string
+	columns                            []string
+	format, plotFile                   string
+}
+
+// billSeriesSource, when set (bill_prometheus.go), may supply the series
+// instead of LOG files; handled = false falls back to reading LOG files.
+var billSeriesSource func(c *cobra.Command, args []string) (series []*billing.Series, handled bool, err error)
+
+var billCmd = &cobra.Command{
+	Use:   "bill [flags] LOG...",
+	Short: "Simulate what each offer would bill for recorded traffic",
+	Long: `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
+xport XML/JSON, a saved Prometheus query_range response, or CSV; the format is
+detected by content) and prices it under every offer of --offers, side by side,
+with the numbers behind each charge: the samples it had, the 95th percentile by
+the rule each provider states, the volume, and every line item.
+
+What it computes (docs/billing.md has the full definitions):
+  grid      5-minute slots; rate = bytes·8/300 bit/s; Mbps = 10^6 bit/s
+  period    --period YYYY-MM (a calendar month in --tz), or --from (inclusive)
+            --to (exclusive); default: the last calendar month with data
+  gaps      missing slots are reported; --gaps skip takes percentiles over the
+            present slots (default), --gaps zero counts them as zero
+  95th      --p95-method nearest-rank (default) | librenms | vnstat | rrdtool |
+            cacti | linear — the tools differ exactly in the rank rounding
+  direction --direction greater (max of the two 95ths, default) | max (95th of
+            per-slot max) | sum (95th of in+out) | in | out
+  schemes   fixed, per-gb, p95, peak, average, daily-peak-average (per offer)
+
+An offer states its provider's method and direction; --p95-method and
+--direction override every offer for a what-if, --scale F multiplies the
+traffic. Several LOGs (or a CSV with an interface column) are billed each on
+its own; --aggregate sums them per slot into one bill (per-port 95ths are never
+added). Without --offers, bill reports traffic, samples and the 95th figures.
+
+Examples:
+  linecheck bill samples/traffic/2026-10.csv --offers samples/offers.yaml
+  linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
+  linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
+  linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
+  linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16`,
+	Args: cobra.ArbitraryArgs,
+	RunE: runBill,
+}
+
+func init() {
+	f := billCmd.Flags()
+	o := &billOpts
+	f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
+	f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz")
+	f.StringVar(&o.from, "from", "", "period start, inclusive (RFC 3339, YYYY-MM-DD[THH:MM] in --tz, or unix seconds)")
+	f.StringVar(&o.to, "to", "", "period end, exclusive")
+	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
+	f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
+	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Methods, ", "))
+	f.StringVar(&o.direction, "direction", "", "override every offer's direction rule: "+strings.Join(billing.Directions, ", "))
+	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
+	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
+	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
+	f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
+	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(billing.Formats, ", "))
+	f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
+	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
+	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(billing.Units, ", "))
+	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
+	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png")
+	register(billCmd)
+}
+
+// billPeriod resolves --period / --from / --to in loc; ok = false means "the
+// last month with data", decided after reading.
+func billPeriod(loc *time.Location) (p billing.Period, ok bool, err error) {
+	o := billOpts
+	switch {
+	case o.period != "" && (o.from != "" || o.to != ""):
+		return p, false, errors.New("--period and --from/--to: choose one")
+	case o.period != "":
+		p, err = billing.ParseMonth(o.period, loc)
+		if err != nil {
+			return p, false, fmt.Errorf("--period: %w", err)
+		}
+		return p, true, nil
+	case o.from != "" || o.to != "":
+		if o.from == "" || o.to == "" {
+			return p, false, errors.New("--from and --to go together (--to is exclusive)")
+		}
+		f, err := billing.ParseTime(o.from, loc)
+		if err != nil {
+			return p, false, fmt.Errorf("--from: %w", err)
+		}
+		t, err := billing.ParseTime(o.to, loc)
+		if err != nil {
+			return p, false, fmt.Errorf("--to: %w", err)
+		}
+		p, err = billing.RangePeriod(f, t, loc)
+		return p, err == nil, err
+	}
+	return p, false, nil
+}
+
+func runBill(c *cobra.Command, args []string) error {
+	o := billOpts
+	if err := report.CheckFormat(o.format); err != nil {
+		return badInput(err)
+	}
+	if o.gaps != "skip" && o.gaps != "zero" {
+		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
+	}
+	if o.method != "" {
+		if err := billing.CheckMethod(o.method); err != nil {
+			return badInput(fmt.Errorf("--p95-method: %w", err))
+		}
+	}
+	if o.direction != "" {
+		if err := billing.CheckDirection(o.direction); err != nil {
+			return badInput(fmt.Errorf("--direction: %w", err))
+		}
+	}
+	if o.scale <= 0 {
+		return badInput(fmt.Errorf("--scale %v: want a positive factor", o.scale))
+	}
+	if o.plotFile != "" {
+		if ext := strings.ToLower(filepath.Ext(o.plotFile)); ext != ".svg" && ext != ".png" {
+			return badInput(fmt.Errorf("--plot %q: the file name must end in .svg or .png", o.plotFile))
+		}
+	}
+	loc, err := time.LoadLocation(o.tz)
+	if err != nil {
+		return badInput(fmt.Errorf("--tz %q: %w", o.tz, err))
+	}
+	period, havePeriod, err := billPeriod(loc)
+	if err != nil {
+		return badInput(err)
+	}
+	var offers []*billing.Offer
+	if o.offers != "" {
+		if offers, err = billing.LoadOffers(o.offers); err != nil {
+			return badInput(err)
+		}
+	}
+
+	var series []*billing.Series
+	handled := false
+	if billSeriesSource != nil {
+		if series, handled, err = billSeriesSource(c, args); err != nil {
+			return err
+		}
+	}
+	if !handled {
+		if len(args) == 0 {
+			return badInput(errors.New("no LOG given: name one or more traffic logs (MRTG, vnstat JSON, rrdtool xport, Prometheus JSON, CSV)"))
+		}
+		ro := billing.ReadOptions{Format: o.input, Stamp: o.stamp, Columns: o.columns, Units: o.units, Loc: loc}
+		if havePeriod {
+			ro.From, ro.To = period.Start.Unix(), period.End.Unix()
+		}
+		for _, path := range args {
+			s, err := billing.ReadFile(path, ro)
+			if err != nil {
+				return badInput(err)
+			}
+			series = append(series, s...)
+		}
+	}
+	if len(series) == 0 {
+		return badInput(errors.New("the logs hold no traffic series"))
+	}
+	if o.aggregate && len(series) > 1 {
+		series = []*billing.Series{billing.Aggregate(series, o.aggName)}
+	}
+	if !havePeriod {
+		if period, err = billing.LastMonthWithData(series, loc); err != nil {
+			return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
+		}
+	}
+	opt := billing.Options{Method: o.method, Direction: o.direction, Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale}
+	var reports []*billing.Report
+	for _, s := range series {
+		r, err := billing.BillSeries(s, period, offers, opt)
+		if err != nil {
+			return badInput(err)
+		}
+		reports = append(reports, r)
+	}
+	if o.plotFile != "" {
+		if err := writeBillPlots(o.plotFile, series, reports, period, offers, o.scale); err != nil {
+			return err
+		}
+	}
+	return writeBillReports(c.OutOrStdout(), o.format, reports)
+}
+
+// billDoc is the JSON document for several series.
+type billDoc struct {
+	Schema string            `json:"schema"`
+	Series []*billing.Report `json:"series"`
+}
+
+func writeBillReports(w io.Writer, format string, reports []*billing.Report) error {
+	if format == "json" {
+		if len(reports) == 1 {
+			return report.WriteJSON(w, reports[0])
+		}
+		for _, r := range reports {
+			r.Schema = ""
+		}
+		return report.WriteJSON(w, billDoc{Schema: billing.Schema, Series: reports})
+	}
+	var tables []report.Table
+	for _, r := range reports {
+		tables = append(tables, BillTables(r, len(reports) > 1)...)
+	}
+	return report.Write(w, format, tables...)
+}
+
+func mbps(bps float64) string { return fmt.Sprintf("%.2f", bps/1e6) }
+
+// humanBytes renders bytes with decimal units and the exact count.
+func humanBytes(b int64) string {
+	v := float64(b)
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return fmt.Sprintf("%.2f %s", v, units[i])
+}
+
+// BillTables renders one bill report as tables: traffic and samples, the 95th
+// per direction rule, one row per offer, and the charges behind each amount.
+func BillTables(r *billing.Report, named bool) []report.Table {
+	title := func(s string) string {
+		if named && r.Name != "" {
+			return r.Name + " — " + s
+		}
+		return s
+	}
+	sm := r.Samples
+	traffic := report.Table{
+		Title:   title(fmt.Sprintf("Traffic %s (%s)", r.Period.Label, r.Period.TZ)),
+		Headers: []string{"figure", "in", "out", "note"},
+		Align:   "lrrl",
+		Rows: [][]string{
+			{"volume", humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), fmt.Sprintf("in+out %s", humanBytes(r.Traffic.TotalBytes))},
+			{"average Mbps", mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
+			{"peak Mbps", mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
+			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), fmt.Sprintf("%.2f %%", 100*sm.Coverage),
+				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days)},
+		},
+	}
+	if r.Scale != 1 {
+		traffic.Notes = append(traffic.Notes, fmt.Sprintf("traffic scaled ×%g (--scale)", r.Scale))
+	}
+	tables := []report.Table{traffic}
+	if p := r.P95; p != nil {
+		t := report.Table{
+			Title:   title(fmt.Sprintf("95th percentile, %s: rank %d of %d samples (gaps %s)", p.Method, p.Rank, p.N, p.Gaps)),
+			Headers: []string{"rule", "Mbps", "what it is"},
+			Align:   "lrl",
+			Rows: [][]string{
+				{"greater", mbps(p.GreaterBps), "max(95th in, 95th out) — most ISPs"},
+				{"max", mbps(p.MaxBps), "95th of per-slot max(in, out)"},
+				{"sum", mbps(p.SumBps), "95th of per-slot in+out"},
+				{"in", mbps(p.InBps), "inbound only"},
+				{"out", mbps(p.OutBps), "outbound only"},
+			},
+		}
+		tables = append(tables, t)
+	}
+	if len(r.Bills) > 0 {
+		cur := ""
+		if r.Compare != nil {
+			cur = r.Compare.Currency
+		}
+		bills := report.Table{
+			Title:   title("Bills"),
+			Headers: []string{"offer", "scheme", "billed on", "bandwidth", "total", "currency", "in " + cur, ""},
+			Align:   "lllrrlrl",
+		}
+		for _, b := range r.Bills {
+			on := ""
+			switch {
+			case b.Rule.BillableMbps != "":
+				on = fmt.Sprintf("%s Mbps (%s %s)", trimDec(b.Rule.BillableMbps, 2), ruleShort(b.Rule), b.Rule.Direction)
+			case b.Rule.BillableGB != "":
+				on = fmt.Sprintf("%s GB %s", trimDec(b.Rule.BillableGB, 1), b.Rule.Direction)
+			case b.Utilisation != nil:
+				on = fmt.Sprintf("port, %.0f %% used at 95th", 100*b.Utilisation.P95)
+			}
+			cmp := b.AmountCompare
+			if cmp == "" {
+				cmp = b.Amount
+			}
+			if r.Compare == nil {
+				cmp = ""
+			}
+			mark := ""
+			if b.Cheapest {
+				mark = "◀ cheapest"
+			}
+			bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, on, b.Bandwidth, b.Amount, b.Currency, cmp, mark})
+		}
+		if c := r.Compare; c != nil {
+			bills.Notes = append(bills.Notes, fmt.Sprintf("dearest/cheapest = %.2f× (%s vs %s)", c.Ratio, c.Dearest, r.Cheapest))
+			for _, be := range c.BreakEven {
+				bills.Notes = append(bills.Notes, "break-even: "+be.Text)
+			}
+		}
+		items := report.Table{
+			Title:   title("Charges (exact; each total is rounded once)"),
+			Headers: []string{"offer", "item", "quantity", "unit", "unit price", "amount", "note"},
+			Align:   "llrlrrl",
+		}
+		for _, b := range r.Bills {
+			for i, it := range b.Items {
+				name := b.Offer
+				if i > 0 {
+					name = ""
+				}
+				items.Rows = append(items.Rows, []string{name, it.Name, trimDec(it.Quantity, 3), it.Unit, it.UnitPrice, trimDec(it.Amount, 2), it.Note})
+			}
+			items.Notes = append(items.Notes, fmt.Sprintf("%s: %s", b.Offer, b.Rule.Text))
+		}
+		tables = append(tables, bills, items)
+	}
+	if len(r.Warnings) > 0 {
+		w := report.Table{Title: title("Warnings"), Headers: []string{"warning"}}
+		for _, x := range r.Warnings {
+			w.Rows = append(w.Rows, []string{x})
+		}
+		tables = append(tables, w)
+	}
+	return tables
+}
+
+// ruleShort names the statistic of a rate bill for the bills table.
+func ruleShort(r billing.Rule) string {
+	switch r.Statistic {
+	case "p95":
+		return "95th " + r.Method
+	case "daily-peak-average":
+		return "avg daily peak"
+	}
+	return r.Statistic
+}
+
+// trimDec shortens a decimal string to at most places decimals for display.
+func trimDec(s string, places int) string {
+	i := strings.IndexByte(s, '.')
+	if i < 0 || len(s)-i-1 <= places {
+		return s
+	}
+	var v float64
+	if _, err := fmt.Sscanf(s, "%g", &v); err != nil {
+		return s
+	}
+	return fmt.Sprintf("%.*f", places, v)
+}
+
+// writeBillPlots draws each series' month with its 95th and commit lines.
+func writeBillPlots(file string, series []*billing.Series, reports []*billing.Report, p billing.Period, offers []*billing.Offer, scale float64) error {
+	for i, s := range series {
+		name := file
+		if len(series) > 1 {
+			ext := filepath.Ext(file)
+			name = strings.TrimSuffix(file, ext) + "-" + safeName(s.Name) + ext
+		}
+		ts := BillChart(s, reports[i], p, offers, scale)
+		var data []byte
+		var err error
+		if strings.EqualFold(filepath.Ext(name), ".png") {
+			data, err = ts.PNG(1100, 420)
+		} else {
+			data = []byte(ts.SVG(1100, 420))
+		}
+		if err == nil {
+			err = os.WriteFile(name, data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	return nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '\\' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// BillChart is the MRTG/Cacti picture of a bill: in (filled) and out over the
+// period, the 95th line(s) and each offer's commit line, in Mbps.
+func BillChart(s *billing.Series, r *billing.Report, p billing.Period, offers []*billing.Offer, scale float64) plot.TimeSeries {
+	t, in, out := billing.PeriodRates(s, p, scale)
+	for i := range in {
+		in[i] /= 1e6
+		out[i] /= 1e6
+	}
+	name := s.Name
+	if name == "" {
+		name = filepath.Base(s.Source)
+	}
+	title := fmt.Sprintf("%s — %s (%s)", name, p.Label(), r.Period.TZ)
+	if name == p.Label() {
+		title = fmt.Sprintf("%s (%s)", name, r.Period.TZ)
+	}
+	ts := plot.TimeSeries{
+		Title:  title,
+		YLabel: "Mbit/s",
+		Series: []plot.Line{{Name: "in", X: t, Y: in, Fill: true, Color: "#2ca02c"}, {Name: "out", X: t, Y: out, Color: "#1f4fb4"}},
+	}
+	if r.P95 != nil {
+		ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("95th %s greater %.1f Mbps", r.P95.Method, r.P95.GreaterBps/1e6), Y: r.P95.GreaterBps / 1e6, Color: "#d62728"})
+		if r.P95.SumBps > r.P95.GreaterBps*1.05 {
+			ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("95th sum %.1f Mbps", r.P95.SumBps/1e6), Y: r.P95.SumBps / 1e6, Color: "#ff7f0e", Dash: true})
+		}
+	}
+	for _, o := range offers {
+		if o.Bandwidth.CommitMbps.Set {
+			v, _ := o.Bandwidth.CommitMbps.Float64()
+			ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("%s commit %g Mbps", o.Name, v), Y: v, Dash: true})
+		}
+	}
+	return ts
+}
