@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/linechart"
+	tslc "github.com/NimbleMarkets/ntcharts/v2/linechart/timeserieslinechart"
+	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
+)
+
+// renderSparkline draws the newest w samples of h as one row of bars
+// (ntcharts sparkline); a lost probe is drawn as ×. The bars are scaled
+// from a little under the window's minimum to its maximum, so the few
+// milliseconds of variation that matter are visible.
+func renderSparkline(h *Ring, w int) string {
+	if h == nil || h.Len() == 0 || w <= 0 {
+		return ""
+	}
+	vals := h.Last(w, make([]float64, 0, w))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return strings.Repeat("×", len(vals))
+	}
+	base := lo - math.Max((hi-lo)/4, 0.05*hi+0.001)
+	sl := sparkline.New(len(vals), 1, sparkline.WithMaxValue(hi-base), sparkline.WithNoAutoMaxValue())
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			sl.Push(0)
+		} else {
+			sl.Push(v - base)
+		}
+	}
+	sl.Draw()
+	row := []rune(stripStyle(sl.View()))
+	for i, v := range vals {
+		if i < len(row) && math.IsNaN(v) {
+			row[i] = '×'
+		}
+	}
+	return string(row)
+}
+
+// stripStyle removes styling from a plain-styled canvas view.
+func stripStyle(s string) string {
+	s = strings.TrimRight(ansiStrip(s), "\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// series is one named line of a time chart.
+type series struct {
+	name  string
+	style lipgloss.Style
+	t     []time.Time
+	v     []float64 // NaN = gap (not drawn)
+}
+
+// hline is a horizontal level across a chart, drawn with its own rune so it
+// reads without colour.
+type hline struct {
+	v     float64
+	r     rune
+	style lipgloss.Style
+}
+
+// renderTimeChart draws series against time on a w×h braille chart (ntcharts
+// time-series line chart) over the explicit range [t0, t1] and [0, ymax],
+// then the horizontal levels over them.
+func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st Styles) string {
+	if w < 20 || h < 4 || !t1.After(t0) || ymax <= 0 {
+		return ""
+	}
+	c := tslc.New(w, h,
+		tslc.WithTimeRange(t0, t1),
+		tslc.WithYRange(0, ymax),
+		tslc.WithXYSteps(14, 2),
+		tslc.WithXLabelFormatter(xfmt),
+		tslc.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%.0f", v) }),
+		tslc.WithAxesStyles(st.Axis, st.Axis),
+	)
+	c.AutoMinX, c.AutoMaxX, c.AutoMinY, c.AutoMaxY = false, false, false, false
+	var names []string
+	for _, s := range ss {
+		c.SetDataSetStyle(s.name, s.style)
+		for i := range s.t {
+			if math.IsNaN(s.v[i]) {
+				continue
+			}
+			c.PushDataSet(s.name, tslc.TimePoint{Time: s.t[i], Value: math.Min(s.v[i], ymax)})
+		}
+		names = append(names, s.name)
+	}
+	c.DrawBrailleDataSets(names)
+	if len(names) == 0 {
+		c.DrawXYAxisAndLabel()
+	}
+	origin, gh := c.Origin(), c.GraphHeight()
+	for _, l := range levels {
+		if l.v <= 0 || l.v > ymax {
+			continue
+		}
+		// The same row the braille grid puts the value in (ntcharts'
+		// Y labels sit half a row lower).
+		dot := int(math.Round(l.v / ymax * float64(gh*4-1)))
+		j := min(dot/4, gh-1)
+		y := origin.Y - 1 - j
+		if y < 0 || y >= origin.Y {
+			continue
+		}
+		for x := origin.X + 1; x < c.Canvas.Width(); x++ {
+			// Drawn over the data, as a threshold line: what crosses it is
+			// what the bill is about.
+			c.Canvas.SetCell(canvas.Point{X: x, Y: y}, canvas.NewCellWithStyle(l.r, l.style))
+		}
+	}
+	return c.View()
+}
+
+// niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.
+func niceMax(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, f := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
+		if f*p >= v {
+			return f * p
+		}
+	}
+	return 10 * p
+}
+
+// timeLabels formats chart X labels in UTC.
+func timeLabels(layout string) linechart.LabelFormatter {
+	return func(_ int, v float64) string {
+		return time.Unix(int64(v), 0).UTC().Format(layout)
+	}
+}

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// renderCost is the cost detail of the selected candidate: the month's
+// traffic with the 95th line(s) and the commit, the per-scheme breakdown and
+// the offer's other items.
+func (m *Model) renderCost(width, height int) string {
+	st := m.st
+	c := m.current()
+	if c == nil {
+		return m.renderTitle("Cost", width)
+	}
+	o := m.costOpts
+	out := []string{m.renderTitle("Cost "+c.Name, width)}
+	sub := fmt.Sprintf(" offer %s · 95th method %s · direction %s · traffic %s",
+		orDash(c.Cost.Offer), ruleText(o.Method), ruleText(o.Direction), scaleText(o.Scale))
+	if c.Cost.Opts != o && c.Cost.Opts.Method != "" {
+		sub += st.Warn.Render(" (recomputing…)")
+	}
+	sub += st.Dim.Render("   m method · d direction · + - 0 scale")
+	out = append(out, line(sub, width))
+
+	breakdown := renderBreakdown(c.Cost, width, st)
+	chartH := height - len(out) - 2 - len(breakdown)
+	out = append(out, renderTrafficPanel(m.snap.Traffic, c.Cost, o, width, chartH, st)...)
+	out = append(out, "")
+	out = append(out, breakdown...)
+	return strings.Join(out, "\n")
+}
+
+// renderTrafficPanel is the legend line and the traffic chart, height lines
+// in all; the plotted series follows the direction rule.
+func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int, st Styles) []string {
+	if tr == nil || len(tr.InMbps) == 0 {
+		return []string{st.Dim.Render(" no traffic profile: costs are shown without a chart")}
+	}
+	n := len(tr.InMbps)
+	step := tr.Step
+	if step <= 0 {
+		step = 5 * time.Minute
+	}
+	t0 := tr.Start.UTC()
+	t1 := t0.Add(time.Duration(n) * step)
+	scale := o.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	value := func(dir string, i int) float64 {
+		in, out := tr.InMbps[i]*scale, 0.0
+		if i < len(tr.OutMbps) {
+			out = tr.OutMbps[i] * scale
+		}
+		switch dir {
+		case "in":
+			return in
+		case "out":
+			return out
+		case "sum":
+			return in + out
+		default:
+			return math.Max(in, out)
+		}
+	}
+	var dirs []string
+	switch o.Direction {
+	case "in", "out", "sum", "max":
+		dirs = []string{o.Direction}
+	default:
+		dirs = []string{"in", "out"}
+	}
+
+	legend := fmt.Sprintf(" Mbps %s–%s UTC, peak per column:", t0.Format("01/02"), t1.Add(-time.Second).Format("01/02"))
+	for _, d := range dirs {
+		legend += " ⣿ " + d
+	}
+	var levels []hline
+	ymax := 0.0
+	for _, l := range cost.Levels {
+		levels = append(levels, hline{v: l.Mbps, r: '─', style: st.Level})
+		legend += fmt.Sprintf("  ─ %s %s", l.Name, mbps(l.Mbps))
+		ymax = math.Max(ymax, l.Mbps)
+	}
+	if cost.CommitMbps > 0 {
+		levels = append(levels, hline{v: cost.CommitMbps, r: '┄', style: st.Commit})
+		legend += "  ┄ commit " + mbps(cost.CommitMbps)
+		ymax = math.Max(ymax, cost.CommitMbps)
+	}
+	out := []string{line(legend, width)}
+	if height-1 < 4 {
+		return out
+	}
+
+	// Peak per column: a month does not fit in 100 columns, and averaging
+	// would hide exactly the bursts the 95th is about.
+	cols := max(width-8, 10)
+	var ss []series
+	for k, d := range dirs {
+		s := series{name: fmt.Sprintf("%d-%s", k, d), style: st.ChartOut}
+		if d == "in" {
+			s.style = st.ChartIn
+		}
+		for col := 0; col < cols; col++ {
+			a, b := col*n/cols, (col+1)*n/cols
+			if b <= a {
+				continue
+			}
+			peak := 0.0
+			for i := a; i < b; i++ {
+				peak = math.Max(peak, value(d, i))
+			}
+			ymax = math.Max(ymax, peak)
+			s.t = append(s.t, t0.Add(time.Duration(a)*step))
+			s.v = append(s.v, peak)
+		}
+		ss = append(ss, s)
+	}
+	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.05), ss, levels, timeLabels("01/02"), st)
+	for _, l := range strings.Split(chart, "\n") {
+		out = append(out, " "+l)
+	}
+	return out
+}
+
+// renderBreakdown is the per-scheme table and the other items, side by
+// side when there is room.
+func renderBreakdown(c Cost, width int, st Styles) []string {
+	if c.Err != "" {
+		return []string{st.Fail.Render(line(" cost: "+c.Err, width))}
+	}
+	cur := c.Total.Currency
+	cheap := cheapestScheme(c)
+	half := width
+	side := width >= 90
+	if side {
+		half = (width - 1) / 2
+	}
+	detW := half - 13 - 11 - 12
+	left := []string{st.Header.Render(fit(" SCHEME", 13, false) + fit("RULE", detW, false) +
+		fit("BANDWIDTH", 11, true) + fit("TOTAL "+cur, 12, true))}
+	for _, s := range c.Schemes {
+		name := s.Scheme
+		if s.Offered {
+			name += " (offer)"
+		}
+		mark := " "
+		if s.Scheme == cheap {
+			mark = "*"
+		}
+		row := mark + fit(name, 12, false) + fit(s.Detail, detW, false) + fit(moneyText(s.Amount), 11, true) +
+			fit(moneyText(s.Total), 12, true)
+		if s.Scheme == cheap {
+			row = st.Cheapest.Render(row)
+		}
+		left = append(left, row)
+	}
+	if cheap != "" {
+		left = append(left, st.Dim.Render(line(" * cheapest total for this traffic", half)))
+	}
+	right := []string{st.Header.Render(fit(" OTHER ITEMS", half-14, false) + fit(cur, 14, true))}
+	for _, it := range c.Items {
+		name := it.Name
+		if it.Detail != "" {
+			name += " (" + it.Detail + ")"
+		}
+		right = append(right, " "+fit(name, half-1-14, false)+fit(moneyText(it.Amount), 14, true))
+	}
+	total := " TOTAL (offered scheme + items)"
+	right = append(right, st.Title.Render(fit(total, half-14, false)+fit(moneyText(c.Total), 14, true)))
+	if c.TotalBase.Valid() && c.TotalBase.Currency != cur {
+		right = append(right, fit(" = in "+c.TotalBase.Currency, half-14, false)+fit(moneyText(c.TotalBase), 14, true))
+	}
+	for _, n := range c.Notes {
+		right = append(right, st.Dim.Render(line(" note: "+n, half)))
+	}
+	if !side {
+		return append(left, right...)
+	}
+	var out []string
+	for i := 0; i < max(len(left), len(right)); i++ {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out = append(out, fit(l, half, false)+" "+r)
+	}
+	return out
+}

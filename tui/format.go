@@ -1,0 +1,121 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit pads or truncates s (which may hold ANSI) to exactly w cells.
+func fit(s string, w int, right bool) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := lipgloss.Width(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	pad := strings.Repeat(" ", w-sw)
+	if right {
+		return pad + s
+	}
+	return s + pad
+}
+
+// line truncates s to the width; no padding.
+func line(s string, w int) string {
+	if lipgloss.Width(s) > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s
+}
+
+// ms formats a duration in milliseconds for a narrow column.
+func ms(v float64) string {
+	switch {
+	case math.IsNaN(v) || v < 0:
+		return "-"
+	case v < 100:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// groupThousands inserts commas into the integer part of a decimal string.
+func groupThousands(intPart string) string {
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// moneyText formats an exact decimal amount with two decimals and
+// thousands separators, without going through a float.
+func moneyText(m Money) string {
+	if !m.Valid() {
+		return "-"
+	}
+	a := strings.TrimSpace(m.Amount)
+	ip, fp, _ := strings.Cut(a, ".")
+	if ip == "" || ip == "-" {
+		ip += "0"
+	}
+	fp = (fp + "00")[:2]
+	return groupThousands(ip) + "." + fp
+}
+
+// moneyWhole formats an amount in whole units (rounded half up) with separators.
+func moneyWhole(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return groupThousands(fmt.Sprintf("%.0f", math.Round(f)))
+}
+
+// moneyCompact formats an amount in at most 6 cells: 2571, 23.4k, 1.23M.
+func moneyCompact(f float64) string {
+	a := math.Abs(f)
+	switch {
+	case math.IsNaN(f):
+		return "-"
+	case a < 10000:
+		return fmt.Sprintf("%.0f", f)
+	case a < 999950:
+		return fmt.Sprintf("%.1fk", f/1000)
+	default:
+		return fmt.Sprintf("%.2fM", f/1e6)
+	}
+}
+
+// mbps formats a rate in Mbps.
+func mbps(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0")
+}
+
+// scaleText formats the traffic scale factor: ×1, ×1.25.
+func scaleText(s float64) string {
+	return "×" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", s), "0"), ".")
+}
+
+// ansiStrip removes escape sequences (golden files hold the plain text).
+func ansiStrip(s string) string { return ansi.Strip(s) }
+
+func fmtInt(i int) string { return fmt.Sprint(i) }
+
+func displayWidth(s string) int { return lipgloss.Width(s) }

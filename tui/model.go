@@ -1,0 +1,492 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/key"
+)
+
+// Screen is what the model shows.
+type Screen int
+
+// The screens.
+const (
+	ScreenOverview Screen = iota
+	ScreenRoute
+	ScreenCost
+	ScreenHelp
+)
+
+func (s Screen) String() string {
+	return [...]string{"overview", "route", "cost", "help"}[s]
+}
+
+// Options configure a Model.
+type Options struct {
+	// Width and Height are the initial size, until the terminal reports its
+	// own (tests render at fixed sizes with them).
+	Width, Height int
+	// NoColor forces a monochrome rendering (NO_COLOR is also honoured
+	// through the terminal's colour profile).
+	NoColor bool
+	// Sort is the initial sort column (a Column key, e.g. "monthly"); ""
+	// keeps the file order.
+	Sort string
+}
+
+// Model is the Bubble Tea model of the UI.
+type Model struct {
+	ctx  context.Context
+	src  Source
+	opts Options
+
+	width, height int
+	screen        Screen
+	back          Screen // where Esc returns from help
+
+	snap     Snapshot
+	cands    []*Candidate
+	order    []int // indices into cands, in display order
+	selected string
+	sortCol  string
+	sortDesc bool
+	scroll   int // route view hop scroll
+	showRet  bool
+
+	costOpts    CostOptions
+	costPending bool
+
+	paused   bool
+	inflight bool
+	loaded   bool
+	done     bool
+
+	dirty    map[*Candidate]bool
+	traces   int
+	errCount int
+	lastErr  string
+	noColor  bool
+
+	st Styles
+}
+
+// New returns a model that loads from src when it starts.
+func New(ctx context.Context, src Source, opts Options) Model {
+	if opts.Width == 0 {
+		opts.Width = 100
+	}
+	if opts.Height == 0 {
+		opts.Height = 30
+	}
+	return Model{
+		ctx: ctx, src: src, opts: opts,
+		width: opts.Width, height: opts.Height,
+		sortCol:  opts.Sort,
+		costOpts: DefaultCostOptions(),
+		noColor:  opts.NoColor,
+		st:       NewStyles(!opts.NoColor),
+	}
+}
+
+// NewLoaded returns a model with snap already applied (tests, benchmarks).
+func NewLoaded(ctx context.Context, src Source, snap Snapshot, opts Options) Model {
+	m := New(ctx, src, opts)
+	m.applySnapshot(snap)
+	return m
+}
+
+// Init loads the snapshot.
+func (m Model) Init() tea.Cmd {
+	if m.loaded {
+		return m.nextCmd()
+	}
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg {
+		s, err := src.Load(ctx)
+		return SnapshotMsg{Snapshot: s, Err: err}
+	}
+}
+
+func (m *Model) nextCmd() tea.Cmd {
+	if m.src == nil || m.paused || m.inflight || m.done {
+		return nil
+	}
+	m.inflight = true
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg { return src.Next(ctx) }
+}
+
+func (m *Model) costCmd() tea.Cmd {
+	if m.src == nil {
+		return nil
+	}
+	m.costPending = true
+	src, ctx, opts := m.src, m.ctx, m.costOpts
+	return func() tea.Msg {
+		c, err := src.Cost(ctx, opts)
+		return CostMsg{Opts: opts, Costs: c, Err: err}
+	}
+}
+
+func (m *Model) applySnapshot(s Snapshot) {
+	m.snap = s
+	m.cands = make([]*Candidate, len(s.Candidates))
+	for i := range s.Candidates {
+		c := s.Candidates[i]
+		if !c.SLA.Known {
+			c.SLA = evalSLA(&c, s.SLA)
+		}
+		m.cands[i] = &c
+	}
+	if s.Cost.Method != "" {
+		m.costOpts = s.Cost
+	}
+	if len(m.cands) > 0 && m.selected == "" {
+		m.selected = m.cands[0].Name
+	}
+	m.loaded = true
+	m.resort()
+}
+
+// Update applies a message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case SnapshotMsg:
+		if msg.Err != nil {
+			m.fail(fmt.Errorf("load: %w", msg.Err))
+			return m, nil
+		}
+		m.applySnapshot(msg.Snapshot)
+		return m, m.nextCmd()
+	case UpdatesMsg:
+		m.inflight = false
+		for _, u := range msg {
+			m.apply(u)
+		}
+		m.settle()
+		return m, m.nextCmd()
+	case ProbeMsg, TraceMsg, FeedErrMsg:
+		m.inflight = false
+		m.apply(msg)
+		m.settle()
+		return m, m.nextCmd()
+	case FeedDoneMsg:
+		m.inflight = false
+		m.done = true
+		return m, nil
+	case CostMsg:
+		if msg.Opts != m.costOpts {
+			return m, nil // a later key press superseded this result
+		}
+		m.costPending = false
+		if msg.Err != nil {
+			m.fail(fmt.Errorf("cost: %w", msg.Err))
+			return m, nil
+		}
+		for _, c := range m.cands {
+			if nc, ok := msg.Costs[c.Name]; ok {
+				c.Cost = nc
+			}
+		}
+		m.resort()
+		return m, nil
+	}
+	return m, nil
+}
+
+func (m *Model) fail(err error) {
+	m.errCount++
+	m.lastErr = err.Error()
+}
+
+func (m *Model) find(name string) *Candidate {
+	for _, c := range m.cands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// apply folds one feed message into the state.
+func (m *Model) apply(msg tea.Msg) {
+	switch u := msg.(type) {
+	case ProbeMsg:
+		c := m.find(u.Candidate)
+		if c == nil {
+			return
+		}
+		c.applyRecord(u.Record)
+		m.touched(c)
+	case TraceMsg:
+		c := m.find(u.Candidate)
+		if c == nil {
+			return
+		}
+		m.traces++
+		r := routeFromTrace(u.Direction, u.Trace)
+		if u.Direction == "return" {
+			c.Return = r
+		} else {
+			c.Forward = r
+			if r.LineClass != "" {
+				c.LineClass, c.Rule, c.Confidence = r.LineClass, r.Rule, r.Confidence
+			}
+		}
+		m.touched(c)
+	case FeedErrMsg:
+		if u.Candidate != "" {
+			m.fail(fmt.Errorf("%s: %w", u.Candidate, u.Err))
+		} else {
+			m.fail(u.Err)
+		}
+	case UpdatesMsg:
+		for _, x := range u {
+			m.apply(x)
+		}
+	}
+}
+
+// touched marks a candidate whose statistics and verdict must be
+// recomputed at the end of the batch.
+func (m *Model) touched(c *Candidate) {
+	if m.dirty == nil {
+		m.dirty = map[*Candidate]bool{}
+	}
+	m.dirty[c] = true
+}
+
+// settle recomputes percentiles and SLA verdicts of the candidates a batch
+// touched, then the order: once per batch, not once per record.
+func (m *Model) settle() {
+	for c := range m.dirty {
+		c.settle()
+		c.SLA = evalSLA(c, m.snap.SLA)
+		delete(m.dirty, c)
+	}
+	m.resort()
+}
+
+func (m *Model) current() *Candidate {
+	if c := m.find(m.selected); c != nil {
+		return c
+	}
+	if len(m.order) > 0 {
+		return m.cands[m.order[0]]
+	}
+	return nil
+}
+
+func (m *Model) cursorIndex() int {
+	for i, ci := range m.order {
+		if m.cands[ci].Name == m.selected {
+			return i
+		}
+	}
+	return 0
+}
+
+func (m *Model) move(d int) {
+	if len(m.order) == 0 {
+		return
+	}
+	i := m.cursorIndex() + d
+	i = max(0, min(i, len(m.order)-1))
+	m.selected = m.cands[m.order[i]].Name
+	m.scroll = 0
+}
+
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	km := keys
+	switch {
+	case key.Matches(k, km.Quit):
+		return m, tea.Quit
+	case key.Matches(k, km.Help):
+		if m.screen == ScreenHelp {
+			m.screen = m.back
+		} else {
+			m.back, m.screen = m.screen, ScreenHelp
+		}
+		return m, nil
+	case key.Matches(k, km.Back):
+		switch m.screen {
+		case ScreenHelp:
+			m.screen = m.back
+		case ScreenRoute, ScreenCost:
+			m.screen = ScreenOverview
+		}
+		return m, nil
+	case key.Matches(k, km.Pause):
+		m.paused = !m.paused
+		return m, m.nextCmd()
+	}
+	if m.screen == ScreenHelp {
+		return m, nil
+	}
+	switch {
+	case key.Matches(k, km.Up):
+		if m.screen == ScreenRoute {
+			m.scroll = max(0, m.scroll-1)
+		} else {
+			m.move(-1)
+		}
+	case key.Matches(k, km.Down):
+		if m.screen == ScreenRoute {
+			m.scroll++
+		} else {
+			m.move(1)
+		}
+	case key.Matches(k, km.PrevCand):
+		m.move(-1)
+	case key.Matches(k, km.NextCand):
+		m.move(1)
+	case key.Matches(k, km.Route):
+		if m.screen == ScreenOverview {
+			m.screen, m.scroll = ScreenRoute, 0
+		}
+	case key.Matches(k, km.Cost):
+		if m.screen == ScreenCost {
+			m.screen = ScreenOverview
+		} else {
+			m.screen = ScreenCost
+		}
+	case m.screen == ScreenOverview && key.Matches(k, km.SortNext):
+		m.cycleSort(1)
+	case m.screen == ScreenOverview && key.Matches(k, km.SortPrev):
+		m.cycleSort(-1)
+	case m.screen == ScreenOverview && key.Matches(k, km.SortInvert):
+		m.sortDesc = !m.sortDesc
+		m.resort()
+	case m.screen == ScreenRoute && key.Matches(k, km.Return):
+		m.showRet = !m.showRet
+		m.scroll = 0
+	case m.screen == ScreenCost && key.Matches(k, km.Method):
+		m.costOpts.Method = cycle(Methods, m.costOpts.Method, 1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.MethodPrev):
+		m.costOpts.Method = cycle(Methods, m.costOpts.Method, -1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.Direction):
+		m.costOpts.Direction = cycle(Directions, m.costOpts.Direction, 1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.DirectionPrev):
+		m.costOpts.Direction = cycle(Directions, m.costOpts.Direction, -1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.ScaleUp):
+		m.costOpts.Scale = stepScale(m.costOpts.Scale, 1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.ScaleDown):
+		m.costOpts.Scale = stepScale(m.costOpts.Scale, -1)
+		return m, m.costCmd()
+	case m.screen == ScreenCost && key.Matches(k, km.ScaleReset):
+		m.costOpts.Scale = 1
+		return m, m.costCmd()
+	}
+	return m, nil
+}
+
+func cycle(list []string, cur string, d int) string {
+	for i, x := range list {
+		if x == cur {
+			return list[(i+d+len(list))%len(list)]
+		}
+	}
+	return list[0]
+}
+
+func stepScale(cur float64, d int) float64 {
+	if d > 0 {
+		for _, s := range Scales {
+			if s > cur+1e-9 {
+				return s
+			}
+		}
+		return Scales[len(Scales)-1]
+	}
+	for i := len(Scales) - 1; i >= 0; i-- {
+		if Scales[i] < cur-1e-9 {
+			return Scales[i]
+		}
+	}
+	return Scales[0]
+}
+
+func (m *Model) cycleSort(d int) {
+	keysList := []string{""}
+	for _, c := range overviewColumns {
+		if c.less != nil {
+			keysList = append(keysList, c.key)
+		}
+	}
+	m.sortCol = cycle(keysList, m.sortCol, d)
+	m.sortDesc = false
+	m.resort()
+}
+
+// resort recomputes the display order (stable, so ties keep file order).
+func (m *Model) resort() {
+	if len(m.order) != len(m.cands) {
+		m.order = make([]int, len(m.cands))
+	}
+	for i := range m.order {
+		m.order[i] = i
+	}
+	col := columnByKey(m.sortCol)
+	if col == nil || col.less == nil {
+		return
+	}
+	sort.SliceStable(m.order, func(i, j int) bool {
+		a, b := m.cands[m.order[i]], m.cands[m.order[j]]
+		if m.sortDesc {
+			return col.less(b, a)
+		}
+		return col.less(a, b)
+	})
+}
+
+// Screen reports the screen shown (tests).
+func (m Model) Screen() Screen { return m.screen }
+
+// Selected reports the selected candidate's name (tests).
+func (m Model) Selected() string { return m.selected }
+
+// CostOptions reports the current billing options (tests).
+func (m Model) CostOptions() CostOptions { return m.costOpts }
+
+// Paused reports whether updates are paused.
+func (m Model) Paused() bool { return m.paused }
+
+// Order reports the candidate names in display order (tests).
+func (m Model) Order() []string {
+	out := make([]string, len(m.order))
+	for i, ci := range m.order {
+		out[i] = m.cands[ci].Name
+	}
+	return out
+}
+
+// Candidate returns the named candidate's current state (tests).
+func (m Model) Candidate(name string) *Candidate { return m.find(name) }
+
+// lessFloat orders NaN (unknown) last.
+func lessFloat(a, b float64) bool {
+	switch {
+	case math.IsNaN(a):
+		return false
+	case math.IsNaN(b):
+		return true
+	}
+	return a < b
+}
+
+func lessString(a, b string) bool { return strings.ToLower(a) < strings.ToLower(b) }

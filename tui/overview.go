@@ -1,0 +1,455 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+)
+
+// column is one column of a table: its title, width, the priority with
+// which it is dropped on a narrow terminal (higher goes first), how to
+// render a cell and, when sortable, how to order rows.
+type column[T any] struct {
+	key   string
+	title string
+	width int
+	prio  int
+	right bool
+	flex  bool // takes the width left over
+	group string
+	cell  func(r T) (string, *lipgloss.Style)
+	less  func(a, b T) bool
+}
+
+// layout chooses the columns that fit in width (one space between columns,
+// after a 1-cell cursor column) and gives the leftover to the flex column.
+func layout[T any](cols []column[T], width int) []column[T] {
+	used := func(cs []column[T]) int {
+		w := 1
+		for _, c := range cs {
+			w += 1 + c.width
+		}
+		return w
+	}
+	out := append([]column[T](nil), cols...)
+	for used(out) > width {
+		drop, dropPrio := -1, 0
+		for i, c := range out {
+			if c.prio > 0 && c.prio >= dropPrio {
+				drop, dropPrio = i, c.prio
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		g := out[drop].group
+		kept := out[:0:0]
+		for i, c := range out {
+			if i == drop || (g != "" && c.group == g) {
+				continue
+			}
+			kept = append(kept, c)
+		}
+		out = kept
+	}
+	if extra := width - used(out); extra > 0 {
+		for i := range out {
+			if out[i].flex {
+				out[i].width += min(extra, 12)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// renderHeader renders the column titles, marking the sort column.
+func renderHeader[T any](cols []column[T], sortKey string, desc bool, st Styles) string {
+	var b strings.Builder
+	b.WriteString(" ")
+	for _, c := range cols {
+		t := c.title
+		if c.key == sortKey && sortKey != "" {
+			if desc {
+				t += "↓"
+			} else {
+				t += "↑"
+			}
+		}
+		b.WriteString(" ")
+		b.WriteString(fit(t, c.width, c.right))
+	}
+	return st.Header.Render(b.String())
+}
+
+// renderRow renders one row; the selected row is reverse video and marked
+// with › so the selection survives a monochrome terminal.
+func renderRow[T any](cols []column[T], r T, selected bool, st Styles) string {
+	var b strings.Builder
+	if selected {
+		b.WriteString("›")
+	} else {
+		b.WriteString(" ")
+	}
+	for _, c := range cols {
+		text, style := c.cell(r)
+		cell := fit(text, c.width, c.right)
+		b.WriteString(" ")
+		if style != nil && !selected {
+			cell = style.Render(cell)
+		}
+		b.WriteString(cell)
+	}
+	if selected {
+		return st.Selected.Render(b.String())
+	}
+	return b.String()
+}
+
+// overviewRow is what an overview cell needs: the candidate and the context
+// of the whole table.
+type overviewRow struct {
+	c        *Candidate
+	cheapest bool // the cheapest candidate that passes the SLA
+	sparkW   int
+	st       *Styles
+}
+
+func schemeCell(name string) func(r overviewRow) (string, *lipgloss.Style) {
+	return func(r overviewRow) (string, *lipgloss.Style) {
+		s, ok := r.c.Cost.Scheme(name)
+		if !ok {
+			return "-", &r.st.Dim
+		}
+		txt := moneyCompact(s.Total.Float() * fx(r.c.Cost))
+		if cheapestScheme(r.c.Cost) == name {
+			return txt + "*", &r.st.Cheapest
+		}
+		return txt + " ", nil
+	}
+}
+
+func schemeLess(name string) func(a, b overviewRow) bool {
+	return func(a, b overviewRow) bool {
+		x, _ := a.c.Cost.Scheme(name)
+		y, _ := b.c.Cost.Scheme(name)
+		return lessFloat(x.Total.Float()*fx(a.c.Cost), y.Total.Float()*fx(b.c.Cost))
+	}
+}
+
+// cheapestScheme names the scheme of the cheapest priced offer of a cost
+// ("" when fewer than two are priced: nothing to compare).
+func cheapestScheme(c Cost) string {
+	best, bestV := "", math.Inf(1)
+	n := 0
+	for _, s := range c.Schemes {
+		if v := s.Total.Float(); !math.IsNaN(v) {
+			n++
+			if v < bestV {
+				best, bestV = s.Scheme, v
+			}
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	return best
+}
+
+// fx converts an offer's amounts to the snapshot currency.
+func fx(c Cost) float64 {
+	if c.FX > 0 {
+		return c.FX
+	}
+	return 1
+}
+
+func totalOf(c *Candidate) float64 {
+	if c.Cost.TotalBase.Valid() {
+		return c.Cost.TotalBase.Float()
+	}
+	return c.Cost.Total.Float()
+}
+
+var overviewColumns = []column[overviewRow]{
+	{key: "name", title: "CANDIDATE", width: 10, flex: true,
+		cell: func(r overviewRow) (string, *lipgloss.Style) { return r.c.Name, nil },
+		less: func(a, b overviewRow) bool { return lessString(a.c.Name, b.c.Name) }},
+	{key: "line", title: "LINE", width: 13,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			if r.c.LineClass == "" {
+				return "…", &r.st.Dim
+			}
+			return r.c.LineClass + directionGlyph(r.c.Direction), nil
+		},
+		less: func(a, b overviewRow) bool { return lessString(a.c.LineClass, b.c.LineClass) }},
+	{key: "rtt", title: "RTT50/95", width: 9, right: true,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			v := r.c.view()
+			if !v.HaveStats {
+				return "…", &r.st.Dim
+			}
+			return ms(v.P50) + "/" + ms(v.P95), nil
+		},
+		less: func(a, b overviewRow) bool { return lessFloat(rttKey(a.c), rttKey(b.c)) }},
+	{key: "recent", title: "RECENT", width: 8, prio: 4,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			return renderSparkline(r.c.Stats.History, r.sparkW), &r.st.Spark
+		}},
+	{key: "jitter", title: "JIT", width: 4, right: true, prio: 1,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			v := r.c.view()
+			if !v.HaveStats {
+				return "…", &r.st.Dim
+			}
+			return ms(v.JitterMs), nil
+		},
+		less: func(a, b overviewRow) bool { return lessFloat(a.c.view().JitterMs, b.c.view().JitterMs) }},
+	{key: "loss", title: "LOSS", width: 5, right: true,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			v := r.c.view()
+			if v.Sent == 0 {
+				return "…", &r.st.Dim
+			}
+			if v.Loss > 0 {
+				return pct(v.Loss), &r.st.Warn
+			}
+			return pct(v.Loss), nil
+		},
+		less: func(a, b overviewRow) bool { return lessFloat(a.c.view().Loss, b.c.view().Loss) }},
+	{key: "stretch", title: "STR", width: 4, right: true, prio: 2,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			v := r.c.view()
+			if v.Stretch <= 0 {
+				return "-", &r.st.Dim
+			}
+			return fmt.Sprintf("%.1f", v.Stretch), nil
+		},
+		less: func(a, b overviewRow) bool { return lessFloat(stretchKey(a.c), stretchKey(b.c)) }},
+	{key: "sla", title: "SLA", width: 4,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			switch {
+			case !r.c.SLA.Known:
+				return "…", &r.st.Dim
+			case r.c.SLA.Pass:
+				return "pass", &r.st.Pass
+			default:
+				return "FAIL", &r.st.Fail
+			}
+		},
+		less: func(a, b overviewRow) bool { return a.c.SLA.Pass && !b.c.SLA.Pass }},
+	{key: "monthly", title: "MONTHLY", width: 9, right: true,
+		cell: func(r overviewRow) (string, *lipgloss.Style) {
+			v := totalOf(r.c)
+			if math.IsNaN(v) {
+				return "- ", &r.st.Dim
+			}
+			if r.cheapest {
+				return moneyWhole(v) + "*", &r.st.Cheapest
+			}
+			return moneyWhole(v) + " ", nil
+		},
+		less: func(a, b overviewRow) bool { return lessFloat(totalOf(a.c), totalOf(b.c)) }},
+	{key: "fixed", title: "FIXED", width: 7, right: true, prio: 3, group: "schemes",
+		cell: schemeCell("fixed"), less: schemeLess("fixed")},
+	{key: "per-gb", title: "PER-GB", width: 7, right: true, prio: 3, group: "schemes",
+		cell: schemeCell("per-gb"), less: schemeLess("per-gb")},
+	{key: "p95", title: "95TH", width: 7, right: true, prio: 3, group: "schemes",
+		cell: schemeCell("p95"), less: schemeLess("p95")},
+}
+
+func rttKey(c *Candidate) float64 {
+	v := c.view()
+	if !v.HaveStats {
+		return math.NaN()
+	}
+	return v.P95
+}
+
+func stretchKey(c *Candidate) float64 {
+	v := c.view()
+	if v.Stretch <= 0 {
+		return math.NaN()
+	}
+	return v.Stretch
+}
+
+// columnByKey finds an overview column adapted to the *Candidate ordering.
+func columnByKey(k string) *struct{ less func(a, b *Candidate) bool } {
+	for _, c := range overviewColumns {
+		if c.key == k && c.less != nil {
+			l := c.less
+			return &struct{ less func(a, b *Candidate) bool }{
+				less: func(a, b *Candidate) bool { return l(overviewRow{c: a}, overviewRow{c: b}) },
+			}
+		}
+	}
+	return nil
+}
+
+// shortCheck names the SLA checks on the narrow detail line.
+var shortCheck = map[string]string{"rtt_p95": "p95", "loss": "loss", "jitter_rfc3550": "jitter",
+	"line_class": "class", "stretch": "stretch"}
+
+// directionGlyph shows which direction the line class was validated in.
+func directionGlyph(d string) string {
+	switch d {
+	case "both":
+		return "⇄"
+	case "forward":
+		return "→"
+	case "return":
+		return "←"
+	}
+	return ""
+}
+
+// cheapestPassing names the cheapest candidate whose SLA passes.
+func (m *Model) cheapestPassing() string {
+	best, bestV := "", math.Inf(1)
+	for _, c := range m.cands {
+		v := totalOf(c)
+		if c.SLA.Pass && !math.IsNaN(v) && v < bestV {
+			best, bestV = c.Name, v
+		}
+	}
+	return best
+}
+
+// renderOverview is the main screen: one row per candidate, then the
+// selected candidate's SLA checks, cost and route summary.
+func (m *Model) renderOverview(width, height int) string {
+	st := m.st
+	cols := layout(overviewColumns, width)
+	sparkW := 8
+	for _, c := range cols {
+		if c.key == "recent" {
+			sparkW = c.width
+		}
+	}
+	cheapest := m.cheapestPassing()
+	cur := m.current()
+
+	var detail []string
+	if cur != nil {
+		detail = m.renderCandidateDetail(cur, width)
+	}
+	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") or scheme · ⇄ both ways validated · → forward only", width))
+
+	var out []string
+	out = append(out, m.renderTitle("Overview", width))
+	out = append(out, renderHeader(cols, m.sortCol, m.sortDesc, st))
+	rowsH := height - 2 - 1 - len(detail) - 2
+	rowsH = max(rowsH, 1)
+	first := 0
+	ci := m.cursorIndex()
+	if ci >= rowsH {
+		first = ci - rowsH + 1
+	}
+	shown := 0
+	rowsH = min(rowsH, max(len(m.order), 1))
+	for i := first; i < len(m.order) && shown < rowsH; i++ {
+		c := m.cands[m.order[i]]
+		r := overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: sparkW, st: &st}
+		out = append(out, renderRow(cols, r, cur != nil && c.Name == cur.Name, st))
+		shown++
+	}
+	if len(m.cands) == 0 {
+		out = append(out, st.Dim.Render(" no candidates"))
+		shown++
+	}
+	for ; shown < rowsH; shown++ {
+		out = append(out, "")
+	}
+	out = append(out, "")
+	out = append(out, detail...)
+	out = append(out, "", legend)
+	return strings.Join(out, "\n")
+}
+
+// renderCandidateDetail is the block under the table for the selected row.
+func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
+	st := m.st
+	head := []string{c.Name}
+	for _, s := range []string{c.Provider, c.Region, c.Target} {
+		if s != "" {
+			head = append(head, s)
+		}
+	}
+	if c.FloorMs > 0 {
+		head = append(head, fmt.Sprintf("floor %.1f ms", c.FloorMs))
+	}
+	lines := []string{st.Title.Render(line(" "+strings.Join(head, " · "), width))}
+
+	var sla strings.Builder
+	switch {
+	case !c.SLA.Known:
+		sla.WriteString(" SLA …")
+	case c.SLA.Pass:
+		sla.WriteString(" SLA " + st.Pass.Render("PASS"))
+	default:
+		sla.WriteString(" SLA " + st.Fail.Render("FAIL"))
+	}
+	for _, ch := range c.SLA.Checks {
+		mark, style := "✓", st.Pass
+		if !ch.Pass {
+			mark, style = "✗", st.Fail
+		}
+		sla.WriteString("  " + style.Render(mark) + " " + shortCheck[ch.Name] + " " + ch.Measured)
+		if ch.Name != "line_class" {
+			sla.WriteString(" " + ch.Required)
+		}
+	}
+	lines = append(lines, line(sla.String(), width))
+
+	cost := " Cost "
+	switch {
+	case c.Cost.Err != "":
+		cost += st.Fail.Render(c.Cost.Err)
+	case !c.Cost.Total.Valid():
+		cost += "-"
+	default:
+		cost += moneyText(c.Cost.Total) + " " + c.Cost.Total.Currency + "/month"
+		if c.Cost.TotalBase.Valid() && c.Cost.TotalBase.Currency != c.Cost.Total.Currency {
+			cost += " (" + moneyText(c.Cost.TotalBase) + " " + c.Cost.TotalBase.Currency + ")"
+		}
+		var parts []string
+		for _, s := range c.Cost.Schemes {
+			if s.Offered {
+				parts = append(parts, s.Scheme+" "+moneyText(s.Amount))
+			}
+		}
+		if len(c.Cost.Items) > 0 {
+			var sum float64
+			for _, it := range c.Cost.Items {
+				sum += it.Amount.Float()
+			}
+			parts = append(parts, fmt.Sprintf("%d items %s", len(c.Cost.Items), moneyWhole(sum)))
+		}
+		if len(parts) > 0 {
+			cost += " = " + strings.Join(parts, " + ")
+		}
+		cost += st.Dim.Render("  (c: detail)")
+	}
+	lines = append(lines, line(cost, width))
+
+	rt := " Route "
+	if c.Forward != nil {
+		rt += fmt.Sprintf("forward %s, %d hops", orDash(c.Forward.LineClass), len(c.Forward.Hops))
+		if !c.Forward.Reached {
+			rt += " (not reached)"
+		}
+	} else {
+		rt += "forward not traced"
+	}
+	if c.Return != nil {
+		rt += fmt.Sprintf(" · return %s, %d hops", orDash(c.Return.LineClass), len(c.Return.Hops))
+	} else {
+		rt += " · " + st.Warn.Render("return path not traced: only the forward direction is validated")
+	}
+	rt += st.Dim.Render("  (enter: hops)")
+	lines = append(lines, line(rt, width))
+	return lines
+}

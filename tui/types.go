@@ -1,0 +1,328 @@
+package tui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// HistorySize is how many recent RTT samples a candidate keeps for its
+// sparkline, its window percentiles and the route RTT chart.
+const HistorySize = 300
+
+// Snapshot is everything the UI shows before the first live update: the
+// candidates with their static analysis (line class, routes, costs), the SLA
+// thresholds and the traffic profile. A Source loads it.
+type Snapshot struct {
+	Title      string      // shown in the title bar, e.g. the candidates file
+	Mode       string      // "replay ×10", "live", "replay ×10 + live"
+	SLA        SLA         // thresholds the live statistics are checked against
+	Candidates []Candidate // in file order
+	Traffic    *Traffic    // the traffic profile the costs are computed on; nil when none
+	Currency   string      // the currency totals are compared in (fx base)
+	Cost       CostOptions // the options the snapshot's costs were computed with
+}
+
+// Candidate is one row of the overview: a server offer with its route quality
+// and its monthly cost.
+type Candidate struct {
+	Name     string
+	Provider string
+	Region   string
+	Target   string // "203.0.113.10 icmp", shown in the detail line
+
+	LineClass  string // cn2-gia, cn2-gt, chinanet-163, cu-9929, cu-4837, cmin2, cmi, transit, unknown
+	Confidence string // high, medium, low
+	Rule       string // the classification rule that matched
+	Direction  string // which direction the class was validated in: "both", "forward" or "return"
+
+	FloorMs float64 // physical floor (2·great-circle distance / 200 km per ms); 0 when unknown
+
+	// Summary holds the statistics of the whole recording (from compare),
+	// shown until live records arrive.
+	Summary Summary
+	// Stats are the statistics of the records received so far for the
+	// primary target (Target, else the first target seen); Others holds the
+	// other targets, by "addr proto[/port]". Like compare, the row shows the
+	// worst figure over the targets.
+	Stats  LiveStats
+	Others map[string]*LiveStats
+	// SLA is the verdict; it is re-evaluated from Stats as records arrive.
+	SLA SLAResult
+
+	Cost    Cost
+	Forward *Route // nil when not traced
+	Return  *Route // nil when the return path was not traced
+}
+
+// Summary is a finished measurement: what compare reports per candidate.
+type Summary struct {
+	Sent      int
+	P50, P95  float64 // ms
+	MinRTT    float64 // ms
+	JitterMs  float64 // RFC 3550
+	Loss      float64 // fraction 0..1
+	Stretch   float64 // min RTT / floor; 0 when unknown
+	HaveStats bool
+}
+
+// LiveStats are running statistics over the probe records received so far.
+// Counters are cumulative; percentiles are over the last HistorySize samples.
+type LiveStats struct {
+	Sent, Recv, Lost, Late, Dup int
+	MinRTT                      float64 // ms, over all received
+	Jitter                      float64 // RFC 3550, ms, over consecutive received RTTs
+	P50, P95                    float64 // ms, over the window
+	Last                        time.Time
+	History                     *Ring // recent samples; NaN marks a lost probe
+
+	prev    float64
+	hasPrev bool
+	dirty   bool // percentiles are stale
+	scratch []float64
+}
+
+// Loss is lost/(received+lost): probes whose wait has ended (DESIGN.md).
+// Late replies count as lost for the path, since they missed the timeout.
+func (s *LiveStats) Loss() float64 {
+	done := s.Recv + s.Lost + s.Late
+	if done == 0 {
+		return 0
+	}
+	return float64(s.Lost+s.Late) / float64(done)
+}
+
+// SLA holds the thresholds of the candidates file; a nil pointer or an empty
+// list is a check that is not asked for.
+type SLA struct {
+	RTTP95ms    *float64
+	Loss        *float64 // fraction
+	JitterMs    *float64
+	MaxStretch  *float64
+	LineClasses []string
+}
+
+// Check is one SLA check: name, required, measured, pass/fail.
+type Check struct {
+	Name     string // rtt_p95, loss, jitter_rfc3550, line_class, stretch
+	Required string // "≤ 60 ms"
+	Measured string // "41.0 ms"
+	Pass     bool
+}
+
+// SLAResult is the verdict of a candidate.
+type SLAResult struct {
+	Pass   bool
+	Known  bool // false until there is something to check
+	Checks []Check
+}
+
+// CostOptions are the billing choices the cost detail keys change.
+type CostOptions struct {
+	Method    string  // 95th method: nearest-rank, librenms, vnstat, rrdtool, cacti, linear
+	Direction string  // direction rule: greater, max, sum, in, out
+	Scale     float64 // traffic scale factor (1 = as recorded)
+}
+
+// Methods are the 95th-percentile methods the `m` key cycles through; ""
+// keeps each offer's own rule.
+var Methods = []string{"", "nearest-rank", "librenms", "vnstat", "rrdtool", "cacti", "linear"}
+
+// Directions are the direction rules the `d` key cycles through; "" keeps
+// each offer's own rule.
+var Directions = []string{"", "greater", "max", "sum", "in", "out"}
+
+// ruleText names a method or direction choice; "" is the offer's own.
+func ruleText(s string) string {
+	if s == "" {
+		return "per offer"
+	}
+	return s
+}
+
+// Scales are the traffic scale factors `+` and `-` step through.
+var Scales = []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4}
+
+// DefaultCostOptions keep every offer's own rules, on the traffic as recorded.
+func DefaultCostOptions() CostOptions {
+	return CostOptions{Scale: 1}
+}
+
+// Money is an exact decimal amount as billing computed it.
+type Money struct {
+	Amount   string // decimal string, e.g. "45923.50"; "" when not priced
+	Currency string
+}
+
+// Float is the amount as a float, for ordering and compact display only.
+func (m Money) Float() float64 {
+	f, err := strconv.ParseFloat(m.Amount, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+// Valid reports whether the amount is priced.
+func (m Money) Valid() bool { return !math.IsNaN(m.Float()) }
+
+// SchemeCost is what the candidate's traffic costs under one bandwidth
+// scheme: the offer's own, or one of the provider's other offers (what-if).
+type SchemeCost struct {
+	Scheme  string // fixed, per-gb, p95 (or peak, average … as billing names them)
+	Offer   string
+	Detail  string // "612.3 Mbps billed, commit 500 Mbps"
+	Amount  Money  // the bandwidth charge alone
+	Total   Money  // the whole monthly bill of that offer (bandwidth + items)
+	Offered bool   // the candidate's offer: the one counted in Cost.Total
+}
+
+// CostItem is one other monthly item of an offer (compute, storage, IPs …).
+type CostItem struct {
+	Name   string
+	Detail string
+	Amount Money
+}
+
+// Level is a horizontal line on the traffic chart: a 95th value or the billed rate.
+type Level struct {
+	Name string // "95th out"
+	Mbps float64
+}
+
+// Cost is the monthly cost of one candidate under some CostOptions.
+type Cost struct {
+	Opts       CostOptions
+	Offer      string
+	Total      Money // offered scheme + items, in the offer's currency
+	TotalBase  Money // Total converted to the snapshot currency (for ranking); may equal Total
+	FX         float64 // snapshot currency per unit of the offer's currency; 0 means 1
+	Schemes    []SchemeCost
+	Items      []CostItem
+	Levels     []Level // 95th line(s) for the chart
+	CommitMbps float64 // 0 when the offer has no commit
+	Notes      []string
+	Err        string // why the cost could not be computed
+}
+
+// Scheme returns the cheapest priced offer under the named scheme.
+func (c Cost) Scheme(name string) (SchemeCost, bool) {
+	var best SchemeCost
+	ok := false
+	for _, s := range c.Schemes {
+		if s.Scheme == name && s.Total.Valid() && (!ok || s.Total.Float() < best.Total.Float()) {
+			best, ok = s, true
+		}
+	}
+	return best, ok
+}
+
+// Traffic is the month of traffic the costs are computed on, as rates.
+type Traffic struct {
+	Name    string
+	Start   time.Time
+	Step    time.Duration // 5 minutes
+	InMbps  []float64
+	OutMbps []float64
+}
+
+// Route is one traced direction of a candidate, mtr style.
+type Route struct {
+	Direction  string // forward or return
+	Target     string
+	Protocol   string
+	Reached    bool
+	LineClass  string
+	Rule       string
+	Confidence string
+	Hops       []Hop
+	Notes      []string
+}
+
+// Hop is one row of the route detail: a TTL and its main responder; other
+// responders at the same TTL (ECMP) follow as Alternates.
+type Hop struct {
+	TTL         int
+	Addr        string // "" for a silent hop
+	ASN         int
+	Carrier     string
+	Sent        int
+	Loss        float64 // fraction
+	RateLimited bool    // icmp-rate-limited: the loss does not carry on to later hops
+	Flags       []string
+	Last        float64 // ms; NaN when unknown
+	RTT         route.RTTStats
+	MPLS        bool
+	Alternates  []string
+}
+
+// routeFromTrace turns a linecheck.trace/v1 document into route rows.
+func routeFromTrace(dir string, t route.Trace) *Route {
+	r := &Route{
+		Direction: dir,
+		Target:    t.Target,
+		Protocol:  t.Protocol,
+		Reached:   t.Reached,
+		LineClass: t.LineClass,
+	}
+	if t.Port != 0 {
+		r.Protocol += "/" + strconv.Itoa(t.Port)
+	}
+	if r.Target == "" {
+		r.Target = t.Addr
+	}
+	if e := t.LineEvidence; e != nil {
+		r.Rule, r.Confidence = e.Rule, e.Confidence
+		r.Notes = append(r.Notes, e.Notes...)
+	}
+	for _, h := range t.Hops {
+		row := Hop{TTL: h.TTL, Sent: h.Sent, Loss: h.Loss, Flags: h.Flags, Last: math.NaN()}
+		for _, f := range h.Flags {
+			if f == "icmp-rate-limited" {
+				row.RateLimited = true
+			}
+		}
+		best := -1
+		for i, rs := range h.Responders {
+			if best < 0 || rs.Recv > h.Responders[best].Recv {
+				best = i
+			}
+		}
+		for i, rs := range h.Responders {
+			if i == best {
+				continue
+			}
+			row.Alternates = append(row.Alternates, rs.Addr)
+		}
+		if best >= 0 {
+			rs := h.Responders[best]
+			row.Addr, row.ASN, row.Carrier, row.RTT = rs.Addr, rs.ASN, rs.Carrier, rs.RTT
+			row.MPLS = len(rs.MPLS) > 0
+			if n := len(rs.Samples); n > 0 {
+				row.Last = rs.Samples[n-1]
+			} else if rs.Recv > 0 {
+				row.Last = rs.RTT.Avg
+			}
+		}
+		r.Hops = append(r.Hops, row)
+	}
+	return r
+}
+
+// rateLimitNote explains a flagged hop so nobody misreads its loss.
+func rateLimitNote(h Hop) string {
+	return "loss at hop " + strconv.Itoa(h.TTL) + " does not carry on: ICMP rate limiting, not forwarding loss"
+}
+
+// hasString reports whether list holds s (case-insensitive).
+func hasString(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

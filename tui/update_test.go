@@ -1,0 +1,357 @@
+package tui
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+func TestSortKeysReorderRows(t *testing.T) {
+	// Expected orders worked out by hand from the fixture (testdata/FIXTURE.md).
+	m := fixtureModel(t, 100, 30)
+	if got, want := m.Order(), []string{"hk-cn2-gia", "hk-bgp", "tokyo-ntt", "la-cu9929"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("file order = %v, want %v", got, want)
+	}
+	steps := []struct {
+		key  string
+		col  string
+		want []string
+	}{
+		{"s", "name", []string{"hk-bgp", "hk-cn2-gia", "la-cu9929", "tokyo-ntt"}},
+		{"s", "line", []string{"hk-bgp", "hk-cn2-gia", "la-cu9929", "tokyo-ntt"}}, // chinanet-163 < cn2-gia < cu-9929 < transit
+		{"s", "rtt", []string{"hk-cn2-gia", "tokyo-ntt", "hk-bgp", "la-cu9929"}},  // p95 26 < 50 < 61 < 140
+		{"i", "rtt", []string{"la-cu9929", "hk-bgp", "tokyo-ntt", "hk-cn2-gia"}},
+		{"s", "jitter", []string{"tokyo-ntt", "hk-cn2-gia", "la-cu9929", "hk-bgp"}}, // 0.57 < 0.81 < 1.51 < 4.21
+		{"s", "loss", []string{"hk-cn2-gia", "tokyo-ntt", "la-cu9929", "hk-bgp"}},   // 0,0,0 (file order), 20 %
+		{"s", "stretch", []string{"la-cu9929", "hk-cn2-gia", "tokyo-ntt", "hk-bgp"}}, // 1.25 < 1.79 < 2.66 < 2.85
+		{"s", "sla", []string{"hk-cn2-gia", "hk-bgp", "tokyo-ntt", "la-cu9929"}},
+		{"s", "monthly", []string{"la-cu9929", "hk-bgp", "tokyo-ntt", "hk-cn2-gia"}}, // 147,055.20 < 147,580 < 150,892.80 < 169,820
+		{"S", "sla", []string{"hk-cn2-gia", "hk-bgp", "tokyo-ntt", "la-cu9929"}},
+	}
+	for _, s := range steps {
+		m = press(t, m, s.key)
+		if m.sortCol != s.col {
+			t.Fatalf("after %q sort column = %q, want %q", s.key, m.sortCol, s.col)
+		}
+		if got := m.Order(); !reflect.DeepEqual(got, s.want) {
+			t.Errorf("after %q (sort %s) order = %v, want %v", s.key, s.col, got, s.want)
+		}
+	}
+}
+
+func TestNavigationKeys(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	m = press(t, m, "down", "down")
+	if m.Selected() != "tokyo-ntt" {
+		t.Errorf("selected after ↓↓ = %s, want tokyo-ntt", m.Selected())
+	}
+	m = press(t, m, "up")
+	if m.Selected() != "hk-bgp" {
+		t.Errorf("selected after ↑ = %s, want hk-bgp", m.Selected())
+	}
+	cases := []struct {
+		keys []string
+		want Screen
+	}{
+		{[]string{"enter"}, ScreenRoute},
+		{[]string{"enter", "esc"}, ScreenOverview},
+		{[]string{"c"}, ScreenCost},
+		{[]string{"tab"}, ScreenCost},
+		{[]string{"c", "esc"}, ScreenOverview},
+		{[]string{"?"}, ScreenHelp},
+		{[]string{"?", "esc"}, ScreenOverview},
+		{[]string{"enter", "?"}, ScreenHelp},
+		{[]string{"enter", "?", "esc"}, ScreenRoute},
+		{[]string{"enter", "?", "?"}, ScreenRoute},
+		{[]string{"enter", "c"}, ScreenCost},
+	}
+	for _, c := range cases {
+		if got := press(t, m, c.keys...).Screen(); got != c.want {
+			t.Errorf("keys %v: screen %v, want %v", c.keys, got, c.want)
+		}
+	}
+	if !contains(plain(press(t, m, "enter")), "hk-bgp") {
+		t.Error("route screen does not show the selected candidate")
+	}
+}
+
+func contains(s, sub string) bool { return len(sub) == 0 || indexOf(s, sub) >= 0 }
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestQuitFromEveryScreen(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	for _, screen := range [][]string{nil, {"enter"}, {"c"}, {"?"}, {"enter", "?"}} {
+		for _, q := range []string{"q", "ctrl+c"} {
+			_, cmd := press(t, m, screen...).Update(keyMsg(q))
+			if cmd == nil {
+				t.Fatalf("%v then %s: no command", screen, q)
+			}
+			if _, ok := cmd().(tea.QuitMsg); !ok {
+				t.Errorf("%v then %s: command does not quit", screen, q)
+			}
+		}
+	}
+}
+
+// runCost executes the command a cost key returned and feeds its message back.
+func runCost(t *testing.T, m Model, key string) Model {
+	t.Helper()
+	nm, cmd := m.Update(keyMsg(key))
+	m = nm.(Model)
+	if cmd == nil {
+		t.Fatalf("key %q returned no command", key)
+	}
+	msg, ok := cmd().(CostMsg)
+	if !ok {
+		t.Fatalf("key %q: command did not produce a CostMsg", key)
+	}
+	if msg.Opts != m.CostOptions() {
+		t.Fatalf("key %q: CostMsg for %+v, model at %+v", key, msg.Opts, m.CostOptions())
+	}
+	return step(t, m, msg)
+}
+
+func offered(c *Candidate) SchemeCost {
+	for _, s := range c.Cost.Schemes {
+		if s.Offered {
+			return s
+		}
+	}
+	return SchemeCost{}
+}
+
+func TestCostKeysRecompute(t *testing.T) {
+	m := press(t, fixtureModel(t, 100, 30), "c")
+	// hk-cn2-gia: commit 500 Mbps × 60 + overage × 90 on the 95th; items 130,820.
+	steps := []struct {
+		key          string
+		opts         CostOptions
+		p95, total   string
+		screenSubstr string
+	}{
+		{"m", CostOptions{Method: "nearest-rank", Scale: 1}, "39000.00", "169820.00", "95th method nearest-rank"},
+		{"+", CostOptions{Method: "nearest-rank", Scale: 1.25}, "52500.00", "183320.00", "traffic ×1.25"}, // 750 Mbps: 30,000 + 250×90
+		{"d", CostOptions{Method: "nearest-rank", Direction: "greater", Scale: 1.25}, "52500.00", "183320.00", "direction greater"},
+		{"d", CostOptions{Method: "nearest-rank", Direction: "max", Scale: 1.25}, "52500.00", "183320.00", "direction max"},
+		{"d", CostOptions{Method: "nearest-rank", Direction: "sum", Scale: 1.25}, "69375.00", "200195.00", "direction sum"}, // 937.5: 30,000 + 437.5×90
+		{"0", CostOptions{Method: "nearest-rank", Direction: "sum", Scale: 1}, "52500.00", "183320.00", "traffic ×1"},        // 750
+		{"d", CostOptions{Method: "nearest-rank", Direction: "in", Scale: 1}, "30000.00", "160820.00", "direction in"},       // 150 < commit
+		{"-", CostOptions{Method: "nearest-rank", Direction: "in", Scale: 0.75}, "30000.00", "160820.00", "traffic ×0.75"},
+		{"M", CostOptions{Direction: "in", Scale: 0.75}, "30000.00", "160820.00", "95th method per offer"},
+	}
+	for _, s := range steps {
+		m = runCost(t, m, s.key)
+		if m.CostOptions() != s.opts {
+			t.Fatalf("after %q options = %+v, want %+v", s.key, m.CostOptions(), s.opts)
+		}
+		c := m.Candidate("hk-cn2-gia")
+		if got := offered(c).Amount.Amount; got != s.p95 {
+			t.Errorf("after %q p95 charge = %s, want %s", s.key, got, s.p95)
+		}
+		if got := c.Cost.Total.Amount; got != s.total {
+			t.Errorf("after %q total = %s, want %s", s.key, got, s.total)
+		}
+		if !contains(plain(m), s.screenSubstr) {
+			t.Errorf("after %q the cost screen does not say %q", s.key, s.screenSubstr)
+		}
+	}
+}
+
+func TestStaleCostResultIgnored(t *testing.T) {
+	m := press(t, fixtureModel(t, 100, 30), "c")
+	nm, first := m.Update(keyMsg("+"))
+	m = nm.(Model)
+	nm, _ = m.Update(keyMsg("+"))
+	m = nm.(Model)
+	m = step(t, m, first()) // the ×1.25 result arrives after the user asked for ×1.5
+	if got := m.Candidate("hk-cn2-gia").Cost.Total.Amount; got != "169820.00" {
+		t.Errorf("a superseded result was applied: total %s", got)
+	}
+	if !m.costPending {
+		t.Error("still waiting for the ×1.5 result, but not pending")
+	}
+}
+
+// fakeSource counts Next calls and returns one probe per call.
+type fakeSource struct{ next int }
+
+func (f *fakeSource) Load(context.Context) (Snapshot, error) { return FixtureSnapshot(), nil }
+func (f *fakeSource) Next(context.Context) tea.Msg {
+	f.next++
+	return UpdatesMsg{ProbeMsg{Candidate: "hk-cn2-gia", Record: FixtureRecords("hk-cn2-gia")[0]}}
+}
+func (f *fakeSource) Cost(_ context.Context, o CostOptions) (map[string]Cost, error) {
+	return FixtureCosts(o), nil
+}
+
+func TestPauseStopsAndResumesTheFeed(t *testing.T) {
+	src := &fakeSource{}
+	m := NewLoaded(context.Background(), src, FixtureSnapshot(), Options{Width: 100, Height: 30, NoColor: true})
+	cmd := m.Init()
+	m.inflight = true
+	m = step(t, m, cmd())
+	nm, next := m.Update(keyMsg("space"))
+	m = nm.(Model)
+	if !m.Paused() || next != nil {
+		t.Fatalf("space: paused=%v, cmd=%v; want paused and no new request (one is in flight)", m.Paused(), next != nil)
+	}
+	nm, next = m.Update(next0(src))
+	m = nm.(Model)
+	if next != nil {
+		t.Error("an update arriving while paused asked for more")
+	}
+	if !contains(plain(m), "PAUSED") {
+		t.Error("status line does not say PAUSED")
+	}
+	nm, next = m.Update(keyMsg("p"))
+	m = nm.(Model)
+	if m.Paused() || next == nil {
+		t.Fatal("p did not resume the feed")
+	}
+	before := src.next
+	next()
+	if src.next != before+1 {
+		t.Error("resume command did not call Next")
+	}
+}
+
+func next0(src *fakeSource) tea.Msg { return src.Next(context.Background()) }
+
+func TestResizeChangesFrame(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	m = step(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	checkFrame(t, plain(m), 80, 24)
+	m = step(t, m, tea.WindowSizeMsg{Width: 60, Height: 15})
+	checkFrame(t, plain(m), 60, 15)
+}
+
+func TestLiveStatsAgainstHand(t *testing.T) {
+	// Hand computation (testdata/FIXTURE.md) and route.Summarize as a second oracle.
+	cases := []struct {
+		name               string
+		p50, p95, min, jit float64
+		loss               float64
+	}{
+		{"hk-cn2-gia", 23, 26, 22, 0.80860, 0},
+		{"hk-bgp", 44, 61, 35, 4.21478, 0.2},
+		{"tokyo-ntt", 48, 50, 47, 0.56633, 0},
+		{"la-cu9929", 132, 140, 131, 1.51153, 0},
+	}
+	for _, c := range cases {
+		var s LiveStats
+		var rtts []float64
+		for _, r := range FixtureRecords(c.name) {
+			s.applyRecord(r)
+			if r.RTTms != nil {
+				rtts = append(rtts, *r.RTTms)
+			}
+		}
+		s.settle()
+		if s.P50 != c.p50 || s.P95 != c.p95 || s.MinRTT != c.min || math.Abs(s.Jitter-c.jit) > 1e-4 || s.Loss() != c.loss {
+			t.Errorf("%s: p50 %v p95 %v min %v jitter %.5f loss %v; want %v %v %v %.5f %v",
+				c.name, s.P50, s.P95, s.MinRTT, s.Jitter, s.Loss(), c.p50, c.p95, c.min, c.jit, c.loss)
+		}
+		st, j := route.Summarize(rtts)
+		if st.P50 != s.P50 || st.P95 != s.P95 || math.Abs(j.RFC3550-s.Jitter) > 1e-9 {
+			t.Errorf("%s: disagrees with route.Summarize: %+v %+v", c.name, st, j)
+		}
+	}
+}
+
+func TestDuplicateAndLateCountedApart(t *testing.T) {
+	var s LiveStats
+	rtt := 10.0
+	for _, st := range []string{probe.StatusOK, probe.StatusDup, probe.StatusLate, probe.StatusLost, probe.StatusOK} {
+		s.applyRecord(probe.Record{Status: st, RTTms: &rtt, Time: FixtureStart})
+	}
+	if s.Sent != 4 || s.Recv != 2 || s.Dup != 1 || s.Late != 1 || s.Lost != 1 {
+		t.Errorf("counts %+v", s)
+	}
+	if s.Loss() != 0.5 {
+		t.Errorf("loss %v, want 0.5 (lost + late of 4 finished probes)", s.Loss())
+	}
+}
+
+func TestRateLimitedHopIsExplained(t *testing.T) {
+	frame := plain(press(t, fixtureModel(t, 100, 30), "enter"))
+	for _, want := range []string{"RL", "loss at hop 5 does not carry on: ICMP rate limiting, not forwarding loss"} {
+		if !contains(frame, want) {
+			t.Errorf("route screen lacks %q", want)
+		}
+	}
+}
+
+func TestMemoryBoundedOverLongRun(t *testing.T) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 100_000
+	}
+	m := fixtureModel(t, 100, 30)
+	rtt := 20.0
+	batch := make(UpdatesMsg, 100)
+	feed := func(from, to int) {
+		for i := from; i < to; i += len(batch) {
+			for j := range batch {
+				k := i + j
+				rec := probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Millisecond), Addr: "203.0.113.10",
+					Protocol: "icmp", Seq: k, Status: probe.StatusOK, RTTms: &rtt}
+				if k%97 == 0 {
+					rec.Status, rec.RTTms = probe.StatusLost, nil
+				}
+				batch[j] = ProbeMsg{Candidate: "hk-cn2-gia", Record: rec}
+				rec2 := rec
+				rec2.Protocol, rec2.Port = "tcp", 443 // a second target of the same candidate
+				if j%2 == 0 {
+					batch[j] = ProbeMsg{Candidate: "hk-cn2-gia", Record: rec2}
+				}
+			}
+			m = step(t, m, batch)
+			m.inflight = false
+			_ = m.Render
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	feed(0, n/10)
+	h1 := heap()
+	feed(n/10, n)
+	h2 := heap()
+	c := m.Candidate("hk-cn2-gia")
+	if c.Stats.History.Len() != HistorySize || c.Stats.History.Cap() != HistorySize {
+		t.Errorf("ring holds %d of %d, want %d", c.Stats.History.Len(), c.Stats.History.Cap(), HistorySize)
+	}
+	if cap(c.Stats.scratch) != HistorySize {
+		t.Errorf("scratch grew to %d", cap(c.Stats.scratch))
+	}
+	if len(c.Others) != 1 {
+		t.Errorf("%d other targets, want 1", len(c.Others))
+	}
+	if c.Stats.Sent < n/4 {
+		t.Errorf("only %d probes counted", c.Stats.Sent)
+	}
+	growth := int64(h2) - int64(h1)
+	t.Logf("%d probe messages: heap %d → %d bytes (%+d)", n, h1, h2, growth)
+	if growth > 512<<10 {
+		t.Errorf("heap grew by %d bytes between %d and %d messages: not bounded", growth, n/10, n)
+	}
+}

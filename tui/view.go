@@ -1,0 +1,325 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// View renders the current screen in the alternate screen buffer.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "linecheck"
+	return v
+}
+
+// Render returns the frame for the current size: exactly height lines, none
+// wider than width. Golden tests compare it with ANSI stripped.
+func (m Model) Render() string {
+	w, h := max(m.width, 20), max(m.height, 5)
+	var body string
+	switch {
+	case !m.loaded:
+		body = m.renderTitle("loading", w) + "\n\n " + "loading candidates…"
+		if m.lastErr != "" {
+			body += "\n " + m.st.Fail.Render(m.lastErr)
+		}
+	case m.screen == ScreenHelp:
+		body = m.renderHelp(w, h-1)
+	case m.screen == ScreenRoute:
+		body = m.renderRoute(w, h-1)
+	case m.screen == ScreenCost:
+		body = m.renderCost(w, h-1)
+	default:
+		body = m.renderOverview(w, h-1)
+	}
+	lines := strings.Split(body, "\n")
+	if len(lines) > h-1 {
+		lines = lines[:h-1]
+	}
+	for len(lines) < h-1 {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = line(l, w)
+	}
+	lines = append(lines, m.renderStatus(w))
+	return strings.Join(lines, "\n")
+}
+
+// renderTitle is the first line of every screen.
+func (m *Model) renderTitle(screen string, width int) string {
+	parts := []string{"linecheck", screen}
+	if m.snap.Title != "" {
+		parts = append(parts, m.snap.Title)
+	}
+	if m.snap.Mode != "" {
+		parts = append(parts, m.snap.Mode)
+	}
+	parts = append(parts, fmt.Sprintf("%d candidates", len(m.cands)))
+	if m.sortCol != "" && m.screen == ScreenOverview {
+		dir := "ascending"
+		if m.sortDesc {
+			dir = "descending"
+		}
+		parts = append(parts, "sorted by "+m.sortCol+" "+dir)
+	}
+	return m.st.Title.Render(line(" "+strings.Join(parts, " · "), width))
+}
+
+// renderStatus is the last line: feed state, probe counts, errors, key hints.
+func (m *Model) renderStatus(width int) string {
+	var sent, lost, late int
+	var last time.Time
+	for _, c := range m.cands {
+		s, l, lt := c.sent()
+		sent, lost, late = sent+s, lost+l, late+lt
+		if c.Stats.Last.After(last) {
+			last = c.Stats.Last
+		}
+	}
+	state := "▶"
+	switch {
+	case m.paused:
+		state = "PAUSED"
+	case m.done:
+		state = "■ done"
+	}
+	parts := []string{state}
+	if !last.IsZero() {
+		parts = append(parts, last.UTC().Format("15:04:05Z"))
+	}
+	p := fmt.Sprintf("%s probes %s lost", groupThousands(fmt.Sprint(sent)), groupThousands(fmt.Sprint(lost)))
+	if late > 0 {
+		p += fmt.Sprintf(" %d late", late)
+	}
+	parts = append(parts, p, fmt.Sprintf("%d traces", m.traces))
+	errs := fmt.Sprintf("%d errors", m.errCount)
+	if m.lastErr != "" {
+		errs += ": " + m.lastErr
+	}
+	parts = append(parts, errs)
+	if m.costPending {
+		parts = append(parts, "recomputing costs…")
+	}
+	left := " " + strings.Join(parts, " · ")
+	if m.paused {
+		left = " " + m.st.Warn.Render(parts[0]) + " · " + strings.Join(parts[1:], " · ")
+	}
+	right := "?:help q:quit "
+	if m.screen != ScreenOverview {
+		right = "esc:back " + right
+	}
+	gap := width - lipgloss.Width(right)
+	s := fit(line(left, max(gap-1, 1)), max(gap, 0), false) + right
+	if m.errCount > 0 {
+		return m.st.Warn.Render(line(s, width))
+	}
+	return m.st.Status.Render(line(s, width))
+}
+
+// renderHelp lists every key.
+func (m *Model) renderHelp(width, height int) string {
+	out := []string{m.renderTitle("Help", width), ""}
+	for _, g := range helpGroups() {
+		out = append(out, " "+m.st.Header.Render(g.Title))
+		for _, b := range g.Keys {
+			h := b.Help()
+			if h.Key == "" {
+				continue
+			}
+			out = append(out, "   "+m.st.Key.Render(fit(h.Key, 10, false))+" "+h.Desc)
+		}
+	}
+	out = append(out, "",
+		" RTT50/95 (p50/p95) and RECENT cover the last "+fmt.Sprint(HistorySize)+" probes; LOSS and JIT (RFC 3550",
+		" jitter) all so far; worst target shown. STR = stretch: min RTT / physical floor.",
+		" MONTHLY: the offer's total in the compare currency; FIXED PER-GB 95TH: the same traffic",
+		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its",
+		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss).")
+	if len(out) > height {
+		out = out[:height]
+	}
+	return strings.Join(out, "\n")
+}
+
+// hopColumns are the route detail's columns, mtr style.
+var hopColumns = []column[Hop]{
+	{key: "ttl", title: "HOP", width: 3, right: true,
+		cell: func(h Hop) (string, *lipgloss.Style) { return fmt.Sprint(h.TTL), nil }},
+	{key: "addr", title: "ADDRESS", width: 15, flex: true,
+		cell: func(h Hop) (string, *lipgloss.Style) {
+			if h.Addr == "" {
+				return "???", nil
+			}
+			return h.Addr, nil
+		}},
+	{key: "asn", title: "ASN", width: 7, prio: 2,
+		cell: func(h Hop) (string, *lipgloss.Style) {
+			if h.ASN == 0 {
+				return "-", nil
+			}
+			return fmt.Sprintf("AS%d", h.ASN), nil
+		}},
+	{key: "carrier", title: "CARRIER", width: 11,
+		cell: func(h Hop) (string, *lipgloss.Style) { return orDash(h.Carrier), nil }},
+	{key: "loss", title: "LOSS", width: 5, right: true,
+		cell: func(h Hop) (string, *lipgloss.Style) { return pct(h.Loss), nil }},
+	{key: "sent", title: "SNT", width: 4, right: true, prio: 3,
+		cell: func(h Hop) (string, *lipgloss.Style) { return fmt.Sprint(h.Sent), nil }},
+	{key: "last", title: "LAST", width: 5, right: true, prio: 3,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.Last), nil }},
+	{key: "avg", title: "AVG", width: 5, right: true,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Avg), nil }},
+	{key: "best", title: "BEST", width: 5, right: true, prio: 3,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Min), nil }},
+	{key: "p50", title: "P50", width: 5, right: true, prio: 1,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.P50), nil }},
+	{key: "p95", title: "P95", width: 5, right: true,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.P95), nil }},
+	{key: "worst", title: "WRST", width: 5, right: true, prio: 2,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Max), nil }},
+	{key: "stdev", title: "STDEV", width: 5, right: true, prio: 4,
+		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Stdev), nil }},
+	{key: "flags", title: "FLAGS", width: 7, prio: 1,
+		cell: func(h Hop) (string, *lipgloss.Style) {
+			var f []string
+			if h.RateLimited {
+				f = append(f, "RL")
+			}
+			if h.MPLS {
+				f = append(f, "MPLS")
+			}
+			if n := len(h.Alternates); n > 0 {
+				f = append(f, fmt.Sprintf("+%d", n))
+			}
+			return strings.Join(f, " "), nil
+		}},
+}
+
+func hopMs(h Hop, v float64) string {
+	if h.Addr == "" || (h.Loss >= 1 && h.Sent > 0) {
+		return "-"
+	}
+	return ms(v)
+}
+
+// renderRoute is the route detail of the selected candidate: hops mtr
+// style, the rate-limit notes, and the destination RTT over time.
+func (m *Model) renderRoute(width, height int) string {
+	st := m.st
+	c := m.current()
+	if c == nil {
+		return m.renderTitle("Route", width)
+	}
+	r, dir := c.Forward, "forward"
+	if m.showRet {
+		r, dir = c.Return, "return"
+	}
+	title := m.renderTitle("Route "+c.Name, width)
+	var out []string
+	out = append(out, title)
+	if r == nil {
+		msg := " " + dir + " path not traced"
+		if dir == "return" {
+			msg += ": the line class is validated in the forward direction only"
+		}
+		out = append(out, st.Warn.Render(line(msg, width)), st.Dim.Render(" r: other direction"))
+	} else {
+		sub := fmt.Sprintf(" %s → %s %s · ", dir, r.Target, r.Protocol)
+		if r.Reached {
+			sub += "reached"
+		} else {
+			sub += st.Warn.Render("not reached")
+		}
+		sub += st.Dim.Render(" · r: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path")
+		out = append(out, line(sub, width))
+		ev := " line " + orDash(r.LineClass)
+		if r.Confidence != "" {
+			ev += ", confidence " + r.Confidence
+		}
+		if r.Rule != "" {
+			ev += ": " + r.Rule
+		}
+		out = append(out, line(ev, width))
+
+		var notes []string
+		for _, h := range r.Hops {
+			if h.RateLimited {
+				notes = append(notes, st.Warn.Render(line(" RL "+rateLimitNote(h), width)))
+			}
+		}
+		for _, n := range r.Notes {
+			notes = append(notes, st.Dim.Render(line(" note: "+n, width)))
+		}
+		notes = notes[:min(len(notes), 3)]
+
+		cols := layout(hopColumns, width)
+		chartMin := 8
+		hopRows := max(height-len(out)-1-len(notes)-chartMin-2, 3)
+		out = append(out, renderHeader(cols, "", false, st))
+		m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
+		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
+			row := renderRow(cols, r.Hops[i], false, st)
+			if r.Hops[i].RateLimited {
+				row = st.Warn.Render(ansiStrip(row))
+			}
+			out = append(out, row)
+		}
+		if more := len(r.Hops) - (m.scroll + hopRows); more > 0 {
+			out = append(out, st.Dim.Render(fmt.Sprintf("   … %d more hops (↓ to scroll)", more)))
+		}
+		out = append(out, notes...)
+	}
+	out = append(out, "")
+	chartH := height - len(out) - 1
+	out = append(out, m.renderRTTChart(c, width, chartH)...)
+	return strings.Join(out, "\n")
+}
+
+// renderRTTChart charts the destination RTT of the recent probes over time.
+func (m *Model) renderRTTChart(c *Candidate, width, height int) []string {
+	st := m.st
+	h := c.Stats.History
+	if h == nil || h.Len() < 2 {
+		return []string{st.Dim.Render(" RTT chart: waiting for probe records…")}
+	}
+	s := series{name: "rtt", style: st.ChartOut}
+	lost := 0
+	ymax, lo := 0.0, math.Inf(1)
+	for i := 0; i < h.Len(); i++ {
+		t, v := h.At(i)
+		s.t = append(s.t, t)
+		s.v = append(s.v, v)
+		if math.IsNaN(v) {
+			lost++
+			continue
+		}
+		ymax, lo = math.Max(ymax, v), math.Min(lo, v)
+	}
+	t0, _ := h.At(0)
+	t1, _ := h.At(h.Len() - 1)
+	head := fmt.Sprintf(" RTT to %s (ms), last %d probes %s–%s UTC: p50 %s p95 %s, %d lost",
+		c.Name, h.Len(), t0.Format("15:04:05"), t1.Format("15:04:05"), ms(c.Stats.P50), ms(c.Stats.P95), lost)
+	if math.IsInf(lo, 1) {
+		return []string{line(head, width)}
+	}
+	var levels []hline
+	if p := m.snap.SLA.RTTP95ms; p != nil && *p <= niceMax(ymax*1.1) {
+		levels = append(levels, hline{v: *p, r: '┄', style: st.Level})
+		head += fmt.Sprintf(" · ┄ SLA p95 %g ms", *p)
+	}
+	out := []string{line(head, width)}
+	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax*1.1, 1)), []series{s}, levels, timeLabels("15:04:05"), st)
+	if chart != "" {
+		for _, l := range strings.Split(chart, "\n") {
+			out = append(out, " "+l)
+		}
+	}
+	return out
+}
