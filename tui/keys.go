@@ -4,12 +4,12 @@ import "charm.land/bubbles/v2/key"
 
 // keyMap holds every binding; the help screen is rendered from it.
 type keyMap struct {
-	Quit, Help, Back, Pause                          key.Binding
-	Up, Down, PrevCand, NextCand                     key.Binding
-	Route, Cost, Return                              key.Binding
-	SortNext, SortPrev, SortInvert                   key.Binding
-	Method, MethodPrev, Direction, DirectionPrev     key.Binding
-	ScaleUp, ScaleDown, ScaleReset                   key.Binding
+	Quit, Help, Back, Pause                      key.Binding
+	Up, Down, PrevCand, NextCand                 key.Binding
+	Route, Cost, Return                          key.Binding
+	SortNext, SortPrev, SortInvert               key.Binding
+	Method, MethodPrev, Direction, DirectionPrev key.Binding
+	ScaleUp, ScaleDown, ScaleReset               key.Binding
 }
 
 var keys = keyMap{

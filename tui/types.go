@@ -197,8 +197,8 @@ type Level struct {
 type Cost struct {
 	Opts       CostOptions
 	Offer      string
-	Total      Money // offered scheme + items, in the offer's currency
-	TotalBase  Money // Total converted to the snapshot currency (for ranking); may equal Total
+	Total      Money   // offered scheme + items, in the offer's currency
+	TotalBase  Money   // Total converted to the snapshot currency (for ranking); may equal Total
 	FX         float64 // snapshot currency per unit of the offer's currency; 0 means 1
 	Schemes    []SchemeCost
 	Items      []CostItem

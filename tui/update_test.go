@@ -29,8 +29,8 @@ func TestSortKeysReorderRows(t *testing.T) {
 		{"s", "line", []string{"hk-bgp", "hk-cn2-gia", "la-cu9929", "tokyo-ntt"}}, // chinanet-163 < cn2-gia < cu-9929 < transit
 		{"s", "rtt", []string{"hk-cn2-gia", "tokyo-ntt", "hk-bgp", "la-cu9929"}},  // p95 26 < 50 < 61 < 140
 		{"i", "rtt", []string{"la-cu9929", "hk-bgp", "tokyo-ntt", "hk-cn2-gia"}},
-		{"s", "jitter", []string{"tokyo-ntt", "hk-cn2-gia", "la-cu9929", "hk-bgp"}}, // 0.57 < 0.81 < 1.51 < 4.21
-		{"s", "loss", []string{"hk-cn2-gia", "tokyo-ntt", "la-cu9929", "hk-bgp"}},   // 0,0,0 (file order), 20 %
+		{"s", "jitter", []string{"tokyo-ntt", "hk-cn2-gia", "la-cu9929", "hk-bgp"}},  // 0.57 < 0.81 < 1.51 < 4.21
+		{"s", "loss", []string{"hk-cn2-gia", "tokyo-ntt", "la-cu9929", "hk-bgp"}},    // 0,0,0 (file order), 20 %
 		{"s", "stretch", []string{"la-cu9929", "hk-cn2-gia", "tokyo-ntt", "hk-bgp"}}, // 1.25 < 1.79 < 2.66 < 2.85
 		{"s", "sla", []string{"hk-cn2-gia", "hk-bgp", "tokyo-ntt", "la-cu9929"}},
 		{"s", "monthly", []string{"la-cu9929", "hk-bgp", "tokyo-ntt", "hk-cn2-gia"}}, // 147,055.20 < 147,580 < 150,892.80 < 169,820
@@ -150,8 +150,8 @@ func TestCostKeysRecompute(t *testing.T) {
 		{"d", CostOptions{Method: "nearest-rank", Direction: "greater", Scale: 1.25}, "52500.00", "183320.00", "direction greater"},
 		{"d", CostOptions{Method: "nearest-rank", Direction: "max", Scale: 1.25}, "52500.00", "183320.00", "direction max"},
 		{"d", CostOptions{Method: "nearest-rank", Direction: "sum", Scale: 1.25}, "69375.00", "200195.00", "direction sum"}, // 937.5: 30,000 + 437.5×90
-		{"0", CostOptions{Method: "nearest-rank", Direction: "sum", Scale: 1}, "52500.00", "183320.00", "traffic ×1"},        // 750
-		{"d", CostOptions{Method: "nearest-rank", Direction: "in", Scale: 1}, "30000.00", "160820.00", "direction in"},       // 150 < commit
+		{"0", CostOptions{Method: "nearest-rank", Direction: "sum", Scale: 1}, "52500.00", "183320.00", "traffic ×1"},       // 750
+		{"d", CostOptions{Method: "nearest-rank", Direction: "in", Scale: 1}, "30000.00", "160820.00", "direction in"},      // 150 < commit
 		{"-", CostOptions{Method: "nearest-rank", Direction: "in", Scale: 0.75}, "30000.00", "160820.00", "traffic ×0.75"},
 		{"M", CostOptions{Direction: "in", Scale: 0.75}, "30000.00", "160820.00", "95th method per offer"},
 	}
