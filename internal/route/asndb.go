@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,7 +42,8 @@ func LoadASNDB(path string) (ASNDB, error) {
 		defer gz.Close()
 		r = gz
 	}
-	if strings.EqualFold(filepath.Ext(path), ".mmdb") {
+	base := strings.TrimSuffix(strings.ToLower(path), ".gz")
+	if strings.HasSuffix(base, ".mmdb") {
 		data, err := io.ReadAll(r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
