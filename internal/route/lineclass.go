@@ -264,6 +264,11 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			ev.Confidence = ConfidenceLow
 			ev.Notes = append(ev.Notes, "a single CN2 hop: GIA not confirmed")
 		}
+		for _, k := range []string{ClassCU4837, ClassCU9929, ClassCMI, ClassCMIN2, ClassCMNET} {
+			if before(ClassCN2, k) {
+				ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s after CN2 (a tri-net premium hand-off; the long haul is CN2)", by[k][0].c.Name))
+			}
+		}
 		return LineCN2GIA, ev
 	case n(ClassCU9929) > 0:
 		use(ClassCU9929, ClassCUG)

@@ -215,6 +215,12 @@ func TestClassifyRoutes(t *testing.T) {
 			want:  LineUnknown,
 		},
 		{
+			name: "tri-net CN2 to a Unicom user: long haul on 59.43, landing on 219.158 → GIA (LC pitfall 5)",
+			trace: mkTrace("112.65.1.1", true, "10.0.0.1", "59.43.246.1", "59.43.187.9", "59.43.130.22",
+				"219.158.3.177", "219.158.19.81", "112.65.1.1"),
+			db: testDB, want: LineCN2GIA, confidence: ConfidenceHigh, evTTLs: []int{2, 3, 4},
+		},
+		{
 			name:  "a single 202.97 hop is 163 at low confidence",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "202.97.1.1", "203.0.113.10"),
 			want:  LineChinaNet163, confidence: ConfidenceLow,
