@@ -33,7 +33,7 @@ type htmlView struct {
 	RTTSVGs    []namedSVG
 	CostSVG    template.HTML
 	Warnings   []string
-	Direction  map[string]string
+	Notes      []string
 }
 
 type namedSVG struct {
@@ -73,6 +73,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 	}
 	v.Warnings = append(v.Warnings, r.Warnings...)
+	v.Notes = r.Notes
 	return htmlTmpl.Execute(w, v)
 }
 

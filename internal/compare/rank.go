@@ -38,7 +38,7 @@ func Rank(r *Result) {
 		return a.Name < b.Name
 	})
 	r.Ranking = r.Ranking[:0]
-	r.Recommended, r.Savings = "", nil
+	r.Recommended, r.Savings, r.Notes = "", nil, nil
 	for i, e := range ev {
 		e.Rank = i + 1
 		r.Ranking = append(r.Ranking, e.Name)
@@ -91,7 +91,7 @@ func Rank(r *Result) {
 					failed = append(failed, ch.Name)
 				}
 			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
+			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
 				e.Name, fmtMoney(c.StringFixed(2)), e.Monthly.Converted.Currency, fmtMoney(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}

@@ -42,6 +42,11 @@ func TestRankPassingFirstThenByCost(t *testing.T) {
 	if !strings.Contains(r.Verdict, "18,000.00 CNY (20.0 %) less than dear-pass") {
 		t.Errorf("verdict %q", r.Verdict)
 	}
+	// cheap-fail (10000) and mid-fail (50000) are cheaper than cheap-pass (72000).
+	if len(r.Notes) != 2 || !strings.Contains(r.Notes[0], "cheap-fail would cost 10,000.00 CNY (62,000.00 less than cheap-pass)") ||
+		!strings.HasPrefix(r.Notes[1], "mid-fail would cost 50,000.00 CNY (22,000.00 less") {
+		t.Errorf("notes %q", r.Notes)
+	}
 }
 
 func TestRankTiesByName(t *testing.T) {

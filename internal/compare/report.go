@@ -105,10 +105,20 @@ func slaText(s SLASpec) string {
 // out (every cell stays machine-readable).
 func Tables(r *Result, format string) []report.Table {
 	base := r.FXBase
+	// csv stays machine-readable: plain decimals, loss as a fraction.
+	fmtMoney, fmtPct := fmtMoney, fmtPct
+	if format == "csv" {
+		fmtMoney = func(s string) string { return s }
+		fmtPct = func(x float64) string { return strconv.FormatFloat(round(x, 6), 'f', -1, 64) }
+	}
+	blank := []string{}
+	if format == "table" {
+		blank = []string{""}
+	}
 	rank := report.Table{
 		Title:   "Ranking (passing first, then by monthly cost in " + base + ")",
-		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "monthly " + base},
-		Align:   "rllllrrrrrrlrr",
+		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "currency", "monthly " + base},
+		Align:   "rlllllrrrrrlrlr",
 	}
 	for _, e := range r.Candidates {
 		q := e.Route
@@ -116,9 +126,9 @@ func Tables(r *Result, format string) []report.Table {
 		if e.SLA.Pass {
 			verdict = "pass"
 		}
-		monthly, conv := "-", "-"
+		monthly, cur, conv := "-", "", "-"
 		if e.Monthly != nil {
-			monthly = fmtMoney(e.Monthly.Total) + " " + e.Monthly.Currency
+			monthly, cur = fmtMoney(e.Monthly.Total), e.Monthly.Currency
 			conv = fmtMoney(e.Monthly.Converted.Amount)
 		}
 		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
@@ -133,12 +143,15 @@ func Tables(r *Result, format string) []report.Table {
 			stretch = strconv.FormatFloat(q.Stretch, 'f', 2, 64)
 		}
 		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, orDash(q.LineClass), q.Direction,
-			rtt50, rtt95, loss, jit, stretch, verdict, monthly, conv})
+			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
 	if format != "csv" {
-		rank.Notes = append(rank.Notes, "", "Verdict: "+r.Verdict)
+		rank.Notes = append(append(rank.Notes, blank...), "Verdict: "+r.Verdict)
 		if r.Recommended != "" {
 			rank.Notes = append(rank.Notes, "Recommended: "+r.Recommended)
+		}
+		for _, n := range r.Notes {
+			rank.Notes = append(rank.Notes, "note: "+n)
 		}
 		for _, e := range r.Candidates {
 			switch e.Route.Direction {
@@ -198,7 +211,7 @@ func Tables(r *Result, format string) []report.Table {
 		}
 	}
 	if r.Savings != nil && format != "csv" {
-		cost.Notes = append(cost.Notes, "", fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
+		cost.Notes = append(append(cost.Notes, blank...), fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
 			r.Recommended, fmtMoney(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
 	}
 

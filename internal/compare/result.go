@@ -35,7 +35,9 @@ type Result struct {
 	// Savings says how much cheaper Recommended is than the next passing candidate.
 	Savings *Savings `json:"savings,omitempty"`
 	// Verdict is a one-line summary of the outcome.
-	Verdict  string   `json:"verdict"`
+	Verdict string `json:"verdict"`
+	// Notes name the cheaper candidates the SLA rejected, and why.
+	Notes    []string `json:"notes,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
