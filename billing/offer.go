@@ -20,6 +20,8 @@ var ItemKinds = []string{"compute", "storage", "ip", "transfer", "support", "oth
 
 // OffersFile is the YAML document LoadOffers reads (docs/billing.md has a full example).
 type OffersFile struct {
+	// Currency is the default currency of offers that do not state one.
+	Currency string `yaml:"currency"`
 	// CompareCurrency is the currency offers are ranked in when they are priced
 	// in several; ExchangeRates gives units of CompareCurrency per 1 unit of
 	// each other currency (e.g. USD: "7.10" with compare_currency CNY).
@@ -66,14 +68,16 @@ type Bandwidth struct {
 	FreeGB     Dec    `yaml:"free_gb"`      // per-gb: free allowance per period
 	Tiers      []Tier `yaml:"tiers"`        // per-gb: marginal tiers, ascending
 
-	CommitMbps   Dec    `yaml:"commit_mbps"`    // rate schemes: committed Mbps
-	CommitPrice  Dec    `yaml:"commit_price"`   // rate schemes: monthly price of the commit
-	PricePerMbps Dec    `yaml:"price_per_mbps"` // rate schemes: per Mbps above commit (or per billable Mbps without commit)
-	MinShare     Dec    `yaml:"min_share"`      // rate schemes: minimum billable = share × (port or commit) Mbps
-	Prorate      string `yaml:"prorate"`        // rate schemes: "" or valid-days
-	Nth          int    `yaml:"nth"`            // peak: bill the nth highest sample (default 1)
-	DailyNth     int    `yaml:"daily_nth"`      // daily-peak-average: nth highest sample of each day (default 1)
-	TopDays      int    `yaml:"top_days"`       // daily-peak-average: average the top N days only (default all)
+	CommitMbps   Dec `yaml:"commit_mbps"`    // rate schemes: committed Mbps
+	CommitPrice  Dec `yaml:"commit_price"`   // rate schemes: monthly price of the commit
+	PricePerMbps Dec `yaml:"price_per_mbps"` // rate schemes: per Mbps above commit (or per billable Mbps without commit)
+	// OveragePerMbps is another name for PricePerMbps, natural with a commit.
+	OveragePerMbps Dec    `yaml:"overage_per_mbps"`
+	MinShare       Dec    `yaml:"min_share"` // rate schemes: minimum billable = share × (port or commit) Mbps
+	Prorate        string `yaml:"prorate"`   // rate schemes: "" or valid-days
+	Nth            int    `yaml:"nth"`       // peak: bill the nth highest sample (default 1)
+	DailyNth       int    `yaml:"daily_nth"` // daily-peak-average: nth highest sample of each day (default 1)
+	TopDays        int    `yaml:"top_days"`  // daily-peak-average: average the top N days only (default all)
 
 	line int
 }
@@ -187,6 +191,9 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		}
 		o.Pos = fmt.Sprintf("%s:%d", name, on.Line)
 		o.line = on.Line
+		if o.Currency == "" {
+			o.Currency = f.Currency
+		}
 		if err := o.check(); err != nil {
 			return nil, fmt.Errorf("%s:%w", name, err)
 		}
@@ -324,6 +331,12 @@ func (o *Offer) check() error {
 			prev = t.UpToGB.Decimal
 		}
 	default: // rate schemes
+		if b.OveragePerMbps.Set {
+			if b.PricePerMbps.Set {
+				return bad("price_per_mbps and overage_per_mbps are the same price: give one")
+			}
+			b.PricePerMbps = b.OveragePerMbps
+		}
 		if !b.PricePerMbps.Set && !b.CommitPrice.Set {
 			return bad("%s needs price_per_mbps (and optionally commit_mbps with commit_price)", b.Scheme)
 		}

@@ -216,8 +216,8 @@ func runBill(c *cobra.Command, args []string) error {
 	return writeBillReports(c.OutOrStdout(), o.format, reports)
 }
 
-// billDoc is the JSON document for several series.
-type billDoc struct {
+// billSeriesDoc is the JSON document for several series.
+type billSeriesDoc struct {
 	Schema string            `json:"schema"`
 	Series []*billing.Report `json:"series"`
 }
@@ -230,7 +230,7 @@ func writeBillReports(w io.Writer, format string, reports []*billing.Report) err
 		for _, r := range reports {
 			r.Schema = ""
 		}
-		return report.WriteJSON(w, billDoc{Schema: billing.Schema, Series: reports})
+		return report.WriteJSON(w, billSeriesDoc{Schema: billing.Schema, Series: reports})
 	}
 	var tables []report.Table
 	for _, r := range reports {

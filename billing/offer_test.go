@@ -1,0 +1,76 @@
+package billing
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestOffersErrorsNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		name, yml, want string
+	}{
+		{"unknown scheme", "offers:\n  - name: x\n    currency: USD\n    bandwidth:\n      scheme: p96\n", `offers.yaml:5: offer "x": bandwidth: scheme "p96"`},
+		{"unknown key", "offers:\n  - name: x\n    currency: USD\n    bandwidth: {scheme: p95, price_per_mbps: \"1\"}\n    colour: red\n", `offers.yaml:5: unknown key "colour"`},
+		{"typo in bandwidth", "offers:\n  - name: x\n    currency: USD\n    bandwidth:\n      scheme: p95\n      price_per_mbs: 3\n", `offers.yaml:6: unknown key "price_per_mbs"`},
+		{"not a number", "offers:\n  - name: x\n    currency: USD\n    bandwidth:\n      scheme: fixed\n      port_mbps: 1000\n      price: 12,5\n", `offers.yaml:7: "12,5" is not a decimal number`},
+		{"tiers out of order", "offers:\n  - name: x\n    currency: USD\n    bandwidth:\n      scheme: per-gb\n      tiers:\n        - {up_to_gb: 100, price_per_gb: \"1\"}\n        - {up_to_gb: 50, price_per_gb: \"1\"}\n", "tier 2: up_to_gb 50 is not above"},
+		{"missing rate", "compare_currency: CNY\noffers:\n  - name: x\n    currency: USD\n    bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}\n", "exchange_rates has no USD"},
+		{"item without price", "offers:\n  - name: x\n    currency: USD\n    bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}\n    items:\n      - {kind: storage, gb: 100}\n", `offers.yaml:6: offer "x": item 1: storage "storage" needs gb and price_per_gb_month`},
+		{"duplicate", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n  - {name: x, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n", `offers.yaml:3: offer "x" is defined twice`},
+		{"no offers", "compare_currency: USD\n", "no offers"},
+		{"bad yaml", "offers:\n  - name: [x\n", "offers.yaml:"},
+		{"negative", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, price_per_mbps: \"-1\"}}\n", "negative"},
+		{"min share above one", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, port_mbps: 100, min_share: 20, price_per_mbps: \"1\"}}\n", "min_share 20"},
+		{"bad currency", "offers:\n  - {name: x, currency: dollars, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n", `currency "DOLLARS"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseOffers([]byte(c.yml), "offers.yaml")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestOffersDefaultsAndAliases(t *testing.T) {
+	f, err := ParseOffers([]byte(`currency: usd
+offers:
+  - name: a
+    bandwidth: {scheme: p95, commit_mbps: 300, commit_price: "900", overage_per_mbps: "2.5"}
+  - name: b
+    bandwidth: {scheme: per-gb, price_per_gb: "0.01"}
+`), "o.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := f.Offers[0], f.Offers[1]
+	if a.Currency != "USD" || a.Bandwidth.Method != "nearest-rank" || a.Bandwidth.Direction != "greater" || a.Bandwidth.PricePerMbps.String() != "2.5" {
+		t.Errorf("a: %+v", a.Bandwidth)
+	}
+	if b.Bandwidth.Direction != "out" || b.Bandwidth.Base != 1000 {
+		t.Errorf("per-gb defaults: %+v", b.Bandwidth)
+	}
+	if a.Pos != "o.yaml:3" {
+		t.Errorf("pos %q", a.Pos)
+	}
+}
+
+func TestSampleOffersLoad(t *testing.T) {
+	offers, err := LoadOffers("../samples/offers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	currencies := map[string]int{}
+	schemes := map[string]bool{}
+	for _, o := range offers {
+		currencies[o.Currency]++
+		schemes[o.Bandwidth.Scheme] = true
+		if !o.Rate.IsPositive() || o.CompareCurrency != "CNY" {
+			t.Errorf("%s: rate %v to %s", o.Name, o.Rate, o.CompareCurrency)
+		}
+	}
+	if len(offers) != 6 || currencies["CNY"] == 0 || currencies["USD"] == 0 || !schemes["p95"] || !schemes["per-gb"] || !schemes["fixed"] {
+		t.Errorf("sample offers: %d, currencies %v, schemes %v", len(offers), currencies, schemes)
+	}
+}
