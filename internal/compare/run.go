@@ -196,6 +196,7 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		minRTT = min(minRTT, t.RTT.Min)
 	}
 	q.RTT.Min = minRTT
+	q.Jitter = JitterSummary{RFC3550: round(q.Jitter.RFC3550, 4), MeanAbs: round(q.Jitter.MeanAbs, 4), PDVP95: round(q.Jitter.PDVP95, 4)}
 	if q.Sent == 0 {
 		e.Warnings = append(e.Warnings, "no probe results (live probes or recorded.probes): RTT, loss and jitter are unknown")
 	}
