@@ -188,7 +188,7 @@ func (w *mmdbWriter) insert(cidr string, rec map[string]any) {
 	n.data = len(w.data)
 }
 
-func (w *mmdbWriter) bytes(t *testing.T) []byte {
+func (w *mmdbWriter) bytes(t testing.TB) []byte {
 	// Number internal nodes breadth-first; leaves with data become pointers.
 	var nodes []*trieNode
 	index := map[*trieNode]int{}

@@ -33,7 +33,7 @@ func FuzzMMDB(f *testing.F) {
 	f.Add([]byte{})
 	w := newMMDBWriter()
 	w.insert("1.0.0.0/24", map[string]any{"autonomous_system_number": uint32(13335)})
-	f.Add(w.bytes(&testing.T{}))
+	f.Add(w.bytes(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		db, err := openMMDB("fuzz.mmdb", bytes.Clone(data))
 		if err != nil {
