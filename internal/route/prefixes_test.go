@@ -154,3 +154,25 @@ func TestSpecialRange(t *testing.T) {
 		}
 	}
 }
+
+// Nested ranges are deliberate only where a carrier's sub-range is carved
+// out of another's block (longest prefix wins); any other overlap is an
+// editing mistake.
+func TestBundledTableNestingIsDeliberate(t *testing.T) {
+	allowed := map[[2]string]bool{
+		{ClassCMIN2, ClassCMI}:     true, // 223.120.128/17 etc. inside 223.118–121/16, 2402:4f00:f000::/36 inside /32
+		{ClassCU9929, ClassCU4837}: true, // 2408:8120::/32 inside 2408::/16
+	}
+	entries, _ := parsePrefixTable("prefixes.tsv", prefixTSV)
+	for i, a := range entries {
+		for _, b := range entries[i+1:] {
+			if !a.prefix.Overlaps(b.prefix) {
+				continue
+			}
+			// entries are sorted longest first: a is inside b.
+			if !allowed[[2]string{a.carrier.Class, b.carrier.Class}] {
+				t.Errorf("%s (%s) overlaps %s (%s)", a.prefix, a.carrier.Class, b.prefix, b.carrier.Class)
+			}
+		}
+	}
+}
