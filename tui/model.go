@@ -9,6 +9,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 // Screen is what the model shows.
@@ -235,12 +237,20 @@ func (m *Model) apply(msg tea.Msg) {
 		}
 		m.traces++
 		r := routeFromTrace(u.Direction, u.Trace)
+		tr := u.Trace
 		if u.Direction == "return" {
-			c.Return = r
+			c.Return, c.retTrace = r, &tr
 		} else {
-			c.Forward = r
-			if r.LineClass != "" {
-				c.LineClass, c.Rule, c.Confidence = r.LineClass, r.Rule, r.Confidence
+			c.Forward, c.fwdTrace = r, &tr
+		}
+		// The row's class is decided over both directions, as compare does.
+		if class, dir, _ := route.CombineDirections(c.fwdTrace, c.retTrace); class != "" {
+			c.LineClass, c.Direction = class, dir
+			if dir == "none" {
+				c.Direction = ""
+			}
+			if ev := evidenceFor(class, c.fwdTrace, c.retTrace); ev != nil {
+				c.Rule, c.Confidence = ev.Rule, ev.Confidence
 			}
 		}
 		m.touched(c)
@@ -255,6 +265,16 @@ func (m *Model) apply(msg tea.Msg) {
 			m.apply(x)
 		}
 	}
+}
+
+// evidenceFor picks the evidence of the direction that gave the class.
+func evidenceFor(class string, fwd, ret *route.Trace) *route.LineEvidence {
+	for _, t := range []*route.Trace{fwd, ret} {
+		if t != nil && t.LineClass == class && t.LineEvidence != nil {
+			return t.LineEvidence
+		}
+	}
+	return nil
 }
 
 // touched marks a candidate whose statistics and verdict must be

@@ -290,7 +290,7 @@ func columnByKey(k string) *struct{ less func(a, b *Candidate) bool } {
 }
 
 // shortCheck names the SLA checks on the narrow detail line.
-var shortCheck = map[string]string{"rtt_p95": "p95", "loss": "loss", "jitter_rfc3550": "jitter",
+var shortCheck = map[string]string{"rtt_p95_ms": "p95", "loss": "loss", "jitter_rfc3550_ms": "jitter",
 	"line_class": "class", "stretch": "stretch"}
 
 // directionGlyph shows which direction the line class was validated in.

@@ -260,3 +260,7 @@ func (f *Feed) ReplayFraction() (float64, int) {
 func (f *Feed) String() string {
 	return fmt.Sprintf("feed(%d streams, %d traces, %d live)", len(f.Streams), len(f.Traces), len(f.Live))
 }
+
+// Msg is a Bubble Tea message (so callers can write Feeders without
+// importing bubbletea).
+type Msg = tea.Msg

@@ -231,7 +231,7 @@ func evalSLA(c *Candidate, t SLA) SLAResult {
 		}
 	}
 	if t.RTTP95ms != nil && v.HaveStats {
-		add(Check{Name: "rtt_p95", Required: fmt.Sprintf("≤ %g ms", *t.RTTP95ms),
+		add(Check{Name: "rtt_p95_ms", Required: fmt.Sprintf("≤ %g ms", *t.RTTP95ms),
 			Measured: fmt.Sprintf("%.1f ms", v.P95), Pass: v.P95 <= *t.RTTP95ms})
 	}
 	if t.Loss != nil && v.Sent > 0 {
@@ -239,7 +239,7 @@ func evalSLA(c *Candidate, t SLA) SLAResult {
 			Measured: pct(v.Loss), Pass: v.Loss <= *t.Loss})
 	}
 	if t.JitterMs != nil && v.HaveStats {
-		add(Check{Name: "jitter_rfc3550", Required: fmt.Sprintf("≤ %g ms", *t.JitterMs),
+		add(Check{Name: "jitter_rfc3550_ms", Required: fmt.Sprintf("≤ %g ms", *t.JitterMs),
 			Measured: fmt.Sprintf("%.2f ms", v.JitterMs), Pass: v.JitterMs <= *t.JitterMs})
 	}
 	if len(t.LineClasses) > 0 {

@@ -56,6 +56,8 @@ type Candidate struct {
 	Cost    Cost
 	Forward *Route // nil when not traced
 	Return  *Route // nil when the return path was not traced
+
+	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
 }
 
 // Summary is a finished measurement: what compare reports per candidate.
@@ -107,7 +109,7 @@ type SLA struct {
 
 // Check is one SLA check: name, required, measured, pass/fail.
 type Check struct {
-	Name     string // rtt_p95, loss, jitter_rfc3550, line_class, stretch
+	Name     string // as compare names them: rtt_p95_ms, loss, jitter_rfc3550_ms, line_class, stretch
 	Required string // "≤ 60 ms"
 	Measured string // "41.0 ms"
 	Pass     bool

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/tui"
+)
+
+// tuiFlags are the options of `linecheck tui` (and of the demo's TUI).
+type tuiFlags struct {
+	offline  bool
+	speed    float64
+	noColor  bool
+	sort     string
+	asnDB    string
+	interval time.Duration
+	loopback bool
+	fixture  bool
+}
+
+var tuiOpts = tuiFlags{speed: 300, interval: time.Second}
+
+var tuiCmd = &cobra.Command{
+	Use:   "tui [flags] CANDIDATES.yaml",
+	Short: "The live terminal UI: route quality and monthly cost of every candidate side by side",
+	Long: `tui opens a terminal UI on a candidates file (the format of compare): one row
+per candidate with its line class, RTT p50/p95 and a sparkline of recent
+RTTs, jitter, loss, stretch, the SLA verdict and the monthly cost, with the
+same traffic priced under fixed / per-GB / 95th offers side by side and the
+cheapest marked. The rows update as probe records arrive.
+
+With --offline the recorded probe streams are replayed over time (--speed
+times the recorded pace, looping) and nothing is sent. Without it every
+target of every candidate is pinged (ICMP echo, or TCP connect time for tcp
+targets) and the first target is traced, mtr style; files marked
+recorded_only: true (the bundled samples) are refused live.
+
+Screens and keys (? shows them all):
+  enter      route detail: hops mtr style, per-hop loss, the
+             icmp-rate-limited flag (RL) explained, RTT percentiles,
+             carrier/ASN per hop, RTT chart over time
+  c  tab     cost detail: the month's traffic with the 95th line(s) and the
+             commit, per-scheme breakdown, the offer's other items;
+             m / d / + - 0 change the 95th method, the direction rule and a
+             traffic scale factor and recompute the costs at once
+  s S i      sort by the next / previous column, invert the order
+  space p    pause / resume;  esc back;  q or ctrl+c quit
+
+NO_COLOR (or --no-color) gives a monochrome UI. Off a terminal tui refuses
+(exit 2): use compare for a report.
+
+Examples:
+  linecheck tui --offline samples/candidates.yaml
+  linecheck tui --offline --speed 1200 samples/candidates.yaml
+  linecheck tui mine.yaml`,
+	Args: func(c *cobra.Command, args []string) error {
+		if tuiOpts.fixture {
+			return cobra.NoArgs(c, args)
+		}
+		return cobra.ExactArgs(1)(c, args)
+	},
+	RunE: runTUICmd,
+}
+
+func init() {
+	f := tuiCmd.Flags()
+	f.BoolVar(&tuiOpts.offline, "offline", false, "replay the recordings only; never send a probe")
+	f.Float64Var(&tuiOpts.speed, "speed", tuiOpts.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
+	f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
+	f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: name, line, rtt, jitter, loss, stretch, sla, monthly, fixed, per-gb, p95")
+	f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
+	f.DurationVar(&tuiOpts.interval, "interval", tuiOpts.interval, "live: interval between probes to one target")
+	f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
+	f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
+	_ = f.MarkHidden("fixture")
+	register(tuiCmd)
+}
+
+func runTUICmd(c *cobra.Command, args []string) error {
+	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
+		return badInput(errors.New("tui needs a terminal (stdin and stdout); for a report use: linecheck compare [--offline] CANDIDATES.yaml"))
+	}
+	if tuiOpts.speed <= 0 {
+		return badInput(fmt.Errorf("--speed %g: want a factor above 0", tuiOpts.speed))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if tuiOpts.fixture {
+		return runTUIFeed(ctx, tui.FixtureFeed(tuiOpts.speed), tuiOpts)
+	}
+	f, err := compare.Load(args[0])
+	if err != nil {
+		return badInput(err)
+	}
+	return openTUI(ctx, f, tuiOpts)
+}
+
+// openTUI runs the UI on a loaded candidates file. demo calls it with
+// tuiFlags{offline: true, speed: 300, loopback: true}.
+func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
+	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
+		ASNDB: o.asnDB, Ping: probe.PingConfig{Interval: o.interval}})
+	if err != nil {
+		if errors.Is(err, compare.ErrRecordedOnly) {
+			return badInput(err)
+		}
+		return badInput(err)
+	}
+	return runTUIFeed(ctx, feed, o)
+}
+
+// runTUIFeed adds the loopback row when asked and runs the UI until quit.
+func runTUIFeed(ctx context.Context, feed *tui.Feed, o tuiFlags) error {
+	if o.loopback {
+		closeLn, err := addLoopbackRow(ctx, feed, o.interval)
+		if err != nil {
+			return err
+		}
+		defer closeLn()
+	}
+	return tui.Run(ctx, feed, tui.RunOptions{Options: tui.Options{NoColor: o.noColor || os.Getenv("NO_COLOR") != "", Sort: o.sort}})
+}
+
+// addLoopbackRow opens a TCP listener on 127.0.0.1 and adds a live row that
+// measures TCP connect time to it (and ICMP echo to 127.0.0.1 when the
+// system permits it). Nothing leaves the machine.
+func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration) (func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("loopback row: %w", err)
+	}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	target := "127.0.0.1 tcp/" + strconv.Itoa(port)
+	feed.Snapshot.Candidates = append(feed.Snapshot.Candidates, tui.Candidate{
+		Name: "loopback (live)", Provider: "this machine", Region: "127.0.0.1", Target: target,
+		LineClass: "local", Confidence: "high", Rule: "a listener this process opened on 127.0.0.1",
+	})
+	if interval <= 0 {
+		interval = time.Second
+	}
+	feed.Live = append(feed.Live,
+		tui.PingFeeder("loopback (live)", "127.0.0.1", probe.PingConfig{TCPPort: port, Interval: interval}),
+		quietICMP(tui.PingFeeder("loopback (live)", "127.0.0.1", probe.PingConfig{Interval: interval})))
+	return func() { ln.Close() }, nil
+}
+
+// quietICMP drops the loopback ICMP feeder's errors: without the privilege
+// (ping_group_range, CAP_NET_RAW) the row simply shows TCP only.
+func quietICMP(f tui.Feeder) tui.Feeder {
+	return func(ctx context.Context, emit func(msg tui.Msg)) error {
+		failed := false
+		return f(ctx, func(m tui.Msg) {
+			if _, ok := m.(tui.FeedErrMsg); ok {
+				failed = true
+				return
+			}
+			if !failed {
+				emit(m)
+			}
+		})
+	}
+}

@@ -1,0 +1,421 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// This file is the one place that knows compare's, billing's and probe's
+// types: it turns a candidates file into a Snapshot, a replay and a
+// CostFunc.
+
+// FeedOptions say how to build the feed of a candidates file.
+type FeedOptions struct {
+	// Offline replays the recordings only; otherwise the candidates' targets
+	// are probed live (ping every target, trace the first one).
+	Offline bool
+	// Speed is the replay speed factor (300: a recorded 5-minute interval
+	// plays in one second).
+	Speed float64
+	// Now picks the month of a synthetic traffic profile (the month before it).
+	Now time.Time
+	// Ping and Trace configure live probing.
+	Ping  probe.PingConfig
+	Trace probe.TraceConfig
+	// ASNDB is an optional offline IP-to-ASN file.
+	ASNDB string
+}
+
+// FeedFromFile loads a candidates file (compare's format) and builds the
+// feed: the snapshot evaluated from the recordings as compare does, the
+// recorded probe streams and traces to replay, live feeders unless
+// Offline, and a CostFunc that re-bills the traffic under other rules.
+func FeedFromFile(path string, o FeedOptions) (*Feed, error) {
+	f, err := compare.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return FeedFromCompare(f, o)
+}
+
+// FeedFromCompare is FeedFromFile for a file already loaded.
+func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
+	if !o.Offline {
+		if f.RecordedOnly {
+			return nil, compare.ErrRecordedOnly
+		}
+		if err := compare.CheckLiveTargets(f); err != nil {
+			return nil, err
+		}
+	}
+	var db route.ASNDB
+	if o.ASNDB != "" {
+		d, err := route.LoadASNDB(o.ASNDB)
+		if err != nil {
+			return nil, err
+		}
+		db = d
+	}
+	pr, err := newPricer(f, o.Now)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := pr.costs(DefaultCostOptions())
+	if err != nil {
+		return nil, err
+	}
+	mode := "live"
+	if o.Offline {
+		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
+	}
+	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{},
+		CostFunc: pr.costs}
+	snap := Snapshot{Title: f.Path, Mode: mode, Currency: pr.base, Traffic: pr.traffic, Cost: DefaultCostOptions(),
+		SLA: SLA{RTTP95ms: f.SLA.RTTP95ms, Loss: f.SLA.Loss, JitterMs: f.SLA.JitterRFC3550ms,
+			MaxStretch: f.SLA.MaxStretch, LineClasses: f.SLA.LineClasses}}
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		m, err := compare.Replay(c)
+		if err != nil {
+			return nil, err
+		}
+		ev := compare.Evaluate(f, c, m, db)
+		cand := candidateFrom(c, ev)
+		cand.Cost = costs[c.Name]
+		snap.Candidates = append(snap.Candidates, cand)
+		if m.Forward != nil {
+			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "forward", Trace: *m.Forward})
+		}
+		if m.Return != nil {
+			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "return", Trace: *m.Return})
+		}
+		if o.Offline && c.Recorded.Probes != "" {
+			recs, err := readStream(c.Recorded.Probes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
+			}
+			feed.Streams[c.Name] = recs
+		}
+		if !o.Offline {
+			for _, t := range c.Targets {
+				cfg := o.Ping
+				if t.Protocol == "tcp" {
+					cfg.TCPPort = t.Port
+				}
+				feed.Live = append(feed.Live, PingFeeder(c.Name, t.Addr, cfg))
+			}
+			if len(c.Targets) > 0 {
+				tc := o.Trace
+				if c.Targets[0].Protocol == "tcp" {
+					tc.Proto, tc.Port = "tcp", c.Targets[0].Port
+				}
+				feed.Live = append(feed.Live, TraceFeeder(c.Name, c.Targets[0].Addr, tc, db))
+			}
+		}
+	}
+	feed.Snapshot = snap
+	return feed, nil
+}
+
+func speedOr1(s float64) float64 {
+	if s <= 0 {
+		return 1
+	}
+	return s
+}
+
+func readStream(path string) ([]probe.Record, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return probe.ReadStream(fh, path)
+}
+
+// candidateFrom maps compare's evaluation to a row.
+func candidateFrom(c *compare.Candidate, ev *compare.Evaluation) Candidate {
+	q := ev.Route
+	out := Candidate{Name: c.Name, Provider: c.Provider, Region: c.Region.String(),
+		LineClass: q.LineClass, Direction: q.Direction, FloorMs: q.FloorMs,
+		Summary: Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min,
+			JitterMs: q.Jitter.RFC3550, Loss: q.Loss, Stretch: q.Stretch, HaveStats: q.Recv > 0}}
+	if len(c.Targets) > 0 {
+		out.Target = c.Targets[0].String()
+	}
+	if q.Evidence != nil {
+		out.Rule, out.Confidence = q.Evidence.Rule, q.Evidence.Confidence
+	}
+	if out.Direction == "none" {
+		out.Direction = ""
+	}
+	out.SLA = SLAResult{Pass: ev.SLA.Pass, Known: len(ev.SLA.Checks) > 0}
+	for _, ch := range ev.SLA.Checks {
+		out.SLA.Checks = append(out.SLA.Checks, Check{Name: ch.Name, Pass: ch.Pass,
+			Required: checkValue(ch.Required, ch.Unit, true), Measured: checkValue(ch.Measured, ch.Unit, false)})
+	}
+	return out
+}
+
+func checkValue(v any, unit string, required bool) string {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case float64:
+		if unit == "fraction" {
+			s = pct(x)
+			unit = ""
+		} else {
+			s = fmt.Sprintf("%.2f", x)
+		}
+	case []string:
+		return strings.Join(x, ",")
+	default:
+		s = fmt.Sprint(x)
+	}
+	if unit != "" && unit != "fraction" && unit != "class" && unit != "ratio" {
+		s += " " + unit
+	}
+	if required {
+		s = "≤ " + s
+	}
+	return s
+}
+
+// pricer bills the candidates file's traffic month under every offer the
+// candidates name, with the rules a CostOptions overrides. It repeats
+// compare's choice of series and period (compare does not export it).
+type pricer struct {
+	file    *compare.File
+	series  *billing.Series
+	period  billing.Period
+	offers  []*billing.Offer
+	byName  map[string]*billing.Offer
+	base    string
+	traffic *Traffic
+}
+
+func newPricer(f *compare.File, now time.Time) (*pricer, error) {
+	offers, err := billing.LoadOffers(f.Offers)
+	if err != nil {
+		return nil, fmt.Errorf("offers: %w", err)
+	}
+	p := &pricer{file: f, byName: map[string]*billing.Offer{}, base: f.FX.Base}
+	for _, o := range offers {
+		p.byName[o.Name] = o
+	}
+	for _, c := range f.Candidates {
+		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
+			o, ok := p.byName[name]
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: candidate %s: offer %q is not in %s", f.Path, c.Line, c.Name, name, f.Offers)
+			}
+			p.offers = append(p.offers, o)
+		}
+	}
+	t := f.Traffic
+	loc := time.UTC
+	if t.TZ != "" {
+		if loc, err = time.LoadLocation(t.TZ); err != nil {
+			return nil, fmt.Errorf("%s: traffic.tz: %w", f.Path, err)
+		}
+	}
+	if t.Period != "" {
+		if p.period, err = billing.ParseMonth(t.Period, loc); err != nil {
+			return nil, fmt.Errorf("%s: traffic.period: %w", f.Path, err)
+		}
+	}
+	if t.Log != "" {
+		series, err := billing.ReadFile(t.Log, billing.ReadOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("traffic.log: %w", err)
+		}
+		if len(series) == 0 {
+			return nil, fmt.Errorf("traffic.log: %s: no traffic series", t.Log)
+		}
+		p.series = series[0]
+		if len(series) > 1 {
+			p.series = billing.Aggregate(series, "aggregate")
+		}
+		if t.Period == "" {
+			if p.period, err = billing.LastMonthWithData(series, loc); err != nil {
+				return nil, fmt.Errorf("traffic.log: %s: %w", t.Log, err)
+			}
+		}
+	} else {
+		if t.Period == "" {
+			prev := now.In(loc).AddDate(0, -1, 0)
+			p.period = billing.MonthPeriod(prev.Year(), prev.Month(), loc)
+		}
+		if p.series, err = billing.Synthetic(p.period, t.MonthlyGB, t.PeakMbps, t.Shape); err != nil {
+			return nil, fmt.Errorf("%s: traffic: %w", f.Path, err)
+		}
+	}
+	times, in, out := billing.PeriodRates(p.series, p.period, 1)
+	if len(times) > 0 {
+		tr := &Traffic{Name: p.series.Name, Start: times[0], Step: billing.SlotSeconds * time.Second}
+		// PeriodRates lists the present slots; place them on the period's grid
+		// so gaps stay gaps.
+		n := int(p.period.End.Sub(p.period.Start) / tr.Step)
+		tr.Start = p.period.Start
+		tr.InMbps, tr.OutMbps = make([]float64, n), make([]float64, n)
+		for i, ts := range times {
+			k := int(ts.Sub(p.period.Start) / tr.Step)
+			if k >= 0 && k < n {
+				tr.InMbps[k], tr.OutMbps[k] = in[i]/1e6, out[i]/1e6
+			}
+		}
+		p.traffic = tr
+	}
+	return p, nil
+}
+
+// costs bills every offer under o and assembles each candidate's Cost.
+func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
+	rep, err := billing.BillSeries(p.series, p.period, p.offers,
+		billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale})
+	if err != nil {
+		return nil, err
+	}
+	bills := map[string]billing.Bill{}
+	for _, b := range rep.Bills {
+		bills[b.Offer] = b
+	}
+	var levels []Level
+	if b := rep.P95; b != nil {
+		switch o.Direction {
+		case "in":
+			levels = []Level{{"95th in", b.InBps / 1e6}}
+		case "out":
+			levels = []Level{{"95th out", b.OutBps / 1e6}}
+		case "sum":
+			levels = []Level{{"95th sum", b.SumBps / 1e6}}
+		case "max":
+			levels = []Level{{"95th max", b.MaxBps / 1e6}}
+		default:
+			levels = []Level{{"95th in", b.InBps / 1e6}, {"95th out", b.OutBps / 1e6}}
+		}
+	}
+	out := map[string]Cost{}
+	for _, c := range p.file.Candidates {
+		b, ok := bills[c.Offer]
+		if !ok {
+			out[c.Name] = Cost{Opts: o, Offer: c.Offer, Err: "offer " + c.Offer + " was not billed"}
+			continue
+		}
+		cost := Cost{Opts: o, Offer: c.Offer, Total: Money{b.Amount, b.Currency}, Levels: levels, FX: 1}
+		if off := p.byName[c.Offer]; off != nil && off.Bandwidth.CommitMbps.Set {
+			cost.CommitMbps = off.Bandwidth.CommitMbps.InexactFloat64()
+		}
+		if conv, rate, err := p.convert(b.Amount, b.Currency); err == nil {
+			cost.TotalBase, cost.FX = conv, rate
+		} else {
+			cost.Notes = append(cost.Notes, err.Error())
+		}
+		for _, it := range b.Items {
+			if it.Kind == "bandwidth" {
+				continue
+			}
+			detail := ""
+			if it.Quantity != "" {
+				detail = strings.TrimSpace(fmt.Sprintf("%s %s × %s", it.Quantity, it.Unit, it.UnitPrice))
+			}
+			cost.Items = append(cost.Items, CostItem{Name: it.Name, Detail: detail, Amount: Money{it.Amount, b.Currency}})
+		}
+		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
+			wb, ok := bills[name]
+			if !ok {
+				continue
+			}
+			cost.Schemes = append(cost.Schemes, SchemeCost{Scheme: wb.Scheme, Offer: wb.Offer, Detail: wb.Rule.Text,
+				Amount: Money{wb.Bandwidth, wb.Currency}, Total: Money{wb.Amount, wb.Currency}, Offered: name == c.Offer})
+		}
+		cost.Notes = append(cost.Notes, b.Flags...)
+		out[c.Name] = cost
+	}
+	return out, nil
+}
+
+// convert turns an amount into the fx base currency (the user's rates).
+func (p *pricer) convert(amount, cur string) (Money, float64, error) {
+	v, err := decimal.NewFromString(amount)
+	if err != nil {
+		return Money{}, 0, err
+	}
+	if p.base == "" || p.base == cur {
+		return Money{amount, cur}, 1, nil
+	}
+	conv, err := p.file.FX.Convert(v, cur)
+	if err != nil {
+		return Money{}, 0, err
+	}
+	rate := p.file.FX.Rates[cur].InexactFloat64()
+	return Money{billing.RoundMoney(conv, p.base).StringFixed(billing.MinorUnit(p.base)), p.base}, rate, nil
+}
+
+// PingFeeder probes addr again and again with probe.Ping (ICMP echo, or TCP
+// connect time when cfg.TCPPort is set) and emits every record as a
+// ProbeMsg of the candidate. The caller decides that addr may be probed.
+func PingFeeder(candidate, addr string, cfg probe.PingConfig) Feeder {
+	if cfg.Count <= 0 {
+		cfg.Count = 10
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	return func(ctx context.Context, emit func(tea.Msg)) error {
+		for ctx.Err() == nil {
+			_, err := probe.Ping(ctx, []string{addr}, cfg, func(r probe.Record) {
+				emit(ProbeMsg{Candidate: candidate, Record: r})
+			})
+			if err != nil && ctx.Err() == nil {
+				emit(FeedErrMsg{Candidate: candidate, Err: err})
+				select {
+				case <-ctx.Done():
+				case <-time.After(5 * time.Second):
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// TraceFeeder traces addr mtr style (probe.Trace, one cycle after another)
+// and emits a TraceMsg per cycle, annotated with carriers and ASNs.
+func TraceFeeder(candidate, addr string, cfg probe.TraceConfig, db route.ASNDB) Feeder {
+	if cfg.Cycles <= 0 {
+		cfg.Cycles = 1 << 20
+	}
+	return func(ctx context.Context, emit func(tea.Msg)) error {
+		_, err := probe.Trace(ctx, addr, cfg, func(t *route.Trace) {
+			// The tracer goes on filling t: send a deep copy.
+			b, err := json.Marshal(t)
+			if err != nil {
+				return
+			}
+			var cp route.Trace
+			if json.Unmarshal(b, &cp) != nil {
+				return
+			}
+			route.Annotate(&cp, db)
+			emit(TraceMsg{Candidate: candidate, Direction: "forward", Trace: cp})
+		})
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("%s: trace %s: %w", candidate, addr, err)
+		}
+		return nil
+	}
+}

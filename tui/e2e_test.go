@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildBinary builds cmd/linecheck into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "linecheck")
+	cmd := exec.Command(goBin, "build", "-o", bin, "../cmd/linecheck")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getuid() == 0 {
+			t.Fatal("tmux is missing (as root the test must run: apt-get install tmux)")
+		}
+		t.Skip("tmux is not installed and not root: end-to-end TUI test skipped")
+	}
+}
+
+// tmuxSession runs one command in a detached tmux session on a private
+// server (its own socket), so nothing else's sessions are touched.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) capture() string { return s.tmux("capture-pane", "-p", "-t", "e2e") }
+
+// waitFor polls the pane until every want is on it.
+func (s *tmuxSession) waitFor(step string, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("%s: the screen never showed %q:\n%s", step, want, screen)
+	return ""
+}
+
+func TestEndToEndInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: end-to-end TUI test skipped")
+	}
+	needTmux(t)
+	bin := buildBinary(t)
+	args := "tui --offline --speed 600 ../samples/candidates.yaml"
+	first := "hk-cn2-gia"
+	if _, err := os.Stat("../samples/candidates.yaml"); err != nil {
+		args, first = "tui --fixture --speed 5", "hk-cn2-gia"
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("linecheck-tui-e2e-%d", os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	// After the UI exits, the shell prints the exit code and the terminal
+	// modes, so the test can see that the terminal was restored.
+	script := fmt.Sprintf(`printf 'before the UI\n'; %s %s; echo "EXIT=$?"; stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\n' ' '; echo MODES; sleep 60`, bin, args)
+	s.tmux("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", "sh", "-c", script)
+
+	screen := s.waitFor("overview", "CANDIDATE", first, "MONTHLY", "?:help")
+	if !strings.Contains(screen, "probes") {
+		t.Errorf("no status line with probe counts:\n%s", screen)
+	}
+	s.tmux("send-keys", "-t", "e2e", "Enter")
+	s.waitFor("route detail", "HOP", "ADDRESS", "CARRIER", "RTT to "+first)
+	s.tmux("send-keys", "-t", "e2e", "?")
+	s.waitFor("help", "quit (from any screen)", "icmp-rate-limited")
+	s.tmux("send-keys", "-t", "e2e", "Escape")
+	s.waitFor("back to the route", "HOP", "ADDRESS")
+	s.tmux("send-keys", "-t", "e2e", "c")
+	s.waitFor("cost detail", "SCHEME", "TOTAL")
+	s.tmux("send-keys", "-t", "e2e", "q")
+	screen = s.waitFor("exit", "EXIT=", "MODES")
+	if !strings.Contains(screen, "EXIT=0") {
+		t.Errorf("q did not exit 0:\n%s", screen)
+	}
+	if !strings.Contains(screen, "before the UI") || strings.Contains(screen, "CANDIDATE") {
+		t.Errorf("the alternate screen was not left on exit:\n%s", screen)
+	}
+	modes := map[string]bool{}
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "MODES") {
+			for _, f := range strings.Fields(l) {
+				modes[f] = true
+			}
+		}
+	}
+	for _, mode := range []string{"icanon", "echo", "isig"} {
+		if !modes[mode] {
+			t.Errorf("terminal mode %s not restored after exit (modes %v):\n%s", mode, modes, screen)
+		}
+	}
+}
+
+func TestOffTerminalRefuses(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "tui", "--offline", "../samples/candidates.yaml")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("off a terminal: %v, want exit 2", err)
+	}
+	for _, want := range []string{"needs a terminal", "linecheck compare"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+}
