@@ -18,7 +18,8 @@ type Options struct {
 	// Offline uses only the recordings and never sends a probe.
 	Offline bool
 	// Now is the time the run is stamped with (and, for a synthetic traffic
-	// profile without a period, the month before it is billed).
+	// profile without a period, the month before it is billed); zero means
+	// the wall clock.
 	Now time.Time
 	// Progress, when set, receives one line per step (for stderr on a terminal).
 	Progress func(string)
@@ -38,7 +39,9 @@ var ErrRecordedOnly = errors.New("this candidates file is recorded_only: its add
 
 func (o *Options) defaults() {
 	if o.Now.IsZero() {
-		o.Now = time.Unix(0, 0).UTC()
+		// compare is not one of the pure packages: a caller that does not
+		// pin the time (the demo) gets the wall clock.
+		o.Now = time.Now().UTC()
 	}
 	if o.Count <= 0 {
 		o.Count = 20
