@@ -130,9 +130,6 @@ func runServe(c *cobra.Command, _ []string) error {
 
 	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, stderr: stderr}
 	traceEvery := o.traceEvery
-	if serveTrace == nil {
-		traceEvery = 0
-	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -249,15 +246,11 @@ func (p *serveProber) Ping(ctx context.Context, ts []exporter.Target) []exporter
 	return out
 }
 
-// serveTrace traces one target once; nil while no trace engine is linked in.
-var serveTrace func(ctx context.Context, t exporter.Target, maxTTL int, timeout time.Duration) (*route.Trace, error)
-
-// Trace traces t once for the hop metrics and annotates its line class.
+// Trace traces t once (one round over all TTLs, with the target's protocol
+// and port) for the hop metrics, and annotates its line class offline.
 func (p *serveProber) Trace(ctx context.Context, t exporter.Target) (*route.Trace, error) {
-	if serveTrace == nil {
-		return nil, errors.New("no trace engine")
-	}
-	tr, err := serveTrace(ctx, t, p.maxTTL, p.timeout)
+	tr, err := probe.Trace(ctx, t.Addr, probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
+		Cycles: 1, Timeout: p.timeout}, nil)
 	if err != nil {
 		p.warn(t, err)
 		return nil, err

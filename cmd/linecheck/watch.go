@@ -95,6 +95,7 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 
 func init() {
 	addWatchFlags(pingCmd, &pingWatch, runPingWatch)
+	addWatchFlags(traceCmd, &traceWatch, runTraceWatch)
 }
 
 // watchLoc resolves --report-tz.
@@ -324,4 +325,85 @@ func watchMS(recv int, v float64) string {
 		return "-"
 	}
 	return prFmtMS(v)
+}
+
+// runTraceWatch traces the target again and again (each watch cycle is
+// --cycles rounds over all TTLs; --interval apart) and journals each trace.
+func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
+	fl := c.Flags()
+	if replay, _ := fl.GetString("replay"); replay != "" {
+		return badInput(errors.New("--watch probes live: it cannot --replay"))
+	}
+	if len(args) != 1 {
+		return badInput(errors.New("trace --watch needs exactly one TARGET"))
+	}
+	proto, _ := fl.GetString("proto")
+	port, _ := fl.GetInt("port")
+	firstTTL, _ := fl.GetInt("first-ttl")
+	maxTTL, _ := fl.GetInt("max-ttl")
+	rounds, _ := fl.GetInt("cycles")
+	interval, _ := fl.GetDuration("interval")
+	timeout, _ := fl.GetDuration("timeout")
+	flows, _ := fl.GetInt("flows")
+	rate, _ := fl.GetFloat64("rate")
+	v4, _ := fl.GetBool("ipv4")
+	v6, _ := fl.GetBool("ipv6")
+	if rounds < 1 || flows < 1 || rate <= 0 || interval <= 0 || timeout <= 0 {
+		return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
+	}
+	loc, err := watchLoc(o.reportTZ)
+	if err != nil {
+		return badInput(err)
+	}
+	network, err := prNetwork(v4, v6)
+	if err != nil {
+		return badInput(err)
+	}
+	cfg := probe.TraceConfig{Proto: proto, Port: port, FirstTTL: firstTTL, MaxTTL: maxTTL, Cycles: rounds,
+		Interval: interval, Timeout: timeout, Flows: flows, Rate: rate, Network: network}
+	ctx, stop := watchContext(c)
+	defer stop()
+	appendFn, closeFn, _, err := openWatchJournal(c, o, journal.KindTrace)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	stderr := c.ErrOrStderr()
+	tty := prIsTTY(stderr)
+	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
+		start := time.Now()
+		tr, err := probe.Trace(ctx, args[0], cfg, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				break // a trace cut short by the stop signal is not a full cycle
+			}
+			if errors.Is(err, probe.ErrPrivilege) || tr == nil {
+				return badInput(err)
+			}
+			return err
+		}
+		route.Annotate(tr, nil)
+		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
+		if err != nil {
+			return err
+		}
+		if tty {
+			fmt.Fprintf(stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
+		}
+		// Paced as trace's own cycles: --interval between the starts.
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(start.Add(interval))):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if o.journal == "" {
+		return nil
+	}
+	return watchReport(c, o, loc)
 }
