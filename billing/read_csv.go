@@ -195,9 +195,6 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 	nw := max(1, runtime.GOMAXPROCS(0))
 	nbuf := 2*nw + 2
 	free := make(chan []byte, nbuf)
-	for range nbuf {
-		free <- make([]byte, csvChunkSize)
-	}
 	jobs := make(chan csvChunk, nbuf)
 	results := make(chan csvResult, nbuf)
 	done := make(chan struct{})
@@ -206,21 +203,52 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 	go func() {
 		defer close(jobs)
 		var carry []byte
+		allocated := 0
 		for seq := 0; ; seq++ {
 			var buf []byte
 			select {
 			case buf = <-free:
 			case <-done:
 				return
+			default:
+				// Buffers are made as needed: a small first one for small
+				// files, then full chunks, at most nbuf in flight.
+				if allocated < nbuf {
+					size := csvChunkSize
+					if allocated == 0 {
+						size = 256 << 10
+					}
+					buf = make([]byte, size)
+					allocated++
+				} else {
+					select {
+					case buf = <-free:
+					case <-done:
+						return
+					}
+				}
+			}
+			if seq > 0 && cap(buf) < csvChunkSize {
+				buf = make([]byte, csvChunkSize)
 			}
 			buf = buf[:cap(buf)]
 			n := copy(buf, carry)
-			m, err := io.ReadFull(br, buf[n:])
-			n += m
-			last := err == io.EOF || err == io.ErrUnexpectedEOF
-			if err != nil && !last {
-				readErr = err
-				return
+			var last bool
+			for {
+				m, err := io.ReadFull(br, buf[n:])
+				n += m
+				last = err == io.EOF || err == io.ErrUnexpectedEOF
+				if err != nil && !last {
+					readErr = err
+					return
+				}
+				if last || len(buf) >= csvChunkSize || bytes.LastIndexByte(buf[:n], '\n') >= 0 {
+					break
+				}
+				// A first line longer than the small first buffer.
+				nb := make([]byte, csvChunkSize)
+				copy(nb, buf[:n])
+				buf = nb
 			}
 			c := csvChunk{seq: seq, buf: buf[:n]}
 			if !last {
@@ -420,7 +448,7 @@ func trimSpace(b []byte) []byte {
 func (p *csvParser) parseChunk(c csvChunk) csvResult {
 	res := csvResult{seq: c.seq, buf: c.buf}
 	if c.long {
-		res.err = errAt(p.file, 1, "", "line longer than %d MB", csvChunkSize>>20)
+		res.err = errAt(p.file, 1, "", "line longer than %d KB", len(c.buf)>>10)
 		return res
 	}
 	clear(p.idx)

@@ -35,7 +35,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 			}
 			for i, name := range []string{"time", "in_counter", "out_counter"} {
 				if _, err := strconv.ParseUint(string(f[i]), 10, 64); err != nil {
-					return nil, errAt(file, line, name, "%q is not an unsigned integer", f[i])
+					return nil, errAt(file, line, name, "%s is not an unsigned integer", quoteShort(f[i]))
 				}
 			}
 			head = true
@@ -52,7 +52,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 		for i, name := range []string{"avg_in", "avg_out", "max_in", "max_out"} {
 			v, unknown, msg := parseValue(f[i+1])
 			if msg == "" && unknown {
-				msg = strconv.Quote(string(f[i+1])) + " is not a number"
+				msg = quoteShort(f[i+1]) + " is not a number"
 			}
 			if msg != "" {
 				return nil, errAt(file, line, name, "%s", msg)

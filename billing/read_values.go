@@ -29,17 +29,17 @@ func parseUnix(b []byte) (int64, string) {
 	i := 0
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 		if i >= 12 {
-			return 0, "timestamp " + strconv.Quote(string(b)) + " is out of range"
+			return 0, "timestamp " + quoteShort(b) + " is out of range"
 		}
 		t = t*10 + int64(b[i]-'0')
 	}
 	if i < len(b) {
 		if b[i] != '.' || i+1 == len(b) {
-			return 0, "timestamp " + strconv.Quote(string(b)) + " is neither unix seconds nor RFC 3339"
+			return 0, "timestamp " + quoteShort(b) + " is neither unix seconds nor RFC 3339"
 		}
 		for _, c := range b[i+1:] {
 			if c < '0' || c > '9' {
-				return 0, "timestamp " + strconv.Quote(string(b)) + " is neither unix seconds nor RFC 3339"
+				return 0, "timestamp " + quoteShort(b) + " is neither unix seconds nor RFC 3339"
 			}
 		}
 	}
@@ -86,7 +86,7 @@ func daysIn(y, m int) int {
 
 func parseISO(b []byte, loc *time.Location) (int64, string) {
 	bad := func() (int64, string) {
-		return 0, "timestamp " + strconv.Quote(string(b)) + " is neither unix seconds nor RFC 3339"
+		return 0, "timestamp " + quoteShort(b) + " is neither unix seconds nor RFC 3339"
 	}
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
 		return bad()
@@ -101,7 +101,7 @@ func parseISO(b []byte, loc *time.Location) (int64, string) {
 		return bad()
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 59 {
-		return 0, "timestamp " + strconv.Quote(string(b)) + " is not a valid date and time"
+		return 0, "timestamp " + quoteShort(b) + " is not a valid date and time"
 	}
 	rest := b[19:]
 	if len(rest) > 0 && (rest[0] == '.' || rest[0] == ',') {
@@ -186,11 +186,11 @@ func parseValue(b []byte) (v float64, unknown bool, msg string) {
 	f, err := strconv.ParseFloat(string(b), 64)
 	switch {
 	case err != nil && !isRange(err):
-		return 0, false, strconv.Quote(string(b)) + " is not a number"
+		return 0, false, quoteShort(b) + " is not a number"
 	case math.IsInf(f, 0) || math.IsNaN(f) || err != nil:
-		return 0, false, strconv.Quote(string(b)) + " is not a finite number"
+		return 0, false, quoteShort(b) + " is not a finite number"
 	case f < 0:
-		return 0, false, strconv.Quote(string(b)) + " is negative"
+		return 0, false, quoteShort(b) + " is negative"
 	}
 	return f, false, ""
 }
@@ -219,15 +219,23 @@ func parseCounter(b []byte, bits int) (v uint64, unknown bool, msg string) {
 	u, err := strconv.ParseUint(string(b), 10, 64)
 	if err != nil {
 		if len(b) > 0 && b[0] == '-' {
-			return 0, false, strconv.Quote(string(b)) + " is negative"
+			return 0, false, quoteShort(b) + " is negative"
 		}
 		if isRange(err) {
-			return 0, false, strconv.Quote(string(b)) + " is larger than a 64-bit counter"
+			return 0, false, quoteShort(b) + " is larger than a 64-bit counter"
 		}
-		return 0, false, strconv.Quote(string(b)) + " is not a counter (an unsigned integer)"
+		return 0, false, quoteShort(b) + " is not a counter (an unsigned integer)"
 	}
 	if bits == 32 && u > math.MaxUint32 {
-		return 0, false, strconv.Quote(string(b)) + " is larger than a 32-bit counter"
+		return 0, false, quoteShort(b) + " is larger than a 32-bit counter"
 	}
 	return u, false, ""
+}
+
+// quoteShort quotes an input value for a message, cut to 40 bytes.
+func quoteShort(b []byte) string {
+	if len(b) > 40 {
+		return strconv.Quote(string(b[:40])) + "…"
+	}
+	return strconv.Quote(string(b))
 }

@@ -1,0 +1,131 @@
+package billing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every reader is fuzzed: whatever the input, Read must not panic, an error
+// must be a *ReadError naming the file and a line ("name:line: …"), and a
+// result must be a well-formed series (ascending slots on the grid, finite
+// non-negative bytes).
+
+func fuzzSeeds(f *testing.F, pattern string, extra ...string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "readers", pattern))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+}
+
+func checkRead(t *testing.T, data []byte, opts ReadOptions) {
+	const name = "fuzz.in"
+	ss, err := Read(bytes.NewReader(data), name, opts)
+	if err != nil {
+		var re *ReadError
+		if !errors.As(err, &re) {
+			t.Fatalf("error %q is %T, not a *ReadError", err, err)
+		}
+		if re.File != name || re.Line < 1 || !strings.HasPrefix(err.Error(), fmt.Sprintf("%s:%d: ", name, re.Line)) {
+			t.Fatalf("error %q does not start with file:line", err)
+		}
+		if n := bytes.Count(data, []byte{'\n'}) + 1; re.Line > n {
+			t.Fatalf("error %q names line %d of a %d-line input", err, re.Line, n)
+		}
+		return
+	}
+	for _, s := range ss {
+		if s.Step <= 0 {
+			t.Fatalf("%s: step %d", s.Name, s.Step)
+		}
+		for i, sl := range s.Slots {
+			if sl.Start%SlotSeconds != 0 || i > 0 && sl.Start <= s.Slots[i-1].Start {
+				t.Fatalf("%s: slot %d start %d not ascending on the grid", s.Name, i, sl.Start)
+			}
+			for _, v := range []float64{sl.In, sl.Out} {
+				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("%s: slot %+v", s.Name, sl)
+				}
+			}
+			if opts.To > opts.From && (sl.Start < opts.From || sl.Start >= opts.To) {
+				t.Fatalf("%s: slot %d outside [%d,%d)", s.Name, sl.Start, opts.From, opts.To)
+			}
+		}
+		for _, w := range s.Warnings {
+			if !strings.HasPrefix(w, name+":") {
+				t.Fatalf("warning %q does not name the file", w)
+			}
+		}
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	fuzzSeeds(f, "*.csv",
+		"timestamp,interface,in_bytes,out_bytes\n2026-06-01T00:00:00Z,eth0,100,200\n2026-06-01T00:05:00Z,eth0,300,400\n",
+		"timestamp,in_bps,out_bps\n600,8,16\n900,80,0.8\n",
+		"end,in_bytes,out_bytes\n600,1,2\n660,1,2\n",
+		"timestamp,in_octets,out_octets\n0,4294967000,10\n300,200,20\n450,NaN,1\n",
+		"\"timestamp\",\"in_bytes\",\"out_bytes\"\n\"600\",\"1\",\"2\"\n",
+		"time,rx,tx\n2026-06-01 08:00:00,1,1\n2026-06-01T08:05:00+08:00,1e3,\n")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "csv"})
+		checkRead(t, data, ReadOptions{Format: "csv", Units: "counter", Stamp: "end", From: 0, To: 86400 * 40})
+	})
+}
+
+func FuzzReadMRTG(f *testing.F) {
+	fuzzSeeds(f, "*.log", "1 2 3\n600 1 1 1 1\n300 1 1 1 1\n")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "mrtg"})
+		checkRead(t, data, ReadOptions{Format: "mrtg", From: 1767304800, To: 1767306600})
+	})
+}
+
+func FuzzReadVnstat(f *testing.F) {
+	fuzzSeeds(f, "vnstat*.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "vnstat"})
+	})
+}
+
+func FuzzReadRRDXML(f *testing.F) {
+	fuzzSeeds(f, "rrdtool*.xml")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "rrdtool-xml"})
+	})
+}
+
+func FuzzReadRRDJSON(f *testing.F) {
+	fuzzSeeds(f, "rrdtool*.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "rrdtool-json"})
+	})
+}
+
+func FuzzReadPrometheus(f *testing.F) {
+	fuzzSeeds(f, "prometheus*.json",
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"xe-0","direction":"out"},"values":[[900,"800"],[1200,"1600"]]},{"metric":{"ifName":"xe-0","direction":"in"},"values":[[900,"80"]]}]}}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{Format: "prometheus"})
+	})
+}
+
+// FuzzDetect feeds every seed to content detection.
+func FuzzDetect(f *testing.F) {
+	fuzzSeeds(f, "*")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, ReadOptions{})
+	})
+}
