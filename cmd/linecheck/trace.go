@@ -185,26 +185,27 @@ func traceTable(tr *route.Trace) report.Table {
 	}
 	t := report.Table{
 		Title: title,
-		Headers: []string{"ttl", "addr", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms", "max ms",
-			"stdev ms", "jit rfc3550", "jit mean_abs", "mpls", "flows", "flags"},
-		Align: "rlrrrrrrrrrrrlll",
+		Headers: []string{"ttl", "addr", "asn", "carrier", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
+			"max ms", "stdev ms", "jit rfc3550", "jit mean_abs", "mpls", "flows", "flags"},
+		Align: "rlrlrrrrrrrrrrrlll",
 	}
 	for _, h := range tr.Hops {
 		flags := strings.Join(h.Flags, ",")
 		if len(h.Responders) == 0 {
-			t.Rows = append(t.Rows, []string{strconv.Itoa(h.TTL), "*", strconv.Itoa(h.Sent), "0", prFmtPct(h.Loss),
+			t.Rows = append(t.Rows, []string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtPct(h.Loss),
 				"", "", "", "", "", "", "", "", "", "", flags})
 			continue
 		}
 		for i, r := range h.Responders {
-			row := []string{"", r.Addr, "", strconv.Itoa(r.Recv), ""}
+			row := []string{"", r.Addr, asText(r.ASN), r.Carrier, "", strconv.Itoa(r.Recv), ""}
 			if i == 0 {
-				row[0], row[2], row[4] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtPct(h.Loss)
+				row[0], row[4], row[6] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtPct(h.Loss)
 			}
-			if r.ASN != 0 || r.Carrier != "" {
-				row[1] += " (" + strings.TrimSpace(asText(r.ASN)+" "+r.Carrier) + ")"
+			p50, p95 := prFmtMS(r.RTT.P50), prFmtMS(r.RTT.P95)
+			if tr.Source == "mtr-json" {
+				p50, p95 = "-", "-"
 			}
-			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), prFmtMS(r.RTT.P50), prFmtMS(r.RTT.P95),
+			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), p50, p95,
 				prFmtMS(r.RTT.Max), prFmtMS(r.RTT.Stdev), prFmtMS(r.Jitter.RFC3550), prFmtMS(r.Jitter.MeanAbs),
 				mplsText(r.MPLS), flowsText(r.Flows))
 			if i == 0 {
@@ -217,7 +218,7 @@ func traceTable(tr *route.Trace) report.Table {
 	}
 	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream")
 	if tr.Source == "mtr-json" {
-		t.Notes = append(t.Notes, "from mtr --json: no percentiles (p50/p95 shown as 0), one address per hop")
+		t.Notes = append(t.Notes, "from mtr --json: no percentiles (p50/p95 are 0 in JSON), one address per hop")
 	}
 	return t
 }
