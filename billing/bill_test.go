@@ -595,3 +595,42 @@ func BenchmarkBillSeriesMonth(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkBillSeriesMonthNoOffers(b *testing.B) {
+	s := loadSampleCSV(b, "../samples/traffic/2026-10.csv")
+	p := MonthPeriod(2026, 10, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BillSeries(s, p, nil, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The break-even search prices offers without line items; a commit with a
+// minimum share below it annotates the commit item, which must not be assumed.
+func TestBreakEvenWithCommitAndMinimumShare(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	offers := mustOffers(t, `
+offers:
+  - name: commit
+    currency: USD
+    bandwidth: {scheme: p95, port_mbps: 100, min_share: 0.5, commit_mbps: 100, commit_price: "1000", price_per_mbps: "20"}
+  - name: volume
+    currency: USD
+    bandwidth: {scheme: per-gb, price_per_gb: "0.5"}
+`)
+	r, err := BillSeries(constSeries(p, 0, 10, nil), p, offers, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10 Mbps: volume 3348 GB × 0.5 = 1674 > 1000 (the commit, billed at its 50 Mbps
+	// minimum): the commit is cheapest. Volume costs 1674 k, so they meet at
+	// k = 1000/1674 = 0.597; above k = 10 the overage (200 k − 1000) stays below 1674 k.
+	if r.Cheapest != "commit" || r.Bills[0].Items[0].Note == "" || len(r.Compare.BreakEven) != 1 {
+		t.Fatalf("cheapest %q, items %+v, break-even %+v", r.Cheapest, r.Bills[0].Items, r.Compare.BreakEven)
+	}
+	if k := 1000 / 1674.0; math.Abs(r.Compare.BreakEven[0].Scale-k) > 1e-5 {
+		t.Errorf("break-even at %v, want %v", r.Compare.BreakEven[0].Scale, k)
+	}
+}

@@ -40,6 +40,9 @@ func compareBills(r *Report, v *view) {
 		c.Ratio, _ = r.Bills[di].compare.DivRound(r.Bills[ci].compare, 6).Float64()
 	}
 	cm := r.measures[ci]
+	for _, m := range r.measures {
+		m.quiet = true
+	}
 	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.Rate.Decimal) }
 	outBytes := float64(r.Traffic.OutBytes)
 	greater := 0.0

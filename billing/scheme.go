@@ -23,6 +23,7 @@ type measure struct {
 	days      int
 	other     decimal.Decimal // exact sum of the other monthly items
 	otherIt   []LineItem
+	quiet     bool // no line items (break-even search)
 }
 
 func pick(override, own string) string {
@@ -47,7 +48,7 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		rule = Rule{Statistic: "port", Text: fmt.Sprintf("flat price for a %s Mbps port, whatever the traffic", bw.PortMbps.String())}
 		port := bw.PortMbps.InexactFloat64() * 1e6
 		avg := v.average("greater", false)
-		p95 := v.p95(Methods[0], "greater", false)
+		p95 := v.p95(method, "greater", false)
 		pk := v.peak(1, "greater", false)
 		u := &Utilisation{PortMbps: bw.PortMbps.InexactFloat64(), Average: round6(avg.bps / port), P95: round6(p95.bps / port), Peak: round6(pk.bps / port)}
 		u.SlotsAbove, _ = v.slotsAbove(port)
@@ -123,6 +124,13 @@ func isRate(scheme string) bool {
 
 func round6(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
 
+// item appends a line item unless the measure is being priced quietly (break-even search).
+func (m *measure) item(items *[]LineItem, f func() LineItem) {
+	if !m.quiet {
+		*items = append(*items, f())
+	}
+}
+
 // total is the exact amount of the offer at k × the measured traffic.
 func (m *measure) total(k float64) decimal.Decimal {
 	a, _, _ := m.bandwidth(k)
@@ -163,21 +171,27 @@ func (m *measure) bandwidth(k float64) (decimal.Decimal, []LineItem, decimal.Dec
 	amount := zero
 	if bw.CommitMbps.Set {
 		amount = bw.CommitPrice.Decimal
-		items = append(items, LineItem{Name: "commit " + bw.CommitMbps.String() + " Mbps", Kind: "bandwidth", Quantity: "1", Unit: "month",
-			UnitPrice: bw.CommitPrice.String(), Amount: exact(bw.CommitPrice.Decimal)})
+		m.item(&items, func() LineItem {
+			return LineItem{Name: "commit " + bw.CommitMbps.String() + " Mbps", Kind: "bandwidth", Quantity: "1", Unit: "month",
+				UnitPrice: bw.CommitPrice.String(), Amount: exact(bw.CommitPrice.Decimal)}
+		})
 		over := billable.Sub(bw.CommitMbps.Decimal)
 		if over.IsPositive() {
 			a := over.Mul(bw.PricePerMbps.Decimal)
 			amount = amount.Add(a)
-			items = append(items, LineItem{Name: "overage above commit", Kind: "bandwidth", Quantity: exact(over), Unit: "Mbps",
-				UnitPrice: bw.PricePerMbps.String(), Amount: exact(a), Note: note})
-		} else if note != "" {
+			m.item(&items, func() LineItem {
+				return LineItem{Name: "overage above commit", Kind: "bandwidth", Quantity: exact(over), Unit: "Mbps",
+					UnitPrice: bw.PricePerMbps.String(), Amount: exact(a), Note: note}
+			})
+		} else if note != "" && len(items) > 0 {
 			items[0].Note = note
 		}
 	} else {
 		amount = billable.Mul(bw.PricePerMbps.Decimal)
-		items = append(items, LineItem{Name: schemeNoun(bw.Scheme) + " bandwidth", Kind: "bandwidth", Quantity: exact(billable), Unit: "Mbps",
-			UnitPrice: bw.PricePerMbps.String(), Amount: exact(amount), Note: note})
+		m.item(&items, func() LineItem {
+			return LineItem{Name: schemeNoun(bw.Scheme) + " bandwidth", Kind: "bandwidth", Quantity: exact(billable), Unit: "Mbps",
+				UnitPrice: bw.PricePerMbps.String(), Amount: exact(amount), Note: note}
+		})
 	}
 	return amount, items, billable
 }
@@ -215,15 +229,19 @@ func (m *measure) perGB(k float64) (decimal.Decimal, []LineItem, decimal.Decimal
 	billable := gb.Sub(bw.FreeGB.Decimal)
 	var items []LineItem
 	if bw.FreeGB.IsPositive() {
-		items = append(items, LineItem{Name: "free allowance", Kind: "bandwidth", Quantity: exact(decimal.Min(gb, bw.FreeGB.Decimal)), Unit: unit, UnitPrice: "0", Amount: "0"})
+		m.item(&items, func() LineItem {
+			return LineItem{Name: "free allowance", Kind: "bandwidth", Quantity: exact(decimal.Min(gb, bw.FreeGB.Decimal)), Unit: unit, UnitPrice: "0", Amount: "0"}
+		})
 	}
 	if billable.IsNegative() {
 		billable = zero
 	}
 	if len(bw.Tiers) == 0 {
 		a := billable.Mul(bw.PricePerGB.Decimal)
-		items = append(items, LineItem{Name: "traffic " + m.dirName(), Kind: "bandwidth", Quantity: exact(billable), Unit: unit, UnitPrice: bw.PricePerGB.String(), Amount: exact(a),
-			Note: fmt.Sprintf("%s bytes / %d^3", bytes.String(), bw.Base)})
+		m.item(&items, func() LineItem {
+			return LineItem{Name: "traffic " + m.dirName(), Kind: "bandwidth", Quantity: exact(billable), Unit: unit, UnitPrice: bw.PricePerGB.String(), Amount: exact(a),
+				Note: fmt.Sprintf("%s bytes / %d^3", bytes.String(), bw.Base)}
+		})
 		return a, items, billable
 	}
 	amount := zero
@@ -244,7 +262,9 @@ func (m *measure) perGB(k float64) (decimal.Decimal, []LineItem, decimal.Decimal
 		if last {
 			name = fmt.Sprintf("tier %d: above %s %s", i+1, lower.String(), unit)
 		}
-		items = append(items, LineItem{Name: name, Kind: "bandwidth", Quantity: exact(q), Unit: unit, UnitPrice: t.PricePerGB.String(), Amount: exact(a)})
+		m.item(&items, func() LineItem {
+			return LineItem{Name: name, Kind: "bandwidth", Quantity: exact(q), Unit: unit, UnitPrice: t.PricePerGB.String(), Amount: exact(a)}
+		})
 		if last {
 			break
 		}
