@@ -531,6 +531,13 @@ func (r *sweep) runTCP(ctx context.Context) ([]PingResult, error) {
 			p := &r.probes[i]
 			p.sent = t0
 			switch {
+			case err == nil && el > r.cfg.Timeout:
+				// The dial timer fired late (a busy machine): still not in time.
+				c.Close()
+				p.state = stLate
+				r.results[i%len(r.targets)].Late++
+				r.resolved++
+				r.emit(i, StatusLate, float64(el.Nanoseconds())/1e6)
 			case err == nil:
 				c.Close()
 				p.state, p.rtt = stOK, float64(el.Nanoseconds())/1e6
