@@ -171,6 +171,9 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 	first := true
 	minRTT := 0.0
 	for _, t := range m.Targets {
+		if t.Sent == 0 && len(m.Targets) > 1 {
+			e.Warnings = append(e.Warnings, fmt.Sprintf("target %s: no probe results; the figures come from the other targets", t.Target))
+		}
 		q.Sent += t.Sent
 		q.Recv += t.Recv
 		if t.Sent > 0 && t.Loss > q.Loss {
