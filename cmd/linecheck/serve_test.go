@@ -99,15 +99,29 @@ type promSample struct {
 	Value  float64
 }
 
-// promQuery runs an instant query and returns the vector.
-func promQuery(t *testing.T, base, q string) []promSample {
+// httpGet fetches a URL from this test's network namespace.
+func httpGet(t *testing.T, u string) []byte {
 	t.Helper()
-	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	resp, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	return body
+}
+
+// promQuery runs an instant query and returns the vector.
+func promQuery(t *testing.T, base, q string) []promSample {
+	t.Helper()
+	return promQueryWith(t, httpGet, base, q)
+}
+
+// promQueryWith is promQuery with the HTTP GET done by get (e.g. curl inside
+// a lab namespace).
+func promQueryWith(t *testing.T, get func(*testing.T, string) []byte, base, q string) []promSample {
+	t.Helper()
+	body := get(t, base+"/api/v1/query?query="+url.QueryEscape(q))
 	var r struct {
 		Status string
 		Error  string
