@@ -1,6 +1,8 @@
 package billing
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -73,4 +75,28 @@ func TestSampleOffersLoad(t *testing.T) {
 	if len(offers) != 6 || currencies["CNY"] == 0 || currencies["USD"] == 0 || !schemes["p95"] || !schemes["per-gb"] || !schemes["fixed"] {
 		t.Errorf("sample offers: %d, currencies %v, schemes %v", len(offers), currencies, schemes)
 	}
+}
+
+// Offers files come from users: nothing in them may panic the parser or the pricing.
+func FuzzParseOffers(f *testing.F) {
+	sample, err := os.ReadFile("../samples/offers.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sample)
+	f.Add([]byte("offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, commit_mbps: 1, commit_price: \"1\", price_per_mbps: \"1\", min_share: 0.5, port_mbps: 3, prorate: valid-days}}\n"))
+	f.Add([]byte("offers:\n  - {name: y, currency: JPY, bandwidth: {scheme: per-gb, free_gb: 5, tiers: [{up_to_gb: 1, price_per_gb: \"2\"}, {price_per_gb: \"1\"}]}}\n"))
+	f.Add([]byte("offers: [{name: z, bandwidth: {scheme: daily-peak-average, daily_nth: 3, top_days: 2, price_per_mbps: \"1\"}}]"))
+	m := MonthPeriod(2026, 10, nil)
+	p, _ := RangePeriod(m.Start, m.Start.AddDate(0, 0, 2), nil)
+	s := constSeries(p, 1, 2, map[int]bool{3: true, 4: true})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		of, err := ParseOffers(data, "fuzz.yaml")
+		if err != nil {
+			return
+		}
+		if _, err := BillSeries(s, p, of.Offers, Options{}); err != nil && !errors.Is(err, ErrCoarse) {
+			t.Fatalf("valid offers, billing failed: %v", err)
+		}
+	})
 }
