@@ -33,7 +33,11 @@ func (t Target) key() string { return t.Candidate + "\x00" + t.Protocol + "\x00"
 // candidatesFile is the subset of the candidates file (issue 4's schema) that
 // serve needs: names and targets.
 type candidatesFile struct {
-	Candidates []struct {
+	// RecordedOnly (or Offline) marks a file whose addresses are illustrative:
+	// compare replays its recordings and never probes; serve refuses it.
+	RecordedOnly bool `yaml:"recorded_only"`
+	Offline      bool `yaml:"offline"`
+	Candidates   []struct {
 		Name    string `yaml:"name"`
 		Targets []struct {
 			Addr     string `yaml:"addr"`
@@ -42,6 +46,11 @@ type candidatesFile struct {
 		} `yaml:"targets"`
 	} `yaml:"candidates"`
 }
+
+// ErrRecordedOnly is returned for a candidates file marked recorded_only or
+// offline: its addresses are illustrative (the bundled samples use RFC 5737
+// documentation addresses) and must never be probed.
+var ErrRecordedOnly = errors.New("recorded_only: this file's addresses are illustrative and are never probed; serve needs a file with real targets")
 
 // LoadTargets reads the candidates file at path and returns every target, in
 // file order. Errors name the file and the candidate.
@@ -58,6 +67,9 @@ func ParseTargets(b []byte, name string) ([]Target, error) {
 	var f candidatesFile
 	if err := yaml.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if f.RecordedOnly || f.Offline {
+		return nil, fmt.Errorf("%s: %w", name, ErrRecordedOnly)
 	}
 	if len(f.Candidates) == 0 {
 		return nil, fmt.Errorf("%s: candidates: none listed", name)

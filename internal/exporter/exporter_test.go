@@ -273,3 +273,36 @@ candidates:
 		}
 	}
 }
+
+// serve reads the same candidates file as compare, and refuses one whose
+// addresses are illustrative (the bundled sample is recorded_only): those
+// must never be probed.
+func TestParseTargetsRefusesRecordedOnlyFiles(t *testing.T) {
+	_, err := LoadTargets("../../samples/candidates.yaml")
+	if !errors.Is(err, ErrRecordedOnly) {
+		t.Fatalf("bundled sample: %v, want ErrRecordedOnly", err)
+	}
+	b, err := os.ReadFile("../../samples/candidates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same file without the mark parses into its targets: the schema is compare's.
+	text := strings.Replace(string(b), "recorded_only: true", "recorded_only: false", 1)
+	ts, err := ParseTargets([]byte(text), "candidates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, x := range ts {
+		if x.Candidate == "" || x.Addr == "" || (x.Protocol != "icmp" && x.Protocol != "tcp") {
+			t.Errorf("target %+v", x)
+		}
+		seen[x.Candidate] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("candidates %v", seen)
+	}
+	if _, err := ParseTargets([]byte("offline: true\ncandidates: [{name: a, targets: [{addr: 127.0.0.1}]}]"), "c"); !errors.Is(err, ErrRecordedOnly) {
+		t.Errorf("offline: true: %v", err)
+	}
+}
