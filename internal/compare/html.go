@@ -51,7 +51,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	for _, e := range r.Candidates {
 		if len(e.Route.Samples) > 0 {
-			note := fmt.Sprintf("floor %.1f ms, min %.1f, p50 %.1f, p95 %.1f ms", e.Route.FloorMs, e.Route.RTT.Min, e.Route.RTT.P50, e.Route.RTT.P95)
+			note := fmt.Sprintf("%s; floor %.1f ms; route (worst target) p50 %.1f, p95 %.1f ms", e.Route.SamplesOf, e.Route.FloorMs, e.Route.RTT.P50, e.Route.RTT.P95)
 			if r.SLA.RTTP95ms != nil {
 				note += fmt.Sprintf(" (SLA p95 ≤ %g ms)", *r.SLA.RTTP95ms)
 			}

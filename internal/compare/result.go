@@ -114,8 +114,10 @@ type RouteQuality struct {
 	Stretch      float64  `json:"stretch"`
 	FloorMs      float64  `json:"floor_ms"`
 	StretchFlags []string `json:"stretch_flags,omitempty"`
-	// Samples are the RTTs (ms) of the first target, for the distribution plot.
-	Samples []float64 `json:"-"`
+	// Samples are the RTTs (ms) of the first target that answered, for the
+	// distribution plot; SamplesOf names that target.
+	Samples   []float64 `json:"-"`
+	SamplesOf string    `json:"-"`
 }
 
 // RTTSummary is the RTT block of a route, in ms.

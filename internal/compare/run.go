@@ -183,7 +183,7 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 			continue
 		}
 		if first {
-			q.Samples = t.Samples
+			q.Samples, q.SamplesOf = t.Samples, t.Target.String()
 			q.RTT = RTTSummary{Min: t.RTT.Min, P50: t.RTT.P50, P95: t.RTT.P95, P99: t.RTT.P99, Max: t.RTT.Max}
 			q.Jitter = JitterSummary{RFC3550: t.Jitter.RFC3550, MeanAbs: t.Jitter.MeanAbs, PDVP95: t.Jitter.PDVP95}
 			minRTT = t.RTT.Min
