@@ -362,14 +362,18 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 			go func() { defer wg.Done(); r.receive(s) }()
 		}
 	}
-	defer func() {
-		for _, s := range socks {
-			if s != nil {
-				s.Close()
+	var closeOnce sync.Once
+	closeAll := func() {
+		closeOnce.Do(func() {
+			for _, s := range socks {
+				if s != nil {
+					s.Close()
+				}
 			}
-		}
-		wg.Wait()
-	}()
+			wg.Wait()
+		})
+	}
+	defer closeAll()
 
 	r.probes = make([]probeState, r.total())
 	payload := make([]byte, r.cfg.Size)
@@ -415,6 +419,8 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 		}
 	}
 	r.drain(ctx)
+	// The receivers must stop before the results are read.
+	closeAll()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ctx.Err() == nil {
