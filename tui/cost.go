@@ -28,10 +28,27 @@ func (m *Model) renderCost(width, height int) string {
 
 	breakdown := renderBreakdown(c.Cost, width, st)
 	chartH := height - len(out) - 2 - len(breakdown)
-	out = append(out, renderTrafficPanel(m.snap.Traffic, c.Cost, o, width, chartH, st)...)
+	// The month's chart changes only with the costs, the options or the
+	// size, and drawing it is most of a frame: keep the last one.
+	key := fmt.Sprint(width, chartH, o, c.Cost.Levels, c.Cost.CommitMbps, m.noColor)
+	if m.chart == nil {
+		m.chart = &chartCache{}
+	}
+	if m.chart.key != key || m.chart.traffic != m.snap.Traffic || m.chart.lines == nil {
+		*m.chart = chartCache{key: key, traffic: m.snap.Traffic,
+			lines: renderTrafficPanel(m.snap.Traffic, c.Cost, o, width, chartH, st)}
+	}
+	out = append(out, m.chart.lines...)
 	out = append(out, "")
 	out = append(out, breakdown...)
 	return strings.Join(out, "\n")
+}
+
+// chartCache holds the last traffic panel drawn.
+type chartCache struct {
+	key     string
+	traffic *Traffic
+	lines   []string
 }
 
 // renderTrafficPanel is the legend line and the traffic chart, height lines

@@ -74,7 +74,8 @@ type Model struct {
 	lastErr  string
 	noColor  bool
 
-	st Styles
+	st    Styles
+	chart *chartCache // memo of the cost screen's traffic panel
 }
 
 // New returns a model that loads from src when it starts.
@@ -92,6 +93,7 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		costOpts: DefaultCostOptions(),
 		noColor:  opts.NoColor,
 		st:       NewStyles(!opts.NoColor),
+		chart:    &chartCache{},
 	}
 }
 

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// benchModel is 50 candidates, each with a 30-hop forward route and a full
+// RTT history, priced like the fixture.
+func benchModel(b *testing.B, w, h int) Model {
+	b.Helper()
+	snap := FixtureSnapshot()
+	base := snap.Candidates
+	snap.Candidates = nil
+	for i := 0; i < 50; i++ {
+		c := base[i%len(base)]
+		c.Name = fmt.Sprintf("cand-%02d-%s", i, c.Name)
+		snap.Candidates = append(snap.Candidates, c)
+	}
+	m := NewLoaded(context.Background(), nil, snap, Options{Width: w, Height: h})
+	var msgs UpdatesMsg
+	for i, c := range snap.Candidates {
+		tr := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.1", Protocol: "icmp", Reached: true, LineClass: "transit"}
+		for ttl := 1; ttl <= 30; ttl++ {
+			v := float64(ttl) * 4.5
+			var flags []string
+			if ttl == 7 {
+				flags = []string{"icmp-rate-limited"}
+			}
+			tr.Hops = append(tr.Hops, hop(ttl, fmt.Sprintf("198.51.100.%d", ttl), 64500+ttl, "Example", 0.01*float64(ttl%3), flags,
+				v, v-1, v, v, v+2, v+3, 0.8))
+		}
+		msgs = append(msgs, TraceMsg{Candidate: c.Name, Direction: "forward", Trace: tr})
+		for k := 0; k < HistorySize; k++ {
+			rtt := 20 + float64(i) + 3*math.Sin(float64(k)/7)
+			rec := probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Second), Addr: "203.0.113.1",
+				Protocol: "icmp", Seq: k, Status: probe.StatusOK, RTTms: &rtt}
+			if k%50 == 0 {
+				rec.Status, rec.RTTms = probe.StatusLost, nil
+			}
+			msgs = append(msgs, ProbeMsg{Candidate: c.Name, Record: rec})
+		}
+	}
+	nm, _ := m.Update(msgs)
+	return nm.(Model)
+}
+
+// BenchmarkRenderFrame renders one frame of each screen with 50 candidates ×
+// 30 hops. The budget is a 60 Hz frame: 16.7 ms.
+func BenchmarkRenderFrame(b *testing.B) {
+	for _, sc := range []struct {
+		name string
+		keys []string
+		w, h int
+	}{
+		{"overview-100x30", nil, 100, 30},
+		{"overview-200x60", nil, 200, 60},
+		{"route-100x30", []string{"enter"}, 100, 30},
+		{"route-200x60-all-30-hops", []string{"enter"}, 200, 60},
+		{"cost-100x30", []string{"c"}, 100, 30},
+		{"cost-100x30-chart-redrawn", []string{"c"}, 100, 30},
+		{"help-100x30", []string{"?"}, 100, 30},
+	} {
+		b.Run(sc.name, func(b *testing.B) {
+			m := press(b, benchModel(b, sc.w, sc.h), sc.keys...)
+			m = press(b, m, "down", "down")
+			b.ReportAllocs()
+			redraw := sc.name == "cost-100x30-chart-redrawn"
+			for b.Loop() {
+				if redraw {
+					m.chart.key = "" // as after a cost key or a resize
+				}
+				_ = m.Render()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/16.7e6, "frame-budget")
+		})
+	}
+}
+
+// BenchmarkProbeBatch is the cost of folding a batch of 100 probe records
+// (one candidate) into the model: ring push, counters, one percentile
+// recomputation, the SLA verdict and the re-sort of 50 rows.
+func BenchmarkProbeBatch(b *testing.B) {
+	m := benchModel(b, 100, 30)
+	rtt := 21.0
+	batch := make(UpdatesMsg, 100)
+	k := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for j := range batch {
+			k++
+			batch[j] = ProbeMsg{Candidate: "cand-00-hk-cn2-gia", Record: probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Millisecond),
+				Addr: "203.0.113.1", Protocol: "icmp", Status: probe.StatusOK, RTTms: &rtt}}
+		}
+		nm, _ := m.Update(batch)
+		m = nm.(Model)
+	}
+}
