@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/promclient"
 )
@@ -359,5 +361,90 @@ func compareBillDocs(t *testing.T, what string, a, b billDoc) {
 		if strings.Join(x.amounts, " ") != strings.Join(y.amounts, " ") || len(x.amounts) != 2 {
 			t.Errorf("%s %s: amounts %v from the CSV, %v from Prometheus", what, x.name, x.amounts, y.amounts)
 		}
+	}
+}
+
+func TestBillPromPeriodFromTheBillFlags(t *testing.T) {
+	now := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	for _, tc := range []struct {
+		flags      map[string]string
+		start, end time.Time
+		wantErr    string
+	}{
+		{nil, time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), ""},
+		{map[string]string{"period": "2026-02"}, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), ""},
+		{map[string]string{"period": "2026-10", "tz": "Asia/Shanghai"}, time.Date(2026, 10, 1, 0, 0, 0, 0, sh), time.Date(2026, 11, 1, 0, 0, 0, 0, sh), ""},
+		{map[string]string{"from": "2026-10-05", "to": "2026-10-06"}, time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 6, 0, 0, 0, 0, time.UTC), ""},
+		{map[string]string{"from": "2026-10-05"}, time.Time{}, time.Time{}, "needs both --from and --to"},
+		{map[string]string{"period": "2026-10", "to": "2026-10-06"}, time.Time{}, time.Time{}, "choose one"},
+		{map[string]string{"tz": "Mars/Olympus"}, time.Time{}, time.Time{}, "--tz"},
+	} {
+		c := &cobra.Command{}
+		for _, f := range []string{"period", "from", "to"} {
+			c.Flags().String(f, "", "")
+		}
+		c.Flags().String("tz", "UTC", "")
+		for k, v := range tc.flags {
+			c.Flags().Set(k, v)
+		}
+		p, err := billPromPeriod(c, now)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: err %v, want %q", tc.flags, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !p.Start.Equal(tc.start) || !p.End.Equal(tc.end) {
+			t.Errorf("%v: %v – %v (%v), want %v – %v", tc.flags, p.Start, p.End, err, tc.start, tc.end)
+		}
+	}
+	c := &cobra.Command{}
+	c.Flags().String("tz", "UTC", "")
+	if p, _ := billPromPeriod(c, time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)); !p.Start.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("in January the default period starts %v, want 2026-12-01", p.Start)
+	}
+}
+
+// runLinecheckCode runs linecheck in a child process and returns its exit
+// code and stderr.
+func runLinecheckCode(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
+
+func TestBillPrometheusBadUsageExits2(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bill", "--prometheus", "http://127.0.0.1:1", "--period", "2026-10"}, "needs --query-in and --query-out"},
+		{[]string{"bill", "--query-in", "x", "--query-out", "y", "f.csv"}, "need --prometheus URL"},
+		{[]string{"bill", "--prometheus", "http://127.0.0.1:1", "--query-in", "x", "--query-out", "y", "f.csv"}, "give no LOG files"},
+		{[]string{"bill", "--prometheus", "ftp://x", "--query-in", "x", "--query-out", "y"}, "want an http:// or https:// URL"},
+		{[]string{"bill", "--prometheus", "http://127.0.0.1:1", "--query-in", "x", "--query-out", "y", "--basic-auth-user", "u"}, "go together"},
+	} {
+		code, stderr := runLinecheckCode(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// An unreachable server is a failure of the run, not of the verdict; the
+	// message names the query and the cause.
+	code, stderr := runLinecheckCode(t, "bill", "--prometheus", "http://127.0.0.1:1", "--query-in", "x", "--query-out", "y",
+		"--period", "2026-10", "--retries", "0")
+	if code == 0 || !strings.Contains(stderr, `--query-in: query "x"`) || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("unreachable server: exit %d, %q", code, stderr)
 	}
 }
