@@ -198,6 +198,15 @@ func TestTUNLinkLossAndDuplicates(t *testing.T) {
 	if loss < 0.07 || loss > 0.13 {
 		t.Errorf("ping loss %.3f, want 0.10 ± 0.03", loss)
 	}
+	// The wire's own counters are the exact expectation: nothing but ping's
+	// echo requests crosses it client→server.
+	c, err := l.TUNCounters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.In != p.Sent || c.Lost != p.Sent-p.Recv || c.Dup != p.Dups {
+		t.Errorf("TUN link counted %+v; ping sent %d, lost %d, duplicates %d", c, p.Sent, p.Sent-p.Recv, p.Dups)
+	}
 	dupRate := float64(p.Dups) / float64(p.Recv)
 	if dupRate < 0.16 || dupRate > 0.24 {
 		t.Errorf("ping duplicates %d of %d received = %.3f, want 0.20 ± 0.04", p.Dups, p.Recv, dupRate)

@@ -269,12 +269,22 @@ func (l *Lab) nodeSysctls(nd *node) [][2]string {
 		{"net/ipv4/conf/default/rp_filter", "0"},
 		{"net/ipv4/fib_multipath_hash_policy", "1"},
 		{"net/ipv6/icmp/ratelimit", "0"},
-		{"net/ipv6/conf/all/disable_ipv6", "0"},
 		{"net/ipv6/conf/default/accept_dad", "0"},
 		{"net/ipv6/conf/all/accept_dad", "0"},
 		{"net/ipv6/conf/default/accept_ra", "0"},
 		{"net/ipv6/fib_multipath_hash_policy", "1"},
 	}
+	// An IPv4-only lab has no IPv6 at all, so that no router solicitation
+	// or MLD report crosses a link and the TUN link's counters are exact.
+	v6off := "1"
+	if l.cfg.IPv6 {
+		v6off = "0"
+	}
+	kv = append(kv,
+		[2]string{"net/ipv6/conf/all/disable_ipv6", v6off},
+		[2]string{"net/ipv6/conf/default/disable_ipv6", v6off},
+		[2]string{"net/ipv6/conf/default/router_solicitations", "0"},
+	)
 	if nd.router {
 		kv = append(kv,
 			[2]string{"net/ipv4/ip_forward", "1"},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -153,4 +154,40 @@ func removeStaleBuilds(dir string) {
 			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// TUNCounters are the packet counters of the TUN link: client→server
+// packets read (In), written (Out, duplicates included), dropped (Lost),
+// duplicated (Dup), sent undelayed (Reordered), dropped for a full queue
+// (Overflow), and server→client packets copied (Back).
+type TUNCounters struct {
+	In, Out, Lost, Dup, Reordered, Overflow, Back int
+}
+
+var tunCountersRE = regexp.MustCompile(`tunlink: a->b in (\d+) out (\d+) lost (\d+) dup (\d+) reordered (\d+) overflow (\d+); b->a (\d+)`)
+
+// TUNCounters asks the TUN link for its counters (SIGUSR1) and returns them.
+func (l *Lab) TUNCounters() (TUNCounters, error) {
+	var c TUNCounters
+	if l.tun == nil || l.tun.Process == nil {
+		return c, fmt.Errorf("netlab %s: no TUN link", l.cfg.Prefix)
+	}
+	before := len(tunCountersRE.FindAllString(l.tunErr.String(), -1))
+	if err := l.tun.Process.Signal(syscall.SIGUSR1); err != nil {
+		return c, fmt.Errorf("netlab %s: TUN link: %w", l.cfg.Prefix, err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		all := tunCountersRE.FindAllStringSubmatch(l.tunErr.String(), -1)
+		if len(all) > before {
+			m := all[len(all)-1]
+			v := make([]int, 7)
+			for i := range v {
+				v[i], _ = strconv.Atoi(m[i+1])
+			}
+			return TUNCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}, nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return c, fmt.Errorf("netlab %s: TUN link did not report its counters", l.cfg.Prefix)
 }

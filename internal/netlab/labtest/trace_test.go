@@ -1,0 +1,268 @@
+package labtest
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/netlab"
+)
+
+// The hop list of `linecheck trace` is the lab's router list, for ICMP, UDP
+// and TCP over IPv4 and IPv6, and it is what traceroute and mtr report on
+// the same path.
+func TestTraceHopsAreTheLabRoutersAndMatchTracerouteAndMTR(t *testing.T) {
+	t.Parallel()
+	tool(t, "traceroute")
+	tool(t, "mtr")
+	l, bin := lab(t, netlab.Config{Prefix: "lclta", Hops: 5, IPv6: true})
+	for _, v6 := range []bool{false, true} {
+		fam := "-4"
+		if v6 {
+			fam = "-6"
+		}
+		want := l.RouterAddrs(v6)
+		dst := l.ServerAddr(v6)
+		for _, p := range []struct {
+			proto      string
+			lc         []string
+			traceroute []string
+			mtr        []string
+		}{
+			{"icmp", []string{"--proto", "icmp"}, []string{"-I"}, nil},
+			{"udp", []string{"--proto", "udp"}, nil, []string{"-u"}},
+			{"tcp", []string{"--proto", "tcp", "--port", "80"}, []string{"-T", "-p", "80"}, []string{"-T", "-P", "80"}},
+		} {
+			t.Run(fmt.Sprintf("%s%s", p.proto, fam), func(t *testing.T) {
+				tr := traceJSON(t, l, bin, append(append([]string{fam, "--cycles", "3", "--interval", "50ms", "--timeout", "500ms"}, p.lc...), dst)...)
+				got := hopAddrs(tr)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("linecheck trace --proto %s: hops %q, want the lab's %q", p.proto, got, want)
+				}
+				if !tr.Reached || tr.Protocol != p.proto {
+					t.Errorf("reached=%v protocol=%q, want true and %q", tr.Reached, tr.Protocol, p.proto)
+				}
+				if n := len(tr.Hops); n > 0 && !hasFlag(tr.Hops[n-1], "destination") {
+					t.Errorf("last hop flags %v, want destination", tr.Hops[n-1].Flags)
+				}
+				for _, h := range tr.Hops {
+					if h.Sent != 3 || h.Loss != 0 || recv(h) != 3 {
+						t.Errorf("hop %d: sent %d recv %d loss %v, want 3, 3, 0", h.TTL, h.Sent, recv(h), h.Loss)
+					}
+				}
+
+				out := mustRun(t, l, l.Client(), "traceroute", append(append([]string{fam, "-n", "-q", "1", "-w", "2"}, p.traceroute...), dst)...)
+				hops, err := netlab.TracerouteHops(string(out.stdout))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tro []string
+				for _, h := range hops {
+					tro = append(tro, strings.Join(h, "|"))
+				}
+				if !reflect.DeepEqual(got, tro) {
+					t.Errorf("linecheck trace %q, traceroute -n %v %q", got, p.traceroute, tro)
+				}
+
+				out = mustRun(t, l, l.Client(), "mtr", append(append([]string{fam, "-n", "-r", "-c", "2", "-i", "0.1", "--json"}, p.mtr...), dst)...)
+				hubs, err := netlab.MTRReport(out.stdout)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var mtr []string
+				for _, h := range hubs {
+					mtr = append(mtr, h.Host)
+				}
+				if !reflect.DeepEqual(got, mtr) {
+					t.Errorf("linecheck trace %q, mtr -r %v %q", got, p.mtr, mtr)
+				}
+			})
+		}
+	}
+}
+
+// With two equal-cost paths at hop 2 (r2 and r2b, L4 hash), one flow keeps
+// one path in every cycle and eight flows find both.
+func TestTraceFlowStaysOnOnePathAndFlowsFindBoth(t *testing.T) {
+	t.Parallel()
+	l, bin := lab(t, netlab.Config{Prefix: "lcltb", Hops: 4, IPv6: true, Multipath: true})
+	for _, v6 := range []bool{false, true} {
+		fam := "-4"
+		if v6 {
+			fam = "-6"
+		}
+		alts := l.HopAddrs(v6)[1]
+		for _, proto := range []string{"udp", "tcp"} {
+			t.Run(proto+fam, func(t *testing.T) {
+				tr := traceJSON(t, l, bin, fam, "--proto", proto, "--cycles", "20", "--interval", "20ms", "--timeout", "500ms", l.ServerAddr(v6))
+				if len(tr.Hops) != 5 {
+					t.Fatalf("%d hops, want 5: %q", len(tr.Hops), hopAddrs(tr))
+				}
+				h2 := tr.Hops[1]
+				if len(h2.Responders) != 1 || recv(h2) != 20 {
+					t.Errorf("one flow, 20 cycles: hop 2 responders %q with %d replies, want one of %v answering all 20", hopAddrs(tr)[1], recv(h2), alts)
+				} else if a := h2.Responders[0].Addr; a != alts[0] && a != alts[1] {
+					t.Errorf("hop 2 answered from %s, want one of %v", a, alts)
+				}
+
+				tr = traceJSON(t, l, bin, fam, "--proto", proto, "--flows", "8", "--cycles", "3", "--interval", "20ms", "--timeout", "500ms", l.ServerAddr(v6))
+				var got []string
+				for _, r := range tr.Hops[1].Responders {
+					got = append(got, r.Addr)
+				}
+				sort.Strings(got)
+				want := append([]string(nil), alts...)
+				sort.Strings(want)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("--flows 8: hop 2 responders %v, want both alternates %v", got, want)
+				}
+				for i, h := range tr.Hops {
+					if i != 1 && len(h.Responders) != 1 {
+						t.Errorf("--flows 8: hop %d responders %q, want exactly %s", h.TTL, hopAddrs(tr)[i], l.RouterAddrs(v6)[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// Every 10th packet entering router 3 from the client side is dropped,
+// counted per TTL, so over 30 cycles hops 3, 4 and the destination lose
+// exactly 3 probes each (loss 0.1) and hops 1 and 2 none; nftables' own
+// per-TTL drop counters are the exact expectation. Random 10 % loss over
+// 2,000 cycles lands within ±3 points and again equals the kernel's count.
+func TestTraceMeasuresNftablesLossExactlyFromItsHop(t *testing.T) {
+	t.Parallel()
+	const router = 3
+	l, bin := lab(t, netlab.Config{Prefix: "lcltc", Hops: 4, IPv6: true})
+	check := func(t *testing.T, v6 bool, args []string, cycles int) (lossAt []float64) {
+		t.Helper()
+		// Real-time priority: with short timeouts a reply must not turn late
+		// because this shared machine kept linecheck off the CPU.
+		tr := parseTrace(t, mustRun(t, l, l.Client(), "chrt", append([]string{"-f", "10", bin, "trace", "--format", "json"},
+			append(args, l.ServerAddr(v6))...)...))
+		if got, want := hopAddrs(tr), l.RouterAddrs(v6); !reflect.DeepEqual(got, want) {
+			t.Fatalf("hops %q, want %q", got, want)
+		}
+		dropped, err := l.Dropped(router, v6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range tr.Hops {
+			// A probe with TTL h reaches router 3 with TTL h-2.
+			want := 0
+			if h.TTL >= router {
+				want = dropped[h.TTL-router+1]
+			}
+			if h.Sent != cycles || recv(h) != cycles-want {
+				t.Errorf("hop %d: sent %d recv %d, want %d sent and %d received (nftables dropped %d at router %d)",
+					h.TTL, h.Sent, recv(h), cycles, cycles-want, want, router)
+			}
+			if wantLoss := float64(want) / float64(cycles); math.Abs(h.Loss-wantLoss) > 1e-9 {
+				t.Errorf("hop %d: loss %v, want %v", h.TTL, h.Loss, wantLoss)
+			}
+			lossAt = append(lossAt, h.Loss)
+		}
+		return lossAt
+	}
+	for _, c := range []struct {
+		name  string
+		v6    bool
+		proto string
+	}{{"icmp-4", false, "icmp"}, {"udp-6", true, "udp"}} {
+		t.Run("every10th/"+c.name, func(t *testing.T) {
+			if err := l.Loss(router, 10, 0); err != nil { // fresh rules: counters and numgen from 0
+				t.Fatal(err)
+			}
+			fam := "-4"
+			if c.v6 {
+				fam = "-6"
+			}
+			loss := check(t, c.v6, []string{fam, "--proto", c.proto, "--cycles", "30", "--interval", "10ms", "--timeout", "300ms"}, 30)
+			want := []float64{0, 0, 0.1, 0.1, 0.1}
+			for i := range want {
+				// 1 − 27/30 is 0.0999…98 in floating point.
+				if i >= len(loss) || math.Abs(loss[i]-want[i]) > 1e-9 {
+					t.Errorf("loss per hop %v, want exactly %v", loss, want)
+					break
+				}
+			}
+		})
+	}
+	t.Run("random10pct", func(t *testing.T) {
+		if err := l.Loss(router, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+		loss := check(t, false, []string{"--proto", "icmp", "--cycles", "2000", "--interval", "2ms", "--timeout", "100ms"}, 2000)
+		for i, x := range loss {
+			if i+1 >= router && math.Abs(x-0.10) > 0.03 {
+				t.Errorf("hop %d: random loss %.4f over 2000 probes, want 0.10 ± 0.03", i+1, x)
+			}
+		}
+	})
+}
+
+// A router with the kernel's ICMP rate limiting back on answers only part of
+// the probes that expire there; the trace flags that hop icmp-rate-limited,
+// and neither later hops nor the destination show loss. mtr on the same lab
+// sees the same false loss at that hop (the misreading the flag prevents).
+func TestTraceFlagsTheRateLimitedHop(t *testing.T) {
+	t.Parallel()
+	tool(t, "mtr")
+	const router = 2
+	l, bin := lab(t, netlab.Config{Prefix: "lcltd", Hops: 4})
+	if err := l.ICMPRateLimit(router, true); err != nil {
+		t.Fatal(err)
+	}
+	tr := traceJSON(t, l, bin, "--cycles", "40", "--interval", "25ms", "--timeout", "300ms", l.ServerAddr(false))
+	if got, want := hopAddrs(tr), l.RouterAddrs(false); !reflect.DeepEqual(got, want) {
+		t.Fatalf("hops %q, want %q", got, want)
+	}
+	for _, h := range tr.Hops {
+		limited := hasFlag(h, "icmp-rate-limited")
+		if h.TTL == router {
+			if !limited || h.Loss < 0.5 {
+				t.Errorf("rate-limited hop %d: loss %v flags %v, want loss ≥ 0.5 and icmp-rate-limited", h.TTL, h.Loss, h.Flags)
+			}
+			continue
+		}
+		if limited || h.Loss != 0 {
+			t.Errorf("hop %d: loss %v flags %v, want no loss and no icmp-rate-limited flag", h.TTL, h.Loss, h.Flags)
+		}
+	}
+	out := mustRun(t, l, l.Client(), "mtr", "-n", "-r", "-c", "40", "-i", "0.025", "--json", l.ServerAddr(false))
+	hubs, err := netlab.MTRReport(out.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hubs) != 5 || hubs[router-1].Loss < 50 || hubs[4].Loss != 0 {
+		t.Errorf("mtr on the same lab: %+v, want ≥ 50%% loss at hop %d only", hubs, router)
+	}
+}
+
+// --interval is the time between the starts of two cycles (mtr style): a
+// probe that is lost must not hold the next cycle back for its --timeout.
+// 200 cycles 5 ms apart with 1 s timeouts take about 1 s + 1 s; waiting out
+// the timeout of every cycle with a lost probe (27 % of them at 10 % loss
+// on three hops) would take about a minute.
+func TestTraceKeepsTheCycleIntervalUnderLoss(t *testing.T) {
+	t.Parallel()
+	l, bin := lab(t, netlab.Config{Prefix: "lclti", Hops: 4})
+	if err := l.Loss(3, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	tr := traceJSON(t, l, bin, "--cycles", "200", "--interval", "5ms", "--timeout", "1s", l.ServerAddr(false))
+	took := time.Since(begin)
+	if n := len(tr.Hops); n != 5 || tr.Hops[n-1].Sent != 200 {
+		t.Fatalf("hops %q, want 5 with 200 probes each", hopAddrs(tr))
+	}
+	// 5× the expected 2 s: a loaded machine cannot explain a miss.
+	if took > 10*time.Second {
+		t.Errorf("200 cycles at 5 ms with 10%% loss took %v, want about 2 s: lost probes delay the next cycle by --timeout", took.Round(time.Millisecond))
+	}
+}
