@@ -184,8 +184,14 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 	}
 	// Offers are decoded again one by one so that each knows its line.
 	seen := map[string]string{}
+	if offersNode.Kind != yaml.SequenceNode || len(offersNode.Content) != len(f.Offers) {
+		return nil, fmt.Errorf("%s:%d: offers: want a list of offers", name, offersNode.Line)
+	}
 	for i, on := range offersNode.Content {
 		o := f.Offers[i]
+		if o == nil || on.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s:%d: offers: item %d is not an offer (want name, currency, bandwidth, items)", name, on.Line, i+1)
+		}
 		if err := decodeStrict(on, o); err != nil {
 			return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
 		}
