@@ -15,6 +15,10 @@ import (
 // coarse rows are spread evenly over the slots they cover and Series.Step is
 // the coarsest step among the rows kept, so that the engine can refuse them
 // for percentile billing.
+// mrtgUnset is what rateup writes for a row it never filled (INT64_MIN,
+// seen on the oldest daily row of a new log): a gap, not a negative rate.
+const mrtgUnset = "-9223372036854775808"
+
 func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -50,6 +54,10 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 		}
 		p := rawPoint{t: t, line: line}
 		for i, name := range []string{"avg_in", "avg_out", "max_in", "max_out"} {
+			if string(f[i+1]) == mrtgUnset {
+				p.unknown = true
+				continue
+			}
 			v, unknown, msg := parseValue(f[i+1])
 			if msg == "" && unknown {
 				msg = quoteShort(f[i+1]) + " is not a number"
@@ -100,6 +108,9 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 	// Oldest first, so slots arrive in ascending order.
 	for i := len(rows) - 1; i >= 0; i-- {
 		p, dur := rows[i], durs[i]
+		if p.unknown {
+			continue
+		}
 		in, out := p.in*float64(dur), p.out*float64(dur)
 		b.checkRate(p.line, in, out, dur)
 		b.addSpan(p.t-dur, dur, in, out)

@@ -58,3 +58,16 @@ func TestMRTGBadInput(t *testing.T) {
 		wantReadErr(t, err, tc.want)
 	}
 }
+
+func TestMRTGUnsetRowIsAGap(t *testing.T) {
+	// A fresh rateup log ends with "T -9223372036854775808 -9223372036854775808 0 0"
+	// (testdata/readers/rateup_54h.log, written by rateup 2.17.10).
+	s := mustReadFile(t, testdata("rateup_54h.log"), ReadOptions{From: 1711584000, To: 1711670400})[0]
+	if len(s.Slots) != 0 {
+		t.Errorf("the unset daily row gave %d slots", len(s.Slots))
+	}
+	s = mustReadFile(t, testdata("rateup_54h.log"), ReadOptions{From: 1780272000 + 6*3600, To: 1780272000 + 54*3600})[0]
+	if s.Step != 300 || len(s.Slots) != 48*12 {
+		t.Errorf("5-minute part: step %d, %d slots", s.Step, len(s.Slots))
+	}
+}
