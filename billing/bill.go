@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -140,7 +141,8 @@ type Rule struct {
 	ValidDays    int     `json:"valid_days,omitempty"`
 	Days         int     `json:"days,omitempty"`
 	BillableMbps string  `json:"billable_mbps,omitempty"`
-	BillableGB   string  `json:"billable_gb,omitempty"`
+	BillableGB   string  `json:"billable_gb,omitempty"` // in GB or GiB, see Unit
+	Unit         string  `json:"unit,omitempty"`        // Mbps, GB (10^9 bytes) or GiB (2^30 bytes)
 	Text         string  `json:"text"`
 }
 
@@ -208,12 +210,15 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		return nil, fmt.Errorf("empty period %s – %s", p.Start.Format(time.RFC3339), p.End.Format(time.RFC3339))
 	}
 	name := s.Name
-	if name == "" {
+	if s.Source != "" {
 		name = s.Source
+		if s.Name != "" && !strings.Contains(s.Source, s.Name) {
+			name += " (" + s.Name + ")"
+		}
 	}
 	v := newView(s, p, opt.Gaps, opt.Scale)
 	if len(v.slots) == 0 {
-		cover := "the series is empty"
+		cover := "the log has no samples inside it"
 		if len(s.Slots) > 0 {
 			loc := p.location()
 			cover = fmt.Sprintf("the data covers %s to %s", time.Unix(s.Slots[0].Start, 0).In(loc).Format("2006-01-02 15:04"),

@@ -94,9 +94,12 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	bwAmount, items, billable := m.bandwidth(1)
 	switch {
 	case bw.Scheme == "per-gb":
-		rule.BillableGB = exact(billable)
+		rule.BillableGB, rule.Unit = exact(billable), "GB"
+		if bw.Base == 1024 {
+			rule.Unit = "GiB"
+		}
 	case isRate(bw.Scheme):
-		rule.BillableMbps = exact(billable)
+		rule.BillableMbps, rule.Unit = exact(billable), "Mbps"
 	}
 	rule.Text = ruleText(bw, rule, billable)
 	b.Rule = rule

@@ -310,7 +310,7 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 			case b.Rule.BillableMbps != "":
 				on = fmt.Sprintf("%s Mbps (%s %s)", trimDec(b.Rule.BillableMbps, 2), ruleShort(b.Rule), b.Rule.Direction)
 			case b.Rule.BillableGB != "":
-				on = fmt.Sprintf("%s GB %s", trimDec(b.Rule.BillableGB, 1), b.Rule.Direction)
+				on = fmt.Sprintf("%s %s %s", trimDec(b.Rule.BillableGB, 1), b.Rule.Unit, b.Rule.Direction)
 			case b.Utilisation != nil:
 				on = fmt.Sprintf("port, %.0f %% used at 95th", 100*b.Utilisation.P95)
 			}
