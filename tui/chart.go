@@ -87,7 +87,12 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		tslc.WithYRange(0, ymax),
 		tslc.WithXYSteps(14, 2),
 		tslc.WithXLabelFormatter(xfmt),
-		tslc.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%.0f", v) }),
+		tslc.WithYLabelFormatter(func(_ int, v float64) string {
+			if ymax < 10 {
+				return fmt.Sprintf("%.1f", v)
+			}
+			return fmt.Sprintf("%.0f", v)
+		}),
 		tslc.WithAxesStyles(st.Axis, st.Axis),
 	)
 	c.AutoMinX, c.AutoMaxX, c.AutoMinY, c.AutoMaxY = false, false, false, false

@@ -231,6 +231,8 @@ var overviewColumns = []column[overviewRow]{
 	{key: "sla", title: "SLA", width: 4,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
 			switch {
+			case r.c.Reference:
+				return "-", &r.st.Dim
 			case !r.c.SLA.Known:
 				return "…", &r.st.Dim
 			case r.c.SLA.Pass:
@@ -385,6 +387,8 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 
 	var sla strings.Builder
 	switch {
+	case c.Reference:
+		sla.WriteString(" SLA - (a reference row, not a candidate)")
 	case !c.SLA.Known:
 		sla.WriteString(" SLA …")
 	case c.SLA.Pass:

@@ -53,6 +53,10 @@ type Candidate struct {
 	// SLA is the verdict; it is re-evaluated from Stats as records arrive.
 	SLA SLAResult
 
+	// Reference marks a row that is measured but not a candidate (the
+	// demo's loopback row): no SLA verdict, no cost.
+	Reference bool
+
 	Cost    Cost
 	Forward *Route // nil when not traced
 	Return  *Route // nil when the return path was not traced

@@ -154,15 +154,16 @@ func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration)
 	port := ln.Addr().(*net.TCPAddr).Port
 	target := "127.0.0.1 tcp/" + strconv.Itoa(port)
 	feed.Snapshot.Candidates = append(feed.Snapshot.Candidates, tui.Candidate{
-		Name: "loopback (live)", Provider: "this machine", Region: "127.0.0.1", Target: target,
-		LineClass: "local", Confidence: "high", Rule: "a listener this process opened on 127.0.0.1",
+		Name: "loopback", Provider: "live reference row: this machine", Region: "127.0.0.1", Target: target,
+		LineClass: "local", Reference: true,
 	})
+	feed.Snapshot.Mode += " + live loopback"
 	if interval <= 0 {
 		interval = time.Second
 	}
 	feed.Live = append(feed.Live,
-		tui.PingFeeder("loopback (live)", "127.0.0.1", probe.PingConfig{TCPPort: port, Interval: interval}),
-		quietICMP(tui.PingFeeder("loopback (live)", "127.0.0.1", probe.PingConfig{Interval: interval})))
+		tui.PingFeeder("loopback", "127.0.0.1", probe.PingConfig{TCPPort: port, Interval: interval}),
+		quietICMP(tui.PingFeeder("loopback", "127.0.0.1", probe.PingConfig{Interval: interval})))
 	return func() { ln.Close() }, nil
 }
 
