@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/route"
@@ -247,4 +249,49 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// The unprivileged path: ICMP datagram sockets (the kernel owns the echo id)
+// in a private network namespace whose ping_group_range admits everyone.
+func TestPingDatagramSocketsInPrivateNamespace(t *testing.T) {
+	needRaw(t)
+	has6(t)
+	type out struct {
+		res []PingResult
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		// This thread enters a fresh namespace and is never unlocked, so it
+		// dies with the goroutine instead of going back to the pool.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- out{err: err}
+			return
+		}
+		lo, err := netlink.LinkByName("lo")
+		if err == nil {
+			err = netlink.LinkSetUp(lo)
+		}
+		if err == nil {
+			// /proc/sys/net belongs to the namespace of the thread that opens it.
+			err = os.WriteFile("/proc/sys/net/ipv4/ping_group_range", []byte("0 2147483647"), 0)
+		}
+		if err != nil {
+			ch <- out{err: err}
+			return
+		}
+		cfg := PingConfig{Count: 5, Interval: 10 * time.Millisecond, Timeout: time.Second, Rate: 1000, Socket: "dgram"}
+		res, err := Ping(context.Background(), []string{"127.0.0.1", "::1"}, cfg, nil)
+		ch <- out{res, err}
+	}()
+	o := <-ch
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	for _, r := range o.res {
+		if r.Sent != 5 || r.Recv != 5 || r.Foreign != 0 || r.Dup != 0 {
+			t.Errorf("%s over a datagram socket: %+v, want 5 sent and received", r.Target, r)
+		}
+	}
 }
