@@ -92,20 +92,25 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 		dirs = []string{"in", "out"}
 	}
 
-	legend := fmt.Sprintf(" Mbps %s–%s UTC, peak per column:", t0.Format("01/02"), t1.Add(-time.Second).Format("01/02"))
+	// Narrow terminals get the same legend without the spaces.
+	sp, gap, head := " ", "  ", " Mbps %s–%s UTC, peak per column:"
+	if width < 100 {
+		sp, gap, head = "", " ", " Mbps %s–%s peak/col"
+	}
+	legend := fmt.Sprintf(head, t0.Format("01/02"), t1.Add(-time.Second).Format("01/02"))
 	for _, d := range dirs {
-		legend += " ⣿ " + d
+		legend += " ⣿" + sp + d
 	}
 	var levels []hline
 	ymax := 0.0
 	for _, l := range cost.Levels {
 		levels = append(levels, hline{v: l.Mbps, r: '─', style: st.Level})
-		legend += fmt.Sprintf("  ─ %s %s", l.Name, mbps(l.Mbps))
+		legend += fmt.Sprintf("%s─%s%s %s", gap, sp, l.Name, mbps(l.Mbps))
 		ymax = math.Max(ymax, l.Mbps)
 	}
 	if cost.CommitMbps > 0 {
 		levels = append(levels, hline{v: cost.CommitMbps, r: '┄', style: st.Commit})
-		legend += "  ┄ commit " + mbps(cost.CommitMbps)
+		legend += gap + "┄" + sp + "commit " + mbps(cost.CommitMbps)
 		ymax = math.Max(ymax, cost.CommitMbps)
 	}
 	out := []string{line(legend, width)}
@@ -196,7 +201,29 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 		right = append(right, st.Dim.Render(line(" note: "+n, half)))
 	}
 	if !side {
-		return append(left, right...)
+		// Narrow: the items as running text, so the chart keeps its rows.
+		var parts []string
+		for _, it := range c.Items {
+			parts = append(parts, it.Name+" "+moneyText(it.Amount))
+		}
+		out := left
+		cur := " items:"
+		for _, p := range parts {
+			if lipglossWidth(cur)+3+lipglossWidth(p) > width && cur != " items:" {
+				out = append(out, cur)
+				cur = "       "
+			}
+			if cur == " items:" || cur == "       " {
+				cur += " " + p
+			} else {
+				cur += " · " + p
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, cur)
+		}
+		out = append(out, right[len(c.Items)+1:]...)
+		return out
 	}
 	var out []string
 	for i := 0; i < max(len(left), len(right)); i++ {

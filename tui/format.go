@@ -119,3 +119,5 @@ func ansiStrip(s string) string { return ansi.Strip(s) }
 func fmtInt(i int) string { return fmt.Sprint(i) }
 
 func displayWidth(s string) int { return lipgloss.Width(s) }
+
+func lipglossWidth(s string) int { return lipgloss.Width(s) }

@@ -338,7 +338,7 @@ func (m *Model) renderOverview(width, height int) string {
 	if cur != nil {
 		detail = m.renderCandidateDetail(cur, width)
 	}
-	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") or scheme · ⇄ both ways validated · → forward only", width))
+	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
 
 	var out []string
 	out = append(out, m.renderTitle("Overview", width))
