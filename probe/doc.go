@@ -1,0 +1,22 @@
+// Package probe is the only package that opens sockets: ICMP echo sweeps and
+// TCP connect times (Ping), and a flow-stable traceroute (Trace).
+//
+// Ping sends to every target from one socket per address family (an
+// unprivileged ICMP datagram socket when net.ipv4.ping_group_range allows,
+// else a raw socket), on one schedule under a global packets-per-second cap,
+// and matches replies by a per-run nonce and a 32-bit probe number in the
+// payload. Receive times are the kernel's (SO_TIMESTAMPNS). Loss counts only
+// probes whose wait has ended; late, duplicate and foreign replies are
+// counted apart (DESIGN.md, Probing definitions).
+//
+// Trace runs the traceroute algorithm (TraceWithDriver) over a Driver: every
+// TTL of a cycle is in flight at once, replies are matched by the probe
+// quoted inside ICMP errors, and the per-probe results become a
+// linecheck.trace/v1 document through route.BuildHops. The socket Driver
+// sends Paris-style probes from raw sockets: ICMP with a constant checksum,
+// UDP with the probe key in the checksum, TCP SYN with the key in the
+// sequence number.
+//
+// Missing privileges give an error that wraps ErrPrivilege and names the
+// exact command to run.
+package probe
