@@ -166,3 +166,35 @@ func TestWatchSurvivesSIGKILLAndResumes(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+// trace --watch journals one trace per cycle; the report counts the
+// destination's entry of each.
+func TestTraceWatchJournalsEachCycle(t *testing.T) {
+	needICMP(t)
+	if os.Geteuid() != 0 {
+		t.Skip("trace needs raw sockets (root or CAP_NET_RAW)")
+	}
+	path := filepath.Join(t.TempDir(), "trace.ndjson")
+	out := runLinecheck(t, "trace", "--watch", "--journal", path, "--watch-cycles", "3", "-i", "20ms", "--format", "json", "127.0.0.1")
+	es, info := journalCycles(t, path)
+	if info.Torn || len(es) != 3 {
+		t.Fatalf("%d cycles, %+v", len(es), info)
+	}
+	for i, e := range es {
+		if e.Kind != journal.KindTrace || e.Cycle != i+1 || e.Trace == nil || !e.Trace.Reached || e.Trace.Addr != "127.0.0.1" {
+			t.Fatalf("cycle %d: %+v", i+1, e)
+		}
+	}
+	var r journal.Report
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Kind != "trace" || r.Cycles != 3 || len(r.Targets) != 1 || r.Targets[0].Availability != 1 || r.Targets[0].Recv != 3 {
+		t.Errorf("report %+v", r)
+	}
+	// A trace journal cannot be continued by ping.
+	code, stderr := runLinecheckCode(t, "ping", "--watch", "--journal", path, "--watch-cycles", "1", "127.0.0.1")
+	if code != 2 || !strings.Contains(stderr, "holds trace cycles, not ping") {
+		t.Errorf("ping on a trace journal: exit %d %q", code, stderr)
+	}
+}

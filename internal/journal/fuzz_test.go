@@ -1,0 +1,33 @@
+package journal
+
+import (
+	"bytes"
+	"testing"
+)
+
+// Decode never panics, and whatever it accepts it accepts in full lines
+// (Good never exceeds the input, and a torn tail is the rest of the input).
+func FuzzDecode(f *testing.F) {
+	good := `{"schema":"linecheck.journal/v1","kind":"ping","cycle":1,"run":1,"time":"2026-11-01T00:00:00Z","ping":[{"target":"a","addr":"a","protocol":"icmp","sent":1,"recv":1,"late":0,"duplicates":0,"rtt_ms":[1]}]}`
+	f.Add([]byte(good + "\n"))
+	f.Add([]byte(good + "\n" + good[:40]))
+	f.Add([]byte("\n\n"))
+	f.Add([]byte(`{"schema":"linecheck.journal/v1","kind":"trace","cycle":1,"trace":{"hops":[]}}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, info, err := Decode(bytes.NewReader(b), "f")
+		if err != nil {
+			return
+		}
+		if info.Good > int64(len(b)) {
+			t.Fatalf("good %d > %d", info.Good, len(b))
+		}
+		if info.Torn && info.Good+int64(info.TornBytes) != int64(len(b)) {
+			t.Fatalf("torn tail %d + good %d != %d", info.TornBytes, info.Good, len(b))
+		}
+		for i := 1; i < len(es); i++ {
+			if es[i].Cycle <= es[i-1].Cycle {
+				t.Fatalf("cycles not increasing: %d after %d", es[i].Cycle, es[i-1].Cycle)
+			}
+		}
+	})
+}
