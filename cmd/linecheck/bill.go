@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -200,13 +202,9 @@ func runBill(c *cobra.Command, args []string) error {
 		}
 	}
 	opt := billing.Options{Method: o.method, Direction: o.direction, Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale}
-	var reports []*billing.Report
-	for _, s := range series {
-		r, err := billing.BillSeries(s, period, offers, opt)
-		if err != nil {
-			return badInput(err)
-		}
-		reports = append(reports, r)
+	reports, err := billAll(series, period, offers, opt)
+	if err != nil {
+		return badInput(err)
 	}
 	if o.plotFile != "" {
 		if err := writeBillPlots(o.plotFile, series, reports, period, offers, o.scale); err != nil {
@@ -214,6 +212,33 @@ func runBill(c *cobra.Command, args []string) error {
 		}
 	}
 	return writeBillReports(c.OutOrStdout(), o.format, reports)
+}
+
+// billAll bills every series on its own, on all cores (BillSeries is pure),
+// keeping the input order; the first error in that order wins.
+func billAll(series []*billing.Series, p billing.Period, offers []*billing.Offer, opt billing.Options) ([]*billing.Report, error) {
+	reports := make([]*billing.Report, len(series))
+	errs := make([]error, len(series))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(series)) {
+		wg.Go(func() {
+			for i := range next {
+				reports[i], errs[i] = billing.BillSeries(series[i], p, offers, opt)
+			}
+		})
+	}
+	for i := range series {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reports, nil
 }
 
 // billSeriesDoc is the JSON document for several series.
