@@ -346,10 +346,14 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 			if r.Compare == nil {
 				cmp = ""
 			}
-			mark := ""
+			var marks []string
 			if b.Cheapest {
-				mark = "◀ cheapest"
+				marks = append(marks, "◀ cheapest")
 			}
+			if len(b.Flags) > 0 {
+				marks = append(marks, "⚠ traffic above the port (see warnings)")
+			}
+			mark := strings.Join(marks, " ")
 			bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, on, b.Bandwidth, b.Amount, b.Currency, cmp, mark})
 		}
 		if c := r.Compare; c != nil {
