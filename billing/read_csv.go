@@ -313,6 +313,10 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 						s := index[name]
 						if s == nil {
 							s = &csvSeries{name: name}
+							if w.bounded() {
+								// One row per slot of the period and its margins, the usual case.
+								s.pts = make([]rawPoint, 0, min((w.to-w.from+2*csvMargin)/SlotSeconds+1, 1<<17))
+							}
 							index[name] = s
 							all = append(all, s)
 						}
@@ -402,17 +406,40 @@ type csvParser struct {
 	bounded bool
 	lo, hi  int64
 	fields  [][]byte
-	names   map[string]string // interned interface names
-	idx     map[string]int
-	single  string
+	names   map[string]*csvName // interface names seen by this parser
+	// the last timestamp parsed
+	lastRaw  []byte
+	lastT    int64
+	haveLast bool
+	single   string
+}
+
+// csvName is an interface name and its index in the current chunk's part.
+type csvName struct {
+	name  string
+	chunk int // the chunk k refers to
+	k     int
 }
 
 func newCSVParser(file string, lay *csvLayout, opts ReadOptions) *csvParser {
-	p := &csvParser{file: file, lay: lay, fields: make([][]byte, lay.n), names: map[string]string{}, idx: map[string]int{}, single: baseName(file)}
+	p := &csvParser{file: file, lay: lay, fields: make([][]byte, lay.n), names: map[string]*csvName{}, single: baseName(file)}
 	if opts.To > opts.From {
 		p.bounded, p.lo, p.hi = true, opts.From-csvMargin, opts.To+csvMargin
 	}
 	return p
+}
+
+// stamp parses a timestamp, reusing the last result: exports repeat the
+// same timestamp for every interface.
+func (p *csvParser) stamp(raw []byte) (int64, string) {
+	if p.haveLast && string(raw) == string(p.lastRaw) {
+		return p.lastT, ""
+	}
+	t, msg := parseStamp(trimSpace(raw), p.lay.loc)
+	if msg == "" {
+		p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
+	}
+	return t, msg
 }
 
 // splitFields splits a line at commas into dst and returns the field count
@@ -451,7 +478,6 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		res.err = errAt(p.file, 1, "", "line longer than %d KB", len(c.buf)>>10)
 		return res
 	}
-	clear(p.idx)
 	lay := p.lay
 	buf := c.buf
 	var line int64
@@ -473,6 +499,34 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		}
 		if len(ln) == 0 || ln[0] == '#' {
 			continue
+		}
+		// Fast skip: with the timestamp first, a row outside the period is
+		// dropped after parsing only that field (rows outside the period are
+		// not checked further).
+		var t int64
+		haveT := false
+		if lay.ts == 0 {
+			if n := len(p.lastRaw); p.haveLast && len(ln) > n && ln[n] == ',' && string(ln[:n]) == string(p.lastRaw) {
+				// The same timestamp as the row before (every interface
+				// repeats it): no need to look further.
+				t, haveT = p.lastT, true
+			} else {
+				// A byte loop: the field is short, IndexByte's setup costs more.
+				i, quoted := 0, false
+				for ; i < len(ln) && ln[i] != ','; i++ {
+					quoted = quoted || ln[i] == '"'
+				}
+				if !quoted {
+					var msg string
+					if t, msg = p.stamp(ln[:i]); msg != "" {
+						return fail(lay.tsName, "%s", msg)
+					}
+					haveT = true
+				}
+			}
+			if haveT && p.bounded && (t < p.lo || t >= p.hi) {
+				continue
+			}
 		}
 		f := p.fields
 		var nf int
@@ -497,12 +551,14 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		if nf != lay.n {
 			return fail("", "%d fields, the header has %d", nf, lay.n)
 		}
-		t, msg := parseStamp(trimSpace(f[lay.ts]), lay.loc)
-		if msg != "" {
-			return fail(lay.tsName, "%s", msg)
-		}
-		if p.bounded && (t < p.lo || t >= p.hi) {
-			continue
+		if !haveT {
+			var msg string
+			if t, msg = p.stamp(f[lay.ts]); msg != "" {
+				return fail(lay.tsName, "%s", msg)
+			}
+			if p.bounded && (t < p.lo || t >= p.hi) {
+				continue
+			}
 		}
 		pt := rawPoint{t: t, line: line}
 		inB := trimSpace(f[lay.in])
@@ -540,26 +596,26 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			}
 			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
 		}
-		name := p.single
+		nb := []byte(nil)
 		if lay.iface >= 0 {
-			nb := trimSpace(f[lay.iface])
-			if len(nb) == 0 {
+			if nb = trimSpace(f[lay.iface]); len(nb) == 0 {
 				return fail(lay.ifaceName, "empty interface name")
 			}
-			var ok bool
-			if name, ok = p.names[string(nb)]; !ok {
-				name = string(nb)
-				p.names[name] = name
+		}
+		e := p.names[string(nb)]
+		if e == nil {
+			e = &csvName{name: p.single, chunk: -1}
+			if lay.iface >= 0 {
+				e.name = string(nb)
 			}
+			p.names[e.name] = e
 		}
-		k, ok := p.idx[name]
-		if !ok {
-			k = len(res.part.names)
-			p.idx[name] = k
-			res.part.names = append(res.part.names, name)
-			res.part.pts = append(res.part.pts, nil)
+		if e.chunk != c.seq {
+			e.chunk, e.k = c.seq, len(res.part.names)
+			res.part.names = append(res.part.names, e.name)
+			res.part.pts = append(res.part.pts, make([]rawPoint, 0, 256))
 		}
-		res.part.pts[k] = append(res.part.pts[k], pt)
+		res.part.pts[e.k] = append(res.part.pts[e.k], pt)
 	}
 	res.lines = line
 	return res

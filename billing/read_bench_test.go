@@ -1,0 +1,68 @@
+package billing
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkReadCSVYear reads a year of 5-minute samples for 10 interfaces
+// (~50 MB, one CSV with an interface column) keeping June, as
+// `linecheck bill --period 2026-06` does. bench/bill/run.sh times the full
+// 100-interface year against pandas and wc -l.
+func BenchmarkReadCSVYear(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "year.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("timestamp,interface,in_bytes,out_bytes\n")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for t := start; t.Year() == 2026; t = t.Add(5 * time.Minute) {
+		ts := t.Format(time.RFC3339)
+		for i := range 10 {
+			fmt.Fprintf(w, "%s,eth%03d,%d,%d\n", ts, i, 1000000+i*7+int(t.Unix()%977), 500000+i)
+		}
+	}
+	w.Flush()
+	f.Close()
+	st, _ := os.Stat(path)
+	from := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).Unix()
+	to := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC).Unix()
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for range b.N {
+		ss, err := ReadFile(path, ReadOptions{From: from, To: to})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ss) != 10 || len(ss[0].Slots) != 8640 {
+			b.Fatalf("%d series, %d slots", len(ss), len(ss[0].Slots))
+		}
+	}
+}
+
+// BenchmarkReadCSVFile reads the CSV named by $LINECHECK_BENCH_CSV (e.g. the
+// file bench/bill/run.sh generates) keeping June 2026; for profiling.
+func BenchmarkReadCSVFile(b *testing.B) {
+	path := os.Getenv("LINECHECK_BENCH_CSV")
+	if path == "" {
+		b.Skip("set LINECHECK_BENCH_CSV to a CSV to read")
+	}
+	from := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).Unix()
+	to := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC).Unix()
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for range b.N {
+		if _, err := ReadFile(path, ReadOptions{From: from, To: to}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
