@@ -131,6 +131,26 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 }
 
+func TestEndToEndCtrlCFromCostScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: end-to-end TUI test skipped")
+	}
+	needTmux(t)
+	bin := buildBinary(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("linecheck-tui-e2e-c-%d", os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	script := fmt.Sprintf(`%s tui --fixture --speed 5 --no-color; echo "EXIT=$?"; stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)$' | tr '\n' ' '; echo MODES; sleep 60`, bin)
+	s.tmux("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", "sh", "-c", script)
+	s.waitFor("overview at 80×24", "CANDIDATE", "hk-cn2-gia", "MONTHLY")
+	s.tmux("send-keys", "-t", "e2e", "c")
+	s.waitFor("cost detail", "SCHEME", "TOTAL")
+	s.tmux("send-keys", "-t", "e2e", "C-c")
+	screen := s.waitFor("exit", "EXIT=", "MODES")
+	if !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, "icanon echo") {
+		t.Errorf("ctrl+c did not quit with exit 0 and the terminal restored:\n%s", screen)
+	}
+}
+
 func TestOffTerminalRefuses(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "tui", "--offline", "../samples/candidates.yaml")

@@ -24,6 +24,7 @@ const (
 	ScreenHelp
 )
 
+// String names the screen.
 func (s Screen) String() string {
 	return [...]string{"overview", "route", "cost", "help"}[s]
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,37 @@ func TestNoColorHasNoColourCodes(t *testing.T) {
 	}
 	if f := colour.Render(); !strings.Contains(f, "38;") {
 		t.Error("the colour frame has no colour at all: the test above proves nothing")
+	}
+}
+
+func TestTraceFeederOnLoopback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan TraceMsg, 16)
+	errs := make(chan error, 1)
+	go func() {
+		errs <- TraceFeeder("lo", "127.0.0.1", probe.TraceConfig{Cycles: 2, Interval: 100 * time.Millisecond, MaxTTL: 4}, nil)(ctx,
+			func(m Msg) {
+				if tm, ok := m.(TraceMsg); ok {
+					got <- tm
+				}
+			})
+	}()
+	select {
+	case tm := <-got:
+		if tm.Candidate != "lo" || tm.Direction != "forward" || len(tm.Trace.Hops) == 0 {
+			t.Errorf("trace message %+v", tm)
+		}
+		r := routeFromTrace("forward", tm.Trace)
+		if r.Hops[0].Addr != "127.0.0.1" && r.Hops[0].Addr != "" {
+			t.Errorf("first hop %q", r.Hops[0].Addr)
+		}
+	case err := <-errs:
+		if err != nil && os.Getuid() != 0 {
+			t.Skipf("tracing needs privileges here (not root): %v", err)
+		}
+		t.Fatalf("the feeder ended without a trace: %v", err)
+	case <-ctx.Done():
+		t.Fatal("no trace of 127.0.0.1")
 	}
 }
