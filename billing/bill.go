@@ -164,7 +164,8 @@ type Compare struct {
 	BreakEven []BreakEven `json:"break_even"`
 }
 
-// BreakEven is a traffic level at which an offer costs the same as the cheapest one.
+// BreakEven is a traffic level at which two offers cost the same: an offer
+// and the cheapest one, or a per-GB offer and a rate-billed (95th …) one.
 type BreakEven struct {
 	Offer    string  `json:"offer"`
 	Versus   string  `json:"versus"`

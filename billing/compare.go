@@ -39,7 +39,6 @@ func compareBills(r *Report, v *view) {
 	if r.Bills[ci].compare.IsPositive() {
 		c.Ratio, _ = r.Bills[di].compare.DivRound(r.Bills[ci].compare, 6).Float64()
 	}
-	cm := r.measures[ci]
 	for _, m := range r.measures {
 		m.quiet = true
 	}
@@ -51,20 +50,40 @@ func compareBills(r *Report, v *view) {
 	} else {
 		greater = v.p95(Methods[0], "greater", false).bps
 	}
-	for i, m := range r.measures {
-		if i == ci {
-			continue
+	// Pairs: every offer against the cheapest, and every per-GB offer against
+	// every rate-billed one (the volume at which per-GB and 95th cost the same).
+	type pair struct{ a, b int }
+	var pairs []pair
+	seen := map[pair]bool{}
+	add := func(a, b int) {
+		if a == b || seen[pair{a, b}] || seen[pair{b, a}] {
+			return
 		}
+		seen[pair{a, b}] = true
+		pairs = append(pairs, pair{a, b})
+	}
+	for i := range r.measures {
+		add(i, ci)
+	}
+	for i, m := range r.measures {
+		for j, n := range r.measures {
+			if m.o.Bandwidth.Scheme == "per-gb" && isRate(n.o.Bandwidth.Scheme) {
+				add(i, j)
+			}
+		}
+	}
+	for _, pr := range pairs {
+		m, n := r.measures[pr.a], r.measures[pr.b]
 		f := func(k float64) float64 {
-			d, _ := cost(m, k).Sub(cost(cm, k)).Float64()
+			d, _ := cost(m, k).Sub(cost(n, k)).Float64()
 			return d
 		}
 		for _, k := range crossings(f, 0.01, 100) {
 			c.BreakEven = append(c.BreakEven, BreakEven{
-				Offer: m.o.Name, Versus: cm.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
-				Amount: FormatMoney(cost(cm, k), cur), Currency: cur,
+				Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
+				Amount: FormatMoney(cost(n, k), cur), Currency: cur,
 				Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
-					m.o.Name, cm.o.Name, k, humanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(cm, k), cur), cur),
+					m.o.Name, n.o.Name, k, humanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
 			})
 		}
 	}
