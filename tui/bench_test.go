@@ -13,7 +13,7 @@ import (
 
 // benchModel is 50 candidates, each with a 30-hop forward route and a full
 // RTT history, priced like the fixture.
-func benchModel(b *testing.B, w, h int) Model {
+func benchModel(b testing.TB, w, h int) Model {
 	b.Helper()
 	snap := FixtureSnapshot()
 	base := snap.Candidates
@@ -21,6 +21,7 @@ func benchModel(b *testing.B, w, h int) Model {
 	for i := 0; i < 50; i++ {
 		c := base[i%len(base)]
 		c.Name = fmt.Sprintf("cand-%02d-%s", i, c.Name)
+		c.Target = "" // the first record's target becomes the primary one
 		snap.Candidates = append(snap.Candidates, c)
 	}
 	m := NewLoaded(context.Background(), nil, snap, Options{Width: w, Height: h})

@@ -247,6 +247,10 @@ func (f *Feed) replayBatch() tea.Msg {
 	return out
 }
 
+// DroppedCount is how many live messages were dropped because the UI did
+// not read them (paused with a full buffer); the status line shows it.
+func (f *Feed) DroppedCount() int64 { return f.Dropped.Load() }
+
 // ReplayFraction reports how far the replay has got (0..1) and how many
 // times it looped; for the status line.
 func (f *Feed) ReplayFraction() (float64, int) {

@@ -355,3 +355,30 @@ func TestMemoryBoundedOverLongRun(t *testing.T) {
 		t.Errorf("heap grew by %d bytes between %d and %d messages: not bounded", growth, n/10, n)
 	}
 }
+
+func TestScrollingKeepsSelectionVisible(t *testing.T) {
+	m := benchModel(t, 100, 30) // 50 candidates, 30 hops each
+	for i := 0; i < 40; i++ {
+		m = press(t, m, "down")
+	}
+	if m.Selected() != "cand-40-hk-cn2-gia" {
+		t.Fatalf("selected %s after 40 × ↓", m.Selected())
+	}
+	frame := plain(m)
+	checkFrame(t, frame, 100, 30)
+	if !contains(frame, "› cand-40-h") {
+		t.Errorf("the selected row scrolled out of view:\n%s", frame)
+	}
+	m = press(t, m, "enter")
+	if !contains(plain(m), "    1 198.51.100.1") {
+		t.Error("route view does not start at hop 1")
+	}
+	m = press(t, m, "down", "down", "down", "down", "down")
+	frame = plain(m)
+	if contains(frame, "    1 198.51.100.1") || !contains(frame, "    6 198.51.100.6") || !contains(frame, "more hops") {
+		t.Errorf("↓×5 in the route view did not scroll the hops to 6:\n%s", frame)
+	}
+	if !contains(frame, "RL loss at hop 7 does not carry on") {
+		t.Errorf("the rate-limit note is missing:\n%s", frame)
+	}
+}

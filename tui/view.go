@@ -82,6 +82,11 @@ func (m *Model) renderStatus(width int) string {
 		if c.Stats.Last.After(last) {
 			last = c.Stats.Last
 		}
+		for _, o := range c.Others {
+			if o.Last.After(last) {
+				last = o.Last
+			}
+		}
 	}
 	state := "▶"
 	switch {
@@ -99,6 +104,11 @@ func (m *Model) renderStatus(width int) string {
 		p += fmt.Sprintf(" %d late", late)
 	}
 	parts = append(parts, p, fmt.Sprintf("%d traces", m.traces))
+	if d, ok := m.src.(interface{ DroppedCount() int64 }); ok {
+		if n := d.DroppedCount(); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d dropped", n))
+		}
+	}
 	errs := fmt.Sprintf("%d errors", m.errCount)
 	if m.lastErr != "" {
 		errs += ": " + m.lastErr
