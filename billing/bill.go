@@ -18,7 +18,7 @@ const Schema = "linecheck.bill/v1"
 // (and the defaults nearest-rank, greater, skip).
 type Options struct {
 	Method      string  // 95th method for every offer and the p95 block
-	Direction   string  // direction rule for every offer
+	Direction   string  // direction rule for every rate-billed offer (p95, peak, average, daily-peak-average)
 	Gaps        string  // skip (default) or zero
 	AllowCoarse bool    // bill percentile schemes on data coarser than 300 s
 	Scale       float64 // multiply the traffic by this factor (0 = 1)

@@ -37,7 +37,12 @@ func pick(override, own string) string {
 func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	bw := o.Bandwidth
 	method := pick(opt.Method, bw.Method)
-	dir := pick(opt.Direction, bw.Direction)
+	dir := bw.Direction
+	if isRate(bw.Scheme) {
+		// The override is a what-if on the rate rule; a per-GB offer's direction
+		// says which traffic is charged at all (egress only, say) and stays.
+		dir = pick(opt.Direction, bw.Direction)
+	}
 	valid := bw.Prorate == "valid-days"
 	m := &measure{o: o, validDays: v.validDays, days: len(v.days)}
 	b := Bill{Offer: o.Name, Provider: o.Provider, Line: o.Line, Scheme: bw.Scheme, Currency: o.Currency, Flags: []string{}}

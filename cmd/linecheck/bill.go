@@ -56,7 +56,8 @@ What it computes (docs/billing.md has the full definitions):
   schemes   fixed, per-gb, p95, peak, average, daily-peak-average (per offer)
 
 An offer states its provider's method and direction; --p95-method and
---direction override every offer for a what-if, --scale F multiplies the
+--direction override them in every 95th/peak/average offer for a what-if
+(a per-GB offer keeps the direction it charges), --scale F multiplies the
 traffic. Several LOGs (or a CSV with an interface column) are billed each on
 its own; --aggregate sums them per slot into one bill (per-port 95ths are never
 added). Without --offers, bill reports traffic, samples and the 95th figures.
@@ -81,7 +82,7 @@ func init() {
 	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
 	f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
 	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Methods, ", "))
-	f.StringVar(&o.direction, "direction", "", "override every offer's direction rule: "+strings.Join(billing.Directions, ", "))
+	f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Directions, ", "))
 	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
 	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
