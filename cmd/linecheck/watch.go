@@ -204,7 +204,25 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			if errors.Is(err, probe.ErrPrivilege) {
 				return badInput(err)
 			}
-			return err
+			if n == 1 {
+				return err
+			}
+			// A watch runs for days: a cycle that cannot probe (network
+			// down) is journaled as down for every target, and the watch
+			// goes on after the time the cycle would have taken.
+			fmt.Fprintf(stderr, "linecheck: cycle failed: %v\n", err)
+			e := journal.Entry{Time: start.UTC(), Error: err.Error()}
+			for _, t := range targets {
+				e.Ping = append(e.Ping, journal.PingResult{Target: t.Name, Addr: t.Addr.String(), Protocol: proto, Port: tcp, RTTms: []float64{}})
+			}
+			if !watchSleep(ctx, start.Add(time.Duration(count)*interval)) {
+				break
+			}
+			e.End = time.Now().UTC()
+			if _, err := appendFn(e); err != nil {
+				return err
+			}
+			continue
 		}
 		e := journal.Entry{Time: start.UTC(), End: time.Now().UTC()}
 		sent := 0
@@ -235,6 +253,16 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		return nil
 	}
 	return watchReport(c, o, loc)
+}
+
+// watchSleep waits until t; false when the watch was stopped meanwhile.
+func watchSleep(ctx context.Context, t time.Time) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Until(t)):
+		return true
+	}
 }
 
 func nonNil(v []float64) []float64 {
@@ -370,6 +398,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	defer closeFn()
 	stderr := c.ErrOrStderr()
 	tty := prIsTTY(stderr)
+	var last *route.Trace // identity of the target for a failed cycle's line
 	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
 		start := time.Now()
 		tr, err := probe.Trace(ctx, args[0], cfg, nil)
@@ -377,12 +406,23 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			if ctx.Err() != nil {
 				break // a trace cut short by the stop signal is not a full cycle
 			}
-			if errors.Is(err, probe.ErrPrivilege) || tr == nil {
+			if errors.Is(err, probe.ErrPrivilege) || n == 1 {
 				return badInput(err)
 			}
-			return err
+			// Later failures (network down) are journaled as a down cycle.
+			fmt.Fprintf(stderr, "linecheck: cycle failed: %v\n", err)
+			if !watchSleep(ctx, start.Add(interval)) {
+				break
+			}
+			down := &route.Trace{Schema: route.TraceSchema, Target: last.Target, Addr: last.Addr, Protocol: last.Protocol,
+				Port: last.Port, Hops: []route.Hop{}}
+			if _, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down}); err != nil {
+				return err
+			}
+			continue
 		}
 		route.Annotate(tr, nil)
+		last = tr
 		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
 		if err != nil {
 			return err
@@ -391,11 +431,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			fmt.Fprintf(stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
 		}
 		// Paced as trace's own cycles: --interval between the starts.
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(start.Add(interval))):
-		}
-		if ctx.Err() != nil {
+		if !watchSleep(ctx, start.Add(interval)) {
 			break
 		}
 	}

@@ -54,6 +54,10 @@ type Entry struct {
 	Ping []PingResult `json:"ping,omitempty"`
 	// Trace is the trace of this one cycle (kind trace).
 	Trace *route.Trace `json:"trace,omitempty"`
+	// Error is set when the cycle could not probe at all (network down, no
+	// route): Ping (or Trace) then names the targets with nothing sent, so
+	// the cycle counts as down for each and adds nothing to sent or loss.
+	Error string `json:"error,omitempty"`
 }
 
 // PingResult is one target's outcome over one cycle.
@@ -248,7 +252,7 @@ func parseLine(b []byte) (Entry, error) {
 	switch e.Kind {
 	case KindPing:
 	case KindTrace:
-		if e.Trace == nil {
+		if e.Trace == nil && e.Error == "" {
 			return e, errors.New("trace: missing in a trace cycle")
 		}
 	default:

@@ -210,3 +210,26 @@ func TestSummarizeTraceUsesTheDestinationEntry(t *testing.T) {
 		t.Fatalf("%+v", tg)
 	}
 }
+
+// A cycle that could not probe at all is down for its targets and adds no probes.
+func TestSummarizeCountsFailedCyclesAsDown(t *testing.T) {
+	ok := pingEntry(time.Unix(0, 0), 10, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+	ok.Kind = KindPing
+	failed := pingEntry(time.Unix(60, 0), 0, 0)
+	failed.Kind, failed.Error = KindPing, "sendto: network is unreachable"
+	r := Summarize([]Entry{ok, failed}, ReadInfo{}, "j", nil)
+	tg := r.Targets[0]
+	if r.ErrorCycles != 1 || tg.Cycles != 2 || tg.UpCycles != 1 || tg.Availability != 0.5 || tg.Sent != 10 || tg.Loss != 0 {
+		t.Fatalf("report %+v target %+v", r, tg)
+	}
+	// The line round-trips through the journal.
+	path := filepath.Join(t.TempDir(), "j")
+	w, _, _ := Open(path, KindPing)
+	w.Append(ok)
+	w.Append(failed)
+	w.Close()
+	es, _, err := Read(path)
+	if err != nil || len(es) != 2 || es[1].Error == "" {
+		t.Fatalf("%v %+v", err, es)
+	}
+}

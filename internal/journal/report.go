@@ -20,19 +20,22 @@ const ReportSchema = "linecheck.watch-report/v1"
 // over the probes of the cycles counted. RTT percentiles are nearest-rank over
 // every received reply. For a trace journal each cycle counts the
 // destination's entry: sent = its probes, recv = its replies when the trace
-// reached the target, else 0.
+// reached the target, else 0. A cycle that failed altogether (the journal
+// line has "error") counts as a down cycle of each target and adds no probes.
 type Report struct {
-	Schema   string    `json:"schema"`
-	Journal  string    `json:"journal"`
-	Kind     string    `json:"kind"`
-	TZ       string    `json:"tz"`
-	From     time.Time `json:"from"`
-	To       time.Time `json:"to"`
-	Cycles   int       `json:"cycles"`
-	Runs     int       `json:"runs"` // processes that wrote the journal (restarts + 1)
-	Torn     bool      `json:"torn_last_line"`
-	TornLine int       `json:"torn_line,omitempty"`
-	Targets  []Target  `json:"targets"`
+	Schema  string    `json:"schema"`
+	Journal string    `json:"journal"`
+	Kind    string    `json:"kind"`
+	TZ      string    `json:"tz"`
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
+	Cycles  int       `json:"cycles"`
+	Runs    int       `json:"runs"` // processes that wrote the journal (restarts + 1)
+	// ErrorCycles counts cycles that could not probe at all.
+	ErrorCycles int      `json:"error_cycles"`
+	Torn        bool     `json:"torn_last_line"`
+	TornLine    int      `json:"torn_line,omitempty"`
+	Targets     []Target `json:"targets"`
 }
 
 // Target is one target's profile.
@@ -109,6 +112,9 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 		r.Cycles++
 		r.Runs = max(r.Runs, e.Run)
 		h := e.Time.In(loc).Hour()
+		if e.Error != "" {
+			r.ErrorCycles++
+		}
 		for _, s := range samplesOf(e) {
 			a := byKey[s.key]
 			if a == nil {
