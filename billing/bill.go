@@ -372,3 +372,7 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
+
+// ExactTotal is the bill's unrounded total in its currency: convert this, not
+// the rounded Amount, so that money is rounded once.
+func (b Bill) ExactTotal() decimal.Decimal { return b.total }
