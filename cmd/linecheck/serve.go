@@ -29,6 +29,7 @@ var serveOpts struct {
 	pause      time.Duration
 	traceEvery int
 	maxTTL     int
+	asnDB      string
 }
 
 var serveCmd = &cobra.Command{
@@ -84,6 +85,7 @@ func init() {
 	f.DurationVar(&serveOpts.pause, "pause", 0, "wait between two cycles")
 	f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
 	f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
+	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
 	register(serveCmd)
 }
 
@@ -104,6 +106,14 @@ func runServe(c *cobra.Command, _ []string) error {
 	targets, err := exporter.LoadTargets(o.config)
 	if err != nil {
 		return badInput(err)
+	}
+	var db route.ASNDB
+	if o.asnDB != "" {
+		d, err := route.LoadASNDB(o.asnDB)
+		if err != nil {
+			return badInput(err)
+		}
+		db = d
 	}
 	exp := exporter.New()
 	exp.SetTargets(targets, time.Now())
@@ -128,7 +138,8 @@ func runServe(c *cobra.Command, _ []string) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
-	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, stderr: stderr}
+	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL,
+		asnDB: db, stderr: stderr}
 	traceEvery := o.traceEvery
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -175,6 +186,7 @@ type serveProber struct {
 	interval, timeout time.Duration
 	rate              float64
 	maxTTL            int
+	asnDB             route.ASNDB
 	stderr            interface{ Write([]byte) (int, error) }
 	warned            sync.Map // error text → true, so a lasting failure is said once
 }
@@ -255,6 +267,6 @@ func (p *serveProber) Trace(ctx context.Context, t exporter.Target) (*route.Trac
 		p.warn(t, err)
 		return nil, err
 	}
-	route.Annotate(tr, nil)
+	route.Annotate(tr, p.asnDB)
 	return tr, nil
 }
