@@ -36,7 +36,14 @@ func (c *Client) FetchBilling(ctx context.Context, queryIn, queryOut string, fro
 	if err != nil {
 		return nil, fmt.Errorf("--query-out: %w", err)
 	}
-	return ToBilling(in, out, c.cfg.URL)
+	return ToBilling(in, out, c.Source())
+}
+
+// Source is the server URL as reports show it: without any user or password.
+func (c *Client) Source() string {
+	u := *c.base
+	u.User = nil
+	return u.String()
 }
 
 // ToBilling pairs the inbound and outbound results by label set (metric names

@@ -104,3 +104,13 @@ func TestFetchBillingQueriesTheSlotEnds(t *testing.T) {
 		t.Error("a period off the 5-minute grid was accepted")
 	}
 }
+
+func TestSourceLeavesCredentialsOut(t *testing.T) {
+	c, err := New(Config{URL: "https://bill:secret@prom.example.net:9090/prefix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Source(); got != "https://prom.example.net:9090/prefix" {
+		t.Errorf("source %q", got)
+	}
+}
