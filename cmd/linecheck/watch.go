@@ -47,7 +47,12 @@ Long watches (--watch):
   --report --journal FILE prints the hourly profile of a journal: RTT
   percentiles and loss per hour of day (in --report-tz), and the availability
   (the share of cycles in which the target answered at least once). Evening-
-  peak degradation is what oversold lines show.`
+  peak degradation is what oversold lines show.
+
+  linecheck ping --watch --journal watch.ndjson -c 10 -i 1s 127.0.0.1
+  linecheck ping --report --journal watch.ndjson --report-tz Asia/Shanghai
+  linecheck trace --watch --journal route.ndjson -i 1m 127.0.0.1
+  linecheck trace --report --journal route.ndjson --format json`
 
 // addWatchFlags adds the watch flags to c and wraps its Args and RunE: the
 // original command runs unchanged unless --watch or --report is given.
