@@ -21,9 +21,14 @@ func loadSampleCSV(t testing.TB, path string) *Series {
 	defer f.Close()
 	s := &Series{Name: "sample", Source: path, Format: "csv", Step: 300}
 	sc := bufio.NewScanner(f)
+	header := true
 	for ln := 1; sc.Scan(); ln++ {
 		line := sc.Text()
-		if ln == 1 || strings.HasPrefix(line, "#") || line == "" {
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		if header {
+			header = false
 			continue
 		}
 		f := strings.Split(line, ",")

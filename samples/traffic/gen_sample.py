@@ -19,6 +19,8 @@ gap = range(5 * 288 + 100, 5 * 288 + 113)          # 2026-10-06 08:20 .. 09:25 U
 bursts = [(3 * 288 + 30, 30, 700e6), (11 * 288 + 250, 36, 760e6),
           (19 * 288 + 10, 18, 540e6), (26 * 288 + 200, 24, 690e6)]
 
+# No comment lines in the CSV: other tests read it with encoding/csv; the
+# label lives in README.md beside it.
 print("timestamp,in_bytes,out_bytes")
 for i in range(slots):
     if i in gap:
