@@ -192,7 +192,7 @@ func TestServeScrapedByRealPrometheus(t *testing.T) {
 	servePort := freePort(t)
 	listen := fmt.Sprintf("127.0.0.1:%d", servePort)
 	serve, serveLog := startLinecheck(t, "serve", "--config", cfgPath, "--listen", listen,
-		"--count", "5", "--interval", "20ms", "--timeout", "500ms", "--trace-every", "1")
+		"--count", "5", "--interval", "20ms", "--timeout", "2s", "--trace-every", "1")
 	waitFor(t, 20*time.Second, "serve /-/healthy", func() bool {
 		resp, err := http.Get("http://" + listen + "/-/healthy")
 		if err != nil {

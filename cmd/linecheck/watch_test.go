@@ -99,7 +99,7 @@ func needICMP(t *testing.T) {
 func TestWatchSurvivesSIGKILLAndResumes(t *testing.T) {
 	needICMP(t)
 	path := filepath.Join(t.TempDir(), "watch.ndjson")
-	args := []string{"ping", "--watch", "--journal", path, "-c", "3", "-i", "20ms", "-W", "500ms", "127.0.0.1"}
+	args := []string{"ping", "--watch", "--journal", path, "-c", "3", "-i", "20ms", "-W", "2s", "127.0.0.1"}
 
 	cmd, _ := startLinecheck(t, args...)
 	waitFor(t, 20*time.Second, "3 journaled cycles", func() bool {
