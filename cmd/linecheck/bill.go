@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -356,6 +357,13 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 			}
 			mark := strings.Join(marks, " ")
 			bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, on, b.Bandwidth, b.Amount, b.Currency, cmp, mark})
+		}
+		if r.Compare == nil { // several currencies without exchange rates: no common column
+			bills.Headers = slices.Delete(bills.Headers, 6, 7)
+			bills.Align = "lllrrll"
+			for i := range bills.Rows {
+				bills.Rows[i] = slices.Delete(bills.Rows[i], 6, 7)
+			}
 		}
 		if c := r.Compare; c != nil {
 			bills.Notes = append(bills.Notes, fmt.Sprintf("dearest/cheapest = %.2f× (%s vs %s)", c.Ratio, c.Dearest, r.Cheapest))
