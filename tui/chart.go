@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func renderSparkline(h *Ring, w int) string {
 		}
 	}
 	sl.Draw()
-	row := []rune(stripStyle(sl.View()))
+	row := []rune(strings.SplitN(canvasView(&sl.Canvas, false), "\n", 2)[0])
 	for i, v := range vals {
 		if i < len(row) && math.IsNaN(v) {
 			row[i] = '×'
@@ -50,13 +51,44 @@ func renderSparkline(h *Ring, w int) string {
 	return string(row)
 }
 
-// stripStyle removes styling from a plain-styled canvas view.
-func stripStyle(s string) string {
-	s = strings.TrimRight(ansiStrip(s), "\n")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+// canvasView renders an ntcharts canvas like its View, but styles runs of
+// cells that share a foreground colour at once instead of every cell on its
+// own (which is most of a frame's time: ntcharts renders each cell through
+// lipgloss). With styled false it returns the runes alone.
+func canvasView(cv *canvas.Model, styled bool) string {
+	var b, run strings.Builder
+	var runFg color.Color
+	flush := func() {
+		if run.Len() == 0 {
+			return
+		}
+		if _, none := runFg.(lipgloss.NoColor); !styled || runFg == nil || none {
+			b.WriteString(run.String())
+		} else {
+			b.WriteString(lipgloss.NewStyle().Foreground(runFg).Render(run.String()))
+		}
+		run.Reset()
 	}
-	return s
+	for y := 0; y < cv.Height(); y++ {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		for x := 0; x < cv.Width(); x++ {
+			cell := cv.Cell(canvas.Point{X: x, Y: y})
+			fg := cell.Style.GetForeground()
+			if fg != runFg {
+				flush()
+				runFg = fg
+			}
+			if cell.Rune == 0 {
+				run.WriteByte(' ')
+			} else {
+				run.WriteRune(cell.Rune)
+			}
+		}
+		flush()
+	}
+	return b.String()
 }
 
 // series is one named line of a time chart.
@@ -130,7 +162,7 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 			c.Canvas.SetCell(canvas.Point{X: x, Y: y}, canvas.NewCellWithStyle(l.r, l.style))
 		}
 	}
-	return c.View()
+	return canvasView(&c.Canvas, true)
 }
 
 // niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.

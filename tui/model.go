@@ -76,7 +76,8 @@ type Model struct {
 	noColor  bool
 
 	st    Styles
-	chart *chartCache // memo of the cost screen's traffic panel
+	chart    *chartCache // memo of the cost screen's traffic panel
+	rttChart *chartCache // memo of the route screen's RTT chart
 }
 
 // New returns a model that loads from src when it starts.
@@ -95,6 +96,7 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		noColor:  opts.NoColor,
 		st:       NewStyles(!opts.NoColor),
 		chart:    &chartCache{},
+		rttChart: &chartCache{},
 	}
 }
 

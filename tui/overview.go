@@ -196,7 +196,14 @@ var overviewColumns = []column[overviewRow]{
 		less: func(a, b overviewRow) bool { return lessFloat(rttKey(a.c), rttKey(b.c)) }},
 	{key: "recent", title: "RECENT", width: 8, prio: 4,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
-			return renderSparkline(r.c.Stats.History, r.sparkW), &r.st.Spark
+			h := r.c.Stats.History
+			if h == nil {
+				return "", nil
+			}
+			if m := &r.c.spark; m.version != h.Version() || m.width != r.sparkW {
+				*m = sparkMemo{version: h.Version(), width: r.sparkW, text: renderSparkline(h, r.sparkW)}
+			}
+			return r.c.spark.text, &r.st.Spark
 		}},
 	{key: "jitter", title: "JIT", width: 4, right: true, prio: 1,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {

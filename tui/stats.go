@@ -13,10 +13,11 @@ import (
 // Ring is a fixed-capacity ring buffer of timed samples: pushing past the
 // capacity overwrites the oldest, so memory stays constant over a long run.
 type Ring struct {
-	t    []int64 // unix nanoseconds
-	v    []float64
-	head int // index of the oldest sample
-	n    int
+	t     []int64 // unix nanoseconds
+	v     []float64
+	head  int // index of the oldest sample
+	n     int
+	total uint64 // samples ever pushed: a version for memoised drawings
 }
 
 // NewRing returns an empty ring holding at most capacity samples.
@@ -42,7 +43,11 @@ func (r *Ring) Push(t time.Time, v float64) {
 		r.n++
 	}
 	r.t[i], r.v[i] = t.UnixNano(), v
+	r.total++
 }
+
+// Version changes whenever a sample is pushed.
+func (r *Ring) Version() uint64 { return r.total }
 
 // At returns the i-th oldest sample.
 func (r *Ring) At(i int) (time.Time, float64) {

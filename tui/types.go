@@ -62,6 +62,14 @@ type Candidate struct {
 	Return  *Route // nil when the return path was not traced
 
 	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
+	spark              sparkMemo    // the last sparkline drawn
+}
+
+// sparkMemo is a drawn sparkline and what it was drawn from.
+type sparkMemo struct {
+	version uint64
+	width   int
+	text    string
 }
 
 // Summary is a finished measurement: what compare reports per candidate.

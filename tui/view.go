@@ -325,7 +325,16 @@ func (m *Model) renderRTTChart(c *Candidate, width, height int) []string {
 		head += fmt.Sprintf(" · ┄ SLA p95 %g ms", *p)
 	}
 	out := []string{line(head, width)}
-	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax*1.1, 1)), []series{s}, levels, timeLabels("15:04:05"), st)
+	// Redrawn only when a sample arrived or the size changed.
+	key := fmt.Sprint(c.Name, h.Version(), width, height, m.noColor, len(levels))
+	if m.rttChart == nil {
+		m.rttChart = &chartCache{}
+	}
+	if m.rttChart.key != key {
+		chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax*1.1, 1)), []series{s}, levels, timeLabels("15:04:05"), st)
+		*m.rttChart = chartCache{key: key, lines: strings.Split(chart, "\n")}
+	}
+	chart := strings.Join(m.rttChart.lines, "\n")
 	if chart != "" {
 		for _, l := range strings.Split(chart, "\n") {
 			out = append(out, " "+l)
