@@ -75,7 +75,7 @@ type Model struct {
 	lastErr  string
 	noColor  bool
 
-	st    Styles
+	st       Styles
 	chart    *chartCache // memo of the cost screen's traffic panel
 	rttChart *chartCache // memo of the route screen's RTT chart
 }
