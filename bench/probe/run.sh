@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# bench/probe/run.sh - linecheck ping and trace beside their anchors, in one run
+# (issue 3, "Performance"). Needs root (network namespaces, raw sockets).
+#
+#   bench/probe/run.sh            all three parts
+#   bench/probe/run.sh ping       1,000 loopback targets x 10 probes vs fping
+#   bench/probe/run.sh trace      8-hop lab path with 20 ms injected delay vs traceroute and mtr
+#   bench/probe/run.sh rtt        RTT accuracy vs iputils ping on an 8-hop lab path without delay
+#   LINECHECK_BIN=path ...        use a prebuilt linecheck instead of building ./cmd/linecheck
+#
+# Traffic goes only to 127.0.0.0/8 inside a namespace of its own and to the
+# 10.77.0.0/16 addresses of a netlab lab (internal/netlab) that this script
+# builds and removes. Processes are stopped by PID.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="/usr/local/go/bin:$PATH"
+[ "$(id -u)" = 0 ] || { echo "bench/probe/run.sh: needs root" >&2; exit 2; }
+for t in fping traceroute mtr ping jq /usr/bin/time; do
+  command -v "$t" >/dev/null || { echo "bench/probe/run.sh: $t is not installed" >&2; exit 2; }
+done
+
+parts=${1:-all}
+TMP=$(mktemp -d /tmp/linecheck-bench-probe.XXXXXX)
+LABPID=""
+PINGNS=lcbpping
+cleanup() {
+  if [ -n "$LABPID" ]; then kill "$LABPID" 2>/dev/null || true; wait "$LABPID" 2>/dev/null || true; fi
+  ip netns del "$PINGNS" 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+echo "== build (no -race)"
+LC=${LINECHECK_BIN:-}
+if [ -z "$LC" ]; then go build -o "$TMP/linecheck" ./cmd/linecheck; LC=$TMP/linecheck; fi
+go build -o "$TMP/labctl" ./internal/netlab/labctl
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r), fping $(fping -v 2>&1 | awk '{print $NF}'), $(mtr --version)"
+
+# timed CMD... : runs CMD, stdout to $TMP/out, stderr to $TMP/err, and sets
+# WALL, USER, SYS (seconds) from /usr/bin/time.
+timed() {
+  local t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -o "$TMP/time" -f "%e %U %S" "$@" >"$TMP/out" 2>"$TMP/err" || true
+  t1=$(date +%s%N)
+  read -r _ USER SYS < <(tail -1 "$TMP/time")
+  # /usr/bin/time's wall clock has 10 ms steps; a trace takes tens of ms.
+  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# lab_up ARGS... : starts labctl in the background and waits for "ready".
+lab_up() {
+  "$TMP/labctl" "$@" >"$TMP/lab.out" 2>"$TMP/lab.err" &
+  LABPID=$!
+  for _ in $(seq 1 200); do
+    grep -q '^ready' "$TMP/lab.out" && return 0
+    kill -0 "$LABPID" 2>/dev/null || { cat "$TMP/lab.err" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "lab did not come up" >&2; exit 1
+}
+lab_down() { kill "$LABPID"; wait "$LABPID" 2>/dev/null || true; LABPID=""; }
+
+bench_ping() {
+  echo
+  echo "== ping: 1,000 loopback targets x 10 probes, 100 ms per target, 1,000 pps overall"
+  ip netns del "$PINGNS" 2>/dev/null || true
+  ip netns add "$PINGNS"
+  ip -n "$PINGNS" link set lo up
+  local targets=() i
+  for i in $(seq 0 999); do targets+=("127.1.$((i / 250)).$((i % 250 + 1))"); done
+  printf '%s\n' "${targets[@]}" >"$TMP/targets"
+  for range in "1 0" "0 2147483647"; do
+    ip netns exec "$PINGNS" sysctl -qw net.ipv4.ping_group_range="$range"
+    if [ "$range" = "1 0" ]; then mode="ping_group_range '1 0' (the root namespace default): both on raw sockets"
+    else mode="ping_group_range open: linecheck on ICMP datagram sockets, fping (root) on raw"; fi
+    echo "-- $mode"
+    timed ip netns exec "$PINGNS" "$LC" ping --format json --count 10 --interval 100ms --timeout 1s --rate 1000 "${targets[@]}"
+    local lw=$WALL lu=$USER ls=$SYS
+    local lsent lrecv
+    lsent=$(jq '[.results[].sent] | add' "$TMP/out")
+    lrecv=$(jq '[.results[].recv] | add' "$TMP/out")
+    timed ip netns exec "$PINGNS" fping -C 10 -p 100 -i 1 -t 1000 -q "${targets[@]}"
+    local fw=$WALL fu=$USER fs=$SYS
+    # fping -C prints "addr : rtt rtt - rtt ..." on stderr; "-" is a lost probe.
+    local flost fsent
+    fsent=$(awk -F' : ' 'NF==2 {n += split($2, a, " ")} END {print n+0}' "$TMP/err")
+    flost=$(awk -F' : ' 'NF==2 {c = split($2, a, " "); for (i = 1; i <= c; i++) if (a[i] == "-") n++} END {print n+0}' "$TMP/err")
+    printf '%-10s %8s %8s %8s %10s %8s %10s\n' tool wall_s user_s sys_s cpu_s sent false_loss
+    printf '%-10s %8s %8s %8s %10s %8s %10s\n' linecheck "$lw" "$lu" "$ls" "$(awk -v a="$lu" -v b="$ls" 'BEGIN{print a+b}')" "$lsent" "$((lsent - lrecv))"
+    printf '%-10s %8s %8s %8s %10s %8s %10s\n' fping "$fw" "$fu" "$fs" "$(awk -v a="$fu" -v b="$fs" 'BEGIN{print a+b}')" "$fsent" "$flost"
+    echo "ratio linecheck/fping: wall $(ratio "$lw" "$fw"), cpu $(ratio "$(awk -v a="$lu" -v b="$ls" 'BEGIN{print a+b}')" "$(awk -v a="$fu" -v b="$fs" 'BEGIN{print a+b}')")"
+  done
+  ip netns del "$PINGNS"
+}
+
+# median of numbers on stdin
+median() { sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+bench_trace() {
+  echo
+  echo "== trace: 8-hop lab path, 20 ms one-way delay injected on link 4 (tunlink), 5 runs each, median wall time"
+  lab_up -prefix lcbptr -hops 8 -tun 4 -delay 20ms
+  local dst=10.77.8.2 c=lcbptrc
+  ip netns exec $c ping -n -c 20 -i 0.05 $dst >"$TMP/ping.txt"
+  local rtt
+  rtt=$(grep -o 'time=[0-9.]*' "$TMP/ping.txt" | cut -d= -f2 | median)
+  echo "path RTT (iputils ping median): $rtt ms; linecheck's probe timeout: 1 s (default)"
+  local tool
+  for tool in linecheck linecheck_rate10k traceroute mtr; do
+    : >"$TMP/walls"
+    for _ in 1 2 3 4 5; do
+      case $tool in
+        linecheck) timed ip netns exec $c "$LC" trace --format json --cycles 1 $dst
+                   [ "$(jq '.hops | length' "$TMP/out")" = 9 ] || { echo "linecheck trace: not 9 hops" >&2; cat "$TMP/out" "$TMP/err" >&2; } ;;
+        linecheck_rate10k) timed ip netns exec $c "$LC" trace --format json --cycles 1 --rate 10000 $dst
+                   [ "$(jq '.hops | length' "$TMP/out")" = 9 ] || { echo "linecheck trace: not 9 hops" >&2; cat "$TMP/out" "$TMP/err" >&2; } ;;
+        traceroute) timed ip netns exec $c traceroute -n $dst
+                   [ "$(grep -c '^ *[0-9]' "$TMP/out")" = 9 ] || echo "traceroute: not 9 hops" >&2 ;;
+        mtr)       timed ip netns exec $c mtr -r -c 1 -n $dst
+                   [ "$(grep -c '|--' "$TMP/out")" = 9 ] || echo "mtr: not 9 hops" >&2 ;;
+      esac
+      echo "$WALL" >>"$TMP/walls"
+    done
+    eval "wall_$tool=$(median <"$TMP/walls")"
+    echo "$tool: $(tr '\n' ' ' <"$TMP/walls")s -> median $(eval echo \$wall_$tool) s"
+  done
+  local budget
+  budget=$(awk -v r="$rtt" 'BEGIN{printf "%.3f", 1.5 * r / 1000 + 1}')
+  echo "target: full path within 1.5 x RTT + one timeout = $budget s"
+  timed ip netns exec $c true
+  echo "floor: 'ip netns exec $c true' takes $WALL s (every command above pays it)"
+  echo "ratio linecheck/traceroute $(ratio "$wall_linecheck" "$wall_traceroute"), linecheck/mtr $(ratio "$wall_linecheck" "$wall_mtr")"
+  echo "ratio linecheck --rate 10000/traceroute $(ratio "$wall_linecheck_rate10k" "$wall_traceroute")"
+  lab_down
+}
+
+bench_rtt() {
+  echo
+  echo "== RTT accuracy: 8-hop lab path, no injected delay, linecheck ping and iputils ping at the same time, 3 rounds of 500 probes at 10 ms"
+  lab_up -prefix lcbprt -hops 8
+  local dst=10.77.8.2 c=lcbprtc round
+  printf '%-6s %14s %14s %14s\n' round ping_p50_ms linecheck_p50 diff_us
+  : >"$TMP/diffs"
+  for round in 1 2 3; do
+    ip netns exec $c ping -n -c 500 -i 0.01 $dst >"$TMP/ping.txt" &
+    local pp=$!
+    ip netns exec $c "$LC" ping --format json --count 500 --interval 10ms --rate 1000 $dst >"$TMP/lc.json"
+    wait $pp
+    local pm lm
+    pm=$(grep -o 'time=[0-9.]*' "$TMP/ping.txt" | cut -d= -f2 | median)
+    lm=$(jq '.results[0].rtt_ms.p50' "$TMP/lc.json")
+    local d
+    d=$(awk -v a="$lm" -v b="$pm" 'BEGIN{printf "%.1f", (a - b) * 1000}')
+    echo "$d" >>"$TMP/diffs"
+    printf '%-6s %14s %14.6f %14s\n' "$round" "$pm" "$lm" "$d"
+  done
+  echo "median difference: $(median <"$TMP/diffs") us (target: |diff| < 50 us; ping prints 3 decimals, so +-0.5 us of rounding)"
+  lab_down
+}
+
+case $parts in
+  all) bench_ping; bench_trace; bench_rtt ;;
+  ping) bench_ping ;;
+  trace) bench_trace ;;
+  rtt) bench_rtt ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
