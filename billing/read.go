@@ -2,6 +2,7 @@ package billing
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -84,14 +85,26 @@ var ErrUnknownFormat = errors.New("unknown traffic log format")
 // ErrEmpty is wrapped by the ReadError for input without any data rows.
 var ErrEmpty = errors.New("no traffic data")
 
-// ReadFile reads the traffic log at path; see Read.
+// ReadFile reads the traffic log at path; see Read. A large regular file is
+// mapped into memory rather than read, so that CSV chunks are parsed in place.
 func ReadFile(path string, opts ReadOptions) ([]*Series, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if data, unmap, ok := mapFile(f); ok {
+		defer unmap()
+		rd := bytes.NewReader(data)
+		return read(rd, path, opts, mapped{data: data, rd: rd})
+	}
 	return Read(f, path, opts)
+}
+
+// mapped is a file mapped in memory and the reader over it.
+type mapped struct {
+	data []byte
+	rd   *bytes.Reader
 }
 
 // Read reads one traffic log and returns one Series per interface in it, on
@@ -99,6 +112,10 @@ func ReadFile(path string, opts ReadOptions) ([]*Series, error) {
 // in messages and as the series name when the log does not name its
 // interface. Bad input gives a *ReadError.
 func Read(r io.Reader, name string, opts ReadOptions) ([]*Series, error) {
+	return read(r, name, opts, mapped{})
+}
+
+func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*Series, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -120,7 +137,7 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]*Series, error) {
 	)
 	switch format {
 	case "csv":
-		series, err = readCSV(br, name, opts)
+		series, err = readCSV(br, name, opts, src)
 	case "mrtg":
 		series, err = readMRTG(br, name, opts)
 	case "vnstat":

@@ -135,9 +135,10 @@ type csvPart struct {
 }
 
 type csvChunk struct {
-	seq  int
-	buf  []byte
-	long bool // a line longer than a chunk
+	seq    int
+	buf    []byte
+	long   bool // a line longer than a chunk
+	mapped bool // buf is part of a file mapped in memory
 }
 
 type csvResult struct {
@@ -148,7 +149,7 @@ type csvResult struct {
 	err   *ReadError // Line is relative to the chunk
 }
 
-func readCSV(br *bufio.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*Series, error) {
 	var (
 		line int64
 		rec  []string
@@ -180,7 +181,13 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions) ([]*Series, error)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := csvStream(br, file, lay, opts, line)
+	feed := readerFeeder(br)
+	if src.data != nil {
+		// The rest of a file mapped in memory: what the header left unread.
+		off := len(src.data) - src.rd.Len() - br.Buffered()
+		feed = mappedFeeder(src.data[off:])
+	}
+	acc, err := csvStream(file, lay, opts, line, feed)
 	if err != nil {
 		return nil, err
 	}
@@ -190,18 +197,13 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions) ([]*Series, error)
 	return csvBuild(file, lay, opts, acc)
 }
 
-// csvStream runs the chunk pipeline and returns the kept rows per interface.
-func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, headerLines int64) ([]*csvSeries, error) {
-	nw := max(1, runtime.GOMAXPROCS(0))
-	nbuf := 2*nw + 2
-	free := make(chan []byte, nbuf)
-	jobs := make(chan csvChunk, nbuf)
-	results := make(chan csvResult, nbuf)
-	done := make(chan struct{})
-	var readErr error
+// csvFeeder cuts the input into chunks of whole lines and sends them on
+// jobs until the input ends or done is closed; buffers come back on free.
+type csvFeeder func(jobs chan<- csvChunk, free chan []byte, done <-chan struct{}, nbuf int) error
 
-	go func() {
-		defer close(jobs)
+// readerFeeder reads chunks from br into recycled buffers.
+func readerFeeder(br *bufio.Reader) csvFeeder {
+	return func(jobs chan<- csvChunk, free chan []byte, done <-chan struct{}, nbuf int) error {
 		var carry []byte
 		allocated := 0
 		for seq := 0; ; seq++ {
@@ -209,7 +211,7 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 			select {
 			case buf = <-free:
 			case <-done:
-				return
+				return nil
 			default:
 				// Buffers are made as needed: a small first one for small
 				// files, then full chunks, at most nbuf in flight.
@@ -224,7 +226,7 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 					select {
 					case buf = <-free:
 					case <-done:
-						return
+						return nil
 					}
 				}
 			}
@@ -239,8 +241,7 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 				n += m
 				last = err == io.EOF || err == io.ErrUnexpectedEOF
 				if err != nil && !last {
-					readErr = err
-					return
+					return err
 				}
 				if last || len(buf) >= csvChunkSize || bytes.LastIndexByte(buf[:n], '\n') >= 0 {
 					break
@@ -264,12 +265,52 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 			select {
 			case jobs <- c:
 			case <-done:
-				return
+				return nil
 			}
 			if last {
-				return
+				return nil
 			}
 		}
+	}
+}
+
+// mappedFeeder cuts a file mapped in memory into chunks: no copies.
+func mappedFeeder(data []byte) csvFeeder {
+	return func(jobs chan<- csvChunk, _ chan []byte, done <-chan struct{}, _ int) error {
+		for seq := 0; len(data) > 0; seq++ {
+			n := min(csvChunkSize, len(data))
+			if n < len(data) {
+				if cut := bytes.LastIndexByte(data[:n], '\n'); cut >= 0 {
+					n = cut + 1
+				} else if i := bytes.IndexByte(data[n:], '\n'); i >= 0 {
+					n += i + 1
+				} else {
+					n = len(data)
+				}
+			}
+			select {
+			case jobs <- csvChunk{seq: seq, buf: data[:n], mapped: true}:
+			case <-done:
+				return nil
+			}
+			data = data[n:]
+		}
+		return nil
+	}
+}
+
+// csvStream runs the chunk pipeline and returns the kept rows per interface.
+func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64, feed csvFeeder) ([]*csvSeries, error) {
+	nw := max(1, runtime.GOMAXPROCS(0))
+	nbuf := 2*nw + 2
+	free := make(chan []byte, nbuf)
+	jobs := make(chan csvChunk, nbuf)
+	results := make(chan csvResult, nbuf)
+	done := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(jobs)
+		readErr = feed(jobs, free, done, nbuf)
 	}()
 
 	var wg sync.WaitGroup
@@ -279,7 +320,14 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 			defer wg.Done()
 			p := newCSVParser(file, lay, opts)
 			for c := range jobs {
-				results <- p.parseChunk(c)
+				r := p.parseChunk(c)
+				if c.mapped {
+					// Parsed: its pages need not stay in this process (the
+					// page cache keeps them), so RSS stays bounded.
+					dropPages(c.buf)
+					r.buf = nil
+				}
+				results <- r
 			}
 		}()
 	}
@@ -325,9 +373,11 @@ func csvStream(br *bufio.Reader, file string, lay *csvLayout, opts ReadOptions, 
 				}
 			}
 			base += r.lines
-			select {
-			case free <- r.buf[:0]:
-			default:
+			if cap(r.buf) > 0 {
+				select {
+				case free <- r.buf[:0]:
+				default:
+				}
 			}
 		}
 	}
