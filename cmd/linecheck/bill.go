@@ -484,10 +484,13 @@ func BillChart(s *billing.Series, r *billing.Report, p billing.Period, offers []
 			ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("95th sum %.1f Mbps", r.P95.SumBps/1e6), Y: r.P95.SumBps / 1e6, Color: "#ff7f0e", Dash: true})
 		}
 	}
+	commitColors := []string{"#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
+	n := 0
 	for _, o := range offers {
 		if o.Bandwidth.CommitMbps.Set {
 			v, _ := o.Bandwidth.CommitMbps.Float64()
-			ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("%s commit %g Mbps", o.Name, v), Y: v, Dash: true})
+			ts.HLines = append(ts.HLines, plot.HLine{Label: fmt.Sprintf("%s commit %g Mbps", o.Name, v), Y: v, Dash: true, Color: commitColors[n%len(commitColors)]})
+			n++
 		}
 	}
 	return ts
