@@ -120,7 +120,10 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		tslc.WithXYSteps(14, 2),
 		tslc.WithXLabelFormatter(xfmt),
 		tslc.WithYLabelFormatter(func(_ int, v float64) string {
-			if ymax < 10 {
+			switch {
+			case ymax < 1:
+				return fmt.Sprintf("%.2f", v)
+			case ymax < 10:
 				return fmt.Sprintf("%.1f", v)
 			}
 			return fmt.Sprintf("%.0f", v)

@@ -38,6 +38,8 @@ func ms(v float64) string {
 	switch {
 	case math.IsNaN(v) || v < 0:
 		return "-"
+	case v < 1:
+		return fmt.Sprintf("%.2f", v)
 	case v < 100:
 		return fmt.Sprintf("%.1f", v)
 	default:

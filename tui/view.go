@@ -331,7 +331,7 @@ func (m *Model) renderRTTChart(c *Candidate, width, height int) []string {
 		m.rttChart = &chartCache{}
 	}
 	if m.rttChart.key != key {
-		chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax*1.1, 1)), []series{s}, levels, timeLabels("15:04:05"), st)
+		chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax*1.1, 0.01)), []series{s}, levels, timeLabels("15:04:05"), st)
 		*m.rttChart = chartCache{key: key, lines: strings.Split(chart, "\n")}
 	}
 	chart := strings.Join(m.rttChart.lines, "\n")
