@@ -634,3 +634,34 @@ offers:
 		t.Errorf("break-even at %v, want %v", r.Compare.BreakEven[0].Scale, k)
 	}
 }
+
+func TestSyntheticShapes(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	peakAt := func(s *Series, keep func(time.Time) bool) float64 {
+		m := 0.0
+		for _, sl := range s.Slots {
+			if keep(time.Unix(sl.Start, 0).UTC()) {
+				m = max(m, sl.Out)
+			}
+		}
+		return m
+	}
+	b, _ := Synthetic(p, 20000, 400, "business")
+	weekend := peakAt(b, func(t time.Time) bool { return t.Weekday() == time.Saturday || t.Weekday() == time.Sunday })
+	office := peakAt(b, func(t time.Time) bool { return t.Weekday() == time.Wednesday && t.Hour() == 11 })
+	if weekend >= office/2 {
+		t.Errorf("business: weekend peak %v should be far below a weekday 11:00 (%v)", weekend, office)
+	}
+	d, _ := Synthetic(p, 20000, 400, "diurnal")
+	night := peakAt(d, func(t time.Time) bool { return t.Hour() == 4 })
+	evening := peakAt(d, func(t time.Time) bool { return t.Hour() == 20 })
+	if night >= evening/2 {
+		t.Errorf("diurnal: 04:00 peak %v should be far below 20:00 (%v)", night, evening)
+	}
+	d2, _ := Synthetic(p, 20000, 400, "diurnal")
+	for i := range d.Slots {
+		if d.Slots[i] != d2.Slots[i] {
+			t.Fatal("Synthetic must be deterministic")
+		}
+	}
+}
