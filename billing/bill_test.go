@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 func mustLoc(t testing.TB, name string) *time.Location {
@@ -663,5 +665,20 @@ func TestSyntheticShapes(t *testing.T) {
 		if d.Slots[i] != d2.Slots[i] {
 			t.Fatal("Synthetic must be deterministic")
 		}
+	}
+}
+
+// Offers built in code (compare, tui) have no exchange rate and may leave the
+// method and direction empty: the defaults apply and the comparison still works.
+func TestOffersBuiltInCode(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	a := &Offer{Name: "a", Currency: "USD", Bandwidth: Bandwidth{Scheme: "p95", PricePerMbps: Dec{Decimal: decimal.NewFromInt(10), Set: true}}}
+	b := &Offer{Name: "b", Currency: "USD", Bandwidth: Bandwidth{Scheme: "per-gb", Base: 1000, Direction: "out", PricePerGB: Dec{Decimal: decimal.NewFromInt(1), Set: true}}}
+	r, err := BillSeries(constSeries(p, 0, 1, nil), p, []*Offer{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Bills[0].Amount != "10.00" || r.Bills[1].Amount != "334.80" || r.Cheapest != "a" || len(r.Compare.BreakEven) != 0 {
+		t.Errorf("bills %s %s cheapest %q break-even %+v", r.Bills[0].Amount, r.Bills[1].Amount, r.Cheapest, r.Compare.BreakEven)
 	}
 }

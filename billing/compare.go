@@ -42,7 +42,7 @@ func compareBills(r *Report, v *view) {
 	for _, m := range r.measures {
 		m.quiet = true
 	}
-	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.Rate.Decimal) }
+	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.rate()) }
 	outBytes := float64(r.Traffic.OutBytes)
 	greater := 0.0
 	if r.P95 != nil {

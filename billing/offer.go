@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -403,4 +404,13 @@ func (it *Item) check() error {
 	default:
 		return need(it.PricePerMonth.Set || (it.Quantity.Set && it.UnitPrice.Set), "price_per_month or quantity with unit_price")
 	}
+}
+
+// rate converts the offer's currency into its compare currency: the loaded
+// rate, or 1 for an offer built in code without one.
+func (o *Offer) rate() decimal.Decimal {
+	if o.Rate.Set && o.Rate.IsPositive() {
+		return o.Rate.Decimal
+	}
+	return one
 }

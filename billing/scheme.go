@@ -113,7 +113,7 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	b.Amount = FormatMoney(b.total, o.Currency)
 	b.Bandwidth = FormatMoney(bwAmount, o.Currency)
 	if o.CompareCurrency != "" && o.CompareCurrency != o.Currency {
-		b.compare = b.total.Mul(o.Rate.Decimal)
+		b.compare = b.total.Mul(o.rate())
 		b.AmountCompare = FormatMoney(b.compare, o.CompareCurrency)
 		b.CompareCurrency = o.CompareCurrency
 	} else {
