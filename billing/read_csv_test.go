@@ -39,6 +39,7 @@ func TestCSVStampsAndUnits(t *testing.T) {
 	}{
 		{"start stamps, unix seconds", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []Slot{{600, 1, 2}, {900, 3, 4}}, 300},
 		{"end stamps", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{Stamp: "end"}, []Slot{{300, 1, 2}, {600, 3, 4}}, 300},
+		{"end stamps in a period", "timestamp,in_bytes,out_bytes\n600,1,1\n900,2,2\n1200,3,3\n1500,4,4\n", ReadOptions{Stamp: "end", From: 600, To: 1200}, []Slot{{600, 2, 2}, {900, 3, 3}}, 300},
 		{"column named end", "end,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []Slot{{300, 1, 2}, {600, 3, 4}}, 300},
 		{"bit rates", "timestamp,in_bps,out_bps\n600,8,16\n900,80,0.8\n", ReadOptions{}, []Slot{{600, 300, 600}, {900, 3000, 30}}, 300},
 		{"finer samples summed", "timestamp,in_bytes,out_bytes\n600,1,2\n660,1,2\n720,1,2\n840,1,2\n900,5,5\n", ReadOptions{}, []Slot{{600, 4, 8}, {900, 5, 5}}, 60},
@@ -176,11 +177,22 @@ func TestCSVManyChunksKeepsLineNumbersAndOrder(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Mapped in memory (ReadFile) and streamed through buffers (Read).
 	ss := mustReadFile(t, path, ReadOptions{From: start, To: start + rows*300})
-	if len(ss) != ifaces {
-		t.Fatalf("%d series", len(ss))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, s := range ss {
+	streamed, err := Read(f, path, ReadOptions{From: start, To: start + rows*300})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != ifaces || len(streamed) != ifaces {
+		t.Fatalf("%d and %d series", len(ss), len(streamed))
+	}
+	for i, s := range append(ss, streamed...) {
+		i %= ifaces
 		var sum float64
 		for _, sl := range s.Slots {
 			sum += sl.In
@@ -198,11 +210,16 @@ func TestCSVManyChunksKeepsLineNumbersAndOrder(t *testing.T) {
 		t.Errorf("window: %d slots", len(ss[3].Slots))
 	}
 	// A bad value on the last line.
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	fmt.Fprintf(f, "%d,if0,x,1\n", start+rows*300)
 	f.Close()
-	_, err := ReadFile(path, ReadOptions{})
-	wantReadErr(t, err, fmt.Sprintf("%s:%d: in_bytes: \"x\" is not a number", path, 1+ifaces*rows+1))
+	want := fmt.Sprintf("%s:%d: in_bytes: \"x\" is not a number", path, 1+ifaces*rows+1)
+	_, err = ReadFile(path, ReadOptions{})
+	wantReadErr(t, err, want)
+	f, _ = os.Open(path)
+	_, err = Read(f, path, ReadOptions{})
+	f.Close()
+	wantReadErr(t, err, want)
 }
 
 func TestParseStampMatchesTimePackage(t *testing.T) {

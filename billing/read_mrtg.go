@@ -115,8 +115,10 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 		b.checkRate(p.line, in, out, dur)
 		b.addSpan(p.t-dur, dur, in, out)
 	}
-	if durs[0] < SlotSeconds {
-		b.warnf(rows[0].line, "the newest row covers only %d s: its slot is incomplete", durs[0])
+	// rateup stamps its newest row with the poll time; rows before it are
+	// contiguous, so only a newest time inside a slot leaves that slot short.
+	if t0 := rows[0].t; t0%SlotSeconds != 0 {
+		b.warnf(rows[0].line, "the newest row ends at %s, inside its 5 minutes: that slot covers only %d s", fmtTime(t0), t0-floorSlot(t0))
 	}
 	// Step: the coarsest row that fed a kept slot.
 	if sl := b.s.Slots; len(sl) > 0 {

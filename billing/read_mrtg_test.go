@@ -71,3 +71,24 @@ func TestMRTGUnsetRowIsAGap(t *testing.T) {
 		t.Errorf("5-minute part: step %d, %d slots", s.Step, len(s.Slots))
 	}
 }
+
+func TestMRTGJitteredPollsFillWholeSlots(t *testing.T) {
+	// rateup fed at S+7, S+300+j … (j = 0..19 s of jitter, ~1000 B/s) writes
+	// "1780284000 1010", "1780283703 1010", "1780283700 1010": a 297 s row and a
+	// 3 s row that together fill the slot 1780283700 with 1010·300 bytes.
+	s := mustReadFile(t, testdata("rateup_jitter.log"), ReadOptions{From: 1780272000 + 3600, To: 1780284000})[0]
+	if len(s.Slots) != 28 || s.Step != 300 {
+		t.Fatalf("%d slots, step %d; want 28, 300", len(s.Slots), s.Step)
+	}
+	if last := s.Slots[27]; last.Start != 1780283700 || last.In != 1010*300 || last.Out != 505*300 {
+		t.Errorf("last slot %+v, want 1780283700 with 1010·300 / 505·300 bytes", last)
+	}
+	for _, sl := range s.Slots {
+		if sl.In < 900*300 || sl.In > 1100*300 {
+			t.Errorf("slot %s: in %v bytes, fed about 1000 B/s", fmtTime(sl.Start), sl.In)
+		}
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}
