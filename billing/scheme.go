@@ -36,7 +36,13 @@ func pick(override, own string) string {
 // priceOffer measures the view under the offer's rules (or the overrides) and prices it.
 func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	bw := o.Bandwidth
-	method := pick(opt.Method, bw.Method)
+	method := pick(opt.Method, pick(bw.Method, Methods[0]))
+	if bw.Direction == "" { // an offer built in code: the file's defaults
+		bw.Direction = "greater"
+		if bw.Scheme == "per-gb" {
+			bw.Direction = "out"
+		}
+	}
 	dir := bw.Direction
 	if isRate(bw.Scheme) {
 		// The override is a what-if on the rate rule; a per-GB offer's direction
