@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -187,7 +188,7 @@ type serveProber struct {
 	rate              float64
 	maxTTL            int
 	asnDB             route.ASNDB
-	stderr            interface{ Write([]byte) (int, error) }
+	stderr            io.Writer
 	warned            sync.Map // error text → true, so a lasting failure is said once
 }
 
