@@ -194,21 +194,25 @@ func (s *sock) recv(buf, oob []byte) (packet, error) {
 	return p, nil
 }
 
-// kernelTime extracts the SCM_TIMESTAMPNS receive time from control data.
+// kernelTime extracts the SCM_TIMESTAMPNS receive time from control data
+// (parsed in place: this runs once per reply of a 1,000-target sweep).
 func kernelTime(oob []byte) time.Time {
-	if len(oob) == 0 {
-		return time.Time{}
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return time.Time{}
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS &&
-			len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
-			ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+	hdr := unix.SizeofCmsghdr
+	for len(oob) >= hdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		l := int(h.Len)
+		if l < hdr || l > len(oob) {
+			return time.Time{}
+		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && l-unix.CmsgLen(0) >= int(unsafe.Sizeof(unix.Timespec{})) {
+			ts := (*unix.Timespec)(unsafe.Pointer(&oob[unix.CmsgLen(0)]))
 			return time.Unix(ts.Unix())
 		}
+		step := unix.CmsgSpace(l - unix.CmsgLen(0))
+		if step > len(oob) {
+			break
+		}
+		oob = oob[step:]
 	}
 	return time.Time{}
 }

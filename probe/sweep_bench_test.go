@@ -1,0 +1,38 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"testing"
+	"time"
+)
+
+// BenchmarkSweep1000 is the ping workload in-process (1,000 loopback
+// targets × 10 probes at 1,000 packets/s), for profiling; bench/ compares the
+// binary with fping.
+func BenchmarkSweep1000(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root (raw sockets)")
+	}
+	var ts []Target
+	for i := 0; i < 1000; i++ {
+		a := netip.AddrFrom4([4]byte{127, 0, byte(i / 250), byte(1 + i%250)})
+		ts = append(ts, Target{Name: a.String(), Addr: a})
+	}
+	cfg := PingConfig{Count: 10, Interval: time.Second, Timeout: time.Second, Rate: 1000, Socket: "raw"}
+	for b.Loop() {
+		res, err := PingTargets(context.Background(), ts, cfg, func(Record) {})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lost := 0
+		for _, r := range res {
+			lost += r.Sent - r.Recv
+		}
+		if lost > 0 {
+			b.Fatal(fmt.Sprintf("%d probes lost on loopback", lost))
+		}
+	}
+}
