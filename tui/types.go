@@ -317,8 +317,10 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 			row.MPLS = len(rs.MPLS) > 0
 			if n := len(rs.Samples); n > 0 {
 				row.Last = rs.Samples[n-1]
-			} else if rs.Recv > 0 {
-				row.Last = rs.RTT.Avg
+			}
+			// mtr --json has no percentiles: unknown, not zero.
+			if rs.Recv > 0 && rs.RTT.P50 == 0 && rs.RTT.P95 == 0 && rs.RTT.Avg > 0 {
+				row.RTT.P50, row.RTT.P95, row.RTT.P99 = math.NaN(), math.NaN(), math.NaN()
 			}
 		}
 		r.Hops = append(r.Hops, row)

@@ -176,7 +176,7 @@ var hopColumns = []column[Hop]{
 			}
 			return fmt.Sprintf("AS%d", h.ASN), nil
 		}},
-	{key: "carrier", title: "CARRIER", width: 11,
+	{key: "carrier", title: "CARRIER", width: 13,
 		cell: func(h Hop) (string, *lipgloss.Style) { return orDash(h.Carrier), nil }},
 	{key: "loss", title: "LOSS", width: 5, right: true,
 		cell: func(h Hop) (string, *lipgloss.Style) { return pct(h.Loss), nil }},
