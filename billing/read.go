@@ -31,7 +31,9 @@ type ReadOptions struct {
 	// (MRTG, rrdtool and Prometheus: end; vnstat: start) and ignore it.
 	Stamp string
 	// Columns names the in and out columns: rrdtool legend entries, CSV
-	// header names, or the values of a Prometheus "direction" label.
+	// header names, or the values of a Prometheus "direction" label. For
+	// Prometheus one value, in or out, says which direction results without
+	// a direction label are (default in).
 	Columns []string
 	// Units of CSV values: "bytes" per interval (default; "bps" when the
 	// columns are named in_bps/out_bps), "bps" (bit/s rates), or SNMP octet

@@ -152,6 +152,17 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 	if len(opts.Columns) == 2 {
 		inDirs, outDirs = opts.Columns[:1], opts.Columns[1:]
 	}
+	// One --columns value says which direction unlabelled results are.
+	unlabelledOut := false
+	if len(opts.Columns) == 1 {
+		c := strings.ToLower(opts.Columns[0])
+		switch {
+		case slices.Contains(promOutDirs, c):
+			unlabelledOut = true
+		case !slices.Contains(promInDirs, c):
+			return nil, fmt.Errorf("columns %q: for Prometheus input name the direction of the results: in or out", opts.Columns[0])
+		}
+	}
 	type group struct {
 		key     string
 		labels  map[string]string
@@ -175,7 +186,8 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 			byKey[key] = g
 			groups = append(groups, g)
 		}
-		isOut := dirLabel != "" && slices.ContainsFunc(outDirs, func(s string) bool { return strings.EqualFold(s, dir) })
+		isOut := dirLabel != "" && slices.ContainsFunc(outDirs, func(s string) bool { return strings.EqualFold(s, dir) }) ||
+			dirLabel == "" && unlabelledOut
 		if dirLabel != "" && !isOut && !slices.ContainsFunc(inDirs, func(s string) bool { return strings.EqualFold(s, dir) }) {
 			return nil, errAt(file, r.line, "metric."+dirLabel, "%q is neither an inbound (%s) nor an outbound (%s) direction", dir, strings.Join(inDirs, ", "), strings.Join(outDirs, ", "))
 		}
@@ -206,9 +218,9 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 			pts = promPair(g.in.pts, g.out.pts)
 		case g.in != nil:
 			pts = g.in.pts
-			if _, ok := g.labels["direction"]; !ok {
+			if _, ok := g.labels["direction"]; !ok && len(opts.Columns) == 0 {
 				if _, ok := g.labels["dir"]; !ok {
-					b.warnf(g.line, "no direction label: values counted as inbound (label the query direction=\"in\"/\"out\" to pair both)")
+					b.warnf(g.line, "no direction label: values counted as inbound (--columns out to count them as outbound; a direction=\"in\"/\"out\" label pairs both)")
 				}
 			}
 		default:

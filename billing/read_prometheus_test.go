@@ -56,3 +56,13 @@ func TestPrometheusBadInput(t *testing.T) {
 		wantReadErr(t, err, tc.want)
 	}
 }
+
+func TestPrometheusColumnsNameTheDirectionOfUnlabelledResults(t *testing.T) {
+	s := mustReadFile(t, testdata("prometheus_query_range_rate_ifHCOutOctets.json"), ReadOptions{Columns: []string{"out"}})[0]
+	if sl := s.Slots[0]; sl.In != 0 || sl.Out != 1586292703 || len(s.Warnings) != 0 {
+		t.Errorf("slot %+v, warnings %q", sl, s.Warnings)
+	}
+	if _, err := ReadFile(testdata("prometheus_query_range_rate_ifHCOutOctets.json"), ReadOptions{Columns: []string{"sideways"}}); err == nil {
+		t.Error("--columns sideways accepted")
+	}
+}
