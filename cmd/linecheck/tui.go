@@ -114,9 +114,8 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
 		ASNDB: o.asnDB, Ping: probe.PingConfig{Interval: o.interval}})
 	if err != nil {
-		if errors.Is(err, compare.ErrRecordedOnly) {
-			return badInput(err)
-		}
+		// A bad file, a missing recording or offer, or a live run of a
+		// recorded_only file: all bad input.
 		return badInput(err)
 	}
 	return runTUIFeed(ctx, feed, o)
