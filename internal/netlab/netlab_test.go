@@ -2,6 +2,7 @@ package netlab
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"reflect"
@@ -395,4 +396,47 @@ func alive(pid int) bool {
 	}
 	f := strings.Fields(string(b))
 	return len(f) > 2 && f[2] != "Z"
+}
+
+func TestICMPLossSilencesOneHopOnly(t *testing.T) {
+	t.Parallel()
+	tool(t, "traceroute")
+	tool(t, "mtr")
+	l := UpForTest(t, Config{Prefix: "lcnlh", Hops: 3})
+	if err := l.ICMPLoss(2, 100); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, l.Exec(l.Client(), "traceroute", "-n", "-q", "1", "-w", "1", l.ServerAddr(false)), false)
+	hops, err := TracerouteHops(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"10.77.0.2"}, nil, {"10.77.2.2"}, {"10.77.3.2"}}
+	if !reflect.DeepEqual(hops, want) {
+		t.Errorf("traceroute with r2 silent: %q, want %q\n%s", hops, want, out)
+	}
+	if err := l.ICMPLoss(2, 30); err != nil {
+		t.Fatal(err)
+	}
+	out = run(t, l.Exec(l.Client(), "mtr", "-n", "-r", "-c", "100", "-i", "0.01", "--json", l.ServerAddr(false)), false)
+	hubs, err := MTRReport([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.ICMPDropped(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hubs) != 4 {
+		t.Fatalf("mtr: %+v", hubs)
+	}
+	for i, h := range hubs {
+		want := 0.0
+		if i == 1 {
+			want = float64(d) // of 100 probes
+		}
+		if math.Abs(h.Loss-want) > 1e-9 {
+			t.Errorf("mtr hop %d: loss %v%%, want %v%% (nftables dropped %d time-exceeded at r2)", i+1, h.Loss, want, d)
+		}
+	}
 }

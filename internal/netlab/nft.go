@@ -145,3 +145,68 @@ func (l *Lab) nft(router int, script string) error {
 	}
 	return nil
 }
+
+// ICMPLoss makes router k (1..Hops) drop the fraction pct (0..100, percent)
+// of the ICMP time-exceeded messages it generates itself (IPv4 and IPv6), in
+// the output hook: hop k shows loss that no later hop shows. 100 makes a
+// silent hop; 0 removes the rule. ICMPDropped reports the count.
+func (l *Lab) ICMPLoss(router int, pct float64) error {
+	if router < 1 || router > l.cfg.Hops {
+		return fmt.Errorf("netlab %s: icmp loss: router %d out of 1..%d", l.cfg.Prefix, router, l.cfg.Hops)
+	}
+	if pct < 0 || pct > 100 {
+		return fmt.Errorf("netlab %s: icmp loss %v%%: want 0..100", l.cfg.Prefix, pct)
+	}
+	var b strings.Builder
+	b.WriteString("table inet netlab {\n  chain out {\n    type filter hook output priority raw; policy accept;\n  }\n}\n")
+	b.WriteString("flush chain inet netlab out\n")
+	if pct > 0 {
+		match := ""
+		if pct < 100 {
+			// numgen random mod 10000 < 10000 is rejected, hence no match at 100.
+			match = fmt.Sprintf("numgen random mod 10000 < %d ", int(pct*100+0.5))
+		}
+		fmt.Fprintf(&b, "add rule inet netlab out icmp type time-exceeded %scounter drop comment \"icmp loss\"\n", match)
+		fmt.Fprintf(&b, "add rule inet netlab out icmpv6 type time-exceeded %scounter drop comment \"icmp loss\"\n", match)
+	}
+	return l.nft(router, b.String())
+}
+
+// ICMPDropped returns how many time-exceeded messages the ICMPLoss rule of
+// router k has dropped.
+func (l *Lab) ICMPDropped(router int) (int, error) {
+	if router < 1 || router > l.cfg.Hops {
+		return 0, fmt.Errorf("netlab %s: icmp dropped: router %d out of 1..%d", l.cfg.Prefix, router, l.cfg.Hops)
+	}
+	out, err := nsCommand(l.nodes[router].name, "nft", "-j", "list", "chain", "inet", "netlab", "out").Output()
+	if err != nil {
+		return 0, fmt.Errorf("netlab %s: r%d: nft list: %w", l.cfg.Prefix, router, err)
+	}
+	var doc struct {
+		Nftables []struct {
+			Rule *struct {
+				Comment string `json:"comment"`
+				Expr    []struct {
+					Counter *struct {
+						Packets int `json:"packets"`
+					} `json:"counter"`
+				} `json:"expr"`
+			} `json:"rule"`
+		} `json:"nftables"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return 0, fmt.Errorf("netlab %s: r%d: nft json: %w", l.cfg.Prefix, router, err)
+	}
+	n := 0
+	for _, it := range doc.Nftables {
+		if it.Rule == nil || it.Rule.Comment != "icmp loss" {
+			continue
+		}
+		for _, e := range it.Rule.Expr {
+			if e.Counter != nil {
+				n += e.Counter.Packets
+			}
+		}
+	}
+	return n, nil
+}

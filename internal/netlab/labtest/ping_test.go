@@ -40,7 +40,7 @@ func medianVsPing(t *testing.T, l *netlab.Lab, bin string, count int, interval s
 
 // With a fixed 50 ms delay, linecheck's median RTT is within 0.5 ms of
 // iputils ping's on the same path at the same time; its trace's destination
-// agrees too.
+// agrees too; with a 30 ms timeout every reply is late, not received.
 func TestPingMedianMatchesPingWithFixedDelay(t *testing.T) {
 	t.Parallel()
 	l, bin := lab(t, netlab.Config{Prefix: "lclte", Hops: 3, TUNLink: 2, Delay: 50 * time.Millisecond})
@@ -53,6 +53,12 @@ func TestPingMedianMatchesPingWithFixedDelay(t *testing.T) {
 	}
 	if med < 50 || med > 52 {
 		t.Errorf("ping median %.3f ms on a 50 ms wire: the lab is off", med)
+	}
+	// A timeout shorter than the 50 ms wire: every reply is late, none received.
+	late := parsePing(t, mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "10", "--interval", "20ms",
+		"--timeout", "30ms", l.ServerAddr(false))).Results[0]
+	if late.Sent != 10 || late.Recv != 0 || late.Loss != 1 || late.Late != 10 {
+		t.Errorf("--timeout 30ms on a 50 ms path: sent %d recv %d loss %v late %d, want 10, 0, 1, 10", late.Sent, late.Recv, late.Loss, late.Late)
 	}
 	tr := parseTrace(t, mustRun(t, l, l.Client(), "chrt", "-f", "10", bin, "trace", "--format", "json",
 		"--cycles", "20", "--interval", "20ms", "--timeout", "1s", l.ServerAddr(false)))
@@ -110,7 +116,10 @@ func TestConcurrentRawRunsCountOnlyTheirOwnReplies(t *testing.T) {
 	t.Parallel()
 	l, bin := lab(t, netlab.Config{Prefix: "lclth", Hops: 3})
 	dst := l.ServerAddr(false)
-	args := []string{"ping", "--socket", "raw", "--format", "json", "--count", "300", "--interval", "5ms", "--rate", "1000", dst}
+	// Deny unprivileged ICMP sockets in the client (the root namespace's
+	// default), so that ping's datagram-first choice falls back to raw.
+	mustRun(t, l, l.Client(), "sysctl", "-qw", "net.ipv4.ping_group_range=1 0")
+	args := []string{"ping", "--format", "json", "--count", "300", "--interval", "5ms", "--rate", "1000", dst}
 	a, b := start(l, l.Client(), bin, args...), start(l, l.Client(), bin, args...)
 	for i, r := range []result{a(), b()} {
 		res := parsePing(t, r).Results[0]

@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -265,4 +266,86 @@ func TestTraceKeepsTheCycleIntervalUnderLoss(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("200 cycles at 5 ms with 10%% loss took %v, want about 2 s: lost probes delay the next cycle by --timeout", took.Round(time.Millisecond))
 	}
+}
+
+// A router that drops its own time-exceeded messages: at 100 % the hop has
+// "responders":[] and loss 1 while later hops answer every probe; at 30 %
+// the hop receives exactly what nftables let through, is flagged
+// icmp-rate-limited (its loss does not carry on), and the destination loses
+// nothing.
+func TestTraceHopOnlyLoss(t *testing.T) {
+	t.Parallel()
+	const router = 2
+	l, bin := lab(t, netlab.Config{Prefix: "lcltj", Hops: 4, IPv6: true})
+	t.Run("silent", func(t *testing.T) {
+		if err := l.ICMPLoss(router, 100); err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, l, l.Client(), bin, "trace", "--format", "json", "--cycles", "5", "--interval", "20ms", "--timeout", "300ms", l.ServerAddr(false))
+		var raw struct {
+			Hops []struct {
+				Responders json.RawMessage `json:"responders"`
+			} `json:"hops"`
+		}
+		if err := json.Unmarshal(r.stdout, &raw); err != nil || len(raw.Hops) < router {
+			t.Fatalf("trace JSON: %v\n%s", err, r)
+		}
+		if got := string(raw.Hops[router-1].Responders); got != "[]" {
+			t.Errorf("silent hop %d: \"responders\":%s, want []", router, got)
+		}
+		tr := parseTrace(t, r)
+		want := l.RouterAddrs(false)
+		want[router-1] = ""
+		if got := hopAddrs(tr); !reflect.DeepEqual(got, want) {
+			t.Fatalf("hops %q, want %q", got, want)
+		}
+		for _, h := range tr.Hops {
+			wantLoss := 0.0
+			if h.TTL == router {
+				wantLoss = 1
+			}
+			if h.Sent != 5 || h.Loss != wantLoss {
+				t.Errorf("hop %d: sent %d loss %v, want 5 and %v", h.TTL, h.Sent, h.Loss, wantLoss)
+			}
+		}
+		if !tr.Reached {
+			t.Error("reached false behind a silent hop")
+		}
+	})
+	t.Run("30pct", func(t *testing.T) {
+		if err := l.ICMPLoss(router, 30); err != nil {
+			t.Fatal(err)
+		}
+		for _, v6 := range []bool{false, true} {
+			before, err := l.ICMPDropped(router)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fam := "-4"
+			if v6 {
+				fam = "-6"
+			}
+			tr := traceJSON(t, l, bin, fam, "--cycles", "100", "--interval", "10ms", "--timeout", "300ms", l.ServerAddr(v6))
+			after, err := l.ICMPDropped(router)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := hopAddrs(tr), l.RouterAddrs(v6); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: hops %q, want %q", fam, got, want)
+			}
+			for _, h := range tr.Hops {
+				limited := hasFlag(h, "icmp-rate-limited")
+				if h.TTL == router {
+					if d := after - before; recv(h) != 100-d || d == 0 || !limited {
+						t.Errorf("%s hop %d: recv %d of 100, flags %v; nftables dropped %d of its time-exceeded: want recv %d and icmp-rate-limited",
+							fam, h.TTL, recv(h), h.Flags, d, 100-d)
+					}
+					continue
+				}
+				if recv(h) != 100 || limited {
+					t.Errorf("%s hop %d: recv %d of 100, flags %v, want 100 and no icmp-rate-limited", fam, h.TTL, recv(h), h.Flags)
+				}
+			}
+		}
+	})
 }
