@@ -168,10 +168,15 @@ func TraceCounted(ctx context.Context, target string, cfg TraceConfig, onCycle f
 // tprobe is one sent probe awaiting or holding its outcome.
 type tprobe struct {
 	res      route.ProbeResult
+	cycle    int
 	sent     time.Time
 	answered bool // a reply (in time or late) was seen
-	final    bool // its wait ended and its result was recorded
+	final    bool // its outcome is decided and recorded
 }
+
+// traceGrace is how long after its timeout a probe is declared lost: a reply
+// the kernel stamped in time but that is read a little later still counts.
+const traceGrace = 50 * time.Millisecond
 
 type tracer struct {
 	drv     Driver
@@ -179,10 +184,15 @@ type tracer struct {
 	pending map[uint16]*tprobe
 	key     uint16
 	order   int
+	queue   []*tprobe // every probe in send order (and so in deadline order)
+	expired int       // queue[:expired] are past their wait
+	left    []int     // per cycle: probes not final yet
+	sentIn  []bool    // per cycle: all its probes were sent
+	next    int       // the next cycle to report to onCycle
 	results []route.ProbeResult
 	counts  TraceCounts
-	waiting int // probes of the current cycle with no reply yet
 	destTTL int
+	onCycle func()
 }
 
 func (t *tracer) nextKey() uint16 {
@@ -191,6 +201,47 @@ func (t *tracer) nextKey() uint16 {
 		t.key = 1
 	}
 	return t.key
+}
+
+// finalize records p's outcome.
+func (t *tracer) finalize(p *tprobe) {
+	if p.final {
+		return
+	}
+	p.final = true
+	t.results = append(t.results, p.res)
+	t.left[p.cycle]--
+	t.report()
+}
+
+// report calls onCycle for every cycle, in order, whose probes are all final.
+func (t *tracer) report() {
+	for t.next < len(t.left) && t.sentIn[t.next] && t.left[t.next] == 0 {
+		t.next++
+		if t.onCycle != nil {
+			t.onCycle()
+		}
+	}
+}
+
+// expire declares probes whose wait ended before now lost.
+func (t *tracer) expire(now time.Time) {
+	wait := t.cfg.Timeout + traceGrace
+	for t.expired < len(t.queue) && now.Sub(t.queue[t.expired].sent) >= wait {
+		t.finalize(t.queue[t.expired])
+		t.expired++
+	}
+}
+
+// wake is when the oldest probe still waiting will have waited long enough.
+func (t *tracer) wake() (time.Time, bool) {
+	for t.expired < len(t.queue) && t.queue[t.expired].final {
+		t.expired++
+	}
+	if t.expired == len(t.queue) {
+		return time.Time{}, false
+	}
+	return t.queue[t.expired].sent.Add(t.cfg.Timeout + traceGrace), true
 }
 
 // handle applies one decoded reply.
@@ -205,28 +256,38 @@ func (t *tracer) handle(r TraceReply) {
 		return
 	}
 	p.answered = true
-	rtt := r.At.Sub(p.sent)
-	if !p.final {
-		t.waiting--
-	}
-	if p.final || rtt > t.cfg.Timeout {
+	if p.final || r.At.Sub(p.sent) > t.cfg.Timeout {
 		t.counts.Late++
+		t.finalize(p)
 		return
 	}
 	p.res.Addr = r.From.String()
-	p.res.RTTms = float64(rtt.Nanoseconds()) / 1e6
+	p.res.RTTms = float64(r.At.Sub(p.sent).Nanoseconds()) / 1e6
 	p.res.Dest = r.Dest
 	p.res.MPLS = r.MPLS
+	if r.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
+		t.destTTL = p.res.TTL
+	}
+	t.finalize(p)
 }
 
-// receiveUntil handles replies until deadline, or until no probe of the
-// current cycle waits when stopWhenDone. It returns ctx's error when ctx ended.
-func (t *tracer) receiveUntil(ctx context.Context, deadline time.Time, stopWhenDone bool) error {
-	for !(stopWhenDone && t.waiting == 0) {
-		if !time.Now().Before(deadline) {
+// receiveUntil reads replies and expires probes until "until", or, when
+// until is zero, until no probe waits any more. It returns ctx's error when
+// ctx ended.
+func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
+	for {
+		t.expire(time.Now())
+		w, waiting := t.wake()
+		switch {
+		case until.IsZero() && !waiting:
 			return nil
+		case until.IsZero():
+		case !time.Now().Before(until):
+			return nil
+		case !waiting || until.Before(w):
+			w = until
 		}
-		rctx, cancel := context.WithDeadline(ctx, deadline)
+		rctx, cancel := context.WithDeadline(ctx, w)
 		r, err := t.drv.Receive(rctx)
 		cancel()
 		switch {
@@ -237,12 +298,99 @@ func (t *tracer) receiveUntil(ctx context.Context, deadline time.Time, stopWhenD
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
-			return nil
 		default:
 			return fmt.Errorf("receiving: %w", err)
 		}
 	}
-	return nil
+}
+
+// TraceWithDriver runs the traceroute algorithm over drv. Cycle c starts at
+// start + c·Interval whatever earlier cycles still wait for (mtr style: a lost
+// probe does not hold the next cycle back). Each cycle sends every TTL of
+// every flow (paced by cfg.Rate) before it reads a reply, so a cycle takes
+// about one round trip; the kernel's receive timestamps keep the RTTs exact
+// although replies are read afterwards. Once the target answered at TTL d,
+// later cycles stop at d. Replies are matched by probe key: a reply to no
+// probe is foreign, a second reply a duplicate, a reply after the timeout
+// late (the probe counts as lost). A probe without a reply is lost once its
+// timeout (plus a 50 ms grace for reading) has passed. After the last cycle
+// it returns as soon as no probe waits. onCycle gets a snapshot each time a
+// cycle's probes are all decided, in cycle order.
+func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.Addr, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, TraceCounts{}, err
+	}
+	t := &tracer{drv: drv, cfg: cfg, pending: make(map[uint16]*tprobe),
+		left: make([]int, cfg.Cycles), sentIn: make([]bool, cfg.Cycles)}
+	start := time.Now()
+	doc := func() *route.Trace {
+		hops, reached := route.BuildHops(t.results)
+		if cfg.Flows == 1 {
+			for i := range hops {
+				for j := range hops[i].Responders {
+					hops[i].Responders[j].Flows = nil
+				}
+			}
+		}
+		return &route.Trace{Schema: route.TraceSchema, Target: target, Addr: addr.String(), Protocol: cfg.Proto,
+			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339), Hops: hops}
+	}
+	if onCycle != nil {
+		t.onCycle = func() { onCycle(doc()) }
+	}
+	gap := time.Duration(float64(time.Second) / cfg.Rate)
+	var sendErr error
+	for c := 0; c < cfg.Cycles; c++ {
+		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
+		if err := t.receiveUntil(ctx, cycleStart); err != nil {
+			return doc(), t.counts, err
+		}
+		hi := cfg.MaxTTL
+		if t.destTTL > 0 {
+			hi = min(hi, t.destTTL)
+		}
+		n := 0
+		for f := 0; f < cfg.Flows; f++ {
+			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
+				// Pacing only: no reply is read until the whole cycle is out.
+				if err := sleepUntil(ctx, cycleStart.Add(time.Duration(n)*gap)); err != nil {
+					return doc(), t.counts, err
+				}
+				n++
+				key := t.nextKey()
+				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
+				if err != nil {
+					if errors.Is(err, ErrPrivilege) {
+						return nil, t.counts, err
+					}
+					if sendErr == nil {
+						sendErr = fmt.Errorf("sending a probe with TTL %d: %w", ttl, err)
+					}
+					// Never sent: it gets no result, it is not lost.
+					continue
+				}
+				p := &tprobe{res: route.ProbeResult{TTL: ttl, Flow: f, Order: t.order}, cycle: c, sent: at}
+				t.order++
+				if old := t.pending[key]; old != nil && !old.final {
+					// 65,534 probes later the key comes round again.
+					t.finalize(old)
+				}
+				t.pending[key] = p
+				t.queue = append(t.queue, p)
+				t.left[c]++
+			}
+		}
+		t.sentIn[c] = true
+		if t.left[c] == 0 && sendErr != nil {
+			return doc(), t.counts, sendErr
+		}
+		t.report()
+	}
+	if err := t.receiveUntil(ctx, time.Time{}); err != nil {
+		return doc(), t.counts, err
+	}
+	return doc(), t.counts, nil
 }
 
 // sleepUntil waits for d or ctx.
@@ -259,97 +407,4 @@ func sleepUntil(ctx context.Context, d time.Time) error {
 	case <-tm.C:
 		return nil
 	}
-}
-
-// TraceWithDriver runs the traceroute algorithm over drv. Each cycle sends
-// every TTL of every flow (paced by cfg.Rate) before it reads the first
-// reply, so a cycle takes about one round trip; the kernel's receive
-// timestamps keep the RTTs exact although replies are read afterwards. Once
-// the target answered at TTL d, later cycles stop at d. Replies are matched by
-// probe key: a reply to no probe is foreign, a second reply a duplicate, a
-// reply after the timeout late. Between cycles replies are still read, so
-// late ones are counted.
-func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.Addr, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, TraceCounts{}, err
-	}
-	t := &tracer{drv: drv, cfg: cfg, pending: make(map[uint16]*tprobe)}
-	start := time.Now()
-	doc := func() *route.Trace {
-		hops, reached := route.BuildHops(t.results)
-		if cfg.Flows == 1 {
-			for i := range hops {
-				for j := range hops[i].Responders {
-					hops[i].Responders[j].Flows = nil
-				}
-			}
-		}
-		tr := &route.Trace{Schema: route.TraceSchema, Target: target, Addr: addr.String(), Protocol: cfg.Proto,
-			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339), Hops: hops}
-		return tr
-	}
-	gap := time.Duration(float64(time.Second) / cfg.Rate)
-	var sendErr error
-	for c := 0; c < cfg.Cycles; c++ {
-		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
-		if err := sleepUntil(ctx, cycleStart); err != nil {
-			return doc(), t.counts, err
-		}
-		hi := cfg.MaxTTL
-		if t.destTTL > 0 {
-			hi = min(hi, t.destTTL)
-		}
-		var batch []*tprobe
-		var last time.Time
-		n := 0
-		for f := 0; f < cfg.Flows; f++ {
-			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
-				if err := sleepUntil(ctx, cycleStart.Add(time.Duration(n)*gap)); err != nil {
-					return doc(), t.counts, err
-				}
-				n++
-				key := t.nextKey()
-				p := &tprobe{res: route.ProbeResult{TTL: ttl, Flow: f, Order: t.order}}
-				t.order++
-				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
-				if err != nil {
-					if errors.Is(err, ErrPrivilege) {
-						return nil, t.counts, err
-					}
-					if sendErr == nil {
-						sendErr = fmt.Errorf("sending a probe with TTL %d: %w", ttl, err)
-					}
-					// Never sent: it gets no result, it is not lost.
-					continue
-				}
-				p.sent, last = at, at
-				t.pending[key] = p
-				batch = append(batch, p)
-			}
-		}
-		if len(batch) == 0 {
-			return doc(), t.counts, sendErr
-		}
-		t.waiting = len(batch)
-		if err := t.receiveUntil(ctx, last.Add(cfg.Timeout), true); err != nil {
-			return doc(), t.counts, err
-		}
-		for _, p := range batch {
-			p.final = true
-			t.results = append(t.results, p.res)
-			if p.res.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
-				t.destTTL = p.res.TTL
-			}
-		}
-		if onCycle != nil {
-			onCycle(doc())
-		}
-		if c < cfg.Cycles-1 {
-			if err := t.receiveUntil(ctx, start.Add(time.Duration(c+1)*cfg.Interval), false); err != nil {
-				return doc(), t.counts, err
-			}
-		}
-	}
-	return doc(), t.counts, nil
 }
