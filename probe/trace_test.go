@@ -295,3 +295,27 @@ func TestForeignErrorIsRetryable(t *testing.T) {
 		t.Fatal("ForeignError is not ErrForeign")
 	}
 }
+
+func TestTraceLostProbesDoNotHoldTheNextCycleBack(t *testing.T) {
+	f := newFake(path4...)
+	f.drop = func(p TraceProbe, _ int) bool { return p.TTL == 2 }
+	cfg := fastCfg(10)
+	cfg.Timeout = 300 * time.Millisecond
+	var sendsAtCycle []int
+	tr, _, err := TraceWithDriver(context.Background(), f, "lab", f.path[3], cfg, func(*route.Trace) {
+		f.mu.Lock()
+		sendsAtCycle = append(sendsAtCycle, len(f.sends))
+		f.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cycle 1's TTL 2 probe is decided only when its timeout has passed; by
+	// then all 10 cycles (1 ms apart) are out: 8 + 9·4 probes.
+	if len(sendsAtCycle) != 10 || sendsAtCycle[0] != 44 {
+		t.Errorf("probes sent when each cycle was reported: %v, want 10 reports, the first after all 44 sends", sendsAtCycle)
+	}
+	if tr.Hops[1].Loss != 1 || tr.Hops[1].Sent != 10 {
+		t.Errorf("ttl 2: %+v", tr.Hops[1])
+	}
+}
