@@ -79,10 +79,9 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 	sum.Times, sum.InBps, sum.OutBps = billing.PeriodRates(s, p, 1)
 	bills := map[string]offerBill{}
 	for _, b := range rep.Bills {
-		total, err := decimal.NewFromString(b.Amount)
-		if err != nil {
-			return nil, nil, fmt.Errorf("offer %s: amount %q: %w", b.Offer, b.Amount, err)
-		}
+		// The exact total, not the rounded Amount: money is rounded once, after
+		// the fx conversion, never twice.
+		total := b.ExactTotal()
 		ob := offerBill{offer: b.Offer, scheme: b.Scheme, currency: b.Currency, total: total}
 		for _, it := range b.Items {
 			amt := it.Amount

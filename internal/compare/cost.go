@@ -78,7 +78,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &Monthly{Offer: b.offer, Scheme: b.scheme, Total: b.total.StringFixed(billing.MinorUnit(b.currency)), Currency: b.currency,
+	m := &Monthly{Offer: b.offer, Scheme: b.scheme, Total: billing.RoundMoney(b.total, b.currency).StringFixed(billing.MinorUnit(b.currency)), Currency: b.currency,
 		Items: b.items, Converted: conv, Rate: rate}
 	var whatIf []SchemeCost
 	for _, name := range c.WhatIf {
@@ -90,7 +90,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		whatIf = append(whatIf, SchemeCost{Offer: w.offer, Scheme: w.scheme, Total: w.total.StringFixed(billing.MinorUnit(w.currency)), Currency: w.currency, Converted: wc})
+		whatIf = append(whatIf, SchemeCost{Offer: w.offer, Scheme: w.scheme, Total: billing.RoundMoney(w.total, w.currency).StringFixed(billing.MinorUnit(w.currency)), Currency: w.currency, Converted: wc})
 	}
 	return m, whatIf, nil
 }
