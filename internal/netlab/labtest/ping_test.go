@@ -2,7 +2,11 @@ package labtest
 
 import (
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,3 +149,54 @@ func TestConcurrentRawRunsCountOnlyTheirOwnReplies(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Privileges, checked as the unprivileged user nobody inside the lab: ICMP
+// echo works through datagram sockets where ping_group_range allows them;
+// where it does not, ping and trace exit 2 and print the exact fix.
+func TestUnprivilegedPingAndTheMissingPrivilegeMessage(t *testing.T) {
+	t.Parallel()
+	tool(t, "setpriv")
+	l, bin := lab(t, netlab.Config{Prefix: "lcltk", Hops: 2})
+	// A copy nobody can execute (test temp directories are 0700).
+	dir, err := os.MkdirTemp("", "lcltk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	pub := filepath.Join(dir, "linecheck")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pub, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nobody := []string{"--reuid=nobody", "--regid=nogroup", "--clear-groups", pub}
+	dst := l.ServerAddr(false)
+
+	res := parsePing(t, mustRun(t, l, l.Client(), "setpriv", append(nobody, "ping", "--format", "json", "--count", "5", "--interval", "10ms", dst)...)).Results[0]
+	if res.Sent != 5 || res.Recv != 5 {
+		t.Errorf("nobody with ping_group_range open: sent %d recv %d, want 5 and 5", res.Sent, res.Recv)
+	}
+
+	mustRun(t, l, l.Client(), "sysctl", "-qw", "net.ipv4.ping_group_range=1 0")
+	for _, args := range [][]string{
+		{"ping", "--count", "1", dst},
+		{"trace", dst},
+	} {
+		r := start(l, l.Client(), "setpriv", append(nobody, args...)...)()
+		code := -1
+		if ee, ok := r.err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != 2 || !strings.Contains(string(r.stderr), "setcap cap_net_raw+ep") {
+			t.Errorf("nobody, no ICMP sockets allowed: %s: exit %d, want 2 and the setcap fix on stderr\n%s", args[0], code, r.stderr)
+		}
+		if args[0] == "ping" && !strings.Contains(string(r.stderr), "ping_group_range") {
+			t.Errorf("ping without privilege: stderr does not name the ping_group_range sysctl:\n%s", r.stderr)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -210,7 +212,9 @@ func TestTraceMeasuresNftablesLossExactlyFromItsHop(t *testing.T) {
 // A router with the kernel's ICMP rate limiting back on answers only part of
 // the probes that expire there; the trace flags that hop icmp-rate-limited,
 // and neither later hops nor the destination show loss. mtr on the same lab
-// sees the same false loss at that hop (the misreading the flag prevents).
+// sees the same false loss at that hop (the misreading the flag prevents),
+// and `trace --replay` of mtr's JSON reproduces mtr's figures and flags the
+// same hop.
 func TestTraceFlagsTheRateLimitedHop(t *testing.T) {
 	t.Parallel()
 	tool(t, "mtr")
@@ -242,6 +246,26 @@ func TestTraceFlagsTheRateLimitedHop(t *testing.T) {
 	}
 	if len(hubs) != 5 || hubs[router-1].Loss < 50 || hubs[4].Loss != 0 {
 		t.Errorf("mtr on the same lab: %+v, want ≥ 50%% loss at hop %d only", hubs, router)
+	}
+
+	// trace --replay reads that mtr --json report: the same hops, sent
+	// counts and loss, and the same verdict on the rate-limited hop.
+	file := filepath.Join(t.TempDir(), "mtr.json")
+	if err := os.WriteFile(file, out.stdout, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := parseTrace(t, start(l, l.Client(), bin, "trace", "--replay", file, "--format", "json")())
+	if len(rep.Hops) != len(hubs) {
+		t.Fatalf("replay of mtr --json: %d hops, mtr has %d", len(rep.Hops), len(hubs))
+	}
+	for i, h := range rep.Hops {
+		m := hubs[i]
+		if hopAddrs(rep)[i] != m.Host || h.Sent != m.Sent || math.Abs(h.Loss-m.Loss/100) > 0.0005 {
+			t.Errorf("replay hop %d: %s sent %d loss %v; mtr: %s sent %d loss %v%%", h.TTL, hopAddrs(rep)[i], h.Sent, h.Loss, m.Host, m.Sent, m.Loss)
+		}
+		if limited := hasFlag(h, "icmp-rate-limited"); limited != (h.TTL == router) {
+			t.Errorf("replay hop %d: flags %v, want icmp-rate-limited only at hop %d", h.TTL, h.Flags, router)
+		}
 	}
 }
 
