@@ -16,6 +16,9 @@ import (
 // The lab is checked here against the real tools (traceroute, mtr, ping,
 // hping3) only; linecheck itself is tested against the lab in ./labtest.
 // Each test builds its own lab with its own prefix, so they run in parallel.
+// Pings that measure the wire's delay run under chrt -f (real-time): on this
+// shared 2-core machine an ordinary process can wait tens of milliseconds
+// for a CPU, which is the machine's delay, not the wire's.
 
 func TestConfigRejected(t *testing.T) {
 	for _, tc := range []struct {
@@ -146,7 +149,7 @@ func TestTUNLinkDelaysOnlyTheHopsBehindIt(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
 		addrs := l.RouterAddrs(v6) // r1, r2 before link 2; r3 (its far end) and the server behind it
 		for i, a := range addrs {
-			out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "20", "-i", "0.02", a), false)
+			out := run(t, l.Exec(l.Client(), "chrt", "-f", "10", "ping", "-n", "-c", "20", "-i", "0.02", a), false)
 			p, err := PingOutput(out)
 			if err != nil {
 				t.Fatal(err)
@@ -169,7 +172,7 @@ func TestTUNLinkDelaysOnlyTheHopsBehindIt(t *testing.T) {
 func TestTUNLinkJitterIsUniformAroundTheDelay(t *testing.T) {
 	t.Parallel()
 	l := UpForTest(t, Config{Prefix: "lcnlj", Hops: 2, TUNLink: 1, Delay: 50 * time.Millisecond, Jitter: 5 * time.Millisecond, Seed: 7})
-	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "300", "-i", "0.02", l.ServerAddr(false)), false)
+	out := run(t, l.Exec(l.Client(), "chrt", "-f", "10", "ping", "-n", "-c", "300", "-i", "0.02", l.ServerAddr(false)), false)
 	p, err := PingOutput(out)
 	if err != nil {
 		t.Fatal(err)
