@@ -320,7 +320,8 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 		if off := p.byName[c.Offer]; off != nil && off.Bandwidth.CommitMbps.Set {
 			cost.CommitMbps = off.Bandwidth.CommitMbps.InexactFloat64()
 		}
-		if conv, rate, err := p.convert(b.Amount, b.Currency); err == nil {
+		// Convert the exact total: money is rounded once, after the fx conversion.
+		if conv, rate, err := p.convert(b.ExactTotal().String(), b.Currency); err == nil {
 			cost.TotalBase, cost.FX = conv, rate
 		} else {
 			cost.Notes = append(cost.Notes, err.Error())
@@ -356,7 +357,7 @@ func (p *pricer) convert(amount, cur string) (Money, float64, error) {
 		return Money{}, 0, err
 	}
 	if p.base == "" || p.base == cur {
-		return Money{amount, cur}, 1, nil
+		return Money{billing.RoundMoney(v, cur).StringFixed(billing.MinorUnit(cur)), cur}, 1, nil
 	}
 	conv, err := p.file.FX.Convert(v, cur)
 	if err != nil {
