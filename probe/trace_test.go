@@ -25,9 +25,8 @@ type fakeDriver struct {
 	sends   []TraceProbe
 	cycleOf map[uint16]int
 
-	// sendsAtFirstReceive holds len(sends) when Receive was first called after a Send.
-	sendsAtFirstReceive []int
-	lastSendCount       int
+	// receivesAt holds len(sends) at every Receive call.
+	receivesAt []int
 
 	drop      func(p TraceProbe, n int) bool // n = how many probes at this TTL before
 	late      func(p TraceProbe) bool
@@ -52,6 +51,16 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 	defer f.mu.Unlock()
 	f.sends = append(f.sends, p)
 	sent := time.Now()
+	if p.TTL == 1 && p.Flow == 0 {
+		// A new cycle: other runs' packets arrive too.
+		for i := 0; i < f.foreign; i++ {
+			if i%2 == 0 {
+				f.queue = append(f.queue, TraceReply{Key: 0xfffe, From: f.path[0], At: sent})
+			} else {
+				f.queue = append(f.queue, &ForeignError{Reason: "another run"})
+			}
+		}
+	}
 	n := f.perTTL[p.TTL]
 	f.perTTL[p.TTL]++
 	if f.drop != nil && f.drop(p, n) {
@@ -71,20 +80,9 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 
 func (f *fakeDriver) Receive(ctx context.Context) (TraceReply, error) {
 	f.mu.Lock()
-	if len(f.sends) != f.lastSendCount {
-		f.sendsAtFirstReceive = append(f.sendsAtFirstReceive, len(f.sends))
-		f.lastSendCount = len(f.sends)
-		// The batch is complete: mix in foreign packets and shuffle.
-		for i := 0; i < f.foreign; i++ {
-			if i%2 == 0 {
-				f.queue = append(f.queue, TraceReply{Key: 0xfffe, From: f.path[0], At: time.Now()})
-			} else {
-				f.queue = append(f.queue, &ForeignError{Reason: "another run"})
-			}
-		}
-		if f.shuffle {
-			f.rnd.Shuffle(len(f.queue), func(i, j int) { f.queue[i], f.queue[j] = f.queue[j], f.queue[i] })
-		}
+	f.receivesAt = append(f.receivesAt, len(f.sends))
+	if f.shuffle {
+		f.rnd.Shuffle(len(f.queue), func(i, j int) { f.queue[i], f.queue[j] = f.queue[j], f.queue[i] })
 	}
 	if len(f.queue) > 0 {
 		it := f.queue[0]
@@ -105,7 +103,9 @@ func (f *fakeDriver) Close() error { return nil }
 var path4 = []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2"}
 
 func fastCfg(cycles int) TraceConfig {
-	return TraceConfig{MaxTTL: 8, Cycles: cycles, Interval: time.Millisecond, Timeout: 30 * time.Millisecond, Rate: 1e6}
+	// Cycles 20 ms apart: the fake answers at once, so a cycle is read out
+	// long before the next one starts.
+	return TraceConfig{MaxTTL: 8, Cycles: cycles, Interval: 20 * time.Millisecond, Timeout: 30 * time.Millisecond, Rate: 1e6}
 }
 
 func hopAddrs(tr *route.Trace) []string {
@@ -132,9 +132,20 @@ func runFake(t *testing.T, f *fakeDriver, cfg TraceConfig) (*route.Trace, TraceC
 func TestTraceSendsEveryTTLBeforeReadingAReply(t *testing.T) {
 	f := newFake(path4...)
 	tr, _ := runFake(t, f, fastCfg(3))
-	// Cycle 1 sends TTLs 1..8; once the target answered at TTL 4, cycles 2 and 3 send 1..4.
-	if want := []int{8, 12, 16}; !slices.Equal(f.sendsAtFirstReceive, want) {
-		t.Errorf("sends done when each cycle first read a reply: %v, want %v", f.sendsAtFirstReceive, want)
+	// Cycle 1 sends TTLs 1..8; once the target answered at TTL 4, cycles 2
+	// and 3 send 1..4. A reply may only be read between two cycles.
+	var ttls []int
+	for _, p := range f.sends {
+		ttls = append(ttls, p.TTL)
+	}
+	if want := []int{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 1, 2, 3, 4}; !slices.Equal(ttls, want) {
+		t.Errorf("TTLs sent %v, want %v", ttls, want)
+	}
+	for _, n := range f.receivesAt {
+		if n != 8 && n != 12 && n != 16 {
+			t.Errorf("a reply was read after %d sends, in the middle of a cycle (reads at %v)", n, f.receivesAt)
+			break
+		}
 	}
 	if !slices.Equal(hopAddrs(tr), path4) || !tr.Reached {
 		t.Errorf("hops %v reached %v, want %v", hopAddrs(tr), tr.Reached, path4)
@@ -166,7 +177,7 @@ func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 		}
 	}
 	// Every probe answered twice: 8 + 4·4 = 24 probes, 24 duplicates; 4 foreign
-	// per cycle. The run ends as soon as the last cycle is answered, so what is
+	// per cycle, queued when the cycle starts. The run ends as soon as the last cycle is answered, so what is
 	// still queued then was never read.
 	var unreadDup, unreadForeign int
 	for _, it := range f.queue {
@@ -300,6 +311,7 @@ func TestTraceLostProbesDoNotHoldTheNextCycleBack(t *testing.T) {
 	f := newFake(path4...)
 	f.drop = func(p TraceProbe, _ int) bool { return p.TTL == 2 }
 	cfg := fastCfg(10)
+	cfg.Interval = time.Millisecond
 	cfg.Timeout = 300 * time.Millisecond
 	var sendsAtCycle []int
 	tr, _, err := TraceWithDriver(context.Background(), f, "lab", f.path[3], cfg, func(*route.Trace) {
