@@ -59,6 +59,9 @@ func runDemo(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	// Relative paths are already resolved against f.Dir; name the file as the
+	// user knows it, not by its temporary copy.
+	f.Path = "bundled samples/candidates.yaml (illustrative)"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
