@@ -58,6 +58,13 @@ func tunlinkBinary() (string, error) {
 		out := filepath.Join(tmp, "tunlink")
 		cmd := exec.Command(goBin, "build", "-o", out, "github.com/linecheck/linecheck/internal/netlab/tunlink")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		// Build inside the module even when the caller (labctl run by hand)
+		// is elsewhere: this file's directory is in it.
+		if _, file, _, ok := runtime.Caller(0); ok {
+			if st, err := os.Stat(filepath.Dir(file)); err == nil && st.IsDir() {
+				cmd.Dir = filepath.Dir(file)
+			}
+		}
 		if b, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building tunlink: %w\n%s", err, b)
 			return
@@ -113,6 +120,9 @@ func (l *Lab) startTUN() error {
 		return fmt.Errorf("starting %s: %w", bin, err)
 	}
 	l.tun = cmd
+	if err := os.MkdirAll(filepath.Dir(pidFile(c.Prefix)), 0o755); err != nil {
+		return fmt.Errorf("pid file: %w", err)
+	}
 	if err := os.WriteFile(pidFile(c.Prefix), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("pid file: %w", err)
 	}

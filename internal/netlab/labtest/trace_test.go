@@ -373,3 +373,24 @@ func TestTraceHopOnlyLoss(t *testing.T) {
 		}
 	})
 }
+
+// On a lossless path whose round trip is well under a millisecond, every
+// reply is on time whatever --timeout is, as long as it is longer than the
+// round trip: 100 cycles 10 ms apart with --timeout 50ms receive 100 of 100
+// at every hop.
+func TestTraceRepliesOnAFastPathAreNeverLate(t *testing.T) {
+	t.Parallel()
+	l, bin := lab(t, netlab.Config{Prefix: "lcltl", Hops: 4})
+	for _, timeout := range []string{"50ms", "300ms"} {
+		tr := traceJSON(t, l, bin, "--cycles", "100", "--interval", "10ms", "--timeout", timeout, l.ServerAddr(false))
+		if got, want := hopAddrs(tr), l.RouterAddrs(false); !reflect.DeepEqual(got, want) {
+			t.Errorf("--timeout %s: hops %q, want %q", timeout, got, want)
+			continue
+		}
+		for _, h := range tr.Hops {
+			if h.Sent != 100 || recv(h) != 100 || h.Loss != 0 {
+				t.Errorf("--timeout %s: hop %d sent %d recv %d loss %v, want 100, 100, 0 (path RTT < 1 ms)", timeout, h.TTL, h.Sent, recv(h), h.Loss)
+			}
+		}
+	}
+}
