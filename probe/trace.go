@@ -117,8 +117,10 @@ func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 // Driver sends trace probes and receives their replies; the traceroute
 // algorithm (TraceWithDriver) is written once on top of it. Send returns when
 // the probe left, with the time just before it was handed to the kernel.
-// Receive blocks until a reply arrives or ctx ends (returning ctx's error);
-// packets of other runs give a *ForeignError, unrelated traffic is skipped.
+// Receive returns the next queued reply, even when ctx has already ended;
+// with none queued it blocks until one arrives or ctx ends (returning ctx's
+// error). Packets of other runs give a *ForeignError; unrelated traffic is
+// skipped.
 type Driver interface {
 	Send(p TraceProbe) (time.Time, error)
 	Receive(ctx context.Context) (TraceReply, error)
@@ -271,20 +273,19 @@ func (t *tracer) handle(r TraceReply) {
 	t.finalize(p)
 }
 
-// receiveUntil reads replies and expires probes until "until", or, when
-// until is zero, until no probe waits any more. It returns ctx's error when
-// ctx ended.
+// receiveUntil reads replies until "until" (replies already queued are read
+// even when until has passed), or, when until is zero, until no probe waits
+// any more. Probes are expired only when nothing is queued, so a reply that
+// waited in a queue behind others is not turned into a late one. It returns
+// ctx's error when ctx ended.
 func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 	for {
-		t.expire(time.Now())
 		w, waiting := t.wake()
-		switch {
-		case until.IsZero() && !waiting:
-			return nil
-		case until.IsZero():
-		case !time.Now().Before(until):
-			return nil
-		case !waiting || until.Before(w):
+		if until.IsZero() {
+			if !waiting {
+				return nil
+			}
+		} else if !waiting || until.Before(w) {
 			w = until
 		}
 		rctx, cancel := context.WithDeadline(ctx, w)
@@ -298,6 +299,11 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
+			now := time.Now()
+			t.expire(now)
+			if !until.IsZero() && !now.Before(until) {
+				return nil
+			}
 		default:
 			return fmt.Errorf("receiving: %w", err)
 		}
@@ -340,24 +346,32 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 		t.onCycle = func() { onCycle(doc()) }
 	}
 	gap := time.Duration(float64(time.Second) / cfg.Rate)
+	var next time.Time // the earliest time the next probe may leave
 	var sendErr error
 	for c := 0; c < cfg.Cycles; c++ {
 		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
-		if err := t.receiveUntil(ctx, cycleStart); err != nil {
-			return doc(), t.counts, err
+		if c > 0 {
+			if err := t.receiveUntil(ctx, cycleStart); err != nil {
+				return doc(), t.counts, err
+			}
 		}
 		hi := cfg.MaxTTL
 		if t.destTTL > 0 {
 			hi = min(hi, t.destTTL)
 		}
-		n := 0
 		for f := 0; f < cfg.Flows; f++ {
 			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
 				// Pacing only: no reply is read until the whole cycle is out.
-				if err := sleepUntil(ctx, cycleStart.Add(time.Duration(n)*gap)); err != nil {
+				// When cycles fall behind their start times, the pace
+				// still holds: probes never leave faster than cfg.Rate.
+				due := cycleStart
+				if next.After(due) {
+					due = next
+				}
+				if err := sleepUntil(ctx, due); err != nil {
 					return doc(), t.counts, err
 				}
-				n++
+				next = due.Add(gap)
 				key := t.nextKey()
 				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
 				if err != nil {

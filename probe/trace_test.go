@@ -23,6 +23,7 @@ type fakeDriver struct {
 	queue   []any // TraceReply or error
 	wake    chan struct{}
 	sends   []TraceProbe
+	sentAt  []time.Time
 	cycleOf map[uint16]int
 
 	// receivesAt holds len(sends) at every Receive call.
@@ -51,6 +52,7 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 	defer f.mu.Unlock()
 	f.sends = append(f.sends, p)
 	sent := time.Now()
+	f.sentAt = append(f.sentAt, sent)
 	if p.TTL == 1 && p.Flow == 0 {
 		// A new cycle: other runs' packets arrive too.
 		for i := 0; i < f.foreign; i++ {
@@ -329,5 +331,22 @@ func TestTraceLostProbesDoNotHoldTheNextCycleBack(t *testing.T) {
 	}
 	if tr.Hops[1].Loss != 1 || tr.Hops[1].Sent != 10 {
 		t.Errorf("ttl 2: %+v", tr.Hops[1])
+	}
+}
+
+func TestTracePaceHoldsWhenCyclesFallBehind(t *testing.T) {
+	f := newFake(path4...)
+	// 200 packets/s, but cycles due every millisecond: the schedule falls
+	// behind at once, and the probes must still leave 5 ms apart.
+	cfg := TraceConfig{MaxTTL: 8, Cycles: 5, Interval: time.Millisecond, Timeout: time.Second, Rate: 200}
+	runFake(t, f, cfg)
+	if len(f.sentAt) != 8+4*4 {
+		t.Fatalf("%d probes sent, want 24", len(f.sentAt))
+	}
+	// A timer never fires early, so probe i leaves at least i·5 ms after the first.
+	for i, at := range f.sentAt {
+		if d := at.Sub(f.sentAt[0]); d < time.Duration(i)*5*time.Millisecond {
+			t.Fatalf("probe %d left %v after the first, before %v: faster than --rate", i, d, time.Duration(i)*5*time.Millisecond)
+		}
 	}
 }

@@ -174,17 +174,22 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 // Receive returns the next reply that belongs to this run.
 func (d *rawDriver) Receive(ctx context.Context) (TraceReply, error) {
 	for {
+		var p rxPacket
 		select {
-		case <-ctx.Done():
-			return TraceReply{}, ctx.Err()
-		case p := <-d.in:
-			r, ok, err := d.decode(p)
-			if err != nil {
-				return TraceReply{}, err
+		case p = <-d.in:
+		default:
+			select {
+			case <-ctx.Done():
+				return TraceReply{}, ctx.Err()
+			case p = <-d.in:
 			}
-			if ok {
-				return r, nil
-			}
+		}
+		r, ok, err := d.decode(p)
+		if err != nil {
+			return TraceReply{}, err
+		}
+		if ok {
+			return r, nil
 		}
 	}
 }
