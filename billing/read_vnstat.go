@@ -122,8 +122,8 @@ func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 			}
 		}
 		b := newBuilder(file, ifc.name, opts)
-		if ifc.noStamp && opts.Loc == nil {
-			b.warnf(ifc.line, "vnstat before 2.10 writes local times only: read as UTC (give the time zone vnstat ran in to change)")
+		if ifc.noStamp {
+			b.warnf(ifc.line, "vnstat before 2.10 writes local times only: read in %s (give the time zone vnstat ran in with --tz)", opts.loc())
 		}
 		if err := b.addRegular(pts, regular{step: step, field: what}); err != nil {
 			return nil, err

@@ -28,7 +28,7 @@ func TestVnstatBefore210UsesLocalDateAndTime(t *testing.T) {
 	old := regexp.MustCompile(`,"timestamp":\d+`).ReplaceAllString(string(data), "")
 	s := mustRead(t, "v.json", old, ReadOptions{})[0]
 	wantSlots(t, s, []Slot{{1796007300, 13037188, 128563}, {1796007600, 209125, 24764}})
-	if !hasWarning(s, "local times only") {
+	if !hasWarning(s, "local times only: read in UTC") {
 		t.Errorf("no local-time warning: %q", s.Warnings)
 	}
 	// The same wall clock in UTC+8 is 8 hours earlier.
