@@ -122,21 +122,29 @@ func TestRRDToolXportAndPercentMatchReader(t *testing.T) {
 	start, end := fmt.Sprint(S+100), fmt.Sprint(S+300*n-100)
 	defs := []string{"--start", start, "--end", end, "--step", "300", "-m", "9000",
 		"DEF:i=port.rrd:in:AVERAGE", "DEF:o=port.rrd:out:AVERAGE", "XPORT:i:in", "XPORT:o:out"}
-	xmlOut := run(t, dir, nil, "", rrd, append([]string{"xport"}, defs...)...)
-	jsonOut := run(t, dir, nil, "", rrd, append([]string{"xport", "--json", "--showtime"}, defs...)...)
-	for name, data := range map[string]string{"port.xml": xmlOut, "port.json": jsonOut} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+	// All four shapes: XML and JSON, with and without --showtime.
+	variants := map[string][]string{
+		"port.xml":    {"xport"},
+		"port-t.xml":  {"xport", "--showtime"},
+		"port.json":   {"xport", "--json"},
+		"port-t.json": {"xport", "--json", "--showtime"},
+	}
+	var others []*Series
+	for name, args := range variants {
+		out := run(t, dir, nil, "", rrd, append(args, defs...)...)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		s := mustReadFile(t, filepath.Join(dir, name), ReadOptions{From: S, To: S + 300*n})[0]
+		if want := map[bool]string{true: "rrdtool-json", false: "rrdtool-xml"}[strings.HasSuffix(name, ".json")]; s.Format != want {
+			t.Fatalf("%s: format %s", name, s.Format)
+		}
+		if len(s.Slots) != n-13 {
+			t.Fatalf("%s: %d slots, want %d present", name, len(s.Slots), n-13)
+		}
+		others = append(others, s)
 	}
-	x := mustReadFile(t, filepath.Join(dir, "port.xml"), ReadOptions{From: S, To: S + 300*n})[0]
-	j := mustReadFile(t, filepath.Join(dir, "port.json"), ReadOptions{From: S, To: S + 300*n})[0]
-	if x.Format != "rrdtool-xml" || j.Format != "rrdtool-json" {
-		t.Fatalf("formats %s %s", x.Format, j.Format)
-	}
-	if len(x.Slots) != n-13 || len(j.Slots) != n-13 {
-		t.Fatalf("%d and %d slots, want %d present", len(x.Slots), len(j.Slots), n-13)
-	}
+	x := others[0]
 	var ins, outs []float64
 	for i, s := range x.Slots {
 		k := (s.Start - S) / 300
@@ -146,8 +154,10 @@ func TestRRDToolXportAndPercentMatchReader(t *testing.T) {
 		if math.Abs(s.In-rateIn(k)*300) > 1e-9*s.In || math.Abs(s.Out-rateOut(k)*300) > 1e-9*s.Out {
 			t.Fatalf("slot %d = %+v, want in %v out %v bytes", k, s, rateIn(k)*300, rateOut(k)*300)
 		}
-		if j.Slots[i] != s {
-			t.Fatalf("JSON slot %+v, XML slot %+v", j.Slots[i], s)
+		for _, o := range others[1:] {
+			if o.Slots[i] != s {
+				t.Fatalf("%s slot %+v, %s slot %+v", o.Name, o.Slots[i], x.Name, s)
+			}
 		}
 		ins = append(ins, s.In/300)
 		outs = append(outs, s.Out/300)
