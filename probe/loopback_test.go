@@ -141,7 +141,7 @@ func TestTraceLoopbackReachesTheDestinationAtTTL1(t *testing.T) {
 // each run must count exactly its own and the other's as foreign.
 func TestPingConcurrentRawRunsRejectEachOthersReplies(t *testing.T) {
 	needRaw(t)
-	cfg := PingConfig{Count: 20, Interval: 10 * time.Millisecond, Timeout: time.Second, Rate: 1000, Socket: "raw"}
+	cfg := PingConfig{Count: 50, Interval: 10 * time.Millisecond, Timeout: time.Second, Rate: 1000, Socket: "raw"}
 	var wg sync.WaitGroup
 	results := make([][]PingResult, 2)
 	errs := make([]error, 2)
@@ -158,8 +158,8 @@ func TestPingConcurrentRawRunsRejectEachOthersReplies(t *testing.T) {
 			t.Fatal(errs[i])
 		}
 		r := results[i][0]
-		if r.Sent != 20 || r.Recv != 20 || r.Dup != 0 || r.Late != 0 {
-			t.Errorf("run %d: %+v, want exactly its own 20 replies", i, r)
+		if r.Sent != 50 || r.Recv != 50 || r.Dup != 0 || r.Late != 0 {
+			t.Errorf("run %d: %+v, want exactly its own 50 replies", i, r)
 		}
 		if r.Foreign == 0 {
 			t.Errorf("run %d saw none of the other run's replies (foreign 0); the runs did not overlap or matching is wrong", i)

@@ -174,6 +174,7 @@ type tprobe struct {
 	sent     time.Time
 	answered bool // a reply (in time or late) was seen
 	final    bool // its outcome is decided and recorded
+	beyond   bool // sent past the destination's TTL: its reply no longer matters
 }
 
 // traceGrace is how long after its timeout a probe is declared lost: a reply
@@ -253,6 +254,9 @@ func (t *tracer) handle(r TraceReply) {
 		t.counts.Foreign++
 		return
 	}
+	if p.beyond {
+		return
+	}
 	if p.answered {
 		t.counts.Duplicates++
 		return
@@ -267,10 +271,19 @@ func (t *tracer) handle(r TraceReply) {
 	p.res.RTTms = float64(r.At.Sub(p.sent).Nanoseconds()) / 1e6
 	p.res.Dest = r.Dest
 	p.res.MPLS = r.MPLS
+	t.finalize(p)
 	if r.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
 		t.destTTL = p.res.TTL
+		// Probes past the destination only ever reach it again and are left
+		// out of the hops: stop waiting for them, so the trace can end one
+		// round trip after the destination's own probe left.
+		for _, q := range t.queue[t.expired:] {
+			if !q.final && q.res.TTL > t.destTTL {
+				q.beyond = true
+				t.finalize(q)
+			}
+		}
 	}
-	t.finalize(p)
 }
 
 // receiveUntil reads replies until "until" (replies already queued are read

@@ -169,7 +169,11 @@ func TestTraceSendsEveryTTLBeforeReadingAReply(t *testing.T) {
 func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 	f := newFake(path4...)
 	f.shuffle, f.duplicate, f.foreign = true, true, 4
-	tr, counts := runFake(t, f, fastCfg(5))
+	// MaxTTL at the destination: no probe goes past it (replies to those are
+	// ignored once the destination is known, which would blur the count).
+	cfg := fastCfg(5)
+	cfg.MaxTTL = 4
+	tr, counts := runFake(t, f, cfg)
 	if !slices.Equal(hopAddrs(tr), path4) {
 		t.Fatalf("hops %v, want %v", hopAddrs(tr), path4)
 	}
@@ -178,9 +182,9 @@ func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 			t.Errorf("ttl %d: sent %d loss %v recv %d, want 5, 0, 5", h.TTL, h.Sent, h.Loss, h.Responders[0].Recv)
 		}
 	}
-	// Every probe answered twice: 8 + 4·4 = 24 probes, 24 duplicates; 4 foreign
-	// per cycle, queued when the cycle starts. The run ends as soon as the last cycle is answered, so what is
-	// still queued then was never read.
+	// Every probe answered twice: 5·4 = 20 probes, 20 duplicates; 4 foreign
+	// per cycle, queued when the cycle starts. The run ends as soon as the
+	// last cycle is answered, so what is still queued then was never read.
 	var unreadDup, unreadForeign int
 	for _, it := range f.queue {
 		if r, ok := it.(TraceReply); ok && r.Key != 0xfffe {
@@ -189,8 +193,8 @@ func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 			unreadForeign++
 		}
 	}
-	if counts.Duplicates+unreadDup != 24 || counts.Foreign+unreadForeign != 20 || counts.Late != 0 {
-		t.Errorf("counts %+v with %d duplicates and %d foreign unread, want 24 duplicates, 20 foreign, 0 late",
+	if counts.Duplicates+unreadDup != 20 || counts.Foreign+unreadForeign != 20 || counts.Late != 0 {
+		t.Errorf("counts %+v with %d duplicates and %d foreign unread, want 20 duplicates, 20 foreign, 0 late",
 			counts, unreadDup, unreadForeign)
 	}
 }
@@ -348,5 +352,29 @@ func TestTracePaceHoldsWhenCyclesFallBehind(t *testing.T) {
 		if d := at.Sub(f.sentAt[0]); d < time.Duration(i)*5*time.Millisecond {
 			t.Fatalf("probe %d left %v after the first, before %v: faster than --rate", i, d, time.Duration(i)*5*time.Millisecond)
 		}
+	}
+}
+
+func TestTraceStopsWaitingForProbesPastTheDestination(t *testing.T) {
+	f := newFake(path4...)
+	// Probes past TTL 4 are never answered; once the target answered at TTL 4
+	// the trace must not wait out their (hour-long) timeout.
+	f.drop = func(p TraceProbe, _ int) bool { return p.TTL > 4 }
+	cfg := fastCfg(2)
+	cfg.Timeout = time.Hour
+	done := make(chan struct{})
+	var tr *route.Trace
+	var counts TraceCounts
+	go func() {
+		tr, counts, _ = TraceWithDriver(context.Background(), f, "lab", f.path[3], cfg, nil)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trace waited for probes past the destination")
+	}
+	if len(tr.Hops) != 4 || tr.Hops[3].Sent != 2 || counts.Late != 0 {
+		t.Errorf("hops %v, destination sent %d, counts %+v", hopAddrs(tr), tr.Hops[3].Sent, counts)
 	}
 }
