@@ -132,6 +132,7 @@ type csvSeries struct {
 type csvPart struct {
 	names []string
 	pts   [][]rawPoint
+	maxT  []int64 // the latest timestamp per interface
 }
 
 type csvChunk struct {
@@ -185,9 +186,9 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*Se
 	if src.data != nil {
 		// The rest of a file mapped in memory: what the header left unread.
 		off := len(src.data) - src.rd.Len() - br.Buffered()
-		feed = mappedFeeder(src.data[off:])
+		feed = mappedFeeder(src.data[off:], !opts.window().bounded())
 	}
-	acc, err := csvStream(file, lay, opts, line, feed)
+	acc, err := csvStream(file, lay, opts, line, feed, src.data != nil && !opts.window().bounded())
 	if err != nil {
 		return nil, err
 	}
@@ -274,10 +275,14 @@ func readerFeeder(br *bufio.Reader) csvFeeder {
 	}
 }
 
-// mappedFeeder cuts a file mapped in memory into chunks: no copies.
-func mappedFeeder(data []byte) csvFeeder {
+// mappedFeeder cuts a file mapped in memory into chunks: no copies. With
+// backwards set it sends the last chunk first: without a period, the end of
+// a time-ordered file tells each interface's latest month, and the parsers
+// then skip older rows after reading only their timestamp and interface.
+func mappedFeeder(data []byte, backwards bool) csvFeeder {
 	return func(jobs chan<- csvChunk, _ chan []byte, done <-chan struct{}, _ int) error {
-		for seq := 0; len(data) > 0; seq++ {
+		var chunks [][]byte
+		for len(data) > 0 {
 			n := min(csvChunkSize, len(data))
 			if n < len(data) {
 				if cut := bytes.LastIndexByte(data[:n], '\n'); cut >= 0 {
@@ -288,19 +293,26 @@ func mappedFeeder(data []byte) csvFeeder {
 					n = len(data)
 				}
 			}
+			chunks = append(chunks, data[:n])
+			data = data[n:]
+		}
+		for i := range chunks {
+			seq := i
+			if backwards {
+				seq = len(chunks) - 1 - i
+			}
 			select {
-			case jobs <- csvChunk{seq: seq, buf: data[:n], mapped: true}:
+			case jobs <- csvChunk{seq: seq, buf: chunks[seq], mapped: true}:
 			case <-done:
 				return nil
 			}
-			data = data[n:]
 		}
 		return nil
 	}
 }
 
 // csvStream runs the chunk pipeline and returns the kept rows per interface.
-func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64, feed csvFeeder) ([]*csvSeries, error) {
+func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64, feed csvFeeder, backwards bool) ([]*csvSeries, error) {
 	nw := max(1, runtime.GOMAXPROCS(0))
 	nbuf := 2*nw + 2
 	free := make(chan []byte, nbuf)
@@ -313,14 +325,20 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 		readErr = feed(jobs, free, done, nbuf)
 	}()
 
+	var bounds *csvBounds
+	if backwards {
+		bounds = &csvBounds{m: map[string]int64{}}
+	}
 	var wg sync.WaitGroup
 	for range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := newCSVParser(file, lay, opts)
+			p.bounds = bounds
 			for c := range jobs {
 				r := p.parseChunk(c)
+				p.shareBounds(r)
 				if c.mapped {
 					// Parsed: its pages need not stay in this process (the
 					// page cache keeps them), so RSS stays bounded.
@@ -397,9 +415,8 @@ func (s *csvSeries) add(pts []rawPoint, base int64, w window) {
 	for _, p := range pts {
 		p.line += base
 		if !w.bounded() && p.t >= s.mEnd {
-			ms, me := monthBounds(p.t, w.loc)
-			prev, _ := monthBounds(ms-1, w.loc)
-			s.mEnd, s.keepLo = me, prev-csvMargin
+			_, s.mEnd = monthBounds(p.t, w.loc)
+			s.keepLo = latestKeepFrom(p.t, w.loc)
 			i := 0
 			for i < len(s.pts) && s.pts[i].t < s.keepLo {
 				i++
@@ -410,6 +427,24 @@ func (s *csvSeries) add(pts []rawPoint, base int64, w window) {
 		}
 		s.pts = append(s.pts, p)
 	}
+}
+
+// latestKeepFrom is the earliest row time that can still feed the latest
+// calendar month when a row at t has been seen: the month before t's (an
+// end-stamped first row of a month belongs to the month before), less the
+// margin.
+func latestKeepFrom(t int64, loc *time.Location) int64 {
+	ms, _ := monthBounds(t, loc)
+	prev, _ := monthBounds(ms-1, loc)
+	return prev - csvMargin
+}
+
+// csvBounds is shared by the parsers of a file read backwards: per interface,
+// the earliest row time that can still matter (latestKeepFrom of the latest
+// row seen so far).
+type csvBounds struct {
+	mu sync.RWMutex
+	m  map[string]int64
 }
 
 // csvBuild puts each interface's rows on the grid, two series at a time.
@@ -462,13 +497,58 @@ type csvParser struct {
 	lastT    int64
 	haveLast bool
 	single   string
+	bounds   *csvBounds // reading backwards without a period: shared bounds
+}
+
+// loadBounds copies the shared bounds into the parser's interface table.
+func (p *csvParser) loadBounds() {
+	if p.bounds == nil {
+		return
+	}
+	p.bounds.mu.RLock()
+	defer p.bounds.mu.RUnlock()
+	if len(p.bounds.m) > 1<<14 {
+		return // too many interfaces to copy per chunk; skip nothing
+	}
+	for name, lo := range p.bounds.m {
+		key := name
+		if p.lay.iface < 0 {
+			key = ""
+		}
+		e := p.names[key]
+		if e == nil {
+			e = &csvName{name: name, chunk: -1}
+			p.names[key] = e
+		}
+		e.keepLo = lo
+	}
+}
+
+// shareBounds publishes what a parsed chunk says about each interface's
+// latest month.
+func (p *csvParser) shareBounds(r csvResult) {
+	if p.bounds == nil || r.err != nil || len(r.part.names) == 0 {
+		return
+	}
+	p.bounds.mu.Lock()
+	defer p.bounds.mu.Unlock()
+	for k, name := range r.part.names {
+		if r.part.maxT[k] == math.MinInt64 {
+			continue // all its rows in this chunk were skipped
+		}
+		lo := latestKeepFrom(r.part.maxT[k], p.lay.loc)
+		if old, ok := p.bounds.m[name]; !ok || lo > old {
+			p.bounds.m[name] = lo
+		}
+	}
 }
 
 // csvName is an interface name and its index in the current chunk's part.
 type csvName struct {
-	name  string
-	chunk int // the chunk k refers to
-	k     int
+	name   string
+	chunk  int // the chunk k refers to
+	k      int
+	keepLo int64 // rows before it cannot be in the latest month kept (reverse mode)
 }
 
 func newCSVParser(file string, lay *csvLayout, opts ReadOptions) *csvParser {
@@ -528,6 +608,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		res.err = errAt(p.file, 1, "", "line longer than %d KB", len(c.buf)>>10)
 		return res
 	}
+	p.loadBounds()
 	lay := p.lay
 	buf := c.buf
 	var line int64
@@ -610,6 +691,32 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 				continue
 			}
 		}
+		// The interface (no column: one series, key "").
+		var nb []byte
+		if lay.iface >= 0 {
+			if nb = trimSpace(f[lay.iface]); len(nb) == 0 {
+				return fail(lay.ifaceName, "empty interface name")
+			}
+		}
+		e := p.names[string(nb)]
+		if e == nil {
+			e = &csvName{name: p.single, chunk: -1, keepLo: math.MinInt64}
+			if lay.iface >= 0 {
+				e.name = string(nb)
+			}
+			p.names[string(nb)] = e
+		}
+		if e.chunk != c.seq {
+			// Registered even when its rows are skipped: series come out in
+			// the order the interfaces first appear in the file.
+			e.chunk, e.k = c.seq, len(res.part.names)
+			res.part.names = append(res.part.names, e.name)
+			res.part.pts = append(res.part.pts, nil)
+			res.part.maxT = append(res.part.maxT, math.MinInt64)
+		}
+		if t < e.keepLo {
+			continue // before the latest month already seen for this interface
+		}
 		pt := rawPoint{t: t, line: line}
 		inB := trimSpace(f[lay.in])
 		var outB []byte
@@ -646,26 +753,11 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			}
 			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
 		}
-		nb := []byte(nil)
-		if lay.iface >= 0 {
-			if nb = trimSpace(f[lay.iface]); len(nb) == 0 {
-				return fail(lay.ifaceName, "empty interface name")
-			}
-		}
-		e := p.names[string(nb)]
-		if e == nil {
-			e = &csvName{name: p.single, chunk: -1}
-			if lay.iface >= 0 {
-				e.name = string(nb)
-			}
-			p.names[e.name] = e
-		}
-		if e.chunk != c.seq {
-			e.chunk, e.k = c.seq, len(res.part.names)
-			res.part.names = append(res.part.names, e.name)
-			res.part.pts = append(res.part.pts, make([]rawPoint, 0, 256))
+		if res.part.pts[e.k] == nil {
+			res.part.pts[e.k] = make([]rawPoint, 0, 256)
 		}
 		res.part.pts[e.k] = append(res.part.pts[e.k], pt)
+		res.part.maxT[e.k] = max(res.part.maxT[e.k], t)
 	}
 	res.lines = line
 	return res

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,74 @@ func TestParseStampMatchesTimePackage(t *testing.T) {
 	if v, _, _ := parseValue([]byte("1.5e3")); v != 1500 || math.IsNaN(v) {
 		t.Errorf("parseValue 1.5e3 = %v", v)
 	}
+}
+
+// TestCSVLatestMonthOfALargeFileReadBackwards: without a period a mapped file
+// is parsed last chunk first, and rows older than an interface's latest month
+// are skipped early. Interfaces that end in different months must each keep
+// their own latest month, and an early bad timestamp is still reported.
+func TestCSVLatestMonthOfALargeFileReadBackwards(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "year.csv")
+	var b strings.Builder
+	b.WriteString("timestamp,interface,in_bytes,out_bytes\n")
+	jan1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	oct1 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Unix()
+	nov1 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Unix()
+	dec1 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Unix()
+	end := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for ts := jan1; ts < end; ts += 300 {
+		fmt.Fprintf(&b, "%d,a,%d,1\n", ts, ts%1000)
+		if ts < nov1 { // b stops at the end of October
+			fmt.Fprintf(&b, "%d,b,%d,2\n", ts, ts%777)
+		}
+		for i := range 8 { // bulk: the file spans several chunks
+			fmt.Fprintf(&b, "%d,c%d,%d,3\n", ts, i, ts%555)
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() < 4*csvChunkSize {
+		t.Fatalf("file of %d bytes: too small to span many chunks", b.Len())
+	}
+	ss := mustReadFile(t, path, ReadOptions{})
+	if len(ss) != 10 || ss[0].Name != "a" || ss[1].Name != "b" {
+		t.Fatalf("series %v", ss)
+	}
+	for _, c := range []struct {
+		s        *Series
+		from, to int64
+		mod, out int64
+	}{{ss[0], dec1, end, 1000, 1}, {ss[1], oct1, nov1, 777, 2}} {
+		if n := (c.to - c.from) / 300; int64(len(c.s.Slots)) != n || c.s.Slots[0].Start != c.from {
+			t.Fatalf("%s: %d slots from %s, want %d from %s", c.s.Name, len(c.s.Slots), fmtTime(c.s.Slots[0].Start), n, fmtTime(c.from))
+		}
+		for _, sl := range c.s.Slots {
+			if sl.In != float64(sl.Start%c.mod) || sl.Out != float64(c.out) {
+				t.Fatalf("%s: slot %+v", c.s.Name, sl)
+			}
+		}
+	}
+	// The streamed read (no mapping, forwards) gives the same.
+	f, _ := os.Open(path)
+	streamed, err := Read(f, path, ReadOptions{})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ss {
+		if !slices.Equal(ss[i].Slots, streamed[i].Slots) {
+			t.Errorf("%s: mapped and streamed reads differ", ss[i].Name)
+		}
+	}
+	// A bad timestamp near the top is found although the top is read last.
+	data := []byte(b.String())
+	line3 := len("timestamp,interface,in_bytes,out_bytes\n") + len(fmt.Sprintf("%d,a,%d,1\n", jan1, jan1%1000))
+	copy(data[line3:], "x")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadFile(path, ReadOptions{})
+	wantReadErr(t, err, fmt.Sprintf("%s:3: timestamp: timestamp \"x767225600\" is neither unix seconds nor RFC 3339", path))
 }
