@@ -443,3 +443,37 @@ func TestICMPLossSilencesOneHopOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestTUNLinkReorderLetsPacketsOvertake(t *testing.T) {
+	t.Parallel()
+	l := UpForTest(t, Config{Prefix: "lcnli", Hops: 2, TUNLink: 1, Delay: 20 * time.Millisecond, Reorder: 0.25, Seed: 9})
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "200", "-i", "0.002", l.ServerAddr(false)), false)
+	p, err := PingOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.TUNCounters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A request sent undelayed overtakes the ≈10 requests queued on the
+	// 20 ms wire, so its reply arrives before theirs.
+	overtakers := 0
+	for i := 1; i < len(p.Seqs); i++ {
+		if p.Seqs[i] < p.Seqs[i-1] {
+			overtakers++
+		}
+	}
+	if p.Recv != 200 || c.Reordered < 25 || c.Reordered > 75 || overtakers == 0 {
+		t.Errorf("received %d of 200, wire reordered %d (want 50 ± 25), replies out of order %d (want > 0)", p.Recv, c.Reordered, overtakers)
+	}
+	fast := 0
+	for _, r := range p.RTTs {
+		if r < 5 {
+			fast++
+		}
+	}
+	if fast != c.Reordered {
+		t.Errorf("%d replies faster than 5 ms on a 20 ms wire, the wire sent %d undelayed", fast, c.Reordered)
+	}
+}

@@ -102,6 +102,7 @@ func jsonInt(v any) (int, bool) {
 type PingResult struct {
 	Sent, Recv, Dups int
 	RTTs             []float64 // ms of the non-duplicate replies, in arrival order
+	Seqs             []int     // icmp_seq of the non-duplicate replies, in arrival order
 }
 
 var (
@@ -118,7 +119,9 @@ func PingOutput(out string) (PingResult, error) {
 				continue
 			}
 			v, _ := strconv.ParseFloat(m[2], 64)
+			seq, _ := strconv.Atoi(m[1])
 			r.RTTs = append(r.RTTs, v)
+			r.Seqs = append(r.Seqs, seq)
 		}
 	}
 	m := pingSumRE.FindStringSubmatch(out)
