@@ -67,7 +67,6 @@ func TestAddressesFollowTheLinkPlan(t *testing.T) {
 // exit fails the test unless allowFail.
 func run(t *testing.T, cmd *exec.Cmd, allowFail bool) string {
 	t.Helper()
-	done := make(chan struct{})
 	timer := time.AfterFunc(90*time.Second, func() {
 		if cmd.Process != nil {
 			_ = cmd.Process.Kill()
@@ -75,7 +74,6 @@ func run(t *testing.T, cmd *exec.Cmd, allowFail bool) string {
 	})
 	defer timer.Stop()
 	out, err := cmd.CombinedOutput()
-	close(done)
 	if err != nil && !allowFail {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
