@@ -326,7 +326,8 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 // TraceWithDriver runs the traceroute algorithm over drv. Cycle c starts at
 // start + c·Interval whatever earlier cycles still wait for (mtr style: a lost
 // probe does not hold the next cycle back). Each cycle sends every TTL of
-// every flow (paced by cfg.Rate) before it reads a reply, so a cycle takes
+// every flow (paced by a token bucket: a burst of one cycle, at most 64
+// probes, then cfg.Rate) before it reads a reply, so a cycle takes
 // about one round trip; the kernel's receive timestamps keep the RTTs exact
 // although replies are read afterwards. Once the target answered at TTL d,
 // later cycles stop at d. Replies are matched by probe key: a reply to no
@@ -358,8 +359,11 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 	if onCycle != nil {
 		t.onCycle = func() { onCycle(doc()) }
 	}
-	gap := time.Duration(float64(time.Second) / cfg.Rate)
-	var next time.Time // the earliest time the next probe may leave
+	// A token bucket paces the probes: a whole cycle (up to 64 probes) may
+	// leave at once, as traceroute sends 16 at once, and the long-run rate
+	// never exceeds cfg.Rate.
+	burst := float64(min((cfg.MaxTTL-cfg.FirstTTL+1)*cfg.Flows, 64))
+	tokens, filled := burst, start
 	var sendErr error
 	for c := 0; c < cfg.Cycles; c++ {
 		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
@@ -375,16 +379,19 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 		for f := 0; f < cfg.Flows; f++ {
 			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
 				// Pacing only: no reply is read until the whole cycle is out.
-				// When cycles fall behind their start times, the pace
-				// still holds: probes never leave faster than cfg.Rate.
-				due := cycleStart
-				if next.After(due) {
-					due = next
+				// When cycles fall behind their start times, the bucket
+				// still holds the rate.
+				now := time.Now()
+				tokens = min(burst, tokens+now.Sub(filled).Seconds()*cfg.Rate)
+				filled = now
+				if tokens < 1 {
+					wait := time.Duration((1 - tokens) / cfg.Rate * float64(time.Second))
+					if err := sleepUntil(ctx, now.Add(wait)); err != nil {
+						return doc(), t.counts, err
+					}
+					tokens, filled = 1, now.Add(wait)
 				}
-				if err := sleepUntil(ctx, due); err != nil {
-					return doc(), t.counts, err
-				}
-				next = due.Add(gap)
+				tokens--
 				key := t.nextKey()
 				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
 				if err != nil {

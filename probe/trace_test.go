@@ -341,16 +341,19 @@ func TestTraceLostProbesDoNotHoldTheNextCycleBack(t *testing.T) {
 func TestTracePaceHoldsWhenCyclesFallBehind(t *testing.T) {
 	f := newFake(path4...)
 	// 200 packets/s, but cycles due every millisecond: the schedule falls
-	// behind at once, and the probes must still leave 5 ms apart.
+	// behind at once, and after the first cycle's burst the probes must
+	// still leave 5 ms apart.
 	cfg := TraceConfig{MaxTTL: 8, Cycles: 5, Interval: time.Millisecond, Timeout: time.Second, Rate: 200}
 	runFake(t, f, cfg)
 	if len(f.sentAt) != 8+4*4 {
 		t.Fatalf("%d probes sent, want 24", len(f.sentAt))
 	}
-	// A timer never fires early, so probe i leaves at least i·5 ms after the first.
+	// The bucket holds one cycle (8 probes); after that a timer never fires
+	// early, so probe i ≥ 8 leaves at least (i−7)·5 ms after the first.
 	for i, at := range f.sentAt {
-		if d := at.Sub(f.sentAt[0]); d < time.Duration(i)*5*time.Millisecond {
-			t.Fatalf("probe %d left %v after the first, before %v: faster than --rate", i, d, time.Duration(i)*5*time.Millisecond)
+		earliest := time.Duration(max(0, i-7)) * 5 * time.Millisecond
+		if d := at.Sub(f.sentAt[0]); d < earliest {
+			t.Fatalf("probe %d left %v after the first, before %v: faster than --rate", i, d, earliest)
 		}
 	}
 }
