@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -96,8 +97,9 @@ func TestPingMedianMatchesPingWithJitter(t *testing.T) {
 func TestPingCountsDuplicates(t *testing.T) {
 	t.Parallel()
 	l, bin := lab(t, netlab.Config{Prefix: "lcltg", Hops: 2, TUNLink: 1, Dup: 0.25, Seed: 5})
+	stream := filepath.Join(t.TempDir(), "probes.ndjson")
 	r := mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "400", "--interval", "5ms",
-		"--rate", "1000", l.ServerAddr(false))
+		"--rate", "1000", "--stream-file", stream, l.ServerAddr(false))
 	d := parsePing(t, r)
 	c, err := l.TUNCounters()
 	if err != nil {
@@ -110,6 +112,31 @@ func TestPingCountsDuplicates(t *testing.T) {
 	if c.In != 400 || res.Duplicates != c.Dup || c.Dup == 0 {
 		t.Errorf("linecheck counted %d duplicates; the wire saw %d requests and duplicated %d", res.Duplicates, c.In, c.Dup)
 	}
+	// The per-probe stream (linecheck.probe/v1) tells the same story.
+	if st := streamStatuses(t, stream); st["ok"] != 400 || st["dup"] != c.Dup || st["lost"] != 0 {
+		t.Errorf("--stream-file statuses %v, want ok 400, dup %d, lost 0", st, c.Dup)
+	}
+}
+
+// streamStatuses counts the status field of the NDJSON probe records in file.
+func streamStatuses(t *testing.T, file string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Schema string `json:"schema"`
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Schema != "linecheck.probe/v1" {
+			t.Fatalf("%s:%d: %v %q", file, i+1, err, line)
+		}
+		st[rec.Status]++
+	}
+	return st
 }
 
 // Two linecheck runs on raw sockets at once, against the same target: every
@@ -209,8 +236,9 @@ func TestUnprivilegedPingAndTheMissingPrivilegeMessage(t *testing.T) {
 func TestPingLossAndReorderOnTheWire(t *testing.T) {
 	t.Parallel()
 	l, bin := lab(t, netlab.Config{Prefix: "lcltm", Hops: 2, TUNLink: 1, Delay: 10 * time.Millisecond, Loss: 0.1, Reorder: 0.25, Seed: 21})
+	stream := filepath.Join(t.TempDir(), "probes.ndjson")
 	res := parsePing(t, mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "2000", "--interval", "2ms",
-		"--rate", "1000", "--timeout", "1s", l.ServerAddr(false))).Results[0]
+		"--rate", "1000", "--timeout", "1s", "--stream-file", stream, l.ServerAddr(false))).Results[0]
 	c, err := l.TUNCounters()
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +249,9 @@ func TestPingLossAndReorderOnTheWire(t *testing.T) {
 	}
 	if math.Abs(res.Loss-0.10) > 0.03 || c.Reordered == 0 {
 		t.Errorf("loss %.4f over 2000 probes, want 0.10 ± 0.03; reordered %d", res.Loss, c.Reordered)
+	}
+	if st := streamStatuses(t, stream); st["ok"] != 2000-c.Lost || st["lost"] != c.Lost || len(st) != 2 {
+		t.Errorf("--stream-file statuses %v, want ok %d and lost %d only", st, 2000-c.Lost, c.Lost)
 	}
 }
 
