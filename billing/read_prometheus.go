@@ -200,6 +200,16 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 		}
 		*slot = r
 	}
+	// One query, one step: the smallest spacing in any result, so that a
+	// result with a gap between its only two points is not taken as coarse.
+	var step int64
+	for _, r := range results {
+		for i := 1; i < len(r.pts); i++ {
+			if d := r.pts[i].t - r.pts[i-1].t; d > 0 && (step == 0 || d < step) {
+				step = d
+			}
+		}
+	}
 	// ifName when it names each group alone.
 	count := map[string]int{}
 	for _, g := range groups {
@@ -229,7 +239,7 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 				pts[i].in, pts[i].out = 0, pts[i].in
 			}
 		}
-		if err := b.addRegular(pts, regular{end: true, rate: true, field: "values"}); err != nil {
+		if err := b.addRegular(pts, regular{step: step, end: true, rate: true, field: "values"}); err != nil {
 			return nil, err
 		}
 		out = append(out, b.finish())

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -65,4 +66,18 @@ func TestPrometheusColumnsNameTheDirectionOfUnlabelledResults(t *testing.T) {
 	if _, err := ReadFile(testdata("prometheus_query_range_rate_ifHCOutOctets.json"), ReadOptions{Columns: []string{"sideways"}}); err == nil {
 		t.Error("--columns sideways accepted")
 	}
+}
+
+func TestPrometheusStepIsTheQueryStep(t *testing.T) {
+	// The second result has a gap between its only two points: still 300 s data.
+	doc := `{"status":"success","data":{"resultType":"matrix","result":[
+{"metric":{"ifName":"a"},"values":[[900,"8"],[1200,"8"],[1500,"8"]]},
+{"metric":{"ifName":"b"},"values":[[900,"8"],[1500,"8"]]}]}}`
+	ss := mustRead(t, "p.json", doc, ReadOptions{})
+	if ss[1].Step != 300 {
+		t.Fatalf("step %d", ss[1].Step)
+	}
+	wantSlots(t, ss[1], []Slot{{600, 300, 0}, {1200, 300, 0}})
+	_, err := readStr("p.json", strings.Replace(doc, "[1500,\"8\"]]}]", "[1550,\"8\"]]}]", 1), ReadOptions{})
+	wantReadErr(t, err, "p.json:3: values: mixed steps: 650 s after line 3, not a multiple of the 300 s step")
 }
