@@ -664,6 +664,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		if bytes.IndexByte(ln, '"') >= 0 {
 			r := csv.NewReader(bytes.NewReader(ln))
 			r.FieldsPerRecord = -1
+			r.TrimLeadingSpace = true
 			rec, err := r.Read()
 			if err != nil {
 				var pe *csv.ParseError

@@ -311,3 +311,20 @@ func TestCSVLatestMonthOfALargeFileReadBackwards(t *testing.T) {
 	_, err = ReadFile(path, ReadOptions{})
 	wantReadErr(t, err, fmt.Sprintf("%s:3: timestamp: timestamp \"x767225600\" is neither unix seconds nor RFC 3339", path))
 }
+
+func TestCSVOddButValidShapes(t *testing.T) {
+	// A byte-order mark, CRLF line ends, spaces around fields, a quoted
+	// interface name with a comma.
+	in := "\ufefftimestamp , interface , in_bytes , out_bytes\r\n" +
+		"600 , \"ge-0/0/1, uplink\", 1 , 2\r\n" +
+		"900,\"ge-0/0/1, uplink\",3 , 4\r\n"
+	s := mustRead(t, "t.csv", in, ReadOptions{})[0]
+	if s.Name != "ge-0/0/1, uplink" {
+		t.Errorf("name %q", s.Name)
+	}
+	wantSlots(t, s, []Slot{{600, 1, 2}, {900, 3, 4}})
+	// A line longer than a read buffer is an error naming its line, not a hang.
+	long := "timestamp,in_bytes,out_bytes\n600,1,2\n900,1," + strings.Repeat("9", 5<<20) + "\n"
+	_, err := readStr("t.csv", long, ReadOptions{})
+	wantReadErr(t, err, "t.csv:3: line longer than 4096 KB")
+}
