@@ -135,7 +135,25 @@ type TraceCounts struct {
 }
 
 // newTraceDriver opens the socket driver; tests replace it.
-var newTraceDriver = openRawDriver
+var newTraceDriver = openTraceDriver
+
+// openTraceDriver opens the raw-socket driver, and for ICMP without
+// CAP_NET_RAW falls back to unprivileged ICMP datagram sockets.
+func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	d, err := openRawDriver(cfg, dst)
+	if err == nil || !errors.Is(err, ErrPrivilege) || cfg.Proto != "icmp" {
+		return d, err
+	}
+	dd, derr := openDgramDriver(cfg, dst)
+	if derr == nil {
+		return dd, nil
+	}
+	if isPermission(derr) {
+		return nil, privilegeError("trace needs raw sockets (or, for --proto icmp, unprivileged ICMP sockets)",
+			fmt.Errorf("raw socket: %v; datagram socket: %w", errors.Unwrap(err), derr), true)
+	}
+	return nil, derr
+}
 
 // Trace runs a traceroute to target (an address or a name) and returns the
 // linecheck.trace/v1 document. onCycle, when not nil, gets a snapshot after
