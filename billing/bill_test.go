@@ -531,7 +531,7 @@ func TestReportJSONShape(t *testing.T) {
 		t.Errorf("sample month samples %v", sm)
 	}
 	bills := doc["bills"].([]any)
-	if len(bills) != 6 || doc["cheapest"] == "" {
+	if len(bills) != 11 || doc["cheapest"] == "" { // six offers + five what-if variants in samples/offers.yaml
 		t.Fatalf("%d bills, cheapest %v", len(bills), doc["cheapest"])
 	}
 	for _, x := range bills {

@@ -72,7 +72,7 @@ func TestSampleOffersLoad(t *testing.T) {
 			t.Errorf("%s: rate %v to %s", o.Name, o.Rate, o.CompareCurrency)
 		}
 	}
-	if len(offers) != 6 || currencies["CNY"] == 0 || currencies["USD"] == 0 || !schemes["p95"] || !schemes["per-gb"] || !schemes["fixed"] {
+	if len(offers) != 11 || currencies["CNY"] == 0 || currencies["USD"] == 0 || !schemes["p95"] || !schemes["per-gb"] || !schemes["fixed"] {
 		t.Errorf("sample offers: %d, currencies %v, schemes %v", len(offers), currencies, schemes)
 	}
 }

@@ -88,7 +88,7 @@ func TestBillJSONOneSeries(t *testing.T) {
 	if doc.Samples.Expected != 8928 || doc.Samples.Present != 8915 || doc.Samples.Missing != 13 {
 		t.Errorf("samples %+v", doc.Samples)
 	}
-	if len(doc.Bills) != 6 || doc.Cheapest == "" {
+	if len(doc.Bills) != 11 || doc.Cheapest == "" { // six offers + five what-if variants
 		t.Fatalf("bills %+v", doc.Bills)
 	}
 	n := 0
