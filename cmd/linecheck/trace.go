@@ -60,8 +60,9 @@ Responders are mapped to carriers offline (the bundled prefix table, plus
 --replay FILE reads a recorded trace instead of probing: linecheck's own JSON
 or the output of 'mtr --json', and prints it in any --format.
 
-trace needs raw sockets: run as root or give the binary CAP_NET_RAW
-(the error message says exactly what to run).
+trace uses raw sockets (root or CAP_NET_RAW); without them an ICMP trace
+falls back to unprivileged ICMP sockets where net.ipv4.ping_group_range
+allows (no MPLS labels then). The error message says exactly what to run.
 
 Examples:
   linecheck trace 127.0.0.1
