@@ -202,9 +202,11 @@ func runPing(c *cobra.Command, args []string) error {
 	// The sweep is one sender and one receiver per family, all I/O: with a
 	// second P the Go scheduler spins between wake-ups, which cost 40 % more
 	// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
-	// P linecheck uses about what fping does.
-	runtime.GOMAXPROCS(1)
+	// P linecheck uses about what fping does. Restored afterwards for the
+	// callers that run the command in-process (tests).
+	prev := runtime.GOMAXPROCS(1)
 	results, err := probe.PingTargets(ctx, targets, cfg, onRecord)
+	runtime.GOMAXPROCS(prev)
 	stopProgress()
 	if err != nil {
 		if errors.Is(err, probe.ErrPrivilege) {

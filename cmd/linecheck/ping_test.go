@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/linecheck/linecheck/probe"
+)
+
+// --stream writes only NDJSON probe records to stdout (readable by
+// probe.ReadStream, the format compare replays); the summary goes to stderr.
+func TestPingStreamIsPureNDJSON(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw ICMP sockets); CI runs as root")
+	}
+	var errb bytes.Buffer
+	root.SetErr(&errb)
+	defer root.SetErr(nil)
+	out, code := prRun(t, pingCmd, "ping", "--stream", "-c", "3", "-i", "10ms", "127.0.0.1", "::1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb.String())
+	}
+	recs, err := probe.ReadStream(strings.NewReader(out), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range recs {
+		if r.Status != probe.StatusOK || r.RTTms == nil || r.Protocol != "icmp" {
+			t.Errorf("record %+v", r)
+		}
+		seen[r.Addr]++
+	}
+	if len(recs) != 6 || seen["127.0.0.1"] != 3 || seen["::1"] != 3 {
+		t.Errorf("%d records %v, want 3 per target", len(recs), seen)
+	}
+	if !strings.Contains(errb.String(), "127.0.0.1") || !strings.Contains(errb.String(), "recv") {
+		t.Errorf("summary not on stderr:\n%s", errb.String())
+	}
+}
+
+// When --rate cannot keep every target's --interval the schedule stretches
+// and stderr says so (TCP to a closed port: no privilege needed, nothing
+// leaves the host).
+func TestPingSaysWhenTheScheduleStretches(t *testing.T) {
+	var errb bytes.Buffer
+	root.SetErr(&errb)
+	defer root.SetErr(nil)
+	_, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "-i", "100ms", "--rate", "10", "--timeout", "100ms",
+		"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	// 4 targets every 100 ms = 40 packets/s > 10: each interval becomes 4/10 s.
+	if want := "each target's interval is stretched to 400ms"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, errb.String())
+	}
+}
