@@ -19,6 +19,8 @@ const (
 	// DefaultTraceRate paces the probes of one cycle: 30 TTLs leave within
 	// 30 ms, so a trace still takes about one round trip.
 	DefaultTraceRate = 1000
+	// MaxCycles bounds one run (its per-cycle bookkeeping is kept in memory).
+	MaxCycles = 1_000_000
 )
 
 // TraceConfig configures a traceroute. Zero fields take the defaults.
@@ -66,6 +68,9 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	}
 	if c.Cycles <= 0 {
 		c.Cycles = 1
+	}
+	if c.Cycles > MaxCycles {
+		return c, fmt.Errorf("cycles %d: at most %d per run", c.Cycles, MaxCycles)
 	}
 	if c.Interval <= 0 {
 		c.Interval = time.Second
