@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 )
@@ -170,7 +172,10 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, yamlErr(err))
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:1: empty file: want a mapping with an \"offers:\" list", name)
+		}
+		return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:1: want a mapping with an \"offers:\" list", name)
@@ -220,6 +225,9 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: offer %q is in %s but exchange_rates has no %s (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, o.Currency, cc, o.Currency)
 			}
+			if !r.IsPositive() {
+				return nil, fmt.Errorf("%s: offer %q: exchange_rates: %s %q is not a positive rate (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, r.String(), cc, o.Currency)
+			}
 			o.Rate = r
 		}
 	}
@@ -239,11 +247,15 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 func yamlErr(err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
-		return errors.New(strings.TrimPrefix(te.Errors[0], "line "))
+		return errors.New(yamlmsg.Humanize(strings.TrimPrefix(te.Errors[0], "line ")))
 	}
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
-	s = strings.TrimPrefix(s, "line ")
-	return errors.New(s)
+	if rest, ok := strings.CutPrefix(s, "line "); ok {
+		return errors.New(yamlmsg.Humanize(rest))
+	}
+	// No line in the message (an empty document, a read error): the callers
+	// join "file:" and this without a space, so the message brings its own.
+	return errors.New(" " + yamlmsg.Humanize(s))
 }
 
 // yamlKeys lists the yaml keys of the struct v points to.

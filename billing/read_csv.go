@@ -193,7 +193,12 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*Se
 		return nil, err
 	}
 	if len(acc) == 0 {
-		return nil, &ReadError{File: file, Line: int(line), Msg: "no data rows after the header", Err: ErrEmpty}
+		msg := "no data rows after the header"
+		if w := opts.window(); w.bounded() {
+			msg = "no data rows inside the requested period " + time.Unix(w.from, 0).UTC().Format(time.RFC3339) +
+				" .. " + time.Unix(w.to, 0).UTC().Format(time.RFC3339) + "; check --period, --from, --to and --tz"
+		}
+		return nil, &ReadError{File: file, Line: int(line), Msg: msg, Err: ErrEmpty}
 	}
 	return csvBuild(file, lay, opts, acc)
 }

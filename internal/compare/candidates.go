@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/netip"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 // File is a parsed and validated candidates file. The same file drives
@@ -295,6 +297,9 @@ func Parse(b []byte, path string) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:1: empty file: want a candidates document (candidates:, offers:, traffic:, fx:, sla:; see docs/compare.md)", path)
+		}
 		return nil, yamlError(path, err)
 	}
 	v := &validator{path: path}
@@ -359,6 +364,7 @@ func yamlError(path string, err error) error {
 }
 
 func lineMsg(path, msg string) error {
+	msg = yamlmsg.Humanize(msg)
 	var line int
 	var rest string
 	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {

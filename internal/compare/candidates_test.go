@@ -102,7 +102,7 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 		{"traffic incomplete", [2]string{"peak_mbps: 800, ", ""}, "c.yaml:17: traffic: required: {log: FILE} or both monthly_gb and peak_mbps"},
 		{"bad period", [2]string{"shape: diurnal}", "shape: diurnal, period: 2026-13}"}, `c.yaml:17: traffic.period: "2026-13": use YYYY-MM`},
 		{"unknown recorded key", [2]string{"{probes: rec/hk.ndjson}", "{probe: rec/hk.ndjson}"}, `c.yaml:10: unknown key "probe"`},
-		{"unknown top-level key", [2]string{"offers: offers.yaml", "offer: offers.yaml"}, "c.yaml:16: field offer not found"},
+		{"unknown top-level key", [2]string{"offers: offers.yaml", "offer: offers.yaml"}, "c.yaml:16: unknown key \"offer\""},
 		{"yaml syntax", [2]string{"users: [{city: Shanghai}", "users: [{city: Shanghai"}, "c.yaml:"},
 	}
 	for _, tc := range cases {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lcRun runs `linecheck args...` in a child process (flags are package state)
+// and returns stdout, stderr and the exit code.
+func lcRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return stdout.String(), stderr.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), 0
+}
+
+// candidatesWith copies the bundled candidates file beside the sample
+// recordings with one line replaced, so that relative paths still resolve.
+func candidatesWith(t *testing.T, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../samples/candidates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("samples/candidates.yaml no longer holds %q", old)
+	}
+	abs, err := filepath.Abs("../../samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), old, new, 1)
+	s = strings.ReplaceAll(s, "rec/", abs+"/rec/")
+	s = strings.Replace(s, "offers: offers.yaml", "offers: "+abs+"/offers.yaml", 1)
+	s = strings.Replace(s, "log: traffic/", "log: "+abs+"/traffic/", 1)
+	return writeFile(t, "c.yaml", s)
+}
+
+func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
+	offers := func(body string) string { return writeFile(t, "offers.yaml", body) }
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"offers: YAML syntax error", []string{"bill", sampleCSV, "--offers", offers("offers: [\n")},
+			[]string{"offers.yaml:1: did not find expected node content"}},
+		{"offers: a mapping where the list goes", []string{"bill", sampleCSV, "--offers", offers("currency: CNY\noffers: {}\n")},
+			[]string{"offers.yaml:2: want a list, got a mapping"}},
+		{"offers: empty file", []string{"bill", sampleCSV, "--offers", offers("")},
+			[]string{"offers.yaml:1: empty file"}},
+		{"offers: zero exchange rate", []string{"bill", sampleCSV, "--offers", offers("compare_currency: CNY\nexchange_rates: {USD: \"0\"}\noffers:\n  - name: a\n    currency: USD\n    bandwidth: {scheme: fixed, price: \"10\", port_mbps: 100}\n")},
+			[]string{"offers.yaml:4:", `exchange_rates: USD "0" is not a positive rate`}},
+		{"bill: period outside the log", []string{"bill", sampleCSV, "--period", "2025-01"},
+			[]string{"2026-10.csv:1:", "requested period 2025-01-01T00:00:00Z .. 2025-02-01T00:00:00Z"}},
+		{"candidates: text where a number goes", []string{"compare", "--offline", candidatesWith(t, "rtt_p95_ms: 60", "rtt_p95_ms: 60ms")},
+			[]string{"c.yaml:61: want a number, got \"60ms\""}},
+		{"candidates: unknown top-level key", []string{"compare", "--offline", candidatesWith(t, "\ncandidates:", "\ncandidate:")},
+			[]string{`c.yaml:14: unknown key "candidate"`}},
+		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
+			[]string{"c.yaml:1: empty file"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := lcRun(t, c.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty on bad input: %q", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+			for _, goism := range []string{"panic", "goroutine", "float64", "[]*", "cannot unmarshal", "EOF"} {
+				if strings.Contains(errs, goism) {
+					t.Errorf("stderr %q shows Go internals (%q)", errs, goism)
+				}
+			}
+		})
+	}
+}

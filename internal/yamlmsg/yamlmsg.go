@@ -1,0 +1,68 @@
+// Package yamlmsg rewrites go.yaml.in/yaml/v3 decoding messages, which name Go
+// types ("cannot unmarshal !!str `60ms` into float64"), into words a user of
+// the YAML file can act on ("want a number, got "60ms"").
+package yamlmsg
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	unmarshalRE = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)")
+	fieldRE     = regexp.MustCompile(`field (\S+) not found in type \S+`)
+)
+
+// Humanize rewrites the Go-typed parts of one yaml.v3 message and leaves
+// the rest (such as a "line N:" prefix) as it is.
+func Humanize(msg string) string {
+	msg = unmarshalRE.ReplaceAllStringFunc(msg, func(m string) string {
+		g := unmarshalRE.FindStringSubmatch(m)
+		return fmt.Sprintf("want %s, got %s", want(g[3]), got(g[1], g[2]))
+	})
+	return fieldRE.ReplaceAllString(msg, `unknown key "$1"`)
+}
+
+// want names what a Go type expects in YAML terms.
+func want(goType string) string {
+	t := strings.TrimLeft(goType, "*")
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), t == "interface {}":
+		return "a mapping"
+	case t == "string":
+		return "text"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "time.Duration":
+		return "a duration such as 500ms"
+	case strings.HasSuffix(t, ".Dec"), strings.Contains(t, "decimal."):
+		return `a decimal number such as "12.50"`
+	default:
+		return "a mapping"
+	}
+}
+
+// got names a YAML node by its tag and value.
+func got(tag, value string) string {
+	switch tag {
+	case "map":
+		return "a mapping"
+	case "seq":
+		return "a list"
+	case "null":
+		return "nothing"
+	case "str":
+		return fmt.Sprintf("%q", value)
+	}
+	if value != "" {
+		return value
+	}
+	return "!!" + tag
+}

@@ -1,0 +1,73 @@
+package yamlmsg
+
+import (
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestHumanizeNamesYAMLShapesNotGoTypes(t *testing.T) {
+	cases := []struct {
+		name string
+		doc  string
+		into any
+		want string
+	}{
+		{"text where a number goes", "rtt: 60ms\n", &struct {
+			RTT float64 `yaml:"rtt"`
+		}{}, `line 1: want a number, got "60ms"`},
+		{"number where a list goes", "items: 5\n", &struct {
+			Items []string `yaml:"items"`
+		}{}, "line 1: want a list, got 5"},
+		{"mapping where a list goes", "items: {a: 1}\n", &struct {
+			Items []*struct{ A int } `yaml:"items"`
+		}{}, "line 1: want a list, got a mapping"},
+		{"list where a mapping goes", "sla: [1, 2]\n", &struct {
+			SLA struct{ X int } `yaml:"sla"`
+		}{}, "line 1: want a mapping, got a list"},
+		{"text where a whole number goes", "port: https\n", &struct {
+			Port int `yaml:"port"`
+		}{}, `line 1: want a whole number, got "https"`},
+		{"text where a boolean goes", "x: maybe\n", &struct {
+			X bool `yaml:"x"`
+		}{}, `line 1: want true or false, got "maybe"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := yaml.Unmarshal([]byte(c.doc), c.into)
+			if err == nil {
+				t.Fatal("yaml accepted the document")
+			}
+			got := Humanize(err.Error())
+			if !strings.Contains(got, c.want) {
+				t.Errorf("Humanize(%q) = %q, want it to contain %q", err, got, c.want)
+			}
+			if strings.Contains(got, "float64") || strings.Contains(got, "[]") || strings.Contains(got, "struct") {
+				t.Errorf("Humanize(%q) = %q still names a Go type", err, got)
+			}
+		})
+	}
+}
+
+func TestHumanizeUnknownField(t *testing.T) {
+	dec := yaml.NewDecoder(strings.NewReader("a: 1\nx: 2\n"))
+	dec.KnownFields(true)
+	var v struct {
+		A int `yaml:"a"`
+	}
+	err := dec.Decode(&v)
+	if err == nil {
+		t.Fatal("unknown field accepted")
+	}
+	if got, want := Humanize(err.Error()), `line 2: unknown key "x"`; !strings.Contains(got, want) {
+		t.Errorf("Humanize(%q) = %q, want %q", err, got, want)
+	}
+}
+
+func TestHumanizeLeavesOtherMessagesAlone(t *testing.T) {
+	const msg = "line 3: did not find expected node content"
+	if got := Humanize(msg); got != msg {
+		t.Errorf("Humanize(%q) = %q", msg, got)
+	}
+}
