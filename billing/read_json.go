@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -144,7 +145,16 @@ func (d *jsonDoc) decode(field string, v any) error {
 		if errors.As(err, &se) || errors.As(err, &te) || err == io.EOF || err == io.ErrUnexpectedEOF {
 			return d.wrap(err, field)
 		}
-		return &ReadError{File: d.file, Line: int(line), Field: field, Msg: strings.TrimPrefix(err.Error(), "json: "), Err: err}
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		// json.Number's own message names Go's types: say what the file holds instead.
+		if v, ok := strings.CutPrefix(msg, "invalid number literal, trying to unmarshal "); ok {
+			v, _, _ = strings.Cut(v, " into ")
+			if u, uerr := strconv.Unquote(v); uerr == nil {
+				v = u
+			}
+			msg = "want a number, got " + v
+		}
+		return &ReadError{File: d.file, Line: int(line), Field: field, Msg: msg, Err: err}
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func TestVnstatBadInput(t *testing.T) {
 		{head + e("1796007300", "-1") + tail, "v.json:3: fiveminute[0].rx: \"-1\" is negative"},
 		{head + e("1796007300", "1") + ",\n" + e("1796007300", "1") + tail, "v.json:4: fiveminute: duplicate timestamp 2026-11-30T02:55:00Z (line 3 has the same)"},
 		{head + e("1796007300", "1") + ",\n" + e("1796007400", "1") + tail, "v.json:4: fiveminute: mixed steps: 100 s after line 3, not a multiple of the 300 s step"},
-		{head + e("1796007300", "\"x\"") + tail, "v.json:3: fiveminute[0]: invalid number literal, trying to unmarshal \"\\\"x\\\"\" into Number"},
+		{head + e("1796007300", "\"x\"") + tail, "v.json:3: fiveminute[0]: want a number, got \"x\""},
 		{`{"jsonversion":"1","interfaces":[]}`, "v.json:1: jsonversion: vnstat 1.x JSON has no 5-minute entries; use vnstat 2.x --json f"},
 		{`{"vnstatversion":"2.10","interfaces":[]}`, "v.json:1: interfaces: no interfaces"},
 		{`{"vnstatversion":"2.10","interfaces":[{"name":"eth0","traffic":{}}]}`, "v.json:1: eth0: no fiveminute entries (write them with vnstat --json f)"},

@@ -67,6 +67,8 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 			[]string{"offers.yaml:4:", `exchange_rates: USD "0" is not a positive rate`}},
 		{"bill: period outside the log", []string{"bill", sampleCSV, "--period", "2025-01"},
 			[]string{"2026-10.csv:1:", "requested period 2025-01-01T00:00:00Z .. 2025-02-01T00:00:00Z"}},
+		{"vnstat: text where a number goes", []string{"bill", writeFile(t, "v.json", `{"vnstatversion":"2.10","jsonversion":"2","interfaces":[{"name":"eth0","traffic":{"fiveminute":[{"date":{"year":2026,"month":10,"day":1},"time":{"hour":0,"minute":0},"rx":"x","tx":1}]}}]}`)},
+			[]string{"v.json:1:", `want a number, got "x"`}},
 		{"candidates: text where a number goes", []string{"compare", "--offline", candidatesWith(t, "rtt_p95_ms: 60", "rtt_p95_ms: 60ms")},
 			[]string{"c.yaml:61: want a number, got \"60ms\""}},
 		{"candidates: unknown top-level key", []string{"compare", "--offline", candidatesWith(t, "\ncandidates:", "\ncandidate:")},
@@ -88,7 +90,7 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 					t.Errorf("stderr %q lacks %q", errs, w)
 				}
 			}
-			for _, goism := range []string{"panic", "goroutine", "float64", "[]*", "cannot unmarshal", "EOF"} {
+			for _, goism := range []string{"panic", "goroutine", "float64", "[]*", "cannot unmarshal", "EOF", "Number"} {
 				if strings.Contains(errs, goism) {
 					t.Errorf("stderr %q shows Go internals (%q)", errs, goism)
 				}
