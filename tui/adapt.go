@@ -196,8 +196,8 @@ func checkValue(v any, unit string, required bool) string {
 }
 
 // pricer bills the candidates file's traffic month under every offer the
-// candidates name, with the rules a CostOptions overrides. It repeats
-// compare's choice of series and period (compare does not export it).
+// candidates name, with the rules a CostOptions overrides, on the series and
+// month compare bills (compare.TrafficMonth).
 type pricer struct {
 	file    *compare.File
 	series  *billing.Series
@@ -226,43 +226,8 @@ func newPricer(f *compare.File, now time.Time) (*pricer, error) {
 			p.offers = append(p.offers, o)
 		}
 	}
-	t := f.Traffic
-	loc := time.UTC
-	if t.TZ != "" {
-		if loc, err = time.LoadLocation(t.TZ); err != nil {
-			return nil, fmt.Errorf("%s: traffic.tz: %w", f.Path, err)
-		}
-	}
-	if t.Period != "" {
-		if p.period, err = billing.ParseMonth(t.Period, loc); err != nil {
-			return nil, fmt.Errorf("%s: traffic.period: %w", f.Path, err)
-		}
-	}
-	if t.Log != "" {
-		series, err := billing.ReadFile(t.Log, billing.ReadOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("traffic.log: %w", err)
-		}
-		if len(series) == 0 {
-			return nil, fmt.Errorf("traffic.log: %s: no traffic series", t.Log)
-		}
-		p.series = series[0]
-		if len(series) > 1 {
-			p.series = billing.Aggregate(series, "aggregate")
-		}
-		if t.Period == "" {
-			if p.period, err = billing.LastMonthWithData(series, loc); err != nil {
-				return nil, fmt.Errorf("traffic.log: %s: %w", t.Log, err)
-			}
-		}
-	} else {
-		if t.Period == "" {
-			prev := now.In(loc).AddDate(0, -1, 0)
-			p.period = billing.MonthPeriod(prev.Year(), prev.Month(), loc)
-		}
-		if p.series, err = billing.Synthetic(p.period, t.MonthlyGB, t.PeakMbps, t.Shape); err != nil {
-			return nil, fmt.Errorf("%s: traffic: %w", f.Path, err)
-		}
+	if p.series, p.period, err = compare.TrafficMonth(f, now); err != nil {
+		return nil, err
 	}
 	times, in, out := billing.PeriodRates(p.series, p.period, 1)
 	if len(times) > 0 {

@@ -10,15 +10,18 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// billTraffic reads the traffic log (or synthesises the month), picks the
-// billing month and prices it under offers with each offer's own rules.
-func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, map[string]offerBill, error) {
+// TrafficMonth returns the traffic series the candidates file bills and its
+// billing month: the traffic log (several interfaces summed per slot) or the
+// synthetic month, and traffic.period in traffic.tz, else the last calendar
+// month with data (for a log) or the month before now (synthetic). compare and
+// the TUI price the same series over the same month through it.
+func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, error) {
 	t := f.Traffic
 	loc := time.UTC
 	if t.TZ != "" {
 		l, err := time.LoadLocation(t.TZ)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: traffic.tz: %w", f.Path, err)
+			return nil, billing.Period{}, fmt.Errorf("%s: traffic.tz: %w", f.Path, err)
 		}
 		loc = l
 	}
@@ -29,17 +32,16 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 	)
 	if t.Period != "" {
 		if p, err = billing.ParseMonth(t.Period, loc); err != nil {
-			return nil, nil, fmt.Errorf("%s: traffic.period: %w", f.Path, err)
+			return nil, billing.Period{}, fmt.Errorf("%s: traffic.period: %w", f.Path, err)
 		}
 	}
-	sum := &TrafficSummary{}
 	if t.Log != "" {
 		series, err := billing.ReadFile(t.Log, billing.ReadOptions{})
 		if err != nil {
-			return nil, nil, fmt.Errorf("traffic.log: %w", err)
+			return nil, billing.Period{}, fmt.Errorf("traffic.log: %w", err)
 		}
 		if len(series) == 0 {
-			return nil, nil, fmt.Errorf("traffic.log: %s: no traffic series", t.Log)
+			return nil, billing.Period{}, fmt.Errorf("traffic.log: %s: no traffic series", t.Log)
 		}
 		if len(series) == 1 {
 			s = series[0]
@@ -49,19 +51,36 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 		}
 		if t.Period == "" {
 			if p, err = billing.LastMonthWithData(series, loc); err != nil {
-				return nil, nil, fmt.Errorf("traffic.log: %s: %w", t.Log, err)
+				return nil, billing.Period{}, fmt.Errorf("traffic.log: %s: %w", t.Log, err)
 			}
 		}
+		return s, p, nil
+	}
+	if t.Period == "" {
+		// From the first of this month, not from now: AddDate(0, -1, 0) on
+		// March 31 gives March 3.
+		n := now.In(loc)
+		p = billing.MonthPeriod(n.Year(), n.Month(), loc)
+		p = billing.MonthPeriod(p.Start.AddDate(0, -1, 0).Year(), p.Start.AddDate(0, -1, 0).Month(), loc)
+	}
+	if s, err = billing.Synthetic(p, t.MonthlyGB, t.PeakMbps, t.Shape); err != nil {
+		return nil, billing.Period{}, fmt.Errorf("%s: traffic: %w", f.Path, err)
+	}
+	return s, p, nil
+}
+
+// billTraffic prices the file's traffic month (TrafficMonth) under offers
+// with each offer's own rules.
+func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, map[string]offerBill, error) {
+	t := f.Traffic
+	s, p, err := TrafficMonth(f, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := &TrafficSummary{}
+	if t.Log != "" {
 		sum.Source = relTo(f.Dir, t.Log)
 	} else {
-		if t.Period == "" {
-			n := now.In(loc)
-			p = billing.MonthPeriod(n.Year(), n.Month(), loc)
-			p = billing.MonthPeriod(p.Start.AddDate(0, -1, 0).Year(), p.Start.AddDate(0, -1, 0).Month(), loc)
-		}
-		if s, err = billing.Synthetic(p, t.MonthlyGB, t.PeakMbps, t.Shape); err != nil {
-			return nil, nil, fmt.Errorf("%s: traffic: %w", f.Path, err)
-		}
 		sum.Source = fmt.Sprintf("synthetic %g GB/month, peak %g Mbit/s", t.MonthlyGB, t.PeakMbps)
 		sum.Shape = t.Shape
 	}
