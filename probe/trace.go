@@ -198,6 +198,7 @@ type tprobe struct {
 	answered bool // a reply (in time or late) was seen
 	final    bool // its outcome is decided and recorded
 	beyond   bool // sent past the destination's TTL: its reply no longer matters
+	idx      int  // its entry in tracer.results once final
 }
 
 // traceGrace is how long after its timeout a probe is declared lost: a reply
@@ -235,6 +236,7 @@ func (t *tracer) finalize(p *tprobe) {
 		return
 	}
 	p.final = true
+	p.idx = len(t.results)
 	t.results = append(t.results, p.res)
 	t.left[p.cycle]--
 	t.report()
@@ -281,13 +283,17 @@ func (t *tracer) handle(r TraceReply) {
 		return
 	}
 	if p.answered {
+		// answered implies final: the duplicate is added to its result.
 		t.counts.Duplicates++
+		t.results[p.idx].Dups++
 		return
 	}
 	p.answered = true
 	if p.final || r.At.Sub(p.sent) > t.cfg.Timeout {
 		t.counts.Late++
 		t.finalize(p)
+		t.results[p.idx].Late = true
+		t.results[p.idx].Dest = r.Dest
 		return
 	}
 	p.res.Addr = r.From.String()
@@ -377,7 +383,8 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 			}
 		}
 		return &route.Trace{Schema: route.TraceSchema, Target: target, Addr: addr.String(), Protocol: cfg.Proto,
-			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339), Hops: hops}
+			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339),
+			Foreign: t.counts.Foreign, Hops: hops}
 	}
 	if onCycle != nil {
 		t.onCycle = func() { onCycle(doc()) }

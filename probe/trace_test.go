@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/netip"
@@ -379,5 +380,112 @@ func TestTraceStopsWaitingForProbesPastTheDestination(t *testing.T) {
 	}
 	if len(tr.Hops) != 4 || tr.Hops[3].Sent != 2 || counts.Late != 0 {
 		t.Errorf("hops %v, destination sent %d, counts %+v", hopAddrs(tr), tr.Hops[3].Sent, counts)
+	}
+}
+
+func TestTraceDocumentCountsLateDuplicateAndForeignPerHop(t *testing.T) {
+	f := newFake(path4...)
+	// Every reply duplicated; TTL 3 always late; 2 foreign packets per cycle.
+	// Replies are queued in order (no shuffle); the run ends as soon as every
+	// probe is decided, so the last duplicates may stay unread.
+	f.duplicate, f.foreign = true, 2
+	f.late = func(p TraceProbe) bool { return p.TTL == 3 }
+	cfg := fastCfg(3)
+	cfg.MaxTTL = 4
+	cfg.Timeout = 5 * time.Millisecond
+	tr, counts := runFake(t, f, cfg)
+	ttlOf := map[uint16]int{}
+	for _, p := range f.sends {
+		ttlOf[p.Key] = p.TTL
+	}
+	unread := map[int]int{}
+	for _, it := range f.queue {
+		r, ok := it.(TraceReply)
+		if !ok || ttlOf[r.Key] == 0 {
+			t.Fatalf("a foreign packet was left unread: %+v", it)
+		}
+		unread[ttlOf[r.Key]]++
+	}
+	// Per TTL, 3 probes each answered twice: TTLs 1, 2, 4 get 3 received + 3
+	// duplicates; TTL 3 gets 3 late (lost) + 3 duplicates of the late replies.
+	for _, h := range tr.Hops {
+		wantLate, wantLoss := 0, 0.0
+		if h.TTL == 3 {
+			wantLate, wantLoss = 3, 1
+		}
+		if h.Sent != 3 || h.Late != wantLate || h.Duplicates+unread[h.TTL] != 3 || h.Loss != wantLoss {
+			t.Errorf("ttl %d: sent %d late %d duplicates %d (+%d unread) loss %v, want 3, %d, 3, %v",
+				h.TTL, h.Sent, h.Late, h.Duplicates, unread[h.TTL], h.Loss, wantLate, wantLoss)
+		}
+	}
+	if tr.Foreign != 6 || counts.Foreign != 6 || counts.Late != 3 || counts.Duplicates+len(f.queue) != 12 {
+		t.Errorf("trace foreign %d, counts %+v (%d unread); want 6 foreign, 3 late, 12 duplicates",
+			tr.Foreign, counts, len(f.queue))
+	}
+	// The JSON always carries the three counts, as numbers.
+	b, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Foreign *int `json:"foreign"`
+		Hops    []map[string]any
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw.Foreign == nil || *raw.Foreign != 6 {
+		t.Errorf("JSON foreign %v, want 6", raw.Foreign)
+	}
+	for _, h := range raw.Hops {
+		if _, ok := h["late"].(float64); !ok {
+			t.Errorf("hop %v: late missing", h["ttl"])
+		}
+		if _, ok := h["duplicates"].(float64); !ok {
+			t.Errorf("hop %v: duplicates missing", h["ttl"])
+		}
+	}
+}
+
+func TestTraceTimeoutShorterThanThePathListsTheSilentTTLs(t *testing.T) {
+	// An 8-hop path whose hops 3.. answer only after the timeout (a slow
+	// link after hop 2): not reached, TTLs 3..7 late, 8 (the target) late.
+	path := []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2", "10.77.4.2", "10.77.5.2", "10.77.6.2", "10.77.7.2"}
+	f := newFake(path...)
+	f.late = func(p TraceProbe) bool { return p.TTL >= 3 }
+	cfg := fastCfg(1)
+	cfg.MaxTTL = 30
+	cfg.Timeout = 5 * time.Millisecond
+	tr, counts := runFake(t, f, cfg)
+	if tr.Reached {
+		t.Error("reached, though the target only answered late")
+	}
+	want := []string{"10.77.0.2", "10.77.1.2", "*", "*", "*", "*", "*", "*"}
+	if !slices.Equal(hopAddrs(tr), want) {
+		t.Fatalf("hops %v, want %v (one entry per TTL up to the target's late answer)", hopAddrs(tr), want)
+	}
+	for _, h := range tr.Hops[2:] {
+		if h.Late != 1 || h.Loss != 1 || h.Sent != 1 {
+			t.Errorf("ttl %d: late %d loss %v sent %d, want 1, 1, 1", h.TTL, h.Late, h.Loss, h.Sent)
+		}
+	}
+	// TTLs 3..30 were all late (those past 8 reached the target late too).
+	if counts.Late != 28 {
+		t.Errorf("late %d, want 28", counts.Late)
+	}
+
+	// Nothing answers past TTL 2 at all: the entries go on for MaxUnknown
+	// silent TTLs after it, each with no responders and loss 1.
+	f = newFake(path...)
+	f.drop = func(p TraceProbe, _ int) bool { return p.TTL >= 3 }
+	tr, _ = runFake(t, f, cfg)
+	want = []string{"10.77.0.2", "10.77.1.2", "*", "*", "*", "*", "*"}
+	if !slices.Equal(hopAddrs(tr), want) || tr.Reached {
+		t.Fatalf("hops %v reached %v, want %v and false", hopAddrs(tr), tr.Reached, want)
+	}
+	for _, h := range tr.Hops[2:] {
+		if h.Late != 0 || h.Loss != 1 || h.Responders == nil || len(h.Responders) != 0 {
+			t.Errorf("ttl %d: %+v, want no responders, loss 1, late 0", h.TTL, h)
+		}
 	}
 }

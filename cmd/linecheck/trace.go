@@ -160,6 +160,13 @@ func runTrace(c *cobra.Command, args []string) error {
 			fmt.Fprintf(stderr, "linecheck: not counted as received: %d late, %d duplicate, %d foreign replies\n",
 				counts.Late, counts.Duplicates, counts.Foreign)
 		}
+		if !t.Reached && err == nil {
+			msg := fmt.Sprintf("linecheck: %s did not answer within --timeout %v", t.Addr, o.timeout)
+			if counts.Late > 0 {
+				msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
+			}
+			fmt.Fprintln(stderr, msg)
+		}
 		tr = t
 	}
 	// Carrier, ASN and line class per responder, offline (bundled table, --asn-db).
@@ -196,11 +203,52 @@ func traceTable(tr *route.Trace) report.Table {
 			"max ms", "stdev ms", "jit rfc3550", "jit mean_abs", "mpls", "flows", "flags"},
 		Align: "rlrlrrrrrrrrrrrlll",
 	}
+	// Late and duplicate columns only when some hop has any: they are rare,
+	// and the table is wide already.
+	var anyLate, anyDup bool
+	for _, h := range tr.Hops {
+		anyLate = anyLate || h.Late > 0
+		anyDup = anyDup || h.Duplicates > 0
+	}
+	if anyLate || anyDup {
+		var hs []string
+		al := ""
+		for i, h := range t.Headers {
+			hs, al = append(hs, h), al+t.Align[i:i+1]
+			if h == "loss" {
+				if anyLate {
+					hs, al = append(hs, "late"), al+"r"
+				}
+				if anyDup {
+					hs, al = append(hs, "dup"), al+"r"
+				}
+			}
+		}
+		t.Headers, t.Align = hs, al
+	}
+	// counts gives the late/dup cells after loss: the hop's counts on its
+	// first row, empty on further responder rows.
+	counts := func(h route.Hop, first bool) []string {
+		var c []string
+		if anyLate {
+			c = append(c, "")
+			if first {
+				c[len(c)-1] = strconv.Itoa(h.Late)
+			}
+		}
+		if anyDup {
+			c = append(c, "")
+			if first {
+				c[len(c)-1] = strconv.Itoa(h.Duplicates)
+			}
+		}
+		return c
+	}
 	for _, h := range tr.Hops {
 		flags := strings.Join(h.Flags, ",")
 		if len(h.Responders) == 0 {
-			t.Rows = append(t.Rows, []string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtPct(h.Loss),
-				"", "", "", "", "", "", "", "", "", "", flags})
+			row := append([]string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtPct(h.Loss)}, counts(h, true)...)
+			t.Rows = append(t.Rows, append(row, "", "", "", "", "", "", "", "", "", "", flags))
 			continue
 		}
 		for i, r := range h.Responders {
@@ -208,6 +256,7 @@ func traceTable(tr *route.Trace) report.Table {
 			if i == 0 {
 				row[0], row[4], row[6] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtPct(h.Loss)
 			}
+			row = append(row, counts(h, i == 0)...)
 			p50, p95 := prFmtMS(r.RTT.P50), prFmtMS(r.RTT.P95)
 			if tr.Source == "mtr-json" {
 				p50, p95 = "-", "-"
@@ -224,6 +273,12 @@ func traceTable(tr *route.Trace) report.Table {
 		}
 	}
 	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream")
+	if anyLate || anyDup {
+		t.Notes = append(t.Notes, "late = replies after --timeout (counted as lost), dup = further replies to answered probes; neither is received")
+	}
+	if tr.Foreign > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
+	}
 	if tr.Source == "mtr-json" {
 		t.Notes = append(t.Notes, "from mtr --json: no percentiles (p50/p95 are 0 in JSON), one address per hop")
 	}

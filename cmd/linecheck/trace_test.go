@@ -100,3 +100,47 @@ func TestPingJSONOnLoopback(t *testing.T) {
 		t.Errorf("%+v", doc)
 	}
 }
+
+func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
+	dir := t.TempDir()
+	// An older file without late/duplicates/foreign still replays, as zeros,
+	// and the table then has no late or dup column.
+	old := dir + "/old.json"
+	os.WriteFile(old, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":true,
+"hops":[{"ttl":1,"sent":2,"loss":0,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":2,"rtt_ms":{"min":1,"avg":1,"p50":1,"p95":1,"p99":1,"max":1,"stdev":0},"jitter_ms":{"rfc3550":0,"mean_abs":0,"pdv_p95":0}}]}]}`), 0o644)
+	out, code := prRun(t, traceCmd, "trace", "--replay", old, "--format", "csv")
+	if code != 0 || strings.Contains(out, "late") || strings.Contains(out, "dup") {
+		t.Errorf("old file: exit %d\n%s", code, out)
+	}
+	out, code = prRun(t, traceCmd, "trace", "--replay", old, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"late": 0`) || !strings.Contains(out, `"duplicates": 0`) || !strings.Contains(out, `"foreign": 0`) {
+		t.Errorf("old file as JSON: exit %d\n%s", code, out)
+	}
+
+	withCounts := dir + "/new.json"
+	os.WriteFile(withCounts, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":false,"foreign":4,
+"hops":[{"ttl":1,"sent":2,"loss":0,"late":0,"duplicates":3,"flags":[],"responders":[{"addr":"10.77.0.2","recv":2,"rtt_ms":{"min":1,"avg":1,"p50":1,"p95":1,"p99":1,"max":1,"stdev":0},"jitter_ms":{"rfc3550":0,"mean_abs":0,"pdv_p95":0}}]},
+{"ttl":2,"sent":2,"loss":1,"late":2,"duplicates":0,"flags":[],"responders":[]}]}`), 0o644)
+	out, code = prRun(t, traceCmd, "trace", "--replay", withCounts, "--format", "csv")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 3 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	head := strings.Split(lines[0], ",")
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	hop1, hop2 := strings.Split(lines[1], ","), strings.Split(lines[2], ",")
+	if len(hop1) != len(head) || len(hop2) != len(head) {
+		t.Fatalf("rows do not match the header:\n%s", out)
+	}
+	if hop1[col["late"]] != "0" || hop1[col["dup"]] != "3" || hop2[col["late"]] != "2" || hop2[col["dup"]] != "0" ||
+		hop2[col["loss"]] != "100.0%" {
+		t.Errorf("late/dup cells wrong:\n%s", out)
+	}
+	out, _ = prRun(t, traceCmd, "trace", "--replay", withCounts)
+	if !strings.Contains(out, "4 foreign replies") {
+		t.Errorf("table does not mention the foreign replies:\n%s", out)
+	}
+}

@@ -17,8 +17,9 @@ const (
 )
 
 // ProbeResult is the outcome of one trace probe whose wait has ended: a reply
-// within the timeout (Addr set) or none (Addr empty). Late and duplicate
-// replies are not results.
+// within the timeout (Addr set) or none (Addr empty). A reply after the
+// timeout leaves Addr empty and sets Late; further replies are counted in
+// Dups. Neither is received.
 type ProbeResult struct {
 	TTL  int
 	Flow int
@@ -27,43 +28,61 @@ type ProbeResult struct {
 	Addr  string  // responder, "" when no reply in time
 	RTTms float64 // when Addr is set
 	// Dest is true when the reply came from the target itself (echo reply,
-	// port unreachable, TCP SYN-ACK or RST).
+	// port unreachable, TCP SYN-ACK or RST), also when it came late.
 	Dest bool
 	MPLS []MPLS
+	// Late is true when the (first) reply came after the timeout.
+	Late bool
+	// Dups counts further replies to this probe.
+	Dups int
 }
+
+// MaxUnknown is how many silent TTLs after the last one that answered an
+// unreached trace lists (mtr's --max-unknown default): enough to show that
+// the path went quiet, not thirty empty lines.
+const MaxUnknown = 5
 
 // BuildHops turns per-probe results into hop entries. The destination's TTL
 // is the lowest TTL at which the target answered; probes at higher TTLs (sent
 // before it was known) are left out. Entries run from the lowest TTL probed up
-// to the destination's TTL, or when it was not reached up to the highest TTL
-// that answered at all (one entry if nothing answered). A TTL that never
-// answered has no responders and loss 1. Responders are ordered by replies
-// (most first), then address. reached tells whether the target answered.
+// to the destination's TTL. When the target was not reached they run up to
+// the last TTL that answered, in time or late, followed by the silent TTLs
+// probed after it, at most MaxUnknown of them; when the target itself
+// answered only late, they end at the lowest TTL where it did. A TTL that
+// never answered has no responders and loss 1. Per hop, Late counts probes
+// answered after the timeout and Duplicates the further replies. Responders
+// are ordered by replies (most first), then address. reached tells whether
+// the target answered in time.
 func BuildHops(results []ProbeResult) (hops []Hop, reached bool) {
 	if len(results) == 0 {
 		return []Hop{}, false
 	}
 	rs := append([]ProbeResult(nil), results...)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Order < rs[j].Order })
-	lo, hi, destTTL, lastAns := math.MaxInt, 0, 0, 0
+	lo, hi, destTTL, lastAns, lateDest := math.MaxInt, 0, 0, 0, 0
 	for _, r := range rs {
 		lo = min(lo, r.TTL)
 		hi = max(hi, r.TTL)
-		if r.Addr != "" {
+		if r.Addr != "" || r.Late {
 			lastAns = max(lastAns, r.TTL)
-			if r.Dest && (destTTL == 0 || r.TTL < destTTL) {
-				destTTL = r.TTL
-			}
+		}
+		if r.Addr != "" && r.Dest && (destTTL == 0 || r.TTL < destTTL) {
+			destTTL = r.TTL
+		}
+		if r.Addr == "" && r.Late && r.Dest && (lateDest == 0 || r.TTL < lateDest) {
+			lateDest = r.TTL
 		}
 	}
 	last := destTTL
 	switch {
 	case destTTL > 0:
 		reached = true
+	case lateDest > 0:
+		last = lateDest
 	case lastAns > 0:
-		last = lastAns
+		last = min(hi, lastAns+MaxUnknown)
 	default:
-		last = lo
+		last = min(hi, lo-1+MaxUnknown)
 	}
 	type acc struct {
 		r     *Responder
@@ -71,11 +90,17 @@ func BuildHops(results []ProbeResult) (hops []Hop, reached bool) {
 	}
 	byTTL := make(map[int]map[string]*acc)
 	sent := make(map[int]int)
+	late := make(map[int]int)
+	dups := make(map[int]int)
 	for _, r := range rs {
 		if r.TTL > last {
 			continue
 		}
 		sent[r.TTL]++
+		dups[r.TTL] += r.Dups
+		if r.Late && r.Addr == "" {
+			late[r.TTL]++
+		}
 		if r.Addr == "" {
 			continue
 		}
@@ -97,7 +122,7 @@ func BuildHops(results []ProbeResult) (hops []Hop, reached bool) {
 		}
 	}
 	for ttl := lo; ttl <= last; ttl++ {
-		h := Hop{TTL: ttl, Sent: sent[ttl], Flags: []string{}, Responders: []Responder{}}
+		h := Hop{TTL: ttl, Sent: sent[ttl], Late: late[ttl], Duplicates: dups[ttl], Flags: []string{}, Responders: []Responder{}}
 		recv := 0
 		for _, a := range byTTL[ttl] {
 			r := *a.r

@@ -77,10 +77,26 @@ func TestBuildHops(t *testing.T) {
 			reached:   true,
 		},
 		{
-			name:      "unreached target: entries end at the last TTL that answered",
+			name:      "unreached target: the silent TTLs probed after the last answer are listed",
 			results:   cycles(2, always("10.77.0.2"), always("10.77.1.2"), never, never),
-			wantLoss:  []float64{0, 0},
-			wantFlags: [][]string{{}, {}},
+			wantLoss:  []float64{0, 0, 1, 1},
+			wantFlags: [][]string{{}, {}, {}, {}},
+			reached:   false,
+		},
+		{
+			// TTLs 1..10 probed, TTL 2 answered last: 2 + MaxUnknown (5) = 7 entries.
+			name: "unreached target: at most MaxUnknown silent TTLs after the last answer",
+			results: cycles(1, always("10.77.0.2"), always("10.77.1.2"), never, never, never, never, never,
+				never, never, never),
+			wantLoss:  []float64{0, 0, 1, 1, 1, 1, 1},
+			wantFlags: [][]string{{}, {}, {}, {}, {}, {}, {}},
+			reached:   false,
+		},
+		{
+			name:      "nothing answered: MaxUnknown silent entries",
+			results:   cycles(1, never, never, never, never, never, never, never, never),
+			wantLoss:  []float64{1, 1, 1, 1, 1},
+			wantFlags: [][]string{{}, {}, {}, {}, {}},
 			reached:   false,
 		},
 	}
@@ -108,6 +124,65 @@ func TestBuildHops(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBuildHopsCountsLateAndDuplicateRepliesPerHop(t *testing.T) {
+	// Two cycles over 3 TTLs. TTL 2: one reply in time and duplicated twice,
+	// one late. TTL 3 (the target): one late then one in time, duplicated once.
+	rs := []ProbeResult{
+		{TTL: 1, Order: 0, Addr: "a", RTTms: 1},
+		{TTL: 2, Order: 1, Addr: "b", RTTms: 2, Dups: 2},
+		{TTL: 3, Order: 2, Late: true, Dest: true},
+		{TTL: 1, Order: 3, Addr: "a", RTTms: 1},
+		{TTL: 2, Order: 4, Late: true},
+		{TTL: 3, Order: 5, Addr: "c", RTTms: 3, Dest: true, Dups: 1},
+		// Past the destination: left out, with its duplicate.
+		{TTL: 4, Order: 6, Addr: "c", RTTms: 3, Dest: true, Dups: 1},
+	}
+	hops, reached := BuildHops(rs)
+	if !reached || len(hops) != 3 {
+		t.Fatalf("reached %v, %d hops", reached, len(hops))
+	}
+	want := []struct{ late, dups int }{{0, 0}, {1, 2}, {1, 1}}
+	wantLoss := []float64{0, 0.5, 0.5}
+	for i, h := range hops {
+		if h.Late != want[i].late || h.Duplicates != want[i].dups || h.Loss != wantLoss[i] {
+			t.Errorf("ttl %d: late %d duplicates %d loss %v, want %d, %d, %v", h.TTL, h.Late, h.Duplicates, h.Loss,
+				want[i].late, want[i].dups, wantLoss[i])
+		}
+	}
+}
+
+func TestBuildHopsUnreachedListsLateTTLs(t *testing.T) {
+	// --timeout shorter than the path: TTLs 1-2 answer in time, 3 and 4
+	// only late, 5 never; the target (TTL 6 and beyond) answers late.
+	var rs []ProbeResult
+	for ttl := 1; ttl <= 10; ttl++ {
+		r := ProbeResult{TTL: ttl, Order: ttl}
+		switch {
+		case ttl <= 2:
+			r.Addr, r.RTTms = "r", 1
+		case ttl == 3 || ttl == 4:
+			r.Late = true
+		case ttl >= 6:
+			r.Late, r.Dest = true, true
+		}
+		rs = append(rs, r)
+	}
+	hops, reached := BuildHops(rs)
+	if reached {
+		t.Error("reached with only late replies from the target")
+	}
+	var ttls, late []int
+	for _, h := range hops {
+		ttls, late = append(ttls, h.TTL), append(late, h.Late)
+		if h.TTL > 2 && (h.Loss != 1 || len(h.Responders) != 0 || h.Responders == nil) {
+			t.Errorf("ttl %d: loss %v responders %#v, want 1 and []", h.TTL, h.Loss, h.Responders)
+		}
+	}
+	if !slices.Equal(ttls, []int{1, 2, 3, 4, 5, 6}) || !slices.Equal(late, []int{0, 0, 1, 1, 0, 1}) {
+		t.Errorf("ttls %v late %v, want 1..6 and [0 0 1 1 0 1]", ttls, late)
 	}
 }
 

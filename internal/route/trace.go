@@ -23,7 +23,11 @@ type Trace struct {
 	LineClass string `json:"line_class,omitempty"`
 	// LineEvidence explains LineClass: rule, confidence and the hops that decided it.
 	LineEvidence *LineEvidence `json:"line_evidence,omitempty"`
-	Hops         []Hop         `json:"hops"`
+	// Foreign counts replies to another process or run, or to no probe of
+	// this one: never counted as received. Always written; 0 in replays of
+	// files that do not carry it (mtr --json, older linecheck files).
+	Foreign int   `json:"foreign"`
+	Hops    []Hop `json:"hops"`
 }
 
 // Hop is one TTL of a trace.
@@ -34,7 +38,12 @@ type Hop struct {
 	Loss float64 `json:"loss"`
 	// Flags: "icmp-rate-limited" when the loss does not carry on downstream;
 	// "destination" on the target's own entry.
-	Flags      []string    `json:"flags"`
+	Flags []string `json:"flags"`
+	// Late counts this TTL's probes whose reply came after the timeout: they
+	// count as lost, not received.
+	Late int `json:"late"`
+	// Duplicates counts further replies to probes already answered (not received).
+	Duplicates int         `json:"duplicates"`
 	Responders []Responder `json:"responders"`
 }
 
