@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 // Target is one probe target of one candidate: what serve measures and the
@@ -66,7 +70,7 @@ func LoadTargets(path string) ([]Target, error) {
 func ParseTargets(b []byte, name string) ([]Target, error) {
 	var f candidatesFile
 	if err := yaml.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, yamlmsg.FileError(name, err)
 	}
 	if f.RecordedOnly || f.Offline {
 		return nil, fmt.Errorf("%s: %w", name, ErrRecordedOnly)
@@ -97,6 +101,13 @@ func ParseTargets(b []byte, name string) ([]Target, error) {
 			}
 			if t.Addr == "" {
 				return nil, fmt.Errorf("%s: targets[%d]: addr: missing", where, j)
+			}
+			// Documentation addresses (RFC 5737, RFC 3849) are illustrative, as
+			// in the bundled samples: compare refuses them live, and so does serve.
+			if a, err := netip.ParseAddr(t.Addr); err == nil {
+				if kind, ok := route.SpecialRange(a); ok && kind == "documentation" {
+					return nil, fmt.Errorf("%s: targets[%d]: addr: %s is a documentation address, illustrative only: it is never probed", where, j, t.Addr)
+				}
 			}
 			switch t.Protocol {
 			case "icmp":

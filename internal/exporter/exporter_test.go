@@ -266,7 +266,11 @@ candidates:
 		{"candidates: [{name: a, targets: [{addr: x}]}, {name: a, targets: [{addr: y}]}]", `candidates[1]: name: "a" is used twice`},
 		{"candidates: [{name: a, targets: [{addr: x}, {addr: x, protocol: icmp}]}]", "icmp x is listed twice"},
 		{"candidates: [{name: a}]", `candidate "a": targets: none listed`},
-		{"candidates: {", "c.yaml: yaml:"},
+		{"candidates: {", "c.yaml:1: did not find expected node content"},
+		{"candidates: 5", "c.yaml:1: want a list, got 5"},
+		{"candidates:\n  - name: a\n    targets: [{addr: x, protocol: tcp, port: https}]", `c.yaml:3: want a whole number, got "https"`},
+		{"candidates: [{name: a, targets: [{addr: 203.0.113.5}]}]", "203.0.113.5 is a documentation address"},
+		{"candidates: [{name: a, targets: [{addr: '2001:db8::1', protocol: icmp}]}]", "2001:db8::1 is a documentation address"},
 	} {
 		if _, err := ParseTargets([]byte(tc.text), "c.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want %q", tc.text, err, tc.want)
@@ -286,8 +290,13 @@ func TestParseTargetsRefusesRecordedOnlyFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The same file without the mark parses into its targets: the schema is compare's.
+	// Without the mark its documentation addresses are still refused …
 	text := strings.Replace(string(b), "recorded_only: true", "recorded_only: false", 1)
+	if _, err := ParseTargets([]byte(text), "candidates.yaml"); err == nil || !strings.Contains(err.Error(), "is a documentation address") {
+		t.Errorf("unmarked sample: %v, want its documentation addresses refused", err)
+	}
+	// … and with loopback addresses in their place it parses into its targets: the schema is compare's.
+	text = strings.NewReplacer("203.0.113.", "127.0.113.", "198.51.100.", "127.51.100.", "192.0.2.", "127.0.2.").Replace(text)
 	ts, err := ParseTargets([]byte(text), "candidates.yaml")
 	if err != nil {
 		t.Fatal(err)

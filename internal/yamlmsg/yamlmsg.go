@@ -4,13 +4,16 @@
 package yamlmsg
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 var (
-	unmarshalRE = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)")
+	unmarshalRE = regexp.MustCompile("(?m)cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 	fieldRE     = regexp.MustCompile(`field (\S+) not found in type \S+`)
 )
 
@@ -65,4 +68,29 @@ func got(tag, value string) string {
 		return value
 	}
 	return "!!" + tag
+}
+
+// FileError turns a yaml.v3 decoding error into "file:LINE: message" lines
+// (one per problem, joined), in words (Humanize), for a file called name.
+func FileError(name string, err error) error {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	var out []error
+	for _, m := range msgs {
+		m = strings.TrimPrefix(m, "yaml: ")
+		if rest, ok := strings.CutPrefix(m, "line "); ok {
+			if n, msg, ok := strings.Cut(rest, ": "); ok {
+				out = append(out, fmt.Errorf("%s:%s: %s", name, n, Humanize(msg)))
+				continue
+			}
+		}
+		if m == "EOF" {
+			m = "empty file"
+		}
+		out = append(out, fmt.Errorf("%s: %s", name, Humanize(m)))
+	}
+	return errors.Join(out...)
 }

@@ -26,6 +26,11 @@ func TestHumanizeNamesYAMLShapesNotGoTypes(t *testing.T) {
 		{"list where a mapping goes", "sla: [1, 2]\n", &struct {
 			SLA struct{ X int } `yaml:"sla"`
 		}{}, "line 1: want a mapping, got a list"},
+		{"number where a list of anonymous structs goes", "items: 5\n", &struct {
+			Items []struct {
+				Name string `yaml:"name"`
+			} `yaml:"items"`
+		}{}, "line 1: want a list, got 5"},
 		{"text where a whole number goes", "port: https\n", &struct {
 			Port int `yaml:"port"`
 		}{}, `line 1: want a whole number, got "https"`},
@@ -43,7 +48,7 @@ func TestHumanizeNamesYAMLShapesNotGoTypes(t *testing.T) {
 			if !strings.Contains(got, c.want) {
 				t.Errorf("Humanize(%q) = %q, want it to contain %q", err, got, c.want)
 			}
-			if strings.Contains(got, "float64") || strings.Contains(got, "[]") || strings.Contains(got, "struct") {
+			if strings.Contains(got, "float64") || strings.Contains(got, "[]") || strings.Contains(got, "struct") || strings.Contains(got, "yaml:\"") {
 				t.Errorf("Humanize(%q) = %q still names a Go type", err, got)
 			}
 		})
@@ -69,5 +74,36 @@ func TestHumanizeLeavesOtherMessagesAlone(t *testing.T) {
 	const msg = "line 3: did not find expected node content"
 	if got := Humanize(msg); got != msg {
 		t.Errorf("Humanize(%q) = %q", msg, got)
+	}
+}
+
+func TestFileErrorNamesFileAndLine(t *testing.T) {
+	var v struct {
+		Items []string `yaml:"items"`
+		Port  int      `yaml:"port"`
+	}
+	cases := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"two type errors", "items: 5\nport: x\n", []string{"c.yaml:1: want a list, got 5", `c.yaml:2: want a whole number, got "x"`}},
+		{"syntax error", "items: [\n", []string{"c.yaml:1: did not find expected node content"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := yaml.Unmarshal([]byte(c.doc), &v)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			got := FileError("c.yaml", err).Error()
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("FileError = %q, want it to contain %q", got, w)
+				}
+			}
+			if strings.Contains(got, "yaml: ") || strings.Contains(got, "unmarshal") {
+				t.Errorf("FileError = %q keeps yaml's own wording", got)
+			}
+		})
 	}
 }
