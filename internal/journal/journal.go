@@ -224,8 +224,10 @@ func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
 			info.Good += int64(len(b))
 			continue
 		}
-		// Only the very last line may be bad: that is a write the crash cut short.
-		if _, peekErr := br.Peek(1); peekErr == io.EOF {
+		// Only the very last line may be bad: that is a write the crash cut
+		// short. A cut-short line is never a whole JSON value, so a last line
+		// that is valid JSON but no journal entry (another file) is an error.
+		if _, peekErr := br.Peek(1); peekErr == io.EOF && (perr == nil || !json.Valid(body)) {
 			info.Torn, info.TornLine, info.TornBytes = true, line, len(b)
 			break
 		}
@@ -247,7 +249,7 @@ func parseLine(b []byte) (Entry, error) {
 		return e, errors.New("not a journal line: text after the JSON object")
 	}
 	if e.Schema != Schema {
-		return e, fmt.Errorf("schema %q, want %q", e.Schema, Schema)
+		return e, fmt.Errorf("not a journal line: schema %q, want %q", e.Schema, Schema)
 	}
 	switch e.Kind {
 	case KindPing:

@@ -127,7 +127,11 @@ func TestBadLineBeforeTheEndIsAnErrorWithItsLine(t *testing.T) {
 	good := `{"schema":"linecheck.journal/v1","kind":"ping","cycle":1,"run":1,"time":"2026-11-01T00:00:00Z"}`
 	for _, tc := range []struct{ name, text, want string }{
 		{"garbage in the middle", good + "\nnot json\n" + strings.Replace(good, `"cycle":1`, `"cycle":2`, 1) + "\n", "j:2: not a journal line"},
-		{"wrong schema", strings.Replace(good, "journal/v1", "probe/v1", 1) + "\n" + good + "\n", `j:1: schema "linecheck.probe/v1"`},
+		{"wrong schema", strings.Replace(good, "journal/v1", "probe/v1", 1) + "\n" + good + "\n", `j:1: not a journal line: schema "linecheck.probe/v1"`},
+		// A crash cuts a line short, and a cut-short line is never whole JSON:
+		// a last line that is whole JSON of something else is another file, not torn.
+		{"another file's JSON as the only line", `{"vnstatversion":"2.10","interfaces":[]}`, `j:1: not a journal line: schema ""`},
+		{"another document as the last line", good + "\n" + strings.Replace(good, "journal/v1", "probe/v1", 1) + "\n", `j:2: not a journal line: schema "linecheck.probe/v1"`},
 		{"cycles going back", good + "\n" + good + "\n" + good + "\n", "j:2: cycle: 1 after 1"},
 		{"trace line without trace", strings.Replace(good, `"ping"`, `"trace"`, 1) + "\n" + good + "\n", "j:1: trace: missing"},
 	} {
