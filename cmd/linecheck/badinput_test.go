@@ -73,6 +73,8 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 			[]string{"c.yaml:61: want a number, got \"60ms\""}},
 		{"candidates: unknown top-level key", []string{"compare", "--offline", candidatesWith(t, "\ncandidates:", "\ncandidate:")},
 			[]string{`c.yaml:14: unknown key "candidate"`}},
+		{"compare without a file", []string{"compare", "--offline"}, []string{"compare takes one CANDIDATES.yaml, got none", "linecheck compare --help"}},
+		{"compare with two files", []string{"compare", "--offline", "a.yaml", "b.yaml"}, []string{"got 2: a.yaml b.yaml"}},
 		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
 			[]string{"c.yaml:1: empty file"}},
 	}

@@ -68,7 +68,7 @@ Examples:
 
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
 1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
-	Args: cobra.ExactArgs(1),
+	Args: oneArg("CANDIDATES.yaml"),
 	RunE: runCompare,
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -54,6 +55,22 @@ func verdictFailed(msg string) error { return &exitError{code: 1, err: errors.Ne
 
 // badInput makes the process exit 2 with err as the message.
 func badInput(err error) error { return &exitError{code: 2, err: err} }
+
+// oneArg is cobra.ExactArgs(1) with a message that says what the one
+// argument is and where to read more.
+func oneArg(what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			return nil
+		}
+		got := "none"
+		if len(args) > 1 {
+			got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
+		}
+		return badInput(fmt.Errorf("%s takes one %s, got %s\nRun '%s --help' for usage.",
+			c.Name(), what, got, c.CommandPath()))
+	}
+}
 
 func init() {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

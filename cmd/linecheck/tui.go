@@ -70,7 +70,7 @@ Examples:
 		if tuiOpts.fixture {
 			return cobra.NoArgs(c, args)
 		}
-		return cobra.ExactArgs(1)(c, args)
+		return oneArg("CANDIDATES.yaml")(c, args)
 	},
 	RunE: runTUICmd,
 }
