@@ -454,6 +454,8 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rt.line, "%s.addr: required", tf)
 		} else if strings.ContainsAny(t.Addr, "/ ,") {
 			v.errf(rt.line, "%s.addr: %q: one address or host name, not a range or list", tf, t.Addr)
+		} else if _, err := netip.ParseAddr(t.Addr); err != nil && !hostName(t.Addr) {
+			v.errf(rt.line, "%s.addr: %q is neither an IP address nor a host name", tf, t.Addr)
 		} else if a, err := netip.ParseAddr(t.Addr); err == nil && (a.IsMulticast() || a.IsUnspecified() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255})) {
 			v.errf(rt.line, "%s.addr: %s is not a unicast address", tf, t.Addr)
 		}
@@ -609,4 +611,24 @@ func (v *validator) sla(rs *rawSLA) SLA {
 		}
 	}
 	return s
+}
+
+// hostName reports whether s is a syntactically valid DNS host name
+// (RFC 1123 labels; underscores allowed, as resolvers accept them).
+func hostName(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(s, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }

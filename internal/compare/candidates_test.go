@@ -88,6 +88,8 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 		{"tcp without port", [2]string{"protocol: tcp, port: 443", "protocol: tcp"}, "c.yaml:9: candidates[0] (hk).targets[1].port: required for protocol tcp"},
 		{"bad protocol", [2]string{"{addr: 127.0.0.2}", "{addr: 127.0.0.2, protocol: udp}"}, `c.yaml:14: candidates[1] (coords).targets[0].protocol: "udp": use icmp or tcp`},
 		{"range as target", [2]string{"{addr: 127.0.0.2}", "{addr: 127.0.0.0/24}"}, "not a range or list"},
+		{"target neither address nor name", [2]string{"{addr: 127.0.0.2}", "{addr: 'srv!.example'}"}, `c.yaml:14: candidates[1] (coords).targets[0].addr: "srv!.example" is neither an IP address nor a host name`},
+		{"target with an empty label", [2]string{"{addr: 127.0.0.2}", "{addr: srv..example}"}, "is neither an IP address nor a host name"},
 		{"unknown city", [2]string{"{city: Hong Kong}", "{city: Atlantis}"}, `c.yaml:6: candidates[0] (hk).region.city: "Atlantis" is not in the embedded city table`},
 		{"city and coords", [2]string{"{city: Hong Kong}", "{city: Hong Kong, lat: 1, lon: 2}"}, "c.yaml:6: candidates[0] (hk).region: give either city or lat/lon"},
 		{"lat out of range", [2]string{"lat: 35.68", "lat: 135.68"}, "c.yaml:13: candidates[1] (coords).region.lat: 135.68 is not within -90..90"},

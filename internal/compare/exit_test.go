@@ -59,7 +59,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad format", []string{"--offline", "--format", "xml", samplesFile}, 2, `--format "xml"`},
 		{"missing file", []string{"--offline", "/nonexistent/c.yaml"}, 2, "no such file"},
 		{"bad input names file and line", []string{"--offline", badYAML}, 2, "bad.yaml:4: candidates[0] (x).targets[0].port: required for protocol tcp"},
-		{"no argument", nil, 2, "accepts 1 arg"},
+		{"no argument", nil, 2, "compare takes one CANDIDATES.yaml, got none"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
