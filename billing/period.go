@@ -85,7 +85,7 @@ func LastMonthWithData(s []*Series, loc *time.Location) (Period, error) {
 		}
 	}
 	if !found {
-		return Period{}, ErrNoData
+		return Period{}, fmt.Errorf("%w: every row is a gap (empty, NaN or unknown values)", ErrNoData)
 	}
 	t := time.Unix(last, 0).In(loc)
 	return MonthPeriod(t.Year(), t.Month(), loc), nil

@@ -69,6 +69,8 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 			[]string{"2026-10.csv:1:", "requested period 2025-01-01T00:00:00Z .. 2025-02-01T00:00:00Z"}},
 		{"vnstat: text where a number goes", []string{"bill", writeFile(t, "v.json", `{"vnstatversion":"2.10","jsonversion":"2","interfaces":[{"name":"eth0","traffic":{"fiveminute":[{"date":{"year":2026,"month":10,"day":1},"time":{"hour":0,"minute":0},"rx":"x","tx":1}]}}]}`)},
 			[]string{"v.json:1:", `want a number, got "x"`}},
+		{"bill: every row a gap", []string{"bill", writeFile(t, "nan.csv", "time,in,out\n2026-10-01T00:00:00Z,NaN,NaN\n")},
+			[]string{"nan.csv: no traffic samples: every row is a gap"}},
 		{"candidates: text where a number goes", []string{"compare", "--offline", candidatesWith(t, "rtt_p95_ms: 60", "rtt_p95_ms: 60ms")},
 			[]string{"c.yaml:61: want a number, got \"60ms\""}},
 		{"candidates: unknown top-level key", []string{"compare", "--offline", candidatesWith(t, "\ncandidates:", "\ncandidate:")},
