@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -261,9 +262,52 @@ func writeBillReports(w io.Writer, format string, reports []*billing.Report) err
 	}
 	var tables []report.Table
 	for _, r := range reports {
-		tables = append(tables, BillTables(r, len(reports) > 1)...)
+		ts := BillTables(r, len(reports) > 1)
+		if format == "csv" {
+			ts = billCSV(r, ts, len(reports) > 1)
+		}
+		tables = append(tables, ts...)
 	}
 	return report.Write(w, format, tables...)
+}
+
+// billCSV makes BillTables machine-readable: plain numbers in base units
+// (bytes, bit/s) in the traffic table, every column named, the offer on every
+// charge row, and with several series a leading series column (CSV has no
+// table titles).
+func billCSV(r *billing.Report, tables []report.Table, named bool) []report.Table {
+	sm, tr := r.Samples, r.Traffic
+	tables[0].Headers = []string{"figure", "in", "out", "note"}
+	tables[0].Rows = [][]string{
+		{"volume_bytes", strconv.FormatInt(tr.InBytes, 10), strconv.FormatInt(tr.OutBytes, 10), "in+out " + strconv.FormatInt(tr.TotalBytes, 10)},
+		{"average_bps", fmt.Sprintf("%.0f", tr.InAvgBps), fmt.Sprintf("%.0f", tr.OutAvgBps), "over measured time"},
+		{"peak_bps", fmt.Sprintf("%.0f", tr.InPeakBps), fmt.Sprintf("%.0f", tr.OutPeakBps), "highest 5-minute slot"},
+		{"samples", strconv.Itoa(sm.Present), strconv.Itoa(sm.Present),
+			fmt.Sprintf("of %d expected (coverage %.4f); %d missing in %d gap(s), --gaps %s; %d of %d days with traffic",
+				sm.Expected, sm.Coverage, sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days)},
+	}
+	for ti := range tables {
+		t := &tables[ti]
+		for i, h := range t.Headers {
+			if h == "" {
+				t.Headers[i] = "mark"
+			}
+		}
+		if len(t.Headers) > 1 && t.Headers[0] == "offer" && t.Headers[1] == "item" {
+			for i := 1; i < len(t.Rows); i++ {
+				if t.Rows[i][0] == "" {
+					t.Rows[i][0] = t.Rows[i-1][0]
+				}
+			}
+		}
+		if named {
+			t.Headers = append([]string{"series"}, t.Headers...)
+			for i := range t.Rows {
+				t.Rows[i] = append([]string{r.Name}, t.Rows[i]...)
+			}
+		}
+	}
+	return tables
 }
 
 func mbps(bps float64) string { return fmt.Sprintf("%.2f", bps/1e6) }
