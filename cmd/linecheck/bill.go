@@ -94,7 +94,7 @@ func init() {
 	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
 	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(billing.Units, ", "))
 	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
-	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png")
+	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	register(billCmd)
 }
 
