@@ -464,3 +464,15 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 	lines = append(lines, line(rt, width))
 	return lines
 }
+
+// SortColumns lists the column keys Options.Sort accepts (the sortable
+// ones, as the s key cycles them), in screen order.
+func SortColumns() []string {
+	var keys []string
+	for _, c := range overviewColumns {
+		if c.less != nil {
+			keys = append(keys, c.key)
+		}
+	}
+	return keys
+}

@@ -77,6 +77,8 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 			[]string{`c.yaml:14: unknown key "candidate"`}},
 		{"compare without a file", []string{"compare", "--offline"}, []string{"compare takes one CANDIDATES.yaml, got none", "linecheck compare --help"}},
 		{"compare with two files", []string{"compare", "--offline", "a.yaml", "b.yaml"}, []string{"got 2: a.yaml b.yaml"}},
+		{"tui: unknown sort column", []string{"tui", "--offline", "--sort", "foo", "../../samples/candidates.yaml"}, []string{`--sort "foo": use one of name, line, rtt,`}},
+		{"tui: speed not above 0", []string{"tui", "--offline", "--speed", "0", "../../samples/candidates.yaml"}, []string{"--speed 0: want a factor above 0"}},
 		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
 			[]string{"c.yaml:1: empty file"}},
 	}

@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,7 +82,7 @@ func init() {
 	f.BoolVar(&tuiOpts.offline, "offline", false, "replay the recordings only; never send a probe")
 	f.Float64Var(&tuiOpts.speed, "speed", tuiOpts.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
 	f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
-	f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: name, line, rtt, jitter, loss, stretch, sla, monthly, fixed, per-gb, p95")
+	f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
 	f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
 	f.DurationVar(&tuiOpts.interval, "interval", tuiOpts.interval, "live: interval between probes to one target")
 	f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
@@ -90,11 +92,14 @@ func init() {
 }
 
 func runTUICmd(c *cobra.Command, args []string) error {
-	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
-		return badInput(errors.New("tui needs a terminal (stdin and stdout); for a report use: linecheck compare [--offline] CANDIDATES.yaml"))
-	}
 	if tuiOpts.speed <= 0 {
 		return badInput(fmt.Errorf("--speed %g: want a factor above 0", tuiOpts.speed))
+	}
+	if cols := tui.SortColumns(); tuiOpts.sort != "" && !slices.Contains(cols, tuiOpts.sort) {
+		return badInput(fmt.Errorf("--sort %q: use one of %s", tuiOpts.sort, strings.Join(cols, ", ")))
+	}
+	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
+		return badInput(errors.New("tui needs a terminal (stdin and stdout); for a report use: linecheck compare [--offline] CANDIDATES.yaml"))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
