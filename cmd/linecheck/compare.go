@@ -91,6 +91,14 @@ func runCompare(c *cobra.Command, args []string) error {
 	if err := report.CheckFormat(o.format, compare.ReportFormats...); err != nil {
 		return badInput(err)
 	}
+	switch {
+	case o.count < 1:
+		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
+	case o.cycles < 1:
+		return badInput(fmt.Errorf("--cycles %d: must be at least 1", o.cycles))
+	case o.interval <= 0 || o.timeout <= 0:
+		return badInput(fmt.Errorf("--interval %v, --timeout %v: both must be positive", o.interval, o.timeout))
+	}
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
