@@ -82,6 +82,7 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 		{"compare: no probes", []string{"compare", "--count", "0", "../../samples/candidates.yaml"}, []string{"--count 0: must be at least 1"}},
 		{"compare: no trace cycles", []string{"compare", "--cycles", "0", "../../samples/candidates.yaml"}, []string{"--cycles 0: must be at least 1"}},
 		{"compare: zero interval", []string{"compare", "--interval", "0", "../../samples/candidates.yaml"}, []string{"both must be positive"}},
+		{"tui: zero interval", []string{"tui", "--interval", "0", "../../samples/candidates.yaml"}, []string{"--interval 0s: must be positive"}},
 		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
 			[]string{"c.yaml:1: empty file"}},
 	}

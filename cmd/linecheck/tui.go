@@ -95,6 +95,9 @@ func runTUICmd(c *cobra.Command, args []string) error {
 	if tuiOpts.speed <= 0 {
 		return badInput(fmt.Errorf("--speed %g: want a factor above 0", tuiOpts.speed))
 	}
+	if tuiOpts.interval <= 0 {
+		return badInput(fmt.Errorf("--interval %v: must be positive", tuiOpts.interval))
+	}
 	if cols := tui.SortColumns(); tuiOpts.sort != "" && !slices.Contains(cols, tuiOpts.sort) {
 		return badInput(fmt.Errorf("--sort %q: use one of %s", tuiOpts.sort, strings.Join(cols, ", ")))
 	}
