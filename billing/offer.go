@@ -347,6 +347,10 @@ func (o *Offer) check() error {
 			if t.UpToGB.LessThanOrEqual(prev) {
 				return bad("tier %d: up_to_gb %s is not above the previous tier's %s", i+1, t.UpToGB.String(), prev.String())
 			}
+			if last {
+				// A capped last tier would bill nothing above its cap, silently.
+				return bad("tier %d: the last tier must omit up_to_gb (it prices every GB above %s); for free traffic above it add {price_per_gb: \"0\"}", i+1, t.UpToGB.String())
+			}
 			prev = t.UpToGB.Decimal
 		}
 	default: // rate schemes
