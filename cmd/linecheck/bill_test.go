@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,22 +19,10 @@ const (
 )
 
 // billRun runs `linecheck bill args...` in a child process (flags are package
-// state) through the helper in watch_test.go and returns stdout, stderr and the exit code.
+// state; see lcRun) and returns stdout, stderr and the exit code.
 func billRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
-	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(append([]string{"bill"}, args...), "\x1f"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return lcRun(t, append([]string{"bill"}, args...)...)
 }
 
 func TestBillSampleTableMarksCheapest(t *testing.T) {
