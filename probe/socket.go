@@ -1,10 +1,12 @@
 package probe
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -138,19 +140,39 @@ func (s *sock) filterICMP(types ...int) error {
 // sendTo writes b to addr (port is used by datagram sockets only; raw sockets
 // ignore it) and returns the time just before the system call.
 func (s *sock) sendTo(b []byte, addr netip.Addr, port int) (time.Time, error) {
-	var sa unix.Sockaddr
+	var sa unsafe.Pointer
+	var salen uintptr
+	var sa4 unix.RawSockaddrInet4
+	var sa6 unix.RawSockaddrInet6
 	if s.v6 {
-		sa = &unix.SockaddrInet6{Addr: addr.As16(), Port: port}
+		sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: addr.As16()}
+		binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa6.Port))[:], uint16(port))
+		sa, salen = unsafe.Pointer(&sa6), unix.SizeofSockaddrInet6
 	} else {
-		sa = &unix.SockaddrInet4{Addr: addr.As4(), Port: port}
+		sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: addr.As4()}
+		binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa4.Port))[:], uint16(port))
+		sa, salen = unsafe.Pointer(&sa4), unix.SizeofSockaddrInet4
+	}
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
 	}
 	var t time.Time
 	var serr error
 	err := s.rc.Write(func(fd uintptr) bool {
 		t = time.Now()
-		serr = unix.Sendto(int(fd), b, 0, sa)
-		return serr != unix.EAGAIN
+		// A raw system call: the socket never blocks, so the runtime need
+		// not hand the P off (unix.Sendto's entersyscall lets sysmon retake
+		// it during every send, which kept sysmon waking every 20 µs in a
+		// sweep).
+		_, _, e := unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(p), uintptr(len(b)), 0, uintptr(sa), salen)
+		serr = nil
+		if e != 0 {
+			serr = e
+		}
+		return e != unix.EAGAIN
 	})
+	runtime.KeepAlive(b)
 	if err != nil {
 		return t, err
 	}
@@ -164,15 +186,21 @@ type packet struct {
 	at   time.Time // kernel receive time (SO_TIMESTAMPNS), else when read
 }
 
-// recv reads one datagram into buf (the returned packet's data aliases buf).
-func (s *sock) recv(buf, oob []byte) (packet, error) {
+// recv reads one datagram into buf (the returned packet's data aliases buf),
+// waiting for one to arrive.
+func (s *sock) recv(buf, oob []byte) (packet, error) { return s.recvMode(buf, oob, true) }
+
+// tryRecv is recv without waiting: unix.EAGAIN when nothing is queued.
+func (s *sock) tryRecv(buf, oob []byte) (packet, error) { return s.recvMode(buf, oob, false) }
+
+func (s *sock) recvMode(buf, oob []byte, wait bool) (packet, error) {
 	var p packet
 	var n, oobn int
-	var from unix.Sockaddr
 	var rerr error
+	var from netip.Addr
 	err := s.rc.Read(func(fd uintptr) bool {
-		n, oobn, _, from, rerr = unix.Recvmsg(int(fd), buf, oob, 0)
-		return rerr != unix.EAGAIN
+		n, oobn, from, rerr = recvmsg(int(fd), buf, oob)
+		return !wait || rerr != unix.EAGAIN
 	})
 	if err != nil {
 		return p, err
@@ -181,17 +209,40 @@ func (s *sock) recv(buf, oob []byte) (packet, error) {
 		return p, rerr
 	}
 	p.data = buf[:n]
-	switch sa := from.(type) {
-	case *unix.SockaddrInet4:
-		p.from = netip.AddrFrom4(sa.Addr)
-	case *unix.SockaddrInet6:
-		p.from = netip.AddrFrom16(sa.Addr)
-	}
+	p.from = from
 	p.at = kernelTime(oob[:oobn])
 	if p.at.IsZero() {
 		p.at = time.Now()
 	}
 	return p, nil
+}
+
+// recvmsg is one non-blocking recvmsg(2) as a raw system call, decoding the
+// source address itself: unix.Recvmsg costs a getsockopt(SO_PROTOCOL) per
+// IPv4 datagram (to tell L2TP sockets apart), one more system call per reply.
+func recvmsg(fd int, buf, oob []byte) (n, oobn int, from netip.Addr, err error) {
+	var rsa unix.RawSockaddrAny
+	var iov unix.Iovec
+	iov.Base = &buf[0]
+	iov.SetLen(len(buf))
+	msg := unix.Msghdr{Name: (*byte)(unsafe.Pointer(&rsa)), Namelen: unix.SizeofSockaddrAny, Iov: &iov, Iovlen: 1}
+	if len(oob) > 0 {
+		msg.Control = &oob[0]
+		msg.SetControllen(len(oob))
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), 0)
+	runtime.KeepAlive(buf)
+	runtime.KeepAlive(oob)
+	if e != 0 {
+		return 0, 0, netip.Addr{}, e
+	}
+	switch rsa.Addr.Family {
+	case unix.AF_INET:
+		from = netip.AddrFrom4((*unix.RawSockaddrInet4)(unsafe.Pointer(&rsa)).Addr)
+	case unix.AF_INET6:
+		from = netip.AddrFrom16((*unix.RawSockaddrInet6)(unsafe.Pointer(&rsa)).Addr)
+	}
+	return int(r), int(msg.Controllen), from, nil
 }
 
 // kernelTime extracts the SCM_TIMESTAMPNS receive time from control data
