@@ -424,6 +424,9 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 		}
 		r.mu.Unlock()
 		if err != nil && isPermission(err) {
+			if berr := broadcastSendError("sending ICMP echo", t.Addr, err); berr != err {
+				return nil, berr
+			}
 			return nil, privilegeError("sending ICMP echo", err, true)
 		}
 	}

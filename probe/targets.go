@@ -2,10 +2,13 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Target is one resolved probe destination.
@@ -28,6 +31,10 @@ type ExpandOptions struct {
 	Network        string // "ip4", "ip6" or "" (either; names resolve to the first address)
 	AllowLarge     bool   // allow a CIDR of more than MaxSweep addresses
 	AllowBroadcast bool   // allow broadcast and multicast addresses
+
+	// bcast maps the broadcast addresses of this host's IPv4 interfaces to
+	// the interface name; filled once per ResolveTargets.
+	bcast map[netip.Addr]string
 }
 
 // ResolveTargets turns addresses, host names and CIDR prefixes into targets.
@@ -36,6 +43,9 @@ type ExpandOptions struct {
 // than /31 are skipped; broadcast and multicast addresses need AllowBroadcast.
 func ResolveTargets(ctx context.Context, args []string, o ExpandOptions) ([]Target, error) {
 	var out []Target
+	if !o.AllowBroadcast && o.bcast == nil {
+		o.bcast = localBroadcasts()
+	}
 	for _, a := range args {
 		switch {
 		case strings.Contains(a, "/"):
@@ -106,8 +116,11 @@ func checkCast(s string, a netip.Addr, o ExpandOptions) error {
 	if o.AllowBroadcast {
 		return nil
 	}
-	if a.IsMulticast() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+	if a.IsMulticast() || a == limitedBroadcast || a == loopbackBroadcast {
 		return fmt.Errorf("target %q is a broadcast or multicast address: add --allow-broadcast if you really mean it", s)
+	}
+	if ifc, ok := o.bcast[a]; ok {
+		return fmt.Errorf("target %q is the broadcast address of interface %s: add --allow-broadcast if you really mean it", s, ifc)
 	}
 	if !a.IsValid() || a.IsUnspecified() {
 		return fmt.Errorf("target %q is not a unicast address", s)
@@ -115,7 +128,75 @@ func checkCast(s string, a netip.Addr, o ExpandOptions) error {
 	return nil
 }
 
-var loopback8 = netip.MustParsePrefix("127.0.0.0/8")
+var (
+	loopback8 = netip.MustParsePrefix("127.0.0.0/8")
+	// limitedBroadcast is 255.255.255.255; loopbackBroadcast the broadcast
+	// address of 127.0.0.0/8, which the kernel treats as broadcast even where
+	// lo carries only 127.0.0.1/32 or no address is configured.
+	limitedBroadcast  = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+	loopbackBroadcast = netip.AddrFrom4([4]byte{127, 255, 255, 255})
+)
+
+// localBroadcasts returns the broadcast address (the last address of each
+// IPv4 prefix shorter than /31) of every interface address of this host,
+// mapped to the interface name; empty when the interfaces cannot be read.
+func localBroadcasts() map[netip.Addr]string {
+	m := map[netip.Addr]string{}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return m
+	}
+	for _, ifc := range ifs {
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			ipn, ok := a.(*net.IPNet)
+			if !ok {
+				continue
+			}
+			ip, ok := netip.AddrFromSlice(ipn.IP.To4())
+			ones, bits := ipn.Mask.Size()
+			if !ok || bits != 32 || ones > 30 {
+				continue
+			}
+			if b, ok := lastAddr(netip.PrefixFrom(ip, ones)); ok {
+				m[b] = ifc.Name
+			}
+		}
+	}
+	return m
+}
+
+// lastAddr is the highest address of an IPv4 prefix.
+func lastAddr(p netip.Prefix) (netip.Addr, bool) {
+	if !p.Addr().Is4() {
+		return netip.Addr{}, false
+	}
+	b := p.Masked().Addr().As4()
+	host := uint32(1)<<(32-p.Bits()) - 1
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) | host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// broadcastSendError explains an EACCES from sendto towards an IPv4
+// address: Linux returns it when the destination is a broadcast address and
+// the socket lacks SO_BROADCAST, whatever the privileges, so "run as root"
+// would mislead. Other errors are returned as they are.
+func broadcastSendError(what string, dst netip.Addr, err error) error {
+	if !dst.Is4() || !errors.Is(err, unix.EACCES) {
+		return err
+	}
+	why := "the kernel treats it as a broadcast address"
+	if ifc, ok := localBroadcasts()[dst]; ok {
+		why = "it is the broadcast address of interface " + ifc
+	} else if dst == limitedBroadcast || dst == loopbackBroadcast {
+		why = "it is a broadcast address"
+	}
+	return fmt.Errorf("%s to %s: %w: %s, and linecheck does not send broadcasts (SO_BROADCAST); "+
+		"this is not a privilege problem: probe a unicast address", what, dst, err, why)
+}
 
 func expandCIDR(s string, o ExpandOptions) ([]Target, error) {
 	p, err := netip.ParsePrefix(s)

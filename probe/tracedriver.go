@@ -166,6 +166,9 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 	}
 	at, err := s.sendTo(b, d.dst, 0)
 	if err != nil && isPermission(err) {
+		if berr := broadcastSendError("sending a trace probe", d.dst, err); berr != err {
+			return at, berr
+		}
 		return at, privilegeError("sending a trace probe", err, false)
 	}
 	return at, err

@@ -132,8 +132,10 @@ func runPing(c *cobra.Command, args []string) error {
 	if o.rate <= 0 {
 		return badInput(fmt.Errorf("--rate %g: must be positive", o.rate))
 	}
-	if o.tcp < 0 || o.tcp > 65535 {
-		return badInput(fmt.Errorf("--tcp %d: not a port number", o.tcp))
+	if c.Flags().Changed("tcp") {
+		if err := prCheckPort("--tcp", o.tcp); err != nil {
+			return badInput(err)
+		}
 	}
 	if o.size < 12 || o.size > 65000 {
 		return badInput(fmt.Errorf("--size %d: use 12..65000 bytes", o.size))
@@ -235,7 +237,7 @@ func runPing(c *cobra.Command, args []string) error {
 	if o.format == "json" {
 		return report.WriteJSON(out, doc)
 	}
-	return report.Write(out, o.format, pingTable(doc))
+	return report.Write(out, o.format, pingTable(doc, o.format))
 }
 
 func prMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -265,7 +267,25 @@ func prFmtMS(v float64) string {
 
 func prFmtPct(loss float64) string { return strconv.FormatFloat(loss*100, 'f', 1, 64) + "%" }
 
-func pingTable(doc pingDoc) report.Table {
+// prFmtLoss formats a loss fraction for format: a percentage for people
+// (table, markdown), the plain fraction 0..1 for machines (csv), as in JSON.
+func prFmtLoss(format string, loss float64) string {
+	if format == "csv" {
+		return strconv.FormatFloat(loss, 'f', -1, 64)
+	}
+	return prFmtPct(loss)
+}
+
+// prCheckPort refuses a port outside 1..65535 given to flag; 0 is not a
+// port a probe can be sent to.
+func prCheckPort(flag string, port int) error {
+	if port < 1 || port > 65535 {
+		return fmt.Errorf("%s %d: not a port number: use 1..65535", flag, port)
+	}
+	return nil
+}
+
+func pingTable(doc pingDoc, format string) report.Table {
 	t := report.Table{
 		Title: fmt.Sprintf("ping (%s%s, %d probes per target every %s)", doc.Protocol, prPortText(doc.Port), doc.Count,
 			time.Duration(doc.IntervalMS*1e6)),
@@ -274,7 +294,7 @@ func pingTable(doc pingDoc) report.Table {
 		Align: "llrrrrrrrrrrrrrrrr",
 	}
 	for _, r := range doc.Results {
-		row := []string{r.Target, r.Addr, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), prFmtPct(r.Loss),
+		row := []string{r.Target, r.Addr, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), prFmtLoss(format, r.Loss),
 			strconv.Itoa(r.Late), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Foreign)}
 		if r.Recv == 0 {
 			row = append(row, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-")

@@ -74,7 +74,7 @@ Examples:
 		if traceOpts.replay != "" {
 			return cobra.NoArgs(c, args)
 		}
-		return cobra.ExactArgs(1)(c, args)
+		return oneArg("TARGET (an address or host name to trace; or --replay FILE)")(c, args)
 	},
 	RunE: runTrace,
 }
@@ -123,6 +123,12 @@ func runTrace(c *cobra.Command, args []string) error {
 		network, err := prNetwork(o.v4, o.v6)
 		if err != nil {
 			return badInput(err)
+		}
+		// --port applies to udp and tcp; icmp ignores it (help text).
+		if c.Flags().Changed("port") && o.proto != "icmp" {
+			if err := prCheckPort("--port", o.port); err != nil {
+				return badInput(err)
+			}
 		}
 		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
@@ -182,10 +188,10 @@ func runTrace(c *cobra.Command, args []string) error {
 	if o.format == "json" {
 		return report.WriteJSON(out, tr)
 	}
-	return report.Write(out, o.format, traceTable(tr))
+	return report.Write(out, o.format, traceTable(tr, o.format))
 }
 
-func traceTable(tr *route.Trace) report.Table {
+func traceTable(tr *route.Trace, format string) report.Table {
 	state := "not reached"
 	if tr.Reached {
 		state = "reached"
@@ -247,22 +253,22 @@ func traceTable(tr *route.Trace) report.Table {
 	for _, h := range tr.Hops {
 		flags := strings.Join(h.Flags, ",")
 		if len(h.Responders) == 0 {
-			row := append([]string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtPct(h.Loss)}, counts(h, true)...)
+			row := append([]string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtLoss(format, h.Loss)}, counts(h, true)...)
 			t.Rows = append(t.Rows, append(row, "", "", "", "", "", "", "", "", "", "", flags))
 			continue
 		}
 		for i, r := range h.Responders {
 			row := []string{"", r.Addr, asText(r.ASN), r.Carrier, "", strconv.Itoa(r.Recv), ""}
 			if i == 0 {
-				row[0], row[4], row[6] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtPct(h.Loss)
+				row[0], row[4], row[6] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtLoss(format, h.Loss)
 			}
 			row = append(row, counts(h, i == 0)...)
-			p50, p95 := prFmtMS(r.RTT.P50), prFmtMS(r.RTT.P95)
-			if tr.Source == "mtr-json" {
-				p50, p95 = "-", "-"
-			}
-			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), p50, p95,
-				prFmtMS(r.RTT.Max), prFmtMS(r.RTT.Stdev), prFmtMS(r.Jitter.RFC3550), prFmtMS(r.Jitter.MeanAbs),
+			// A figure the source did not carry (mtr --json: percentiles,
+			// jitter without mtr's jitter columns) is "-", not a measured 0.
+			k := route.KnownFigures(tr, r)
+			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), prFmtKnown(k.Percentiles, r.RTT.P50),
+				prFmtKnown(k.Percentiles, r.RTT.P95), prFmtMS(r.RTT.Max), prFmtMS(r.RTT.Stdev),
+				prFmtKnown(k.RFC3550, r.Jitter.RFC3550), prFmtKnown(k.MeanAbs, r.Jitter.MeanAbs),
 				mplsText(r.MPLS), flowsText(r.Flows))
 			if i == 0 {
 				row = append(row, flags)
@@ -280,9 +286,17 @@ func traceTable(tr *route.Trace) report.Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
 	}
 	if tr.Source == "mtr-json" {
-		t.Notes = append(t.Notes, "from mtr --json: no percentiles (p50/p95 are 0 in JSON), one address per hop")
+		t.Notes = append(t.Notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
 	}
 	return t
+}
+
+// prFmtKnown formats milliseconds, or "-" for a figure that is not known.
+func prFmtKnown(known bool, v float64) string {
+	if !known {
+		return "-"
+	}
+	return prFmtMS(v)
 }
 
 func asText(asn int) string {

@@ -214,3 +214,25 @@ func readMTR(data []byte, name string) (*Trace, error) {
 	FlagHops(t.Hops)
 	return t, nil
 }
+
+// Known says which of a responder's figures are measurements. A figure that
+// is not known is 0 in the trace document and means "not carried", not zero.
+type Known struct {
+	Percentiles bool // rtt_ms p50, p95, p99
+	RFC3550     bool // jitter_ms rfc3550
+	MeanAbs     bool // jitter_ms mean_abs
+	PDVP95      bool // jitter_ms pdv_p95
+}
+
+// KnownFigures reports which figures of r, a responder of t, are known. Only
+// a trace read from `mtr --json` (Source "mtr-json") lacks any: mtr's JSON has
+// no samples, so percentiles and pdv_p95 are never known, and the rfc3550 and
+// mean_abs jitter only when mtr wrote its jitter columns (Jint, Javg; -o with
+// J, M, X, I), which ReadTrace turns into non-zero values. A replay of
+// linecheck's own JSON keeps every figure as written.
+func KnownFigures(t *Trace, r Responder) Known {
+	if t == nil || t.Source != "mtr-json" || len(r.Samples) > 0 {
+		return Known{Percentiles: true, RFC3550: true, MeanAbs: true, PDVP95: true}
+	}
+	return Known{RFC3550: r.Jitter.RFC3550 != 0, MeanAbs: r.Jitter.MeanAbs != 0}
+}
