@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/shopspring/decimal"
 
@@ -14,17 +15,21 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"money": fmtMoney,
-	"ms":    fmtMs,
-	"pct":   fmtPct,
-	"any":   fmtAny,
-	"bytes": fmtBytes,
-	"bps":   fmtBps,
-	"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
-	"sla":   slaText,
-	"when":  func(r *Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
-}).Parse(htmlTemplate))
+// htmlTmpl is parsed on first use, not at start-up: every command of the
+// binary would otherwise pay for it (it was the largest package init).
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"money": fmtMoney,
+		"ms":    fmtMs,
+		"pct":   fmtPct,
+		"any":   fmtAny,
+		"bytes": fmtBytes,
+		"bps":   fmtBps,
+		"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
+		"sla":   slaText,
+		"when":  func(r *Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
+	}).Parse(htmlTemplate))
+})
 
 // htmlView is what the template renders.
 type htmlView struct {
@@ -74,7 +79,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	v.Warnings = append(v.Warnings, r.Warnings...)
 	v.Notes = r.Notes
-	return htmlTmpl.Execute(w, v)
+	return htmlTmpl().Execute(w, v)
 }
 
 // trafficSVG draws the month's in/out rates (Mbit/s) with the 95th percentile line.
