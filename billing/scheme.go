@@ -2,6 +2,7 @@ package billing
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -180,7 +181,7 @@ func (m *measure) bandwidth(k float64) (decimal.Decimal, []LineItem, decimal.Dec
 			notes = append(notes, fmt.Sprintf("raised to the minimum %s × %s Mbps", bw.MinShare.String(), base.String()))
 		}
 	}
-	note := joinNotes(notes)
+	note := strings.Join(notes, "; ")
 	var items []LineItem
 	amount := zero
 	if bw.CommitMbps.Set {
@@ -208,17 +209,6 @@ func (m *measure) bandwidth(k float64) (decimal.Decimal, []LineItem, decimal.Dec
 		})
 	}
 	return amount, items, billable
-}
-
-func joinNotes(n []string) string {
-	s := ""
-	for i, x := range n {
-		if i > 0 {
-			s += "; "
-		}
-		s += x
-	}
-	return s
 }
 
 func schemeNoun(s string) string {

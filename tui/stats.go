@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
@@ -251,7 +252,7 @@ func evalSLA(c *Candidate, t SLA) SLAResult {
 			Measured: fmt.Sprintf("%.2f ms", v.JitterMs), Pass: v.JitterMs <= *t.JitterMs})
 	}
 	if len(t.LineClasses) > 0 {
-		add(Check{Name: "line_class", Required: joinComma(t.LineClasses),
+		add(Check{Name: "line_class", Required: strings.Join(t.LineClasses, ","),
 			Measured: orDash(c.LineClass), Pass: hasString(t.LineClasses, c.LineClass)})
 	}
 	if t.MaxStretch != nil && v.Stretch > 0 {
@@ -262,17 +263,6 @@ func evalSLA(c *Candidate, t SLA) SLAResult {
 		res.Pass = false
 	}
 	return res
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ","
-		}
-		out += x
-	}
-	return out
 }
 
 func orDash(s string) string {
