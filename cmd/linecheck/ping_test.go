@@ -58,3 +58,27 @@ func TestPingSaysWhenTheScheduleStretches(t *testing.T) {
 		t.Errorf("stderr does not say %q:\n%s", want, errb.String())
 	}
 }
+
+// ping --format csv writes loss as the fraction 0..1 (as the JSON does) under
+// the header "loss"; the table keeps the percentage. TCP to port 9 on
+// loopback, closed: every attempt is refused, loss 1 (no privilege needed,
+// nothing leaves the host).
+func TestPingCSVLossIsAFraction(t *testing.T) {
+	var errb bytes.Buffer
+	root.SetErr(&errb)
+	defer root.SetErr(nil)
+	out, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--format", "csv", "127.0.0.1")
+	row := csvRow(t, out, code, "127.0.0.1")
+	if row["loss"] != "1" || row["sent"] != "2" || row["recv"] != "0" {
+		t.Errorf("csv row %v, want loss 1 of 2 sent\n%s", row, out)
+	}
+	for k, v := range row {
+		if strings.Contains(v, "%") {
+			t.Errorf("csv cell %s = %q carries a unit", k, v)
+		}
+	}
+	out, code = prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "--timeout", "200ms", "127.0.0.1")
+	if code != 0 || !strings.Contains(out, "100.0%") {
+		t.Errorf("table does not show loss 100.0%% (exit %d):\n%s", code, out)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"strings"
@@ -73,6 +74,13 @@ func TestProbeCommandsBadInputExit2(t *testing.T) {
 		{"trace: bad protocol", traceCmd, []string{"trace", "--proto", "sctp", "127.0.0.1"}},
 		{"trace: replay file missing", traceCmd, []string{"trace", "--replay", dir + "/none.json"}},
 		{"trace: replay file invalid", traceCmd, []string{"trace", "--replay", bad}},
+		{"ping --tcp 0 (not a port)", pingCmd, []string{"ping", "--tcp", "0", "127.0.0.1"}},
+		{"ping --tcp 65536", pingCmd, []string{"ping", "--tcp", "65536", "127.0.0.1"}},
+		{"ping the 127/8 broadcast without --allow-broadcast", pingCmd, []string{"ping", "127.255.255.255"}},
+		{"trace: udp --port 0", traceCmd, []string{"trace", "--proto", "udp", "--port", "0", "127.0.0.1"}},
+		{"trace: tcp --port 65536", traceCmd, []string{"trace", "--proto", "tcp", "--port", "65536", "127.0.0.1"}},
+		{"trace: no target", traceCmd, []string{"trace"}},
+		{"trace: the 127/8 broadcast", traceCmd, []string{"trace", "127.255.255.255"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,11 +144,151 @@ func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 		t.Fatalf("rows do not match the header:\n%s", out)
 	}
 	if hop1[col["late"]] != "0" || hop1[col["dup"]] != "3" || hop2[col["late"]] != "2" || hop2[col["dup"]] != "0" ||
-		hop2[col["loss"]] != "100.0%" {
+		hop2[col["loss"]] != "1" {
 		t.Errorf("late/dup cells wrong:\n%s", out)
 	}
 	out, _ = prRun(t, traceCmd, "trace", "--replay", withCounts)
 	if !strings.Contains(out, "4 foreign replies") {
 		t.Errorf("table does not mention the foreign replies:\n%s", out)
 	}
+}
+
+// The messages of refused input say what is wrong and what to do, on stderr.
+func TestProbeBadInputMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"ping --tcp 0", []string{"ping", "--tcp", "0", "127.0.0.1"}, []string{"--tcp 0", "1..65535"}},
+		{"trace --port 0 with udp", []string{"trace", "--proto", "udp", "--port", "0", "127.0.0.1"}, []string{"--port 0", "1..65535"}},
+		{"trace without TARGET", []string{"trace"}, []string{"TARGET", "got none", "linecheck trace --help"}},
+		{"ping the 127/8 broadcast", []string{"ping", "127.255.255.255"}, []string{"broadcast", "--allow-broadcast"}},
+		{"ping the limited broadcast", []string{"ping", "255.255.255.255"}, []string{"broadcast", "--allow-broadcast"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := lcRun(t, tc.args...)
+			if code != 2 || out != "" {
+				t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, errs)
+				}
+			}
+			if strings.Contains(errs, "accepts 1 arg") || strings.Contains(errs, "run as root") {
+				t.Errorf("stderr is cobra's or a privilege message:\n%s", errs)
+			}
+		})
+	}
+}
+
+// --port is ignored for icmp (help text), so --port 0 there is no error: the
+// trace runs (on loopback, as root).
+func TestTraceICMPIgnoresPort(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw sockets); CI runs as root")
+	}
+	out, code := prRun(t, traceCmd, "trace", "--port", "0", "--format", "csv", "127.0.0.1")
+	if code != 0 || !strings.Contains(out, "destination") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// With --allow-broadcast the 127/8 broadcast reaches sendto, which Linux
+// refuses with EACCES even for root (no SO_BROADCAST): the message names the
+// broadcast address instead of asking for root.
+func TestPingBroadcastRefusedByTheKernelIsNotAPrivilegeProblem(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (an ICMP socket to reach sendto); CI runs as root")
+	}
+	_, errs, code := lcRun(t, "ping", "--allow-broadcast", "-c", "1", "127.255.255.255")
+	if code == 0 || !strings.Contains(errs, "broadcast address") || !strings.Contains(errs, "not a privilege problem") ||
+		strings.Contains(errs, "run as root") || strings.Contains(errs, "setcap") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+// CSV is for machines: loss is the fraction 0..1 as in JSON, no "%"; the
+// table keeps the percentage. A hop that lost 1 of 4 probes: 0.25 / 25.0%.
+func TestTraceCSVLossIsAFraction(t *testing.T) {
+	f := t.TempDir() + "/quarter.json"
+	os.WriteFile(f, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":true,
+"hops":[{"ttl":1,"sent":4,"loss":0.25,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":3,"rtt_ms":{"min":1,"avg":2,"p50":2,"p95":3,"p99":3,"max":3,"stdev":0.8},"jitter_ms":{"rfc3550":0.1,"mean_abs":1,"pdv_p95":1}}]}]}`), 0o644)
+	out, code := prRun(t, traceCmd, "trace", "--replay", f, "--format", "csv")
+	row := csvRow(t, out, code, "127.0.0.1")
+	if row["loss"] != "0.25" || row["p50 ms"] != "2.000" || row["jit rfc3550"] != "0.100" {
+		t.Errorf("csv row %v, want loss 0.25, p50 2.000, jit rfc3550 0.100\n%s", row, out)
+	}
+	for k, v := range row {
+		if strings.Contains(v, "%") {
+			t.Errorf("csv cell %s = %q carries a unit", k, v)
+		}
+	}
+	out, _ = prRun(t, traceCmd, "trace", "--replay", f)
+	if !strings.Contains(out, "25.0%") {
+		t.Errorf("table does not show loss as 25.0%%:\n%s", out)
+	}
+}
+
+// mtr's JSON carries min/avg/max/stdev but no percentiles and, without its
+// jitter columns, no jitter: those cells are "-" in every text format,
+// while the JSON keeps its numbers (0) as documented in docs/probe.md.
+func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
+	const mtr = "../../internal/route/testdata/mtr-loopback.json"
+	out, code := prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "csv")
+	row := csvRow(t, out, code, "127.0.0.1")
+	// From the file: Best 0.06, Avg 0.062, Wrst 0.064, StDev 0.002, 3 of 3.
+	want := map[string]string{"min ms": "0.060", "avg ms": "0.062", "max ms": "0.064", "stdev ms": "0.002", "loss": "0",
+		"p50 ms": "-", "p95 ms": "-", "jit rfc3550": "-", "jit mean_abs": "-"}
+	for k, w := range want {
+		if row[k] != w {
+			t.Errorf("csv %s = %q, want %q", k, row[k], w)
+		}
+	}
+	for _, f := range []string{"table", "markdown"} {
+		out, code := prRun(t, traceCmd, "trace", "--replay", mtr, "--format", f)
+		if code != 0 || strings.Contains(out, "0.000") || !strings.Contains(out, "0.064") {
+			t.Errorf("--format %s shows an unknown figure as 0.000 (exit %d):\n%s", f, code, out)
+		}
+	}
+	// mtr with its jitter columns (Javg, Jint): jitter known, percentiles not.
+	out, code = prRun(t, traceCmd, "trace", "--replay", "../../internal/route/testdata/mtr-loopback6-wide.json", "--format", "csv")
+	row = csvRow(t, out, code, "::1")
+	if row["p50 ms"] != "-" || row["jit rfc3550"] == "-" || row["jit mean_abs"] == "-" {
+		t.Errorf("mtr with jitter columns: %v", row)
+	}
+	out, code = prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "json")
+	var tr route.Trace
+	if err := json.Unmarshal([]byte(out), &tr); err != nil || code != 0 {
+		t.Fatalf("exit %d %v\n%s", code, err, out)
+	}
+	if r := tr.Hops[0].Responders[0]; r.Jitter != (route.Jitter{}) || r.RTT.P50 != 0 || r.RTT.Max != 0.064 {
+		t.Errorf("JSON responder %+v, want the numbers as read (jitter and p50 0)", r)
+	}
+}
+
+// csvRow checks a successful run and returns the CSV row whose addr is addr,
+// keyed by header.
+func csvRow(t *testing.T, out string, code int, addr string) map[string]string {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("not CSV with a row (%v):\n%s", err, out)
+	}
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for i, h := range recs[0] {
+			row[h] = rec[i]
+		}
+		if row["addr"] == addr {
+			return row
+		}
+	}
+	t.Fatalf("no row for %s:\n%s", addr, out)
+	return nil
 }

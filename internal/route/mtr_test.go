@@ -131,3 +131,39 @@ func FuzzReadTrace(f *testing.F) {
 }
 
 func nearMTR(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// mtr's JSON has no samples: percentiles and pdv_p95 are never known, and
+// jitter only when mtr wrote its jitter columns (the -wide file has Javg and
+// Jint, the plain one has not). Other sources keep every figure.
+func TestKnownFiguresOfMTRJSON(t *testing.T) {
+	plain, err := ReadTraceFile("testdata/mtr-loopback.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := ReadTraceFile("testdata/mtr-loopback6-wide.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := &Trace{Source: "replay"}
+	live := &Trace{Source: "live"}
+	all := Known{Percentiles: true, RFC3550: true, MeanAbs: true, PDVP95: true}
+	tests := []struct {
+		name string
+		tr   *Trace
+		r    Responder
+		want Known
+	}{
+		{"mtr without jitter columns: nothing beyond min/avg/max/stdev", plain, plain.Hops[0].Responders[0], Known{}},
+		{"mtr with Javg and Jint: rfc3550 and mean_abs", wide, wide.Hops[0].Responders[0], Known{RFC3550: true, MeanAbs: true}},
+		{"linecheck replay: all, even a zero jitter", own, Responder{Recv: 3}, all},
+		{"live: all", live, Responder{Recv: 1}, all},
+		{"mtr-json responder with samples (edited file): all", plain, Responder{Recv: 2, Samples: []float64{1, 2}}, all},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := KnownFigures(tc.tr, tc.r); got != tc.want {
+				t.Errorf("KnownFigures = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
