@@ -35,6 +35,8 @@ type ExpandOptions struct {
 	// bcast maps the broadcast addresses of this host's IPv4 interfaces to
 	// the interface name; filled once per ResolveTargets.
 	bcast map[netip.Addr]string
+	// hint replaces the advice to add --allow-broadcast (trace has no such flag).
+	hint string
 }
 
 // ResolveTargets turns addresses, host names and CIDR prefixes into targets.
@@ -116,11 +118,15 @@ func checkCast(s string, a netip.Addr, o ExpandOptions) error {
 	if o.AllowBroadcast {
 		return nil
 	}
+	hint := o.hint
+	if hint == "" {
+		hint = "add --allow-broadcast if you really mean it"
+	}
 	if a.IsMulticast() || a == limitedBroadcast || a == loopbackBroadcast {
-		return fmt.Errorf("target %q is a broadcast or multicast address: add --allow-broadcast if you really mean it", s)
+		return fmt.Errorf("target %q is a broadcast or multicast address: %s", s, hint)
 	}
 	if ifc, ok := o.bcast[a]; ok {
-		return fmt.Errorf("target %q is the broadcast address of interface %s: add --allow-broadcast if you really mean it", s, ifc)
+		return fmt.Errorf("target %q is the broadcast address of interface %s: %s", s, ifc, hint)
 	}
 	if !a.IsValid() || a.IsUnspecified() {
 		return fmt.Errorf("target %q is not a unicast address", s)

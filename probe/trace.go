@@ -179,7 +179,7 @@ func TraceCounted(ctx context.Context, target string, cfg TraceConfig, onCycle f
 	if err != nil {
 		return nil, TraceCounts{}, err
 	}
-	if err := checkCast(target, addr, ExpandOptions{bcast: localBroadcasts()}); err != nil {
+	if err := checkCast(target, addr, ExpandOptions{bcast: localBroadcasts(), hint: "trace follows unicast addresses only"}); err != nil {
 		return nil, TraceCounts{}, err
 	}
 	drv, err := newTraceDriver(cfg, addr)

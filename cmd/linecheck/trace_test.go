@@ -165,6 +165,7 @@ func TestProbeBadInputMessages(t *testing.T) {
 		{"trace without TARGET", []string{"trace"}, []string{"TARGET", "got none", "linecheck trace --help"}},
 		{"ping the 127/8 broadcast", []string{"ping", "127.255.255.255"}, []string{"broadcast", "--allow-broadcast"}},
 		{"ping the limited broadcast", []string{"ping", "255.255.255.255"}, []string{"broadcast", "--allow-broadcast"}},
+		{"trace the 127/8 broadcast", []string{"trace", "127.255.255.255"}, []string{"broadcast", "unicast addresses only"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
