@@ -20,6 +20,7 @@ require (
 	github.com/vishvananda/netns v0.0.5
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.30.0
+	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0
 )
 

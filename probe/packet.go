@@ -4,6 +4,10 @@ import (
 	"encoding/binary"
 	"net/netip"
 
+	"golang.org/x/net/icmp"
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
+
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -144,6 +148,72 @@ func tcpSYN(src, dst netip.Addr, sport, dport int, seq uint32) []byte {
 	return b
 }
 
+// Parsing what comes back uses golang.org/x/net/icmp (and ipv4.ParseHeader);
+// only the construction above is hand-written: icmp.Message.Marshal computes
+// the ICMP checksum itself, so it cannot hold the checksum of a flow constant
+// with a compensating payload word, nor hide the probe key in a UDP checksum
+// or a TCP sequence number (x/net builds no UDP or TCP at all).
+
+// icmpProtocol is the IANA protocol number icmp.ParseMessage takes.
+func icmpProtocol(v6 bool) int {
+	if v6 {
+		return protoICMPv6
+	}
+	return protoICMP
+}
+
+// ipv4Payload strips the IPv4 header that IPv4 raw sockets deliver (IPv6 raw
+// sockets deliver none); ok is false for a packet too short for its header.
+func ipv4Payload(b []byte) ([]byte, bool) {
+	h, err := ipv4.ParseHeader(b)
+	if err != nil {
+		return nil, false
+	}
+	return b[h.Len:], true
+}
+
+// parseEchoReply returns the echo reply in msg (an ICMP or ICMPv6 message,
+// IP header stripped); ok is false for anything else, echo requests included
+// (a raw socket on loopback sees our own).
+func parseEchoReply(v6 bool, msg []byte) (*icmp.Echo, bool) {
+	m, err := icmp.ParseMessage(icmpProtocol(v6), msg)
+	if err != nil || m.Type != ipv4.ICMPTypeEchoReply && m.Type != ipv6.ICMPTypeEchoReply {
+		return nil, false
+	}
+	e, ok := m.Body.(*icmp.Echo)
+	return e, ok
+}
+
+// icmpError is a time-exceeded or destination-unreachable message: the
+// original datagram it quotes and its RFC 4884 extensions.
+type icmpError struct {
+	unreach bool
+	data    []byte
+	exts    []icmp.Extension
+}
+
+// parseICMPError parses msg (IP header stripped) as a time-exceeded or
+// destination-unreachable message; ok is false for any other message.
+//
+// x/net finds the extension structure where RFC 4884's length field says and,
+// when that length is 0 or under 128 bytes or nothing valid is there, after a
+// fixed 128 bytes: the RFC 4950 §5 "non-compliant" layout of routers that
+// predate RFC 4884. An extension whose checksum does not verify is ignored
+// (the whole body is then the quoted datagram). So no fallback is needed here.
+func parseICMPError(v6 bool, msg []byte) (icmpError, bool) {
+	m, err := icmp.ParseMessage(icmpProtocol(v6), msg)
+	if err != nil {
+		return icmpError{}, false
+	}
+	switch b := m.Body.(type) {
+	case *icmp.TimeExceeded:
+		return icmpError{data: b.Data, exts: b.Extensions}, true
+	case *icmp.DstUnreach:
+		return icmpError{unreach: true, data: b.Data, exts: b.Extensions}, true
+	}
+	return icmpError{}, false
+}
+
 // quoted is the probe found inside an ICMP error: the original datagram's
 // destination, protocol and first transport bytes.
 type quoted struct {
@@ -152,82 +222,54 @@ type quoted struct {
 	l4    []byte
 }
 
-// parseQuoted reads the original datagram quoted in an ICMP error body
-// (after the 8-byte ICMP header).
-func parseQuoted(v6 bool, body []byte) (quoted, bool) {
+// parseQuoted reads the original datagram quoted in an ICMP error (the
+// icmp.TimeExceeded or icmp.DstUnreach Data).
+func parseQuoted(v6 bool, data []byte) (quoted, bool) {
 	var q quoted
 	if !v6 {
-		if len(body) < 20 || body[0]>>4 != 4 {
+		h, err := ipv4.ParseHeader(data)
+		if err != nil || h.Version != 4 || len(data) < h.Len+8 {
 			return q, false
 		}
-		ihl := int(body[0]&0x0f) * 4
-		if ihl < 20 || len(body) < ihl+8 {
-			return q, false
-		}
-		q.dst = netip.AddrFrom4([4]byte(body[16:20]))
-		q.proto = int(body[9])
-		q.l4 = body[ihl:]
+		q.dst, _ = netip.AddrFromSlice(h.Dst.To4())
+		q.proto = h.Protocol
+		q.l4 = data[h.Len:]
 		return q, true
 	}
-	if len(body) < 48 || body[0]>>4 != 6 {
+	// x/net/ipv6 has no header parser (its Header is for control messages);
+	// the fixed 40-byte header is a few lines. Extension headers are not
+	// followed: our probes carry none.
+	if len(data) < 48 || data[0]>>4 != 6 {
 		return q, false
 	}
-	q.dst = netip.AddrFrom16([16]byte(body[24:40]))
-	q.proto = int(body[6])
-	q.l4 = body[40:]
+	q.dst = netip.AddrFrom16([16]byte(data[24:40]))
+	q.proto = int(data[6])
+	q.l4 = data[40:]
 	return q, true
 }
 
-// parseMPLS returns the MPLS label stack from the RFC 4884 extension structure
-// of an ICMP time-exceeded or unreachable message msg (ICMP header included).
-// RFC 4884 puts the original datagram's length (32-bit words for ICMPv4,
-// 64-bit words for ICMPv6) in the header; routers that predate it (RFC 4950
-// §5 "non-compliant") append the extension after a fixed 128 bytes with the
-// length left 0, so that offset is tried too.
-func parseMPLS(v6 bool, msg []byte) []route.MPLS {
-	if len(msg) < 8 {
-		return nil
-	}
-	var off int
-	if v6 {
-		off = int(msg[4]) * 8
-	} else {
-		off = int(msg[5]) * 4
-	}
-	if off == 0 {
-		off = 128
-	}
-	off += 8
-	if len(msg) < off+4 {
-		return nil
-	}
-	ext := msg[off:]
-	if ext[0]>>4 != 2 {
-		return nil
-	}
-	if cs := binary.BigEndian.Uint16(ext[2:]); cs != 0 && checksum(0, ext) != 0 {
-		return nil
-	}
+// mplsLabels returns the RFC 4950 incoming MPLS label stacks (class 1,
+// C-type 1) among RFC 4884 extensions, outermost label first.
+func mplsLabels(exts []icmp.Extension) []route.MPLS {
 	var out []route.MPLS
-	objs := ext[4:]
-	for len(objs) >= 4 {
-		l := int(binary.BigEndian.Uint16(objs))
-		if l < 4 || l > len(objs) {
-			break
+	for _, e := range exts {
+		ls, ok := e.(*icmp.MPLSLabelStack)
+		if !ok || ls.Class != 1 || ls.Type != 1 {
+			continue
 		}
-		class, ctype := objs[2], objs[3]
-		if class == 1 && ctype == 1 {
-			for p := objs[4:l]; len(p) >= 4; p = p[4:] {
-				v := binary.BigEndian.Uint32(p)
-				out = append(out, route.MPLS{
-					Label: int(v >> 12),
-					TC:    int(v>>9) & 7,
-					S:     v>>8&1 == 1,
-					TTL:   int(v & 0xff),
-				})
-			}
+		for _, l := range ls.Labels {
+			out = append(out, route.MPLS{Label: l.Label, TC: l.TC, S: l.S, TTL: l.TTL})
 		}
-		objs = objs[l:]
 	}
 	return out
+}
+
+// parseMPLS returns the MPLS label stack of an ICMP time-exceeded or
+// unreachable message msg (ICMP header included, IP header stripped).
+func parseMPLS(v6 bool, msg []byte) []route.MPLS {
+	e, ok := parseICMPError(v6, msg)
+	if !ok {
+		return nil
+	}
+	return mplsLabels(e.exts)
 }

@@ -503,22 +503,19 @@ func (r *sweep) receive(s *sock) {
 func (r *sweep) handle(s *sock, p packet) {
 	msg := p.data
 	if !s.v6 && !s.dgram {
-		if len(msg) < 20 {
+		var ok bool
+		if msg, ok = ipv4Payload(msg); !ok {
 			return
 		}
-		msg = msg[int(msg[0]&0x0f)*4:]
 	}
-	want := byte(icmp4EchoReply)
-	if s.v6 {
-		want = icmp6EchoReply
-	}
-	if len(msg) < 8 || msg[0] != want {
+	e, ok := parseEchoReply(s.v6, msg)
+	if !ok {
 		return
 	}
 	from := p.from
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	payload := msg[8:]
+	payload := e.Data
 	if len(payload) < 12 || [8]byte(payload[:8]) != r.nonce {
 		r.foreign(from)
 		return

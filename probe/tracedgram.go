@@ -2,13 +2,13 @@ package probe
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net/netip"
 	"sync"
 	"time"
 	"unsafe"
 
+	"golang.org/x/net/icmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -109,14 +109,11 @@ func decodeDgram(v6 bool, dst netip.Addr, data, oob []byte, from unix.Sockaddr, 
 		return r, false
 	}
 	if !errq {
-		want := byte(icmp4EchoReply)
-		if v6 {
-			want = icmp6EchoReply
-		}
-		if data[0] != want {
+		e, ok := parseEchoReply(v6, data)
+		if !ok {
 			return r, false
 		}
-		r.Key, r.From, r.Dest = binary.BigEndian.Uint16(data[6:]), sockaddrAddr(from), true
+		r.Key, r.From, r.Dest = uint16(e.Seq), sockaddrAddr(from), true
 		return r, r.From == dst
 	}
 	ee, offender, ok := extendedErr(v6, oob)
@@ -130,7 +127,16 @@ func decodeDgram(v6 bool, dst netip.Addr, data, oob []byte, from unix.Sockaddr, 
 	if ee.Type != exceeded && ee.Type != unreach {
 		return r, false
 	}
-	r.Key, r.From = binary.BigEndian.Uint16(data[6:]), offender
+	// data is our own echo request, which the error is about.
+	m, err := icmp.ParseMessage(icmpProtocol(v6), data)
+	if err != nil {
+		return r, false
+	}
+	e, ok := m.Body.(*icmp.Echo)
+	if !ok {
+		return r, false
+	}
+	r.Key, r.From = uint16(e.Seq), offender
 	r.Dest = ee.Type == unreach && offender == dst
 	return r, offender.IsValid()
 }

@@ -202,39 +202,30 @@ func (d *rawDriver) Receive(ctx context.Context) (TraceReply, error) {
 func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 	b := p.data
 	if !d.v6 {
-		// IPv4 raw sockets deliver the IP header; IPv6 ones do not.
-		if len(b) < 20 {
+		var ok bool
+		if b, ok = ipv4Payload(b); !ok {
 			return TraceReply{}, false, nil
 		}
-		b = b[int(b[0]&0x0f)*4:]
 	}
 	r := TraceReply{From: p.from, At: p.at}
 	if p.tcp {
 		return d.decodeTCP(r, b)
 	}
-	if len(b) < 8 {
-		return r, false, nil
-	}
-	typ := b[0]
-	var echoReply, exceeded, unreach byte = icmp4EchoReply, icmp4TimeExceeded, icmp4Unreachable
-	if d.v6 {
-		echoReply, exceeded, unreach = icmp6EchoReply, icmp6TimeExceeded, icmp6Unreachable
-	}
-	switch typ {
-	case echoReply:
+	if e, ok := parseEchoReply(d.v6, b); ok {
 		if d.cfg.Proto != "icmp" || p.from != d.dst {
 			return r, false, nil
 		}
-		if binary.BigEndian.Uint16(b[4:]) != d.id {
-			return r, false, &ForeignError{Reason: fmt.Sprintf("echo reply from %s with id %d", p.from, binary.BigEndian.Uint16(b[4:]))}
+		if uint16(e.ID) != d.id {
+			return r, false, &ForeignError{Reason: fmt.Sprintf("echo reply from %s with id %d", p.from, e.ID)}
 		}
-		r.Key, r.Dest = binary.BigEndian.Uint16(b[6:]), true
+		r.Key, r.Dest = uint16(e.Seq), true
 		return r, true, nil
-	case exceeded, unreach:
-	default:
+	}
+	ie, ok := parseICMPError(d.v6, b)
+	if !ok {
 		return r, false, nil
 	}
-	q, ok := parseQuoted(d.v6, b[8:])
+	q, ok := parseQuoted(d.v6, ie.data)
 	if !ok || q.dst != d.dst {
 		return r, false, nil
 	}
@@ -274,8 +265,8 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 	}
 	// An unreachable from the target itself (port unreachable for UDP,
 	// protocol or admin unreachable otherwise) is the destination answering.
-	r.Dest = typ == unreach && p.from == d.dst
-	r.MPLS = parseMPLS(d.v6, b)
+	r.Dest = ie.unreach && p.from == d.dst
+	r.MPLS = mplsLabels(ie.exts)
 	return r, true, nil
 }
 
