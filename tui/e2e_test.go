@@ -5,26 +5,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
-// buildBinary builds cmd/linecheck into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "linecheck")
-	cmd := exec.Command(goBin, "build", "-o", bin, "../cmd/linecheck")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// TestMain removes the binary the end-to-end tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
 }
 
 func needTmux(t *testing.T) {
@@ -83,7 +75,7 @@ func TestEndToEndInTmux(t *testing.T) {
 		t.Skip("-short: end-to-end TUI test skipped")
 	}
 	needTmux(t)
-	bin := buildBinary(t)
+	bin := testbin.Linecheck(t)
 	args := "tui --offline --speed 600 ../samples/candidates.yaml"
 	first := "hk-cn2-gia"
 	if _, err := os.Stat("../samples/candidates.yaml"); err != nil {
@@ -151,7 +143,7 @@ func TestEndToEndCtrlCFromCostScreen(t *testing.T) {
 		t.Skip("-short: end-to-end TUI test skipped")
 	}
 	needTmux(t)
-	bin := buildBinary(t)
+	bin := testbin.Linecheck(t)
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("linecheck-tui-e2e-c-%d", os.Getpid())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	script := fmt.Sprintf(`%s tui --fixture --speed 5 --no-color; echo "EXIT=$?"; stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)$' | tr '\n' ' '; echo MODES; sleep 60`, bin)
@@ -167,7 +159,7 @@ func TestEndToEndCtrlCFromCostScreen(t *testing.T) {
 }
 
 func TestOffTerminalRefuses(t *testing.T) {
-	bin := buildBinary(t)
+	bin := testbin.Linecheck(t)
 	cmd := exec.Command(bin, "tui", "--offline", "../samples/candidates.yaml")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 // samplesCopy writes a copy of the bundled candidates file into a temp dir
@@ -38,7 +40,7 @@ func samplesCopy(t *testing.T, sla string) string {
 }
 
 func TestExitCodes(t *testing.T) {
-	bin := buildLinecheck(t)
+	bin := testbin.Linecheck(t)
 	noneCan := samplesCopy(t, "{rtt_p95_ms: 20}")
 	allPass := samplesCopy(t, "{rtt_p95_ms: 500}")
 	badYAML := filepath.Join(t.TempDir(), "bad.yaml")
@@ -86,7 +88,7 @@ func TestOfflineNeedsNoNetwork(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for unshare -n (a network namespace without interfaces)")
 	}
-	bin := buildLinecheck(t)
+	bin := testbin.Linecheck(t)
 	out, err := exec.Command("unshare", "-n", bin, "compare", "--offline", "--format", "markdown", samplesFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

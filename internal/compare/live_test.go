@@ -9,45 +9,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testbin"
 )
-
-var linecheckBin struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-// buildLinecheck builds the linecheck binary once per test run.
-func buildLinecheck(t *testing.T) string {
-	t.Helper()
-	b := &linecheckBin
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "linecheck-compare-test"); b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, "linecheck")
-		out, err := exec.Command("go", "build", "-o", b.path, "../../cmd/linecheck").CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if linecheckBin.dir != "" {
-		os.RemoveAll(linecheckBin.dir)
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }
 
@@ -83,7 +54,7 @@ func TestLiveCompareOnLab(t *testing.T) {
 		t.Fatal("python3 (the TCP listener in the server namespace) is missing")
 	}
 	lab := netlab.UpForTest(t, netlab.Config{Prefix: "lccmp", Hops: 2, TUNLink: 2, Delay: 30 * time.Millisecond})
-	bin := buildLinecheck(t)
+	bin := testbin.Linecheck(t)
 	server, router1 := lab.ServerAddr(false), lab.RouterAddrs(false)[0]
 
 	listener := lab.Exec(lab.Server(), "/usr/bin/python3", "-c", fmt.Sprintf(`

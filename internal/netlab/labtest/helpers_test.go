@@ -12,55 +12,24 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
-)
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }
 
-// linecheck returns the path of the linecheck binary, built once per test
-// run without -race (the race detector would distort every RTT).
-// LINECHECK_BIN overrides it.
-func linecheck(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("LINECHECK_BIN"); p != "" {
-		return p
-	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "linecheck-labtest")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(buildDir, "linecheck")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/linecheck/linecheck/cmd/linecheck")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/linecheck: %w\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// linecheck returns the path of the linecheck binary (testbin: built once,
+// without -race; LINECHECK_BIN overrides it).
+func linecheck(t *testing.T) string { return testbin.Linecheck(t) }
 
 // lab builds a lab for t (skipping when not root) and the binary.
 func lab(t *testing.T, cfg netlab.Config) (*netlab.Lab, string) {

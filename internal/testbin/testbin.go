@@ -1,0 +1,56 @@
+// Package testbin builds the linecheck binary for tests that run it as a
+// black box (lab tests, end-to-end compare and TUI tests). It is imported only
+// from _test.go files.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var bin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// Linecheck returns the path of the linecheck binary, built once per test
+// process and without -race: the race detector would distort every RTT the
+// binary measures. LINECHECK_BIN names a prebuilt binary instead.
+func Linecheck(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("LINECHECK_BIN"); p != "" {
+		return p
+	}
+	bin.once.Do(func() {
+		if bin.dir, bin.err = os.MkdirTemp("", "linecheck-testbin-"); bin.err != nil {
+			return
+		}
+		bin.path = filepath.Join(bin.dir, "linecheck")
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		cmd := exec.Command(goBin, "build", "-o", bin.path, "github.com/linecheck/linecheck/cmd/linecheck")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			bin.err = fmt.Errorf("go build ./cmd/linecheck: %w\n%s", err, out)
+		}
+	})
+	if bin.err != nil {
+		t.Fatal(bin.err)
+	}
+	return bin.path
+}
+
+// Cleanup removes the built binary; call it from TestMain after m.Run.
+func Cleanup() {
+	if bin.dir != "" {
+		os.RemoveAll(bin.dir)
+	}
+}
