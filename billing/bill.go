@@ -17,11 +17,11 @@ const Schema = "linecheck.bill/v1"
 // Options override the offers' rules for a what-if; "" keeps each offer's own
 // (and the defaults nearest-rank, greater, skip).
 type Options struct {
-	Method      string  // 95th method for every offer and the p95 block
-	Direction   string  // direction rule for every rate-billed offer (p95, peak, average, daily-peak-average)
-	Gaps        string  // skip (default) or zero
-	AllowCoarse bool    // bill percentile schemes on data coarser than 300 s
-	Scale       float64 // multiply the traffic by this factor (0 = 1)
+	Method      Method    // 95th method for every offer and the p95 block
+	Direction   Direction // direction rule for every rate-billed offer (p95, peak, average, daily-peak-average)
+	Gaps        string    // skip (default) or zero
+	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
+	Scale       float64   // multiply the traffic by this factor (0 = 1)
 }
 
 // ErrCoarse is returned when percentile billing is asked of coarse data.
@@ -81,7 +81,7 @@ type Traffic struct {
 
 // P95Block is the 95th percentile under the method in force, for all five direction rules.
 type P95Block struct {
-	Method     string  `json:"method"`
+	Method     Method  `json:"method"`
 	InBps      float64 `json:"in_bps"`
 	OutBps     float64 `json:"out_bps"`
 	GreaterBps float64 `json:"greater_bps"`
@@ -90,6 +90,21 @@ type P95Block struct {
 	N          int     `json:"n"`    // samples the percentile is taken over
 	Rank       int     `json:"rank"` // 1-based ascending rank billed (linear: the lower neighbour)
 	Gaps       string  `json:"gaps"`
+}
+
+// Of returns the 95th under the direction rule d ("" = greater).
+func (b *P95Block) Of(d Direction) float64 {
+	switch d {
+	case DirIn:
+		return b.InBps
+	case DirOut:
+		return b.OutBps
+	case DirMax:
+		return b.MaxBps
+	case DirSum:
+		return b.SumBps
+	}
+	return b.GreaterBps
 }
 
 // Bill is one offer priced for the period's traffic.
@@ -128,22 +143,22 @@ type LineItem struct {
 
 // Rule says exactly what was measured for the bandwidth charge.
 type Rule struct {
-	Statistic    string  `json:"statistic"` // p95, peak, average, daily-peak-average, volume, port
-	Method       string  `json:"method,omitempty"`
-	Direction    string  `json:"direction,omitempty"`
-	Decided      string  `json:"decided_by,omitempty"` // greater: which direction was larger
-	Gaps         string  `json:"gaps,omitempty"`
-	N            int     `json:"n,omitempty"`
-	Rank         int     `json:"rank,omitempty"`
-	Bps          float64 `json:"value_bps,omitempty"`
-	Bytes        int64   `json:"value_bytes,omitempty"`
-	Prorate      string  `json:"prorate,omitempty"`
-	ValidDays    int     `json:"valid_days,omitempty"`
-	Days         int     `json:"days,omitempty"`
-	BillableMbps string  `json:"billable_mbps,omitempty"`
-	BillableGB   string  `json:"billable_gb,omitempty"` // in GB or GiB, see Unit
-	Unit         string  `json:"unit,omitempty"`        // Mbps, GB (10^9 bytes) or GiB (2^30 bytes)
-	Text         string  `json:"text"`
+	Statistic    string    `json:"statistic"` // p95, peak, average, daily-peak-average, volume, port
+	Method       Method    `json:"method,omitempty"`
+	Direction    Direction `json:"direction,omitempty"`
+	Decided      Direction `json:"decided_by,omitempty"` // greater: which direction was larger
+	Gaps         string    `json:"gaps,omitempty"`
+	N            int       `json:"n,omitempty"`
+	Rank         int       `json:"rank,omitempty"`
+	Bps          float64   `json:"value_bps,omitempty"`
+	Bytes        int64     `json:"value_bytes,omitempty"`
+	Prorate      string    `json:"prorate,omitempty"`
+	ValidDays    int       `json:"valid_days,omitempty"`
+	Days         int       `json:"days,omitempty"`
+	BillableMbps string    `json:"billable_mbps,omitempty"`
+	BillableGB   string    `json:"billable_gb,omitempty"` // in GB or GiB, see Unit
+	Unit         string    `json:"unit,omitempty"`        // Mbps, GB (10^9 bytes) or GiB (2^30 bytes)
+	Text         string    `json:"text"`
 }
 
 // Utilisation of a fixed port (fractions of the port speed).
@@ -185,12 +200,12 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		return nil, ErrNoData
 	}
 	if opt.Method != "" {
-		if err := CheckMethod(opt.Method); err != nil {
+		if _, err := ParseMethod(string(opt.Method)); err != nil {
 			return nil, err
 		}
 	}
 	if opt.Direction != "" {
-		if err := CheckDirection(opt.Direction); err != nil {
+		if _, err := ParseDirection(string(opt.Direction)); err != nil {
 			return nil, err
 		}
 	}
@@ -281,9 +296,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		if m == "" {
 			m = Methods[0]
 		}
-		g := v.p95(m, "greater", false)
-		r.P95 = &P95Block{Method: m, InBps: v.p95(m, "in", false).bps, OutBps: v.p95(m, "out", false).bps, GreaterBps: g.bps,
-			MaxBps: v.p95(m, "max", false).bps, SumBps: v.p95(m, "sum", false).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
+		g := v.p95(m, DirGreater, false)
+		r.P95 = &P95Block{Method: m, InBps: v.p95(m, DirIn, false).bps, OutBps: v.p95(m, DirOut, false).bps, GreaterBps: g.bps,
+			MaxBps: v.p95(m, DirMax, false).bps, SumBps: v.p95(m, DirSum, false).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
 	}
 
 	for _, o := range offers {

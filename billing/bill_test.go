@@ -477,7 +477,7 @@ func TestOverridesApplyToEveryOffer(t *testing.T) {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	p, _ := RangePeriod(start, start.Add(100*time.Minute), time.UTC)
 	offers := mustOffers(t, "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, direction: in, price_per_mbps: \"1\"}}\n")
-	for dir, want := range map[string]string{"": "35.00", "sum": "45.00", "max": "40.00", "out": "33.00"} {
+	for dir, want := range map[Direction]string{"": "35.00", "sum": "45.00", "max": "40.00", "out": "33.00"} {
 		r, err := BillSeries(mbpsSeries(start, in, out), p, offers, Options{Direction: dir})
 		if err != nil {
 			t.Fatal(err)

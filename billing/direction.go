@@ -2,83 +2,97 @@ package billing
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
-// Directions are the direction rules, default first (definitions in the package doc).
-var Directions = []string{"greater", "max", "sum", "in", "out"}
+// Direction is a direction rule: how a bill combines inbound and outbound
+// traffic (definitions in the package doc).
+type Direction string
 
-// CheckDirection returns an error naming the rules when d is not one of them.
-func CheckDirection(d string) error {
-	if slices.Contains(Directions, d) {
-		return nil
+// The direction rules.
+const (
+	DirGreater Direction = "greater" // the larger of the in and out figures
+	DirMax     Direction = "max"     // per slot max(in, out)
+	DirSum     Direction = "sum"     // per slot in+out
+	DirIn      Direction = "in"      // inbound only
+	DirOut     Direction = "out"     // outbound only
+)
+
+// Directions are the direction rules, default first.
+var Directions = []Direction{DirGreater, DirMax, DirSum, DirIn, DirOut}
+
+// ParseDirection returns the rule named s, or an error naming the rules.
+func ParseDirection(s string) (Direction, error) {
+	for _, d := range Directions {
+		if string(d) == s {
+			return d, nil
+		}
 	}
-	return fmt.Errorf("direction %q: use one of %s", d, strings.Join(Directions, ", "))
+	return "", fmt.Errorf("direction %q: use one of %s", s, joinNames(Directions))
 }
+
+// Apply combines an in and an out figure under the rule. The per-slot rules
+// (max, sum, in, out) apply to the bytes or rate of one slot; greater applies
+// to two whole-period figures of one statistic (95th in and 95th out, say) —
+// it never combines slots (see Parts).
+func (d Direction) Apply(in, out float64) float64 {
+	switch d {
+	case DirIn:
+		return in
+	case DirOut:
+		return out
+	case DirSum:
+		return in + out
+	}
+	return max(in, out) // max per slot; greater over the two figures
+}
+
+// PerSlot reports whether the rule combines in and out slot by slot before a
+// statistic is taken (every rule but greater).
+func (d Direction) PerSlot() bool {
+	switch d {
+	case DirMax, DirSum, DirIn, DirOut:
+		return true
+	}
+	return false
+}
+
+// Parts are the per-slot series a statistic is taken over under the rule: the
+// rule itself for a per-slot rule, in and out for greater (and "", an offer's
+// own rule read as the default), whose figure is the larger of the two.
+func (d Direction) Parts() []Direction {
+	if d.PerSlot() {
+		return []Direction{d}
+	}
+	return []Direction{DirIn, DirOut}
+}
+
+// of is the per-slot value of a per-slot rule in bytes.
+func (d Direction) of(s Slot) float64 { return d.Apply(s.In, s.Out) }
 
 // P95Dir returns the method's 95th percentile of in and out (bit/s, any
 // order, equal length) combined by the direction rule. It copies its inputs.
-func P95Dir(method, direction string, in, out []float64) float64 {
-	sample := func(f func(a, b float64) float64) float64 {
+func P95Dir(method Method, direction Direction, in, out []float64) float64 {
+	best := 0.0
+	for i, part := range direction.Parts() {
 		v := make([]float64, len(in))
-		for i := range in {
-			v[i] = f(in[i], out[i])
+		for k := range in {
+			v[k] = part.Apply(in[k], out[k])
 		}
-		return newSortedSample(v, 0).p95(method)
+		if p := newSortedSample(v, 0).p95(method); i == 0 || p > best {
+			best = p
+		}
 	}
-	switch direction {
-	case "in":
-		return sample(func(a, _ float64) float64 { return a })
-	case "out":
-		return sample(func(_, b float64) float64 { return b })
-	case "max":
-		return sample(func(a, b float64) float64 { return max(a, b) })
-	case "sum":
-		return sample(func(a, b float64) float64 { return a + b })
-	default:
-		return max(sample(func(a, _ float64) float64 { return a }), sample(func(_, b float64) float64 { return b }))
-	}
+	return best
 }
 
-// component is one per-slot value a direction rule is built from.
-type component int
-
-const (
-	compIn component = iota
-	compOut
-	compMax
-	compSum
-)
-
-// components returns the per-slot values a rule needs: greater needs in and
-// out (and takes the larger result); the others need one.
-func components(direction string) []component {
-	switch direction {
-	case "in":
-		return []component{compIn}
-	case "out":
-		return []component{compOut}
-	case "max":
-		return []component{compMax}
-	case "sum":
-		return []component{compSum}
+// Names returns the names of a vocabulary (Methods, Directions) as strings.
+func Names[T ~string](xs []T) []string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
 	}
-	return []component{compIn, compOut}
+	return s
 }
 
-func (c component) of(s Slot) float64 {
-	switch c {
-	case compIn:
-		return s.In
-	case compOut:
-		return s.Out
-	case compMax:
-		return max(s.In, s.Out)
-	}
-	return s.In + s.Out
-}
-
-func (c component) String() string {
-	return [...]string{"in", "out", "max", "sum"}[c]
-}
+func joinNames[T ~string](xs []T) string { return strings.Join(Names(xs), ", ") }

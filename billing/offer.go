@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -59,10 +58,10 @@ type Offer struct {
 // Bandwidth is the bandwidth scheme of an offer. Which keys apply depends on
 // Scheme; see the package doc for the formulas.
 type Bandwidth struct {
-	Scheme    string `yaml:"scheme"`
-	Method    string `yaml:"method"`    // 95th method (p95); default nearest-rank
-	Direction string `yaml:"direction"` // greater|max|sum|in|out; default greater (per-gb: out)
-	PortMbps  Dec    `yaml:"port_mbps"` // port speed: fixed price basis; flags rates above it for every scheme
+	Scheme    string    `yaml:"scheme"`
+	Method    Method    `yaml:"method"`    // 95th method (p95); default nearest-rank
+	Direction Direction `yaml:"direction"` // greater|max|sum|in|out; default greater (per-gb: out)
+	PortMbps  Dec       `yaml:"port_mbps"` // port speed: fixed price basis; flags rates above it for every scheme
 
 	Price Dec `yaml:"price"` // fixed: monthly price of the port
 
@@ -122,7 +121,7 @@ type Item struct {
 // UnmarshalYAML records the line of the bandwidth block for messages.
 func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
 	type plain Bandwidth
-	if err := decodeStrict(n, (*plain)(b)); err != nil {
+	if err := yamlmsg.DecodeStrict(n, (*plain)(b)); err != nil {
 		return err
 	}
 	b.line = n.Line
@@ -132,26 +131,11 @@ func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML records the line of the item for messages.
 func (it *Item) UnmarshalYAML(n *yaml.Node) error {
 	type plain Item
-	if err := decodeStrict(n, (*plain)(it)); err != nil {
+	if err := yamlmsg.DecodeStrict(n, (*plain)(it)); err != nil {
 		return err
 	}
 	it.line = n.Line
 	return nil
-}
-
-// decodeStrict decodes n into v refusing unknown keys (Node.Decode has no
-// KnownFields switch, so the keys are checked against the yaml tags here).
-func decodeStrict(n *yaml.Node, v any) error {
-	if n.Kind == yaml.MappingNode {
-		known := yamlKeys(v)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if !slices.Contains(known, k.Value) {
-				return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
-			}
-		}
-	}
-	return n.Decode(v)
 }
 
 // LoadOffers reads an offers YAML file; errors name file:line.
@@ -181,7 +165,7 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		return nil, fmt.Errorf("%s:1: want a mapping with an \"offers:\" list", name)
 	}
 	var f OffersFile
-	if err := decodeStrict(root.Content[0], &f); err != nil {
+	if err := yamlmsg.DecodeStrict(root.Content[0], &f); err != nil {
 		return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
 	}
 	offersNode := mapValue(root.Content[0], "offers")
@@ -198,7 +182,7 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		if o == nil || on.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s:%d: offers: item %d is not an offer (want name, currency, bandwidth, items)", name, on.Line, i+1)
 		}
-		if err := decodeStrict(on, o); err != nil {
+		if err := yamlmsg.DecodeStrict(on, o); err != nil {
 			return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
 		}
 		o.Pos = fmt.Sprintf("%s:%d", name, on.Line)
@@ -258,22 +242,6 @@ func yamlErr(err error) error {
 	return errors.New(" " + yamlmsg.Humanize(s))
 }
 
-// yamlKeys lists the yaml keys of the struct v points to.
-func yamlKeys(v any) []string {
-	t := reflect.TypeOf(v)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-		if tag != "" && tag != "-" {
-			keys = append(keys, tag)
-		}
-	}
-	return keys
-}
-
 // check validates an offer and fills defaults; errors start with "line: ".
 func (o *Offer) check() error {
 	ln := o.line
@@ -296,16 +264,16 @@ func (o *Offer) check() error {
 		return bad("scheme %q: use one of %s", b.Scheme, strings.Join(Schemes, ", "))
 	}
 	if b.Method == "" {
-		b.Method = Methods[0]
-	} else if err := CheckMethod(b.Method); err != nil {
+		b.Method = NearestRank
+	} else if _, err := ParseMethod(string(b.Method)); err != nil {
 		return bad("%v", err)
 	}
 	if b.Direction == "" {
-		b.Direction = "greater"
+		b.Direction = DirGreater
 		if b.Scheme == "per-gb" {
-			b.Direction = "out"
+			b.Direction = DirOut
 		}
-	} else if err := CheckDirection(b.Direction); err != nil {
+	} else if _, err := ParseDirection(string(b.Direction)); err != nil {
 		return bad("%v", err)
 	}
 	for _, d := range []struct {

@@ -3,43 +3,58 @@ package billing
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
-// Methods are the 95th-percentile methods, default first (definitions in the package doc).
-var Methods = []string{"nearest-rank", "librenms", "vnstat", "rrdtool", "cacti", "linear"}
+// Method is a 95th-percentile method: the rank rule of one tool
+// (definitions in the package doc).
+type Method string
 
-// CheckMethod returns an error naming the methods when m is not one of them.
-func CheckMethod(m string) error {
-	if slices.Contains(Methods, m) {
-		return nil
+// The 95th-percentile methods.
+const (
+	NearestRank Method = "nearest-rank"
+	LibreNMS    Method = "librenms"
+	VnStat      Method = "vnstat"
+	RRDtool     Method = "rrdtool"
+	Cacti       Method = "cacti"
+	Linear      Method = "linear"
+)
+
+// Methods are the 95th-percentile methods, default first.
+var Methods = []Method{NearestRank, LibreNMS, VnStat, RRDtool, Cacti, Linear}
+
+// ParseMethod returns the method named s, or an error naming the methods.
+func ParseMethod(s string) (Method, error) {
+	for _, m := range Methods {
+		if string(m) == s {
+			return m, nil
+		}
 	}
-	return fmt.Errorf("95th-percentile method %q: use one of %s", m, strings.Join(Methods, ", "))
+	return "", fmt.Errorf("95th-percentile method %q: use one of %s", s, joinNames(Methods))
 }
 
-// Rank95 returns the 1-based ascending rank the method bills among n samples,
+// Rank returns the 1-based ascending rank the method bills among n samples,
 // computed in integers and clamped into 1..n. For linear it returns the rank
 // of the lower of the two interpolated samples. n < 1 gives 0.
-func Rank95(method string, n int) int {
+func (method Method) Rank(n int) int {
 	if n < 1 {
 		return 0
 	}
 	m := 95 * n
 	var r int
 	switch method {
-	case "librenms":
+	case LibreNMS:
 		r = (m + 50) / 100
-	case "vnstat":
+	case VnStat:
 		q, rem := m/100, m%100
 		if rem > 50 || (rem == 50 && q%2 == 1) {
 			q++
 		}
 		r = q
-	case "rrdtool":
+	case RRDtool:
 		r = (95*(n-1)+50)/100 + 1
-	case "cacti":
+	case Cacti:
 		r = m / 100
-	case "linear":
+	case Linear:
 		r = 95*(n-1)/100 + 1
 	default: // nearest-rank
 		r = (m + 99) / 100
@@ -49,7 +64,7 @@ func Rank95(method string, n int) int {
 
 // Percentile95 returns the method's 95th percentile of ascending values.
 // It does not sort: pass sorted data. An empty slice gives 0.
-func Percentile95(method string, sorted []float64) float64 {
+func Percentile95(method Method, sorted []float64) float64 {
 	return sortedSample{vals: sorted}.p95(method)
 }
 
@@ -70,13 +85,13 @@ func (s sortedSample) at(r int) float64 {
 	return s.vals[r-s.zeros-1]
 }
 
-func (s sortedSample) p95(method string) float64 {
+func (s sortedSample) p95(method Method) float64 {
 	n := s.n()
 	if n == 0 {
 		return 0
 	}
-	r := Rank95(method, n)
-	if method != "linear" {
+	r := method.Rank(n)
+	if method != Linear {
 		return s.at(r)
 	}
 	// Prometheus quantile.go: rank0 = q(n-1); lo = floor, hi = min(n-1, lo+1); w = rank0 - lo.

@@ -17,7 +17,7 @@ var edgeSizes = []int{1, 19, 20, 30, 8640, 8641, 8928, 8930}
 // 0.95·n = 0.95, 18.05, 19, 28.5, 8208, 8208.95, 8481.6, 8483.5 and
 // 0.95·(n−1) = 0, 17.1, 18.05, 27.55, 8207.05, 8208, 8480.65, 8482.55.
 func TestRank95HandTable(t *testing.T) {
-	want := map[string][]int{
+	want := map[Method][]int{
 		"nearest-rank": {1, 19, 19, 29, 8208, 8209, 8482, 8484}, // ceil(0.95n)
 		"librenms":     {1, 18, 19, 29, 8208, 8209, 8482, 8484}, // half up: 28.5 → 29
 		"vnstat":       {1, 18, 19, 28, 8208, 8209, 8482, 8484}, // half even: 28.5 → 28, 8483.5 → 8484
@@ -27,12 +27,12 @@ func TestRank95HandTable(t *testing.T) {
 	}
 	for m, ranks := range want {
 		for i, n := range edgeSizes {
-			if got := Rank95(m, n); got != ranks[i] {
+			if got := m.Rank(n); got != ranks[i] {
 				t.Errorf("Rank95(%s, %d) = %d, want %d", m, n, got, ranks[i])
 			}
 		}
 	}
-	if Rank95("nearest-rank", 0) != 0 {
+	if NearestRank.Rank(0) != 0 {
 		t.Error("Rank95 of no samples must be 0")
 	}
 }
@@ -48,11 +48,11 @@ func TestPercentile95AnchorTable(t *testing.T) {
 	}
 	cases := []struct {
 		n    int
-		want map[string]float64
+		want map[Method]float64
 	}{
-		{30, map[string]float64{"nearest-rank": 290, "librenms": 290, "vnstat": 280, "cacti": 280, "rrdtool": 290, "linear": 285.5}},
-		{8928, map[string]float64{"nearest-rank": 84820, "librenms": 84820, "vnstat": 84820, "rrdtool": 84820, "cacti": 84810, "linear": 84816.5}},
-		{8641, map[string]float64{"nearest-rank": 82090, "librenms": 82090, "vnstat": 82090, "rrdtool": 82090, "cacti": 82080}},
+		{30, map[Method]float64{"nearest-rank": 290, "librenms": 290, "vnstat": 280, "cacti": 280, "rrdtool": 290, "linear": 285.5}},
+		{8928, map[Method]float64{"nearest-rank": 84820, "librenms": 84820, "vnstat": 84820, "rrdtool": 84820, "cacti": 84810, "linear": 84816.5}},
+		{8641, map[Method]float64{"nearest-rank": 82090, "librenms": 82090, "vnstat": 82090, "rrdtool": 82090, "cacti": 82080}},
 	}
 	for _, c := range cases {
 		for m, w := range c.want {
@@ -67,7 +67,7 @@ func TestPercentile95AnchorTable(t *testing.T) {
 func TestP95DirectionAnchorExample(t *testing.T) {
 	in := []float64{10, 12, 11, 13, 12, 40, 11, 12, 10, 11, 12, 13, 11, 10, 12, 11, 35, 12, 11, 10}
 	out := []float64{30, 31, 29, 30, 32, 5, 30, 31, 33, 29, 30, 31, 30, 29, 30, 31, 6, 32, 30, 45}
-	want := map[string]float64{"in": 35, "out": 33, "greater": 35, "max": 40, "sum": 45}
+	want := map[Direction]float64{"in": 35, "out": 33, "greater": 35, "max": 40, "sum": 45}
 	for d, w := range want {
 		if got := P95Dir("nearest-rank", d, in, out); got != w {
 			t.Errorf("direction %s = %v, want %v", d, got, w)
@@ -83,7 +83,7 @@ func TestP95DirectionAnchorExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]float64{"in": r.P95.InBps, "out": r.P95.OutBps, "greater": r.P95.GreaterBps, "max": r.P95.MaxBps, "sum": r.P95.SumBps}
+	got := map[Direction]float64{"in": r.P95.InBps, "out": r.P95.OutBps, "greater": r.P95.GreaterBps, "max": r.P95.MaxBps, "sum": r.P95.SumBps}
 	for d, w := range want {
 		if math.Abs(got[d]-w*1e6) > 1e-6 {
 			t.Errorf("report p95 %s = %v bps, want %v Mbps", d, got[d], w)
@@ -162,7 +162,7 @@ func TestP95MethodsAgainstPythonOracle(t *testing.T) {
 		for _, m := range Methods {
 			for _, d := range Directions {
 				got := P95Dir(m, d, c.In, c.Out)
-				w := want[i][m][d]
+				w := want[i][string(m)][string(d)]
 				if math.Abs(got-w) > 1e-9*math.Max(1, math.Abs(w)) {
 					t.Errorf("n=%d %s/%s = %v, oracle %v", edgeSizes[i], m, d, got, w)
 				}
@@ -190,7 +190,7 @@ func TestP95AgainstReferenceScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]string{"nearest_rank": "nearest-rank", "librenms_legacy": "librenms", "vnstat_212": "vnstat", "cacti_12_p95": "cacti", "rrdtool_percent": "rrdtool", "linear": "linear"}
+	names := map[string]Method{"nearest_rank": "nearest-rank", "librenms_legacy": "librenms", "vnstat_212": "vnstat", "cacti_12_p95": "cacti", "rrdtool_percent": "rrdtool", "linear": "linear"}
 	n := 0
 	seen := 0
 	for _, line := range bytes.Split(outb, []byte("\n")) {

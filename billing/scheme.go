@@ -27,7 +27,7 @@ type measure struct {
 	quiet     bool // no line items (break-even search)
 }
 
-func pick(override, own string) string {
+func pick[T ~string](override, own T) T {
 	if override != "" {
 		return override
 	}
@@ -39,9 +39,9 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	bw := o.Bandwidth
 	method := pick(opt.Method, pick(bw.Method, Methods[0]))
 	if bw.Direction == "" { // an offer built in code: the file's defaults
-		bw.Direction = "greater"
+		bw.Direction = DirGreater
 		if bw.Scheme == "per-gb" {
-			bw.Direction = "out"
+			bw.Direction = DirOut
 		}
 	}
 	dir := bw.Direction
@@ -59,9 +59,9 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	case "fixed":
 		rule = Rule{Statistic: "port", Text: fmt.Sprintf("flat price for a %s Mbps port, whatever the traffic", bw.PortMbps.String())}
 		port := bw.PortMbps.InexactFloat64() * 1e6
-		avg := v.average("greater", false)
-		p95 := v.p95(method, "greater", false)
-		pk := v.peak(1, "greater", false)
+		avg := v.average(DirGreater, false)
+		p95 := v.p95(method, DirGreater, false)
+		pk := v.peak(1, DirGreater, false)
 		u := &Utilisation{PortMbps: bw.PortMbps.InexactFloat64(), Average: round6(avg.bps / port), P95: round6(p95.bps / port), Peak: round6(pk.bps / port)}
 		u.SlotsAbove, _ = v.slotsAbove(port)
 		b.Utilisation = u
@@ -86,7 +86,7 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		if bw.Scheme == "average" {
 			rule.Rank = 0
 		}
-		if dir == "greater" {
+		if dir == DirGreater {
 			rule.Decided = st.from
 		}
 		if valid {
@@ -278,7 +278,7 @@ func (m *measure) perGB(k float64) (decimal.Decimal, []LineItem, decimal.Decimal
 }
 
 func (m *measure) dirName() string {
-	return pick("", m.o.Bandwidth.Direction)
+	return string(m.o.Bandwidth.Direction)
 }
 
 // otherItems prices the offer's non-bandwidth monthly items for the period.
@@ -344,9 +344,9 @@ func ruleText(bw Bandwidth, r Rule, billable decimal.Decimal) string {
 	case "daily-peak-average":
 		s = fmt.Sprintf("average of daily peaks over %d days", r.Rank)
 	}
-	s += ", direction " + r.Direction
+	s += ", direction " + string(r.Direction)
 	if r.Decided != "" {
-		s += " (" + r.Decided + " larger)"
+		s += " (" + string(r.Decided) + " larger)"
 	}
 	s += ", gaps " + r.Gaps
 	if r.Prorate != "" {

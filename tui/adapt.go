@@ -261,17 +261,8 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 	}
 	var levels []Level
 	if b := rep.P95; b != nil {
-		switch o.Direction {
-		case "in":
-			levels = []Level{{"95th in", b.InBps / 1e6}}
-		case "out":
-			levels = []Level{{"95th out", b.OutBps / 1e6}}
-		case "sum":
-			levels = []Level{{"95th sum", b.SumBps / 1e6}}
-		case "max":
-			levels = []Level{{"95th max", b.MaxBps / 1e6}}
-		default:
-			levels = []Level{{"95th in", b.InBps / 1e6}, {"95th out", b.OutBps / 1e6}}
+		for _, part := range o.Direction.Parts() {
+			levels = append(levels, Level{"95th " + string(part), b.Of(part) / 1e6})
 		}
 	}
 	out := map[string]Cost{}

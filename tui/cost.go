@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // renderCost is the cost detail of the selected candidate: the month's
@@ -68,29 +70,14 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 	if scale <= 0 {
 		scale = 1
 	}
-	value := func(dir string, i int) float64 {
+	value := func(dir billing.Direction, i int) float64 {
 		in, out := tr.InMbps[i]*scale, 0.0
 		if i < len(tr.OutMbps) {
 			out = tr.OutMbps[i] * scale
 		}
-		switch dir {
-		case "in":
-			return in
-		case "out":
-			return out
-		case "sum":
-			return in + out
-		default:
-			return math.Max(in, out)
-		}
+		return dir.Apply(in, out)
 	}
-	var dirs []string
-	switch o.Direction {
-	case "in", "out", "sum", "max":
-		dirs = []string{o.Direction}
-	default:
-		dirs = []string{"in", "out"}
-	}
+	dirs := o.Direction.Parts()
 
 	// Narrow terminals get the same legend without the spaces.
 	sp, gap, head := " ", "  ", " Mbps %s–%s UTC, peak per column:"
@@ -99,7 +86,7 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 	}
 	legend := fmt.Sprintf(head, t0.Format("01/02"), t1.Add(-time.Second).Format("01/02"))
 	for _, d := range dirs {
-		legend += " ⣿" + sp + d
+		legend += " ⣿" + sp + string(d)
 	}
 	var levels []hline
 	ymax := 0.0

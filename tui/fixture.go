@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -77,11 +78,11 @@ func FixtureTraffic() *Traffic {
 
 // fixtureP95 is the 95th of the fixture traffic under a direction rule, in
 // Mbps, scaled: in 150, out 600, sum 750, max and greater 600.
-func fixtureP95(dir string, scale float64) float64 {
+func fixtureP95(dir billing.Direction, scale float64) float64 {
 	switch dir {
-	case "in":
+	case billing.DirIn:
 		return 150 * scale
-	case "sum":
+	case billing.DirSum:
 		return 750 * scale
 	default:
 		return 600 * scale
@@ -105,9 +106,8 @@ func FixtureCosts(o CostOptions) map[string]Cost {
 		return amt, fmt.Sprintf("%s Mbps, commit %.0f", mbps(p95), commitMbps)
 	}
 	levels := []Level{{Name: "95th in", Mbps: 150 * o.Scale}, {Name: "95th out", Mbps: 600 * o.Scale}}
-	switch o.Direction {
-	case "in", "out", "sum", "max":
-		levels = []Level{{Name: "95th " + o.Direction, Mbps: p95}}
+	if o.Direction.PerSlot() {
+		levels = []Level{{Name: "95th " + string(o.Direction), Mbps: p95}}
 	}
 	amt := func(f float64) string { return fmt.Sprintf("%.2f", f) }
 	mk := func(offer, cur string, fxRate float64, schemes []SchemeCost, items []CostItem, commitMbps float64) Cost {

@@ -420,7 +420,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func cycle(list []string, cur string, d int) string {
+func cycle[T comparable](list []T, cur T, d int) T {
 	for i, x := range list {
 		if x == cur {
 			return list[(i+d+len(list))%len(list)]

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -136,25 +137,25 @@ type SLAResult struct {
 
 // CostOptions are the billing choices the cost detail keys change.
 type CostOptions struct {
-	Method    string  // 95th method: nearest-rank, librenms, vnstat, rrdtool, cacti, linear
-	Direction string  // direction rule: greater, max, sum, in, out
-	Scale     float64 // traffic scale factor (1 = as recorded)
+	Method    billing.Method    // 95th method ("" = each offer's own)
+	Direction billing.Direction // direction rule ("" = each offer's own)
+	Scale     float64           // traffic scale factor (1 = as recorded)
 }
 
 // Methods are the 95th-percentile methods the `m` key cycles through; ""
 // keeps each offer's own rule.
-var Methods = []string{"", "nearest-rank", "librenms", "vnstat", "rrdtool", "cacti", "linear"}
+var Methods = append([]billing.Method{""}, billing.Methods...)
 
 // Directions are the direction rules the `d` key cycles through; "" keeps
 // each offer's own rule.
-var Directions = []string{"", "greater", "max", "sum", "in", "out"}
+var Directions = append([]billing.Direction{""}, billing.Directions...)
 
 // ruleText names a method or direction choice; "" is the offer's own.
-func ruleText(s string) string {
+func ruleText[T ~string](s T) string {
 	if s == "" {
 		return "per offer"
 	}
-	return s
+	return string(s)
 }
 
 // Scales are the traffic scale factors `+` and `-` step through.

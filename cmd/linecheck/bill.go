@@ -83,8 +83,8 @@ func init() {
 	f.StringVar(&o.to, "to", "", "period end, exclusive")
 	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
 	f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
-	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Methods, ", "))
-	f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Directions, ", "))
+	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Names(billing.Methods), ", "))
+	f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Names(billing.Directions), ", "))
 	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
 	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
@@ -131,19 +131,22 @@ func billPeriod(loc *time.Location) (p billing.Period, ok bool, err error) {
 
 func runBill(c *cobra.Command, args []string) error {
 	o := billOpts
-	if err := report.CheckFormat(o.format); err != nil {
+	err := report.CheckFormat(o.format)
+	if err != nil {
 		return badInput(err)
 	}
 	if o.gaps != "skip" && o.gaps != "zero" {
 		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
 	}
+	var method billing.Method
 	if o.method != "" {
-		if err := billing.CheckMethod(o.method); err != nil {
+		if method, err = billing.ParseMethod(o.method); err != nil {
 			return badInput(fmt.Errorf("--p95-method: %w", err))
 		}
 	}
+	var direction billing.Direction
 	if o.direction != "" {
-		if err := billing.CheckDirection(o.direction); err != nil {
+		if direction, err = billing.ParseDirection(o.direction); err != nil {
 			return badInput(fmt.Errorf("--direction: %w", err))
 		}
 	}
@@ -204,7 +207,7 @@ func runBill(c *cobra.Command, args []string) error {
 			return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
 		}
 	}
-	opt := billing.Options{Method: o.method, Direction: o.direction, Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale}
+	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale}
 	reports, err := billAll(series, period, offers, opt)
 	if err != nil {
 		return badInput(err)
@@ -446,7 +449,7 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 func ruleShort(r billing.Rule) string {
 	switch r.Statistic {
 	case "p95":
-		return "95th " + r.Method
+		return "95th " + string(r.Method)
 	case "daily-peak-average":
 		return "avg daily peak"
 	}

@@ -216,7 +216,7 @@ func checkFetchEqualsTheGeneratedMonth(t *testing.T, base string, traffic map[st
 				gin, gout = append(gin, sl.In*8/300), append(gout, sl.Out*8/300)
 				win, wout = append(win, float64(w.in)*8/300), append(wout, float64(w.out)*8/300)
 			}
-			for _, d := range []string{"greater", "max", "sum", "in", "out"} {
+			for _, d := range billing.Directions {
 				got := billing.P95Dir("nearest-rank", d, gin, gout)
 				exp := billing.P95Dir("nearest-rank", d, win, wout)
 				if !relClose(got, exp) || got == 0 {

@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -180,7 +179,7 @@ func (p *rawPlace) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		// `region: Hong Kong` is accepted as a city name.
 		v.City = n.Value
-	} else if err := decodeStrict(n, &v); err != nil {
+	} else if err := yamlmsg.DecodeStrict(n, &v); err != nil {
 		return err
 	}
 	*p = rawPlace(v)
@@ -202,7 +201,7 @@ type rawCandidate struct {
 func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawCandidate
 	var v plain
-	if err := decodeStrict(n, &v); err != nil {
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
 		return err
 	}
 	*c = rawCandidate(v)
@@ -218,7 +217,7 @@ type rawRecorded struct {
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawRecorded
-	return decodeStrict(n, (*plain)(r))
+	return yamlmsg.DecodeStrict(n, (*plain)(r))
 }
 
 type rawTarget struct {
@@ -231,7 +230,7 @@ type rawTarget struct {
 func (t *rawTarget) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTarget
 	var v plain
-	if err := decodeStrict(n, &v); err != nil {
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
 		return err
 	}
 	*t = rawTarget(v)
@@ -252,7 +251,7 @@ type rawTraffic struct {
 func (t *rawTraffic) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTraffic
 	var v plain
-	if err := decodeStrict(n, &v); err != nil {
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
 		return err
 	}
 	*t = rawTraffic(v)
@@ -272,7 +271,7 @@ type rawSLA struct {
 func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawSLA
 	var v plain
-	if err := decodeStrict(n, &v); err != nil {
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
 		return err
 	}
 	*s = rawSLA(v)
@@ -374,26 +373,6 @@ func lineMsg(path, msg string) error {
 		return fmt.Errorf("%s:%d: %s", path, line, rest)
 	}
 	return fmt.Errorf("%s: %s", path, msg)
-}
-
-// decodeStrict decodes n into v refusing keys v has no yaml tag for
-// (Node.Decode ignores the decoder's KnownFields inside UnmarshalYAML).
-func decodeStrict(n *yaml.Node, v any) error {
-	if n.Kind == yaml.MappingNode {
-		t := reflect.TypeOf(v).Elem()
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			if tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]; tag != "" && tag != "-" {
-				known = append(known, tag)
-			}
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; !slices.Contains(known, k.Value) {
-				return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
-			}
-		}
-	}
-	return n.Decode(v)
 }
 
 type validator struct {

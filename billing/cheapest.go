@@ -48,7 +48,7 @@ func compareBills(r *Report, v *view) {
 	if r.P95 != nil {
 		greater = r.P95.GreaterBps
 	} else {
-		greater = v.p95(Methods[0], "greater", false).bps
+		greater = v.p95(NearestRank, DirGreater, false).bps
 	}
 	// Pairs: every offer against the cheapest, and every per-GB offer against
 	// every rate-billed one (the volume at which per-GB and 95th cost the same).

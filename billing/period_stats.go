@@ -7,7 +7,7 @@ import (
 )
 
 // view is the part of a series inside a period, with the statistics every
-// scheme is computed from. Sorted samples are cached per component and subset:
+// scheme is computed from. Sorted samples are cached per part and subset:
 // sorting does not depend on the 95th method, so one sort serves all six.
 type view struct {
 	p        Period
@@ -26,7 +26,7 @@ type view struct {
 }
 
 type sampleKey struct {
-	c     component
+	part  Direction // a per-slot rule (in, out, max, sum)
 	valid bool
 }
 
@@ -70,10 +70,11 @@ func newView(s *Series, p Period, gaps string, scale float64) *view {
 // rate converts bytes in one slot to bit/s.
 func (v *view) rate(bytes float64) float64 { return bytes * 8 / float64(v.width) }
 
-// sample returns the ascending per-slot rates of component c, over the slots
-// of valid days only when valid, with the missing slots as zeros under gaps zero.
-func (v *view) sample(c component, valid bool) sortedSample {
-	k := sampleKey{c, valid}
+// sample returns the ascending per-slot rates of the per-slot rule part, over
+// the slots of valid days only when valid, with the missing slots as zeros
+// under gaps zero.
+func (v *view) sample(part Direction, valid bool) sortedSample {
+	k := sampleKey{part, valid}
 	if s, ok := v.cache[k]; ok {
 		return s
 	}
@@ -82,7 +83,7 @@ func (v *view) sample(c component, valid bool) sortedSample {
 		if valid && v.dayBytes[v.dayOf[i]] <= 0 {
 			continue
 		}
-		vals = append(vals, v.rate(c.of(sl)))
+		vals = append(vals, v.rate(part.of(sl)))
 	}
 	zeros := 0
 	if v.gaps == "zero" {
@@ -98,19 +99,19 @@ func (v *view) sample(c component, valid bool) sortedSample {
 }
 
 // stat is a figure under a direction rule: the value in bit/s and, for
-// percentiles, the sample count and rank behind it (of the deciding component).
+// percentiles, the sample count and rank behind it (of the deciding part).
 type stat struct {
 	bps     float64
 	n, rank int
-	from    string // the component that decided under greater ("in"/"out")
+	from    Direction // the part that decided under greater (in or out)
 }
 
-// byRule applies f to the components of the direction rule; greater keeps the larger.
-func (v *view) byRule(direction string, f func(c component) stat) stat {
+// byRule applies f to the parts of the direction rule; greater keeps the larger.
+func (v *view) byRule(direction Direction, f func(part Direction) stat) stat {
 	var best stat
-	for i, c := range components(direction) {
+	for i, c := range direction.Parts() {
 		s := f(c)
-		s.from = c.String()
+		s.from = c
 		if i == 0 || s.bps > best.bps {
 			best = s
 		}
@@ -118,15 +119,15 @@ func (v *view) byRule(direction string, f func(c component) stat) stat {
 	return best
 }
 
-func (v *view) p95(method, direction string, valid bool) stat {
-	return v.byRule(direction, func(c component) stat {
+func (v *view) p95(method Method, direction Direction, valid bool) stat {
+	return v.byRule(direction, func(c Direction) stat {
 		s := v.sample(c, valid)
-		return stat{bps: s.p95(method), n: s.n(), rank: Rank95(method, s.n())}
+		return stat{bps: s.p95(method), n: s.n(), rank: method.Rank(s.n())}
 	})
 }
 
-func (v *view) peak(nth int, direction string, valid bool) stat {
-	return v.byRule(direction, func(c component) stat {
+func (v *view) peak(nth int, direction Direction, valid bool) stat {
+	return v.byRule(direction, func(c Direction) stat {
 		s := v.sample(c, valid)
 		n := s.n()
 		return stat{bps: s.nthLargest(nth), n: n, rank: max(n-max(nth, 1)+1, 1)}
@@ -134,8 +135,8 @@ func (v *view) peak(nth int, direction string, valid bool) stat {
 }
 
 // average is the mean rate: over present slots (skip) or over all expected slots (zero).
-func (v *view) average(direction string, valid bool) stat {
-	return v.byRule(direction, func(c component) stat {
+func (v *view) average(direction Direction, valid bool) stat {
+	return v.byRule(direction, func(c Direction) stat {
 		s := v.sample(c, valid)
 		var sum float64
 		for _, x := range s.vals {
@@ -150,8 +151,8 @@ func (v *view) average(direction string, valid bool) stat {
 
 // dailyPeakAverage is the mean over days of each day's nth highest sample,
 // over the top topDays days when topDays > 0.
-func (v *view) dailyPeakAverage(dailyNth, topDays int, direction string, valid bool) stat {
-	return v.byRule(direction, func(c component) stat {
+func (v *view) dailyPeakAverage(dailyNth, topDays int, direction Direction, valid bool) stat {
+	return v.byRule(direction, func(c Direction) stat {
 		perDay := make([][]float64, len(v.days))
 		for i, sl := range v.slots {
 			perDay[v.dayOf[i]] = append(perDay[v.dayOf[i]], v.rate(c.of(sl)))
@@ -187,25 +188,19 @@ func (v *view) dailyPeakAverage(dailyNth, topDays int, direction string, valid b
 	})
 }
 
-// volume returns the bytes of the period under a direction rule.
-func (v *view) volume(direction string) float64 {
-	var in, out, mx float64
+// volume returns the bytes of the period under a direction rule: the sum of
+// the per-slot values, or under greater the larger of the two sums.
+func (v *view) volume(direction Direction) float64 {
+	var in, out, per float64
 	for _, s := range v.slots {
 		in += s.In
 		out += s.Out
-		mx += max(s.In, s.Out)
+		per += direction.of(s)
 	}
-	switch direction {
-	case "in":
-		return in
-	case "out":
-		return out
-	case "sum":
-		return in + out
-	case "max":
-		return mx
+	if direction.PerSlot() {
+		return per
 	}
-	return max(in, out)
+	return direction.Apply(in, out)
 }
 
 // slotsAbove counts slots whose rate in either direction exceeds bps, and the first one.
