@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/plot"
 	"github.com/linecheck/linecheck/internal/report"
 )
@@ -486,7 +487,7 @@ func writeBillPlots(file string, series []*billing.Series, reports []*billing.Re
 			data = []byte(ts.SVG(1100, 420))
 		}
 		if err == nil {
-			err = os.WriteFile(name, data, 0o644)
+			err = atomicfile.WriteFile(name, data, 0o644)
 		}
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
