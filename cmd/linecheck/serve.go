@@ -37,14 +37,16 @@ var serveCmd = &cobra.Command{
 	Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
 	Short: "Prometheus exporter: probe the candidates continuously and serve /metrics",
 	Long: `serve probes every target of every candidate in the candidates file (the
-file compare reads; serve needs only names and targets), cycle after cycle,
+file compare reads, checked by the same loader: serve requires only candidate
+names and targets, icmp or tcp with a port; every other key present is
+checked too, and anything the loader rejects is refused), cycle after cycle,
 and serves the results to Prometheus on /metrics. The first cycle starts at
 launch. A cycle sends --count probes to each target every --interval (all
 targets at once, under the global --rate cap, as ping does), then, every
 --trace-every cycles, traces each target once (as trace does) for the hop
 metrics and the line class.
 
-Metrics, labelled candidate, target (address, with :port for tcp/udp) and
+Metrics, labelled candidate, target (address, with :port for tcp) and
 protocol (hop loss adds ttl):
   linecheck_rtt_seconds              histogram, buckets 0.1 ms … 1 s
   linecheck_probes_sent_total        probes whose wait has ended
@@ -77,7 +79,7 @@ Examples:
 
 func init() {
 	f := serveCmd.Flags()
-	f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML; names and targets are used)")
+	f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
 	f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
 	f.IntVar(&serveOpts.count, "count", 10, "probes per target per cycle")
 	f.DurationVar(&serveOpts.interval, "interval", time.Second, "time between two probes to the same target")
@@ -199,22 +201,14 @@ func (p *serveProber) warn(t exporter.Target, err error) {
 	}
 }
 
-// Ping probes icmp targets in one sweep and tcp targets in one sweep per
-// port, the sweeps side by side and sharing the --rate cap.
+// Ping resolves the targets and probes them in one mixed-protocol sweep
+// (probe.Sweep: icmp in one, tcp in one per port, side by side under the
+// --rate cap).
 func (p *serveProber) Ping(ctx context.Context, ts []exporter.Target) []exporter.PingOutcome {
 	out := make([]exporter.PingOutcome, len(ts))
-	type group struct {
-		port    int
-		idx     []int
-		targets []probe.Target
-	}
-	groups := map[int]*group{}
-	var order []int
+	var sts []probe.SweepTarget
+	var idx []int
 	for i, t := range ts {
-		port := 0
-		if t.Protocol == "tcp" {
-			port = t.Port
-		}
 		rs, err := probe.ResolveTargets(ctx, []string{t.Addr}, probe.ExpandOptions{})
 		if err == nil && len(rs) != 1 {
 			err = fmt.Errorf("%q is %d addresses: list each address as its own target", t.Addr, len(rs))
@@ -224,38 +218,27 @@ func (p *serveProber) Ping(ctx context.Context, ts []exporter.Target) []exporter
 			p.warn(t, err)
 			continue
 		}
-		g := groups[port]
-		if g == nil {
-			g = &group{port: port}
-			groups[port] = g
-			order = append(order, port)
+		sts = append(sts, probe.SweepTarget{Target: rs[0], Protocol: t.Protocol, Port: t.Port})
+		idx = append(idx, i)
+	}
+	if len(sts) == 0 {
+		return out
+	}
+	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: p.timeout, Rate: p.rate}, nil)
+	for k, i := range idx {
+		switch {
+		case err != nil:
+			out[i].Err = err
+		case res[k].Err != nil:
+			out[i].Err = res[k].Err
+		default:
+			r := res[k]
+			out[i] = exporter.PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
 		}
-		g.idx = append(g.idx, i)
-		g.targets = append(g.targets, rs[0])
+		if out[i].Err != nil {
+			p.warn(ts[i], out[i].Err)
+		}
 	}
-	var wg sync.WaitGroup
-	for _, port := range order {
-		g := groups[port]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cfg := probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: p.timeout,
-				Rate: p.rate / float64(len(order)), TCPPort: g.port}
-			res, err := probe.PingTargets(ctx, g.targets, cfg, nil)
-			for j, i := range g.idx {
-				if err != nil {
-					out[i].Err = err
-					p.warn(ts[i], err)
-					continue
-				}
-				if j < len(res) {
-					r := res[j]
-					out[i] = exporter.PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	return out
 }
 

@@ -279,19 +279,41 @@ func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// LoadOptions say what a command requires of a candidates file. Every key
+// and value present is validated whatever the options: they only make parts
+// optional or refuse more.
+type LoadOptions struct {
+	// TargetsOnly makes vantage, regions, offers and traffic optional: serve
+	// needs only candidate names and targets.
+	TargetsOnly bool
+	// Live refuses at load what is never probed: a file marked recorded_only
+	// (or offline) and documentation addresses, each with its line.
+	Live bool
+}
+
 // Load reads and validates a candidates file. Errors name the file and line:
 // `candidates.yaml:12: candidates[1].targets[0].port: required for tcp`.
 func Load(path string) (*File, error) {
+	return LoadWith(path, LoadOptions{})
+}
+
+// LoadWith is Load with the requirements of a command other than compare.
+func LoadWith(path string, o LoadOptions) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(b, path)
+	return ParseWith(b, path, o)
 }
 
 // Parse validates a candidates document read from path (used for messages
 // and to resolve relative paths).
 func Parse(b []byte, path string) (*File, error) {
+	return ParseWith(b, path, LoadOptions{})
+}
+
+// ParseWith is Parse with the requirements of a command other than compare.
+func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -301,10 +323,13 @@ func Parse(b []byte, path string) (*File, error) {
 		}
 		return nil, yamlError(path, err)
 	}
-	v := &validator{path: path}
+	v := &validator{path: path, opt: o}
 	f := &File{Path: path, Dir: filepath.Dir(path), RecordedOnly: raw.RecordedOnly || raw.Offline}
+	if o.Live && f.RecordedOnly {
+		v.errf(1, "recorded_only: this file's addresses are illustrative and are never probed; give a file with real targets")
+	}
 
-	f.Vantage = v.place(raw.Vantage, "vantage", 1)
+	f.Vantage = v.optionalPlace(raw.Vantage, "vantage", 1)
 	for i, u := range raw.Users {
 		f.Users = append(f.Users, v.place(u, fmt.Sprintf("users[%d]", i), u.line))
 	}
@@ -315,10 +340,11 @@ func Parse(b []byte, path string) (*File, error) {
 	for i, rc := range raw.Candidates {
 		f.Candidates = append(f.Candidates, v.candidate(f, rc, i, seen))
 	}
-	if raw.Offers == "" {
-		v.errf(1, "offers: required (the offers file of `linecheck bill`, e.g. offers: offers.yaml)")
-	} else {
+	switch {
+	case raw.Offers != "":
 		f.Offers = f.resolve(raw.Offers)
+	case !o.TargetsOnly:
+		v.errf(1, "offers: required (the offers file of `linecheck bill`, e.g. offers: offers.yaml)")
 	}
 	f.Traffic = v.traffic(f, raw.Traffic)
 	f.FX = v.fx(&raw.FX)
@@ -377,11 +403,20 @@ func lineMsg(path, msg string) error {
 
 type validator struct {
 	path string
+	opt  LoadOptions
 	errs []error
 }
 
 func (v *validator) errf(line int, format string, a ...any) {
 	v.errs = append(v.errs, fmt.Errorf("%s:%d: %s", v.path, line, fmt.Sprintf(format, a...)))
+}
+
+// optionalPlace is place for a place that TargetsOnly makes optional.
+func (v *validator) optionalPlace(p rawPlace, field string, line int) Place {
+	if v.opt.TargetsOnly && p.line == 0 {
+		return Place{}
+	}
+	return v.place(p, field, line)
 }
 
 func (v *validator) place(p rawPlace, field string, line int) Place {
@@ -419,10 +454,11 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		seen[c.Name] = rc.line
 		field = fmt.Sprintf("candidates[%d] (%s)", i, c.Name)
 	}
-	c.Region = v.place(rc.Region, field+".region", rc.line)
+	c.Region = v.optionalPlace(rc.Region, field+".region", rc.line)
 	if len(rc.Targets) == 0 {
 		v.errf(rc.line, "%s.targets: at least one probe target is required", field)
 	}
+	listed := map[Target]int{}
 	for j, rt := range rc.Targets {
 		tf := fmt.Sprintf("%s.targets[%d]", field, j)
 		t := Target{Addr: strings.TrimSpace(rt.Addr), Protocol: strings.ToLower(rt.Protocol), Port: rt.Port}
@@ -450,6 +486,18 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		default:
 			v.errf(rt.line, "%s.protocol: %q: use icmp or tcp", tf, rt.Protocol)
 		}
+		if a, err := netip.ParseAddr(t.Addr); err == nil && v.opt.Live {
+			for _, p := range docPrefixes {
+				if p.Contains(a) {
+					v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never probed", tf, t.Addr, p)
+				}
+			}
+		}
+		if prev, dup := listed[t]; dup {
+			v.errf(rt.line, "%s: %s is already listed on line %d", tf, t, prev)
+		} else {
+			listed[t] = rt.line
+		}
 		c.Targets = append(c.Targets, t)
 	}
 	c.Recorded = Recorded{
@@ -465,13 +513,16 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rc.line, "%s.recorded.%s: %v", field, name, err)
 		}
 	}
-	if c.Offer == "" {
+	if c.Offer == "" && !v.opt.TargetsOnly {
 		v.errf(rc.line, "%s.offer: required (an offer name from the offers file)", field)
 	}
 	return c
 }
 
 func (v *validator) traffic(f *File, rt *rawTraffic) Traffic {
+	if rt == nil && v.opt.TargetsOnly {
+		return Traffic{}
+	}
 	if rt == nil {
 		v.errf(1, "traffic: required: {log: FILE} or {monthly_gb: N, peak_mbps: N, shape: diurnal}")
 		return Traffic{}

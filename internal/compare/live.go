@@ -20,21 +20,14 @@ func Probe(ctx context.Context, c *Candidate, opt Options) (*Measurement, error)
 	return ms[0], nil
 }
 
-// group is one sweep: every target sharing a protocol and port, across candidates.
-type group struct {
-	port    int // 0 = ICMP
-	targets []probe.Target
-	owners  [][2]int // candidate index, target index
-}
-
-// probeAll measures every candidate's targets in as few sweeps as possible
-// (one per protocol and port), all targets interleaved, so that a run takes
-// Count × Interval per sweep rather than per target.
+// probeAll measures every candidate's targets in one mixed-protocol sweep
+// (probe.Sweep: one sweep per protocol and port, side by side), all targets
+// interleaved, so that a run takes Count × Interval rather than that per target.
 func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement, error) {
 	opt.defaults()
 	ms := make([]*Measurement, len(cs))
-	groups := map[int]*group{}
-	var order []int
+	var sts []probe.SweepTarget
+	var owners [][2]int // candidate index, target index
 	for i, c := range cs {
 		ms[i] = &Measurement{Targets: make([]TargetResult, len(c.Targets))}
 		for j, t := range c.Targets {
@@ -43,41 +36,27 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 			if err != nil {
 				return nil, fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
 			}
-			port := 0
-			if t.Protocol == "tcp" {
-				port = t.Port
-			}
-			g, ok := groups[port]
-			if !ok {
-				g = &group{port: port}
-				groups[port] = g
-				order = append(order, port)
-			}
-			g.targets = append(g.targets, pt)
-			g.owners = append(g.owners, [2]int{i, j})
+			sts = append(sts, probe.SweepTarget{Target: pt, Protocol: t.Protocol, Port: t.Port})
+			owners = append(owners, [2]int{i, j})
 		}
 	}
-	for _, port := range order {
-		g := groups[port]
-		what := "ICMP echo"
-		if port != 0 {
-			what = fmt.Sprintf("TCP connect to port %d", port)
+	opt.progress("probing %d targets (ICMP echo, TCP connect), %d probes each", len(sts), opt.Count)
+	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, pr := range res {
+		if pr.Err != nil {
+			return nil, pr.Err
 		}
-		opt.progress("probing %d targets: %s, %d probes each", len(g.targets), what, opt.Count)
-		res, err := probe.PingTargets(ctx, g.targets, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout, TCPPort: port}, nil)
-		if err != nil {
-			return nil, err
-		}
-		for k, pr := range res {
-			o := g.owners[k]
-			tr := &ms[o[0]].Targets[o[1]]
-			tr.Sent, tr.Recv, tr.Late, tr.Duplicates = pr.Sent, pr.Recv, pr.Late, pr.Dup
-			tr.Loss = pr.Loss()
-			tr.Samples = pr.RTTs
-			tr.RTT, tr.Jitter = route.Summarize(pr.RTTs)
-			if pr.Refused > 0 {
-				ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: connection refused %d times: the port is closed", tr.Target, pr.Refused))
-			}
+		o := owners[k]
+		tr := &ms[o[0]].Targets[o[1]]
+		tr.Sent, tr.Recv, tr.Late, tr.Duplicates = pr.Sent, pr.Recv, pr.Late, pr.Dup
+		tr.Loss = pr.Loss()
+		tr.Samples = pr.RTTs
+		tr.RTT, tr.Jitter = route.Summarize(pr.RTTs)
+		if pr.Refused > 0 {
+			ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: connection refused %d times: the port is closed", tr.Target, pr.Refused))
 		}
 	}
 	for i, c := range cs {

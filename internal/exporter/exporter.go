@@ -3,8 +3,8 @@
 // global one) and served on /metrics through the official Go client library,
 // and the loop that probes every target of the candidates file.
 //
-// Metrics, labelled candidate, target (the address, with :port for tcp and
-// udp) and protocol; hop metrics add ttl (1..max TTL). Series exist only for
+// Metrics, labelled candidate, target (the address, with :port for tcp) and
+// protocol; hop metrics add ttl (1..max TTL). Series exist only for
 // the targets of the current configuration, so cardinality is bounded by it;
 // a reload deletes the series of targets that left.
 //
@@ -183,9 +183,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		e.late.With(l)
 		e.dup.With(l)
 		e.errs.With(l)
-		if t.Protocol != "udp" {
-			e.rtt.With(l)
-		}
+		e.rtt.With(l)
 	}
 	e.targets = append([]Target(nil), ts...)
 	e.configLoad.Set(float64(now.UnixNano()) / 1e9)
@@ -316,18 +314,12 @@ type LoopConfig struct {
 func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	for n := 1; ctx.Err() == nil; n++ {
 		ts := e.Targets()
-		var pingable []Target
-		for _, t := range ts {
-			if t.Protocol != "udp" {
-				pingable = append(pingable, t)
-			}
-		}
-		if len(pingable) > 0 {
-			outs := p.Ping(ctx, pingable)
+		if len(ts) > 0 {
+			outs := p.Ping(ctx, ts)
 			if ctx.Err() != nil {
 				return // a cycle cut short by shutdown is not a measurement
 			}
-			for i, t := range pingable {
+			for i, t := range ts {
 				if i < len(outs) {
 					e.ObservePing(t, outs[i])
 				}

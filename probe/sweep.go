@@ -1,0 +1,110 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// SweepTarget is one target of a mixed-protocol sweep: a resolved address
+// and how it is probed.
+type SweepTarget struct {
+	Target
+	Protocol string // "icmp" (or "") for echo, "tcp" for connect time
+	Port     int    // tcp: the port connected to
+}
+
+// SweepResult is one target's outcome of Sweep.
+type SweepResult struct {
+	PingResult
+	// Err is set when the sweep of this target's protocol and port failed
+	// as a whole (a socket or privilege error): nothing was measured for it.
+	Err error
+}
+
+// sweepGroup is the targets of a Sweep that share a protocol and port.
+type sweepGroup struct {
+	port    int // 0: ICMP echo
+	targets []Target
+	idx     []int // positions in the Sweep's input
+}
+
+// Sweep probes targets of mixed protocols: one Ping sweep per protocol and
+// port (every ICMP target in one, TCP targets in one per port), the sweeps
+// side by side. cfg applies to all of them except TCPPort, which each
+// target's Port replaces. The global cfg.Rate is shared among the sweeps in
+// proportion to their sizes, so every target is probed on the schedule one
+// sweep of all of them would use (Schedule(len(ts), cfg)) and the sum of
+// the sweeps never exceeds the cap. Results are in input order. onRecord,
+// when not nil, gets every probe's outcome; calls are serialized across
+// the sweeps. The error is for bad input only (an unknown protocol, a port
+// out of range); a sweep that fails sets Err on its targets' results.
+func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(Record)) ([]SweepResult, error) {
+	cfg = cfg.withDefaults()
+	groups, err := groupSweep(ts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SweepResult, len(ts))
+	if onRecord != nil {
+		var mu sync.Mutex
+		inner := onRecord
+		onRecord = func(r Record) {
+			mu.Lock()
+			defer mu.Unlock()
+			inner(r)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		gc := cfg
+		gc.TCPPort = g.port
+		gc.Rate = cfg.Rate * float64(len(g.targets)) / float64(len(ts))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := PingTargets(ctx, g.targets, gc, onRecord)
+			for k, i := range g.idx {
+				if err != nil {
+					out[i].Err = err
+					out[i].Target, out[i].Addr = g.targets[k].Name, g.targets[k].Addr.String()
+					continue
+				}
+				out[i].PingResult = res[k]
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// groupSweep groups ts by protocol and port, groups in order of first appearance.
+func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
+	byPort := map[int]*sweepGroup{}
+	var groups []*sweepGroup
+	for i, t := range ts {
+		port := 0
+		switch t.Protocol {
+		case "", "icmp":
+		case "tcp":
+			if t.Port < 1 || t.Port > 65535 {
+				return nil, fmt.Errorf("target %s: tcp port %d: use 1..65535", t.Name, t.Port)
+			}
+			port = t.Port
+		default:
+			return nil, fmt.Errorf("target %s: protocol %q: a sweep probes icmp or tcp", t.Name, t.Protocol)
+		}
+		if !t.Addr.IsValid() {
+			return nil, fmt.Errorf("target %q: no address (resolve it first)", t.Name)
+		}
+		g := byPort[port]
+		if g == nil {
+			g = &sweepGroup{port: port}
+			byPort[port] = g
+			groups = append(groups, g)
+		}
+		g.targets = append(g.targets, t.Target)
+		g.idx = append(g.idx, i)
+	}
+	return groups, nil
+}
