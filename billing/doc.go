@@ -1,6 +1,7 @@
-// Package billing simulates how providers bill recorded traffic: readers turn
-// logs into 5-minute Series, and BillSeries prices one Series for a Period
-// under a list of Offers, producing the linecheck.bill/v1 Report.
+// Package billing simulates how providers bill recorded traffic: BillSeries
+// prices one 5-minute Series for a Period under a list of Offers, producing
+// the linecheck.bill/v1 Report. It never reads a file: package
+// billing/ingest turns traffic logs into Series.
 //
 // The package is pure: time comes in as input (no clock reads), so every
 // figure is reproducible. The definitions below are the ones the code uses;

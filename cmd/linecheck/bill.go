@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/billing/ingest"
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/plot"
 	"github.com/linecheck/linecheck/internal/report"
@@ -89,10 +90,10 @@ func init() {
 	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
 	f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
-	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(billing.Formats, ", "))
+	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
 	f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
 	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
-	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(billing.Units, ", "))
+	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", "))
 	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
 	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	register(billCmd)
@@ -184,12 +185,12 @@ func runBill(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return badInput(errors.New("no LOG given: name one or more traffic logs (MRTG, vnstat JSON, rrdtool xport, Prometheus JSON, CSV)"))
 		}
-		ro := billing.ReadOptions{Format: o.input, Stamp: o.stamp, Columns: o.columns, Units: o.units, Loc: loc}
+		ro := ingest.ReadOptions{Format: o.input, Stamp: o.stamp, Columns: o.columns, Units: o.units, Loc: loc}
 		if havePeriod {
 			ro.From, ro.To = period.Start.Unix(), period.End.Unix()
 		}
 		for _, path := range args {
-			s, err := billing.ReadFile(path, ro)
+			s, err := ingest.ReadFile(path, ro)
 			if err != nil {
 				return badInput(err)
 			}

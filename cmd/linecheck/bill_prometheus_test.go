@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/billing/ingest"
 	"github.com/linecheck/linecheck/internal/promclient"
 )
 
@@ -230,7 +231,7 @@ func checkFetchEqualsTheGeneratedMonth(t *testing.T, base string, traffic map[st
 // The billing reader of saved query_range JSON and promclient apply the same
 // rule (the value at t is the slot starting at t−300) to the same real
 // Prometheus answer: one month saved with a direction label per query, read
-// back with billing.ReadFile, equals the fetched series slot by slot.
+// back with ingest.ReadFile, equals the fetched series slot by slot.
 func checkSavedResponseEqualsFetch(t *testing.T, base string) {
 	c, err := promclient.New(promclient.Config{URL: base, Timeout: 30 * time.Second})
 	if err != nil {
@@ -247,9 +248,9 @@ func checkSavedResponseEqualsFetch(t *testing.T, base string) {
 	if err := os.WriteFile(saved, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	read, err := billing.ReadFile(saved, billing.ReadOptions{})
+	read, err := ingest.ReadFile(saved, ingest.ReadOptions{})
 	if err != nil {
-		t.Fatalf("billing.ReadFile of the saved answer: %v", err)
+		t.Fatalf("ingest.ReadFile of the saved answer: %v", err)
 	}
 	if len(read) != len(fetched) {
 		t.Fatalf("%d series read, %d fetched", len(read), len(fetched))

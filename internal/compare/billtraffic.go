@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/billing/ingest"
 )
 
 // TrafficMonth returns the traffic series the candidates file bills and its
@@ -36,7 +37,7 @@ func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, erro
 		}
 	}
 	if t.Log != "" {
-		series, err := billing.ReadFile(t.Log, billing.ReadOptions{})
+		series, err := ingest.ReadFile(t.Log, ingest.ReadOptions{})
 		if err != nil {
 			return nil, billing.Period{}, fmt.Errorf("traffic.log: %w", err)
 		}

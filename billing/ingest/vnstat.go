@@ -1,10 +1,12 @@
-package billing
+package ingest
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // vnstat 2.x JSON (`vnstat --json f`): per interface, "fiveminute" entries
@@ -35,7 +37,7 @@ type vnstatIface struct {
 	fiveFound bool
 }
 
-func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	d, err := newJSONDoc(r, file)
 	if err != nil {
 		return nil, err
@@ -106,9 +108,9 @@ func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 	if len(ifaces) == 0 {
 		return nil, &ReadError{File: file, Line: 1, Field: "interfaces", Msg: "no interfaces", Err: ErrEmpty}
 	}
-	var out []*Series
+	var out []*billing.Series
 	for _, ifc := range ifaces {
-		pts, step, what := ifc.five, int64(SlotSeconds), "fiveminute"
+		pts, step, what := ifc.five, int64(billing.SlotSeconds), "fiveminute"
 		if !ifc.fiveFound || len(ifc.five) == 0 && len(ifc.hour) > 0 {
 			pts, step, what = ifc.hour, 3600, "hour"
 		}
@@ -131,7 +133,7 @@ func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 		if last := pts[len(pts)-1]; ifc.updated > 0 && ifc.updated < last.t+step && ifc.updated >= last.t {
 			b.warnf(last.line, "the newest entry (%s) was still filling when vnstat wrote this file", fmtTime(last.t))
 		}
-		if step > SlotSeconds {
+		if step > billing.SlotSeconds {
 			b.warnf(ifc.line, "no 5-minute entries: hourly entries used (write them with vnstat --json f)")
 		}
 		out = append(out, b.finish())

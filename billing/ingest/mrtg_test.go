@@ -1,6 +1,10 @@
-package billing
+package ingest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/linecheck/linecheck/billing"
+)
 
 func TestMRTGRowStampedTIsTheSlotStartingTMinus300(t *testing.T) {
 	// Real rateup rows (reference billing-examples): the row stamped T holds the
@@ -9,16 +13,16 @@ func TestMRTGRowStampedTIsTheSlotStartingTMinus300(t *testing.T) {
 	if s.Format != "mrtg" || s.Step != 300 || s.Name != "mrtg_head" {
 		t.Errorf("format %s step %d name %s", s.Format, s.Step, s.Name)
 	}
-	wantSlots(t, s, []Slot{
+	wantSlots(t, s, []billing.Slot{
 		// the oldest row has no row below it: its interval is taken as the
 		// step above it (300 s)
-		{1767484800, 2000000 * 300, 670228 * 300},
-		{1767485100, 2032722 * 300, 591691 * 300},
-		{1767485400, 2065429 * 300, 537952 * 300},
-		{1767485700, 2098105 * 300, 559871 * 300},
-		{1767486000, 2130734 * 300, 638267 * 300},
-		{1767486300, 2163300 * 300, 501101 * 300},
-		{1767486600, 2195789 * 300, 524009 * 300},
+		slot(1767484800, 2000000*300, 670228*300),
+		slot(1767485100, 2032722*300, 591691*300),
+		slot(1767485400, 2065429*300, 537952*300),
+		slot(1767485700, 2098105*300, 559871*300),
+		slot(1767486000, 2130734*300, 638267*300),
+		slot(1767486300, 2163300*300, 501101*300),
+		slot(1767486600, 2195789*300, 524009*300),
 	})
 }
 
@@ -34,9 +38,9 @@ func TestMRTGCoarseRowsAreSpreadAndMarked(t *testing.T) {
 		t.Errorf("step %d, want 1800", s.Step)
 	}
 	// 1767306600 1322401 589250: [1767304800, 1767306600) = 6 slots of 1322401·300 bytes.
-	var want []Slot
+	var want []billing.Slot
 	for k := int64(0); k < 6; k++ {
-		want = append(want, Slot{1767304800 + 300*k, 1322401 * 300, 589250 * 300})
+		want = append(want, slot(1767304800+300*k, 1322401*300, 589250*300))
 	}
 	wantSlots(t, s, want)
 	if !hasWarning(s, "5-minute rows for the last") {

@@ -1,4 +1,4 @@
-package billing_test
+package ingest_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/billing/ingest"
 )
 
 // Read a CSV with an interface column for one period: each interface becomes
@@ -17,7 +18,7 @@ func ExampleRead() {
 2026-06-01T00:05:00Z,eth0,75000000,25000000
 `
 	from := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	series, err := billing.Read(strings.NewReader(csv), "traffic.csv", billing.ReadOptions{
+	series, err := ingest.Read(strings.NewReader(csv), "traffic.csv", ingest.ReadOptions{
 		From: from.Unix(), To: from.AddDate(0, 1, 0).Unix(),
 	})
 	if err != nil {
@@ -31,7 +32,7 @@ func ExampleRead() {
 		}
 	}
 
-	_, err = billing.Read(strings.NewReader("timestamp,in_bytes,out_bytes\n600,1,-2\n"), "bad.csv", billing.ReadOptions{})
+	_, err = ingest.Read(strings.NewReader("timestamp,in_bytes,out_bytes\n600,1,-2\n"), "bad.csv", ingest.ReadOptions{})
 	fmt.Println(err)
 	// Output:
 	// csv eth0 00:00 in 37500000 B (1.0 Mbit/s)

@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // Prometheus /api/v1/query_range response saved to a file (a "matrix"):
@@ -28,7 +30,7 @@ var (
 	promOutDirs = []string{"out", "tx", "transmit", "outbound", "egress"}
 )
 
-func readPrometheus(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readPrometheus(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	d, err := newJSONDoc(r, file)
 	if err != nil {
 		return nil, err
@@ -147,7 +149,7 @@ func labelSet(l map[string]string, skip string) string {
 	return b.String()
 }
 
-func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series, error) {
+func promSeries(file string, results []*promResult, opts ReadOptions) ([]*billing.Series, error) {
 	inDirs, outDirs := promInDirs, promOutDirs
 	if len(opts.Columns) == 2 {
 		inDirs, outDirs = opts.Columns[:1], opts.Columns[1:]
@@ -215,7 +217,7 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*Series
 	for _, g := range groups {
 		count[g.labels["ifName"]]++
 	}
-	var out []*Series
+	var out []*billing.Series
 	for _, g := range groups {
 		name := g.key
 		if n := g.labels["ifName"]; n != "" && count[n] == 1 {

@@ -1,8 +1,10 @@
-package billing
+package ingest
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 func TestRRDXMLRowsWithoutTimeAreStartPlusIStepAndMarkTheEnd(t *testing.T) {
@@ -14,9 +16,9 @@ func TestRRDXMLRowsWithoutTimeAreStartPlusIStepAndMarkTheEnd(t *testing.T) {
 	}
 	in := []float64{5.5100301413e+07, 5.2480715707e+07, 5.8412738853e+07, 6.3752565653e+07, 5.6226460507e+07, 5.5588258453e+07}
 	out := []float64{2.8465367520e+07, 2.9035746053e+07, 3.0900723467e+07, 2.8931972720e+07, 2.8914094160e+07, 3.0360736933e+07}
-	var want []Slot
+	var want []billing.Slot
 	for i := range in {
-		want = append(want, Slot{1767225600 + 300*int64(i), in[i] / 8 * 300, out[i] / 8 * 300})
+		want = append(want, slot(1767225600+300*int64(i), in[i]/8*300, out[i]/8*300))
 	}
 	wantSlots(t, s, want)
 	if s.Slots[0].In != 2066261302.9875002 { // hand: 5.5100301413e7 / 8 · 300
@@ -35,14 +37,14 @@ func TestRRDXMLRowsWithoutTimeAreStartPlusIStepAndMarkTheEnd(t *testing.T) {
 func TestRRDShowtimeNaNAndNullAreGaps(t *testing.T) {
 	// The same gap exported as XML (20 rows, 13 NaN) and JSON (8 rows, 6 null).
 	x := mustReadFile(t, testdata("rrdtool_xport_showtime_gap.xml"), ReadOptions{})[0]
-	wantSlots(t, x, []Slot{
-		{1768725000, 1.0897185610e+07 * 300, 0},
-		{1768725300, 8.2538812173e+07 * 300, 0},
-		{1768729500, 1.0257987687e+07 * 300, 0},
-		{1768729800, 9.7734474767e+06 * 300, 0},
-		{1768730100, 8.8773343567e+06 * 300, 0},
-		{1768730400, 9.4930555700e+06 * 300, 0},
-		{1768730700, 9.0028058233e+06 * 300, 0},
+	wantSlots(t, x, []billing.Slot{
+		slot(1768725000, 1.0897185610e+07*300, 0),
+		slot(1768725300, 8.2538812173e+07*300, 0),
+		slot(1768729500, 1.0257987687e+07*300, 0),
+		slot(1768729800, 9.7734474767e+06*300, 0),
+		slot(1768730100, 8.8773343567e+06*300, 0),
+		slot(1768730400, 9.4930555700e+06*300, 0),
+		slot(1768730700, 9.0028058233e+06*300, 0),
 	})
 	if !hasWarning(x, "only one column") {
 		t.Errorf("no one-column warning: %q", x.Warnings)

@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // rrdtool xport output (XML, or JSON with --json), with or without
@@ -116,7 +118,7 @@ func rrdColumns(file string, line int64, legend []string, ncols int, opts ReadOp
 }
 
 // rrdSeries puts an xport document on the grid.
-func rrdSeries(file string, metaLine int64, doc *rrdDoc, opts ReadOptions) ([]*Series, error) {
+func rrdSeries(file string, metaLine int64, doc *rrdDoc, opts ReadOptions) ([]*billing.Series, error) {
 	if doc.step <= 0 {
 		return nil, errAt(file, metaLine, "step", "missing or not positive")
 	}
@@ -175,10 +177,10 @@ func rrdSeries(file string, metaLine int64, doc *rrdDoc, opts ReadOptions) ([]*S
 	if err := b.addRegular(pts, regular{step: doc.step, end: true, rate: true, field: "t"}); err != nil {
 		return nil, err
 	}
-	return []*Series{b.finish()}, nil
+	return []*billing.Series{b.finish()}, nil
 }
 
-func readRRDXML(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readRRDXML(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	var (
@@ -285,7 +287,7 @@ func rrdValue(s string) (float64, string) {
 
 func nan() float64 { var z float64; return z / z }
 
-func readRRDJSON(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readRRDJSON(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	d, err := newJSONDoc(r, file)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 func TestCSVBytesPerIntervalWithInterfaceColumn(t *testing.T) {
@@ -23,8 +25,8 @@ func TestCSVBytesPerIntervalWithInterfaceColumn(t *testing.T) {
 		t.Fatalf("series %v", ss)
 	}
 	june1 := int64(1780272000) // 2026-06-01T00:00:00Z
-	wantSlots(t, ss[0], []Slot{{june1, 100, 200}, {june1 + 300, 300, 400}})
-	wantSlots(t, ss[1], []Slot{{june1, 1, 2}})
+	wantSlots(t, ss[0], []billing.Slot{slot(june1, 100, 200), slot(june1+300, 300, 400)})
+	wantSlots(t, ss[1], []billing.Slot{slot(june1, 1, 2)})
 	// eth1's second row is 7h50m before its first: out of order.
 	_, err := readStr("t.csv", in, ReadOptions{})
 	wantReadErr(t, err, "t.csv:5: timestamp: timestamp 2026-05-31T22:10:00Z is out of order: line 3 has the later 2026-06-01T00:00:00Z")
@@ -35,23 +37,23 @@ func TestCSVStampsAndUnits(t *testing.T) {
 		name string
 		in   string
 		opts ReadOptions
-		want []Slot
+		want []billing.Slot
 		step int64
 	}{
-		{"start stamps, unix seconds", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []Slot{{600, 1, 2}, {900, 3, 4}}, 300},
-		{"end stamps", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{Stamp: "end"}, []Slot{{300, 1, 2}, {600, 3, 4}}, 300},
-		{"end stamps in a period", "timestamp,in_bytes,out_bytes\n600,1,1\n900,2,2\n1200,3,3\n1500,4,4\n", ReadOptions{Stamp: "end", From: 600, To: 1200}, []Slot{{600, 2, 2}, {900, 3, 3}}, 300},
-		{"column named end", "end,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []Slot{{300, 1, 2}, {600, 3, 4}}, 300},
-		{"bit rates", "timestamp,in_bps,out_bps\n600,8,16\n900,80,0.8\n", ReadOptions{}, []Slot{{600, 300, 600}, {900, 3000, 30}}, 300},
-		{"finer samples summed", "timestamp,in_bytes,out_bytes\n600,1,2\n660,1,2\n720,1,2\n840,1,2\n900,5,5\n", ReadOptions{}, []Slot{{600, 4, 8}, {900, 5, 5}}, 60},
-		{"finer end-stamped", "timestamp,in_bytes,out_bytes\n660,1,1\n720,1,1\n900,1,1\n960,7,7\n", ReadOptions{Stamp: "end"}, []Slot{{600, 3, 3}, {900, 7, 7}}, 60},
-		{"coarse spread", "timestamp,in_bytes,out_bytes\n0,900,300\n900,3,0\n", ReadOptions{}, []Slot{{0, 300, 100}, {300, 300, 100}, {600, 300, 100}, {900, 1, 0}, {1200, 1, 0}, {1500, 1, 0}}, 900},
-		{"gap of whole steps", "timestamp,in_bytes,out_bytes\n0,1,1\n900,2,2\n1200,3,3\n", ReadOptions{}, []Slot{{0, 1, 1}, {900, 2, 2}, {1200, 3, 3}}, 300},
-		{"unknown values are gaps", "timestamp,in_bytes,out_bytes\n0,1,1\n300,NaN,2\n600,,\n900,3,3\n", ReadOptions{}, []Slot{{0, 1, 1}, {900, 3, 3}}, 300},
-		{"naive time in a zone", "time,rx,tx\n2026-06-01 08:00:00,1,1\n", ReadOptions{Loc: time.FixedZone("CST", 8*3600)}, []Slot{{1780272000, 1, 1}}, 300},
-		{"quoted fields", "\"timestamp\",\"in_bytes\",\"out_bytes\"\n\"600\",\"1\",\"2\"\n900,3,4\r\n", ReadOptions{}, []Slot{{600, 1, 2}, {900, 3, 4}}, 300},
-		{"columns option", "timestamp,a,b,c\n600,1,2,3\n", ReadOptions{Columns: []string{"c", "a"}}, []Slot{{600, 3, 1}}, 300},
-		{"comments and blank lines", "# exported\ntimestamp,in_bytes,out_bytes\n\n600,1,2\n# x\n900,3,4\n", ReadOptions{}, []Slot{{600, 1, 2}, {900, 3, 4}}, 300},
+		{"start stamps, unix seconds", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []billing.Slot{slot(600, 1, 2), slot(900, 3, 4)}, 300},
+		{"end stamps", "timestamp,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{Stamp: "end"}, []billing.Slot{slot(300, 1, 2), slot(600, 3, 4)}, 300},
+		{"end stamps in a period", "timestamp,in_bytes,out_bytes\n600,1,1\n900,2,2\n1200,3,3\n1500,4,4\n", ReadOptions{Stamp: "end", From: 600, To: 1200}, []billing.Slot{slot(600, 2, 2), slot(900, 3, 3)}, 300},
+		{"column named end", "end,in_bytes,out_bytes\n600,1,2\n900,3,4\n", ReadOptions{}, []billing.Slot{slot(300, 1, 2), slot(600, 3, 4)}, 300},
+		{"bit rates", "timestamp,in_bps,out_bps\n600,8,16\n900,80,0.8\n", ReadOptions{}, []billing.Slot{slot(600, 300, 600), slot(900, 3000, 30)}, 300},
+		{"finer samples summed", "timestamp,in_bytes,out_bytes\n600,1,2\n660,1,2\n720,1,2\n840,1,2\n900,5,5\n", ReadOptions{}, []billing.Slot{slot(600, 4, 8), slot(900, 5, 5)}, 60},
+		{"finer end-stamped", "timestamp,in_bytes,out_bytes\n660,1,1\n720,1,1\n900,1,1\n960,7,7\n", ReadOptions{Stamp: "end"}, []billing.Slot{slot(600, 3, 3), slot(900, 7, 7)}, 60},
+		{"coarse spread", "timestamp,in_bytes,out_bytes\n0,900,300\n900,3,0\n", ReadOptions{}, []billing.Slot{slot(0, 300, 100), slot(300, 300, 100), slot(600, 300, 100), slot(900, 1, 0), slot(1200, 1, 0), slot(1500, 1, 0)}, 900},
+		{"gap of whole steps", "timestamp,in_bytes,out_bytes\n0,1,1\n900,2,2\n1200,3,3\n", ReadOptions{}, []billing.Slot{slot(0, 1, 1), slot(900, 2, 2), slot(1200, 3, 3)}, 300},
+		{"unknown values are gaps", "timestamp,in_bytes,out_bytes\n0,1,1\n300,NaN,2\n600,,\n900,3,3\n", ReadOptions{}, []billing.Slot{slot(0, 1, 1), slot(900, 3, 3)}, 300},
+		{"naive time in a zone", "time,rx,tx\n2026-06-01 08:00:00,1,1\n", ReadOptions{Loc: time.FixedZone("CST", 8*3600)}, []billing.Slot{slot(1780272000, 1, 1)}, 300},
+		{"quoted fields", "\"timestamp\",\"in_bytes\",\"out_bytes\"\n\"600\",\"1\",\"2\"\n900,3,4\r\n", ReadOptions{}, []billing.Slot{slot(600, 1, 2), slot(900, 3, 4)}, 300},
+		{"columns option", "timestamp,a,b,c\n600,1,2,3\n", ReadOptions{Columns: []string{"c", "a"}}, []billing.Slot{slot(600, 3, 1)}, 300},
+		{"comments and blank lines", "# exported\ntimestamp,in_bytes,out_bytes\n\n600,1,2\n# x\n900,3,4\n", ReadOptions{}, []billing.Slot{slot(600, 1, 2), slot(900, 3, 4)}, 300},
 		{"fractional seconds", "timestamp,in_bytes,out_bytes\n2026-06-01T00:00:00.250Z,1,2\n600.5,1,1\n", ReadOptions{Format: "csv", From: 0, To: 0}, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,19 +79,19 @@ func TestCSVStampsAndUnits(t *testing.T) {
 func TestCSVCountersWrapResetAndJitter(t *testing.T) {
 	// 32-bit wrap: 4294967000 → 200 is 296+200 = 496 bytes.
 	ss := mustRead(t, "c.csv", "timestamp,in_octets,out_octets\n0,4294967000,10\n300,200,20\n600,400,30\n", ReadOptions{Units: "counter32"})
-	wantSlots(t, ss[0], []Slot{{0, 496, 10}, {300, 200, 10}})
+	wantSlots(t, ss[0], []billing.Slot{slot(0, 496, 10), slot(300, 200, 10)})
 	if !hasWarning(ss[0], "c.csv:3: in: 32-bit counter wrapped from 4294967000 to 200") {
 		t.Errorf("warnings %q", ss[0].Warnings)
 	}
 	// A drop to near zero from the middle of the range is a reboot: a gap.
 	ss = mustRead(t, "c.csv", "timestamp,in_octets,out_octets\n0,1000000000,0\n300,1000000300,0\n600,5,0\n900,10,0\n", ReadOptions{Units: "counter"})
-	wantSlots(t, ss[0], []Slot{{0, 300, 0}, {600, 5, 0}})
+	wantSlots(t, ss[0], []billing.Slot{slot(0, 300, 0), slot(600, 5, 0)})
 	if !hasWarning(ss[0], "c.csv:4: in: counter dropped from 1000000300 to 5: a reset, interval left as a gap") {
 		t.Errorf("warnings %q", ss[0].Warnings)
 	}
 	// 64-bit wrap near 2^64: 18446744073709550616 (2^64−1000) → 500 is 1500 bytes, exactly.
 	ss = mustRead(t, "c.csv", "timestamp,in_octets,out_octets\n0,18446744073709550616,7\n300,500,7\n", ReadOptions{Units: "counter64"})
-	wantSlots(t, ss[0], []Slot{{0, 1500, 0}})
+	wantSlots(t, ss[0], []billing.Slot{slot(0, 1500, 0)})
 	// A 64-bit counter that drops is a reset, not a wrap.
 	ss = mustRead(t, "c.csv", "timestamp,in_octets,out_octets\n0,10000000000000,7\n300,500,7\n", ReadOptions{Units: "counter64"})
 	if len(ss[0].Slots) != 0 || !hasWarning(ss[0], "reset") {
@@ -97,7 +99,7 @@ func TestCSVCountersWrapResetAndJitter(t *testing.T) {
 	}
 	// Polls at :00 and :07:30 carry 900 bytes: 600 to the first slot, 300 to the next.
 	ss = mustRead(t, "c.csv", "timestamp,in_octets,out_octets\n0,0,0\n450,900,0\n", ReadOptions{Units: "counter"})
-	wantSlots(t, ss[0], []Slot{{0, 600, 0}, {300, 300, 0}})
+	wantSlots(t, ss[0], []billing.Slot{slot(0, 600, 0), slot(300, 300, 0)})
 	// Port speed: 375 GB in 300 s is 10 Gbit/s, above a 1 Gbit/s port: flagged, not clamped.
 	ss = mustRead(t, "c.csv", "timestamp,in_bytes,out_bytes\n0,375000000000,0\n", ReadOptions{PortBps: 1e9})
 	if ss[0].Slots[0].In != 375000000000 || !hasWarning(ss[0], "c.csv:2: in: 10000000000 bit/s is above the port speed") {
@@ -149,7 +151,7 @@ func TestCSVLatestMonthWithoutPeriod(t *testing.T) {
 	// End stamps: the row stamped 2026-06-01T00:00Z is May's last slot, so a
 	// file ending there keeps May.
 	s = mustRead(t, "m.csv", "timestamp,in_bytes,out_bytes\n1780271700,1,1\n1780272000,2,2\n", ReadOptions{Stamp: "end"})[0]
-	wantSlots(t, s, []Slot{{1780271400, 1, 1}, {1780271700, 2, 2}})
+	wantSlots(t, s, []billing.Slot{slot(1780271400, 1, 1), slot(1780271700, 2, 2)})
 	// In UTC+8 June starts at 2026-05-31T16:00Z.
 	s = mustRead(t, "m.csv", b.String(), ReadOptions{Loc: time.FixedZone("CST", 8*3600)})[0]
 	if s.Slots[0].Start != 1780243200 {
@@ -276,7 +278,7 @@ func TestCSVLatestMonthOfALargeFileReadBackwards(t *testing.T) {
 		t.Fatalf("series %v", ss)
 	}
 	for _, c := range []struct {
-		s        *Series
+		s        *billing.Series
 		from, to int64
 		mod, out int64
 	}{{ss[0], dec1, end, 1000, 1}, {ss[1], oct1, nov1, 777, 2}} {
@@ -322,7 +324,7 @@ func TestCSVOddButValidShapes(t *testing.T) {
 	if s.Name != "ge-0/0/1, uplink" {
 		t.Errorf("name %q", s.Name)
 	}
-	wantSlots(t, s, []Slot{{600, 1, 2}, {900, 3, 4}})
+	wantSlots(t, s, []billing.Slot{slot(600, 1, 2), slot(900, 3, 4)})
 	// A line longer than a read buffer is an error naming its line, not a hang.
 	long := "timestamp,in_bytes,out_bytes\n600,1,2\n900,1," + strings.Repeat("9", 5<<20) + "\n"
 	_, err := readStr("t.csv", long, ReadOptions{})

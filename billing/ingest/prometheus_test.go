@@ -1,8 +1,10 @@
-package billing
+package ingest
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 func TestPrometheusBitsPerSecondAtIntervalEnd(t *testing.T) {
@@ -12,11 +14,11 @@ func TestPrometheusBitsPerSecondAtIntervalEnd(t *testing.T) {
 	if s.Name != "Gi0/0/1" || s.Step != 300 || s.Format != "prometheus" {
 		t.Errorf("name %q step %d format %s", s.Name, s.Step, s.Format)
 	}
-	wantSlots(t, s, []Slot{
-		{1767225600, 42301138.74666667 / 8 * 300, 0},
-		{1767225900, 45677431.120000005 / 8 * 300, 0},
-		{1767226200, 44152566.080000006 / 8 * 300, 0},
-		{1767226500, 45939757.25333334 / 8 * 300, 0},
+	wantSlots(t, s, []billing.Slot{
+		slot(1767225600, 42301138.74666667/8*300, 0),
+		slot(1767225900, 45677431.120000005/8*300, 0),
+		slot(1767226200, 44152566.080000006/8*300, 0),
+		slot(1767226500, 45939757.25333334/8*300, 0),
 	})
 	if s.Slots[0].In != 1586292703 { // hand: 42301138.74666667 / 8 · 300
 		t.Errorf("first slot %v bytes", s.Slots[0].In)
@@ -36,11 +38,11 @@ func TestPrometheusDirectionLabelPairsInAndOut(t *testing.T) {
 		t.Fatalf("%d series", len(ss))
 	}
 	// 1200 has only out, 1500 is NaN: both gaps.
-	wantSlots(t, ss[0], []Slot{{600, 80.0 / 8 * 300, 800.0 / 8 * 300}})
+	wantSlots(t, ss[0], []billing.Slot{slot(600, 80.0/8*300, 800.0/8*300)})
 	if ss[0].Name != "xe-0" || ss[1].Name != `{instance="a", job="snmp"}` {
 		t.Errorf("names %q %q", ss[0].Name, ss[1].Name)
 	}
-	wantSlots(t, ss[1], []Slot{{600, 8.0 / 8 * 300, 0}})
+	wantSlots(t, ss[1], []billing.Slot{slot(600, 8.0/8*300, 0)})
 }
 
 func TestPrometheusBadInput(t *testing.T) {
@@ -77,7 +79,7 @@ func TestPrometheusStepIsTheQueryStep(t *testing.T) {
 	if ss[1].Step != 300 {
 		t.Fatalf("step %d", ss[1].Step)
 	}
-	wantSlots(t, ss[1], []Slot{{600, 300, 0}, {1200, 300, 0}})
+	wantSlots(t, ss[1], []billing.Slot{slot(600, 300, 0), slot(1200, 300, 0)})
 	_, err := readStr("p.json", strings.Replace(doc, "[1500,\"8\"]]}]", "[1550,\"8\"]]}]", 1), ReadOptions{})
 	wantReadErr(t, err, "p.json:3: values: mixed steps: 650 s after line 3, not a multiple of the 300 s step")
 }

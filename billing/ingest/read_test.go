@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"errors"
@@ -7,15 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // Helpers shared by the reader tests.
 
-func readStr(name, content string, opts ReadOptions) ([]*Series, error) {
+func readStr(name, content string, opts ReadOptions) ([]*billing.Series, error) {
 	return Read(strings.NewReader(content), name, opts)
 }
 
-func mustRead(t *testing.T, name, content string, opts ReadOptions) []*Series {
+func mustRead(t *testing.T, name, content string, opts ReadOptions) []*billing.Series {
 	t.Helper()
 	ss, err := readStr(name, content, opts)
 	if err != nil {
@@ -24,7 +26,7 @@ func mustRead(t *testing.T, name, content string, opts ReadOptions) []*Series {
 	return ss
 }
 
-func mustReadFile(t *testing.T, path string, opts ReadOptions) []*Series {
+func mustReadFile(t *testing.T, path string, opts ReadOptions) []*billing.Series {
 	t.Helper()
 	ss, err := ReadFile(path, opts)
 	if err != nil {
@@ -37,7 +39,7 @@ func testdata(name string) string { return filepath.Join("testdata", "readers", 
 
 // wantSlots compares a series' slots with the expected ones (start → in, out
 // bytes), to a relative 1e-12.
-func wantSlots(t *testing.T, s *Series, want []Slot) {
+func wantSlots(t *testing.T, s *billing.Series, want []billing.Slot) {
 	t.Helper()
 	if len(s.Slots) != len(want) {
 		t.Fatalf("%s: %d slots, want %d: %+v", s.Name, len(s.Slots), len(want), s.Slots)
@@ -66,7 +68,7 @@ func wantReadErr(t *testing.T, err error, want string) {
 	}
 }
 
-func hasWarning(s *Series, sub string) bool {
+func hasWarning(s *billing.Series, sub string) bool {
 	for _, w := range s.Warnings {
 		if strings.Contains(w, sub) {
 			return true
@@ -123,4 +125,9 @@ func TestUnknownAndEmptyInputs(t *testing.T) {
 	if _, err := readStr("f", "x", ReadOptions{Format: "excel"}); err == nil || !strings.Contains(err.Error(), `unknown input format "excel"`) {
 		t.Errorf("bad Format option: %v", err)
 	}
+}
+
+// slot is a billing.Slot written positionally: start, in, out.
+func slot(start int64, in, out float64) billing.Slot {
+	return billing.Slot{Start: start, In: in, Out: out}
 }

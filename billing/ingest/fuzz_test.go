@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // Every reader is fuzzed: whatever the input, Read must not panic, an error
@@ -51,7 +53,7 @@ func checkRead(t *testing.T, data []byte, opts ReadOptions) {
 			t.Fatalf("%s: step %d", s.Name, s.Step)
 		}
 		for i, sl := range s.Slots {
-			if sl.Start%SlotSeconds != 0 || i > 0 && sl.Start <= s.Slots[i-1].Start {
+			if sl.Start%billing.SlotSeconds != 0 || i > 0 && sl.Start <= s.Slots[i-1].Start {
 				t.Fatalf("%s: slot %d start %d not ascending on the grid", s.Name, i, sl.Start)
 			}
 			for _, v := range []float64{sl.In, sl.Out} {

@@ -1,10 +1,12 @@
-package billing
+package ingest
 
 import (
 	"os"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 func TestVnstatEntriesAreBytesAtTheirStart(t *testing.T) {
@@ -14,7 +16,7 @@ func TestVnstatEntriesAreBytesAtTheirStart(t *testing.T) {
 	if s.Name != "eth0" || s.Step != 300 || s.Format != "vnstat" {
 		t.Errorf("name %s step %d format %s", s.Name, s.Step, s.Format)
 	}
-	wantSlots(t, s, []Slot{{1796007300, 13037188, 128563}, {1796007600, 209125, 24764}})
+	wantSlots(t, s, []billing.Slot{slot(1796007300, 13037188, 128563), slot(1796007600, 209125, 24764)})
 	if !hasWarning(s, "still filling") {
 		t.Errorf("no partial-entry warning: %q", s.Warnings)
 	}
@@ -27,14 +29,14 @@ func TestVnstatBefore210UsesLocalDateAndTime(t *testing.T) {
 	}
 	old := regexp.MustCompile(`,"timestamp":\d+`).ReplaceAllString(string(data), "")
 	s := mustRead(t, "v.json", old, ReadOptions{})[0]
-	wantSlots(t, s, []Slot{{1796007300, 13037188, 128563}, {1796007600, 209125, 24764}})
+	wantSlots(t, s, []billing.Slot{slot(1796007300, 13037188, 128563), slot(1796007600, 209125, 24764)})
 	if !hasWarning(s, "local times only: read in UTC") {
 		t.Errorf("no local-time warning: %q", s.Warnings)
 	}
 	// The same wall clock in UTC+8 is 8 hours earlier.
 	cst := time.FixedZone("CST", 8*3600)
 	s = mustRead(t, "v.json", old, ReadOptions{Loc: cst})[0]
-	wantSlots(t, s, []Slot{{1796007300 - 8*3600, 13037188, 128563}, {1796007600 - 8*3600, 209125, 24764}})
+	wantSlots(t, s, []billing.Slot{slot(1796007300-8*3600, 13037188, 128563), slot(1796007600-8*3600, 209125, 24764)})
 }
 
 func TestVnstatBadInput(t *testing.T) {

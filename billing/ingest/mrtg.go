@@ -1,10 +1,12 @@
-package billing
+package ingest
 
 import (
 	"bufio"
 	"bytes"
 	"io"
 	"strconv"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // readMRTG reads an MRTG log written by rateup (man mrtg-logfile): line 1 is
@@ -19,7 +21,7 @@ import (
 // seen on the oldest daily row of a new log): a gap, not a negative rate.
 const mrtgUnset = "-9223372036854775808"
 
-func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
+func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var (
@@ -99,7 +101,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 		case i > 0:
 			durs[i] = durs[i-1]
 		default:
-			durs[i] = SlotSeconds
+			durs[i] = billing.SlotSeconds
 		}
 		if durs[i] > maxInterval {
 			return nil, errAt(file, rows[i].line, "time", "%d s since the row below: longer than 7 days", durs[i])
@@ -117,26 +119,26 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*Series, error) {
 	}
 	// rateup stamps its newest row with the poll time; rows before it are
 	// contiguous, so only a newest time inside a slot leaves that slot short.
-	if t0 := rows[0].t; t0%SlotSeconds != 0 {
+	if t0 := rows[0].t; t0%billing.SlotSeconds != 0 {
 		b.warnf(rows[0].line, "the newest row ends at %s, inside its 5 minutes: that slot covers only %d s", fmtTime(t0), t0-floorSlot(t0))
 	}
 	// Step: the coarsest row that fed a kept slot.
 	if sl := b.s.Slots; len(sl) > 0 {
-		lo, hi := sl[0].Start, sl[len(sl)-1].Start+SlotSeconds
+		lo, hi := sl[0].Start, sl[len(sl)-1].Start+billing.SlotSeconds
 		for i, p := range rows {
 			if p.t > lo && p.t-durs[i] < hi {
-				b.s.Step = max(b.s.Step, durs[i], SlotSeconds)
+				b.s.Step = max(b.s.Step, durs[i], billing.SlotSeconds)
 			}
 		}
-		if b.s.Step > SlotSeconds {
+		if b.s.Step > billing.SlotSeconds {
 			fine := int64(0)
-			for i := 0; i < len(rows) && durs[i] <= SlotSeconds; i++ {
+			for i := 0; i < len(rows) && durs[i] <= billing.SlotSeconds; i++ {
 				fine = rows[0].t - rows[i].t + durs[i]
 			}
 			b.warnf(rows[0].line, "MRTG keeps 5-minute rows for the last %.1f h only; older rows are %d s averages", float64(fine)/3600, b.s.Step)
 		}
 	} else {
-		b.s.Step = SlotSeconds
+		b.s.Step = billing.SlotSeconds
 	}
-	return []*Series{b.finish()}, nil
+	return []*billing.Series{b.finish()}, nil
 }

@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // CSV reader. The file is streamed in chunks cut at line ends; parser
@@ -150,7 +152,7 @@ type csvResult struct {
 	err   *ReadError // Line is relative to the chunk
 }
 
-func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*Series, error) {
+func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*billing.Series, error) {
 	var (
 		line int64
 		rec  []string
@@ -386,7 +388,7 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 							s = &csvSeries{name: name}
 							if w.bounded() {
 								// One row per slot of the period and its margins, the usual case.
-								s.pts = make([]rawPoint, 0, min((w.to-w.from+2*csvMargin)/SlotSeconds+1, 1<<17))
+								s.pts = make([]rawPoint, 0, min((w.to-w.from+2*csvMargin)/billing.SlotSeconds+1, 1<<17))
 							}
 							index[name] = s
 							all = append(all, s)
@@ -453,8 +455,8 @@ type csvBounds struct {
 }
 
 // csvBuild puts each interface's rows on the grid, two series at a time.
-func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) ([]*Series, error) {
-	out := make([]*Series, len(acc))
+func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) ([]*billing.Series, error) {
+	out := make([]*billing.Series, len(acc))
 	errs := make([]error, len(acc))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))

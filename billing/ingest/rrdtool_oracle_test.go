@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // rrdtoolBin returns the rrdtool binary, skipping only when it is missing and
@@ -75,7 +77,7 @@ func TestP95RrdtoolMethodEqualsRrdtoolVDEF(t *testing.T) {
 	}
 	xport := []string{"xport", "-m", "10000", "--start", fmt.Sprint(t0), "--end", fmt.Sprint(end), "--step", "300",
 		"DEF:i=" + rrd + ":in:AVERAGE", "DEF:o=" + rrd + ":out:AVERAGE", "XPORT:i:in", "XPORT:o:out"}
-	p, _ := RangePeriod(time.Unix(t0, 0), time.Unix(end, 0), time.UTC)
+	p, _ := billing.RangePeriod(time.Unix(t0, 0), time.Unix(end, 0), time.UTC)
 	for _, variant := range [][]string{nil, {"--json"}, {"--showtime"}} {
 		name := "xport" + strings.Join(variant, "")
 		f := filepath.Join(dir, name)
@@ -90,7 +92,7 @@ func TestP95RrdtoolMethodEqualsRrdtoolVDEF(t *testing.T) {
 			gaps string
 			pick func(pc, pn float64) float64
 		}{{"skip", func(_, pn float64) float64 { return pn }}, {"zero", func(pc, _ float64) float64 { return pc }}} {
-			r, err := BillSeries(series[0], p, nil, Options{Method: "rrdtool", Gaps: c.gaps})
+			r, err := billing.BillSeries(series[0], p, nil, billing.Options{Method: "rrdtool", Gaps: c.gaps})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -109,4 +111,30 @@ func TestP95RrdtoolMethodEqualsRrdtoolVDEF(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oracleData is the pseudo-random traffic of billing's percentile oracle
+// tests (ties, bursts in the top 5 %, zeros), so that rrdtool sees the same
+// shapes here.
+func oracleData(n int, seed uint64) (in, out []float64) {
+	x := seed | 1
+	next := func() uint64 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return x
+	}
+	for i := 0; i < n; i++ {
+		a := float64(next() % 1000)
+		b := float64(next() % 700)
+		if next()%20 == 0 {
+			a *= 8 // bursts in the top 5 %
+		}
+		if next()%50 == 0 {
+			b = 0
+		}
+		in = append(in, a*1000)
+		out = append(out, b*1000)
+	}
+	return in, out
 }

@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // rawPoint is one row of a log before it is put on the grid: a timestamp and
@@ -42,9 +44,9 @@ func (w window) bounded() bool { return w.to > w.from }
 
 // floorSlot is the start of the slot holding t: floor(t/300)*300, also for t < 0.
 func floorSlot(t int64) int64 {
-	m := t % SlotSeconds
+	m := t % billing.SlotSeconds
 	if m < 0 {
-		m += SlotSeconds
+		m += billing.SlotSeconds
 	}
 	return t - m
 }
@@ -60,14 +62,14 @@ type builder struct {
 	file   string
 	win    window
 	port   float64
-	s      *Series
+	s      *billing.Series
 	nwarn  int
 	mStart int64 // unbounded window: the calendar month currently kept
 	mEnd   int64
 }
 
 func newBuilder(file, name string, opts ReadOptions) *builder {
-	return &builder{file: file, win: opts.window(), port: opts.PortBps, s: &Series{Name: name}}
+	return &builder{file: file, win: opts.window(), port: opts.PortBps, s: &billing.Series{Name: name}}
 }
 
 func (b *builder) warnf(line int64, format string, args ...any) {
@@ -79,7 +81,7 @@ func (b *builder) warnf(line int64, format string, args ...any) {
 }
 
 // finish closes the series: notes suppressed warnings.
-func (b *builder) finish() *Series {
+func (b *builder) finish() *billing.Series {
 	if b.nwarn > maxWarnings {
 		b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("%s: %d more warnings not shown", b.file, b.nwarn-maxWarnings))
 	}
@@ -108,7 +110,7 @@ func (b *builder) addSlot(start int64, in, out float64) {
 	n := len(sl)
 	switch {
 	case n == 0 || sl[n-1].Start < start:
-		b.s.Slots = append(sl, Slot{Start: start, In: in, Out: out})
+		b.s.Slots = append(sl, billing.Slot{Start: start, In: in, Out: out})
 	case sl[n-1].Start == start:
 		sl[n-1].In += in
 		sl[n-1].Out += out
@@ -118,7 +120,7 @@ func (b *builder) addSlot(start int64, in, out float64) {
 			sl[i].In += in
 			sl[i].Out += out
 		} else {
-			b.s.Slots = slices.Insert(sl, i, Slot{Start: start, In: in, Out: out})
+			b.s.Slots = slices.Insert(sl, i, billing.Slot{Start: start, In: in, Out: out})
 		}
 	}
 }
@@ -126,17 +128,17 @@ func (b *builder) addSlot(start int64, in, out float64) {
 // addSpan adds the bytes of the interval [start, start+dur): into its slot
 // when dur ≤ 300 s, spread evenly over the slots it covers when coarser.
 func (b *builder) addSpan(start, dur int64, in, out float64) {
-	if dur <= SlotSeconds {
+	if dur <= billing.SlotSeconds {
 		b.addSlot(start, in, out)
 		return
 	}
 	first, last := floorSlot(start), floorSlot(start+dur-1)
-	n := float64((last-first)/SlotSeconds + 1)
+	n := float64((last-first)/billing.SlotSeconds + 1)
 	lo, hi := first, last
 	if b.win.bounded() {
-		lo, hi = max(lo, b.win.from), min(hi, b.win.to-SlotSeconds)
+		lo, hi = max(lo, b.win.from), min(hi, b.win.to-billing.SlotSeconds)
 	}
-	for s := lo; s <= hi; s += SlotSeconds {
+	for s := lo; s <= hi; s += billing.SlotSeconds {
 		b.addSlot(s, in/n, out/n)
 	}
 }
@@ -145,11 +147,11 @@ func (b *builder) addSpan(start, dur int64, in, out float64) {
 // proportion to the overlap: counter deltas between unaligned polls.
 func (b *builder) addProportional(a, e int64, in, out float64) {
 	dur := float64(e - a)
-	for s := floorSlot(a); s < e; s += SlotSeconds {
-		if b.win.bounded() && (s+SlotSeconds <= b.win.from || s >= b.win.to) {
+	for s := floorSlot(a); s < e; s += billing.SlotSeconds {
+		if b.win.bounded() && (s+billing.SlotSeconds <= b.win.from || s >= b.win.to) {
 			continue
 		}
-		f := float64(min(s+SlotSeconds, e)-max(s, a)) / dur
+		f := float64(min(s+billing.SlotSeconds, e)-max(s, a)) / dur
 		b.addSlot(s, in*f, out*f)
 	}
 }
@@ -217,7 +219,7 @@ func (b *builder) addRegular(pts []rawPoint, spec regular) error {
 		}
 	}
 	if step == 0 {
-		step = SlotSeconds
+		step = billing.SlotSeconds
 		if len(pts) == 1 {
 			b.warnf(pts[0].line, "a single sample: its interval is taken as %d s", step)
 		}
@@ -281,7 +283,7 @@ func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
 		}
 	}
 	if len(diffs) == 0 {
-		b.s.Step = SlotSeconds
+		b.s.Step = billing.SlotSeconds
 		if len(pts) == 1 {
 			b.warnf(pts[0].line, "a single counter reading gives no traffic")
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package billing
+package ingest
 
 import (
 	"os"

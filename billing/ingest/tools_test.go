@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // Real tools as oracles: rrdtool, MRTG's rateup and vnstat write the files,
@@ -129,7 +131,7 @@ func TestRRDToolXportAndPercentMatchReader(t *testing.T) {
 		"port.json":   {"xport", "--json"},
 		"port-t.json": {"xport", "--json", "--showtime"},
 	}
-	var others []*Series
+	var others []*billing.Series
 	for name, args := range variants {
 		out := run(t, dir, nil, "", rrd, append(args, defs...)...)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
@@ -198,8 +200,8 @@ func TestRRDToolXportAndPercentMatchReader(t *testing.T) {
 	// The engine's rrdtool method on the same series agrees too.
 	sorted := slices.Clone(ins)
 	slices.Sort(sorted)
-	if got := Percentile95("rrdtool", sorted); math.Abs(got-vals[0]) > 1e-6 {
-		t.Errorf("Percentile95(rrdtool) = %.6f, rrdtool PERCENTNAN %.6f", got, vals[0])
+	if got := billing.Percentile95("rrdtool", sorted); math.Abs(got-vals[0]) > 1e-6 {
+		t.Errorf("billing.Percentile95(rrdtool) = %.6f, rrdtool PERCENTNAN %.6f", got, vals[0])
 	}
 	if vals[0] == vals[1] {
 		t.Logf("note: PERCENT and PERCENTNAN coincide on this data (%.0f)", vals[0])
@@ -303,7 +305,7 @@ func TestVnstatJSONFromARealDatabase(t *testing.T) {
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	check := func(s *Series) {
+	check := func(s *billing.Series) {
 		t.Helper()
 		if s.Name != "lc-fake0" || s.Step != 300 || len(s.Slots) != len(rows) {
 			t.Fatalf("name %s step %d, %d slots; want lc-fake0, 300, %d", s.Name, s.Step, len(s.Slots), len(rows))

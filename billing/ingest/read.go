@@ -1,4 +1,4 @@
-package billing
+package ingest
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // Formats lists the traffic-log formats Read understands (the values of
@@ -89,7 +91,7 @@ var ErrEmpty = errors.New("no traffic data")
 
 // ReadFile reads the traffic log at path; see Read. A large regular file is
 // mapped into memory rather than read, so that CSV chunks are parsed in place.
-func ReadFile(path string, opts ReadOptions) ([]*Series, error) {
+func ReadFile(path string, opts ReadOptions) ([]*billing.Series, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -113,11 +115,11 @@ type mapped struct {
 // the 5-minute grid, in the order the interfaces first appear. name is used
 // in messages and as the series name when the log does not name its
 // interface. Bad input gives a *ReadError.
-func Read(r io.Reader, name string, opts ReadOptions) ([]*Series, error) {
+func Read(r io.Reader, name string, opts ReadOptions) ([]*billing.Series, error) {
 	return read(r, name, opts, mapped{})
 }
 
-func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*Series, error) {
+func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Series, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*Series, er
 		}
 	}
 	var (
-		series []*Series
+		series []*billing.Series
 		err    error
 	)
 	switch format {
