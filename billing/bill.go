@@ -124,7 +124,9 @@ type Bill struct {
 	CompareCurrency string       `json:"compare_currency,omitempty"`
 	Cheapest        bool         `json:"cheapest"`
 	Utilisation     *Utilisation `json:"utilisation,omitempty"`
-	Flags           []string     `json:"flags"`
+	// Carry judges the offer's port against the traffic (null without port_mbps).
+	Carry *Carry   `json:"carry"`
+	Flags []string `json:"flags"`
 
 	total, compare decimal.Decimal // exact, unrounded
 }
@@ -163,12 +165,11 @@ type Rule struct {
 
 // Utilisation of a fixed port (fractions of the port speed).
 type Utilisation struct {
-	PortMbps      float64 `json:"port_mbps"`
-	Average       float64 `json:"average"` // greater of the average in/out rates
-	P95           float64 `json:"p95"`     // greater of the 95th in/out
-	Peak          float64 `json:"peak"`
-	SlotsAbove    int     `json:"slots_above_port"`
-	FirstAboveRFC string  `json:"first_above,omitempty"`
+	PortMbps   float64    `json:"port_mbps"`
+	Average    float64    `json:"average"` // greater of the average in/out rates
+	P95        float64    `json:"p95"`     // greater of the 95th in/out
+	Peak       float64    `json:"peak"`
+	SlotsAbove SlotsAbove `json:"slots_above_port"`
 }
 
 // Compare is the comparison of the offers for this traffic.

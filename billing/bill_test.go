@@ -318,10 +318,15 @@ offers:
 		t.Fatal(err)
 	}
 	b := r.Bills[0]
-	if b.Amount != "650.00" || b.Utilisation == nil || b.Utilisation.SlotsAbove != 3 || b.Utilisation.P95 != 0.25 || b.Utilisation.Peak != 1.2 {
+	// Three slots of 1200 out; in+out (20 + 1200) is above the port in the same three.
+	want := SlotsAbove{In: 0, Out: 3, Sum: 3, First: "2026-10-01T08:20:00Z"}
+	if b.Amount != "650.00" || b.Utilisation == nil || b.Utilisation.SlotsAbove != want || b.Utilisation.P95 != 0.25 || b.Utilisation.Peak != 1.2 {
 		t.Fatalf("fixed bill %+v utilisation %+v", b, b.Utilisation)
 	}
-	if len(b.Flags) != 1 || !strings.Contains(b.Flags[0], "3 slots above the 1000 Mbps port") {
+	if b.Carry == nil || b.Carry.Status != CarryPeakAbove || !b.Carry.CanCarry || b.Carry.SlotsAbove != want || !b.Cheapest {
+		t.Fatalf("carry %+v cheapest %v: a port only the peak exceeds carries the traffic, flagged", b.Carry, b.Cheapest)
+	}
+	if len(b.Flags) != 1 || !strings.Contains(b.Flags[0], "exceeds the 1000 Mbps port in 0 slots in, 3 out (3 in+out)") {
 		t.Errorf("flags %q", b.Flags)
 	}
 	if r.Traffic.OutPeakBps != 1200e6 {
@@ -680,5 +685,70 @@ func TestOffersBuiltInCode(t *testing.T) {
 	}
 	if r.Bills[0].Amount != "10.00" || r.Bills[1].Amount != "334.80" || r.Cheapest != "a" || len(r.Compare.BreakEven) != 0 {
 		t.Errorf("bills %s %s cheapest %q break-even %+v", r.Bills[0].Amount, r.Bills[1].Amount, r.Cheapest, r.Compare.BreakEven)
+	}
+}
+
+// Slots above the port are counted per direction and in+out, as vnstat
+// reports rx, tx and total: 600 in + 600 out is above a 1000 Mbps port only summed.
+func TestSlotsAbovePortPerDirection(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	s := constSeries(p, 100, 100, nil)
+	for i := 0; i < 5; i++ {
+		s.Slots[i].In, s.Slots[i].Out = 600e6*300/8, 600e6*300/8 // sum only
+	}
+	for i := 10; i < 12; i++ {
+		s.Slots[i].In = 1100e6 * 300 / 8 // in only (and the sum)
+	}
+	s.Slots[20].Out = 1500e6 * 300 / 8 // out only (and the sum)
+	offers := mustOffers(t, "offers:\n  - {name: f, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1000, price: \"1\"}}\n")
+	r, err := BillSeries(s, p, offers, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Bills[0].Carry.SlotsAbove
+	if got.In != 2 || got.Out != 1 || got.Sum != 8 || got.First != "2026-10-01T00:50:00Z" {
+		t.Errorf("slots above %+v, want in 2, out 1, in+out 8, first 00:50", got)
+	}
+}
+
+// bill --scale 2 on a month that peaks near 1.5 Gbit/s: a 1000 Mbps port
+// the 95th exceeds cannot carry it, is flagged and never cheapest; a port
+// only the peak exceeds is flagged with its slots above.
+func TestOfferWhosePortThe95thExceedsIsNeverCheapest(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	s := constSeries(p, 100, 1200, nil) // 95th out 1200 Mbps
+	s.Slots[7].Out = 1500e6 * 300 / 8
+	offers := mustOffers(t, `
+offers:
+  - {name: small-port, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1000, price: "100"}}
+  - {name: big-port, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1400, price: "900"}}
+  - {name: p95-no-port, currency: USD, bandwidth: {scheme: p95, price_per_mbps: "1"}}
+`)
+	r, err := BillSeries(s, p, offers, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, big := r.Bills[0], r.Bills[1]
+	if small.CanCarry() || small.Carry.Status != CarryCannot || small.Cheapest {
+		t.Fatalf("small port: carry %+v cheapest %v", small.Carry, small.Cheapest)
+	}
+	if !strings.Contains(small.Carry.Reason, "95th (1200 Mbps) exceeds the 1000 Mbps port") {
+		t.Errorf("reason %q", small.Carry.Reason)
+	}
+	if !big.CanCarry() || big.Carry.Status != CarryPeakAbove || big.Carry.SlotsAbove.Out != 1 {
+		t.Errorf("big port: %+v", big.Carry)
+	}
+	// 900 for the big port against 1200 for the 95th at 1 USD/Mbps: the big
+	// port is cheapest, although the small one costs less.
+	if r.Cheapest != "big-port" || !big.Cheapest || r.Bills[2].Carry != nil {
+		t.Errorf("cheapest %q; p95 offer carry %+v", r.Cheapest, r.Bills[2].Carry)
+	}
+	// Nothing that can carry it: no cheapest, and a warning says why.
+	r, err = BillSeries(s, p, offers[:1], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Cheapest != "" || r.Bills[0].Cheapest || !strings.Contains(strings.Join(r.Warnings, "\n"), "no offer can carry this traffic") {
+		t.Errorf("cheapest %q, warnings %q", r.Cheapest, r.Warnings)
 	}
 }

@@ -24,18 +24,25 @@ func compareBills(r *Report, v *view) {
 			return
 		}
 	}
-	ci, di := 0, 0
+	// An offer whose port the traffic's 95th exceeds cannot carry it: it is
+	// never the cheapest, however little it costs (issue 10).
+	ci, di := -1, 0
 	for i, b := range r.Bills {
-		if b.compare.LessThan(r.Bills[ci].compare) {
+		if b.CanCarry() && (ci < 0 || b.compare.LessThan(r.Bills[ci].compare)) {
 			ci = i
 		}
 		if b.compare.GreaterThan(r.Bills[di].compare) {
 			di = i
 		}
 	}
+	c := &Compare{Currency: cur, Dearest: r.Bills[di].Offer, BreakEven: []BreakEven{}}
+	if ci < 0 {
+		r.Warnings = append(r.Warnings, "no offer can carry this traffic (the 95th exceeds every offer's port): no cheapest offer is named")
+		r.Compare = c
+		return
+	}
 	r.Bills[ci].Cheapest = true
 	r.Cheapest = r.Bills[ci].Offer
-	c := &Compare{Currency: cur, Dearest: r.Bills[di].Offer, BreakEven: []BreakEven{}}
 	if r.Bills[ci].compare.IsPositive() {
 		c.Ratio, _ = r.Bills[di].compare.DivRound(r.Bills[ci].compare, 6).Float64()
 	}

@@ -203,21 +203,6 @@ func (v *view) volume(direction Direction) float64 {
 	return direction.Apply(in, out)
 }
 
-// slotsAbove counts slots whose rate in either direction exceeds bps, and the first one.
-func (v *view) slotsAbove(bps float64) (int, int64) {
-	n := 0
-	var first int64
-	for _, s := range v.slots {
-		if v.rate(max(s.In, s.Out)) > bps {
-			if n == 0 {
-				first = s.Start
-			}
-			n++
-		}
-	}
-	return n, first
-}
-
 // GapRun is a run of consecutive missing slots.
 type GapRun struct {
 	Start string `json:"start"`

@@ -3,7 +3,6 @@ package billing
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -63,7 +62,7 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		p95 := v.p95(method, DirGreater, false)
 		pk := v.peak(1, DirGreater, false)
 		u := &Utilisation{PortMbps: bw.PortMbps.InexactFloat64(), Average: round6(avg.bps / port), P95: round6(p95.bps / port), Peak: round6(pk.bps / port)}
-		u.SlotsAbove, _ = v.slotsAbove(port)
+		u.SlotsAbove = v.slotsAbove(port)
 		b.Utilisation = u
 	case "per-gb":
 		m.bytes = v.volume(dir)
@@ -94,12 +93,12 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		}
 	}
 	if bw.PortMbps.Set && bw.PortMbps.IsPositive() {
-		if n, first := v.slotsAbove(bw.PortMbps.InexactFloat64() * 1e6); n > 0 {
-			b.Flags = append(b.Flags, fmt.Sprintf("%d slots above the %s Mbps port speed (first at %s): kept as measured, never clamped; check the counters or the port speed",
-				n, bw.PortMbps.String(), time.Unix(first, 0).In(v.p.location()).Format(time.RFC3339)))
-			if b.Utilisation != nil {
-				b.Utilisation.FirstAboveRFC = time.Unix(first, 0).In(v.p.location()).Format(time.RFC3339)
-			}
+		b.Carry = v.carry(bw.PortMbps.InexactFloat64(), method)
+		switch c := b.Carry; c.Status {
+		case CarryCannot:
+			b.Flags = append(b.Flags, fmt.Sprintf("%s; never named cheapest (first slot above the port at %s)", c.Reason, c.SlotsAbove.First))
+		case CarryPeakAbove:
+			b.Flags = append(b.Flags, fmt.Sprintf("%s (first at %s): kept as measured, never clamped; check the counters or the port speed", c.Reason, c.SlotsAbove.First))
 		}
 	}
 	m.other, m.otherIt = otherItems(o, v.p)

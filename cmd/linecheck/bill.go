@@ -400,8 +400,13 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 			if b.Cheapest {
 				marks = append(marks, "◀ cheapest")
 			}
-			if len(b.Flags) > 0 {
-				marks = append(marks, "⚠ traffic above the port (see warnings)")
+			if c := b.Carry; c != nil {
+				switch c.Status {
+				case billing.CarryCannot:
+					marks = append(marks, fmt.Sprintf("✗ cannot carry: 95th %s Mbps > %s Mbps port", trimDec(fmt.Sprint(c.P95Mbps), 1), fmt.Sprint(c.PortMbps)))
+				case billing.CarryPeakAbove:
+					marks = append(marks, fmt.Sprintf("⚠ peak above the port in %d slots (in %d, out %d)", max(c.SlotsAbove.In, c.SlotsAbove.Out), c.SlotsAbove.In, c.SlotsAbove.Out))
+				}
 			}
 			mark := strings.Join(marks, " ")
 			bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, on, b.Bandwidth, b.Amount, b.Currency, cmp, mark})
