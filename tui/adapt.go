@@ -2,8 +2,7 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+		"fmt"
 	"os"
 	"strings"
 	"time"
@@ -31,9 +30,8 @@ type FeedOptions struct {
 	Speed float64
 	// Now picks the month of a synthetic traffic profile (the month before it).
 	Now time.Time
-	// Ping and Trace configure live probing.
-	Ping  probe.PingConfig
-	Trace probe.TraceConfig
+	// Live configures the live loops (interval, timeout, the prober).
+	Live compare.MonitorOptions
 	// ASNDB is an optional offline IP-to-ASN file.
 	ASNDB string
 }
@@ -53,6 +51,7 @@ func FeedFromFile(path string, o FeedOptions) (*Feed, error) {
 // FeedFromCompare is FeedFromFile for a file already loaded.
 func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	if !o.Offline {
+		// Refused before anything is read (MonitorLoops checks it again).
 		if f.RecordedOnly {
 			return nil, compare.ErrRecordedOnly
 		}
@@ -95,7 +94,9 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		cand := candidateFrom(c, ev)
 		cand.Cost = costs[c.Name]
 		snap.Candidates = append(snap.Candidates, cand)
-		if m.Forward != nil {
+		// Live, the forward route is traced: a recording of it would show
+		// an old route as if it were current.
+		if m.Forward != nil && o.Offline {
 			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "forward", Trace: *m.Forward})
 		}
 		if m.Return != nil {
@@ -108,22 +109,18 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			}
 			feed.Streams[c.Name] = recs
 		}
-		if !o.Offline {
-			for _, t := range c.Targets {
-				cfg := o.Ping
-				if t.Protocol == "tcp" {
-					cfg.TCPPort = t.Port
-				}
-				feed.Live = append(feed.Live, PingFeeder(c.Name, t.Addr, cfg))
-			}
-			if len(c.Targets) > 0 {
-				tc := o.Trace
-				if c.Targets[0].Protocol == "tcp" {
-					tc.Proto, tc.Port = "tcp", c.Targets[0].Port
-				}
-				feed.Live = append(feed.Live, TraceFeeder(c.Name, c.Targets[0].Addr, tc, db))
-			}
+	}
+	if !o.Offline {
+		mo := o.Live
+		mo.ASNDB = db
+		loops, err := compare.MonitorLoops(f, mo)
+		if err != nil {
+			return nil, err
 		}
+		for _, l := range loops {
+			feed.Live = append(feed.Live, LoopFeeder(l))
+		}
+		snap.Tracing = true
 	}
 	feed.Snapshot = snap
 	return feed, nil
@@ -323,56 +320,21 @@ func (p *pricer) convert(amount, cur string) (Money, float64, error) {
 	return Money{billing.RoundMoney(conv, p.base).StringFixed(billing.MinorUnit(p.base)), p.base}, rate, nil
 }
 
-// PingFeeder probes addr again and again with probe.Ping (ICMP echo, or TCP
-// connect time when cfg.TCPPort is set) and emits every record as a
-// ProbeMsg of the candidate. The caller decides that addr may be probed.
-func PingFeeder(candidate, addr string, cfg probe.PingConfig) Feeder {
-	if cfg.Count <= 0 {
-		cfg.Count = 10
-	}
-	if cfg.Interval <= 0 {
-		cfg.Interval = time.Second
-	}
+// LoopFeeder runs one of the core's live loops (compare.PingLoop,
+// compare.TraceLoop) as a Feeder: records become ProbeMsg, trace snapshots
+// TraceMsg, failures FeedErrMsg.
+func LoopFeeder(loop compare.Loop) Feeder {
 	return func(ctx context.Context, emit func(tea.Msg)) error {
-		for ctx.Err() == nil {
-			_, err := probe.Ping(ctx, []string{addr}, cfg, func(r probe.Record) {
-				emit(ProbeMsg{Candidate: candidate, Record: r})
-			})
-			if err != nil && ctx.Err() == nil {
-				emit(FeedErrMsg{Candidate: candidate, Err: err})
-				select {
-				case <-ctx.Done():
-				case <-time.After(5 * time.Second):
-				}
+		loop(ctx, func(ev compare.Event) {
+			switch {
+			case ev.Err != nil:
+				emit(FeedErrMsg{Candidate: ev.Candidate, Err: ev.Err})
+			case ev.Record != nil:
+				emit(ProbeMsg{Candidate: ev.Candidate, Record: *ev.Record})
+			case ev.Trace != nil:
+				emit(TraceMsg{Candidate: ev.Candidate, Direction: ev.Direction, Trace: *ev.Trace})
 			}
-		}
-		return nil
-	}
-}
-
-// TraceFeeder traces addr mtr style (probe.Trace, one cycle after another)
-// and emits a TraceMsg per cycle, annotated with carriers and ASNs.
-func TraceFeeder(candidate, addr string, cfg probe.TraceConfig, db route.ASNDB) Feeder {
-	if cfg.Cycles <= 0 {
-		cfg.Cycles = 1 << 20
-	}
-	return func(ctx context.Context, emit func(tea.Msg)) error {
-		_, err := probe.Trace(ctx, addr, cfg, func(t *route.Trace) {
-			// The tracer goes on filling t: send a deep copy.
-			b, err := json.Marshal(t)
-			if err != nil {
-				return
-			}
-			var cp route.Trace
-			if json.Unmarshal(b, &cp) != nil {
-				return
-			}
-			route.Annotate(&cp, db)
-			emit(TraceMsg{Candidate: candidate, Direction: "forward", Trace: cp})
 		})
-		if err != nil && ctx.Err() == nil {
-			return fmt.Errorf("%s: trace %s: %w", candidate, addr, err)
-		}
 		return nil
 	}
 }

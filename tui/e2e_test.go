@@ -3,8 +3,11 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +175,125 @@ func TestOffTerminalRefuses(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), want)
 		}
+	}
+}
+
+// TestEndToEndLiveLoopback runs `linecheck tui` live (not replayed) on a
+// candidates file whose targets are loopback addresses, in tmux: both
+// candidates are pinged (ICMP and TCP to a listener this test opens) and
+// traced continuously; the status bar shows no error; the route screen shows
+// the hop with counts that grow as cycles complete; the rows are in
+// compare's ranking order.
+func TestEndToEndLiveLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: end-to-end TUI test skipped")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("live tracing needs raw sockets: run as root")
+	}
+	needTmux(t)
+	bin := testbin.Linecheck(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	samples, err := filepath.Abs("../samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// Both fail the SLA (a loopback route has no premium line class) and
+	// both are measured, so the ranking is by monthly cost: lo-b's offer
+	// hk-bgp (128,064.00 CNY) before lo-a's hk-cn2 (144,691.54 CNY), the
+	// reverse of the file and name order.
+	yaml := fmt.Sprintf(`vantage: {city: Shanghai}
+candidates:
+  - name: lo-a
+    provider: Local A
+    region: {city: Hong Kong}
+    targets:
+      - {addr: 127.0.0.2, protocol: icmp}
+      - {addr: 127.0.0.1, protocol: tcp, port: %d}
+    offer: hk-cn2
+  - name: lo-b
+    provider: Local B
+    region: {city: Hong Kong}
+    targets:
+      - {addr: 127.0.0.3, protocol: icmp}
+    offer: hk-bgp
+offers: %s/offers.yaml
+traffic: {log: %s/traffic/2026-10.csv}
+fx: {base: CNY, USD: 7.10}
+sla: {rtt_p95_ms: 60, loss: 0.005, line_classes: [cn2-gia]}
+`, port, samples, samples)
+	file := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("linecheck-tui-e2e-live-%d", os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	script := fmt.Sprintf(`%s tui --no-color --interval 200ms %s; echo "EXIT=$?"; sleep 60`, bin, file)
+	s.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", "sh", "-c", script)
+
+	screen := s.waitFor("live overview", "CANDIDATE", "lo-a", "lo-b", " live ", "traces · 0 errors")
+	rows := map[string]int{}
+	for i, l := range strings.Split(screen, "\n") {
+		for _, n := range []string{"lo-a", "lo-b"} {
+			if f := strings.Fields(strings.TrimPrefix(l, "›")); len(f) > 0 && f[0] == n && rows[n] == 0 {
+				rows[n] = i // the table row, not the detail block below
+			}
+		}
+	}
+	if rows["lo-b"] == 0 || rows["lo-a"] <= rows["lo-b"] {
+		t.Errorf("rows not in ranking order (lo-b, cheaper, first; both fail): %v\n%s", rows, screen)
+	}
+	for _, bad := range []string{"at most", "forward not traced", "tracing…", "error:"} {
+		if strings.Contains(screen, bad) {
+			t.Errorf("the live overview says %q:\n%s", bad, screen)
+		}
+	}
+	// The cursor is on the top row, lo-b: its route screen.
+	s.tmux("send-keys", "-t", "e2e", "Enter")
+	screen = s.waitFor("route screen", "HOP", "ADDRESS", "forward → 127.0.0.3 icmp · reached", "    1 127.0.0.3")
+	sent := func(screen string) int {
+		for _, l := range strings.Split(screen, "\n") {
+			if f := strings.Fields(l); len(f) > 5 && f[0] == "1" && f[1] == "127.0.0.3" {
+				n, err := strconv.Atoi(f[5])
+				if err == nil {
+					return n
+				}
+			}
+		}
+		return -1
+	}
+	first := sent(screen)
+	if first < 1 {
+		t.Fatalf("hop 1 has no SNT count:\n%s", screen)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for sent(screen) < first+2 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		screen = s.capture()
+	}
+	if n := sent(screen); n < first+2 {
+		t.Errorf("hop 1 sent %d then %d: the trace does not go on cycle after cycle:\n%s", first, n, screen)
+	}
+	if strings.Contains(screen, "errors:") || !strings.Contains(screen, "0 errors") {
+		t.Errorf("the status bar reports an error on a healthy loopback target:\n%s", screen)
+	}
+	s.tmux("send-keys", "-t", "e2e", "q")
+	if screen = s.waitFor("exit", "EXIT="); !strings.Contains(screen, "EXIT=0") {
+		t.Errorf("q did not exit 0:\n%s", screen)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -38,7 +41,7 @@ type Options struct {
 	// through the terminal's colour profile).
 	NoColor bool
 	// Sort is the initial sort column (a Column key, e.g. "monthly"); ""
-	// keeps the file order.
+	// is compare's ranking order.
 	Sort string
 }
 
@@ -56,6 +59,7 @@ type Model struct {
 	cands    []*Candidate
 	order    []int // indices into cands, in display order
 	selected string
+	moved    bool // the user moved the cursor; until then it stays on the top row
 	sortCol  string
 	sortDesc bool
 	scroll   int // route view hop scroll
@@ -152,9 +156,6 @@ func (m *Model) applySnapshot(s Snapshot) {
 	}
 	if s.Cost.Method != "" {
 		m.costOpts = s.Cost
-	}
-	if len(m.cands) > 0 && m.selected == "" {
-		m.selected = m.cands[0].Name
 	}
 	m.loaded = true
 	m.resort()
@@ -328,6 +329,7 @@ func (m *Model) move(d int) {
 	i := m.cursorIndex() + d
 	i = max(0, min(i, len(m.order)-1))
 	m.selected = m.cands[m.order[i]].Name
+	m.moved = true
 	m.scroll = 0
 }
 
@@ -458,7 +460,10 @@ func (m *Model) cycleSort(d int) {
 	m.resort()
 }
 
-// resort recomputes the display order (stable, so ties keep file order).
+// resort recomputes the display order. Without a sort column the rows
+// are in compare's ranking order (compare.RankLess: passing first, measured
+// before unmeasured, then by monthly cost, ties by name), reference rows
+// last; a sort column orders stably from there.
 func (m *Model) resort() {
 	if len(m.order) != len(m.cands) {
 		m.order = make([]int, len(m.cands))
@@ -466,17 +471,44 @@ func (m *Model) resort() {
 	for i := range m.order {
 		m.order[i] = i
 	}
-	col := columnByKey(m.sortCol)
-	if col == nil || col.less == nil {
-		return
+	keys := make([]compare.RankKey, len(m.cands))
+	for i, c := range m.cands {
+		keys[i] = rankKey(c)
 	}
 	sort.SliceStable(m.order, func(i, j int) bool {
 		a, b := m.cands[m.order[i]], m.cands[m.order[j]]
-		if m.sortDesc {
-			return col.less(b, a)
+		if a.Reference != b.Reference {
+			return b.Reference
 		}
-		return col.less(a, b)
+		return compare.RankLess(keys[m.order[i]], keys[m.order[j]])
 	})
+	if col := columnByKey(m.sortCol); col != nil && col.less != nil {
+		sort.SliceStable(m.order, func(i, j int) bool {
+			a, b := m.cands[m.order[i]], m.cands[m.order[j]]
+			if m.sortDesc {
+				return col.less(b, a)
+			}
+			return col.less(a, b)
+		})
+	}
+	// Until the user moves it, the cursor is on the top row (the best
+	// ranked), wherever the ranking puts it as figures arrive.
+	if !m.moved && len(m.order) > 0 {
+		m.selected = m.cands[m.order[0]].Name
+	}
+}
+
+// rankKey is a row's ranking key, from its current verdict and cost.
+func rankKey(c *Candidate) compare.RankKey {
+	k := compare.RankKey{Name: c.Name, Pass: c.SLA.Known && c.SLA.Pass, HasData: c.view().HaveStats}
+	amt := c.Cost.TotalBase
+	if !amt.Valid() {
+		amt = c.Cost.Total
+	}
+	if d, err := decimal.NewFromString(amt.Amount); err == nil && c.Cost.Err == "" {
+		k.Cost, k.Priced = d, true
+	}
+	return k
 }
 
 // Screen reports the screen shown (tests).

@@ -452,13 +452,25 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if !c.Forward.Reached {
 			rt += " (not reached)"
 		}
-	} else {
-		rt += "forward not traced"
 	}
 	if c.Return != nil {
-		rt += fmt.Sprintf(" · return %s, %d hops", orDash(c.Return.LineClass), len(c.Return.Hops))
-	} else {
+		if c.Forward != nil {
+			rt += " · "
+		}
+		rt += fmt.Sprintf("return %s, %d hops", orDash(c.Return.LineClass), len(c.Return.Hops))
+	}
+	tracing := m.snap.Tracing && c.Forward == nil
+	switch {
+	case tracing && c.Return == nil:
+		rt += st.Dim.Render("forward: tracing…")
+	case tracing:
+		rt += st.Dim.Render(" · forward: tracing…")
+	case c.Forward == nil && c.Return == nil:
+		rt += st.Warn.Render("not traced in either direction: the line class is not validated")
+	case c.Return == nil:
 		rt += " · " + st.Warn.Render("return path not traced: only the forward direction is validated")
+	case c.Forward == nil:
+		rt += " · " + st.Warn.Render("forward path not traced: only the return direction is validated")
 	}
 	rt += st.Dim.Render("  (enter: hops)")
 	lines = append(lines, line(rt, width))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
 func TestFeedReplaysTracesThenRecordsInTimeOrderAndLoops(t *testing.T) {
@@ -89,7 +89,8 @@ func TestLiveFeederOnLoopback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	feed := &Feed{Snapshot: Snapshot{Candidates: []Candidate{{Name: "lo"}}},
-		Live: []Feeder{PingFeeder("lo", "127.0.0.1", probe.PingConfig{TCPPort: port, Count: 3, Interval: 50 * time.Millisecond})}}
+		Live: []Feeder{LoopFeeder(compare.PingLoop("lo", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port},
+			compare.MonitorOptions{Count: 3, Interval: 50 * time.Millisecond}))}}
 	m := NewLoaded(ctx, feed, feed.Snapshot, Options{Width: 100, Height: 30, NoColor: true})
 	for m.Candidate("lo").Stats.Recv < 3 {
 		if ctx.Err() != nil {
@@ -125,34 +126,45 @@ func TestNoColorHasNoColourCodes(t *testing.T) {
 	}
 }
 
+// TestTraceFeederOnLoopback traces 127.0.0.1 through the core's loop, runs
+// of two cycles: the snapshots go on past the end of a run (the live TUI
+// traces for as long as it runs) and each one holds the hop.
 func TestTraceFeederOnLoopback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	got := make(chan TraceMsg, 16)
-	errs := make(chan error, 1)
+	got := make(chan Msg, 64)
+	loop := compare.TraceLoop("lo", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+		compare.MonitorOptions{TraceRunCycles: 2, TraceInterval: 50 * time.Millisecond, Timeout: 200 * time.Millisecond})
 	go func() {
-		errs <- TraceFeeder("lo", "127.0.0.1", probe.TraceConfig{Cycles: 2, Interval: 100 * time.Millisecond, MaxTTL: 4}, nil)(ctx,
-			func(m Msg) {
-				if tm, ok := m.(TraceMsg); ok {
-					got <- tm
-				}
-			})
+		_ = LoopFeeder(loop)(ctx, func(m Msg) {
+			select {
+			case got <- m:
+			default:
+			}
+		})
 	}()
-	select {
-	case tm := <-got:
-		if tm.Candidate != "lo" || tm.Direction != "forward" || len(tm.Trace.Hops) == 0 {
-			t.Errorf("trace message %+v", tm)
+	traces := 0
+	for traces < 5 {
+		select {
+		case m := <-got:
+			switch m := m.(type) {
+			case FeedErrMsg:
+				if os.Getuid() != 0 {
+					t.Skipf("tracing needs privileges here (not root): %v", m.Err)
+				}
+				t.Fatalf("feed error: %v", m.Err)
+			case TraceMsg:
+				traces++
+				if m.Candidate != "lo" || m.Direction != "forward" || len(m.Trace.Hops) == 0 {
+					t.Fatalf("trace message %+v", m)
+				}
+				r := routeFromTrace("forward", m.Trace)
+				if r.Hops[0].Addr != "127.0.0.1" || !r.Reached {
+					t.Errorf("first hop %q, reached %v", r.Hops[0].Addr, r.Reached)
+				}
+			}
+		case <-ctx.Done():
+			t.Fatalf("only %d trace snapshots of 127.0.0.1 (want 5, past the end of the two-cycle runs)", traces)
 		}
-		r := routeFromTrace("forward", tm.Trace)
-		if r.Hops[0].Addr != "127.0.0.1" && r.Hops[0].Addr != "" {
-			t.Errorf("first hop %q", r.Hops[0].Addr)
-		}
-	case err := <-errs:
-		if err != nil && os.Getuid() != 0 {
-			t.Skipf("tracing needs privileges here (not root): %v", err)
-		}
-		t.Fatalf("the feeder ended without a trace: %v", err)
-	case <-ctx.Done():
-		t.Fatal("no trace of 127.0.0.1")
 	}
 }

@@ -25,6 +25,9 @@ type Snapshot struct {
 	Traffic    *Traffic    // the traffic profile the costs are computed on; nil when none
 	Currency   string      // the currency totals are compared in (fx base)
 	Cost       CostOptions // the options the snapshot's costs were computed with
+	// Tracing says live forward traces are running: a route not yet
+	// received is being traced, not missing.
+	Tracing bool
 }
 
 // Candidate is one row of the overview: a server offer with its route quality

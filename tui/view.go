@@ -236,8 +236,13 @@ func (m *Model) renderRoute(width, height int) string {
 	out = append(out, title)
 	if r == nil {
 		msg := " " + dir + " path not traced"
-		if dir == "return" {
+		switch {
+		case dir == "forward" && m.snap.Tracing:
+			msg = " forward path: tracing… (the hops show when the first cycle completes)"
+		case dir == "return" && c.Forward != nil:
 			msg += ": the line class is validated in the forward direction only"
+		case dir == "forward" && c.Return != nil:
+			msg += ": the line class is validated in the return direction only"
 		}
 		out = append(out, st.Warn.Render(line(msg, width)), st.Dim.Render(" r: other direction"))
 	} else {

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/tui"
 )
 
@@ -120,7 +119,7 @@ func runTUICmd(c *cobra.Command, args []string) error {
 // tuiFlags{offline: true, speed: 300, loopback: true}.
 func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
-		ASNDB: o.asnDB, Ping: probe.PingConfig{Interval: o.interval}})
+		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval}})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.
@@ -168,9 +167,10 @@ func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration)
 	if interval <= 0 {
 		interval = time.Second
 	}
+	mo := compare.MonitorOptions{Interval: interval}
 	feed.Live = append(feed.Live,
-		tui.PingFeeder("loopback", "127.0.0.1", probe.PingConfig{TCPPort: port, Interval: interval}),
-		quietICMP(tui.PingFeeder("loopback", "127.0.0.1", probe.PingConfig{Interval: interval})))
+		tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
+		quietICMP(tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
 	return func() { ln.Close() }, nil
 }
 

@@ -25,7 +25,7 @@ func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) 
 	if err != nil {
 		return fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
 	}
-	cfg := probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: opt.TraceCycles, Interval: 500 * time.Millisecond, Timeout: opt.Timeout}
+	cfg := traceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
 	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
 	tr, err := probe.Trace(ctx, pt.Addr.String(), cfg, nil)
 	if err == nil {

@@ -17,26 +17,53 @@ func (e *Evaluation) cost() (decimal.Decimal, bool) {
 	return d, err == nil
 }
 
-// Rank orders the evaluations in place — passing candidates first, then by
-// monthly cost in the base currency (unknown cost last), then by name — sets
-// each Rank, and fills r's Ranking, Recommended, Savings and Verdict.
+// RankingRule states the order of Rank, for reports and docs.
+const RankingRule = "passing candidates first; then candidates with measurements before those without (no probe answered); " +
+	"then by monthly cost in the base currency, unpriced last; ties by name"
+
+// RankKey is what the ranking orders a candidate by.
+type RankKey struct {
+	Name string
+	// Pass: every SLA check passes.
+	Pass bool
+	// HasData: at least one probe was answered. A candidate without data
+	// (never measured, or 100 % loss) ranks after every measured one: its
+	// failure says nothing about the line, and its cost must not lift it.
+	HasData bool
+	// Cost is the monthly cost in the base currency; Priced says it is known.
+	Cost   decimal.Decimal
+	Priced bool
+}
+
+// RankLess is the ranking order (RankingRule): compare, the TUI and serve
+// order candidates with it.
+func RankLess(a, b RankKey) bool {
+	if a.Pass != b.Pass {
+		return a.Pass
+	}
+	if a.HasData != b.HasData {
+		return a.HasData
+	}
+	if a.Priced != b.Priced {
+		return a.Priced
+	}
+	if a.Priced && !a.Cost.Equal(b.Cost) {
+		return a.Cost.LessThan(b.Cost)
+	}
+	return a.Name < b.Name
+}
+
+// RankKey returns the evaluation's ranking key.
+func (e *Evaluation) RankKey() RankKey {
+	c, ok := e.cost()
+	return RankKey{Name: e.Name, Pass: e.SLA.Pass, HasData: e.Route.Recv > 0, Cost: c, Priced: ok}
+}
+
+// Rank orders the evaluations in place (RankLess), sets each Rank, and
+// fills r's Ranking, Recommended, Savings and Verdict.
 func Rank(r *Result) {
 	ev := r.Candidates
-	sort.SliceStable(ev, func(i, j int) bool {
-		a, b := ev[i], ev[j]
-		if a.SLA.Pass != b.SLA.Pass {
-			return a.SLA.Pass
-		}
-		ca, oka := a.cost()
-		cb, okb := b.cost()
-		if oka != okb {
-			return oka
-		}
-		if oka && !ca.Equal(cb) {
-			return ca.LessThan(cb)
-		}
-		return a.Name < b.Name
-	})
+	sort.SliceStable(ev, func(i, j int) bool { return RankLess(ev[i].RankKey(), ev[j].RankKey()) })
 	r.Ranking = r.Ranking[:0]
 	r.Recommended, r.Savings, r.Notes = "", nil, nil
 	for i, e := range ev {

@@ -1,0 +1,119 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// fakeProber answers without sending anything: Ping emits one ok record per
+// probe; Trace emits cfg.Cycles one-hop documents, or fails while fail > 0.
+type fakeProber struct {
+	mu     sync.Mutex
+	runs   int
+	cycles []int
+	fail   int
+}
+
+func (p *fakeProber) Ping(ctx context.Context, ts []probe.Target, cfg probe.PingConfig, on func(probe.Record)) error {
+	for i := 0; i < cfg.Count && ctx.Err() == nil; i++ {
+		rtt := 1.5
+		on(probe.Record{Target: ts[0].Name, Addr: ts[0].Addr.String(), Protocol: "icmp", Seq: i, Status: probe.StatusOK, RTTms: &rtt})
+	}
+	return ctx.Err()
+}
+
+func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, on func(*route.Trace)) error {
+	p.mu.Lock()
+	p.runs++
+	p.cycles = append(p.cycles, cfg.Cycles)
+	failing := p.fail > 0
+	p.fail--
+	p.mu.Unlock()
+	if failing {
+		return errors.New("no privilege")
+	}
+	for c := 0; c < cfg.Cycles; c++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		on(&route.Trace{Addr: addr, Protocol: cfg.Proto, Reached: true,
+			Hops: []route.Hop{{TTL: 1, Sent: c + 1, Responders: []route.Responder{{Addr: addr, Recv: c + 1}}}}})
+	}
+	return nil
+}
+
+func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
+	fp := &fakeProber{fail: 1}
+	loop := TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"},
+		MonitorOptions{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var traces, errs int
+	loop(ctx, func(ev Event) {
+		switch {
+		case ev.Err != nil:
+			errs++
+			if !strings.Contains(ev.Err.Error(), "trace 127.0.0.1 icmp: no privilege") {
+				t.Errorf("error %v", ev.Err)
+			}
+		case ev.Trace != nil:
+			traces++
+			if ev.Direction != "forward" || ev.Trace.Target != "127.0.0.1" || ev.Trace.LineClass == "" {
+				t.Errorf("trace event %+v: want forward, the listed target, annotated", ev)
+			}
+		}
+		if traces == 7 {
+			cancel()
+		}
+	})
+	// One failed run, then runs of 3 cycles: the seventh snapshot is in the third good run.
+	if errs != 1 || traces != 7 {
+		t.Errorf("%d errors and %d traces, want 1 and 7", errs, traces)
+	}
+	for _, c := range fp.cycles {
+		if c != 3 {
+			t.Errorf("a run of %d cycles, want 3", c)
+		}
+	}
+}
+
+func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
+	if _, err := MonitorLoops(&File{RecordedOnly: true}, MonitorOptions{}); !errors.Is(err, ErrRecordedOnly) {
+		t.Errorf("recorded_only: %v", err)
+	}
+	f := &File{Path: "x.yaml", Candidates: []Candidate{{Name: "doc", Line: 3, Targets: []Target{{Addr: "192.0.2.1", Protocol: "icmp"}}}}}
+	if _, err := MonitorLoops(f, MonitorOptions{}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
+		t.Errorf("documentation address: %v", err)
+	}
+	f = &File{Candidates: []Candidate{
+		{Name: "a", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
+		{Name: "b", Targets: []Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
+	loops, err := MonitorLoops(f, MonitorOptions{Prober: &fakeProber{}})
+	if err != nil || len(loops) != 5 { // a ping loop per target, a trace loop per candidate
+		t.Errorf("%d loops, %v; want 5", len(loops), err)
+	}
+}
+
+func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
+	loop := PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, MonitorOptions{Prober: &fakeProber{}, Count: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	loop(ctx, func(ev Event) {
+		if ev.Record == nil || ev.Candidate != "c" {
+			t.Errorf("event %+v", ev)
+		}
+		if n++; n == 5 {
+			cancel()
+		}
+	})
+	if n != 5 {
+		t.Errorf("%d records, want 5 (three rounds of 2)", n)
+	}
+}
