@@ -2,7 +2,7 @@ package tui
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"os"
 	"strings"
 	"time"
