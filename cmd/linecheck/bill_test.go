@@ -245,7 +245,7 @@ func TestBillPlotSVGAndPNG(t *testing.T) {
 			t.Fatalf("plot is not well-formed: %v", err)
 		}
 	}
-	for _, want := range []string{"95th nearest-rank greater 260.5 Mbps", "hk-cn2 commit 200 Mbps", "<polyline", "<polygon"} {
+	for _, want := range []string{"95th nearest-rank greater 260.5 Mbps", "hk-cn2 commit 200 Mbps", "la-p95 commit 100 Mbps", "stroke-dasharray", ">Oct 15<", ">Mbit/s<"} {
 		if !bytes.Contains(doc, []byte(want)) {
 			t.Errorf("SVG lacks %q", want)
 		}

@@ -172,10 +172,10 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	if n := strings.Count(dom, "<svg"); n != 4 {
 		t.Errorf("DOM has %d <svg>, want 4", n)
 	}
-	// Cost bars carry their figure in a tooltip, converted to the base currency:
-	// la's 2000 USD egress is 14200 CNY.
-	for _, want := range []string{"<title>hk bandwidth: 30000</title>", "<title>la (fails) bandwidth: 14200</title>", "<title>la (fails) compute: 92300</title>",
-		"<polygon", "<polyline", "95th 600.0 Mbit/s", "RTT ms"} {
+	// Cost bars carry their total, converted to the base currency: hk
+	// 30000 + 118000 + 2000 CNY; la (2000 + 13000) USD × 7.10 = 106500 CNY.
+	for _, want := range []string{">150,000<", ">106,500<", ">la (fails)<", ">compute<",
+		"stroke-dasharray", "95th 600.0 Mbit/s", "RTT ms"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("DOM lacks %s", want)
 		}

@@ -3,6 +3,8 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"math"
@@ -10,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 )
 
 // wellFormed parses the SVG with encoding/xml and returns the element names seen.
@@ -40,43 +46,129 @@ func month() TimeSeries {
 	var xs []time.Time
 	var in, out []float64
 	for i := 0; i < 8928; i++ {
+		if i >= 3000 && i < 3100 { // a gap of 100 slots: no samples
+			continue
+		}
 		xs = append(xs, start.Add(time.Duration(i)*5*time.Minute))
 		h := float64(i%288) / 288
 		out = append(out, 100+80*math.Sin(2*math.Pi*h))
 		in = append(in, 20+10*math.Sin(2*math.Pi*h))
 	}
-	out[4000] = 750 // one burst slot must survive decimation
+	out[4000] = 750 // one burst slot must survive thinning
 	return TimeSeries{
 		Title:  "eth0 <October> & more",
 		YLabel: "Mbit/s",
-		Series: []Line{{Name: "in", X: xs, Y: in, Fill: true}, {Name: "out", X: xs, Y: out}},
-		HLines: []HLine{{Label: "95th greater 170.2 Mbps", Y: 170.2}, {Label: "commit 200 Mbps", Y: 200, Dash: true}},
+		Series: []Line{{Name: "in", X: xs, Y: in, Fill: true, Color: "#2ca02c"}, {Name: "out", X: xs, Y: out, Color: "#1f4fb4"}},
+		HLines: []HLine{{Label: "95th greater 170.2 Mbps", Y: 170.2, Color: "#d62728"}, {Label: "commit 172 Mbps", Y: 172, Dash: true, Color: "#9467bd"}},
 	}
+}
+
+// record lays a chart out on a recording canvas and returns its actions and data area.
+func record(build func(w, h int) *chart, w, h int) ([]recorder.Action, vg.Rectangle) {
+	rc := &recorder.Canvas{}
+	data := build(w, h).draw(draw.NewCanvas(rc, vg.Length(w), vg.Length(h)))
+	return rc.Actions, data
+}
+
+func texts(acts []recorder.Action) map[string]vg.Point {
+	out := map[string]vg.Point{}
+	for _, a := range acts {
+		if fs, ok := a.(*recorder.FillString); ok {
+			out[fs.String] = fs.Point
+		}
+	}
+	return out
 }
 
 func TestTimeSeriesSVGIsWellFormedAndHasTheLines(t *testing.T) {
 	ts := month()
 	doc := ts.SVG(900, 360)
 	seen := wellFormed(t, doc)
-	// in is an area (polygon), out a polyline, plus two reference lines and the legend keys.
-	if seen["polygon"] != 1 {
-		t.Errorf("want 1 filled area, got %d", seen["polygon"])
+	if !strings.HasPrefix(doc, `<svg width="900" height="360"`) || strings.Contains(doc, "xlink") || strings.Contains(doc, "<?xml") {
+		t.Errorf("the document must start with the <svg> element sized in pixels, got %.80q", doc)
 	}
-	for _, want := range []string{"95th greater 170.2 Mbps", "commit 200 Mbps", "stroke-dasharray", "&lt;October&gt; &amp; more", "Oct 1", "Mbit/s"} {
+	if seen["text"] < 10 {
+		t.Errorf("want title, tick and legend texts, got %d <text>", seen["text"])
+	}
+	for _, want := range []string{"95th greater 170.2 Mbps", "commit 172 Mbps", "stroke-dasharray", "eth0 &lt;October&gt; &amp; more", "Oct 1", "Oct 29", "Mbit/s", "800", "Arial"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("SVG lacks %q", want)
 		}
 	}
-	// The burst of 750 reaches the top of the y axis (800 with a 1-2-5 step).
-	if !strings.Contains(doc, ">800<") {
-		t.Errorf("y axis should reach 800 to show the 750 burst")
+}
+
+func TestThinKeepsTheBurstAndTheGapBreaksTheLine(t *testing.T) {
+	ts := month()
+	out := ts.Series[1]
+	rs := runs(out.X)
+	if len(rs) != 2 || rs[0] != [2]int{0, 3000} || rs[1] != [2]int{3000, len(out.X)} {
+		t.Fatalf("runs = %v, want a break at the 100-slot gap", rs)
 	}
-	// Decimation keeps the burst: some point of the out line is at the 750 level.
-	f := frame{top: 34, bottom: 360 - 40 - 16*2, y0: 0, y1: 800}
-	y750 := f1(f.py(750))
-	if !strings.Contains(doc, ","+y750+" ") && !strings.Contains(doc, ","+y750+`"`) {
-		t.Errorf("the 750 burst (y=%s) was lost", y750)
+	// One bucket per 10 slots: the burst must still be a point at 750.
+	pts := thin(out.X[rs[1][0]:rs[1][1]], out.Y[rs[1][0]:rs[1][1]], 3000)
+	peak := 0.0
+	for _, p := range pts {
+		peak = max(peak, p.Y)
 	}
+	if peak != 750 {
+		t.Errorf("thinned peak = %v, want the 750 burst", peak)
+	}
+	if n := len(pts); n > 2*len(out.X[3000:])/10+4 {
+		t.Errorf("thin kept %d points, want at most 2 per bucket", n)
+	}
+	// In the drawing, the out series is stroked as two separate paths.
+	acts, _ := record(ts.chart, 900, 360)
+	strokes := 0
+	for _, a := range acts {
+		if _, ok := a.(*recorder.Stroke); ok {
+			strokes++
+		}
+	}
+	if strokes < 4 { // in ×2, out ×2, plus grid, axes, reference lines
+		t.Errorf("only %d stroked paths", strokes)
+	}
+}
+
+func TestReferenceLabelsSitOffTheDataAndApart(t *testing.T) {
+	acts, data := record(month().chart, 900, 360)
+	tx := texts(acts)
+	a, okA := tx["95th greater 170.2 Mbps"]
+	b, okB := tx["commit 172 Mbps"]
+	if !okA || !okB {
+		t.Fatalf("labels missing: %v", tx)
+	}
+	for _, p := range []vg.Point{a, b} {
+		if p.X <= data.Max.X {
+			t.Errorf("label at x=%v is inside the data area (right edge %v)", p.X, data.Max.X)
+		}
+	}
+	// 170.2 and 172 are 1.8 Mbps apart (under a point on this axis): the
+	// labels are pushed a line apart, the higher value above.
+	if b.Y-a.Y < 12 {
+		t.Errorf("labels overlap: commit at y=%v, 95th at y=%v", b.Y, a.Y)
+	}
+	// The legend keys (in, out) sit below the data area.
+	for _, k := range []string{"in", "out"} {
+		if p, ok := tx[k]; !ok || p.Y >= data.Min.Y {
+			t.Errorf("legend %q at %v, want below the data area (bottom %v)", k, p, data.Min.Y)
+		}
+	}
+}
+
+func countColor(img image.Image, want color.NRGBA) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			// Lines are anti-aliased: count pixels close to the colour.
+			r, g, bl, _ := img.At(x, y).RGBA()
+			d := math.Abs(float64(r>>8)-float64(want.R)) + math.Abs(float64(g>>8)-float64(want.G)) + math.Abs(float64(bl>>8)-float64(want.B))
+			if d < 40 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func TestTimeSeriesPNGDecodes(t *testing.T) {
@@ -91,18 +183,24 @@ func TestTimeSeriesPNGDecodes(t *testing.T) {
 	if img.Bounds().Dx() != 900 || img.Bounds().Dy() != 360 {
 		t.Errorf("size %v", img.Bounds())
 	}
-	// Some pixels carry the palette's first colour (the in area / line).
-	colored := 0
-	for y := 0; y < 360; y += 2 {
-		for x := 0; x < 900; x += 2 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r != g || g != bl {
-				colored++
-			}
-		}
+	// The 95th line is solid red across the data area (partly under the
+	// dashed commit line 1.8 Mbps above it): hundreds of pixels, and none
+	// without it.
+	if n := countColor(img, mustHex("#d62728")); n < 150 {
+		t.Errorf("only %d pixels of the 95th line's red", n)
 	}
-	if colored < 500 {
-		t.Errorf("only %d coloured pixels", colored)
+	bare := month()
+	bare.HLines = nil
+	nb, err := bare.PNG(900, 360)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bareImg, _ := png.Decode(bytes.NewReader(nb))
+	if n := countColor(bareImg, mustHex("#d62728")); n > 10 {
+		t.Errorf("%d red pixels without the 95th line", n)
+	}
+	if n := countColor(img, mustHex("#1f4fb4")); n < 500 {
+		t.Errorf("only %d pixels of the out line's blue", n)
 	}
 	if dir := os.Getenv("PLOT_OUT"); dir != "" {
 		_ = os.WriteFile(dir+"/month.png", b, 0o644)
@@ -112,15 +210,21 @@ func TestTimeSeriesPNGDecodes(t *testing.T) {
 func TestBarsAndHistogram(t *testing.T) {
 	b := Bars{Title: "Monthly cost", YLabel: "CNY", Categories: []string{"hk-cn2", "tokyo", "la"}, Stacked: true,
 		Series: []BarSeries{{Name: "bandwidth", Values: []float64{20750, 30000, 4615}}, {Name: "compute", Values: []float64{118000, 150000, 103000}}}}
-	seen := wellFormed(t, b.SVG(600, 320))
-	if seen["rect"] != 1+6 {
-		t.Errorf("want background + 6 bar segments, got %d rects", seen["rect"])
+	doc := b.SVG(600, 320)
+	wellFormed(t, doc)
+	for _, want := range []string{"hk-cn2", "tokyo", "la", "bandwidth", "compute", "200k",
+		"138,750", "180,000", "107,615"} {
+		if !strings.Contains(doc, ">"+want+"<") {
+			t.Errorf("bars SVG lacks %q", want)
+		}
 	}
 	h := Histogram{Title: "RTT", XLabel: "ms", Series: []HistSeries{{Name: "hk", Values: []float64{30, 31, 32, 32, 33, 80}}, {Name: "la", Values: []float64{150, 151, 155}}}, Bins: 10}
-	doc := h.SVG(600, 320)
-	seen = wellFormed(t, doc)
-	if seen["polyline"] < 2 {
-		t.Errorf("want one outline per series, got %d polylines", seen["polyline"])
+	doc = h.SVG(600, 320)
+	wellFormed(t, doc)
+	for _, want := range []string{"count", "ms", "hk", "la"} {
+		if !strings.Contains(doc, ">"+want+"<") {
+			t.Errorf("histogram SVG lacks %q", want)
+		}
 	}
 	for i, c := range []interface {
 		PNG(int, int) ([]byte, error)
@@ -138,12 +242,90 @@ func TestBarsAndHistogram(t *testing.T) {
 	}
 }
 
+func TestHistogramSharesBinsAndCounts(t *testing.T) {
+	h := Histogram{Series: []HistSeries{{Values: []float64{0, 1, 1, 2, 9.9, 10, math.NaN()}}, {Values: []float64{5}}}, Bins: 10}
+	ch := h.chart(600, 320)
+	// The grid is the first plotter; the two histograms follow.
+	if ch.p.X.Min != 0 || ch.p.X.Max != 10 {
+		t.Errorf("x range %v…%v, want 0…10", ch.p.X.Min, ch.p.X.Max)
+	}
+	// Bins of width 1 from 0: 0→[0], 1→[1,1], 2→[2], 9→[9.9, 10 (the top edge)].
+	// NaN is not counted. Max count 2 → y axis up to a round 2.1 above.
+	if ch.p.Y.Max < 2 || ch.p.Y.Max > 3 {
+		t.Errorf("y max %v, want a little above the largest count 2", ch.p.Y.Max)
+	}
+}
+
+func TestXYChartMarksAndNames(t *testing.T) {
+	x := XYChart{
+		Title: "Monthly total by used hours", XLabel: "used hours", YLabel: "CNY",
+		Curves: []Curve{
+			{Name: "hourly", X: []float64{0, 744}, Y: []float64{0, 178560}},
+			{Name: "monthly", X: []float64{0, 744}, Y: []float64{90000, 90000}},
+		},
+		Marks: []Mark{{Label: "375 h", X: 375, Y: 90000}, {Label: "376 h", X: 376, Y: 90100}},
+		XMin:  0, XMax: 744,
+	}
+	doc := x.SVG(800, 360)
+	wellFormed(t, doc)
+	acts, data := record(x.chart, 800, 360)
+	tx := texts(acts)
+	for _, n := range []string{"hourly", "monthly"} {
+		if p, ok := tx[n]; !ok || p.X <= data.Max.X {
+			t.Errorf("curve name %q at %v: want it in the right margin (data right edge %v)", n, p, data.Max.X)
+		}
+	}
+	if _, ok := tx["375 h"]; !ok {
+		t.Error("the first crossing's label is missing")
+	}
+	if _, ok := tx["376 h"]; ok {
+		t.Error("a label that would cover the first one must be left out")
+	}
+	if !strings.Contains(doc, ">375 h<") || !strings.Contains(doc, ">used hours<") {
+		t.Error("SVG lacks the crossing or axis label")
+	}
+}
+
 func TestEmptyChartsDoNotPanic(t *testing.T) {
 	wellFormed(t, TimeSeries{}.SVG(300, 200))
 	wellFormed(t, Bars{}.SVG(300, 200))
 	wellFormed(t, Histogram{}.SVG(300, 200))
+	wellFormed(t, XYChart{}.SVG(300, 200))
+	wellFormed(t, TimeSeries{HLines: []HLine{{Label: "x", Y: math.NaN()}}, Series: []Line{{Y: []float64{1}, X: []time.Time{time.Unix(0, 0)}}}}.SVG(300, 200))
+	wellFormed(t, TimeSeries{}.SVG(0, 0))
 	if _, err := (TimeSeries{}).PNG(0, 0); err == nil {
 		t.Error("a zero-size PNG must be an error")
+	}
+	if _, err := (Bars{}).PNG(20000, 100); err == nil {
+		t.Error("an oversized PNG must be an error")
+	}
+}
+
+func TestTimeTicksAtLocalMidnightsAcrossDST(t *testing.T) {
+	ber, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	// October 2026 in Berlin: 25 October has 25 hours.
+	lo := time.Date(2026, 10, 1, 0, 0, 0, 0, ber)
+	hi := time.Date(2026, 11, 1, 0, 0, 0, 0, ber)
+	ts := timeTicks{loc: ber, width: 800}.Ticks(float64(lo.Unix()), float64(hi.Unix()))
+	if len(ts) < 4 {
+		t.Fatalf("ticks %v", ts)
+	}
+	for _, tk := range ts {
+		at := time.Unix(int64(tk.Value), 0).In(ber)
+		if at.Hour() != 0 || at.Minute() != 0 {
+			t.Errorf("tick %q at %v, want local midnight", tk.Label, at)
+		}
+	}
+}
+
+func TestFmtTotal(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 99.5: "99.5", 144691.54: "144,692", 1e6: "1,000,000", -2500: "-2,500", 100: "100"} {
+		if got := fmtTotal(v); got != want {
+			t.Errorf("fmtTotal(%v) = %q, want %q", v, got, want)
+		}
 	}
 }
 
@@ -152,5 +334,8 @@ func TestNiceStep(t *testing.T) {
 		if got := niceStep(c.span, 6); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("niceStep(%v) = %v, want %v", c.span, got, c.want)
 		}
+	}
+	if got := niceCeil(750); got != 800 {
+		t.Errorf("niceCeil(750) = %v, want 800", got)
 	}
 }
