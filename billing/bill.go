@@ -20,6 +20,7 @@ type Options struct {
 	Method      Method    // 95th method for every offer and the p95 block
 	Direction   Direction // direction rule for every rate-billed offer (p95, peak, average, daily-peak-average)
 	Gaps        string    // skip (default) or zero
+	Boundary    Boundary  // which slots belong to the period ("" = slot-start)
 	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
 }
@@ -52,6 +53,8 @@ type PeriodDoc struct {
 	TZ    string `json:"tz"`
 	Label string `json:"label"`
 	Days  int    `json:"days"`
+	// Boundary is the rule that decided which slots belong to the period.
+	Boundary Boundary `json:"boundary"`
 }
 
 // Samples is the coverage of the period.
@@ -233,7 +236,14 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 			name += " (" + s.Name + ")"
 		}
 	}
-	v := newView(s, p, opt.Gaps, opt.Scale)
+	switch opt.Boundary {
+	case "":
+		opt.Boundary = BoundaryStart
+	case BoundaryStart, BoundaryLibreNMS:
+	default:
+		return nil, fmt.Errorf("boundary %q: use one of %s", opt.Boundary, joinNames(Boundaries))
+	}
+	v := newView(s, p, opt.Boundary, opt.Gaps, opt.Scale)
 	if len(v.slots) == 0 {
 		cover := "the log has no samples inside it"
 		if len(s.Slots) > 0 {
@@ -258,7 +268,7 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	r := &Report{Schema: Schema, Name: s.Name, Source: s.Source, Format: s.Format, Scale: opt.Scale, Bills: []Bill{}, Warnings: []string{}}
 	r.Warnings = append(r.Warnings, s.Warnings...)
 	loc := p.location()
-	r.Period = PeriodDoc{Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339), TZ: p.TZ, Label: p.Label(), Days: len(v.days)}
+	r.Period = PeriodDoc{Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339), TZ: p.TZ, Label: p.Label(), Days: len(v.days), Boundary: opt.Boundary}
 	present := len(v.slots)
 	r.Samples = Samples{Expected: v.expected, Present: present, Missing: max(v.expected-present, 0), StepS: v.width, SourceS: s.Step, Gaps: opt.Gaps, ValidDays: v.validDays}
 	if v.expected > 0 {
@@ -326,7 +336,7 @@ func PeriodRates(s *Series, p Period, scale float64) (t []time.Time, in, out []f
 	if scale == 0 {
 		scale = 1
 	}
-	v := newView(s, p, "skip", scale)
+	v := newView(s, p, BoundaryStart, "skip", scale)
 	loc := p.location()
 	for _, sl := range v.slots {
 		t = append(t, time.Unix(sl.Start, 0).In(loc))

@@ -752,3 +752,45 @@ offers:
 		t.Errorf("cheapest %q, warnings %q", r.Cheapest, r.Warnings)
 	}
 }
+
+// LibreNMS bills October 2026 (8928 slots, slot i at i+1 Mbps out) on rows
+// stamped at interval end with timestamp > from AND <= to (to = Oct 31
+// 23:59:59): the slot ending on Nov 1 00:00:00 drops, n = 8927, and since PR
+// #18481 the index is round(0.95·8927) − 2 = 8481 − 2 = 8479 (0-based), the
+// slot at 8480 Mbps. By hand, at 1 USD per Mbps: 8480.00. The legacy index
+// round(8480.65) − 1 = 8480 bills 8481 Mbps; slot-start boundaries (n = 8928,
+// round(8481.6) − 2 = 8480) bill 8481 as well.
+func TestLibreNMSBoundaryAndIndexReconcileToTheCent(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	s := &Series{Name: "port", Step: 300}
+	for i := 0; i < 8928; i++ {
+		s.Slots = append(s.Slots, Slot{Start: p.Start.Unix() + int64(i)*300, Out: float64(i+1) * 1e6 * 300 / 8})
+	}
+	// A slot before the month and one of the next month stay out under both rules.
+	s.Slots = append([]Slot{{Start: p.Start.Unix() - 300, Out: 9e12}}, s.Slots...)
+	s.Slots = append(s.Slots, Slot{Start: p.End.Unix(), Out: 9e12})
+	offers := mustOffers(t, "offers:\n  - {name: l, currency: USD, bandwidth: {scheme: p95, method: librenms, direction: out, price_per_mbps: \"1\"}}\n")
+	for _, c := range []struct {
+		boundary Boundary
+		method   Method
+		n        int
+		amount   string
+	}{
+		{BoundaryLibreNMS, LibreNMS, 8927, "8480.00"},
+		{BoundaryLibreNMS, LibreNMSLegacy, 8927, "8481.00"},
+		{BoundaryStart, LibreNMS, 8928, "8481.00"},
+		{"", "", 8928, "8481.00"},
+	} {
+		r, err := BillSeries(s, p, offers, Options{Boundary: c.boundary, Method: c.method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Samples.Expected != c.n || r.Samples.Present != c.n || r.Samples.Missing != 0 || r.Bills[0].Amount != c.amount {
+			t.Errorf("%s/%s: expected %d present %d missing %d amount %s, want n %d amount %s",
+				c.boundary, c.method, r.Samples.Expected, r.Samples.Present, r.Samples.Missing, r.Bills[0].Amount, c.n, c.amount)
+		}
+	}
+	if _, err := BillSeries(s, p, offers, Options{Boundary: "end"}); err == nil {
+		t.Error("an unknown boundary must be refused")
+	}
+}

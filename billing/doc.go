@@ -24,6 +24,12 @@
 // 31-day month, 8916 for a local month that loses an hour to DST (March in
 // Europe) and 8940 for one that gains an hour (October in Europe).
 //
+// With Boundary librenms a slot belongs instead when its end lies in
+// (Start, End − 1 s]: LibreNMS stamps each row at the end of the interval it
+// measures and selects timestamp > from AND timestamp <= to, to being the
+// last day's 23:59:59, so the period's last slot drops (8927 of a 31-day
+// month) and a bill can be reconciled with LibreNMS to the cent.
+//
 // # Gaps
 //
 // Missing slots are counted (expected, present, missing, coverage) and listed
@@ -38,7 +44,9 @@
 // integers and clamped into 1..n:
 //
 //	nearest-rank  rank = ceil(95n/100)                  textbook, default
-//	librenms      rank = round(95n/100), half away from zero (LibreNMS Billing.php before PR #18481)
+//	librenms      rank = max(1, round(95n/100) − 1), half away from zero (LibreNMS Billing.php since PR #18481:
+//	              0-based index max(0, round(n/100·95) − 2) over 5-minute buckets)
+//	librenms-legacy rank = round(95n/100), half away from zero (LibreNMS before PR #18481)
 //	vnstat        rank = round(95n/100), half to even (vnstat >= 2.12, lrint)
 //	rrdtool       rank = round(95(n-1)/100) + 1, half away from zero (VDEF PERCENT / PERCENTNAN >= 1.4)
 //	cacti         rank = floor(95n/100) (Cacti 1.2: descending index ceil(0.05n))

@@ -13,14 +13,16 @@ type Method string
 const (
 	NearestRank Method = "nearest-rank"
 	LibreNMS    Method = "librenms"
-	VnStat      Method = "vnstat"
-	RRDtool     Method = "rrdtool"
-	Cacti       Method = "cacti"
-	Linear      Method = "linear"
+	// LibreNMSLegacy is LibreNMS's rule before PR #18481 (one rank higher).
+	LibreNMSLegacy Method = "librenms-legacy"
+	VnStat         Method = "vnstat"
+	RRDtool        Method = "rrdtool"
+	Cacti          Method = "cacti"
+	Linear         Method = "linear"
 )
 
 // Methods are the 95th-percentile methods, default first.
-var Methods = []Method{NearestRank, LibreNMS, VnStat, RRDtool, Cacti, Linear}
+var Methods = []Method{NearestRank, LibreNMS, LibreNMSLegacy, VnStat, RRDtool, Cacti, Linear}
 
 // ParseMethod returns the method named s, or an error naming the methods.
 func ParseMethod(s string) (Method, error) {
@@ -43,6 +45,10 @@ func (method Method) Rank(n int) int {
 	var r int
 	switch method {
 	case LibreNMS:
+		// Since PR #18481: 0-based index round(n/100·95) − 2 over the
+		// 5-minute buckets, clamped at 0 — one rank below the legacy rule.
+		r = (m+50)/100 - 1
+	case LibreNMSLegacy:
 		r = (m + 50) / 100
 	case VnStat:
 		q, rem := m/100, m%100

@@ -65,6 +65,45 @@ func RangePeriod(from, to time.Time, loc *time.Location) (Period, error) {
 	return Period{Start: from.In(loc), End: to.In(loc), TZ: loc.String()}, nil
 }
 
+// Boundary is the rule that decides which slots belong to a period.
+type Boundary string
+
+// The boundary rules.
+const (
+	// BoundaryStart: a slot belongs to the period when its start is in
+	// [Start, End) (the default; the package doc).
+	BoundaryStart Boundary = "slot-start"
+	// BoundaryLibreNMS is LibreNMS's selection: rows are stamped at the end of
+	// the interval they measure and selected with timestamp > from AND
+	// timestamp <= to, to being the last day's 23:59:59. A slot belongs when
+	// Start < its end <= End − 1 s, so a month's last slot (ending on the
+	// next month's first second) drops.
+	BoundaryLibreNMS Boundary = "librenms"
+)
+
+// Boundaries are the boundary rules, default first.
+var Boundaries = []Boundary{BoundaryStart, BoundaryLibreNMS}
+
+// ParseBoundary returns the rule named s, or an error naming the rules.
+func ParseBoundary(s string) (Boundary, error) {
+	for _, b := range Boundaries {
+		if string(b) == s {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("boundary %q: use one of %s", s, joinNames(Boundaries))
+}
+
+// window returns the slot starts [from, to) that belong to p under the rule.
+func (b Boundary) window(p Period, width int64) (from, to int64) {
+	a, e := p.Start.Unix(), p.End.Unix()
+	if b == BoundaryLibreNMS {
+		// end = start + width: a < end <= e−1  ⇔  a−width < start <= e−1−width.
+		return a - width + 1, e - width
+	}
+	return a, e
+}
+
 // ErrNoData is returned when there is nothing to bill.
 var ErrNoData = errors.New("no traffic samples")
 

@@ -11,6 +11,7 @@ import (
 // sorting does not depend on the 95th method, so one sort serves all six.
 type view struct {
 	p        Period
+	from, to int64 // slot starts in [from, to) belong to the period (see Boundary)
 	width    int64
 	slots    []Slot // present slots inside the period, ascending, scaled
 	expected int
@@ -30,15 +31,15 @@ type sampleKey struct {
 	valid bool
 }
 
-// newView cuts s to p (slot starts in [Start, End)) and multiplies bytes by scale.
-func newView(s *Series, p Period, gaps string, scale float64) *view {
+// newView cuts s to p under the boundary rule and multiplies bytes by scale.
+func newView(s *Series, p Period, boundary Boundary, gaps string, scale float64) *view {
 	// Readers spread coarse samples evenly over the 300 s slots they cover,
 	// so every series is on the 300 s grid whatever its source step.
 	width := int64(SlotSeconds)
-	a, b := p.Start.Unix(), p.End.Unix()
+	a, b := boundary.window(p, width)
 	lo := sort.Search(len(s.Slots), func(i int) bool { return s.Slots[i].Start >= a })
 	hi := sort.Search(len(s.Slots), func(i int) bool { return s.Slots[i].Start >= b })
-	v := &view{p: p, width: width, gaps: gaps, cache: map[sampleKey]sortedSample{}}
+	v := &view{p: p, from: a, to: b, width: width, gaps: gaps, cache: map[sampleKey]sortedSample{}}
 	v.slots = slices.Clone(s.Slots[lo:hi])
 	if scale != 1 {
 		for i := range v.slots {
@@ -46,7 +47,7 @@ func newView(s *Series, p Period, gaps string, scale float64) *view {
 			v.slots[i].Out *= scale
 		}
 	}
-	v.expected = p.ExpectedSlots(width)
+	v.expected = int(max(ceilDiv(b, width)-ceilDiv(a, width), 0))
 	v.days = p.Days()
 	v.dayBytes = make([]float64, len(v.days))
 	v.dayOf = make([]int, len(v.slots))
@@ -58,13 +59,19 @@ func newView(s *Series, p Period, gaps string, scale float64) *view {
 		v.dayOf[i] = d
 		v.dayBytes[d] += sl.In + sl.Out
 	}
-	for i, day := range v.days {
+	for i := range v.days {
 		if v.dayBytes[i] > 0 {
 			v.validDays++
-			v.validExp += int(ceilDiv(day[1], width) - ceilDiv(day[0], width))
+			v.validExp += v.daySlots(i)
 		}
 	}
 	return v
+}
+
+// daySlots is the number of slots of day d inside the period's window.
+func (v *view) daySlots(d int) int {
+	a, b := max(v.days[d][0], v.from), min(v.days[d][1], v.to)
+	return int(max(ceilDiv(b, v.width)-ceilDiv(a, v.width), 0))
 }
 
 // rate converts bytes in one slot to bit/s.
@@ -165,7 +172,7 @@ func (v *view) dailyPeakAverage(dailyNth, topDays int, direction Direction, vali
 			}
 			zeros := 0
 			if v.gaps == "zero" {
-				zeros = max(int(ceilDiv(v.days[d][1], v.width)-ceilDiv(v.days[d][0], v.width))-len(vals), 0)
+				zeros = max(v.daySlots(d)-len(vals), 0)
 			} else if len(vals) == 0 {
 				continue
 			}
@@ -229,11 +236,11 @@ func (v *view) gapRuns(limit int) ([]GapRun, int) {
 			})
 		}
 	}
-	next := v.p.firstSlot(v.width)
+	next := ceilDiv(v.from, v.width) * v.width
 	for _, s := range v.slots {
 		add(next, s.Start)
 		next = s.Start + v.width
 	}
-	add(next, ceilDiv(v.p.End.Unix(), v.width)*v.width)
+	add(next, ceilDiv(v.to, v.width)*v.width)
 	return runs, total
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Independent oracle for billing's 95th-percentile methods and direction rules.
 
-Written from the rules in ../../../shared/reference/billing-anchors.md §1.2 (and
-pct_methods.py there), not from the Go code: indices use exact rationals
+Written from each tool's own source (LibreNMS LibreNMS/Billing.php get95thIn /
+get95thout / get95thagg before and after PR #18481, vnstat src/percentile.c,
+rrdtool rrd_graph.c VDEF PERCENT, Cacti lib/graph_variables.php, Prometheus
+promql/quantile.go), not from the Go code: indices use exact rationals
 (fractions.Fraction) and the rounding the named tool uses (decimal modes), then
 clamp into the sample.  Standard library only.
 
@@ -32,7 +34,11 @@ def nearest_rank(a):  # rank ceil(0.95 n)
     return pick(a, math.ceil(P * len(a)) - 1)
 
 
-def librenms(a):      # idx0 = round(n/100*95) - 1, PHP round = half away from zero
+def librenms(a):      # since PR #18481: idx0 = max(0, round(n/100*95) - 2) over 5-min buckets
+    return a[max(0, rnd(P * len(a), ROUND_HALF_UP) - 2)]
+
+
+def librenms_legacy(a):  # before PR #18481: idx0 = round(n/100*95) - 1, PHP round = half away from zero
     return pick(a, rnd(P * len(a), ROUND_HALF_UP) - 1)
 
 
@@ -59,7 +65,7 @@ def linear(a):        # Prometheus: rank0 = 0.95 (n-1), interpolate a[lo], a[lo+
     return a[lo] * (1 - w) + a[hi] * w
 
 
-METHODS = {"nearest-rank": nearest_rank, "librenms": librenms, "vnstat": vnstat,
+METHODS = {"nearest-rank": nearest_rank, "librenms": librenms, "librenms-legacy": librenms_legacy, "vnstat": vnstat,
            "rrdtool": rrdtool, "cacti": cacti, "linear": linear}
 
 

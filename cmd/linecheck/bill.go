@@ -23,6 +23,7 @@ import (
 
 var billOpts struct {
 	offers, period, from, to, tz, gaps string
+	boundary                           string
 	method, direction                  string
 	aggregate                          bool
 	aggName                            string
@@ -52,8 +53,13 @@ What it computes (docs/billing.md has the full definitions):
             --to (exclusive); default: the last calendar month with data
   gaps      missing slots are reported; --gaps skip takes percentiles over the
             present slots (default), --gaps zero counts them as zero
-  95th      --p95-method nearest-rank (default) | librenms | vnstat | rrdtool |
-            cacti | linear — the tools differ exactly in the rank rounding
+  95th      --p95-method nearest-rank (default) | librenms | librenms-legacy |
+            vnstat | rrdtool | cacti | linear — the tools differ exactly in the
+            rank rounding (librenms: LibreNMS since PR #18481, one rank below
+            librenms-legacy)
+  boundary  --boundary slot-start (default: a slot belongs when its start is in
+            the period) | librenms (LibreNMS's "timestamp > from AND <= to" on
+            rows stamped at interval end: the month's last slot drops)
   direction --direction greater (max of the two 95ths, default) | max (95th of
             per-slot max) | sum (95th of in+out) | in | out
   schemes   fixed, per-gb, p95, peak, average, daily-peak-average (per offer)
@@ -84,6 +90,7 @@ func init() {
 	f.StringVar(&o.to, "to", "", "period end, exclusive")
 	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
 	f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
+	f.StringVar(&o.boundary, "boundary", "slot-start", "which slots belong to the period: slot-start (start in [from, to)) or librenms (rows stamped at interval end, > from and <= to − 1 s: a month's last slot drops)")
 	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Names(billing.Methods), ", "))
 	f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Names(billing.Directions), ", "))
 	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
@@ -138,6 +145,10 @@ func runBill(c *cobra.Command, args []string) error {
 	}
 	if o.gaps != "skip" && o.gaps != "zero" {
 		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
+	}
+	boundary, err := billing.ParseBoundary(o.boundary)
+	if err != nil {
+		return badInput(fmt.Errorf("--boundary: %w", err))
 	}
 	var method billing.Method
 	if o.method != "" {
@@ -208,7 +219,7 @@ func runBill(c *cobra.Command, args []string) error {
 			return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
 		}
 	}
-	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale}
+	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, Boundary: boundary, AllowCoarse: o.allowCoarse, Scale: o.scale}
 	reports, err := billAll(series, period, offers, opt)
 	if err != nil {
 		return badInput(err)
@@ -352,6 +363,9 @@ func BillTables(r *billing.Report, named bool) []report.Table {
 	}
 	if r.Scale != 1 {
 		traffic.Notes = append(traffic.Notes, fmt.Sprintf("traffic scaled ×%g (--scale)", r.Scale))
+	}
+	if r.Period.Boundary == billing.BoundaryLibreNMS {
+		traffic.Notes = append(traffic.Notes, "period boundary librenms: slots stamped at their end, > from and <= to − 1 s (the period's last slot drops)")
 	}
 	tables := []report.Table{traffic}
 	if p := r.P95; p != nil {

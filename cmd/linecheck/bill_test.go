@@ -285,3 +285,32 @@ func TestBillOverridesAndScale(t *testing.T) {
 		}
 	}
 }
+
+// The sample month under LibreNMS's boundary loses its last slot (8927
+// expected, 8914 present after the 13-slot gap); 0.95 × 8914 = 8468.3, so
+// librenms-legacy bills rank 8468 and librenms (PR #18481) rank 8467.
+func TestBillLibreNMSBoundaryAndMethods(t *testing.T) {
+	for method, rank := range map[string]int{"librenms": 8467, "librenms-legacy": 8468} {
+		out, errs, code := billRun(t, sampleCSV, "--boundary", "librenms", "--p95-method", method, "--format", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var doc struct {
+			Period  struct{ Boundary string }
+			Samples struct{ Expected, Present int }
+			P95     struct {
+				Method string
+				Rank   int
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Period.Boundary != "librenms" || doc.Samples.Expected != 8927 || doc.Samples.Present != 8914 || doc.P95.Method != method || doc.P95.Rank != rank {
+			t.Errorf("%s: %+v", method, doc)
+		}
+	}
+	if _, errs, code := billRun(t, sampleCSV, "--boundary", "end"); code != 2 || !strings.Contains(errs, "--boundary") {
+		t.Errorf("unknown boundary: exit %d %s", code, errs)
+	}
+}
