@@ -35,7 +35,7 @@ func ExampleAnnotate() {
 	//  9 101.95.120.34                  AS0
 	// 10 198.51.100.7    documentation  AS0
 	// cn2-gia high
-	// CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: 5 CN2 hop(s)
+	// CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: 5 evidence hop(s) (5 CN2)
 }
 
 func ExampleLookupCarrier() {

@@ -97,7 +97,7 @@ func Annotate(t *Trace, db ASNDB) {
 			if err != nil {
 				continue
 			}
-			if kind, ok := SpecialRange(ip); ok {
+			if kind, ok := noEvidenceRange(ip); ok {
 				r.ASN, r.Carrier = 0, kind
 				continue
 			}
@@ -109,13 +109,22 @@ func Annotate(t *Trace, db ASNDB) {
 	t.LineClass, t.LineEvidence = Classify(t, db)
 }
 
+// noEvidenceRange is SpecialRange, except for addresses the operator table
+// (--prefix-table) lists: those count as the carrier it names.
+func noEvidenceRange(ip netip.Addr) (string, bool) {
+	if _, ok := operatorLookup(ip); ok {
+		return "", false
+	}
+	return SpecialRange(ip)
+}
+
 // responderCarrier is LookupCarrier, falling back on an ASN the recording
 // already carries (mtr -z writes one per hub).
 func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 	if c, ok := LookupCarrier(ip, db); ok {
 		return c, true
 	}
-	if _, special := SpecialRange(ip); special || r.ASN <= 0 {
+	if _, special := noEvidenceRange(ip); special || r.ASN <= 0 {
 		return Carrier{}, false
 	}
 	c, ok := CarrierForASN(r.ASN, "")
@@ -162,7 +171,7 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			if err != nil {
 				continue
 			}
-			if kind, ok := SpecialRange(ip); ok {
+			if kind, ok := noEvidenceRange(ip); ok {
 				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
 				continue
 			}
@@ -199,6 +208,20 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the source's access network (%s): not counted",
 			ttlSpan(seq[0].ttl, seq[head-1].ttl), seq[0].c.Name))
 	}
+	// A trace that starts in Unicom's domestic network and leaves on 9929 is
+	// a forward trace from a Unicom user: the 4837 leg before the 9929 exit is
+	// the user's own access, not a mixed route.
+	if len(seq) > 0 && seq[0].c.Class == ClassCU4837 {
+		h := head
+		for h < cut && seq[h].c.Class == ClassCU4837 {
+			h++
+		}
+		if h > head && h < cut && seq[h].c.Class == ClassCU9929 {
+			ev.Notes = append(ev.Notes, fmt.Sprintf("%s the source's own domestic network (Unicom 4837) before the 9929 exit: access, not counted",
+				ttlSpan(seq[head].ttl, seq[h-1].ttl)))
+			head = h
+		}
+	}
 	tail := seq[cut:]
 	long := seq[head:cut]
 	reachesChina := destKnown && dest.China
@@ -225,40 +248,110 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		by[k] = append(by[k], e)
 	}
 	n := func(k string) int { return distinctTTLs(by[k]) }
-	use := func(ks ...string) {
+	// use lists the hops of classes ks as evidence and returns the count
+	// phrase of exactly those hops, so rule text and list always agree.
+	use := func(ks ...string) string {
+		var hs []evHop
+		var parts []string
 		for _, k := range ks {
+			if len(by[k]) == 0 {
+				continue
+			}
+			hs = append(hs, by[k]...)
 			for _, e := range by[k] {
 				ev.Hops = append(ev.Hops, e.evidence())
 			}
+			parts = append(parts, fmt.Sprintf("%d %s", n(k), classLabel(k)))
 		}
 		sort.SliceStable(ev.Hops, func(a, b int) bool { return ev.Hops[a].TTL < ev.Hops[b].TTL })
+		return fmt.Sprintf("%d evidence hop(s) (%s)", distinctTTLs(hs), strings.Join(parts, ", "))
 	}
 	before := func(a, b string) bool { // first a hop precedes the first b hop
 		return len(by[a]) > 0 && len(by[b]) > 0 && by[a][0].ttl < by[b][0].ttl
+	}
+	// landing names the network the route is delivered by: the
+	// destination's own network when known, else the last long-haul hop of
+	// a class other than the deciding ones that comes after them.
+	landing := func(deciding ...string) string {
+		if destKnown {
+			return dest.Name
+		}
+		if len(tail) > 0 {
+			return tail[len(tail)-1].c.Name
+		}
+		isDeciding := func(e evHop) bool {
+			for _, k := range deciding {
+				if e.c.Class == k || (k == ClassChinaNet && e.c.Class == ClassChinaNet) {
+					return true
+				}
+			}
+			return false
+		}
+		for i := len(long) - 1; i >= 0; i-- {
+			if isDeciding(long[i]) {
+				break
+			}
+			if long[i].c.Class != ClassTransit && long[i].c.Class != ClassOther {
+				return long[i].c.Name
+			}
+		}
+		return ""
+	}
+	finish := func(class string, deciding ...string) (string, *LineEvidence) {
+		ev.Landing = landing(deciding...)
+		return class, ev
 	}
 
 	switch {
 	case n(ClassCN2) > 0:
 		cn2, bb := n(ClassCN2), n(ClassChinaNet)
 		if bb >= 2 {
-			use(ClassCN2, ClassChinaNet)
-			ev.Rule = fmt.Sprintf("CN2 (AS4809) and ≥2 ChinaNet backbone (202.97.0.0/16) hops on the long haul: %d CN2, %d ChinaNet", cn2, bb)
+			// The GIA tri-network hand-off: CN2 carries the long haul, a
+			// ChinaNet backbone run hands over, and the route lands in another
+			// carrier's backbone. GT leads into Telecom's own network instead.
+			last := by[ClassChinaNet][len(by[ClassChinaNet])-1].ttl
+			var other *evHop
+			for i := range seq[head:] {
+				e := &seq[head+i]
+				if e.ttl > last && handoffCarrier(e.c.Class) {
+					other = e
+					break
+				}
+			}
+			if other != nil && before(ClassCN2, ClassChinaNet) {
+				ev.Rule = fmt.Sprintf("CN2 (59.43.0.0/16, AS4809) long haul handing over through the ChinaNet backbone into %s (the GIA tri-network hand-off): %s",
+					other.c.Name, use(ClassCN2, ClassChinaNet))
+				ev.Confidence = ConfidenceMedium
+				if cn2 < 2 {
+					ev.Confidence = ConfidenceLow
+				}
+				ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s (TTL %d) after a ChinaNet backbone hand-off: CN2 GIA sold for all three networks, not CN2 GT; confidence lowered, the hand-off is inferred",
+					other.c.Name, other.ttl))
+				class, ev := finish(LineCN2GIA, ClassCN2, ClassChinaNet)
+				ev.Landing = other.c.Name
+				if destKnown {
+					ev.Landing = dest.Name
+				}
+				return class, ev
+			}
+			ev.Rule = fmt.Sprintf("CN2 (AS4809) and a ChinaNet backbone (202.97.0.0/16) run of ≥2 hops on the long haul, in Telecom's own network: %s",
+				use(ClassCN2, ClassChinaNet))
 			ev.Confidence = ConfidenceHigh
 			if cn2 < 2 {
 				ev.Confidence = ConfidenceMedium
 			}
-			return LineCN2GT, ev
+			return finish(LineCN2GT, ClassCN2, ClassChinaNet)
 		}
-		use(ClassCN2)
-		ev.Rule = fmt.Sprintf("CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: %d CN2 hop(s)", cn2)
+		ks := []string{ClassCN2}
 		if bb == 1 {
-			use(ClassChinaNet)
+			ks = append(ks, ClassChinaNet)
 			ev.Notes = append(ev.Notes, "one ChinaNet backbone hop tolerated as hand-off (GT needs ≥2)")
 		}
 		if n(ClassCTGNet) > 0 {
-			use(ClassCTGNet)
+			ks = append(ks, ClassCTGNet)
 			ev.Notes = append(ev.Notes, "CTGNet (AS23764) with CN2: \"CTG GIA\"")
 		}
+		ev.Rule = "CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: " + use(ks...)
 		ev.Confidence = ConfidenceHigh
 		if cn2 < 2 {
 			ev.Confidence = ConfidenceLow
@@ -269,10 +362,9 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 				ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s after CN2 (a tri-net premium hand-off; the long haul is CN2)", by[k][0].c.Name))
 			}
 		}
-		return LineCN2GIA, ev
+		return finish(LineCN2GIA, ClassCN2, ClassChinaNet, ClassCTGNet)
 	case n(ClassCU9929) > 0:
-		use(ClassCU9929, ClassCUG)
-		ev.Rule = fmt.Sprintf("Unicom 9929 (AS9929) on the long haul: %d hop(s)", n(ClassCU9929))
+		ev.Rule = "Unicom 9929 (AS9929) on the long haul: " + use(ClassCU9929, ClassCUG)
 		ev.Confidence = confidenceByCount(n(ClassCU9929))
 		if before(ClassCU4837, ClassCU9929) {
 			ev.Notes = append(ev.Notes, "Unicom 4837 before 9929: mixed route")
@@ -281,22 +373,32 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		if n(ClassCUG) > 0 {
 			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
 		}
-		return LineCU9929, ev
+		return finish(LineCU9929, ClassCU9929, ClassCUG)
 	case n(ClassCMIN2) > 0:
-		use(ClassCMIN2)
-		ev.Rule = fmt.Sprintf("CMIN2 (AS58807) on the long haul: %d hop(s)", n(ClassCMIN2))
-		ev.Confidence = confidenceByCount(n(ClassCMIN2))
+		ev.Rule = "CMIN2 (AS58807) on the long haul: " + use(ClassCMIN2)
+		cnt := n(ClassCMIN2)
+		listOnly := true // every CMIN2 hop rests on the IPv4 rows of the table
 		for _, e := range by[ClassCMIN2] {
-			if e.c.Source == "table" && strings.Contains(e.addr, ".") && ev.Confidence == ConfidenceHigh {
-				ev.Confidence = ConfidenceMedium
-				ev.Notes = append(ev.Notes, "CMIN2 IPv4 ranges are community lists (line-classes.md §7.2): medium confidence")
-				break
+			if e.c.Source != "table" || !strings.Contains(e.addr, ".") {
+				listOnly = false
 			}
+		}
+		switch {
+		case cnt >= 3:
+			ev.Confidence = ConfidenceHigh
+		case cnt == 2 && !listOnly:
+			ev.Confidence = ConfidenceHigh
+		case cnt == 2:
+			ev.Confidence = ConfidenceMedium
+			ev.Notes = append(ev.Notes, "two CMIN2 hops in the IPv4 ranges only: medium confidence (three or more, or ASN/IPv6 evidence, give high)")
+		default:
+			ev.Confidence = ConfidenceMedium
+			ev.Notes = append(ev.Notes, "a single CMIN2 hop")
 		}
 		if before(ClassCMI, ClassCMIN2) {
 			ev.Notes = append(ev.Notes, "CMI before CMIN2: mixed route")
 		}
-		return LineCMIN2, ev
+		return finish(LineCMIN2, ClassCMIN2)
 	}
 
 	// Ordinary backbones: the first one on the long haul decides.
@@ -320,7 +422,10 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		for _, kk := range ks {
 			hs = append(hs, by[kk]...)
 		}
-		use(ks...)
+		if n(ClassCUG) > 0 && class == LineCU4837 {
+			ks = append(ks, ClassCUG)
+			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
+		}
 		cnt, bb := distinctTTLs(hs), 0
 		var bbHops []evHop
 		for _, e := range hs {
@@ -329,8 +434,8 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			}
 		}
 		bb = distinctTTLs(bbHops)
-		ev.Rule = fmt.Sprintf("first China backbone on the long haul is %s (%s): %d hop(s), %d in its backbone ranges",
-			hs[0].c.Name, classASN(class), cnt, bb)
+		ev.Rule = fmt.Sprintf("first China backbone on the long haul is %s (%s), %d of its hop(s) in its backbone ranges: %s",
+			hs[0].c.Name, classASN(class), bb, use(ks...))
 		switch {
 		case bb >= 2:
 			ev.Confidence = ConfidenceHigh
@@ -340,42 +445,93 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			ev.Confidence = ConfidenceLow
 			ev.Notes = append(ev.Notes, "a single hop: could be the destination's own network")
 		}
-		if n(ClassCUG) > 0 && class == LineCU4837 {
-			use(ClassCUG)
-			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
+		deciding := []string{ClassChinaNet}
+		switch class {
+		case LineCU4837:
+			deciding = []string{ClassCU4837, ClassCUG}
+		case LineCMI:
+			deciding = []string{ClassCMI}
+		}
+		class, ev := finish(class, deciding...)
+		if ev.Landing == "" && class != LineCMI {
+			// An ordinary line is delivered by the carrier's own network.
+			ev.Landing = hs[len(hs)-1].c.Name
 		}
 		return class, ev
 	}
 
 	switch {
 	case n(ClassCTGNet) > 0:
-		use(ClassCTGNet)
-		ev.Rule = "CTGNet (AS23764) without CN2 or a ChinaNet backbone hop: no matching line class"
+		ev.Rule = "CTGNet (AS23764) without CN2 or a ChinaNet backbone hop, no matching line class: " + use(ClassCTGNet)
 		ev.Confidence = ConfidenceLow
-		return LineUnknown, ev
+		return finish(LineUnknown, ClassCTGNet)
 	case n(ClassCUG) > 0:
-		use(ClassCUG)
-		ev.Rule = "Unicom CUG (AS10099) without a visible 9929 or 4837 segment (hidden domestic segment?)"
+		ev.Rule = "Unicom CUG (AS10099) without a visible 9929 or 4837 segment (hidden domestic segment?): " + use(ClassCUG)
 		ev.Confidence = ConfidenceLow
-		return LineUnknown, ev
+		return finish(LineUnknown, ClassCUG)
 	case n(ClassCMNET) > 0 || reachesChina:
-		use(ClassCMNET)
-		ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible"
+		if n(ClassCMNET) > 0 {
+			ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible: " + use(ClassCMNET)
+		} else {
+			ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible: 0 evidence hop(s)"
+		}
 		ev.Confidence = ConfidenceLow
-		return LineUnknown, ev
+		return finish(LineUnknown)
 	case n(ClassTransit) >= 2:
-		use(ClassTransit)
-		ev.Rule = fmt.Sprintf("no China backbone hop; %d hop(s) of known non-China carriers", n(ClassTransit))
+		ev.Rule = "no China backbone hop, known non-China carriers only: " + use(ClassTransit)
 		ev.Confidence = ConfidenceMedium
 		if n(ClassTransit) >= 3 {
 			ev.Confidence = ConfidenceHigh
 		}
-		return LineTransit, ev
+		return finish(LineTransit, ClassTransit)
 	}
-	use(ClassTransit)
-	ev.Rule = fmt.Sprintf("not enough evidence: %d long-haul hop(s) of known carriers", len(long))
+	ev.Rule = fmt.Sprintf("not enough evidence (%d long-haul hop(s) of known carriers): ", len(long))
+	if n(ClassTransit) > 0 {
+		ev.Rule += use(ClassTransit)
+	} else {
+		ev.Rule += "0 evidence hop(s)"
+	}
 	ev.Confidence = ConfidenceLow
-	return LineUnknown, ev
+	return finish(LineUnknown, ClassTransit)
+}
+
+// handoffCarrier is a class a CN2 route can be handed to inside China by
+// the ChinaNet backbone: another carrier's network.
+func handoffCarrier(class string) bool {
+	switch class {
+	case ClassCU4837, ClassCU9929, ClassCUG, ClassCMNET, ClassCMI, ClassCMIN2:
+		return true
+	}
+	return false
+}
+
+// classLabel names a carrier class in count phrases.
+func classLabel(k string) string {
+	switch k {
+	case ClassCN2:
+		return "CN2"
+	case ClassChinaNet:
+		return "ChinaNet backbone"
+	case "chinanet-edge":
+		return "ChinaNet edge"
+	case ClassCU9929:
+		return "Unicom 9929"
+	case ClassCUG:
+		return "Unicom CUG"
+	case ClassCU4837:
+		return "Unicom 4837"
+	case ClassCMIN2:
+		return "CMIN2"
+	case ClassCMI:
+		return "CMI"
+	case ClassCMNET:
+		return "CMNET"
+	case ClassCTGNet:
+		return "CTGNet"
+	case ClassTransit:
+		return "transit"
+	}
+	return k
 }
 
 // ttlSpan words a TTL range as the subject of a note: "TTL 8 is", "TTL 7–8 are".

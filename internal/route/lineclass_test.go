@@ -251,6 +251,7 @@ func TestClassifyRoutes(t *testing.T) {
 			if ev == nil || ev.Rule == "" {
 				t.Fatalf("no evidence rule: %+v", ev)
 			}
+			checkRuleCountsListedHops(t, ev)
 			if c.confidence != "" && ev.Confidence != c.confidence {
 				t.Errorf("confidence = %s, want %s (rule %q, notes %q)", ev.Confidence, c.confidence, ev.Rule, ev.Notes)
 			}

@@ -4,10 +4,12 @@ import (
 	_ "embed"
 	"fmt"
 	"net/netip"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Carrier classes (backbone tags) used in Carrier.Class.
@@ -45,7 +47,9 @@ type Carrier struct {
 	// false for customer/access space and for ASN-database answers.
 	Backbone bool
 	// Source is where the answer came from: "table" (bundled prefix table,
-	// with Ref naming the table's source column) or "asn-db".
+	// with Ref naming the table's source column), "prefix-table" (the
+	// operator's --prefix-table file, Ref its source column), "asn-db" or
+	// "recording".
 	Source string
 	// Ref is the bundled table's source column, or the prefix for asn-db.
 	Ref string
@@ -76,7 +80,7 @@ func parsePrefixTable(name, text string) ([]prefixEntry, error) {
 		}
 		f := strings.Split(line, "\t")
 		if len(f) != 7 {
-			return nil, fmt.Errorf("%s:%d: want 7 tab-separated columns, got %d", name, i+1, len(f))
+			return nil, fmt.Errorf("%s:%d: want 7 tab-separated columns (cidr, asn, name, class, china, role, source), got %d", name, i+1, len(f))
 		}
 		p, err := netip.ParsePrefix(f[0])
 		if err != nil {
@@ -127,8 +131,79 @@ func bundledTable() []prefixEntry {
 	return table
 }
 
-// TableLookup looks ip up in the bundled prefix table only (longest prefix).
+// PrefixTable is an operator's prefix table (--prefix-table FILE) in the
+// bundled table's format. It is consulted before the bundled table and before
+// the special-range exclusion, so that an operator's own numbering (or a
+// test lab's private ranges) can stand in for carrier ranges.
+type PrefixTable struct {
+	// Name is the file the table came from (for messages).
+	Name    string
+	entries []prefixEntry
+}
+
+// Len is the number of rows.
+func (t *PrefixTable) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.entries)
+}
+
+// ParsePrefixTable reads a table in the bundled format (tab-separated
+// columns cidr, asn, name, class, china, role, source; '#' comments); errors
+// name name:line and the column.
+func ParsePrefixTable(name, text string) (*PrefixTable, error) {
+	es, err := parsePrefixTable(name, text)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		return nil, fmt.Errorf("%s: no prefix rows (want tab-separated cidr, asn, name, class, china, role, source)", name)
+	}
+	for i := range es {
+		es[i].carrier.Source = "prefix-table"
+	}
+	return &PrefixTable{Name: name, entries: es}, nil
+}
+
+// LoadPrefixTable reads a --prefix-table file.
+func LoadPrefixTable(path string) (*PrefixTable, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--prefix-table: %w", err)
+	}
+	return ParsePrefixTable(path, string(b))
+}
+
+// operatorTable is the process-wide operator table (UsePrefixTable): the
+// commands set it once from --prefix-table before any lookup.
+var operatorTable atomic.Pointer[PrefixTable]
+
+// UsePrefixTable makes t the operator table every lookup of this process
+// consults first (nil removes it). Commands call it once from --prefix-table.
+func UsePrefixTable(t *PrefixTable) { operatorTable.Store(t) }
+
+// operatorLookup looks ip up in the operator table only.
+func operatorLookup(ip netip.Addr) (Carrier, bool) {
+	t := operatorTable.Load()
+	if t == nil {
+		return Carrier{}, false
+	}
+	ip = ip.Unmap()
+	for _, e := range t.entries {
+		if e.prefix.Contains(ip) {
+			return e.carrier, true
+		}
+	}
+	return Carrier{}, false
+}
+
+// TableLookup looks ip up in the operator table (UsePrefixTable), then the
+// bundled prefix table (longest prefix in each).
 func TableLookup(ip netip.Addr) (Carrier, bool) {
+	if c, ok := operatorLookup(ip); ok {
+		return c, true
+	}
 	ip = ip.Unmap()
 	for _, e := range bundledTable() {
 		if e.prefix.Contains(ip) {
@@ -272,15 +347,19 @@ func CarrierForASN(asn int, name string) (Carrier, bool) {
 	return c, true
 }
 
-// LookupCarrier maps a hop address to its carrier: the bundled prefix table
-// first (CIDR, longest prefix), then db (which may be nil). Private, CGNAT,
-// DoD, link-local and other special ranges give ok=false: they carry no
-// evidence (use SpecialRange to label them).
+// LookupCarrier maps a hop address to its carrier: the operator table
+// (UsePrefixTable) first, then the bundled prefix table (CIDR, longest
+// prefix), then db (which may be nil). Private, CGNAT, DoD, link-local and
+// other special ranges give ok=false unless the operator table lists them:
+// they carry no evidence (use SpecialRange to label them).
 func LookupCarrier(ip netip.Addr, db ASNDB) (Carrier, bool) {
 	if !ip.IsValid() {
 		return Carrier{}, false
 	}
 	ip = ip.Unmap()
+	if c, ok := operatorLookup(ip); ok {
+		return c, true
+	}
 	if _, special := SpecialRange(ip); special {
 		return Carrier{}, false
 	}

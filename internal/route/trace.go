@@ -76,7 +76,11 @@ type LineEvidence struct {
 	Rule       string        `json:"rule"`
 	Confidence string        `json:"confidence"` // high, medium, low
 	Hops       []EvidenceHop `json:"hops"`
-	Notes      []string      `json:"notes,omitempty"`
+	// Landing is the network the route is delivered by at its end (the
+	// destination's own network, or the carrier a CN2 route is handed to),
+	// when the trace shows it.
+	Landing string   `json:"landing,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // EvidenceHop is one hop that counted as evidence.
