@@ -160,6 +160,18 @@ func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	return nil, derr
 }
 
+// OpenTraceDriver opens the socket driver Trace uses for a trace to dst
+// (raw sockets; for icmp without CAP_NET_RAW, ICMP datagram sockets). Callers
+// that run several traces at once wrap it, e.g. to pace all of them under one
+// rate, and run TraceWithDriver on it.
+func OpenTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newTraceDriver(cfg, dst)
+}
+
 // Trace runs a traceroute to target (an address or a name) and returns the
 // linecheck.trace/v1 document. onCycle, when not nil, gets a snapshot after
 // each cycle (for live views). On cancellation it returns the cycles finished

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+var backtraceOpts struct {
+	targets     string
+	list        bool
+	bundled     bool
+	proto       string
+	port        int
+	maxTTL      int
+	cycles      int
+	interval    time.Duration
+	timeout     time.Duration
+	rate        float64
+	v4, v6      bool
+	format      string
+	asnDB       string
+	prefixTable string
+	vantage     string
+	samples     bool
+}
+
+// DefaultBacktraceRate is the packets per second of all targets together.
+const DefaultBacktraceRate = 500
+
+var backtraceCmd = &cobra.Command{
+	Use:   "backtrace [flags]",
+	Short: "Return routes from this server to the Chinese carriers: line class per target (三网回程)",
+	Long: `backtrace runs on the server you rent (or consider renting) and traces the
+return route, the one users download over, toward every target of a target set
+at once: China Telecom, China Unicom and China Mobile in the main cities. Each
+route is classified by its long haul (cn2-gia, cn2-gt, chinanet-163, cu-9929,
+cu-4837, cmin2, cmi, transit, unknown) and printed as one row per target:
+carrier, city, line class, confidence, the evidence in one phrase ("CN2 ×5,
+lands on ChinaNet Shanghai"), RTT p50/p95 and loss to the destination, and
+whether it was reached. --format json adds the full linecheck.trace/v1 per target.
+
+Traces work as in 'trace': Paris ICMP by default, --proto tcp --port 443 (or
+udp), --cycles N for mtr-style statistics. All targets are traced at once and
+--rate paces the probes of all of them together.
+
+Targets: --targets FILE, YAML
+  targets:
+    - {name: sh-telecom, carrier: telecom, city: Shanghai, addr: 192.0.2.10}
+carrier is telecom, unicom, mobile or other; addr an IP address. Without
+--targets the bundled set is used (real addresses in China; 'backtrace --list'
+shows them with the public source of each). Probing the bundled set needs a
+person at a terminal, or --bundled in scripts: nothing traces it by accident.
+
+--prefix-table FILE adds carrier prefixes in the bundled table's format
+(tab-separated cidr, asn, name, class, china, role, source); it takes
+precedence over the bundled table and over the private/reserved exclusion, so
+your own numbering (or a lab) can stand in for carrier ranges.
+
+Examples:
+  linecheck backtrace --list
+  linecheck backtrace                               # the bundled set, from a terminal
+  linecheck backtrace --targets users.yaml --cycles 10 --format json > return.json
+  linecheck backtrace --targets users.yaml --proto tcp --port 443 --format markdown`,
+	Args: cobra.NoArgs,
+	RunE: runBacktrace,
+}
+
+func init() {
+	f := backtraceCmd.Flags()
+	f.StringVar(&backtraceOpts.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
+	f.BoolVar(&backtraceOpts.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
+	f.BoolVar(&backtraceOpts.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
+	f.StringVar(&backtraceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
+	f.IntVar(&backtraceOpts.port, "port", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+	f.IntVar(&backtraceOpts.maxTTL, "max-ttl", probe.DefaultMaxTTL, "highest TTL probed")
+	f.IntVarP(&backtraceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
+	f.DurationVarP(&backtraceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles")
+	f.DurationVarP(&backtraceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received")
+	f.Float64Var(&backtraceOpts.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
+	f.BoolVarP(&backtraceOpts.v4, "ipv4", "4", false, "IPv4 targets only")
+	f.BoolVarP(&backtraceOpts.v6, "ipv6", "6", false, "IPv6 targets only")
+	f.StringVar(&backtraceOpts.format, "format", "table", "output format: table, json, csv or markdown")
+	f.StringVar(&backtraceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+	f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
+	f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
+	f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
+	register(backtraceCmd)
+	// The other commands that classify routes take --prefix-table too. It is
+	// wired here, in one place: the flag and a PreRunE that loads the table
+	// as the process's operator table before the command runs.
+	for _, cmd := range []*cobra.Command{traceCmd, compareCmd, tuiCmd, serveCmd} {
+		addPrefixTableFlag(cmd)
+	}
+}
+
+// addPrefixTableFlag gives cmd a --prefix-table flag, loaded (or cleared)
+// before cmd runs.
+func addPrefixTableFlag(cmd *cobra.Command) {
+	var path string
+	cmd.Flags().StringVar(&path, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format (cidr, asn, name, class, china, role, source), ahead of the bundled table and the private/reserved exclusion")
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if err := usePrefixTable(path); err != nil {
+			return badInput(err)
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
+}
+
+// usePrefixTable loads --prefix-table (when given) as the process's
+// operator table; every command with the flag calls it before any lookup.
+func usePrefixTable(path string) error {
+	if path == "" {
+		route.UsePrefixTable(nil)
+		return nil
+	}
+	t, err := route.LoadPrefixTable(path)
+	if err != nil {
+		return err
+	}
+	route.UsePrefixTable(t)
+	return nil
+}
+
+func runBacktrace(c *cobra.Command, _ []string) error {
+	o := backtraceOpts
+	if err := report.CheckFormat(o.format); err != nil {
+		return badInput(err)
+	}
+	targets := route.BundledTargets()
+	title := "bundled backtrace target set (data only: never probed by linecheck's tests)"
+	if o.targets != "" {
+		ts, err := route.LoadTargets(o.targets)
+		if err != nil {
+			return badInput(err)
+		}
+		targets, title = ts, "targets of "+o.targets
+	}
+	out := c.OutOrStdout()
+	if o.list {
+		if o.format == "json" {
+			return report.WriteJSON(out, map[string]any{"targets": targets})
+		}
+		return report.Write(out, o.format, report.BacktraceTargetsTable(title, targets))
+	}
+	if o.targets == "" && !o.bundled && !(prIsTTY(os.Stdin) && prIsTTY(c.ErrOrStderr())) {
+		return badInput(errors.New("no --targets FILE and no terminal: tracing the bundled target set (real addresses in China, see 'linecheck backtrace --list') " +
+			"needs a person at a terminal or --bundled; give --targets FILE to trace your own list"))
+	}
+	if err := usePrefixTable(o.prefixTable); err != nil {
+		return badInput(err)
+	}
+	var db route.ASNDB
+	if o.asnDB != "" {
+		d, err := route.LoadASNDB(o.asnDB)
+		if err != nil {
+			return badInput(err)
+		}
+		db = d
+	}
+	network, err := prNetwork(o.v4, o.v6)
+	if err != nil {
+		return badInput(err)
+	}
+	if c.Flags().Changed("port") && o.proto != "icmp" {
+		if err := prCheckPort("--port", o.port); err != nil {
+			return badInput(err)
+		}
+	}
+	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
+		return badInput(errors.New("--cycles, --rate, --interval and --timeout must be positive"))
+	}
+	var sel []route.BacktraceTarget
+	for _, t := range targets {
+		a := netip.MustParseAddr(t.Addr)
+		if (network == "ip4" && !a.Is4()) || (network == "ip6" && a.Is4()) {
+			continue
+		}
+		sel = append(sel, t)
+	}
+	if len(sel) == 0 {
+		return badInput(fmt.Errorf("no target of %s is an %s address", title, map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network]))
+	}
+	cfg := probe.TraceConfig{Proto: o.proto, Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
+		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	defer stop()
+	stderr := c.ErrOrStderr()
+	var done atomic.Int32
+	stopProgress := prProgress(stderr, func() string {
+		return fmt.Sprintf("backtrace: %d/%d targets done", done.Load(), len(sel))
+	})
+	results, err := backtraceAll(ctx, sel, cfg, newPacer(o.rate, backtraceBurst), func() { done.Add(1) })
+	stopProgress()
+	if err != nil {
+		return badInput(err)
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers what was traced so far")
+	}
+	vantage := o.vantage
+	if vantage == "" {
+		vantage, _ = os.Hostname()
+	}
+	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage}
+	for i, t := range sel {
+		res := results[i]
+		if res.trace != nil {
+			route.Annotate(res.trace, db)
+			if !o.samples {
+				for h := range res.trace.Hops {
+					for j := range res.trace.Hops[h].Responders {
+						res.trace.Hops[h].Responders[j].Samples = nil
+					}
+				}
+			}
+		}
+		why := ""
+		if res.err != nil {
+			why = res.err.Error()
+			fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, res.err)
+		}
+		doc.Results = append(doc.Results, route.NewBacktraceResult(t, res.trace, why))
+	}
+	return writeBacktrace(out, o.format, doc)
+}
+
+func writeBacktrace(w io.Writer, format string, doc *route.BacktraceDoc) error {
+	if format == "json" {
+		return report.WriteJSON(w, doc)
+	}
+	return report.Write(w, format, report.BacktraceTable(doc, format))
+}
+
+// backtraceBurst is how many probes (of all targets together) may leave at
+// once before --rate applies: one TTL sweep of a single target.
+const backtraceBurst = 16
+
+type btResult struct {
+	trace *route.Trace
+	err   error
+}
+
+// backtraceAll traces every target at once, each over its own socket driver,
+// with every probe of every target paced by p. A target that cannot be traced
+// gets its error; a privilege error stops the run (it would hit every target).
+func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.TraceConfig, p *pacer, each func()) ([]btResult, error) {
+	res := make([]btResult, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer each()
+			addr := netip.MustParseAddr(t.Addr)
+			drv, err := probe.OpenTraceDriver(cfg, addr)
+			if err != nil {
+				res[i].err = err
+				return
+			}
+			defer drv.Close()
+			tr, _, err := probe.TraceWithDriver(ctx, &pacedDriver{Driver: drv, p: p, ctx: ctx}, t.Addr, addr, cfg, nil)
+			res[i] = btResult{trace: tr, err: err}
+			if errors.Is(err, context.Canceled) && tr != nil {
+				res[i].err = nil
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range res {
+		if errors.Is(r.err, probe.ErrPrivilege) {
+			return nil, r.err
+		}
+	}
+	return res, nil
+}
+
+// pacer is a token bucket shared by all targets' drivers: at most burst
+// probes at once, never more than rate per second over any longer span.
+type pacer struct {
+	mu     sync.Mutex
+	rate   float64
+	burst  float64
+	tokens float64
+	filled time.Time
+}
+
+func newPacer(rate float64, burst int) *pacer {
+	return &pacer{rate: rate, burst: float64(burst), tokens: float64(burst), filled: time.Now()}
+}
+
+// wait blocks until one probe may leave.
+func (p *pacer) wait(ctx context.Context) error {
+	p.mu.Lock()
+	now := time.Now()
+	p.tokens = min(p.burst, p.tokens+now.Sub(p.filled).Seconds()*p.rate)
+	p.filled = now
+	p.tokens-- // reserve this probe's token, possibly going into debt
+	var d time.Duration
+	if p.tokens < 0 {
+		d = time.Duration(-p.tokens / p.rate * float64(time.Second))
+	}
+	p.mu.Unlock()
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+// pacedDriver waits for the shared pacer before every probe.
+type pacedDriver struct {
+	probe.Driver
+	p   *pacer
+	ctx context.Context
+}
+
+func (d *pacedDriver) Send(p probe.TraceProbe) (time.Time, error) {
+	if err := d.p.wait(d.ctx); err != nil {
+		return time.Time{}, err
+	}
+	return d.Driver.Send(p)
+}

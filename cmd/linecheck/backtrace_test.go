@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// The pacer never lets probes of all callers together run ahead of the
+// rate: probe i (in send order) leaves no earlier than (i+1-burst)/rate after
+// the start. Lower bounds only, so machine load cannot make it flaky.
+func TestPacerHoldsAcrossCallers(t *testing.T) {
+	const rate, burst, callers, each = 400.0, 4, 5, 12
+	p := newPacer(rate, burst)
+	start := time.Now()
+	var mu sync.Mutex
+	var at []time.Duration
+	var wg sync.WaitGroup
+	for c := 0; c < callers; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if err := p.wait(context.Background()); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				at = append(at, time.Since(start))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(at) != callers*each {
+		t.Fatalf("%d sends", len(at))
+	}
+	// at is appended under the lock after wait returned, so sort it.
+	for i := 1; i < len(at); i++ {
+		for j := i; j > 0 && at[j] < at[j-1]; j-- {
+			at[j], at[j-1] = at[j-1], at[j]
+		}
+	}
+	for i, d := range at {
+		floor := time.Duration(float64(i+1-burst) / rate * float64(time.Second))
+		if d < floor-time.Millisecond {
+			t.Errorf("send %d at %v, before the pacing floor %v", i, d, floor)
+		}
+	}
+	want := time.Duration(float64(callers*each-burst) / rate * float64(time.Second))
+	if at[len(at)-1] < want-time.Millisecond {
+		t.Errorf("%d sends took %v, want ≥ %v", len(at), at[len(at)-1], want)
+	}
+}
+
+func TestPacerStopsOnCancel(t *testing.T) {
+	p := newPacer(1, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := p.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := p.wait(ctx); err == nil {
+		t.Error("wait after cancel returned nil")
+	}
+}
+
+func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
+	out, code := prRun(t, backtraceCmd, "backtrace", "--list", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var doc struct {
+		Targets []route.BacktraceTarget `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	carriers := map[string]int{}
+	for _, x := range doc.Targets {
+		carriers[x.Carrier]++
+		if x.Source == "" || x.City == "" || x.Addr == "" {
+			t.Errorf("incomplete bundled target %+v", x)
+		}
+	}
+	if carriers["telecom"] < 3 || carriers["unicom"] < 3 || carriers["mobile"] < 3 {
+		t.Errorf("carriers %v: want Telecom, Unicom and Mobile in ≥3 cities each", carriers)
+	}
+	table, code := prRun(t, backtraceCmd, "backtrace", "--list")
+	if code != 0 || !strings.Contains(table, "Shanghai Telecom") || !strings.Contains(table, "source") {
+		t.Errorf("exit %d\n%s", code, table)
+	}
+}
+
+// Without --targets and without a terminal (as in every test), backtrace
+// refuses before it opens any socket: the bundled set is never probed by us.
+func TestBacktraceRefusesBundledTargetsWithoutATerminal(t *testing.T) {
+	out, code := prRun(t, backtraceCmd, "backtrace", "--cycles", "1")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, output %q: want exit 2 and nothing written", code, out)
+	}
+}
+
+func TestBacktraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		args []string
+	}{
+		{[]string{"--targets", write("carrier.yaml", "targets:\n  - {name: a, carrier: telekom, city: X, addr: 127.0.0.1}\n")}},
+		{[]string{"--targets", write("addr.yaml", "targets:\n  - {name: a, carrier: telecom, city: X, addr: example.com}\n")}},
+		{[]string{"--targets", write("empty.yaml", "")}},
+		{[]string{"--targets", write("field.yaml", "targets:\n  - {name: a, carrier: telecom, city: X, addr: 127.0.0.1, port: 1}\n")}},
+		{[]string{"--targets", filepath.Join(dir, "missing.yaml")}},
+		{[]string{"--targets", write("ok.yaml", "targets:\n  - {name: a, carrier: telecom, city: X, addr: 127.0.0.1}\n"), "--format", "xml"}},
+		{[]string{"--targets", filepath.Join(dir, "ok.yaml"), "--prefix-table", write("bad.tsv", "10.0.0.0/8\tx\n")}},
+		{[]string{"--targets", filepath.Join(dir, "ok.yaml"), "--rate", "0"}},
+	}
+	for _, c := range cases {
+		out, code := prRun(t, backtraceCmd, append([]string{"backtrace"}, c.args...)...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, output %q; want 2 and nothing", c.args, code, out)
+		}
+	}
+	if _, err := route.LoadTargets(filepath.Join(dir, "carrier.yaml")); err == nil ||
+		!strings.Contains(err.Error(), "carrier.yaml:2") || !strings.Contains(err.Error(), "telecom, unicom, mobile or other") {
+		t.Errorf("error %v: want file:line and the allowed carriers", err)
+	}
+}
+
+// Two loopback targets, traced at once: one row each, the JSON has exactly
+// the linecheck.backtrace/v1 keys and a full trace per target.
+func TestBacktraceLoopbackJSON(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs raw or ICMP datagram sockets")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lo.yaml")
+	os.WriteFile(p, []byte("targets:\n  - {name: lo1, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"+
+		"  - {name: lo2, carrier: mobile, city: Guangzhou, addr: 127.0.0.2}\n"), 0o644)
+	out, code := prRun(t, backtraceCmd, "backtrace", "--targets", p, "--cycles", "3", "--interval", "50ms",
+		"--vantage", "lab-server", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if keys := sortedKeys(raw); strings.Join(keys, ",") != "results,schema,vantage" {
+		t.Errorf("top-level keys %v", keys)
+	}
+	var results []map[string]json.RawMessage
+	json.Unmarshal(raw["results"], &results)
+	if len(results) != 2 {
+		t.Fatalf("%d results", len(results))
+	}
+	want := "addr,carrier,city,confidence,line_class,loss,name,reached,rtt_ms,rule,trace"
+	for _, r := range results {
+		if keys := sortedKeys(r); strings.Join(keys, ",") != want {
+			t.Errorf("result keys %v, want %s", keys, want)
+		}
+	}
+	doc, err := route.ParseBacktrace("out", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range doc.Results {
+		if !r.Reached || r.Trace == nil || r.Trace.Schema != route.TraceSchema || r.RTT.P50 == nil || r.Loss == nil || *r.Loss != 0 {
+			t.Errorf("result %d: %+v", i, r)
+		}
+	}
+	if doc.Vantage != "lab-server" || doc.Results[1].Carrier != "mobile" || doc.Results[1].City != "Guangzhou" {
+		t.Errorf("doc %+v", doc)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}

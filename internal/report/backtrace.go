@@ -1,0 +1,70 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// BacktraceTable renders a linecheck.backtrace/v1 document as one row per
+// target: carrier, city, line class, confidence, the evidence in one phrase,
+// RTT p50/p95 and loss to the destination, and whether it was reached. A
+// figure without data is "-". format is the output format (csv keeps loss
+// as a fraction, the others print a percentage).
+func BacktraceTable(d *route.BacktraceDoc, format string) Table {
+	t := Table{
+		Title:   fmt.Sprintf("backtrace from %s: %d target(s)", d.Vantage, len(d.Results)),
+		Headers: []string{"target", "carrier", "city", "addr", "line class", "confidence", "evidence", "p50 ms", "p95 ms", "loss", "reached"},
+		Align:   "lllllllrrrl",
+	}
+	reached := 0
+	for _, r := range d.Results {
+		state := "no"
+		if r.Reached {
+			state = "yes"
+			reached++
+		}
+		t.Rows = append(t.Rows, []string{r.Name, r.Carrier, r.City, r.Addr, r.LineClass, r.Confidence,
+			r.EvidencePhrase(), msOrDash(r.RTT.P50), msOrDash(r.RTT.P95), lossOrDash(format, r.Loss), state})
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d of %d reached; RTT and loss are the destination's own (nearest-rank percentiles); - = no data", reached, len(d.Results)))
+	t.Notes = append(t.Notes, "line class from the route's long haul (docs/route.md); the full trace per target is in --format json")
+	return t
+}
+
+// BacktraceTargetsTable lists a target set (backtrace --list).
+func BacktraceTargetsTable(title string, ts []route.BacktraceTarget) Table {
+	t := Table{Title: title, Headers: []string{"target", "carrier", "city", "addr", "source"}}
+	for _, x := range ts {
+		src := x.Source
+		if src == "" {
+			src = "-"
+		}
+		t.Rows = append(t.Rows, []string{x.Name, x.Carrier, x.City, x.Addr, src})
+	}
+	return t
+}
+
+func msOrDash(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	switch {
+	case *v >= 100:
+		return strconv.FormatFloat(*v, 'f', 1, 64)
+	case *v >= 10:
+		return strconv.FormatFloat(*v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func lossOrDash(format string, v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	if format == "csv" {
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}
