@@ -82,8 +82,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{},
 		CostFunc: pr.costs}
 	snap := Snapshot{Title: f.Path, Mode: mode, Currency: pr.base, Traffic: pr.traffic, Cost: DefaultCostOptions(),
-		SLA: SLA{RTTP95ms: f.SLA.RTTP95ms, Loss: f.SLA.Loss, JitterMs: f.SLA.JitterRFC3550ms,
-			MaxStretch: f.SLA.MaxStretch, LineClasses: f.SLA.LineClasses}}
+		SLA: f.SLA}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
 		m, err := compare.Replay(c)
@@ -91,7 +90,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			return nil, err
 		}
 		ev := compare.Evaluate(f, c, m, db)
-		cand := candidateFrom(c, ev)
+		cand := candidateFrom(f, c, ev)
 		cand.Cost = costs[c.Name]
 		snap.Candidates = append(snap.Candidates, cand)
 		// Live, the forward route is traced: a recording of it would show
@@ -142,13 +141,14 @@ func readStream(path string) ([]probe.Record, error) {
 	return probe.ReadStream(fh, path)
 }
 
-// candidateFrom maps compare's evaluation to a row.
-func candidateFrom(c *compare.Candidate, ev *compare.Evaluation) Candidate {
+// candidateFrom maps compare's evaluation of the recordings to a row.
+func candidateFrom(f *compare.File, c *compare.Candidate, ev *compare.Evaluation) Candidate {
 	q := ev.Route
 	out := Candidate{Name: c.Name, Provider: c.Provider, Region: c.Region.String(),
-		LineClass: q.LineClass, Direction: q.Direction, FloorMs: q.FloorMs,
-		Summary: Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min,
-			JitterMs: q.Jitter.RFC3550, Loss: q.Loss, Stretch: q.Stretch, HaveStats: q.Recv > 0}}
+		LineClass: q.LineClass, Direction: q.Direction, Recorded: q}
+	if fl, ok := compare.FloorMs(f, c); ok {
+		out.FloorMs = fl
+	}
 	if len(c.Targets) > 0 {
 		out.Target = c.Targets[0].String()
 	}
@@ -158,38 +158,7 @@ func candidateFrom(c *compare.Candidate, ev *compare.Evaluation) Candidate {
 	if out.Direction == "none" {
 		out.Direction = ""
 	}
-	out.SLA = SLAResult{Pass: ev.SLA.Pass, Known: len(ev.SLA.Checks) > 0}
-	for _, ch := range ev.SLA.Checks {
-		out.SLA.Checks = append(out.SLA.Checks, Check{Name: ch.Name, Pass: ch.Pass,
-			Required: checkValue(ch.Required, ch.Unit, true), Measured: checkValue(ch.Measured, ch.Unit, false)})
-	}
 	return out
-}
-
-func checkValue(v any, unit string, required bool) string {
-	var s string
-	switch x := v.(type) {
-	case nil:
-		return "-"
-	case float64:
-		if unit == "fraction" {
-			s = pct(x)
-			unit = ""
-		} else {
-			s = fmt.Sprintf("%.2f", x)
-		}
-	case []string:
-		return strings.Join(x, ",")
-	default:
-		s = fmt.Sprint(x)
-	}
-	if unit != "" && unit != "fraction" && unit != "class" && unit != "ratio" {
-		s += " " + unit
-	}
-	if required {
-		s = "≤ " + s
-	}
-	return s
 }
 
 // pricer bills the candidates file's traffic month under every offer the

@@ -28,6 +28,7 @@ func TestFeedFromSamplesMatchesCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := feed.Snapshot
+	m := NewLoaded(context.Background(), feed, snap, Options{Width: 100, Height: 30, NoColor: true})
 	if len(snap.Candidates) != len(res.Candidates) || snap.Traffic == nil || len(feed.Streams) != len(res.Candidates) {
 		t.Fatalf("snapshot: %d candidates (compare %d), traffic %v, %d streams",
 			len(snap.Candidates), len(res.Candidates), snap.Traffic != nil, len(feed.Streams))
@@ -49,8 +50,9 @@ func TestFeedFromSamplesMatchesCompare(t *testing.T) {
 		if c.Cost.TotalBase.Amount != e.Monthly.Converted.Amount {
 			t.Errorf("%s: converted %s, compare says %s", c.Name, c.Cost.TotalBase.Amount, e.Monthly.Converted.Amount)
 		}
-		if c.LineClass != e.Route.LineClass || c.SLA.Pass != e.SLA.Pass || c.Summary.P95 != e.Route.RTT.P95 {
-			t.Errorf("%s: class %s pass %v p95 %v; compare %s %v %v", c.Name, c.LineClass, c.SLA.Pass, c.Summary.P95,
+		mc := m.Candidate(c.Name)
+		if mc.LineClass != e.Route.LineClass || mc.SLA.Pass != e.SLA.Pass || mc.view().P95 != e.Route.RTT.P95 {
+			t.Errorf("%s: class %s pass %v p95 %v; compare %s %v %v", c.Name, mc.LineClass, mc.SLA.Pass, mc.view().P95,
 				e.Route.LineClass, e.SLA.Pass, e.Route.RTT.P95)
 		}
 	}
@@ -85,5 +87,69 @@ func TestLiveRefusedForRecordedOnly(t *testing.T) {
 	}
 	if _, err := FeedFromFile(samplesFile, FeedOptions{}); err == nil {
 		t.Fatal("a live feed was built for the recorded_only samples")
+	}
+}
+
+// TestTUIAndCompareAgreeCheckByCheck feeds the TUI the bundled recordings
+// as probe records and traces (its statistics start empty: the recording's
+// summary is removed) and checks that every candidate's SLA verdict equals
+// compare's on the same recordings, check by check: name, pass, measured
+// value and note.
+func TestTUIAndCompareAgreeCheckByCheck(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	feed, err := FeedFromFile(samplesFile, FeedOptions{Offline: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := compare.Load(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := compare.Run(context.Background(), f, compare.Options{Offline: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := feed.Snapshot
+	snap.Candidates = append([]Candidate(nil), snap.Candidates...)
+	for i := range snap.Candidates {
+		c := &snap.Candidates[i]
+		c.Recorded, c.LineClass, c.Direction = compare.RouteQuality{}, "", ""
+	}
+	m := NewLoaded(context.Background(), nil, snap, Options{Width: 100, Height: 30, NoColor: true})
+	// Before any record, every check of every candidate fails for want of
+	// data, as compare's do on a candidate that was never measured.
+	for _, c := range snap.Candidates {
+		for _, ch := range m.Candidate(c.Name).SLA.Checks {
+			if ch.Pass && ch.Name != compare.CheckLineClass {
+				t.Errorf("%s: %s passes without data", c.Name, ch.Name)
+			}
+		}
+	}
+	var msgs UpdatesMsg
+	for _, tr := range feed.Traces {
+		msgs = append(msgs, tr)
+	}
+	for name, recs := range feed.Streams {
+		for _, r := range recs {
+			msgs = append(msgs, ProbeMsg{Candidate: name, Record: r})
+		}
+	}
+	m = step(t, m, msgs)
+	for _, e := range res.Candidates {
+		got := m.Candidate(e.Name).SLA
+		if got.Pass != e.SLA.Pass || len(got.Checks) != len(e.SLA.Checks) {
+			t.Errorf("%s: TUI pass %v with %d checks, compare %v with %d", e.Name, got.Pass, len(got.Checks), e.SLA.Pass, len(e.SLA.Checks))
+			continue
+		}
+		for i, want := range e.SLA.Checks {
+			g := got.Checks[i]
+			if g.Name != want.Name || g.Pass != want.Pass || g.Note != want.Note ||
+				g.Measured != checkValue(want.Name, want.Measured, want.Unit, false) {
+				t.Errorf("%s: check %s: TUI %+v, compare %+v", e.Name, want.Name, g, want)
+			}
+		}
 	}
 }

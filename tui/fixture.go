@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -30,8 +31,8 @@ var fixtureRTTs = map[string][]float64{
 func f64(v float64) *float64 { return &v }
 
 // FixtureSLA are the thresholds of the example candidates file.
-func FixtureSLA() SLA {
-	return SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterMs: f64(5), MaxStretch: f64(2.0),
+func FixtureSLA() compare.SLA {
+	return compare.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterRFC3550ms: f64(5), MaxStretch: f64(2.0),
 		LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}}
 }
 

@@ -149,9 +149,7 @@ func (m *Model) applySnapshot(s Snapshot) {
 	m.cands = make([]*Candidate, len(s.Candidates))
 	for i := range s.Candidates {
 		c := s.Candidates[i]
-		if !c.SLA.Known {
-			c.SLA = evalSLA(&c, s.SLA)
-		}
+		c.evaluate(s.SLA)
 		m.cands[i] = &c
 	}
 	if s.Cost.Method != "" {
@@ -297,7 +295,7 @@ func (m *Model) touched(c *Candidate) {
 func (m *Model) settle() {
 	for c := range m.dirty {
 		c.settle()
-		c.SLA = evalSLA(c, m.snap.SLA)
+		c.evaluate(m.snap.SLA)
 		delete(m.dirty, c)
 	}
 	m.resort()

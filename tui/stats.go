@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -94,19 +96,9 @@ func (s *LiveStats) applyRecord(rec probe.Record) {
 		if rec.RTTms == nil {
 			return
 		}
-		rtt := *rec.RTTms
 		s.Sent++
 		s.Recv++
-		if s.Recv == 1 || rtt < s.MinRTT {
-			s.MinRTT = rtt
-		}
-		// RFC 3550 §6.4.1 smoothing over consecutive received RTTs, in ms, no
-		// integer scaling; the first sample is not a difference (DESIGN.md).
-		if s.hasPrev {
-			s.Jitter += (math.Abs(rtt-s.prev) - s.Jitter) / 16
-		}
-		s.prev, s.hasPrev = rtt, true
-		s.History.Push(rec.Time, rtt)
+		s.History.Push(rec.Time, *rec.RTTms)
 	default:
 		return
 	}
@@ -116,14 +108,15 @@ func (s *LiveStats) applyRecord(rec probe.Record) {
 // settle recomputes what applyRecord left stale; called once per batch.
 func (s *LiveStats) settle() {
 	if s.dirty && s.History != nil {
-		s.percentiles()
+		s.summarize()
 		s.dirty = false
 	}
 }
 
-// percentiles recomputes P50/P95 over the received samples in the window,
-// reusing one scratch slice so a long run allocates nothing new.
-func (s *LiveStats) percentiles() {
+// summarize recomputes the RTT statistics and jitter over the received
+// samples in the window with route.Summarize — the statistics compare
+// computes over a run — reusing one scratch slice for the samples.
+func (s *LiveStats) summarize() {
 	if cap(s.scratch) < s.History.Cap() {
 		s.scratch = make([]float64, 0, s.History.Cap())
 	}
@@ -133,10 +126,20 @@ func (s *LiveStats) percentiles() {
 			xs = append(xs, v)
 		}
 	}
-	sort.Float64s(xs)
-	s.P50 = route.NearestRank(xs, 50)
-	s.P95 = route.NearestRank(xs, 95)
+	s.RTT, s.J = route.Summarize(xs)
+	s.P50, s.P95, s.MinRTT, s.Jitter = s.RTT.P50, s.RTT.P95, s.RTT.Min, s.J.RFC3550
 	s.scratch = xs
+}
+
+// result is the target's statistics as compare states them (loss and
+// counts over every probe so far, RTT and jitter over the window).
+func (s *LiveStats) result(target string) compare.TargetResult {
+	r := compare.TargetResult{Target: compare.Target{Addr: target}, Sent: s.Sent, Recv: s.Recv, Late: s.Late,
+		Duplicates: s.Dup, RTT: s.RTT, Jitter: s.J}
+	if s.Sent > 0 {
+		r.Loss = 1 - float64(s.Recv)/float64(s.Sent)
+	}
+	return r
 }
 
 // targetKey names a record's target as compare names targets.
@@ -188,81 +191,103 @@ func (c *Candidate) sent() (sent, lost, late int) {
 	return
 }
 
-// view returns the statistics to display: live ones once records arrived
-// (the worst over the targets, the best minimum for stretch, as compare
-// does), else the recording's summary.
-func (c *Candidate) view() Summary {
-	all := []*LiveStats{&c.Stats}
-	for _, o := range c.Others {
-		all = append(all, o)
-	}
-	var s Summary
-	first := true
-	for _, t := range all {
-		s.Sent += t.Sent
-		if t.Sent > 0 {
-			s.Loss = math.Max(s.Loss, t.Loss())
+// quality is the candidate's route quality as compare states it: the
+// live targets' statistics aggregated with compare's rule
+// (RouteQuality.AddTargets: the worst over the targets, the best minimum
+// for stretch) once records arrived, else the recording's; the line class
+// and direction the traces gave.
+func (c *Candidate) quality() compare.RouteQuality {
+	q := c.Recorded
+	if sent, _, _ := c.sent(); sent > 0 {
+		q = compare.RouteQuality{}
+		targets := []compare.TargetResult{c.Stats.result(c.Target)}
+		keys := make([]string, 0, len(c.Others))
+		for k := range c.Others {
+			keys = append(keys, k)
 		}
-		if t.Recv == 0 {
-			continue
+		sort.Strings(keys)
+		for _, k := range keys {
+			targets = append(targets, c.Others[k].result(k))
 		}
-		if first {
-			s.P50, s.P95, s.MinRTT, s.JitterMs, first = t.P50, t.P95, t.MinRTT, t.Jitter, false
-			continue
+		q.AddTargets(targets)
+		if c.FloorMs > 0 {
+			q.SetFloor(c.FloorMs)
 		}
-		s.P50, s.P95 = math.Max(s.P50, t.P50), math.Max(s.P95, t.P95)
-		s.JitterMs, s.MinRTT = math.Max(s.JitterMs, t.Jitter), math.Min(s.MinRTT, t.MinRTT)
 	}
-	if s.Sent == 0 {
-		return c.Summary
+	q.LineClass, q.Direction = c.LineClass, c.Direction
+	if q.LineClass == "" {
+		q.LineClass = "unknown"
 	}
-	s.HaveStats = !first
-	if c.FloorMs > 0 && s.HaveStats {
-		s.Stretch = s.MinRTT / c.FloorMs
-	} else {
-		s.Stretch = c.Summary.Stretch
+	if q.Direction == "" {
+		q.Direction = "none"
 	}
-	return s
+	return q
 }
 
-// evalSLA checks a candidate's current statistics against the thresholds.
-func evalSLA(c *Candidate, t SLA) SLAResult {
+// view returns the statistics to display, from the current quality.
+func (c *Candidate) view() Summary {
+	q := c.q
+	return Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min, JitterMs: q.Jitter.RFC3550,
+		Loss: q.Loss, Stretch: q.Stretch, HaveStats: q.Recv > 0}
+}
+
+// evaluate recomputes the candidate's quality and its SLA verdict with
+// compare.CheckSLA, the one SLA rule: a check without data fails ("no
+// data"), the line class check notes the direction it was validated in.
+func (c *Candidate) evaluate(s compare.SLA) {
+	c.q = c.quality()
 	if c.Reference {
-		return SLAResult{}
+		c.SLA = SLAResult{}
+		return
 	}
-	v := c.view()
-	res := SLAResult{Pass: true}
-	add := func(ch Check) {
-		res.Checks = append(res.Checks, ch)
-		res.Known = true
-		if !ch.Pass {
-			res.Pass = false
+	c.SLA = slaResult(compare.CheckSLA(s, c.q))
+}
+
+// slaResult turns compare's verdict into the rows the views show.
+func slaResult(v compare.Verdict) SLAResult {
+	out := SLAResult{Pass: v.Pass, Known: len(v.Checks) > 0}
+	for _, ch := range v.Checks {
+		row := Check{Name: ch.Name, Pass: ch.Pass, Note: ch.Note,
+			Required: checkValue(ch.Name, ch.Required, ch.Unit, true), Measured: checkValue(ch.Name, ch.Measured, ch.Unit, false)}
+		if ch.Measured == nil {
+			row.Measured = "no data"
 		}
+		out.Checks = append(out.Checks, row)
 	}
-	if t.RTTP95ms != nil && v.HaveStats {
-		add(Check{Name: "rtt_p95_ms", Required: fmt.Sprintf("≤ %g ms", *t.RTTP95ms),
-			Measured: fmt.Sprintf("%.1f ms", v.P95), Pass: v.P95 <= *t.RTTP95ms})
+	return out
+}
+
+// checkValue formats a check's required or measured value for the
+// screen, as the overview always showed them: "≤ 60 ms", "41.0 ms",
+// "0.81 ms", "≤ 0.5%", "2.18".
+func checkValue(name string, v any, unit string, required bool) string {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case float64:
+		switch {
+		case unit == "fraction":
+			s = pct(x)
+		case required:
+			s = strconv.FormatFloat(x, 'f', -1, 64)
+		case name == compare.CheckRTTP95:
+			s = fmt.Sprintf("%.1f", x)
+		default:
+			s = fmt.Sprintf("%.2f", x)
+		}
+		if unit == "ms" {
+			s += " ms"
+		}
+	case []string:
+		return strings.Join(x, ",")
+	default:
+		s = fmt.Sprint(x)
 	}
-	if t.Loss != nil && v.Sent > 0 {
-		add(Check{Name: "loss", Required: "≤ " + pct(*t.Loss),
-			Measured: pct(v.Loss), Pass: v.Loss <= *t.Loss})
+	if required {
+		s = "≤ " + s
 	}
-	if t.JitterMs != nil && v.HaveStats {
-		add(Check{Name: "jitter_rfc3550_ms", Required: fmt.Sprintf("≤ %g ms", *t.JitterMs),
-			Measured: fmt.Sprintf("%.2f ms", v.JitterMs), Pass: v.JitterMs <= *t.JitterMs})
-	}
-	if len(t.LineClasses) > 0 {
-		add(Check{Name: "line_class", Required: strings.Join(t.LineClasses, ","),
-			Measured: orDash(c.LineClass), Pass: hasString(t.LineClasses, c.LineClass)})
-	}
-	if t.MaxStretch != nil && v.Stretch > 0 {
-		add(Check{Name: "stretch", Required: fmt.Sprintf("≤ %g", *t.MaxStretch),
-			Measured: fmt.Sprintf("%.2f", v.Stretch), Pass: v.Stretch <= *t.MaxStretch})
-	}
-	if !res.Known {
-		res.Pass = false
-	}
-	return res
+	return s
 }
 
 func orDash(s string) string {

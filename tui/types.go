@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -20,7 +21,7 @@ const HistorySize = 300
 type Snapshot struct {
 	Title      string      // shown in the title bar, e.g. the candidates file
 	Mode       string      // "replay ×10", "live", "replay ×10 + live"
-	SLA        SLA         // thresholds the live statistics are checked against
+	SLA        compare.SLA // thresholds the live statistics are checked against (compare.CheckSLA)
 	Candidates []Candidate // in file order
 	Traffic    *Traffic    // the traffic profile the costs are computed on; nil when none
 	Currency   string      // the currency totals are compared in (fx base)
@@ -45,9 +46,9 @@ type Candidate struct {
 
 	FloorMs float64 // physical floor (2·great-circle distance / 200 km per ms); 0 when unknown
 
-	// Summary holds the statistics of the whole recording (from compare),
-	// shown until live records arrive.
-	Summary Summary
+	// Recorded is compare's route quality of the whole recording, shown
+	// until live records arrive.
+	Recorded compare.RouteQuality
 	// Stats are the statistics of the records received so far for the
 	// primary target (Target, else the first target seen); Others holds the
 	// other targets, by "addr proto[/port]". Like compare, the row shows the
@@ -65,8 +66,9 @@ type Candidate struct {
 	Forward *Route // nil when not traced
 	Return  *Route // nil when the return path was not traced
 
-	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
-	spark              sparkMemo    // the last sparkline drawn
+	fwdTrace, retTrace *route.Trace         // the latest documents, to combine the directions' classes
+	q                  compare.RouteQuality // the current quality (evaluate)
+	spark              sparkMemo            // the last sparkline drawn
 }
 
 // sparkMemo is a drawn sparkline and what it was drawn from.
@@ -76,7 +78,7 @@ type sparkMemo struct {
 	text    string
 }
 
-// Summary is a finished measurement: what compare reports per candidate.
+// Summary is the figures a row shows, from the candidate's current quality.
 type Summary struct {
 	Sent      int
 	P50, P95  float64 // ms
@@ -91,14 +93,14 @@ type Summary struct {
 // Counters are cumulative; percentiles are over the last HistorySize samples.
 type LiveStats struct {
 	Sent, Recv, Lost, Late, Dup int
-	MinRTT                      float64 // ms, over all received
-	Jitter                      float64 // RFC 3550, ms, over consecutive received RTTs
-	P50, P95                    float64 // ms, over the window
+	MinRTT                      float64        // ms, over the window
+	Jitter                      float64        // RFC 3550, ms, over the window's consecutive received RTTs
+	P50, P95                    float64        // ms, over the window
+	RTT                         route.RTTStats // route.Summarize over the window
+	J                           route.Jitter
 	Last                        time.Time
 	History                     *Ring // recent samples; NaN marks a lost probe
 
-	prev    float64
-	hasPrev bool
 	dirty   bool // percentiles are stale
 	scratch []float64
 }
@@ -113,22 +115,13 @@ func (s *LiveStats) Loss() float64 {
 	return float64(s.Lost+s.Late) / float64(done)
 }
 
-// SLA holds the thresholds of the candidates file; a nil pointer or an empty
-// list is a check that is not asked for.
-type SLA struct {
-	RTTP95ms    *float64
-	Loss        *float64 // fraction
-	JitterMs    *float64
-	MaxStretch  *float64
-	LineClasses []string
-}
-
 // Check is one SLA check: name, required, measured, pass/fail.
 type Check struct {
 	Name     string // as compare names them: rtt_p95_ms, loss, jitter_rfc3550_ms, line_class, stretch
 	Required string // "≤ 60 ms"
-	Measured string // "41.0 ms"
+	Measured string // "41.00 ms"; "no data" when nothing was measured
 	Pass     bool
+	Note     string // compare's note: no data, the direction validated
 }
 
 // SLAResult is the verdict of a candidate.

@@ -22,17 +22,6 @@ func placeLocation(p Place) (route.Location, bool) {
 	return route.Location{}, false
 }
 
-// stretchOf compares minRTT with the physical floor between the vantage and
-// the candidate's region; false when either place is unknown.
-func stretchOf(vantage, region Place, minRTT float64) (route.StretchResult, bool) {
-	a, ok1 := placeLocation(vantage)
-	b, ok2 := placeLocation(region)
-	if !ok1 || !ok2 {
-		return route.StretchResult{}, false
-	}
-	return route.Stretch(a, b, minRTT), true
-}
-
 func loadASNDB(path string) (route.ASNDB, error) {
 	if path == "" {
 		return nil, nil

@@ -129,12 +129,9 @@ type RTTSummary struct {
 	Max float64 `json:"max"`
 }
 
-// JitterSummary is the jitter block of a route, in ms.
-type JitterSummary struct {
-	RFC3550 float64 `json:"rfc3550"`
-	MeanAbs float64 `json:"mean_abs"`
-	PDVP95  float64 `json:"pdv_p95"`
-}
+// JitterSummary is the jitter block of a route, in ms: route's three
+// labelled figures (RFC 3550, mean absolute, PDV p95).
+type JitterSummary = route.Jitter
 
 // TargetResult is one probe target's statistics.
 type TargetResult struct {

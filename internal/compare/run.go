@@ -168,11 +168,27 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 	}
 	q := &e.Route
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, m.Return, db)
+	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
+	if floor, ok := FloorMs(f, c); ok {
+		q.SetFloor(floor)
+	}
+	e.SLA = CheckSLA(f.SLA, *q)
+	return e
+}
+
+// AddTargets fills the figures of q from per-target results — the one
+// aggregation rule of compare, the TUI and serve: the worst over the targets
+// for what the SLA bounds (RTT percentiles, loss, jitter), the best minimum
+// for the floor comparison, since physics bounds the fastest reply; counts
+// are summed. It returns a warning per target without results when others
+// have them, and one when no target has any.
+func (q *RouteQuality) AddTargets(targets []TargetResult) []string {
+	var warnings []string
 	first := true
 	minRTT := 0.0
-	for _, t := range m.Targets {
-		if t.Sent == 0 && len(m.Targets) > 1 {
-			e.Warnings = append(e.Warnings, fmt.Sprintf("target %s: no probe results; the figures come from the other targets", t.Target))
+	for _, t := range targets {
+		if t.Sent == 0 && len(targets) > 1 {
+			warnings = append(warnings, fmt.Sprintf("target %s: no probe results; the figures come from the other targets", t.Target))
 		}
 		q.Sent += t.Sent
 		q.Recv += t.Recv
@@ -185,13 +201,11 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		if first {
 			q.Samples, q.SamplesOf = t.Samples, t.Target.String()
 			q.RTT = RTTSummary{Min: t.RTT.Min, P50: t.RTT.P50, P95: t.RTT.P95, P99: t.RTT.P99, Max: t.RTT.Max}
-			q.Jitter = JitterSummary{RFC3550: t.Jitter.RFC3550, MeanAbs: t.Jitter.MeanAbs, PDVP95: t.Jitter.PDVP95}
+			q.Jitter = t.Jitter
 			minRTT = t.RTT.Min
 			first = false
 			continue
 		}
-		// Worst over targets for what the SLA bounds; the best min for the
-		// floor comparison, since physics bounds the fastest reply.
 		q.RTT.P50 = max(q.RTT.P50, t.RTT.P50)
 		q.RTT.P95 = max(q.RTT.P95, t.RTT.P95)
 		q.RTT.P99 = max(q.RTT.P99, t.RTT.P99)
@@ -204,16 +218,32 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 	q.RTT.Min = minRTT
 	q.Jitter = JitterSummary{RFC3550: round(q.Jitter.RFC3550, 4), MeanAbs: round(q.Jitter.MeanAbs, 4), PDVP95: round(q.Jitter.PDVP95, 4)}
 	if q.Sent == 0 {
-		e.Warnings = append(e.Warnings, "no probe results (live probes or recorded.probes): RTT, loss and jitter are unknown")
+		warnings = append(warnings, "no probe results (live probes or recorded.probes): RTT, loss and jitter are unknown")
 	}
-	if st, ok := stretchOf(f.Vantage, c.Region, minRTT); ok {
-		q.FloorMs, q.Stretch, q.StretchFlags = round(st.FloorMs, 2), round(st.Stretch, 3), st.Flags
-		if q.Recv == 0 {
-			q.Stretch = 0
-		}
+	return warnings
+}
+
+// SetFloor sets FloorMs, Stretch and StretchFlags from the physical floor
+// between the vantage and the region (FloorMs) and q's minimum RTT. Without
+// an answered probe the stretch stays unknown (0).
+func (q *RouteQuality) SetFloor(floorMs float64) {
+	st := route.StretchOverFloor(floorMs, q.RTT.Min)
+	q.FloorMs, q.Stretch, q.StretchFlags = round(st.FloorMs, 2), round(st.Stretch, 3), st.Flags
+	if q.Recv == 0 {
+		q.Stretch, q.StretchFlags = 0, nil
 	}
-	e.SLA = CheckSLA(f.SLA, *q)
-	return e
+}
+
+// FloorMs is the physical floor RTT between f's vantage and c's region
+// (2·great-circle distance at 200 km/ms), unrounded; false when either place
+// is unknown.
+func FloorMs(f *File, c *Candidate) (float64, bool) {
+	a, ok1 := placeLocation(f.Vantage)
+	b, ok2 := placeLocation(c.Region)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return route.FloorRTTms(a, b), true
 }
 
 // Replay reads a candidate's recordings: the probe stream and the forward and

@@ -152,7 +152,13 @@ type StretchResult struct {
 // 2·floor + 25 ms. A minRTT ≤ 0 (nothing received) gives no stretch and no
 // flags.
 func Stretch(vantage, target Location, minRTTms float64) StretchResult {
-	res := StretchResult{FloorMs: FloorRTTms(vantage, target), MinRTTms: minRTTms}
+	return StretchOverFloor(FloorRTTms(vantage, target), minRTTms)
+}
+
+// StretchOverFloor is Stretch for a floor already known (FloorRTTms): the
+// TUI keeps a candidate's floor and re-applies it as RTTs arrive.
+func StretchOverFloor(floorMs, minRTTms float64) StretchResult {
+	res := StretchResult{FloorMs: floorMs, MinRTTms: minRTTms}
 	if minRTTms <= 0 || math.IsNaN(minRTTms) || math.IsInf(minRTTms, 0) {
 		res.MinRTTms = 0
 		return res
