@@ -25,6 +25,12 @@ type Options struct {
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
 }
 
+// ErrTooLarge is returned when the traffic cannot be billed: a slot that is
+// not a finite, non-negative byte count, or a period volume beyond int64
+// bytes (9.2 EB — more than any link carries in a month, so the log's units
+// or the --scale factor are wrong). Volumes are never printed wrapped.
+var ErrTooLarge = errors.New("traffic beyond what can be billed")
+
 // ErrCoarse is returned when percentile billing is asked of coarse data.
 var ErrCoarse = errors.New("coarse data refused for percentile billing")
 
@@ -252,6 +258,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 				time.Unix(s.Slots[len(s.Slots)-1].Start+v.width, 0).In(loc).Format("2006-01-02 15:04 MST"))
 		}
 		return nil, fmt.Errorf("%s: %w in period %s (%s)", name, ErrNoData, p.Label(), cover)
+	}
+	if err := v.checkVolume(opt.Scale); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	coarse := s.Step > SlotSeconds
 	needPct := len(offers) == 0

@@ -794,3 +794,44 @@ func TestLibreNMSBoundaryAndIndexReconcileToTheCent(t *testing.T) {
 		t.Error("an unknown boundary must be refused")
 	}
 }
+
+// Volumes never wrap: ten slots of 2e18 bytes (2e19 in all, beyond int64
+// bytes) were printed as −9223372036854775808 B with exit 0. They are refused,
+// naming the largest slot; a scale that overflows names --scale; a slot of
+// 1e308 bytes, which made the money conversion panic on +Inf, is refused too.
+func TestVolumesBeyondInt64AreRefusedNeverWrapped(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	offers := mustOffers(t, `
+offers:
+  - {name: gb, currency: USD, bandwidth: {scheme: per-gb, price_per_gb: "0.01"}}
+  - {name: p95, currency: USD, bandwidth: {scheme: p95, price_per_mbps: "1", port_mbps: 1000}}
+`)
+	mk := func(n int, bytes float64) *Series {
+		s := &Series{Name: "big", Source: "big.csv", Step: 300}
+		for i := 0; i < n; i++ {
+			s.Slots = append(s.Slots, Slot{Start: p.Start.Unix() + int64(i)*300, In: bytes / 2, Out: bytes / 2})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name  string
+		s     *Series
+		scale float64
+		want  string
+	}{
+		{"ten slots of 2e18 bytes", mk(10, 2e18), 1, "big.csv: traffic beyond what can be billed: the period's volume (in+out 2e+19 bytes)"},
+		{"1e308 bytes in a slot", mk(10, 1e308), 1, "the largest slot, at 2026-10-01T00:00:00Z, holds 5e+307 bytes in, 5e+307 out"},
+		{"a scale that overflows", mk(8928, 2.5e10), 1e300, "--scale 1e+300: "},
+		{"the month at --scale 1e6", mk(8928, 2e10), 1e6, "--scale 1e+06: the period's volume (in+out 1.79e+20 bytes)"},
+	} {
+		r, err := BillSeries(c.s, p, offers, Options{Scale: c.scale})
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: report %v, err %v; want ErrTooLarge with %q", c.name, r != nil, err, c.want)
+		}
+	}
+	// Just below the limit bills, with a positive volume.
+	r, err := BillSeries(mk(4, 2e18), p, offers, Options{})
+	if err != nil || r.Traffic.TotalBytes != 8e18 || r.Traffic.InBytes <= 0 {
+		t.Fatalf("8e18 bytes: %v %+v", err, r.Traffic)
+	}
+}

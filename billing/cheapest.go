@@ -79,13 +79,22 @@ func compareBills(r *Report, v *view) {
 			}
 		}
 	}
+	// The scan goes up to 100× this traffic, but never past a volume a report
+	// can hold (a break-even's out_bytes is an int64 byte count).
+	hi := 100.0
+	if tot := float64(r.Traffic.TotalBytes); tot > 0 {
+		hi = min(hi, maxVolume/tot/2)
+	}
 	for _, pr := range pairs {
+		if hi <= 0.01 {
+			break
+		}
 		m, n := r.measures[pr.a], r.measures[pr.b]
 		f := func(k float64) float64 {
 			d, _ := cost(m, k).Sub(cost(n, k)).Float64()
 			return d
 		}
-		for _, k := range crossings(f, 0.01, 100) {
+		for _, k := range crossings(f, 0.01, hi) {
 			c.BreakEven = append(c.BreakEven, BreakEven{
 				Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
 				Amount: FormatMoney(cost(n, k), cur), Currency: cur,

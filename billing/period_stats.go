@@ -1,8 +1,11 @@
 package billing
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -73,6 +76,41 @@ func (v *view) daySlots(d int) int {
 	a, b := max(v.days[d][0], v.from), min(v.days[d][1], v.to)
 	return int(max(ceilDiv(b, v.width)-ceilDiv(a, v.width), 0))
 }
+
+// maxVolume is the largest period volume (bytes, in+out) a report can hold:
+// the JSON volumes are int64 byte counts.
+const maxVolume = float64(math.MaxInt64)
+
+// checkVolume refuses traffic that cannot be billed (ErrTooLarge), naming the
+// largest slot and, when the traffic is scaled, the factor.
+func (v *view) checkVolume(scale float64) error {
+	var total float64
+	big := -1
+	for i, s := range v.slots {
+		if math.IsNaN(s.In) || math.IsNaN(s.Out) || s.In < 0 || s.Out < 0 {
+			return fmt.Errorf("%w: the slot at %s holds %g bytes in, %g out: not a byte count; check the log", ErrTooLarge, v.stamp(s.Start), s.In, s.Out)
+		}
+		total += s.In + s.Out
+		if big < 0 || s.In+s.Out > v.slots[big].In+v.slots[big].Out {
+			big = i
+		}
+	}
+	if total < maxVolume {
+		return nil
+	}
+	b := v.slots[big]
+	what := fmt.Sprintf("the period's volume (in+out %s bytes) is beyond 9.2 EB, more than any link carries; the largest slot, at %s, holds %s bytes in, %s out (%s bit/s)",
+		sci(total), v.stamp(b.Start), sci(b.In), sci(b.Out), sci(v.rate(max(b.In, b.Out))))
+	if scale != 1 {
+		return fmt.Errorf("%w: --scale %g: %s; use a smaller factor", ErrTooLarge, scale, what)
+	}
+	return fmt.Errorf("%w: %s; check the log's units", ErrTooLarge, what)
+}
+
+func (v *view) stamp(t int64) string { return time.Unix(t, 0).In(v.p.location()).Format(time.RFC3339) }
+
+// sci renders a large figure in scientific notation with 3 significant digits.
+func sci(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 
 // rate converts bytes in one slot to bit/s.
 func (v *view) rate(bytes float64) float64 { return bytes * 8 / float64(v.width) }

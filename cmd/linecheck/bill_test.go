@@ -314,3 +314,34 @@ func TestBillLibreNMSBoundaryAndMethods(t *testing.T) {
 		t.Errorf("unknown boundary: exit %d %s", code, errs)
 	}
 }
+
+// Impossible traffic is refused with exit 2, never a panic or a wrapped
+// volume: 1e308 bytes a slot with --offers (the money conversion panicked on
+// +Inf), the sample at --scale 1e300, ten slots of 2e18 bytes and the sample
+// at --scale 1e6 (both printed −9223372036854775808 B with exit 0).
+func TestBillRefusesTrafficBeyondWhatCanBeBilled(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.csv")
+	os.WriteFile(huge, []byte("timestamp,in_bytes,out_bytes\n2026-10-01T00:00:00Z,1e308,1e308\n2026-10-01T00:05:00Z,1e308,1e308\n"), 0o644)
+	var b strings.Builder
+	b.WriteString("timestamp,in_bytes,out_bytes\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "2026-10-01T00:%02d:00Z,2000000000000000000,0\n", 5*i)
+	}
+	ten := filepath.Join(dir, "ten.csv")
+	os.WriteFile(ten, []byte(b.String()), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{huge, "--offers", sampleOffers}, "huge.csv: traffic beyond what can be billed"},
+		{[]string{sampleCSV, "--offers", sampleOffers, "--scale", "1e300"}, "--scale 1e+300"},
+		{[]string{ten}, "ten.csv: traffic beyond what can be billed: the period's volume (in+out 2e+19 bytes)"},
+		{[]string{sampleCSV, "--scale", "1e6", "--format", "json"}, "--scale 1e+06"},
+	} {
+		out, errs, code := billRun(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || out != "" || strings.Contains(errs, "panic") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %s; want exit 2 with %q", c.args, code, len(out), errs, c.want)
+		}
+	}
+}
