@@ -835,3 +835,34 @@ offers:
 		t.Fatalf("8e18 bytes: %v %+v", err, r.Traffic)
 	}
 }
+
+// An offer's nth above the sample count billed the smallest sample without a
+// word; it is flagged (and warned), as are daily_nth and top_days beyond the data.
+func TestNthAboveTheSampleCountIsFlagged(t *testing.T) {
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	p, _ := RangePeriod(start, start.Add(2*time.Hour), time.UTC) // 24 slots
+	s := constSeries(p, 0, 10, nil)
+	offers := mustOffers(t, `
+offers:
+  - {name: pk, currency: USD, bandwidth: {scheme: peak, nth: 30, price_per_mbps: "1"}}
+  - {name: ok, currency: USD, bandwidth: {scheme: peak, nth: 24, price_per_mbps: "1"}}
+  - {name: dpa, currency: USD, bandwidth: {scheme: daily-peak-average, daily_nth: 25, top_days: 5, price_per_mbps: "1"}}
+`)
+	r, err := BillSeries(s, p, offers, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Join(r.Bills[0].Flags, "; "); !strings.Contains(f, "nth 30 is above the 24 samples") {
+		t.Errorf("peak nth 30 of 24: flags %q", f)
+	}
+	if len(r.Bills[1].Flags) != 0 {
+		t.Errorf("nth 24 of 24 is the smallest sample by the offer's own rule: flags %q", r.Bills[1].Flags)
+	}
+	f := strings.Join(r.Bills[2].Flags, "; ")
+	if !strings.Contains(f, "daily_nth 25 is above the sample count of 1 day(s)") || !strings.Contains(f, "top_days 5 is above the 1 days") {
+		t.Errorf("daily peak flags %q", f)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "pk: nth 30 is above") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}

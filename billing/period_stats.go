@@ -233,6 +233,31 @@ func (v *view) dailyPeakAverage(dailyNth, topDays int, direction Direction, vali
 	})
 }
 
+// daysShorterThan counts the days (with samples; valid days only when valid)
+// that have fewer than nth samples, under the gaps policy.
+func (v *view) daysShorterThan(nth int, valid bool) int {
+	if nth <= 1 {
+		return 0
+	}
+	count := make([]int, len(v.days))
+	for i := range v.slots {
+		count[v.dayOf[i]]++
+	}
+	short := 0
+	for d, c := range count {
+		if (valid && v.dayBytes[d] <= 0) || (c == 0 && v.gaps != "zero") {
+			continue
+		}
+		if v.gaps == "zero" {
+			c = max(c, v.daySlots(d))
+		}
+		if c < nth {
+			short++
+		}
+	}
+	return short
+}
+
 // volume returns the bytes of the period under a direction rule: the sum of
 // the per-slot values, or under greater the larger of the two sums.
 func (v *view) volume(direction Direction) float64 {

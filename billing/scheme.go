@@ -74,10 +74,20 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		st = v.p95(method, dir, valid)
 	case "peak":
 		st = v.peak(bw.Nth, dir, valid)
+		if bw.Nth > st.n {
+			// nthLargest clamps to the smallest sample: say so, it is not the offer's rule.
+			b.Flags = append(b.Flags, fmt.Sprintf("nth %d is above the %d samples of the period: billed the smallest sample instead (the offer's rule needs at least %d samples)", bw.Nth, st.n, bw.Nth))
+		}
 	case "average":
 		st = v.average(dir, valid)
 	case "daily-peak-average":
 		st = v.dailyPeakAverage(bw.DailyNth, bw.TopDays, dir, valid)
+		if short := v.daysShorterThan(bw.DailyNth, valid); short > 0 {
+			b.Flags = append(b.Flags, fmt.Sprintf("daily_nth %d is above the sample count of %d day(s): those days billed their smallest sample instead", bw.DailyNth, short))
+		}
+		if bw.TopDays > st.rank {
+			b.Flags = append(b.Flags, fmt.Sprintf("top_days %d is above the %d days with samples: averaged over all %d", bw.TopDays, st.rank, st.rank))
+		}
 	}
 	if isRate(bw.Scheme) {
 		m.bps = st.bps
