@@ -28,6 +28,9 @@ const (
 	// implausibleBps is flagged when no port speed is given: no single
 	// interface carries a terabit per second.
 	implausibleBps = 1e12
+	// impossibleBps is refused where a reader checks it (Prometheus
+	// values): a petabit per second is beyond any single series.
+	impossibleBps = 1e15
 	// maxWarnings per series; the rest are counted.
 	maxWarnings = 20
 )
@@ -77,7 +80,11 @@ func (b *builder) warnf(line int64, format string, args ...any) {
 	if b.nwarn > maxWarnings {
 		return
 	}
-	b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("%s:%d: ", b.file, line)+fmt.Sprintf(format, args...))
+	where := fmt.Sprintf("%s:%d: ", b.file, line)
+	if line <= 0 {
+		where = b.file + ": " // a live answer has no lines
+	}
+	b.s.Warnings = append(b.s.Warnings, where+fmt.Sprintf(format, args...))
 }
 
 // finish closes the series: notes suppressed warnings.

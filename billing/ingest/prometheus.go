@@ -1,160 +1,114 @@
 package ingest
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/linecheck/linecheck/billing"
 )
 
-// Prometheus /api/v1/query_range response saved to a file (a "matrix"):
-// values are bit/s as strings (from rate(x[5m])*8), each stamped with the END
-// of the interval it averages. One Series per result, named by its ifName
-// label, else by its label set. Results that differ only in a "direction"
-// (or "dir") label, in/out (or the two values of --columns), are paired into
-// one Series; a result without one is inbound traffic.
-
-type promResult struct {
-	labels map[string]string
-	line   int64
-	pts    []rawPoint
-}
+// Prometheus query_range matrices, saved to a file or fetched live
+// (internal/promclient), become series here, by one set of rules:
+//
+//   - values are bit/s (from rate(x[5m])*8), each stamped with the END of the
+//     interval it averages: the value at t is the slot starting at t−step;
+//   - a result's direction is its query's (bill --query-in/--query-out), else
+//     its "direction" (or "dir") label, in/out (or the two values of
+//     --columns); an unlabelled result of a file is inbound (--columns out:
+//     outbound);
+//   - results are grouped by their labels without the metric name and the
+//     direction label; a lone inbound and a lone outbound result pair
+//     whatever their labels;
+//   - a series is named by its ifName when that names it alone, else by the
+//     labels that tell the groups apart (one group: its whole label set);
+//   - a time with a value in one direction only, and a NaN, is a gap (counted
+//     in the warnings); an infinite, negative or impossible value is refused.
 
 var (
 	promInDirs  = []string{"in", "rx", "receive", "inbound", "ingress"}
 	promOutDirs = []string{"out", "tx", "transmit", "outbound", "egress"}
 )
 
+// readPrometheus reads a saved query_range answer.
 func readPrometheus(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
-	d, err := newJSONDoc(r, file)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		results    []*promResult
-		status     string
-		statusLine int64 = 1
-		errMsg     string
-		resultType string
-		typeLine   int64 = 1
-	)
-	err = d.object("", func(key string, line int64) error {
-		switch key {
-		case "status":
-			statusLine = line
-			return d.decode(key, &status)
-		case "error":
-			return d.decode(key, &errMsg)
-		case "data":
-			return d.object(key, func(k string, line int64) error {
-				switch k {
-				case "resultType":
-					typeLine = line
-					return d.decode(k, &resultType)
-				case "result":
-					return d.array(k, func(i int, line int64) error {
-						res := &promResult{line: line}
-						results = append(results, res)
-						field := fmt.Sprintf("result[%d]", i)
-						return d.object(field, func(k string, line int64) error {
-							switch k {
-							case "metric":
-								return d.decode(field+".metric", &res.labels)
-							case "value":
-								return d.errf(line, field+".value", "an instant query result (vector): save a query_range response (a matrix)")
-							case "values":
-								return d.array(field+".values", func(j int, line int64) error {
-									f := fmt.Sprintf("%s.values[%d]", field, j)
-									var pair []any
-									if err := d.decode(f, &pair); err != nil {
-										return err
-									}
-									p, err := promPoint(d, pair, line, f)
-									if err != nil {
-										return err
-									}
-									res.pts = append(res.pts, p)
-									return nil
-								})
-							}
-							return d.skip(field + "." + k)
-						})
-					})
-				}
-				return d.skip(k)
-			})
-		}
-		return d.skip(key)
+	var results []*PromResult
+	a, err := DecodePromMatrix(r, file, PromDecodeOptions{KeepLines: true}, func(res *PromResult) error {
+		results = append(results, res)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if status != "" && status != "success" {
-		return nil, d.errf(statusLine, "status", "the query failed: %s %s", status, errMsg)
+	if a.Status != "" && a.Status != "success" {
+		return nil, errAt(file, a.StatusLine, "status", "the query failed: %s %s", a.Status, a.Error)
 	}
-	if resultType != "" && resultType != "matrix" {
-		return nil, d.errf(typeLine, "resultType", "%q: save a query_range response (resultType matrix)", resultType)
+	if a.ResultType != "" && a.ResultType != "matrix" {
+		return nil, errAt(file, a.TypeLine, "resultType", "%q: save a query_range response (resultType matrix)", a.ResultType)
 	}
 	if len(results) == 0 {
-		return nil, &ReadError{File: file, Line: int(typeLine), Field: "result", Msg: "no series in the response", Err: ErrEmpty}
+		return nil, &ReadError{File: file, Line: int(a.TypeLine), Field: "result", Msg: "no series in the response", Err: ErrEmpty}
 	}
-	return promSeries(file, results, opts)
+	return PromSeries(results, file, opts, PromOptions{})
 }
 
-func promPoint(d *jsonDoc, pair []any, line int64, field string) (rawPoint, error) {
-	p := rawPoint{line: line}
-	if len(pair) != 2 {
-		return p, d.errf(line, field, "want [time, \"value\"], got %d elements", len(pair))
-	}
-	n, ok := pair[0].(json.Number)
-	if !ok {
-		return p, d.errf(line, field, "time %v is not a number", pair[0])
-	}
-	t, err := n.Float64()
-	if err != nil || t < 0 || t > 1e11 {
-		return p, d.errf(line, field, "time %s is not a unix time", n)
-	}
-	p.t = int64(math.Round(t))
-	v, unknown, msg := jsonNumber(pair[1])
-	if msg != "" {
-		return p, d.errf(line, field, "value %s", msg)
-	}
-	p.in, p.unknown = v/8, unknown
-	return p, nil
+// PromOptions says how PromSeries treats its results.
+type PromOptions struct {
+	// Step is the query step in seconds; 0 infers it from the points (the
+	// smallest spacing in any result).
+	Step int64
+	// Paired requires both directions for every label set (two queries,
+	// one per direction): a label set on one side only is an error.
+	Paired bool
+	// MaxPoints bounds the points the results may hold (0: no bound).
+	MaxPoints int64
 }
 
-// labelSet renders labels as {a="b", c="d"}, sorted, without skip.
-func labelSet(l map[string]string, skip string) string {
-	keys := make([]string, 0, len(l))
+// PromLabels renders a label set as Prometheus writes it, {a="x",b="y"} in
+// name order, leaving out the names in skip.
+func PromLabels(l map[string]string, skip ...string) string {
+	names := make([]string, 0, len(l))
 	for k := range l {
-		if k != skip {
-			keys = append(keys, k)
+		if !slices.Contains(skip, k) {
+			names = append(names, k)
 		}
 	}
-	sort.Strings(keys)
+	sort.Strings(names)
 	var b strings.Builder
 	b.WriteByte('{')
-	for i, k := range keys {
+	for i, k := range names {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "%s=%q", k, l[k])
+		b.WriteString(k + "=" + strconv.Quote(l[k]))
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
-func promSeries(file string, results []*promResult, opts ReadOptions) ([]*billing.Series, error) {
+// promGroup is one label set and its two directions.
+type promGroup struct {
+	key     string
+	labels  map[string]string // without the metric name and the direction label
+	in, out *PromResult
+	dirless bool // an unlabelled result taken as one direction
+}
+
+// PromSeries builds one series per label set from the results of a
+// query_range matrix (see the rules above). source names the file or the
+// server in messages and is each series' Source.
+func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromOptions) ([]*billing.Series, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	inDirs, outDirs := promInDirs, promOutDirs
 	if len(opts.Columns) == 2 {
 		inDirs, outDirs = opts.Columns[:1], opts.Columns[1:]
 	}
-	// One --columns value says which direction unlabelled results are.
 	unlabelledOut := false
 	if len(opts.Columns) == 1 {
 		c := strings.ToLower(opts.Columns[0])
@@ -165,114 +119,217 @@ func promSeries(file string, results []*promResult, opts ReadOptions) ([]*billin
 			return nil, fmt.Errorf("columns %q: for Prometheus input name the direction of the results: in or out", opts.Columns[0])
 		}
 	}
-	type group struct {
-		key     string
-		labels  map[string]string
-		in, out *promResult
-		line    int64
+	if po.MaxPoints > 0 {
+		var n int64
+		for _, r := range results {
+			n += int64(len(r.Points))
+		}
+		if n > po.MaxPoints {
+			return nil, fmt.Errorf("%s: %d points, more than the limit of %d: narrow the query or the period: %w", source, n, po.MaxPoints, ErrTooLarge)
+		}
 	}
-	var groups []*group
-	byKey := map[string]*group{}
+	eq := func(list []string, v string) bool {
+		return slices.ContainsFunc(list, func(s string) bool { return strings.EqualFold(s, v) })
+	}
+	queryName := map[string]string{"in": "--query-in", "out": "--query-out"}
+	var ins, outs []*PromResult
+	byKey := map[string]*promGroup{}
+	var groups []*promGroup
 	for _, r := range results {
-		dirLabel, dir := "", ""
-		for _, k := range []string{"direction", "dir"} {
-			if v, ok := r.labels[k]; ok {
-				dirLabel, dir = k, strings.ToLower(v)
-				break
+		dir, dirLabel := r.Dir, ""
+		if dir == "" {
+			dir = "in"
+			if unlabelledOut {
+				dir = "out"
+			}
+			for _, k := range []string{"direction", "dir"} {
+				if v, ok := r.Labels[k]; ok {
+					dirLabel = k
+					switch {
+					case eq(outDirs, v):
+						dir = "out"
+					case eq(inDirs, v):
+						dir = "in"
+					default:
+						return nil, errAt(source, r.Line, "metric."+k, "%q is neither an inbound (%s) nor an outbound (%s) direction",
+							strings.ToLower(v), strings.Join(inDirs, ", "), strings.Join(outDirs, ", "))
+					}
+					break
+				}
 			}
 		}
-		key := labelSet(r.labels, dirLabel)
+		key := PromLabels(r.Labels, "__name__", dirLabel)
 		g := byKey[key]
 		if g == nil {
-			g = &group{key: key, labels: r.labels, line: r.line}
+			g = &promGroup{key: key, labels: map[string]string{}}
+			for k, v := range r.Labels {
+				if k != "__name__" && k != dirLabel {
+					g.labels[k] = v
+				}
+			}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
-		isOut := dirLabel != "" && slices.ContainsFunc(outDirs, func(s string) bool { return strings.EqualFold(s, dir) }) ||
-			dirLabel == "" && unlabelledOut
-		if dirLabel != "" && !isOut && !slices.ContainsFunc(inDirs, func(s string) bool { return strings.EqualFold(s, dir) }) {
-			return nil, errAt(file, r.line, "metric."+dirLabel, "%q is neither an inbound (%s) nor an outbound (%s) direction", dir, strings.Join(inDirs, ", "), strings.Join(outDirs, ", "))
+		side := &g.in
+		if dir == "out" {
+			side = &g.out
+			outs = append(outs, r)
+		} else {
+			ins = append(ins, r)
 		}
-		slot := &g.in
-		if isOut {
-			slot = &g.out
+		if *side != nil {
+			what := "two results"
+			if r.Dir != "" {
+				what = queryName[r.Dir] + ": two series"
+			}
+			return nil, errAt(source, r.Line, "metric", "%s with the labels %s once the metric name is dropped", what, PromLabels(r.Labels, "__name__"))
 		}
-		if *slot != nil {
-			return nil, errAt(file, r.line, "metric", "two results with the same labels %s", labelSet(r.labels, ""))
-		}
-		*slot = r
+		*side = r
+		g.dirless = dirLabel == "" && r.Dir == ""
 	}
-	// One query, one step: the smallest spacing in any result, so that a
-	// result with a gap between its only two points is not taken as coarse.
-	var step int64
-	for _, r := range results {
-		for i := 1; i < len(r.pts); i++ {
-			if d := r.pts[i].t - r.pts[i-1].t; d > 0 && (step == 0 || d < step) {
-				step = d
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%s: no series: check the metric names, labels and the period", source)
+	}
+	// A lone inbound and a lone outbound result pair whatever their labels.
+	if len(ins) == 1 && len(outs) == 1 && len(groups) == 2 {
+		g := groups[0]
+		if g.in == nil {
+			g = groups[1]
+		}
+		g.out = outs[0]
+		groups = []*promGroup{g}
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	if po.Paired {
+		for _, g := range groups {
+			switch {
+			case g.out == nil:
+				return nil, fmt.Errorf("--query-in: series %s has no --query-out series with the same labels", g.key)
+			case g.in == nil:
+				return nil, fmt.Errorf("--query-out: series %s has no --query-in series with the same labels", g.key)
 			}
 		}
 	}
-	// ifName when it names each group alone.
-	count := map[string]int{}
-	for _, g := range groups {
-		count[g.labels["ifName"]]++
-	}
-	var out []*billing.Series
-	for _, g := range groups {
-		name := g.key
-		if n := g.labels["ifName"]; n != "" && count[n] == 1 {
-			name = n
-		}
-		b := newBuilder(file, name, opts)
-		var pts []rawPoint
-		switch {
-		case g.in != nil && g.out != nil:
-			pts = promPair(g.in.pts, g.out.pts)
-		case g.in != nil:
-			pts = g.in.pts
-			if _, ok := g.labels["direction"]; !ok && len(opts.Columns) == 0 {
-				if _, ok := g.labels["dir"]; !ok {
-					b.warnf(g.line, "no direction label: values counted as inbound (--columns out to count them as outbound; a direction=\"in\"/\"out\" label pairs both)")
+	step := po.Step
+	if step == 0 {
+		// One query, one step: the smallest spacing in any result, so that a
+		// result with a gap between its only two points is not taken as coarse.
+		for _, r := range results {
+			for i := 1; i < len(r.Points); i++ {
+				if d := r.Points[i].T - r.Points[i-1].T; d > 0 && (step == 0 || d < step) {
+					step = d
 				}
 			}
-		default:
-			pts = g.out.pts
-			for i := range pts {
-				pts[i].in, pts[i].out = 0, pts[i].in
-			}
 		}
-		if err := b.addRegular(pts, regular{step: step, end: true, rate: true, field: "values"}); err != nil {
+	}
+	sets := make([]map[string]string, len(groups))
+	for i, g := range groups {
+		sets[i] = g.labels
+	}
+	names := promNames(sets)
+	out := make([]*billing.Series, 0, len(groups))
+	for i, g := range groups {
+		s, err := promBuild(source, names[i], g, step, opts, len(opts.Columns) == 0)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, b.finish())
+		g.in, g.out = nil, nil // the points are on the grid now: free them
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-// promPair joins an inbound and an outbound result by timestamp; a time with
-// only one side is a gap. Both must be ascending (checked after the join
-// through the joined order and the line numbers).
-func promPair(in, out []rawPoint) []rawPoint {
-	for _, s := range [][]rawPoint{in, out} {
-		for i := 1; i < len(s); i++ {
-			if s[i].t <= s[i-1].t {
-				return s // let addRegular report the order error
+// promBuild puts one group on the grid.
+func promBuild(source, name string, g *promGroup, step int64, opts ReadOptions, warnDirless bool) (*billing.Series, error) {
+	b := newBuilder(source, name, opts)
+	line := func(r *PromResult, i int) int64 {
+		if r.Lines != nil {
+			return r.Lines[i]
+		}
+		return r.Line
+	}
+	side := func(r *PromResult) ([]rawPoint, error) {
+		pts := make([]rawPoint, len(r.Points))
+		for i, p := range r.Points {
+			pts[i] = rawPoint{t: p.T, line: line(r, i), in: p.V / 8, unknown: math.IsNaN(p.V)}
+			if i > 0 && p.T <= r.Points[i-1].T {
+				return nil, orderErr(source, pts[i], pts[i-1], "values")
 			}
 		}
+		return pts, nil
 	}
 	var pts []rawPoint
+	var err error
+	nan, oneSided := 0, 0
+	switch {
+	case g.in != nil && g.out != nil:
+		in, err := side(g.in)
+		if err != nil {
+			return nil, err
+		}
+		o, err := side(g.out)
+		if err != nil {
+			return nil, err
+		}
+		pts, oneSided = promJoin(in, o)
+	case g.in != nil:
+		if pts, err = side(g.in); err != nil {
+			return nil, err
+		}
+		if g.dirless && warnDirless {
+			b.warnf(g.in.Line, "no direction label: values counted as inbound (--columns out to count them as outbound; a direction=\"in\"/\"out\" label pairs both)")
+		}
+	default:
+		if pts, err = side(g.out); err != nil {
+			return nil, err
+		}
+		for i := range pts {
+			pts[i].in, pts[i].out = 0, pts[i].in
+		}
+	}
+	for i, p := range pts {
+		if math.IsNaN(p.in) || math.IsNaN(p.out) {
+			nan++ // one-sided times have zeros here: counted apart
+		}
+		if p.unknown {
+			pts[i].in, pts[i].out = 0, 0
+		}
+	}
+	if err := b.addRegular(pts, regular{step: step, end: true, rate: true, field: "values"}); err != nil {
+		return nil, err
+	}
+	if oneSided > 0 {
+		b.warnf(0, "%s: %d slots had a value in one direction only and count as gaps", name, oneSided)
+	}
+	if nan > 0 {
+		b.warnf(0, "%s: %d NaN values count as gaps", name, nan)
+	}
+	s := b.finish()
+	s.Source = source
+	s.Format = "prometheus"
+	return s, nil
+}
+
+// promJoin joins an inbound and an outbound side (each ascending) by time; a
+// time with only one side is a gap, counted.
+func promJoin(in, out []rawPoint) ([]rawPoint, int) {
+	pts := make([]rawPoint, 0, max(len(in), len(out)))
+	one := 0
 	i, j := 0, 0
 	for i < len(in) || j < len(out) {
 		switch {
 		case j == len(out) || i < len(in) && in[i].t < out[j].t:
 			p := in[i]
 			p.unknown = true
+			p.in = 0
 			pts = append(pts, p)
+			one++
 			i++
 		case i == len(in) || out[j].t < in[i].t:
 			p := out[j]
 			p.in, p.out, p.unknown = 0, 0, true
 			pts = append(pts, p)
+			one++
 			j++
 		default:
 			p := in[i]
@@ -283,5 +340,58 @@ func promPair(in, out []rawPoint) []rawPoint {
 			j++
 		}
 	}
-	return pts
+	return pts, one
+}
+
+// promNames names each label set: by its ifName when no other set has the
+// same (the snmp_exporter convention), else by the labels whose values
+// differ between the sets; a single set by its whole label set ("prometheus"
+// when it has none).
+func promNames(sets []map[string]string) []string {
+	names := make([]string, len(sets))
+	count := map[string]int{}
+	for _, s := range sets {
+		count[s["ifName"]]++
+	}
+	var differing []string // labels not equal across all sets
+	if len(sets) > 1 {
+		all := map[string]bool{}
+		for _, s := range sets {
+			for k := range s {
+				all[k] = true
+			}
+		}
+		for k := range all {
+			v0, ok0 := sets[0][k]
+			for _, s := range sets[1:] {
+				if v, ok := s[k]; ok != ok0 || v != v0 {
+					differing = append(differing, k)
+					break
+				}
+			}
+		}
+	}
+	for i, s := range sets {
+		switch n := s["ifName"]; {
+		case n != "" && count[n] == 1:
+			names[i] = n
+		case len(sets) == 1:
+			names[i] = PromLabels(s)
+			if names[i] == "{}" {
+				names[i] = "prometheus"
+			}
+		default:
+			keep := map[string]string{}
+			for _, k := range differing {
+				if v, ok := s[k]; ok {
+					keep[k] = v
+				}
+			}
+			names[i] = strings.Trim(PromLabels(keep), "{}")
+			if names[i] == "" {
+				names[i] = PromLabels(s)
+			}
+		}
+	}
+	return names
 }

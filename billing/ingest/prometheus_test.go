@@ -39,7 +39,7 @@ func TestPrometheusDirectionLabelPairsInAndOut(t *testing.T) {
 	}
 	// 1200 has only out, 1500 is NaN: both gaps.
 	wantSlots(t, ss[0], []billing.Slot{slot(600, 80.0/8*300, 800.0/8*300)})
-	if ss[0].Name != "xe-0" || ss[1].Name != `{instance="a", job="snmp"}` {
+	if ss[0].Name != "xe-0" || ss[1].Name != `instance="a",job="snmp"` {
 		t.Errorf("names %q %q", ss[0].Name, ss[1].Name)
 	}
 	wantSlots(t, ss[1], []billing.Slot{slot(600, 8.0/8*300, 0)})
@@ -82,4 +82,89 @@ func TestPrometheusStepIsTheQueryStep(t *testing.T) {
 	wantSlots(t, ss[1], []billing.Slot{slot(600, 300, 0), slot(1200, 300, 0)})
 	_, err := readStr("p.json", strings.Replace(doc, "[1500,\"8\"]]}]", "[1550,\"8\"]]}]", 1), ReadOptions{})
 	wantReadErr(t, err, "p.json:3: values: mixed steps: 650 s after line 3, not a multiple of the 300 s step")
+}
+
+// Results as the live client hands them over: the direction comes from the
+// query, not from a label.
+func liveResults(dir string, sets ...map[string]string) []*PromResult {
+	var out []*PromResult
+	for _, l := range sets {
+		out = append(out, &PromResult{Labels: l, Dir: dir, Points: []PromPoint{{T: 600, V: 8}}})
+	}
+	return out
+}
+
+func TestPromSeriesConvertsBitRatesToSlotBytesEndingAtT(t *testing.T) {
+	// 8 Mbit/s over 300 s = 300 MB; the value at 1200 covers (900, 1200].
+	l := map[string]string{"ifName": "xe-0/0/1"}
+	res := []*PromResult{
+		{Labels: l, Dir: "in", Points: []PromPoint{{T: 1200, V: 8e6}, {T: 1500, V: 0}, {T: 1800, V: 16}}},
+		{Labels: l, Dir: "out", Points: []PromPoint{{T: 1200, V: 4e6}, {T: 1500, V: 800}}},
+	}
+	got, err := PromSeries(res, "http://p", ReadOptions{}, PromOptions{Step: 300, Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "xe-0/0/1" || got[0].Format != "prometheus" || got[0].Step != 300 {
+		t.Fatalf("%+v", got)
+	}
+	s := got[0].Slots
+	if len(s) != 2 || s[0].Start != 900 || s[0].In != 300e6 || s[0].Out != 150e6 ||
+		s[1].Start != 1200 || s[1].In != 0 || s[1].Out != 30000 {
+		t.Fatalf("slots %+v", s)
+	}
+	// 1800 has an inbound value only: a gap, and said so.
+	if len(got[0].Warnings) != 1 || !strings.Contains(got[0].Warnings[0], "1 slots had a value in one direction only") {
+		t.Errorf("warnings %q", got[0].Warnings)
+	}
+}
+
+func TestPromSeriesPairsByLabelsAndNamesByWhatDiffers(t *testing.T) {
+	m := func(name string, l ...string) map[string]string {
+		m := map[string]string{"__name__": name}
+		for i := 0; i < len(l); i += 2 {
+			m[l[i]] = l[i+1]
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		in, out []*PromResult
+		want    []string
+		wantErr string
+	}{
+		{"ifName unique", liveResults("in", m("ifHCInOctets", "ifName", "b", "instance", "r1"), m("ifHCInOctets", "ifName", "a", "instance", "r1")),
+			liveResults("out", m("ifHCOutOctets", "ifName", "a", "instance", "r1"), m("ifHCOutOctets", "ifName", "b", "instance", "r1")),
+			[]string{"a", "b"}, ""},
+		{"ifName repeated across routers", liveResults("in", m("", "ifName", "a", "instance", "r1", "job", "snmp"), m("", "ifName", "a", "instance", "r2", "job", "snmp")),
+			liveResults("out", m("", "ifName", "a", "instance", "r2", "job", "snmp"), m("", "ifName", "a", "instance", "r1", "job", "snmp")),
+			[]string{`instance="r1"`, `instance="r2"`}, ""},
+		{"one each pairs whatever the labels", liveResults("in", m("", "direction", "rx")), liveResults("out", m("", "direction", "tx")),
+			[]string{`{direction="rx"}`}, ""},
+		{"unmatched out", liveResults("in", m("", "ifName", "a"), m("", "ifName", "b")), liveResults("out", m("", "ifName", "a"), m("", "ifName", "c")),
+			nil, `series {ifName="b"} has no --query-out series`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := PromSeries(append(tc.in, tc.out...), "u", ReadOptions{}, PromOptions{Step: 300, Paired: true})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, s := range got {
+				names = append(names, s.Name)
+				if len(s.Slots) != 1 || s.Slots[0].In != 300 || s.Slots[0].Out != 300 {
+					t.Errorf("%s slots %+v", s.Name, s.Slots)
+				}
+			}
+			if strings.Join(names, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("names %q, want %q", names, tc.want)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/billing/ingest"
 	"github.com/linecheck/linecheck/internal/promclient"
 )
 
@@ -21,6 +22,8 @@ var billPromOpts struct {
 	timeout                time.Duration
 	retries                int
 	maxPoints              int
+	concurrency            int
+	maxSamples             int64
 }
 
 const billPromHelp = `
@@ -30,7 +33,9 @@ Billing from Prometheus (--prometheus URL):
   (Prometheus, Thanos, Mimir): --query-in and --query-out are PromQL giving
   bit/s, evaluated with query_range at a 300 s step over the period (the value
   at t covers (t-300, t], i.e. the slot starting at t-300). The range is split
-  to respect the server's --max-points per series and request. Each label set
+  to respect the server's --max-points per series and request, with at most
+  --concurrency requests in flight; answers are decoded as they stream in and
+  --max-samples bounds the points kept (memory). Each label set
   becomes one bill, named by its labels (ifName when present); --aggregate sums
   them per slot into one bill. The result equals bill on the same data read
   from a file.
@@ -53,6 +58,8 @@ func init() {
 	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "per-request timeout towards Prometheus")
 	f.IntVar(&o.retries, "retries", 3, "retries of a failed request (network error, 429, 5xx), with doubling backoff")
 	f.IntVar(&o.maxPoints, "max-points", promclient.DefaultMaxPoints, "points per series per request (the server's limit)")
+	f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")
+	f.Int64Var(&o.maxSamples, "max-samples", promclient.DefaultMaxSamples, "most points one fetch keeps (16 bytes each): bounds memory")
 	billCmd.Long += billPromHelp
 	billSeriesSource = billPrometheusSeries
 }
@@ -78,7 +85,7 @@ func billPrometheusSeries(c *cobra.Command, args []string) ([]*billing.Series, b
 	}
 	client, err := promclient.New(promclient.Config{URL: o.url, BearerTokenFile: o.bearerFile,
 		BasicAuthUser: o.basicUser, BasicAuthPasswordFile: o.basicPWFile, TLSCA: o.tlsCA, TLSInsecure: o.tlsInsecure,
-		Timeout: o.timeout, Retries: o.retries, MaxPoints: o.maxPoints})
+		Timeout: o.timeout, Retries: o.retries, MaxPoints: o.maxPoints, Concurrency: o.concurrency, MaxSamples: o.maxSamples})
 	if err != nil {
 		return nil, true, badInput(err)
 	}
@@ -86,10 +93,11 @@ func billPrometheusSeries(c *cobra.Command, args []string) ([]*billing.Series, b
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	series, err := client.FetchBilling(ctx, o.queryIn, o.queryOut, p.Start, p.End)
+	series, err := client.FetchBilling(ctx, o.queryIn, o.queryOut, p.Start, p.End, ingest.ReadOptions{Loc: p.Start.Location()})
 	if err != nil {
 		var ae *promclient.APIError
-		if errors.As(err, &ae) && ae.ErrorType == "bad_data" {
+		var re *ingest.ReadError
+		if errors.As(err, &ae) && ae.ErrorType == "bad_data" || errors.As(err, &re) || errors.Is(err, ingest.ErrTooLarge) {
 			return nil, true, badInput(err)
 		}
 		return nil, true, err

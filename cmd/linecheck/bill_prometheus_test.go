@@ -196,7 +196,7 @@ func checkFetchEqualsTheGeneratedMonth(t *testing.T, base string, traffic map[st
 		if err != nil {
 			t.Fatal(err)
 		}
-		series, err := c.FetchBilling(context.Background(), `rate(ifHCInOctets[5m])*8`, `rate(ifHCOutOctets[5m])*8`, bfFrom, bfTo)
+		series, err := c.FetchBilling(context.Background(), `rate(ifHCInOctets[5m])*8`, `rate(ifHCOutOctets[5m])*8`, bfFrom, bfTo, ingest.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func checkSavedResponseEqualsFetch(t *testing.T, base string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fetched, err := c.FetchBilling(context.Background(), `rate(ifHCInOctets[5m])*8`, `rate(ifHCOutOctets[5m])*8`, bfFrom, bfTo)
+	fetched, err := c.FetchBilling(context.Background(), `rate(ifHCInOctets[5m])*8`, `rate(ifHCOutOctets[5m])*8`, bfFrom, bfTo, ingest.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 // Package promclient fetches range queries from a Prometheus-compatible HTTP
-// API (Prometheus, Thanos, Mimir, VictoriaMetrics) and turns bit/s results into
-// billing series.
+// API (Prometheus, Thanos, Mimir, VictoriaMetrics) and returns the raw
+// matrix; billing/ingest turns it into billing series by the same rules as a
+// saved answer, so a saved file and a live fetch name the same data the same.
 //
-// It speaks GET /api/v1/query_range directly (the response shapes are those of
-// ../shared/reference/billing-examples/prometheus_query_range_*.json): the
+// It speaks GET /api/v1/query_range directly, decoding each answer as it
+// streams in (ingest.DecodePromMatrix: memory holds the points, never the
+// body), with at most Config.Concurrency requests in flight. The
 // official Go API client would bring a larger dependency tree for one call, and
 // the parts that matter here — splitting a month into requests under the
 // server's points limit, retries with backoff, bearer/basic auth read from
@@ -19,11 +21,9 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -31,11 +31,24 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/linecheck/linecheck/billing/ingest"
 )
 
 // DefaultMaxPoints is Prometheus' limit of points per series in one range query.
 const DefaultMaxPoints = 11000
+
+// DefaultConcurrency is the number of requests in flight at once by default:
+// enough to overlap the server's evaluation with the transfer and decode,
+// few enough not to load a shared Prometheus.
+const DefaultConcurrency = 4
+
+// DefaultMaxSamples bounds the points one fetch keeps (16 bytes each, so
+// about 800 MB): a month of 5-minute points is 8,928 per series and
+// direction, so this holds 2,800 interfaces in both directions.
+const DefaultMaxSamples = 50_000_000
 
 // Config holds the connection options.
 type Config struct {
@@ -48,6 +61,11 @@ type Config struct {
 	Timeout               time.Duration // per request (also sent as the query timeout); 0 = 60 s
 	Retries               int           // extra attempts after a failed request (network error, 429, 5xx)
 	MaxPoints             int           // points per series per request; 0 = DefaultMaxPoints
+	// Concurrency is the most requests in flight at once; 0 = DefaultConcurrency.
+	Concurrency int
+	// MaxSamples bounds the points kept over a whole fetch (all requests);
+	// 0 = DefaultMaxSamples. Past it the fetch fails, saying so.
+	MaxSamples int64
 	// Backoff is the wait before the first retry; it doubles per retry, capped
 	// at 30 s. 0 = 1 s.
 	Backoff time.Duration
@@ -58,6 +76,7 @@ type Client struct {
 	cfg  Config
 	base *url.URL
 	http *http.Client
+	sem  chan struct{} // one token per request in flight
 }
 
 // New checks cfg and returns a client.
@@ -74,6 +93,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.MaxPoints < 2 {
 		return nil, fmt.Errorf("--max-points %d: must be at least 2", cfg.MaxPoints)
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.MaxSamples <= 0 {
+		cfg.MaxSamples = DefaultMaxSamples
 	}
 	if cfg.Retries < 0 {
 		return nil, fmt.Errorf("--retries %d: must not be negative", cfg.Retries)
@@ -112,21 +137,8 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
-	return &Client{cfg: cfg, base: u, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}}, nil
-}
-
-// Sample is one point of a range query result.
-type Sample struct {
-	T int64   // unix seconds (Prometheus may return fractions; the grid here is whole seconds)
-	V float64 // value
-}
-
-// Series is one label set of a range query result.
-type Series struct {
-	Labels  map[string]string
-	Samples []Sample // ascending by T, no duplicates
-	// Skipped counts NaN and infinite values left out (they are gaps).
-	Skipped int
+	return &Client{cfg: cfg, base: u, http: &http.Client{Transport: tr, Timeout: cfg.Timeout},
+		sem: make(chan struct{}, cfg.Concurrency)}, nil
 }
 
 // APIError is an error answer of the server ({"status":"error",...}) or an
@@ -170,30 +182,85 @@ func Chunks(start, end time.Time, step time.Duration, maxPoints int) [][2]time.T
 }
 
 // QueryRange evaluates query at start, start+step, …, end, in as many requests
-// as the points limit needs, and merges the results per label set.
-func (c *Client) QueryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) ([]Series, error) {
+// as the points limit needs (at most Config.Concurrency at once), and merges
+// the results per label set: the raw matrix, ascending by time, one point
+// per time.
+func (c *Client) QueryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) ([]*ingest.PromResult, error) {
+	var budget budget
+	budget.left = c.cfg.MaxSamples
+	return c.queryRange(ctx, query, start, end, step, &budget)
+}
+
+// budget is the points a fetch may still keep, shared by its requests.
+type budget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func (c *Client) queryRange(ctx context.Context, query string, start, end time.Time, step time.Duration, bud *budget) ([]*ingest.PromResult, error) {
 	if step <= 0 || step%time.Second != 0 {
 		return nil, fmt.Errorf("prometheus: step %v: must be a whole number of seconds", step)
 	}
 	if end.Before(start) {
 		return nil, fmt.Errorf("prometheus: range end %s is before start %s", end, start)
 	}
-	byKey := map[string]*Series{}
-	for _, ch := range Chunks(start, end, step, c.cfg.MaxPoints) {
-		res, err := c.queryRangeOnce(ctx, query, ch[0], ch[1], step)
-		if err != nil {
-			return nil, fmt.Errorf("query %q from %s to %s: %w", query,
-				ch[0].UTC().Format(time.RFC3339), ch[1].UTC().Format(time.RFC3339), err)
+	chunks := Chunks(start, end, step, c.cfg.MaxPoints)
+	answers := make([][]*ingest.PromResult, len(chunks))
+	errs := make([]error, len(chunks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, ch := range chunks {
+		wg.Go(func() {
+			select {
+			case c.sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-c.sem }()
+			res, err := c.queryRangeOnce(ctx, query, ch[0], ch[1], step, bud)
+			if err != nil {
+				errs[i] = fmt.Errorf("query %q from %s to %s: %w", query,
+					ch[0].UTC().Format(time.RFC3339), ch[1].UTC().Format(time.RFC3339), err)
+				cancel() // the others cannot help any more
+				return
+			}
+			answers[i] = res
+		})
+	}
+	wg.Wait()
+	// The first chunk's own error, not a cancellation it caused in the others.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
 		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	byKey := map[string]*ingest.PromResult{}
+	for _, res := range answers {
 		for _, s := range res {
-			k := LabelString(s.Labels, nil)
+			k := ingest.PromLabels(s.Labels)
 			m := byKey[k]
 			if m == nil {
-				m = &Series{Labels: s.Labels}
-				byKey[k] = m
+				byKey[k] = s
+				continue
 			}
-			m.Samples = append(m.Samples, s.Samples...)
-			m.Skipped += s.Skipped
+			m.Points = append(m.Points, s.Points...)
 		}
 	}
 	keys := make([]string, 0, len(byKey))
@@ -201,25 +268,25 @@ func (c *Client) QueryRange(ctx context.Context, query string, start, end time.T
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]Series, 0, len(keys))
+	out := make([]*ingest.PromResult, 0, len(keys))
 	for _, k := range keys {
 		s := byKey[k]
-		sort.Slice(s.Samples, func(i, j int) bool { return s.Samples[i].T < s.Samples[j].T })
-		dedup := s.Samples[:0]
-		for i, p := range s.Samples {
+		sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
+		dedup := s.Points[:0]
+		for i, p := range s.Points {
 			if i > 0 && p.T == dedup[len(dedup)-1].T {
 				continue
 			}
 			dedup = append(dedup, p)
 		}
-		s.Samples = dedup
-		out = append(out, *s)
+		s.Points = dedup
+		out = append(out, s)
 	}
 	return out, nil
 }
 
 // queryRangeOnce runs one request, retrying what may succeed on a retry.
-func (c *Client) queryRangeOnce(ctx context.Context, query string, start, end time.Time, step time.Duration) ([]Series, error) {
+func (c *Client) queryRangeOnce(ctx context.Context, query string, start, end time.Time, step time.Duration, bud *budget) ([]*ingest.PromResult, error) {
 	u := *c.base
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/query_range"
 	q := url.Values{}
@@ -241,7 +308,7 @@ func (c *Client) queryRangeOnce(ctx context.Context, query string, start, end ti
 			}
 			wait = min(wait*2, 30*time.Second)
 		}
-		res, err := c.get(ctx, u.String())
+		res, err := c.get(ctx, u.String(), bud)
 		if err == nil {
 			return res, nil
 		}
@@ -260,21 +327,7 @@ func (c *Client) queryRangeOnce(ctx context.Context, query string, start, end ti
 	return nil, lastErr
 }
 
-type apiResponse struct {
-	Status    string   `json:"status"`
-	ErrorType string   `json:"errorType"`
-	Error     string   `json:"error"`
-	Warnings  []string `json:"warnings"`
-	Data      struct {
-		ResultType string `json:"resultType"`
-		Result     []struct {
-			Metric map[string]string    `json:"metric"`
-			Values [][2]json.RawMessage `json:"values"`
-		} `json:"result"`
-	} `json:"data"`
-}
-
-func (c *Client) get(ctx context.Context, u string) ([]Series, error) {
+func (c *Client) get(ctx context.Context, u string, bud *budget) ([]*ingest.PromResult, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -304,60 +357,69 @@ func (c *Client) get(ctx context.Context, u string) ([]Series, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
+	// The body is decoded as it arrives; a prefix is kept for messages about
+	// an answer that is not Prometheus JSON.
+	head := &prefix{max: 512}
+	body := io.TeeReader(resp.Body, head)
+	var results []*ingest.PromResult
+	ans, derr := ingest.DecodePromMatrix(body, "answer", ingest.PromDecodeOptions{}, func(r *ingest.PromResult) error {
+		if !bud.take(int64(len(r.Points))) {
+			return fmt.Errorf("more than --max-samples %d points kept for this fetch: narrow the query or the period, or raise --max-samples: %w",
+				c.cfg.MaxSamples, ingest.ErrTooLarge)
+		}
+		r.Line = 0 // a live answer has no lines worth naming
+		results = append(results, r)
+		return nil
+	})
+	if errors.Is(derr, ingest.ErrTooLarge) {
+		return nil, &APIError{Status: resp.StatusCode, ErrorType: "client", Message: derr.Error()}
 	}
-	var ar apiResponse
-	jerr := json.Unmarshal(body, &ar)
-	if resp.StatusCode != http.StatusOK || ar.Status != "success" {
-		if jerr == nil && ar.Status == "error" {
-			return nil, &APIError{Status: resp.StatusCode, ErrorType: ar.ErrorType, Message: ar.Error}
+	if resp.StatusCode != http.StatusOK || ans.Status != "success" {
+		if ans.Status == "error" {
+			return nil, &APIError{Status: resp.StatusCode, ErrorType: ans.ErrorType, Message: ans.Error}
 		}
-		msg := strings.TrimSpace(string(body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		io.Copy(head, io.LimitReader(resp.Body, 512))
+		msg := strings.TrimSpace(head.String())
 		if resp.StatusCode == http.StatusOK {
 			return nil, &APIError{Status: resp.StatusCode, ErrorType: "bad_response", Message: "not a Prometheus API answer: " + msg}
 		}
 		return nil, &APIError{Status: resp.StatusCode, Message: msg}
 	}
-	if jerr != nil {
-		return nil, &APIError{Status: resp.StatusCode, ErrorType: "bad_response", Message: jerr.Error()}
+	if derr != nil {
+		var re *ingest.ReadError
+		if errors.As(derr, &re) {
+			// A value the billing cannot take (negative, infinite,
+			// impossible) is the query's fault: bad data, not a server fault.
+			return nil, &APIError{Status: resp.StatusCode, ErrorType: "bad_data", Message: re.Error()}
+		}
+		return nil, fmt.Errorf("reading the answer: %w", derr)
 	}
-	if ar.Data.ResultType != "matrix" {
+	if ans.ResultType != "matrix" {
 		return nil, &APIError{Status: resp.StatusCode, ErrorType: "bad_response",
-			Message: fmt.Sprintf("resultType %q, want matrix", ar.Data.ResultType)}
+			Message: fmt.Sprintf("resultType %q, want matrix", ans.ResultType)}
 	}
-	out := make([]Series, 0, len(ar.Data.Result))
-	for _, r := range ar.Data.Result {
-		s := Series{Labels: r.Metric, Samples: make([]Sample, 0, len(r.Values))}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
-		for _, v := range r.Values {
-			var ts float64
-			if err := json.Unmarshal(v[0], &ts); err != nil {
-				return nil, &APIError{Status: 200, ErrorType: "bad_response", Message: "timestamp " + string(v[0]) + ": " + err.Error()}
-			}
-			var vs string
-			if err := json.Unmarshal(v[1], &vs); err != nil {
-				return nil, &APIError{Status: 200, ErrorType: "bad_response", Message: "value " + string(v[1]) + ": " + err.Error()}
-			}
-			val, err := strconv.ParseFloat(vs, 64)
-			if err != nil {
-				return nil, &APIError{Status: 200, ErrorType: "bad_response", Message: "value " + vs + ": not a number"}
-			}
-			if math.IsNaN(val) || math.IsInf(val, 0) {
-				s.Skipped++
-				continue
-			}
-			s.Samples = append(s.Samples, Sample{T: int64(math.Round(ts)), V: val})
-		}
-		out = append(out, s)
+	return results, nil
+}
+
+// prefix keeps the first max bytes written to it.
+type prefix struct {
+	max int
+	b   []byte
+}
+
+func (p *prefix) Write(b []byte) (int, error) {
+	if n := p.max - len(p.b); n > 0 {
+		p.b = append(p.b, b[:min(n, len(b))]...)
 	}
-	return out, nil
+	return len(b), nil
+}
+
+func (p *prefix) String() string {
+	s := string(p.b)
+	if len(p.b) >= p.max {
+		s += "…"
+	}
+	return s
 }
 
 func readSecret(path string) (string, error) {
@@ -370,26 +432,4 @@ func readSecret(path string) (string, error) {
 		return "", fmt.Errorf("secret file %s is empty", path)
 	}
 	return s, nil
-}
-
-// LabelString renders labels as {a="x",b="y"} in name order, leaving out the
-// names in skip.
-func LabelString(l map[string]string, skip map[string]bool) string {
-	names := make([]string, 0, len(l))
-	for k := range l {
-		if !skip[k] {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(k + "=" + strconv.Quote(l[k]))
-	}
-	b.WriteByte('}')
-	return b.String()
 }

@@ -165,10 +165,10 @@ func TestQueryRangeSplitsAndMergesAMonth(t *testing.T) {
 		if len(f.requests) != wantReq {
 			t.Errorf("max %d: %d requests, want %d", maxPts, len(f.requests), wantReq)
 		}
-		if len(res) != 1 || len(res[0].Samples) != 8928 {
-			t.Fatalf("max %d: %d series, %d samples", maxPts, len(res), len(res[0].Samples))
+		if len(res) != 1 || len(res[0].Points) != 8928 {
+			t.Fatalf("max %d: %d series, %d samples", maxPts, len(res), len(res[0].Points))
 		}
-		for i, s := range res[0].Samples {
+		for i, s := range res[0].Points {
 			wantT := from.Unix() + 300*int64(i+1)
 			if s.T != wantT || strconv.FormatInt(int64(s.V), 10) != val(wantT) {
 				t.Fatalf("sample %d = %+v, want t %d v %s", i, s, wantT, val(wantT))
