@@ -10,7 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
 )
 
 // Formats every report-producing command accepts (compare adds html).
@@ -73,7 +74,10 @@ func Write(w io.Writer, format string, tables ...Table) error {
 	return nil
 }
 
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is the number of terminal columns s takes: East Asian wide runes
+// (香港, 東京) take two, combining marks none — counting runes shifted every
+// column right of a CJK name by one per character.
+func width(s string) int { return lipgloss.Width(s) }
 
 func (t Table) align(i int) byte {
 	if i < len(t.Align) {

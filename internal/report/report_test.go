@@ -25,3 +25,21 @@ func TestTableFormats(t *testing.T) {
 		t.Error("xml accepted")
 	}
 }
+
+// Columns align by display width: a CJK name takes two columns per
+// character, so the next column starts at the same screen column on every row.
+func TestTableAlignsByDisplayWidth(t *testing.T) {
+	tb := Table{Headers: []string{"name", "rtt"}, Align: "lr", Rows: [][]string{{"香港-cn2", "31.0"}, {"tokyo", "48.2"}, {"é-combining\u0301", "1.0"}}}
+	var b bytes.Buffer
+	if err := Write(&b, "table", tb); err != nil {
+		t.Fatal(err)
+	}
+	// The first column is 11 screen columns wide (é-combininǵ; 香港-cn2 is 8).
+	want := "name          rtt\n" +
+		"香港-cn2     31.0\n" +
+		"tokyo        48.2\n" +
+		"é-combining\u0301   1.0\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
