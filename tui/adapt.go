@@ -8,7 +8,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
@@ -161,52 +160,32 @@ func candidateFrom(f *compare.File, c *compare.Candidate, ev *compare.Evaluation
 	return out
 }
 
-// pricer bills the candidates file's traffic month under every offer the
-// candidates name, with the rules a CostOptions overrides, on the series and
-// month compare bills (compare.TrafficMonth).
+// pricer is the TUI's side of compare.Pricing: the core bills and
+// converts (the rules compare reports with); pricer maps a Rebill to each
+// candidate's Cost and the traffic to chart rates.
 type pricer struct {
 	file    *compare.File
-	series  *billing.Series
-	period  billing.Period
-	offers  []*billing.Offer
-	byName  map[string]*billing.Offer
+	pr      *compare.Pricing
 	base    string
 	traffic *Traffic
 }
 
 func newPricer(f *compare.File, now time.Time) (*pricer, error) {
-	offers, err := billing.LoadOffers(f.Offers)
+	pr, err := compare.NewPricing(f, now)
 	if err != nil {
-		return nil, fmt.Errorf("offers: %w", err)
-	}
-	p := &pricer{file: f, byName: map[string]*billing.Offer{}, base: f.FX.Base}
-	for _, o := range offers {
-		p.byName[o.Name] = o
-	}
-	for _, c := range f.Candidates {
-		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
-			o, ok := p.byName[name]
-			if !ok {
-				return nil, fmt.Errorf("%s:%d: candidate %s: offer %q is not in %s", f.Path, c.Line, c.Name, name, f.Offers)
-			}
-			p.offers = append(p.offers, o)
-		}
-	}
-	if p.series, p.period, err = compare.TrafficMonth(f, now); err != nil {
 		return nil, err
 	}
-	times, in, out := billing.PeriodRates(p.series, p.period, 1)
-	if len(times) > 0 {
-		tr := &Traffic{Name: p.series.Name, Start: times[0], Step: billing.SlotSeconds * time.Second}
-		// PeriodRates lists the present slots; place them on the period's grid
-		// so gaps stay gaps.
-		n := int(p.period.End.Sub(p.period.Start) / tr.Step)
-		tr.Start = p.period.Start
-		tr.InMbps, tr.OutMbps = make([]float64, n), make([]float64, n)
-		for i, ts := range times {
-			k := int(ts.Sub(p.period.Start) / tr.Step)
-			if k >= 0 && k < n {
-				tr.InMbps[k], tr.OutMbps[k] = in[i]/1e6, out[i]/1e6
+	p := &pricer{file: f, pr: pr, base: f.FX.Base}
+	ts := pr.Traffic
+	if ts != nil && len(ts.Times) > 0 {
+		step := billing.SlotSeconds * time.Second
+		// The present slots, placed on the period's grid so gaps stay gaps.
+		n := int(ts.PeriodEnd.Sub(ts.PeriodStart) / step)
+		tr := &Traffic{Name: ts.Source, Start: ts.PeriodStart, Step: step,
+			InMbps: make([]float64, n), OutMbps: make([]float64, n)}
+		for i, t := range ts.Times {
+			if k := int(t.Sub(ts.PeriodStart) / step); k >= 0 && k < n {
+				tr.InMbps[k], tr.OutMbps[k] = ts.InBps[i]/1e6, ts.OutBps[i]/1e6
 			}
 		}
 		p.traffic = tr
@@ -214,39 +193,35 @@ func newPricer(f *compare.File, now time.Time) (*pricer, error) {
 	return p, nil
 }
 
-// costs bills every offer under o and assembles each candidate's Cost.
+// costs re-bills every offer under o and assembles each candidate's Cost.
 func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
-	rep, err := billing.BillSeries(p.series, p.period, p.offers,
-		billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale})
+	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale})
 	if err != nil {
 		return nil, err
 	}
-	bills := map[string]billing.Bill{}
-	for _, b := range rep.Bills {
-		bills[b.Offer] = b
-	}
 	var levels []Level
-	if b := rep.P95; b != nil {
+	if b := r.Report.P95; b != nil {
 		for _, part := range o.Direction.Parts() {
 			levels = append(levels, Level{"95th " + string(part), b.Of(part) / 1e6})
 		}
 	}
 	out := map[string]Cost{}
 	for _, c := range p.file.Candidates {
-		b, ok := bills[c.Offer]
+		q, ok := r.Quote(c.Offer)
 		if !ok {
 			out[c.Name] = Cost{Opts: o, Offer: c.Offer, Err: "offer " + c.Offer + " was not billed"}
 			continue
 		}
+		b := q.Bill
 		cost := Cost{Opts: o, Offer: c.Offer, Total: Money{b.Amount, b.Currency}, Levels: levels, FX: 1}
-		if off := p.byName[c.Offer]; off != nil && off.Bandwidth.CommitMbps.Set {
-			cost.CommitMbps = off.Bandwidth.CommitMbps.InexactFloat64()
+		if q.Offer != nil && q.Offer.Bandwidth.CommitMbps.Set {
+			cost.CommitMbps = q.Offer.Bandwidth.CommitMbps.InexactFloat64()
 		}
-		// Convert the exact total: money is rounded once, after the fx conversion.
-		if conv, rate, err := p.convert(b.ExactTotal().String(), b.Currency); err == nil {
-			cost.TotalBase, cost.FX = conv, rate
+		if q.Err == nil {
+			cost.TotalBase = Money{q.Converted.Amount, q.Converted.Currency}
+			cost.FX = q.RateValue.InexactFloat64()
 		} else {
-			cost.Notes = append(cost.Notes, err.Error())
+			cost.Notes = append(cost.Notes, q.Err.Error())
 		}
 		for _, it := range b.Items {
 			if it.Kind == "bandwidth" {
@@ -259,12 +234,14 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			cost.Items = append(cost.Items, CostItem{Name: it.Name, Detail: detail, Amount: Money{it.Amount, b.Currency}})
 		}
 		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
-			wb, ok := bills[name]
+			w, ok := r.Quote(name)
 			if !ok {
 				continue
 			}
+			wb := w.Bill
 			cost.Schemes = append(cost.Schemes, SchemeCost{Scheme: wb.Scheme, Offer: wb.Offer, Detail: wb.Rule.Text,
-				Amount: Money{wb.Bandwidth, wb.Currency}, Total: Money{wb.Amount, wb.Currency}, Offered: name == c.Offer})
+				Amount: Money{wb.Bandwidth, wb.Currency}, Total: Money{wb.Amount, wb.Currency}, Offered: name == c.Offer,
+				CannotCarry: !wb.CanCarry(), Carry: carryText(wb)})
 		}
 		cost.Notes = append(cost.Notes, b.Flags...)
 		out[c.Name] = cost
@@ -272,21 +249,12 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 	return out, nil
 }
 
-// convert turns an amount into the fx base currency (the user's rates).
-func (p *pricer) convert(amount, cur string) (Money, float64, error) {
-	v, err := decimal.NewFromString(amount)
-	if err != nil {
-		return Money{}, 0, err
+// carryText is the bill's verdict on its port, "" when every slot fits.
+func carryText(b billing.Bill) string {
+	if b.Carry == nil {
+		return ""
 	}
-	if p.base == "" || p.base == cur {
-		return Money{billing.RoundMoney(v, cur).StringFixed(billing.MinorUnit(cur)), cur}, 1, nil
-	}
-	conv, err := p.file.FX.Convert(v, cur)
-	if err != nil {
-		return Money{}, 0, err
-	}
-	rate := p.file.FX.Rates[cur].InexactFloat64()
-	return Money{billing.RoundMoney(conv, p.base).StringFixed(billing.MinorUnit(p.base)), p.base}, rate, nil
+	return b.Carry.Reason
 }
 
 // LoopFeeder runs one of the core's live loops (compare.PingLoop,

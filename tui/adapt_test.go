@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,5 +152,52 @@ func TestTUIAndCompareAgreeCheckByCheck(t *testing.T) {
 				t.Errorf("%s: check %s: TUI %+v, compare %+v", e.Name, want.Name, g, want)
 			}
 		}
+	}
+}
+
+// TestCostViewNeverMarksAnOfferThatCannotCarry scales the bundled traffic
+// until its 95th exceeds the 1000 Mbps ports (the sample's 95th is about
+// 400 Mbps: ×4 passes 1000): those offers are flagged as unable to carry the
+// traffic, with the reason, and never marked cheapest or as the cheapest
+// SLA pass.
+func TestCostViewNeverMarksAnOfferThatCannotCarry(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	feed, err := FeedFromFile(samplesFile, FeedOptions{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs, err := feed.CostFunc(CostOptions{Scale: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := 0
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	m = step(t, m, CostMsg{Opts: m.costOpts, Costs: costs})
+	for name, c := range costs {
+		for _, s := range c.Schemes {
+			if !s.CannotCarry {
+				continue
+			}
+			flagged++
+			if cheapestScheme(c) == s.Scheme {
+				t.Errorf("%s: %s cannot carry the traffic but is marked cheapest", name, s.Offer)
+			}
+			if !strings.Contains(s.Carry, "cannot carry the traffic") {
+				t.Errorf("%s: %s flagged without the reason: %q", name, s.Offer, s.Carry)
+			}
+			if s.Offered && m.cheapestPassing() == name {
+				t.Errorf("%s: its offer cannot carry the traffic, yet it is the cheapest SLA pass", name)
+			}
+		}
+	}
+	if flagged == 0 {
+		t.Fatal("no offer is flagged at ×4: the test proves nothing")
+	}
+	m.selected, m.moved = "hk-cn2-gia", true
+	frame := plain(press(t, m, "c"))
+	if !strings.Contains(frame, "!") || !strings.Contains(frame, "cannot carry") {
+		t.Errorf("the cost view does not flag the offers that cannot carry the traffic:\n%s", frame)
 	}
 }

@@ -158,18 +158,34 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 			name += " (offer)"
 		}
 		mark := " "
-		if s.Scheme == cheap {
+		switch {
+		case s.CannotCarry:
+			mark = "!"
+		case s.Scheme == cheap:
 			mark = "*"
 		}
 		row := mark + fit(name, 12, false) + fit(s.Detail, detW, false) + fit(moneyText(s.Amount), 11, true) +
 			fit(moneyText(s.Total), 12, true)
-		if s.Scheme == cheap {
+		switch {
+		case s.CannotCarry:
+			row = st.Fail.Render(row)
+		case s.Scheme == cheap:
 			row = st.Cheapest.Render(row)
 		}
 		left = append(left, row)
 	}
 	if cheap != "" {
 		left = append(left, st.Dim.Render(line(" * cheapest total for this traffic", half)))
+	}
+	for _, s := range c.Schemes {
+		// The offered bill's own verdict is among the notes already.
+		if s.Carry != "" && !s.Offered {
+			mark := " ~ "
+			if s.CannotCarry {
+				mark = " ! "
+			}
+			left = append(left, st.Warn.Render(line(mark+s.Offer+": "+s.Carry, half)))
+		}
 	}
 	right := []string{st.Header.Render(fit(" OTHER ITEMS", half-14, false) + fit(cur, 14, true))}
 	for _, it := range c.Items {

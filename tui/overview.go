@@ -124,6 +124,9 @@ func schemeCell(name string) func(r overviewRow) (string, *lipgloss.Style) {
 			return "-", &r.st.Dim
 		}
 		txt := moneyCompact(s.Total.Float() * fx(r.c.Cost))
+		if s.CannotCarry {
+			return txt + "!", &r.st.Fail
+		}
 		if cheapestScheme(r.c.Cost) == name {
 			return txt + "*", &r.st.Cheapest
 		}
@@ -145,7 +148,7 @@ func cheapestScheme(c Cost) string {
 	best, bestV := "", math.Inf(1)
 	n := 0
 	for _, s := range c.Schemes {
-		if v := s.Total.Float(); !math.IsNaN(v) {
+		if v := s.Total.Float(); !math.IsNaN(v) && !s.CannotCarry {
 			n++
 			if v < bestV {
 				best, bestV = s.Scheme, v
@@ -164,6 +167,16 @@ func fx(c Cost) float64 {
 		return c.FX
 	}
 	return 1
+}
+
+// canCarry reports whether the offered scheme can carry the traffic.
+func (c Cost) canCarry() bool {
+	for _, s := range c.Schemes {
+		if s.Offered && s.CannotCarry {
+			return false
+		}
+	}
+	return true
 }
 
 func totalOf(c *Candidate) float64 {
@@ -320,7 +333,7 @@ func (m *Model) cheapestPassing() string {
 	best, bestV := "", math.Inf(1)
 	for _, c := range m.cands {
 		v := totalOf(c)
-		if c.SLA.Pass && !math.IsNaN(v) && v < bestV {
+		if c.SLA.Pass && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
 			best, bestV = c.Name, v
 		}
 	}

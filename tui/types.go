@@ -189,6 +189,10 @@ type SchemeCost struct {
 	Amount  Money  // the bandwidth charge alone
 	Total   Money  // the whole monthly bill of that offer (bandwidth + items)
 	Offered bool   // the candidate's offer: the one counted in Cost.Total
+	// CannotCarry: the traffic's 95th exceeds the offer's port, so it can
+	// never be the cheapest; Carry says why (or what the peak does).
+	CannotCarry bool
+	Carry       string
 }
 
 // CostItem is one other monthly item of an offer (compute, storage, IPs …).

@@ -72,11 +72,11 @@ func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, erro
 
 // billTraffic prices the file's traffic month (TrafficMonth) under offers
 // with each offer's own rules.
-func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, map[string]offerBill, error) {
+func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, *billing.Series, billing.Period, map[string]offerBill, error) {
 	t := f.Traffic
 	s, p, err := TrafficMonth(f, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, billing.Period{}, nil, err
 	}
 	sum := &TrafficSummary{}
 	if t.Log != "" {
@@ -85,9 +85,9 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 		sum.Source = fmt.Sprintf("synthetic %g GB/month, peak %g Mbit/s", t.MonthlyGB, t.PeakMbps)
 		sum.Shape = t.Shape
 	}
-	rep, err := billing.BillSeries(s, p, offers, billing.Options{})
+	rep, bills, err := billOffers(s, p, offers, billing.Options{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("traffic: %w", err)
+		return nil, nil, billing.Period{}, nil, err
 	}
 	sum.PeriodStart, sum.PeriodEnd = p.Start, p.End
 	sum.InBytes, sum.OutBytes = rep.Traffic.InBytes, rep.Traffic.OutBytes
@@ -97,12 +97,21 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 	}
 	sum.Samples, sum.Missing = rep.Samples.Present, rep.Samples.Missing
 	sum.Times, sum.InBps, sum.OutBps = billing.PeriodRates(s, p, 1)
+	return sum, s, p, bills, nil
+}
+
+// billOffers bills the series over the period under offers with o.
+func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o billing.Options) (*billing.Report, map[string]offerBill, error) {
+	rep, err := billing.BillSeries(s, p, offers, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("traffic: %w", err)
+	}
 	bills := map[string]offerBill{}
 	for _, b := range rep.Bills {
 		// The exact total, not the rounded Amount: money is rounded once, after
 		// the fx conversion, never twice.
 		total := b.ExactTotal()
-		ob := offerBill{offer: b.Offer, scheme: b.Scheme, currency: b.Currency, total: total}
+		ob := offerBill{offer: b.Offer, scheme: b.Scheme, currency: b.Currency, total: total, bill: b}
 		for _, it := range b.Items {
 			amt := it.Amount
 			if d, err := decimal.NewFromString(it.Amount); err == nil {
@@ -120,5 +129,5 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 		}
 		bills[b.Offer] = ob
 	}
-	return sum, bills, nil
+	return rep, bills, nil
 }

@@ -11,11 +11,17 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// Pricing holds the traffic profile billed under every offer the candidates
-// name, ready to be looked up per candidate.
+// Pricing holds the traffic month and every offer the candidates name,
+// billed with each offer's own rules — and re-billed under other rules on
+// demand (Rebill: the TUI's method, direction and scale keys). compare, the
+// TUI and serve price and convert through it: one pricing and FX rule.
 type Pricing struct {
 	Traffic *TrafficSummary
 	fx      FX
+	series  *billing.Series
+	period  billing.Period
+	offers  []*billing.Offer
+	byName  map[string]*billing.Offer
 	bills   map[string]offerBill
 }
 
@@ -24,6 +30,54 @@ type offerBill struct {
 	offer, scheme, currency string
 	total                   decimal.Decimal
 	items                   []CostItem
+	bill                    billing.Bill
+}
+
+// Quote is one offer's bill for the traffic under some rules, with its
+// total converted to the fx base currency.
+type Quote struct {
+	Offer *billing.Offer
+	Bill  billing.Bill
+	// Items are the bill's charges as compare reports them (amounts rounded
+	// for display, detail "quantity unit × unit price; note").
+	Items []CostItem
+	// Converted is the exact total converted and rounded once to the base
+	// currency's minor unit; Rate the rate applied (text as written, "1"
+	// when the currencies are equal) and RateValue its value.
+	Converted Money
+	Rate      string
+	RateValue decimal.Decimal
+	// Err says why the conversion failed (Converted is then empty).
+	Err error
+}
+
+// Rebilled is the traffic billed under one set of rules.
+type Rebilled struct {
+	// Report is billing's document: the traffic, its 95th, every bill.
+	Report *billing.Report
+	quotes map[string]Quote
+}
+
+// Quote returns the named offer's quote.
+func (r *Rebilled) Quote(offer string) (Quote, bool) {
+	q, ok := r.quotes[offer]
+	return q, ok
+}
+
+// Rebill bills the traffic month under every offer with o's overrides
+// (zero fields keep each offer's own method and direction; Scale 0 is 1).
+func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
+	rep, bills, err := billOffers(p.series, p.period, p.offers, o)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rebilled{Report: rep, quotes: map[string]Quote{}}
+	for name, b := range bills {
+		q := Quote{Offer: p.byName[name], Bill: b.bill, Items: b.items}
+		q.Converted, q.Rate, q.RateValue, q.Err = p.convertExact(b)
+		r.quotes[name] = q
+	}
+	return r, nil
 }
 
 // NewPricing loads the offers file, reads (or synthesises) the traffic month
@@ -59,8 +113,8 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 			}
 		}
 	}
-	p := &Pricing{fx: f.FX, bills: map[string]offerBill{}}
-	p.Traffic, p.bills, err = billTraffic(f, now, need)
+	p := &Pricing{fx: f.FX, bills: map[string]offerBill{}, offers: need, byName: byName}
+	p.Traffic, p.series, p.period, p.bills, err = billTraffic(f, now, need)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +128,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("candidate %s: offer %q was not priced", c.Name, c.Offer)
 	}
-	conv, rate, err := p.convert(b)
+	conv, rate, _, err := p.convertExact(b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,7 +140,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 		if !ok {
 			continue
 		}
-		wc, _, err := p.convert(w)
+		wc, _, _, err := p.convertExact(w)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -95,23 +149,25 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	return m, whatIf, nil
 }
 
-// convert turns a bill total into the fx base currency, rounded once to the
-// base currency's minor unit.
-func (p *Pricing) convert(b offerBill) (Money, string, error) {
+// convertExact turns a bill's exact total into the fx base currency,
+// rounded once to the base currency's minor unit (never rounded before the
+// conversion and again after it).
+func (p *Pricing) convertExact(b offerBill) (Money, string, decimal.Decimal, error) {
 	base := p.fx.Base
 	if base == "" {
 		base = b.currency
 	}
 	v, err := p.fx.Convert(b.total, b.currency)
 	if err != nil {
-		return Money{}, "", err
+		return Money{}, "", decimal.Decimal{}, err
 	}
-	rate := "1"
+	rate, rv := "1", decimal.NewFromInt(1)
 	if b.currency != base {
-		rate = p.fx.Rates[b.currency].String()
+		rv = p.fx.Rates[b.currency]
+		rate = rv.String()
 		if t, ok := p.fx.Text[b.currency]; ok {
 			rate = t
 		}
 	}
-	return Money{Amount: billing.RoundMoney(v, base).StringFixed(billing.MinorUnit(base)), Currency: base}, rate, nil
+	return Money{Amount: billing.RoundMoney(v, base).StringFixed(billing.MinorUnit(base)), Currency: base}, rate, rv, nil
 }
