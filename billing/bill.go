@@ -23,6 +23,7 @@ type Options struct {
 	Boundary    Boundary  // which slots belong to the period ("" = slot-start)
 	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
+	UsageHours  Dec       // used hours of the GPU machine for every offer (--usage-hours; unset = the offers')
 }
 
 // ErrTooLarge is returned when the traffic cannot be billed: a slot that is
@@ -136,6 +137,8 @@ type Bill struct {
 	// Carry judges the offer's port against the traffic (null without port_mbps).
 	Carry *Carry   `json:"carry"`
 	Flags []string `json:"flags"`
+	// Usage is the bill at the buyer's used hours: idle share, cost per GPU-hour.
+	Usage *UsageDoc `json:"usage"`
 
 	total, compare decimal.Decimal // exact, unrounded
 }
@@ -150,6 +153,7 @@ type LineItem struct {
 	UnitPrice string `json:"unit_price"`
 	Amount    string `json:"amount"`
 	Note      string `json:"note,omitempty"`
+	Billing   string `json:"billing,omitempty"` // compute: hourly, monthly, reserved or spot
 }
 
 // Rule says exactly what was measured for the bandwidth charge.
@@ -187,6 +191,8 @@ type Compare struct {
 	Ratio     float64     `json:"ratio_dearest_cheapest"`
 	Dearest   string      `json:"dearest"`
 	BreakEven []BreakEven `json:"break_even"`
+	// BreakEvenHours lists the used hours at which two offers' totals cross.
+	BreakEvenHours []BreakEvenHours `json:"break_even_hours"`
 }
 
 // BreakEven is a traffic level at which two offers cost the same: an offer
@@ -322,12 +328,21 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	}
 
 	for _, o := range offers {
+		if _, _, err := usedHours(o, p, opt); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)
 		r.Bills = append(r.Bills, b)
 		r.measures = append(r.measures, ms)
 		r.Warnings = append(r.Warnings, prefixed(o.Name, b.Flags)...)
 	}
+	addUsage(r)
 	compareBills(r, v)
+	if r.Compare != nil {
+		r.Compare.BreakEvenHours = breakEvenHours(r)
+	}
 	return r, nil
 }
 

@@ -29,7 +29,9 @@ type OffersFile struct {
 	// each other currency (e.g. USD: "7.10" with compare_currency CNY).
 	CompareCurrency string         `yaml:"compare_currency"`
 	ExchangeRates   map[string]Dec `yaml:"exchange_rates"`
-	Offers          []*Offer       `yaml:"offers"`
+	// Usage is the buyer's used hours, for every offer without its own.
+	Usage  *Usage   `yaml:"usage"`
+	Offers []*Offer `yaml:"offers"`
 }
 
 // Offer is one provider's price sheet for one server: a bandwidth scheme with
@@ -43,6 +45,9 @@ type Offer struct {
 	Bandwidth Bandwidth `yaml:"bandwidth"`
 	Items     []Item    `yaml:"items"`
 	Notes     string    `yaml:"notes"`
+	// Usage is the used hours this offer is priced at (nil: the file's, else
+	// every hour of the period); --usage-hours overrides both.
+	Usage *Usage `yaml:"usage"`
 
 	// Rate converts this offer's currency into the file's compare currency
 	// (1 when they are the same; zero when unknown).
@@ -93,7 +98,12 @@ type Tier struct {
 
 // Item is one other monthly charge of an offer.
 //
-//	compute   cards × price_per_card_hour × hours (hours default: the period's), or price_per_month (whole machine)
+//	compute   with billing (see BillingModels; U = used hours, H = the period's hours):
+//	            hourly    cards × U × price_per_card_hour
+//	            monthly   price_per_month (cards optional, for the cost per GPU-hour)
+//	            reserved  cards × H × price_per_card_hour + upfront / term_months
+//	            spot      cards × U × (1 + interruption_overhead) × price_per_card_hour
+//	          without billing: cards × price_per_card_hour × hours (default H), or price_per_month
 //	storage   gb × price_per_gb_month
 //	ip        count × price_each
 //	transfer  gb × price_per_gb (cross-region traffic, stated, not measured)
@@ -114,6 +124,11 @@ type Item struct {
 	Quantity         Dec    `yaml:"quantity"`
 	Unit             string `yaml:"unit"`
 	UnitPrice        Dec    `yaml:"unit_price"`
+	// Billing is the compute item's pricing model (BillingModels; "" = the older rule).
+	Billing              string `yaml:"billing"`
+	TermMonths           int    `yaml:"term_months"`           // reserved: the commitment's length
+	Upfront              Dec    `yaml:"upfront"`               // reserved: paid once for the term
+	InterruptionOverhead Dec    `yaml:"interruption_overhead"` // spot: share of work rerun (0.15 = 15 %)
 
 	line int
 }
@@ -198,6 +213,7 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		}
 		seen[o.Name] = o.Pos
 	}
+	setUsage(&f, name)
 	cc := strings.ToUpper(f.CompareCurrency)
 	for _, o := range f.Offers {
 		o.CompareCurrency = cc
@@ -369,14 +385,17 @@ func (it *Item) check() error {
 		}
 		return nil
 	}
-	for _, d := range []Dec{it.Cards, it.PricePerCardHour, it.Hours, it.PricePerMonth, it.GB, it.PricePerGBMonth, it.Count, it.PriceEach, it.PricePerGB, it.Quantity, it.UnitPrice} {
+	for _, d := range []Dec{it.Cards, it.PricePerCardHour, it.Hours, it.PricePerMonth, it.GB, it.PricePerGBMonth, it.Count, it.PriceEach, it.PricePerGB, it.Quantity, it.UnitPrice, it.Upfront, it.InterruptionOverhead} {
 		if d.IsNegative() {
 			return fmt.Errorf("%s %q: negative value %s", it.Kind, it.Name, d.String())
 		}
 	}
+	if err := it.checkBillingKeys(); err != nil {
+		return err
+	}
 	switch it.Kind {
 	case "compute":
-		return need(it.PricePerMonth.Set != (it.Cards.Set && it.PricePerCardHour.Set), "either price_per_month (whole machine) or cards with price_per_card_hour")
+		return it.checkCompute()
 	case "storage":
 		return need(it.GB.Set && it.PricePerGBMonth.Set, "gb and price_per_gb_month")
 	case "ip":

@@ -24,6 +24,10 @@ type measure struct {
 	other     decimal.Decimal // exact sum of the other monthly items
 	otherIt   []LineItem
 	quiet     bool // no line items (break-even search)
+
+	p           Period          // the billed period
+	hours, used decimal.Decimal // the period's hours and the used hours priced
+	usedFrom    string          // where used comes from (UsageDoc.From)
 }
 
 func pick[T ~string](override, own T) T {
@@ -111,7 +115,9 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 			b.Flags = append(b.Flags, fmt.Sprintf("%s (first at %s): kept as measured, never clamped; check the counters or the port speed", c.Reason, c.SlotsAbove.First))
 		}
 	}
-	m.other, m.otherIt = otherItems(o, v.p)
+	m.p, m.hours = v.p, periodHours(v.p)
+	m.used, m.usedFrom, _ = usedHours(o, v.p, opt) // checked by BillSeries
+	m.other, m.otherIt = otherItems(o, v.p, m.used)
 	bwAmount, items, billable := m.bandwidth(1)
 	switch {
 	case bw.Scheme == "per-gb":
@@ -288,40 +294,6 @@ func (m *measure) perGB(k float64) (decimal.Decimal, []LineItem, decimal.Decimal
 
 func (m *measure) dirName() string {
 	return string(m.o.Bandwidth.Direction)
-}
-
-// otherItems prices the offer's non-bandwidth monthly items for the period.
-func otherItems(o *Offer, p Period) (decimal.Decimal, []LineItem) {
-	hours := decimal.NewFromInt(p.End.Unix()-p.Start.Unix()).DivRound(decimal.NewFromInt(3600), 12)
-	total := zero
-	var items []LineItem
-	for _, it := range o.Items {
-		var q, price decimal.Decimal
-		var unit, note string
-		switch {
-		case it.Kind == "compute" && it.Cards.Set:
-			h := hours
-			if it.Hours.Set {
-				h = it.Hours.Decimal
-			}
-			q, price, unit = it.Cards.Mul(h), it.PricePerCardHour.Decimal, "card-hour"
-			note = fmt.Sprintf("%s cards × %s h", it.Cards.String(), exact(h))
-		case it.Kind == "storage":
-			q, price, unit = it.GB.Decimal, it.PricePerGBMonth.Decimal, "GB-month"
-		case it.Kind == "ip":
-			q, price, unit = it.Count.Decimal, it.PriceEach.Decimal, "IP"
-		case it.Kind == "transfer":
-			q, price, unit = it.GB.Decimal, it.PricePerGB.Decimal, "GB"
-		case it.Quantity.Set:
-			q, price, unit = it.Quantity.Decimal, it.UnitPrice.Decimal, it.Unit
-		default:
-			q, price, unit = one, it.PricePerMonth.Decimal, "month"
-		}
-		a := q.Mul(price)
-		total = total.Add(a)
-		items = append(items, LineItem{Name: it.Name, Kind: it.Kind, Quantity: exact(q), Unit: unit, UnitPrice: price.String(), Amount: exact(a), Note: note})
-	}
-	return total, items
 }
 
 func ruleText(bw Bandwidth, r Rule, billable decimal.Decimal) string {

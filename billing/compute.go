@@ -1,0 +1,373 @@
+package billing
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/shopspring/decimal"
+	"go.yaml.in/yaml/v3"
+)
+
+// Billing models of a compute item (its billing key). An item without one
+// keeps the older rule: cards × price_per_card_hour for every hour of the
+// period (or its hours), or price_per_month.
+const (
+	// BillHourly is cards × used hours × price_per_card_hour: pay as you go, shut down when idle.
+	BillHourly = "hourly"
+	// BillMonthly is price_per_month whatever the use.
+	BillMonthly = "monthly"
+	// BillReserved is cards × every hour of the period × price_per_card_hour + upfront / term_months:
+	// a commitment is paid used or not.
+	BillReserved = "reserved"
+	// BillSpot is cards × used hours × (1 + interruption_overhead) × price_per_card_hour: the
+	// overhead is the share of work rerun after interruptions.
+	BillSpot = "spot"
+)
+
+// BillingModels are the values a compute item's billing key may take.
+var BillingModels = []string{BillHourly, BillMonthly, BillReserved, BillSpot}
+
+// Usage is how many hours the GPU machine is used in the billed period: the
+// offers file's usage (for every offer) or an offer's own.
+type Usage struct {
+	Hours Dec `yaml:"hours"`
+	// Pos is "file:line" of the usage block, for messages (set by ParseOffers).
+	Pos string `yaml:"-"`
+
+	line int
+}
+
+// UnmarshalYAML reads {hours: N} strictly and records its line.
+func (u *Usage) UnmarshalYAML(n *yaml.Node) error {
+	type plain Usage
+	if err := yamlmsg.DecodeStrict(n, (*plain)(u)); err != nil {
+		return err
+	}
+	u.line = n.Line
+	if !u.Hours.Set {
+		return fmt.Errorf("line %d: usage needs hours (the hours the GPU machine is used in the period), e.g. usage: {hours: 300}", n.Line)
+	}
+	if u.Hours.IsNegative() {
+		return fmt.Errorf("line %d: usage.hours %s is negative", n.Line, u.Hours.String())
+	}
+	return nil
+}
+
+// setUsage gives every offer without a usage of its own the file's, and
+// names the file in each usage's position.
+func setUsage(f *OffersFile, name string) {
+	if f.Usage != nil {
+		f.Usage.Pos = fmt.Sprintf("%s:%d", name, f.Usage.line)
+	}
+	for _, o := range f.Offers {
+		if o.Usage == nil {
+			o.Usage = f.Usage
+		} else {
+			o.Usage.Pos = fmt.Sprintf("%s:%d", name, o.Usage.line)
+		}
+	}
+}
+
+// checkBillingKeys refuses the usage-model keys on items that are not compute.
+func (it *Item) checkBillingKeys() error {
+	if it.Kind == "compute" {
+		return nil
+	}
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths != 0}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+		if k.set {
+			return fmt.Errorf("%s %q: %s applies to compute items only (storage, IPs and support bill for the whole period)", it.Kind, it.Name, k.name)
+		}
+	}
+	return nil
+}
+
+// checkCompute validates a compute item under its billing model.
+func (it *Item) checkCompute() error {
+	hourKeys := it.Cards.Set && it.PricePerCardHour.Set
+	if it.Billing == "" {
+		for _, k := range []struct {
+			name string
+			set  bool
+		}{{"term_months", it.TermMonths != 0}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+			if k.set {
+				return fmt.Errorf("compute %q: %s needs billing: reserved or spot (billing: %s)", it.Name, k.name, strings.Join(BillingModels, ", "))
+			}
+		}
+		if it.PricePerMonth.Set == hourKeys {
+			return fmt.Errorf("compute %q needs either price_per_month (whole machine) or cards with price_per_card_hour", it.Name)
+		}
+		return nil
+	}
+	if !slices.Contains(BillingModels, it.Billing) {
+		return fmt.Errorf("compute %q: billing %q: use one of %s", it.Name, it.Billing, strings.Join(BillingModels, ", "))
+	}
+	not := func(key string, set bool) error {
+		if set {
+			return fmt.Errorf("compute %q: billing %s takes no %s", it.Name, it.Billing, key)
+		}
+		return nil
+	}
+	if it.Hours.Set {
+		return fmt.Errorf("compute %q: billing %s takes no hours: state the used hours with usage: {hours: N} (the offer's or the file's) or --usage-hours", it.Name, it.Billing)
+	}
+	if it.Cards.Set && !it.Cards.IsPositive() {
+		return fmt.Errorf("compute %q: cards %s: want at least one card", it.Name, it.Cards.String())
+	}
+	switch it.Billing {
+	case BillMonthly:
+		if !it.PricePerMonth.Set {
+			return fmt.Errorf("compute %q: billing monthly needs price_per_month (cards is optional, for the cost per GPU-hour)", it.Name)
+		}
+		return errors.Join(not("price_per_card_hour", it.PricePerCardHour.Set), not("term_months", it.TermMonths != 0),
+			not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
+	case BillHourly, BillSpot, BillReserved:
+		if !hourKeys {
+			return fmt.Errorf("compute %q: billing %s needs cards and price_per_card_hour", it.Name, it.Billing)
+		}
+		if err := not("price_per_month", it.PricePerMonth.Set); err != nil {
+			return err
+		}
+	}
+	switch it.Billing {
+	case BillHourly:
+		return errors.Join(not("term_months", it.TermMonths != 0), not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
+	case BillSpot:
+		if it.InterruptionOverhead.GreaterThan(one) {
+			return fmt.Errorf("compute %q: interruption_overhead %s: want the share of work rerun, 0..1 (0.15 = 15 %%)", it.Name, it.InterruptionOverhead.String())
+		}
+		return errors.Join(not("term_months", it.TermMonths != 0), not("upfront", it.Upfront.Set))
+	default: // reserved
+		if it.TermMonths <= 0 {
+			return fmt.Errorf("compute %q: billing reserved needs term_months (the commitment in months, e.g. 12 or 36)", it.Name)
+		}
+		return not("interruption_overhead", it.InterruptionOverhead.Set)
+	}
+}
+
+// periodHours is the length of p in hours, exactly (743 or 745 for a local
+// month with a DST change).
+func periodHours(p Period) decimal.Decimal {
+	return decimal.NewFromInt(p.End.Unix()-p.Start.Unix()).DivRound(decimal.NewFromInt(3600), 12)
+}
+
+// usedHours is the used hours an offer is priced at and where the figure
+// comes from: --usage-hours (Options.UsageHours) over the offer's usage over
+// the file's; without any, every hour of the period.
+func usedHours(o *Offer, p Period, opt Options) (decimal.Decimal, string, error) {
+	h := periodHours(p)
+	var u decimal.Decimal
+	var from string
+	switch {
+	case opt.UsageHours.Set:
+		u, from = opt.UsageHours.Decimal, "--usage-hours"
+	case o.Usage != nil:
+		u, from = o.Usage.Hours.Decimal, "usage.hours"
+		if o.Usage.Pos != "" {
+			from = o.Usage.Pos + ": " + from
+		}
+	default:
+		return h, "period", nil
+	}
+	of := ""
+	if !opt.UsageHours.Set {
+		of = fmt.Sprintf(" (offer %q)", o.Name)
+	}
+	if u.IsNegative() {
+		return u, from, fmt.Errorf("%s %s: want 0 or more hours%s", from, u.String(), of)
+	}
+	if u.GreaterThan(h) {
+		return u, from, fmt.Errorf("%s %s: more than the %s hours in the period %s (%s)%s", from, u.String(), exact(h), p.Label(), p.TZ, of)
+	}
+	return u, from, nil
+}
+
+// otherItems prices the offer's non-bandwidth items for the period at u used
+// hours, exactly; each compute item's note states its model and quantity.
+func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineItem) {
+	hours := periodHours(p)
+	total := zero
+	var items []LineItem
+	add := func(li LineItem, q, price decimal.Decimal) {
+		a := q.Mul(price)
+		total = total.Add(a)
+		li.Quantity, li.UnitPrice, li.Amount = exact(q), price.String(), exact(a)
+		items = append(items, li)
+	}
+	for _, it := range o.Items {
+		li := LineItem{Name: it.Name, Kind: it.Kind, Billing: it.Billing}
+		cards, price := it.Cards.Decimal, it.PricePerCardHour.Decimal
+		switch {
+		case it.Kind == "compute" && it.Billing == BillHourly:
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("hourly: %s h × %s cards × %s", exact(u), cards.String(), price.String())
+			add(li, cards.Mul(u), price)
+		case it.Kind == "compute" && it.Billing == BillSpot:
+			ov := it.InterruptionOverhead.Decimal
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("spot: %s h × %s cards × (1 + %s rerun) × %s", exact(u), cards.String(), ov.String(), price.String())
+			add(li, cards.Mul(u).Mul(one.Add(ov)), price)
+		case it.Kind == "compute" && it.Billing == BillReserved:
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("reserved: %s h (every hour, used or not) × %s cards × %s", exact(hours), cards.String(), price.String())
+			add(li, cards.Mul(hours), price)
+			if it.Upfront.Set && !it.Upfront.IsZero() {
+				// The share is carried unrounded: money is rounded once, on the total.
+				share := it.Upfront.DivRound(decimal.NewFromInt(int64(it.TermMonths)), 24)
+				up := LineItem{Name: it.Name + " (upfront share)", Kind: it.Kind, Billing: it.Billing, Unit: "month",
+					Note: fmt.Sprintf("reserved: upfront %s / %d months", it.Upfront.String(), it.TermMonths)}
+				add(up, one, share)
+			}
+		case it.Kind == "compute" && it.Billing == BillMonthly:
+			li.Unit, li.Note = "month", fmt.Sprintf("monthly: 1 month × %s, whatever the use", it.PricePerMonth.String())
+			add(li, one, it.PricePerMonth.Decimal)
+		case it.Kind == "compute" && it.Cards.Set:
+			h := hours
+			if it.Hours.Set {
+				h = it.Hours.Decimal
+			}
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s h", cards.String(), exact(h))
+			add(li, cards.Mul(h), price)
+		case it.Kind == "storage":
+			li.Unit = "GB-month"
+			add(li, it.GB.Decimal, it.PricePerGBMonth.Decimal)
+		case it.Kind == "ip":
+			li.Unit = "IP"
+			add(li, it.Count.Decimal, it.PriceEach.Decimal)
+		case it.Kind == "transfer":
+			li.Unit = "GB"
+			add(li, it.GB.Decimal, it.PricePerGB.Decimal)
+		case it.Quantity.Set:
+			li.Unit = it.Unit
+			add(li, it.Quantity.Decimal, it.UnitPrice.Decimal)
+		default:
+			li.Unit = "month"
+			add(li, one, it.PricePerMonth.Decimal)
+		}
+	}
+	return total, items
+}
+
+// offerCards is the number of GPU cards an offer's compute items state (0 when none does).
+func offerCards(o *Offer) decimal.Decimal {
+	n := zero
+	for _, it := range o.Items {
+		if it.Kind == "compute" && it.Cards.Set {
+			n = n.Add(it.Cards.Decimal)
+		}
+	}
+	return n
+}
+
+// UsageDoc is an offer's bill at the buyer's usage: the used hours it was
+// priced at, the idle share (the total at 0 used hours: storage, IPs,
+// support, monthly and reserved compute and the bandwidth as billed keep
+// billing while the cards are idle) and the cost per used GPU-hour.
+type UsageDoc struct {
+	UsedHours   float64 `json:"used_hours"`
+	PeriodHours float64 `json:"period_hours"`
+	// From says where UsedHours comes from: "--usage-hours", "file:line:
+	// usage.hours", or "period" (none stated: every hour of the period).
+	From string `json:"from"`
+	// Cards is the number of GPU cards the compute items state (null: none does).
+	Cards *float64 `json:"cards"`
+	// IdleAmount is the total at 0 used hours, in the bill's currency.
+	IdleAmount string `json:"idle_amount"`
+	// IdleShare is IdleAmount / the total (null when the total is 0).
+	IdleShare *float64 `json:"idle_share"`
+	// PerGPUHour is total / used hours / cards (null without cards or used hours).
+	PerGPUHour *string `json:"per_gpu_hour"`
+
+	used, idle decimal.Decimal
+}
+
+// addUsage fills each bill's usage block from its measure.
+func addUsage(r *Report) {
+	for i := range r.Bills {
+		b, m := &r.Bills[i], r.measures[i]
+		h, _ := m.hours.Float64()
+		u, _ := m.used.Float64()
+		doc := &UsageDoc{UsedHours: u, PeriodHours: h, From: m.usedFrom, used: m.used}
+		doc.idle = m.totalAt(zero)
+		doc.IdleAmount = FormatMoney(doc.idle, b.Currency)
+		if b.total.IsPositive() {
+			s, _ := doc.idle.DivRound(b.total, 6).Float64()
+			doc.IdleShare = &s
+		}
+		if c := offerCards(m.o); c.IsPositive() {
+			cf, _ := c.Float64()
+			doc.Cards = &cf
+			if m.used.IsPositive() {
+				s := FormatMoney(b.total.DivRound(m.used.Mul(c), 24), b.Currency)
+				doc.PerGPUHour = &s
+			}
+		}
+		b.Usage = doc
+	}
+}
+
+// totalAt is the offer's exact total at u used hours (the bandwidth as measured).
+func (m *measure) totalAt(u decimal.Decimal) decimal.Decimal {
+	bw, _, _ := m.bandwidth(1)
+	other, _ := otherItems(m.o, m.p, u)
+	return bw.Add(other)
+}
+
+// BreakEvenHours is a usage at which two offers cost the same.
+type BreakEvenHours struct {
+	A      string  `json:"a"`
+	B      string  `json:"b"`
+	Hours  float64 `json:"hours"`  // used hours in the period, rounded to 0.01 h
+	Amount string  `json:"amount"` // what each costs there, in Currency
+	// Currency is the comparison's currency.
+	Currency string `json:"currency"`
+	Text     string `json:"text"`
+}
+
+// breakEvenHours finds, for every pair of offers (in file order), the used
+// hours in (0, period hours] at which their totals in the comparison
+// currency are equal. Every model is linear in the used hours (a fixed part
+// plus a price per used hour), so each total is known from its values at 0
+// and at the period's hours, and the crossing is solved exactly; pairs whose
+// lines are parallel (never cross, or are the same line) or meet only at 0 h
+// are not listed.
+func breakEvenHours(r *Report) []BreakEvenHours {
+	out := []BreakEvenHours{}
+	if r.Compare == nil || len(r.measures) < 2 {
+		return out
+	}
+	cur := r.Compare.Currency
+	h := r.measures[0].hours
+	type line struct{ at0, slope decimal.Decimal }
+	lines := make([]line, len(r.measures))
+	for i, m := range r.measures {
+		a0 := m.totalAt(zero).Mul(m.o.rate())
+		aH := m.totalAt(h).Mul(m.o.rate())
+		lines[i] = line{a0, aH.Sub(a0).DivRound(h, 24)}
+		if h.IsZero() {
+			lines[i].slope = zero
+		}
+	}
+	for i := range lines {
+		for j := i + 1; j < len(lines); j++ {
+			a, b := lines[i], lines[j]
+			ds := a.slope.Sub(b.slope)
+			if ds.IsZero() {
+				continue
+			}
+			x := b.at0.Sub(a.at0).DivRound(ds, 24)
+			if !x.IsPositive() || x.GreaterThan(h.Add(decimal.New(1, -9))) {
+				continue
+			}
+			x = decimal.Min(x, h)
+			amount := a.at0.Add(a.slope.Mul(x))
+			hrs, _ := x.Round(2).Float64()
+			ni, nj := r.measures[i].o.Name, r.measures[j].o.Name
+			out = append(out, BreakEvenHours{A: ni, B: nj, Hours: hrs, Amount: FormatMoney(amount, cur), Currency: cur,
+				Text: fmt.Sprintf("%s costs the same as %s at %s h (%s %s)", ni, nj, x.Round(2).String(), FormatMoney(amount, cur), cur)})
+		}
+	}
+	return out
+}
