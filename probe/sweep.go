@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 )
 
@@ -107,4 +108,14 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 		g.idx = append(g.idx, i)
 	}
 	return groups, nil
+}
+
+// CheckUnicast refuses what a sweep never sends to without an explicit
+// override (ResolveTargets' guards): a broadcast address (255.255.255.255,
+// 127.255.255.255, the broadcast address of an interface of this host), a
+// multicast or an unspecified address. name is the target as written, for
+// the message; hint is the advice given (how the caller's user overrides
+// it, or that it cannot be).
+func CheckUnicast(name string, a netip.Addr, hint string) error {
+	return checkCast(name, a.Unmap(), ExpandOptions{bcast: localBroadcasts(), hint: hint})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/net/netutil"
 
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/route"
@@ -21,16 +21,18 @@ import (
 )
 
 var serveOpts struct {
-	config     string
-	listen     string
-	count      int
-	interval   time.Duration
-	timeout    time.Duration
-	rate       float64
-	pause      time.Duration
-	traceEvery int
-	maxTTL     int
-	asnDB      string
+	config      string
+	listen      string
+	count       int
+	interval    time.Duration
+	timeout     time.Duration
+	rate        float64
+	pause       time.Duration
+	traceEvery  int
+	maxTTL      int
+	asnDB       string
+	maxBackoff  time.Duration
+	resolveRate float64
 }
 
 var serveCmd = &cobra.Command{
@@ -88,6 +90,8 @@ func init() {
 	f.DurationVar(&serveOpts.pause, "pause", 0, "wait between two cycles")
 	f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
 	f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
+	f.DurationVar(&serveOpts.maxBackoff, "max-backoff", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again")
+	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", exporter.DefaultResolveRate, "most host-name lookups per second")
 	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
 	register(serveCmd)
 }
@@ -103,6 +107,8 @@ func runServe(c *cobra.Command, _ []string) error {
 		return badInput(errors.New("--interval, --timeout and --rate must be positive"))
 	case o.pause < 0 || o.traceEvery < 0:
 		return badInput(errors.New("--pause and --trace-every must not be negative"))
+	case o.maxBackoff <= 0 || o.resolveRate <= 0:
+		return badInput(errors.New("--max-backoff and --resolve-rate must be positive"))
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
@@ -118,18 +124,21 @@ func runServe(c *cobra.Command, _ []string) error {
 		}
 		db = d
 	}
-	exp := exporter.New()
-	exp.SetTargets(targets, time.Now())
 	stderr := c.ErrOrStderr()
+	exp := exporter.New(stderr)
+	exp.SetTargets(targets, time.Now())
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return badInput(fmt.Errorf("--listen %s: %w", o.listen, err))
 	}
-	srv := &http.Server{Handler: exp.Mux(), ReadHeaderTimeout: 10 * time.Second}
+	srv, ln := newHTTPServer(exp.Mux(), ln, defaultHTTPLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(targets), o.config)
+	if w := exposureWarning(ln.Addr()); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 
 	parent := c.Context()
 	if parent == nil {
@@ -141,14 +150,15 @@ func runServe(c *cobra.Command, _ []string) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
-	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL,
-		asnDB: db, stderr: stderr}
-	traceEvery := o.traceEvery
+	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
+	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
+		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
+		Resolver: exporter.NewResolver(nil, nil, o.resolveRate)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		exp.Run(ctx, pr, exporter.LoopConfig{Pause: o.pause, TraceEvery: traceEvery})
+		exp.Run(ctx, pr, loop)
 	}()
 
 	var result error
@@ -183,72 +193,82 @@ loop:
 	return result
 }
 
-// serveProber runs serve's cycles on the probe engine.
+// httpLimits bound what HTTP clients can hold of serve: a scrape is one
+// short request, so a client that sends slowly, reads slowly or opens
+// connections without end is cut off rather than left to exhaust the process.
+type httpLimits struct {
+	readHeader, read, write, idle time.Duration
+	maxConns                      int // connections served at once; more wait in the kernel's backlog
+	maxHeader                     int
+}
+
+var defaultHTTPLimits = httpLimits{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second,
+	idle: time.Minute, maxConns: 32, maxHeader: 16 << 10}
+
+// newHTTPServer returns the server for h and ln wrapped to hold at most
+// l.maxConns connections.
+func newHTTPServer(h http.Handler, ln net.Listener, l httpLimits) (*http.Server, net.Listener) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write,
+		IdleTimeout: l.idle, MaxHeaderBytes: l.maxHeader}
+	return srv, netutil.LimitListener(ln, l.maxConns)
+}
+
+// exposureWarning says what a non-loopback --listen exposes ("" on loopback).
+func exposureWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	where := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		where = "every interface of this host"
+	}
+	return fmt.Sprintf("linecheck serve: warning: --listen %s is not a loopback address: anyone who can reach %s on port %d "+
+		"can read, without authentication or TLS, /metrics and / — every candidate's name, its target addresses and ports, "+
+		"RTTs, loss, the traced routes (hop addresses), line classes and the errors of failing targets. "+
+		"Allow only your Prometheus to that port (firewall), or bind 127.0.0.1.", a, where, tcp.Port)
+}
+
+// serveProber runs serve's cycles on the probe engine. Pacing, backoff and
+// name resolution are the exporter loop's; this only sends.
 type serveProber struct {
 	count             int
 	interval, timeout time.Duration
 	rate              float64
 	maxTTL            int
 	asnDB             route.ASNDB
-	stderr            io.Writer
-	warned            sync.Map // error text → true, so a lasting failure is said once
 }
 
-func (p *serveProber) warn(t exporter.Target, err error) {
-	msg := fmt.Sprintf("linecheck serve: %s %s %s: %v", t.Candidate, t.Protocol, t.Label(), err)
-	if _, seen := p.warned.LoadOrStore(msg, true); !seen {
-		fmt.Fprintln(p.stderr, msg)
-	}
-}
-
-// Ping resolves the targets and probes them in one mixed-protocol sweep
-// (probe.Sweep: icmp in one, tcp in one per port, side by side under the
-// --rate cap).
-func (p *serveProber) Ping(ctx context.Context, ts []exporter.Target) []exporter.PingOutcome {
+// Ping probes the targets in one mixed-protocol sweep (probe.Sweep: icmp in
+// one, tcp in one per port, side by side under the --rate cap).
+func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []exporter.PingOutcome {
 	out := make([]exporter.PingOutcome, len(ts))
-	var sts []probe.SweepTarget
-	var idx []int
+	sts := make([]probe.SweepTarget, len(ts))
 	for i, t := range ts {
-		rs, err := probe.ResolveTargets(ctx, []string{t.Addr}, probe.ExpandOptions{})
-		if err == nil && len(rs) != 1 {
-			err = fmt.Errorf("%q is %d addresses: list each address as its own target", t.Addr, len(rs))
-		}
-		if err != nil {
-			out[i].Err = err
-			p.warn(t, err)
-			continue
-		}
-		sts = append(sts, probe.SweepTarget{Target: rs[0], Protocol: t.Protocol, Port: t.Port})
-		idx = append(idx, i)
-	}
-	if len(sts) == 0 {
-		return out
+		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
 	}
 	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: p.timeout, Rate: p.rate}, nil)
-	for k, i := range idx {
+	for i := range ts {
 		switch {
 		case err != nil:
 			out[i].Err = err
-		case res[k].Err != nil:
-			out[i].Err = res[k].Err
+		case res[i].Err != nil:
+			out[i].Err = res[i].Err
 		default:
-			r := res[k]
+			r := res[i]
 			out[i] = exporter.PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
-		}
-		if out[i].Err != nil {
-			p.warn(ts[i], out[i].Err)
 		}
 	}
 	return out
 }
 
 // Trace traces t once (one round over all TTLs, with the target's protocol
-// and port) for the hop metrics, and annotates its line class offline.
-func (p *serveProber) Trace(ctx context.Context, t exporter.Target) (*route.Trace, error) {
-	tr, err := probe.Trace(ctx, t.Addr, probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
-		Cycles: 1, Timeout: p.timeout}, nil)
+// and port, paced by --rate) for the hop metrics, and annotates its line
+// class offline.
+func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
+	tr, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
+		Cycles: 1, Timeout: p.timeout, Rate: p.rate}, nil)
 	if err != nil {
-		p.warn(t, err)
 		return nil, err
 	}
 	route.Annotate(tr, p.asnDB)

@@ -18,12 +18,18 @@
 //	linecheck_hops                     hops (TTLs) of the last trace, up to the destination
 //	linecheck_line_class_info          1, with the route's line_class from the last trace
 //	linecheck_cycles_total             completed probe cycles
+//	linecheck_target_up                1 while a target is probed, 0 while it backs off after errors
+//
+// The loop (Run) paces itself: see LoopConfig and docs/scaleout.md.
 package exporter
 
 import (
-	"context"
+	"html/template"
+	"io"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,21 +58,30 @@ type Exporter struct {
 	hopLoss    *prometheus.GaugeVec
 	hops       *prometheus.GaugeVec
 	lineClass  *prometheus.GaugeVec
+	up         *prometheus.GaugeVec
 	cycles     prometheus.Counter
 	configLoad prometheus.Gauge
 
+	log  io.Writer     // where the loop says what fails and recovers; nil: nowhere
+	wake chan struct{} // a reload wakes the loop's wait
+
 	mu      sync.Mutex
 	targets []Target
+	state   map[string]*targetState // per target key
 	// state per target key: the TTLs and line class currently exported, so a
 	// shorter trace or a new class removes the stale series.
 	maxTTL map[string]int
 	class  map[string]string
 }
 
-// New returns an exporter with its own registry and no targets.
-func New() *Exporter {
+// New returns an exporter with its own registry and no targets; log (nil:
+// none) gets a line when a target starts failing and when it recovers.
+func New(log io.Writer) *Exporter {
 	e := &Exporter{
-		reg: prometheus.NewRegistry(),
+		log:   log,
+		wake:  make(chan struct{}, 1),
+		state: map[string]*targetState{},
+		reg:   prometheus.NewRegistry(),
 		rtt: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "linecheck_rtt_seconds", Help: "Round-trip time of answered probes (ICMP echo or TCP connect).",
 			Buckets: RTTBuckets}, targetLabels),
@@ -87,6 +102,8 @@ func New() *Exporter {
 		lineClass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linecheck_line_class_info", Help: "Carrier line class of the route in the last trace (value always 1)."},
 			append(append([]string{}, targetLabels...), "line_class")),
+		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "linecheck_target_up", Help: "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters."}, targetLabels),
 		cycles: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "linecheck_cycles_total", Help: "Completed probe cycles."}),
 		configLoad: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -95,7 +112,7 @@ func New() *Exporter {
 		class:  map[string]string{},
 	}
 	e.reg.MustRegister(&consistent{e: e, cs: []prometheus.Collector{
-		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.cycles, e.configLoad}})
+		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.cycles, e.configLoad}})
 	return e
 }
 
@@ -129,25 +146,108 @@ func (e *Exporter) Handler() http.Handler {
 	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{Registry: e.reg})
 }
 
-// Mux returns the HTTP routes of serve: /metrics, /-/healthy and a short index.
+// Mux returns the HTTP routes of serve: /metrics, /-/healthy (503 with the
+// reason when nothing can be probed) and / (the state of every target).
 func (e *Exporter) Mux() *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/metrics", e.Handler())
 	m.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("linecheck is Healthy.\n"))
+		if ok, why := e.Health(); !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "linecheck is unhealthy: "+why+"\n")
+			return
+		}
+		io.WriteString(w, "linecheck is Healthy.\n")
 	})
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
 		}
+		ok, why := e.Health()
+		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(`<html><head><title>linecheck</title></head><body><h1>linecheck serve</h1>` +
-			`<p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p></body></html>` + "\n"))
+		if err := statusTmpl.Execute(w, page); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
 	})
 	return m
 }
+
+// TargetStatus is one target's state as / shows it.
+type TargetStatus struct {
+	Target
+	IP      string // the address last probed ("" before the first measured cycle)
+	Up      bool   // false while it backs off after errors
+	Fails   int    // failures in a row
+	Next    time.Time
+	LastErr string
+	// TraceErr is the last trace's error while traces back off.
+	TraceErr string
+}
+
+// Status returns the state of every target, in file order.
+func (e *Exporter) Status() []TargetStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []TargetStatus
+	for _, t := range e.targets {
+		s := e.state[t.key()]
+		if s == nil {
+			continue
+		}
+		st := TargetStatus{Target: t, Up: s.fails == 0, Fails: s.fails, Next: s.next, LastErr: s.lastErr, TraceErr: s.trErr}
+		if s.resolved.IsValid() {
+			st.IP = s.resolved.String()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Health is false, with the reason, when nothing can be probed: every
+// target backs off after errors.
+func (e *Exporter) Health() (bool, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.targets) == 0 {
+		return false, "no targets"
+	}
+	why := map[string][]string{}
+	for _, t := range e.targets {
+		s := e.state[t.key()]
+		if s == nil || s.fails == 0 {
+			return true, ""
+		}
+		why[s.lastErr] = append(why[s.lastErr], t.Candidate+" "+t.Protocol+" "+t.Label())
+	}
+	var errs []string
+	for err, ts := range why {
+		errs = append(errs, strings.Join(ts, ", ")+": "+err)
+	}
+	sort.Strings(errs)
+	return false, "nothing can be probed: every target backs off after errors (" + strings.Join(errs, "; ") + ")"
+}
+
+type statusPage struct {
+	Healthy bool
+	Reason  string
+	Targets []TargetStatus
+}
+
+var statusTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
+	"clock": func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
+}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
+<p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p>
+{{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
+<table border="1" cellpadding="3">
+<tr><th>candidate</th><th>protocol</th><th>target</th><th>address</th><th>state</th><th>error</th></tr>
+{{range .Targets}}<tr><td>{{.Candidate}}</td><td>{{.Protocol}}</td><td>{{.Label}}</td><td>{{if .IP}}{{.IP}}{{else}}-{{end}}</td>
+<td>{{if .Up}}up{{else}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{end}}</td>
+<td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
+{{end}}</table></body></html>
+`))
 
 func labelsOf(t Target) prometheus.Labels {
 	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": t.Protocol}
@@ -170,11 +270,12 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		}
 		l := labelsOf(old)
 		for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
-			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass} {
+			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up} {
 			v.DeletePartialMatch(l)
 		}
 		delete(e.maxTTL, old.key())
 		delete(e.class, old.key())
+		delete(e.state, old.key())
 	}
 	for _, t := range ts {
 		l := labelsOf(t)
@@ -184,9 +285,18 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		e.dup.With(l)
 		e.errs.With(l)
 		e.rtt.With(l)
+		if e.state[t.key()] == nil {
+			// New targets are due at once, and up until they fail.
+			e.state[t.key()] = &targetState{}
+			e.up.With(l).Set(1)
+		}
 	}
 	e.targets = append([]Target(nil), ts...)
 	e.configLoad.Set(float64(now.UnixNano()) / 1e9)
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Targets returns a copy of the current target list.
@@ -287,61 +397,4 @@ func withClass(l prometheus.Labels, c string) prometheus.Labels {
 		m[k] = v
 	}
 	return m
-}
-
-// Prober runs the probes of one cycle; serve wires it to the probe engine,
-// tests to a fake.
-type Prober interface {
-	// Ping probes the targets (icmp and tcp) for one cycle and returns one
-	// outcome per target, in order.
-	Ping(ctx context.Context, ts []Target) []PingOutcome
-	// Trace traces one target once.
-	Trace(ctx context.Context, t Target) (*route.Trace, error)
-}
-
-// LoopConfig paces the probing loop.
-type LoopConfig struct {
-	// Pause is the wait between the end of one cycle and the start of the next.
-	Pause time.Duration
-	// TraceEvery runs a trace of every target each n-th cycle (first cycle
-	// included); 0 never traces.
-	TraceEvery int
-	// OnCycle, when set, is called after each cycle with its number (from 1).
-	OnCycle func(n int)
-}
-
-// Run probes until ctx ends. The first cycle starts at once.
-func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
-	for n := 1; ctx.Err() == nil; n++ {
-		ts := e.Targets()
-		if len(ts) > 0 {
-			outs := p.Ping(ctx, ts)
-			if ctx.Err() != nil {
-				return // a cycle cut short by shutdown is not a measurement
-			}
-			for i, t := range ts {
-				if i < len(outs) {
-					e.ObservePing(t, outs[i])
-				}
-			}
-		}
-		if cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
-			for _, t := range ts {
-				tr, err := p.Trace(ctx, t)
-				if ctx.Err() != nil {
-					return
-				}
-				e.ObserveTrace(t, tr, err)
-			}
-		}
-		e.CycleDone()
-		if cfg.OnCycle != nil {
-			cfg.OnCycle(n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(cfg.Pause):
-		}
-	}
 }

@@ -2,13 +2,11 @@ package exporter
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,7 +61,7 @@ var (
 )
 
 func TestObservePingCountsAndBucketsRTTsInSeconds(t *testing.T) {
-	e := New()
+	e := New(nil)
 	e.SetTargets([]Target{lo, loT}, time.Unix(100, 0))
 	// RTTs in ms: 0.05 → ≤0.1 ms bucket; 0.3 → ≤0.5 ms; 1 → ≤1 ms (le is inclusive); 250 → ≤0.5 s.
 	e.ObservePing(lo, PingOutcome{Sent: 5, Recv: 4, Late: 1, Dup: 2, RTTms: []float64{0.05, 0.3, 1, 250}})
@@ -99,7 +97,7 @@ func TestObservePingCountsAndBucketsRTTsInSeconds(t *testing.T) {
 }
 
 func TestObserveTraceReplacesStaleHopsAndLineClass(t *testing.T) {
-	e := New()
+	e := New(nil)
 	e.SetTargets([]Target{lo}, time.Unix(0, 0))
 	tr := func(class string, losses ...float64) *route.Trace {
 		x := &route.Trace{LineClass: class, Reached: true}
@@ -132,7 +130,7 @@ func TestObserveTraceReplacesStaleHopsAndLineClass(t *testing.T) {
 }
 
 func TestReloadDeletesSeriesOfTargetsThatLeft(t *testing.T) {
-	e := New()
+	e := New(nil)
 	e.SetTargets([]Target{lo, far}, time.Unix(0, 0))
 	e.ObservePing(far, PingOutcome{Sent: 1, Recv: 1, RTTms: []float64{1}})
 	e.ObserveTrace(far, &route.Trace{Hops: []route.Hop{{TTL: 1}}}, nil)
@@ -152,57 +150,6 @@ func TestReloadDeletesSeriesOfTargetsThatLeft(t *testing.T) {
 	}
 }
 
-type fakeProber struct {
-	mu     sync.Mutex
-	pings  int
-	traces int
-}
-
-func (f *fakeProber) Ping(_ context.Context, ts []Target) []PingOutcome {
-	f.mu.Lock()
-	f.pings++
-	f.mu.Unlock()
-	out := make([]PingOutcome, len(ts))
-	for i := range ts {
-		out[i] = PingOutcome{Sent: 3, Recv: 3, RTTms: []float64{0.1, 0.2, 0.3}}
-	}
-	return out
-}
-
-func (f *fakeProber) Trace(_ context.Context, t Target) (*route.Trace, error) {
-	f.mu.Lock()
-	f.traces++
-	f.mu.Unlock()
-	return &route.Trace{Reached: true, Hops: []route.Hop{{TTL: 1, Sent: 1}}}, nil
-}
-
-func TestRunProbesAtOnceAndTracesEveryNthCycle(t *testing.T) {
-	e := New()
-	e.SetTargets([]Target{lo, far}, time.Unix(0, 0))
-	f := &fakeProber{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		e.Run(ctx, f, LoopConfig{TraceEvery: 3, OnCycle: func(n int) {
-			if n == 7 {
-				cancel()
-			}
-		}})
-		close(done)
-	}()
-	<-done
-	// 7 cycles; traces in cycles 1, 4, 7, two targets each.
-	if f.pings != 7 || f.traces != 6 {
-		t.Errorf("pings %d traces %d, want 7 and 6", f.pings, f.traces)
-	}
-	if m := metric(t, e, "linecheck_probes_sent_total", map[string]string{"candidate": "far"}); m.GetCounter().GetValue() != 21 {
-		t.Errorf("sent %v, want 21", m)
-	}
-	if m := metric(t, e, "linecheck_cycles_total", nil); m.GetCounter().GetValue() != 7 {
-		t.Errorf("cycles %v", m)
-	}
-}
-
 // promtool is the judge of the metric names, types and units.
 func TestMetricsPassPromtoolCheckMetrics(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
@@ -212,7 +159,7 @@ func TestMetricsPassPromtoolCheckMetrics(t *testing.T) {
 		}
 		t.Skip("promtool not installed and not root")
 	}
-	e := New()
+	e := New(nil)
 	e.SetTargets([]Target{lo, loT, {Candidate: "v6", Addr: "::1", Protocol: "tcp", Port: 8443}}, time.Unix(0, 0))
 	e.ObservePing(lo, PingOutcome{Sent: 2, Recv: 2, RTTms: []float64{0.1, 0.2}})
 	e.ObserveTrace(lo, &route.Trace{LineClass: "transit", Hops: []route.Hop{{TTL: 1}, {TTL: 2, Loss: 0.5}}}, nil)

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a strings.Builder safe to read while a child process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe starts `linecheck serve` with args in a child process, stopped
+// by PID at cleanup; it returns the process, its stderr and the listen address.
+func startServe(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer, string) {
+	t.Helper()
+	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	args = append([]string{"serve", "--listen", listen}, args...)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	log := &syncBuffer{}
+	cmd.Stderr, cmd.Stdout = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+		}
+	})
+	waitFor(t, 20*time.Second, "serve to answer on "+listen, func() bool {
+		resp, err := http.Get("http://" + listen + "/-/healthy")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	})
+	return cmd, log, listen
+}
+
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// countingListener accepts on a loopback port and counts connections.
+func countingListener(t *testing.T) (int, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, &n
+}
+
+// cpuTime is the user+system CPU time a process has used so far.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name (which may hold spaces) start after ")".
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// Live: `--count 1 --interval 200ms` to a TCP listener of this test. The
+// listener counts the connections serve makes: one per interval, not one
+// per cycle as fast as cycles end (once 500 probes in 5 s at 1 s).
+func TestServeKeepsTheIntervalOnLoopback(t *testing.T) {
+	port, conns := countingListener(t)
+	cfg := filepath.Join(t.TempDir(), "candidates.yaml")
+	good := fmt.Sprintf("candidates:\n  - name: lo\n    targets: [{addr: 127.0.0.1, protocol: tcp, port: %d}]\n", port)
+	os.WriteFile(cfg, []byte(good), 0o644)
+	serve, log, listen := startServe(t, "--config", cfg, "--count", "1", "--interval", "200ms", "--timeout", "1s", "--trace-every", "0")
+	waitFor(t, 10*time.Second, "the first connection", func() bool { return conns.Load() > 0 })
+	start, n0 := time.Now(), conns.Load()
+	time.Sleep(3 * time.Second)
+	n, el := conns.Load()-n0, time.Since(start)
+	if max := int64(el/(200*time.Millisecond)) + 2; n > max || n < max/3 {
+		t.Errorf("%d connections in %v at --interval 200ms, want about %d", n, el.Round(time.Millisecond), max-2)
+	}
+	if code, body := get(t, "http://"+listen+"/metrics"); code != 200 || !strings.Contains(body, `linecheck_target_up{candidate="lo",protocol="tcp",target="127.0.0.1:`+strconv.Itoa(port)+`"} 1`) {
+		t.Errorf("/metrics %d:\n%s", code, body)
+	}
+
+	// A reload the loader refuses keeps the running configuration, and says why.
+	os.WriteFile(cfg, []byte(strings.Replace(good, "protocol: tcp", "protocl: tcp", 1)), 0o644)
+	serve.Process.Signal(syscall.SIGHUP)
+	waitFor(t, 5*time.Second, "the refused reload to be reported", func() bool {
+		return strings.Contains(log.String(), `reload: `+cfg+`:3: unknown key "protocl"`) && strings.Contains(log.String(), "keeping the previous configuration")
+	})
+	n1 := conns.Load()
+	waitFor(t, 5*time.Second, "probing to go on after the refused reload", func() bool { return conns.Load() > n1+2 })
+	if code, body := get(t, "http://"+listen+"/-/healthy"); code != 200 {
+		t.Errorf("/-/healthy after a refused reload: %d %s", code, body)
+	}
+}
+
+// Live: a config whose only target cannot be probed (the loopback broadcast
+// address) once spun at 100 % CPU while /-/healthy said healthy. Now the
+// target backs off, is down in linecheck_target_up, counted in
+// linecheck_probe_errors_total, /-/healthy answers 503 with the reason, and
+// the process idles.
+func TestServeBacksOffAndTurnsUnhealthyWhenNothingCanBeProbed(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "candidates.yaml")
+	os.WriteFile(cfg, []byte("candidates:\n  - name: bcast\n    targets: [{addr: 127.255.255.255}]\n"), 0o644)
+	serve, log, listen := startServe(t, "--config", cfg, "--count", "1", "--interval", "10ms", "--trace-every", "1")
+	waitFor(t, 10*time.Second, "/-/healthy to turn unhealthy", func() bool {
+		code, _ := get(t, "http://"+listen+"/-/healthy")
+		return code == http.StatusServiceUnavailable
+	})
+	_, body := get(t, "http://"+listen+"/-/healthy")
+	if !strings.Contains(body, "nothing can be probed") || !strings.Contains(body, "127.255.255.255") || !strings.Contains(body, "broadcast") {
+		t.Errorf("/-/healthy: %s", body)
+	}
+	cpu0, t0 := cpuTime(t, serve.Process.Pid), time.Now()
+	time.Sleep(2 * time.Second)
+	if cpu, el := cpuTime(t, serve.Process.Pid)-cpu0, time.Since(t0); cpu > el/10 {
+		t.Errorf("serve used %v of CPU in %v with nothing to probe: it spins", cpu, el.Round(time.Millisecond))
+	}
+	_, metrics := get(t, "http://"+listen+"/metrics")
+	sc := bufio.NewScanner(strings.NewReader(metrics))
+	var up, errs string
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, `linecheck_target_up{candidate="bcast"`) {
+			up = line[strings.LastIndexByte(line, ' ')+1:]
+		}
+		if strings.HasPrefix(line, `linecheck_probe_errors_total{candidate="bcast"`) {
+			errs = line[strings.LastIndexByte(line, ' ')+1:]
+		}
+	}
+	if e, _ := strconv.Atoi(errs); up != "0" || e < 1 || e > 4 {
+		t.Errorf("target_up %q, errors %q: want 0 and a few (backoff: 1 s, 2 s, 4 s …)\n%s", up, errs, metrics)
+	}
+	if _, page := get(t, "http://"+listen+"/"); !strings.Contains(page, "backing off") || !strings.Contains(page, "unhealthy") {
+		t.Errorf("/:\n%s", page)
+	}
+	if !strings.Contains(log.String(), "broadcast or multicast address: serve never probes one") {
+		t.Errorf("log: %s", log.String())
+	}
+	if n := strings.Count(log.String(), "in a row"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// Everything the loader rejects is refused at start, exit 2, with file:line.
+func TestServeRefusesWhatTheLoaderRejects(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want string }{
+		{"typo", "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1, protocl: tcp, port: 80}]\n", `:3: unknown key "protocl"`},
+		{"udp", "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1, protocol: udp, port: 53}]\n", `:3: candidates[0] (a).targets[0].protocol: "udp": use icmp or tcp`},
+		{"cidr", "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.0/30}]\n", `:3: candidates[0] (a).targets[0].addr: "127.0.0.0/30": one address or host name, not a range or list`},
+		{"documentation", "candidates:\n  - name: a\n    targets: [{addr: 192.0.2.1}]\n", ":3: candidates[0] (a).targets[0].addr: 192.0.2.1 is a documentation address"},
+		{"recorded only", "recorded_only: true\ncandidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n", ":1: recorded_only"},
+		{"wrong type", "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1, protocol: tcp, port: [80]}]\n", ":3: "},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+		os.WriteFile(path, []byte(tc.text), 0o644)
+		code, stderr := runLinecheckCode(t, "serve", "--config", path, "--listen", "127.0.0.1:0")
+		if code != 2 || !strings.Contains(stderr, path+tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tc.name, code, stderr, path+tc.want)
+		}
+	}
+}
+
+// The HTTP server cuts off a client that sends nothing, and serves at most
+// maxConns connections at once (more wait until one closes).
+func TestServeHTTPLimits(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		io.WriteString(w, "late")
+	})
+	lim := httpLimits{readHeader: 300 * time.Millisecond, read: 300 * time.Millisecond, write: 200 * time.Millisecond,
+		idle: time.Second, maxConns: 2, maxHeader: 4 << 10}
+	srv, ln := newHTTPServer(mux, ln, lim)
+	go srv.Serve(ln)
+	defer srv.Close()
+	addr := ln.Addr().String()
+
+	// A client that connects and sends nothing is disconnected after the read timeout.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	t0 := time.Now()
+	if _, err := c.Read(make([]byte, 1)); err == nil || time.Since(t0) > 3*time.Second {
+		t.Errorf("silent client: read %v after %v, want the server to close it after about 300 ms", err, time.Since(t0))
+	}
+	c.Close()
+
+	// Two silent connections take both slots; a third client waits.
+	var hold []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("GET / HTTP/1.1\r\n")) // an unfinished request holds its slot
+		hold = append(hold, c)
+	}
+	time.Sleep(50 * time.Millisecond)
+	client := &http.Client{Timeout: 150 * time.Millisecond}
+	if resp, err := client.Get("http://" + addr + "/"); err == nil {
+		resp.Body.Close()
+		t.Error("a third connection was served while two held the limit of 2")
+	}
+	hold[0].Close()
+	hold[1].Close()
+	client.Timeout = 5 * time.Second
+	if resp, err := client.Get("http://" + addr + "/"); err != nil {
+		t.Errorf("after the slots freed: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	// A response that cannot be written within the write timeout is cut off.
+	if resp, err := client.Get("http://" + addr + "/slow"); err == nil {
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil && string(b) == "late" {
+			t.Error("a response written after the write timeout arrived whole")
+		}
+	}
+}
+
+func TestExposureWarning(t *testing.T) {
+	for _, tc := range []struct {
+		addr *net.TCPAddr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 9427}, ""},
+		{&net.TCPAddr{IP: net.ParseIP("::1"), Port: 9427}, ""},
+		{&net.TCPAddr{IP: net.ParseIP("0.0.0.0"), Port: 9427}, "anyone who can reach every interface of this host on port 9427"},
+		{&net.TCPAddr{IP: net.ParseIP("::"), Port: 9427}, "every interface of this host"},
+		{&net.TCPAddr{IP: net.ParseIP("10.0.0.5"), Port: 9427}, "--listen 10.0.0.5:9427 is not a loopback address"},
+	} {
+		w := exposureWarning(tc.addr)
+		if (tc.want == "") != (w == "") || !strings.Contains(w, tc.want) {
+			t.Errorf("%v: %q, want %q", tc.addr, w, tc.want)
+		}
+		if w != "" && (!strings.Contains(w, "target addresses") || !strings.Contains(w, "without authentication")) {
+			t.Errorf("%v: %q does not say what is exposed", tc.addr, w)
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/netip"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// Resolved is a target with the address it is probed at.
+type Resolved struct {
+	Target
+	IP netip.Addr
+}
+
+// Prober runs the probes of one cycle; serve wires it to the probe engine,
+// tests to a fake.
+type Prober interface {
+	// Ping probes the targets (icmp and tcp) for one cycle and returns one
+	// outcome per target, in order.
+	Ping(ctx context.Context, ts []Resolved) []PingOutcome
+	// Trace traces one target once.
+	Trace(ctx context.Context, t Resolved) (*route.Trace, error)
+}
+
+// Clock is the loop's time: the real one in serve, a fake in tests.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Loop defaults.
+const (
+	// DefaultMaxBackoff caps the wait before a failing target is tried again.
+	DefaultMaxBackoff = 5 * time.Minute
+	// minBackoff is the first wait after a failure when a cycle is shorter.
+	minBackoff = time.Second
+)
+
+// LoopConfig paces the probing loop. Count, Interval and Rate must be what
+// the prober sends with: the loop derives from them how soon a target may be
+// probed again and how many packets a cycle sent.
+type LoopConfig struct {
+	// Count probes per target per cycle, Interval between two of them, Rate
+	// the global cap in packets per second (probe.PingConfig's fields).
+	Count    int
+	Interval time.Duration
+	Rate     float64
+	// TraceProbes is the most packets one trace sends (its max TTL).
+	TraceProbes int
+	// Pause is the wait between the end of one cycle and the start of the next.
+	Pause time.Duration
+	// TraceEvery runs a trace of every target each n-th cycle (first cycle
+	// included); 0 never traces.
+	TraceEvery int
+	// MaxBackoff caps the exponential backoff of a failing target
+	// (DefaultMaxBackoff when 0).
+	MaxBackoff time.Duration
+	// Clock is the loop's time (the real clock when nil).
+	Clock Clock
+	// Resolver looks names up (a Resolver over the system's when nil).
+	Resolver *Resolver
+	// OnCycle, when set, is called after each cycle with its number (from 1).
+	OnCycle func(n int)
+}
+
+func (c LoopConfig) withDefaults() LoopConfig {
+	if c.Count <= 0 {
+		c.Count = probe.DefaultCount
+	}
+	if c.Interval <= 0 {
+		c.Interval = probe.DefaultInterval
+	}
+	if c.Rate <= 0 {
+		c.Rate = probe.DefaultPingRate
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = DefaultMaxBackoff
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
+	if c.Resolver == nil {
+		c.Resolver = NewResolver(nil, c.Clock, 0)
+	}
+	return c
+}
+
+// backoff is the wait after the n-th failure in a row: base doubled for each
+// further failure, capped.
+func backoff(base, max time.Duration, n int) time.Duration {
+	if base < minBackoff {
+		base = minBackoff
+	}
+	if n < 1 {
+		n = 1
+	}
+	d := float64(base) * math.Pow(2, float64(n-1))
+	if d > float64(max) {
+		return max
+	}
+	return time.Duration(d)
+}
+
+// Run probes until ctx ends. The first cycle starts at once. Pacing
+// (docs/scaleout.md, Pacing): a target is probed again no sooner than one
+// Interval after the last probe of its previous cycle was due; a cycle
+// starts no sooner than its predecessor's packets allow under Rate (traces
+// included), whether its probes were answered, lost or failed at once; a
+// target whose probing fails (resolution, socket, privilege) waits an
+// exponential backoff, capped at MaxBackoff, and is reported down meanwhile.
+func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
+	cfg = cfg.withDefaults()
+	clk := cfg.Clock
+	var budgetAt time.Time // the rate cap allows the next cycle from then on
+	for n := 1; ctx.Err() == nil; n++ {
+		// Wait until a target is due and the rate budget allows a cycle; a
+		// reload wakes the wait (its new targets are due at once).
+		for {
+			now := clk.Now()
+			at, ok := e.nextDue()
+			if at.Before(budgetAt) {
+				at = budgetAt
+			}
+			if ok && !at.After(now) {
+				break
+			}
+			var timer <-chan time.Time
+			if ok {
+				timer = clk.After(at.Sub(now))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.wake:
+			case <-timer:
+			}
+		}
+		start := clk.Now()
+		due := e.dueTargets(start)
+		var ready []Resolved
+		for _, t := range due {
+			ip, err := cfg.Resolver.Resolve(ctx, t.Addr)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				e.fail(t, err, clk.Now(), cfg, 0, true)
+				continue
+			}
+			ready = append(ready, Resolved{Target: t, IP: ip})
+		}
+		iv, _ := probe.Schedule(len(ready), probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate})
+		// One interval after the last probe of this cycle is due.
+		period := time.Duration(cfg.Count-1)*iv + iv
+		if len(ready) > 1 {
+			period += iv * time.Duration(len(ready)-1) / time.Duration(len(ready))
+		}
+		packets := 0
+		var traced []Resolved
+		if len(ready) > 0 {
+			outs := p.Ping(ctx, ready)
+			if ctx.Err() != nil {
+				return // a cycle cut short by shutdown is not a measurement
+			}
+			packets += cfg.Count * len(ready)
+			for i, r := range ready {
+				if i >= len(outs) {
+					break
+				}
+				e.ObservePing(r.Target, outs[i])
+				if outs[i].Err != nil {
+					e.fail(r.Target, outs[i].Err, clk.Now(), cfg, period, false) // ObservePing counted it
+					continue
+				}
+				e.succeed(r.Target, r.IP, start.Add(period+cfg.Pause))
+				traced = append(traced, r)
+			}
+		}
+		if cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
+			for _, r := range traced {
+				if !e.traceDue(r.Target, clk.Now()) {
+					continue
+				}
+				tr, err := p.Trace(ctx, r)
+				if ctx.Err() != nil {
+					return
+				}
+				packets += cfg.TraceProbes
+				e.ObserveTrace(r.Target, tr, err)
+				e.traceResult(r.Target, err, clk.Now(), cfg, period)
+			}
+		}
+		if budgetAt.Before(start) {
+			budgetAt = start
+		}
+		budgetAt = budgetAt.Add(time.Duration(float64(packets) / cfg.Rate * float64(time.Second)))
+		e.CycleDone()
+		if cfg.OnCycle != nil {
+			cfg.OnCycle(n)
+		}
+	}
+}
+
+// targetState is the loop's view of one target, shown on / and /-/healthy.
+type targetState struct {
+	next     time.Time // not probed before then
+	fails    int       // failures in a row
+	lastErr  string
+	probed   bool // at least one cycle measured it
+	trNext   time.Time
+	trFails  int
+	trErr    string
+	resolved netip.Addr
+}
+
+// nextDue is the earliest time a current target may be probed; false when
+// there is no target.
+func (e *Exporter) nextDue() (time.Time, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var at time.Time
+	for i, t := range e.targets {
+		n := e.state[t.key()].next
+		if i == 0 || n.Before(at) {
+			at = n
+		}
+	}
+	return at, len(e.targets) > 0
+}
+
+// dueTargets returns the targets whose wait has ended by now, in file order.
+func (e *Exporter) dueTargets(now time.Time) []Target {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Target
+	for _, t := range e.targets {
+		if !e.state[t.key()].next.After(now) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// fail records a failed attempt at t (counted as an error when count): the
+// target is down until its backoff ends.
+func (e *Exporter) fail(t Target, err error, now time.Time, cfg LoopConfig, period time.Duration, count bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.listed(t) {
+		return
+	}
+	s := e.state[t.key()]
+	if s == nil {
+		return
+	}
+	s.fails++
+	changed := s.lastErr != err.Error()
+	s.lastErr = err.Error()
+	s.next = now.Add(backoff(period, cfg.MaxBackoff, s.fails))
+	l := labelsOf(t)
+	if count {
+		e.errs.With(l).Inc()
+	}
+	e.up.With(l).Set(0)
+	// Said when it starts or changes, not at every retry: / shows the rest.
+	if s.fails == 1 || changed {
+		e.logf("%s %s %s: %v (failure %d in a row: backing off, next try in %v, at most %v apart)",
+			t.Candidate, t.Protocol, t.Label(), err, s.fails, s.next.Sub(now).Round(time.Millisecond), cfg.MaxBackoff)
+	}
+}
+
+// succeed records a measured cycle of t at ip; next is when it may be probed again.
+func (e *Exporter) succeed(t Target, ip netip.Addr, next time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.state[t.key()]
+	if s == nil {
+		return
+	}
+	if s.fails > 0 {
+		e.logf("%s %s %s: probing again after %d failure(s)", t.Candidate, t.Protocol, t.Label(), s.fails)
+	}
+	s.fails, s.lastErr, s.probed, s.next, s.resolved = 0, "", true, next, ip
+	e.up.With(labelsOf(t)).Set(1)
+}
+
+func (e *Exporter) traceDue(t Target, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.state[t.key()]
+	return s != nil && !s.trNext.After(now)
+}
+
+// traceResult backs off the traces of t while they fail (no raw-socket
+// privilege, say); its echo or connect probing goes on.
+func (e *Exporter) traceResult(t Target, err error, now time.Time, cfg LoopConfig, period time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.state[t.key()]
+	if s == nil {
+		return
+	}
+	if err == nil {
+		s.trFails, s.trErr, s.trNext = 0, "", time.Time{}
+		return
+	}
+	s.trFails++
+	s.trErr = err.Error()
+	s.trNext = now.Add(backoff(period, cfg.MaxBackoff, s.trFails))
+	if s.trFails == 1 {
+		e.logf("%s %s %s: trace: %v (traces back off, up to %v apart)", t.Candidate, t.Protocol, t.Label(), err, cfg.MaxBackoff)
+	}
+}
+
+// logf writes one line to the exporter's log (serve's stderr); e.mu is held.
+func (e *Exporter) logf(format string, a ...any) {
+	if e.log != nil {
+		fmt.Fprintf(e.log, "linecheck serve: "+format+"\n", a...)
+	}
+}
