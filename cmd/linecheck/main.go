@@ -5,16 +5,27 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+var version = defaultVersion
+
+// commit may be set at build time with -ldflags "-X main.commit=…" where
+// the Go toolchain cannot stamp it (a build outside a git checkout, or in a
+// git worktree, which the toolchain does not recognise).
+var commit string
+
+// defaultVersion is the version of a build that was not given one.
+const defaultVersion = "0.1.0-dev"
 
 var root = &cobra.Command{
 	Use:   "linecheck",
@@ -32,7 +43,9 @@ var root = &cobra.Command{
 compare puts both side by side for a list of candidates and ends in a verdict;
 tui shows the same live; demo runs it all offline on bundled samples.
 
-Exit codes: 0 success, 1 a validation verdict failed, 2 bad usage or bad input.`,
+Exit codes: 0 success, 1 a validation verdict failed (ping: a target never
+replied), 2 bad usage or bad input (ping: a name did not resolve), 130
+interrupted (Ctrl-C) after the partial report was written.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 }
@@ -76,14 +89,57 @@ func init() {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})
+	root.Version = version
+	root.SetVersionTemplate("{{with .Root}}{{end}}" + versionText())
 	register(&cobra.Command{
 		Use:   "version",
-		Short: "Print the linecheck version",
+		Short: "Print the linecheck version, commit and Go version (same as --version)",
 		Args:  cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
-			fmt.Fprintln(c.OutOrStdout(), "linecheck", version)
+			fmt.Fprint(c.OutOrStdout(), versionText())
 		},
 	})
+}
+
+// versionText is what `linecheck version` and `linecheck --version` print:
+// the version, the commit the binary was built from and the Go toolchain,
+// read from the build information the Go linker embeds.
+func versionText() string {
+	v, rev, goVersion := version, "unknown (built without version control information)", runtime.Version()
+	if commit != "" {
+		rev = commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		// A build from a tagged module (go install …@v1.2.3) knows its
+		// version; -ldflags -X main.version wins over it.
+		if version == defaultVersion && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = strings.TrimPrefix(bi.Main.Version, "v")
+		}
+		if bi.GoVersion != "" {
+			goVersion = bi.GoVersion
+		}
+		var vcsRev, at, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				vcsRev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if vcsRev != "" && commit == "" {
+			rev = vcsRev
+			if at != "" {
+				rev += " (" + at + ")"
+			}
+			if modified == "true" {
+				rev += " with uncommitted changes"
+			}
+		}
+	}
+	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", v, rev, goVersion, runtime.GOOS, runtime.GOARCH)
 }
 
 func main() {
@@ -91,9 +147,17 @@ func main() {
 }
 
 // run executes the CLI with args and returns the exit code.
-func run(args []string) int {
+func run(args []string) int { return runContext(context.Background(), args) }
+
+// runContext is run with a context: tests put their resolvers into it.
+func runContext(ctx context.Context, args []string) int {
 	root.SetArgs(args)
-	err := root.Execute()
+	// cobra hands the root's context only to subcommands without one: a
+	// second in-process run (tests) would keep the first run's.
+	for _, c := range root.Commands() {
+		c.SetContext(ctx)
+	}
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
@@ -102,6 +166,6 @@ func run(args []string) int {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	fmt.Fprintln(os.Stderr, "linecheck:", err)
+	fmt.Fprintln(root.ErrOrStderr(), "linecheck:", err)
 	return code
 }

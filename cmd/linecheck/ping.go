@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
-	"os/signal"
 	"runtime"
-	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +23,9 @@ import (
 )
 
 // PingSchema names the JSON document of `linecheck ping`.
-const PingSchema = "linecheck.ping/v1"
+const PingSchema = report.PingSchema
+
+type pingDoc = report.PingDoc
 
 var pingOpts struct {
 	count          int
@@ -37,6 +41,12 @@ var pingOpts struct {
 	format         string
 	stream         bool
 	streamFile     string
+	quiet          bool
+	wide           bool
+	table          string
+	alive, unreach bool
+	loop           bool
+	interim        time.Duration
 }
 
 var pingCmd = &cobra.Command{
@@ -69,15 +79,14 @@ Examples:
   linecheck ping --tcp 443 -c 20 127.0.0.1
   linecheck ping --stream -c 5 127.0.0.1 > probes.ndjson
   linecheck ping --stream-file probes.ndjson -c 5 127.0.0.1`,
-	Args: cobra.MinimumNArgs(1),
 	RunE: runPing,
 }
 
 func init() {
 	f := pingCmd.Flags()
 	f.IntVarP(&pingOpts.count, "count", "c", probe.DefaultCount, "probes per target")
-	f.DurationVarP(&pingOpts.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (Go duration: 100ms, 1s)")
-	f.DurationVarP(&pingOpts.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received")
+	durationVarP(f, &pingOpts.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (seconds as ping takes them, 0.2, or a Go duration, 200ms)")
+	durationVarP(f, &pingOpts.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
 	f.IntVarP(&pingOpts.size, "size", "s", probe.DefaultSize, "ICMP payload bytes (at least 12)")
 	f.Float64Var(&pingOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
 	f.IntVar(&pingOpts.tcp, "tcp", 0, "measure TCP connect time to `PORT` instead of ICMP echo")
@@ -89,39 +98,24 @@ func init() {
 	f.StringVar(&pingOpts.format, "format", "table", "output format: table, json, csv or markdown")
 	f.BoolVar(&pingOpts.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
 	f.StringVar(&pingOpts.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
+	f.BoolVarP(&pingOpts.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")
+	f.StringVar(&pingOpts.table, "table", "", "with --format csv: the table to write: targets (the default); with --report: summary (default) or hours")
+	f.BoolVar(&pingOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+	f.BoolVarP(&pingOpts.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
+	f.BoolVarP(&pingOpts.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
+	f.BoolVarP(&pingOpts.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
+	durationVarP(f, &pingOpts.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
 	register(pingCmd)
-}
-
-// pingJSON is one target of the linecheck.ping/v1 document.
-type pingJSON struct {
-	Target     string         `json:"target"`
-	Addr       string         `json:"addr"`
-	Sent       int            `json:"sent"`
-	Recv       int            `json:"recv"`
-	Loss       float64        `json:"loss"`
-	Late       int            `json:"late"`
-	Duplicates int            `json:"duplicates"`
-	Foreign    int            `json:"foreign"`
-	Refused    *int           `json:"refused,omitempty"`
-	RTT        route.RTTStats `json:"rtt_ms"`
-	Jitter     route.Jitter   `json:"jitter_ms"`
-}
-
-// pingDoc is the linecheck.ping/v1 document.
-type pingDoc struct {
-	Schema     string     `json:"schema"`
-	Protocol   string     `json:"protocol"`
-	Port       int        `json:"port,omitempty"`
-	Count      int        `json:"count"`
-	IntervalMS float64    `json:"interval_ms"`
-	TimeoutMS  float64    `json:"timeout_ms"`
-	Results    []pingJSON `json:"results"`
 }
 
 func runPing(c *cobra.Command, args []string) error {
 	o := pingOpts
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
+	}
+	if len(args) == 0 {
+		return badInput(errors.New("ping needs at least one TARGET: an address, a host name or a CIDR prefix, " +
+			"e.g. 'linecheck ping 127.0.0.1' or 'linecheck ping -c 5 127.0.1.0/24'\nRun 'linecheck ping --help' for usage."))
 	}
 	if o.count < 1 {
 		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
@@ -148,6 +142,24 @@ func runPing(c *cobra.Command, args []string) error {
 	if o.stream && o.streamFile != "" {
 		return badInput(errors.New("--stream and --stream-file: choose one"))
 	}
+	if c.Flags().Changed("table") && o.format != "csv" {
+		return badInput(errors.New("--table chooses the CSV table to write: add --format csv"))
+	}
+	if o.alive && o.unreach {
+		return badInput(errors.New("-a (alive only) and -u (unreachable only): choose one"))
+	}
+	if o.loop && c.Flags().Changed("count") {
+		return badInput(errors.New("-l (loop until Ctrl-C) and --count: choose one; -l runs until stopped, --count N stops after N probes"))
+	}
+	if o.interim < 0 {
+		return badInput(fmt.Errorf("-Q %v: must be positive", o.interim))
+	}
+	if o.interim > 0 && !o.loop {
+		return badInput(errors.New("-Q N prints interim summaries of a -l loop: add -l, or leave -Q out"))
+	}
+	if o.stream && o.format != "table" {
+		return badInput(fmt.Errorf("--stream writes NDJSON records to stdout and the summary to stderr: it cannot also write --format %s; use --stream-file FILE to keep stdout for the %s", o.format, o.format))
+	}
 	network, err := prNetwork(o.v4, o.v6)
 	if err != nil {
 		return badInput(err)
@@ -157,17 +169,28 @@ func runPing(c *cobra.Command, args []string) error {
 		TCPPort: o.tcp, Network: network, Socket: o.socket,
 		AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast,
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
-	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast})
+	rs, err := pingResolve(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast}, lookupFrom(ctx))
 	if err != nil {
+		if interrupted() {
+			return errInterrupted
+		}
 		return badInput(err)
 	}
+	targets := rs.targets
 	stderr := c.ErrOrStderr()
-	iv, stretched := probe.Schedule(len(targets), cfg)
-	if stretched {
-		fmt.Fprintf(stderr, "linecheck: %d targets every %s need %.0f packets/s, above --rate %g: each target's interval is stretched to %s\n",
-			len(targets), o.interval, float64(len(targets))/o.interval.Seconds(), o.rate, iv.Round(time.Millisecond))
+	for _, u := range rs.unresolved {
+		fmt.Fprintf(stderr, "linecheck: %s: not probed: %s\n", u.Target, u.Error)
+	}
+	iv := o.interval
+	if len(targets) > 0 {
+		var stretched bool
+		iv, stretched = probe.Schedule(len(targets), cfg)
+		if stretched {
+			fmt.Fprintf(stderr, "linecheck: %d targets every %s need %.0f packets/s, above --rate %g: each target's interval is stretched to %s\n",
+				len(targets), o.interval, float64(len(targets))/o.interval.Seconds(), o.rate, iv.Round(time.Millisecond))
+		}
 	}
 
 	out := c.OutOrStdout()
@@ -198,46 +221,291 @@ func runPing(c *cobra.Command, args []string) error {
 		}
 	}
 	total := int64(len(targets) * o.count)
-	stopProgress := prProgress(stderr, func() string {
-		return fmt.Sprintf("ping: %d/%d probes done, %d replies", done.Load(), total, replies.Load())
-	})
-	// The sweep is one sender and one receiver per family, all I/O: with a
-	// second P the Go scheduler spins between wake-ups, which cost 40 % more
-	// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
-	// P linecheck uses about what fping does. Restored afterwards for the
-	// callers that run the command in-process (tests).
-	prev := runtime.GOMAXPROCS(1)
-	results, err := probe.PingTargets(ctx, targets, cfg, onRecord)
-	runtime.GOMAXPROCS(prev)
+	stopProgress := func() {}
+	if !o.quiet && !o.loop {
+		stopProgress = prProgress(stderr, func() string {
+			return fmt.Sprintf("ping: %d/%d probes done, %d replies", done.Load(), total, replies.Load())
+		})
+	}
+	proto := "icmp"
+	if o.tcp != 0 {
+		proto = "tcp"
+	}
+	var results []probe.PingResult
+	sentPerTarget := o.count
+	if len(targets) > 0 {
+		// The sweep is one sender and one receiver per family, all I/O: with a
+		// second P the Go scheduler spins between wake-ups, which cost 40 % more
+		// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
+		// P linecheck uses about what fping does. Restored afterwards for the
+		// callers that run the command in-process (tests).
+		prev := runtime.GOMAXPROCS(1)
+		if o.loop {
+			results, sentPerTarget, err = pingLoop(ctx, c, targets, cfg, iv, o.interim, onRecord, proto)
+		} else {
+			results, err = probe.PingTargets(ctx, targets, cfg, onRecord)
+		}
+		runtime.GOMAXPROCS(prev)
+	}
 	stopProgress()
-	if err != nil {
+	partial := interrupted() && !o.loop
+	if err != nil && !(interrupted() && results != nil) {
 		if errors.Is(err, probe.ErrPrivilege) {
 			return badInput(err)
+		}
+		if interrupted() {
+			return errInterrupted
 		}
 		return err
 	}
 	if streamErr != nil {
 		return fmt.Errorf("writing the probe stream: %w", streamErr)
 	}
-	proto := "icmp"
-	if o.tcp != 0 {
-		proto = "tcp"
+	doc := pingDocument(results, rs, proto, o.tcp, sentPerTarget, iv, o.timeout)
+	doc.Partial = partial
+	if err := writePing(out, doc, o.format, o.table, o.alive, o.unreach, o.quiet, tableOptions(out, o.wide)); err != nil {
+		return err
 	}
-	doc := pingDoc{Schema: PingSchema, Protocol: proto, Port: o.tcp, Count: o.count,
-		IntervalMS: prMS(iv), TimeoutMS: prMS(o.timeout)}
+	if partial {
+		return errInterrupted
+	}
+	return pingExit(doc)
+}
+
+// pingExit is fping's exit status: 2 when a name did not resolve, else 1
+// when some target never replied, else 0.
+func pingExit(doc report.PingDoc) error {
+	if n := len(doc.Unresolved); n > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("%d of %d targets not probed: the name did not resolve", n, n+len(doc.Results))}
+	}
+	silent := 0
+	for _, r := range doc.Results {
+		if r.Recv == 0 {
+			silent++
+		}
+	}
+	if silent > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d targets did not reply", silent, len(doc.Results))}
+	}
+	return nil
+}
+
+// writePing writes the report in format; -a and -u keep only alive or
+// unreachable targets (in a table: their names, one per line, as fping).
+func writePing(w io.Writer, doc report.PingDoc, format, table string, alive, unreach, quiet bool, opt report.Options) error {
+	filter := report.PingAll
+	switch {
+	case alive:
+		filter = report.PingAlive
+	case unreach:
+		filter = report.PingUnreachable
+	}
+	doc = doc.Filtered(filter)
+	if filter != report.PingAll && format == "table" {
+		for _, n := range doc.Names() {
+			if _, err := fmt.Fprintln(w, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if format == "json" {
+		return report.WriteJSON(w, doc)
+	}
+	tables := report.PingTables(doc, format, quiet)
+	if format == "csv" {
+		t, err := report.Pick(tables, table)
+		if err != nil {
+			return badInput(err)
+		}
+		tables = []report.Table{t}
+	}
+	return report.WriteWith(w, format, opt, tables...)
+}
+
+// pingDocument builds the linecheck.ping/v1 document.
+func pingDocument(results []probe.PingResult, rs pingResolved, proto string, port, count int, iv, timeout time.Duration) report.PingDoc {
+	doc := report.PingDoc{Schema: PingSchema, Protocol: proto, Port: port, Count: count,
+		IntervalMS: prMS(iv), TimeoutMS: prMS(timeout), Results: []report.PingTarget{}, Unresolved: rs.unresolved}
+	if doc.Unresolved == nil {
+		doc.Unresolved = []report.PingUnresolved{}
+	}
 	for _, r := range results {
-		st, jt := route.Summarize(r.RTTs)
-		pj := pingJSON{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv, Loss: r.Loss(),
-			Late: r.Late, Duplicates: r.Dup, Foreign: r.Foreign, RTT: st, Jitter: jt}
-		if o.tcp != 0 {
+		pj := report.PingTarget{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv, Loss: r.Loss(),
+			Late: r.Late, Duplicates: r.Dup, Foreign: r.Foreign}
+		if len(r.RTTs) > 0 {
+			st, jt := route.Summarize(r.RTTs)
+			pj.RTT = &st
+			if len(r.RTTs) > 1 {
+				pj.Jitter = &jt
+			}
+		}
+		if proto == "tcp" {
 			pj.Refused = &r.Refused
 		}
 		doc.Results = append(doc.Results, pj)
 	}
-	if o.format == "json" {
-		return report.WriteJSON(out, doc)
+	for _, g := range rs.prefixes {
+		p := report.PingPrefix{Prefix: g.prefix, First: g.first, Last: g.last}
+		var all []float64
+		for i := g.first; i <= g.last && i < len(results); i++ {
+			r := results[i]
+			p.Targets++
+			p.Sent += r.Sent
+			p.Recv += r.Recv
+			if r.Recv > 0 {
+				p.Alive++
+			} else {
+				p.Unreachable++
+			}
+			all = append(all, r.RTTs...)
+		}
+		if p.Sent > 0 {
+			p.Loss = 1 - float64(p.Recv)/float64(p.Sent)
+		}
+		if len(all) > 0 {
+			st, _ := route.Summarize(all)
+			p.RTTMinMS, p.RTTAvgMS, p.RTTMaxMS = &st.Min, &st.Avg, &st.Max
+		}
+		doc.Prefixes = append(doc.Prefixes, p)
 	}
-	return report.Write(out, o.format, pingTable(doc, o.format))
+	return doc
+}
+
+// pingLoop is -l: rounds of probes until Ctrl-C, summed per target; with
+// -Q it prints each round's summary on stderr (fping -Q), a round then
+// lasting about that long.
+func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg probe.PingConfig, iv, every time.Duration,
+	onRecord func(probe.Record), proto string) ([]probe.PingResult, int, error) {
+	span := every
+	if span <= 0 {
+		span = time.Minute
+	}
+	cfg.Count = max(1, int(span/iv))
+	sum := make([]probe.PingResult, len(targets))
+	for i, t := range targets {
+		sum[i].Target, sum[i].Addr = t.Name, t.Addr.String()
+	}
+	rounds := 0
+	for ctx.Err() == nil {
+		start := time.Now()
+		res, err := probe.PingTargets(ctx, targets, cfg, onRecord)
+		if err != nil && ctx.Err() == nil {
+			return nil, 0, err
+		}
+		for i, r := range res {
+			s := &sum[i]
+			s.Sent += r.Sent
+			s.Recv += r.Recv
+			s.Late += r.Late
+			s.Dup += r.Dup
+			s.Foreign += r.Foreign
+			s.Refused += r.Refused
+			s.RTTs = append(s.RTTs, r.RTTs...)
+		}
+		rounds++
+		if every > 0 && ctx.Err() == nil {
+			doc := pingDocument(res, pingResolved{}, proto, cfg.TCPPort, cfg.Count, iv, cfg.Timeout)
+			t := report.PingTables(doc, "table", false)
+			t[0].Title = fmt.Sprintf("interim summary %s, the last %s", time.Now().UTC().Format("15:04:05Z"), time.Since(start).Round(time.Second))
+			t[0].Notes = nil
+			report.WriteWith(c.ErrOrStderr(), "table", tableOptions(c.ErrOrStderr(), false), t...)
+		}
+	}
+	return sum, rounds * cfg.Count, nil
+}
+
+// pingResolved is the outcome of resolving ping's arguments.
+type pingResolved struct {
+	targets    []probe.Target
+	unresolved []report.PingUnresolved
+	prefixes   []pingPrefix
+}
+
+type pingPrefix struct {
+	prefix      string
+	first, last int
+}
+
+// lookupFunc resolves a host name to addresses (net.Resolver.LookupNetIP).
+type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+type lookupKey struct{}
+
+// lookupFrom returns the resolver a test put into ctx, or the system's.
+func lookupFrom(ctx context.Context) lookupFunc {
+	if f, ok := ctx.Value(lookupKey{}).(lookupFunc); ok {
+		return f
+	}
+	return net.DefaultResolver.LookupNetIP
+}
+
+// pingResolve expands and resolves args as fping does: a name that does not
+// resolve is listed with its error and the others are probed; anything else
+// wrong (a prefix too large, a broadcast address, the wrong family) is bad
+// input that stops the run.
+func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, lookup lookupFunc) (pingResolved, error) {
+	var rs pingResolved
+	for _, a := range args {
+		if _, err := netip.ParseAddr(a); err == nil || strings.Contains(a, "/") {
+			ts, err := probe.ResolveTargets(ctx, []string{a}, o)
+			if err != nil {
+				return rs, err
+			}
+			if strings.Contains(a, "/") {
+				rs.prefixes = append(rs.prefixes, pingPrefix{prefix: a, first: len(rs.targets), last: len(rs.targets) + len(ts) - 1})
+			}
+			rs.targets = append(rs.targets, ts...)
+			continue
+		}
+		nw := o.Network
+		if nw == "" {
+			nw = "ip"
+		}
+		addrs, err := lookup(ctx, nw, a)
+		if err == nil && len(addrs) == 0 {
+			err = errors.New("no address")
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return rs, ctx.Err()
+			}
+			rs.unresolved = append(rs.unresolved, report.PingUnresolved{Target: a, Error: resolveErrText(err)})
+			continue
+		}
+		addr := addrs[0].Unmap()
+		// Prefer IPv4 when either family will do, as ping does.
+		for _, x := range addrs {
+			if x.Unmap().Is4() {
+				addr = x.Unmap()
+				break
+			}
+		}
+		ts, err := probe.ResolveTargets(ctx, []string{addr.String()}, o)
+		if err != nil {
+			return rs, fmt.Errorf("target %q (%s): %w", a, addr, err)
+		}
+		for i := range ts {
+			ts[i].Name = a
+		}
+		rs.targets = append(rs.targets, ts...)
+	}
+	return rs, nil
+}
+
+// resolveErrText says why a name did not resolve, without Go's wrapping.
+func resolveErrText(err error) string {
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		switch {
+		case de.IsNotFound:
+			return "name does not resolve (no such host)"
+		case de.IsTimeout:
+			return "name lookup timed out"
+		}
+		return "name lookup failed: " + de.Err
+	}
+	return "name lookup failed: " + err.Error()
 }
 
 func prMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -254,28 +522,6 @@ func prNetwork(v4, v6 bool) (string, error) {
 	return "", nil
 }
 
-// prFmtMS formats milliseconds for tables: 3 decimals below 10 ms, then 2, then 1.
-func prFmtMS(v float64) string {
-	switch {
-	case v < 10:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	case v < 100:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-func prFmtPct(loss float64) string { return strconv.FormatFloat(loss*100, 'f', 1, 64) + "%" }
-
-// prFmtLoss formats a loss fraction for format: a percentage for people
-// (table, markdown), the plain fraction 0..1 for machines (csv), as in JSON.
-func prFmtLoss(format string, loss float64) string {
-	if format == "csv" {
-		return strconv.FormatFloat(loss, 'f', -1, 64)
-	}
-	return prFmtPct(loss)
-}
-
 // prCheckPort refuses a port outside 1..65535 given to flag; 0 is not a
 // port a probe can be sent to.
 func prCheckPort(flag string, port int) error {
@@ -283,39 +529,6 @@ func prCheckPort(flag string, port int) error {
 		return fmt.Errorf("%s %d: not a port number: use 1..65535", flag, port)
 	}
 	return nil
-}
-
-func pingTable(doc pingDoc, format string) report.Table {
-	t := report.Table{
-		Title: fmt.Sprintf("ping (%s%s, %d probes per target every %s)", doc.Protocol, prPortText(doc.Port), doc.Count,
-			time.Duration(doc.IntervalMS*1e6)),
-		Headers: []string{"target", "addr", "sent", "recv", "loss", "late", "dup", "foreign",
-			"min ms", "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "stdev ms", "jit rfc3550", "jit mean_abs", "pdv p95"},
-		Align: "llrrrrrrrrrrrrrrrr",
-	}
-	for _, r := range doc.Results {
-		row := []string{r.Target, r.Addr, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), prFmtLoss(format, r.Loss),
-			strconv.Itoa(r.Late), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Foreign)}
-		if r.Recv == 0 {
-			row = append(row, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-")
-		} else {
-			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), prFmtMS(r.RTT.P50), prFmtMS(r.RTT.P95), prFmtMS(r.RTT.P99),
-				prFmtMS(r.RTT.Max), prFmtMS(r.RTT.Stdev), prFmtMS(r.Jitter.RFC3550), prFmtMS(r.Jitter.MeanAbs), prFmtMS(r.Jitter.PDVP95))
-		}
-		t.Rows = append(t.Rows, row)
-		if r.Refused != nil && *r.Refused > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d connection attempts refused (port closed), counted as lost", r.Target, *r.Refused))
-		}
-	}
-	t.Notes = append(t.Notes, "loss over probes whose wait ended; late = replies after --timeout (not received); percentiles nearest-rank")
-	return t
-}
-
-func prPortText(p int) string {
-	if p == 0 {
-		return ""
-	}
-	return " port " + strconv.Itoa(p)
 }
 
 // prIsTTY reports whether w is a terminal.

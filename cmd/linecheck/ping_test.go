@@ -50,7 +50,8 @@ func TestPingSaysWhenTheScheduleStretches(t *testing.T) {
 	defer root.SetErr(nil)
 	_, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "-i", "100ms", "--rate", "10", "--timeout", "100ms",
 		"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
-	if code != 0 {
+	// Port 9 is closed: no target replies, exit 1 as fping's.
+	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	// 4 targets every 100 ms = 40 packets/s > 10: each interval becomes 4/10 s.
@@ -68,7 +69,10 @@ func TestPingCSVLossIsAFraction(t *testing.T) {
 	root.SetErr(&errb)
 	defer root.SetErr(nil)
 	out, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--format", "csv", "127.0.0.1")
-	row := csvRow(t, out, code, "127.0.0.1")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (no reply)", code)
+	}
+	row := csvRow(t, out, 0, "127.0.0.1")
 	if row["loss"] != "1" || row["sent"] != "2" || row["recv"] != "0" {
 		t.Errorf("csv row %v, want loss 1 of 2 sent\n%s", row, out)
 	}
@@ -78,7 +82,7 @@ func TestPingCSVLossIsAFraction(t *testing.T) {
 		}
 	}
 	out, code = prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "--timeout", "200ms", "127.0.0.1")
-	if code != 0 || !strings.Contains(out, "100.0%") {
+	if code != 1 || !strings.Contains(out, "100.0%") {
 		t.Errorf("table does not show loss 100.0%% (exit %d):\n%s", code, out)
 	}
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
@@ -18,20 +16,47 @@ import (
 )
 
 var traceOpts struct {
-	proto    string
-	port     int
-	firstTTL int
-	maxTTL   int
-	cycles   int
-	interval time.Duration
-	timeout  time.Duration
-	flows    int
-	rate     float64
-	v4, v6   bool
-	format   string
-	replay   string
-	samples  bool
-	asnDB    string
+	proto     string
+	port      int
+	firstTTL  int
+	maxTTL    int
+	cycles    int
+	interval  time.Duration
+	timeout   time.Duration
+	flows     int
+	rate      float64
+	v4, v6    bool
+	format    string
+	replay    string
+	samples   bool
+	asnDB     string
+	noDNS     bool
+	wide      bool
+	table     string
+	direction string
+}
+
+// replayConflicts refuses the flags that shape live probes when --replay
+// reads a recording instead: they would be silently ignored.
+func replayConflicts(fl *pflag.FlagSet) error {
+	var given []string
+	// VisitAll with Changed, not Visit: Visit also walks flags set in an
+	// earlier in-process run (tests) whose Changed was reset.
+	fl.VisitAll(func(f *pflag.Flag) {
+		if !f.Changed {
+			return
+		}
+		switch f.Name {
+		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "interval",
+			"timeout", "wait", "flows", "rate", "ipv4", "ipv6":
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--replay reads a recorded trace; %s shape(s) live probes and would be ignored: "+
+		"drop %s, or drop --replay to trace live", strings.Join(given, ", "), strings.Join(given, " "))
 }
 
 var traceCmd = &cobra.Command{
@@ -72,7 +97,15 @@ Examples:
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`,
 	Args: func(c *cobra.Command, args []string) error {
 		if traceOpts.replay != "" {
-			return cobra.NoArgs(c, args)
+			if len(args) > 0 {
+				return badInput(fmt.Errorf("--replay %s prints the recorded trace and takes no TARGET (got %s): "+
+					"drop %s to replay the file, or drop --replay to trace %s live", traceOpts.replay, strings.Join(args, " "),
+					strings.Join(args, " "), args[0]))
+			}
+			if err := replayConflicts(c.Flags()); err != nil {
+				return badInput(err)
+			}
+			return nil
 		}
 		return oneArg("TARGET (an address or host name to trace; or --replay FILE)")(c, args)
 	},
@@ -81,28 +114,55 @@ Examples:
 
 func init() {
 	f := traceCmd.Flags()
-	f.StringVar(&traceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
-	f.IntVar(&traceOpts.port, "port", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
-	f.IntVar(&traceOpts.firstTTL, "first-ttl", 1, "first TTL probed")
-	f.IntVar(&traceOpts.maxTTL, "max-ttl", probe.DefaultMaxTTL, "highest TTL probed")
-	f.IntVarP(&traceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs (mtr style)")
-	f.DurationVarP(&traceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles")
-	f.DurationVarP(&traceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received")
+	f.StringVar(&traceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
+	protoSwitchVarP(f, &traceOpts.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
+	protoSwitchVarP(f, &traceOpts.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
+	protoSwitchVarP(f, &traceOpts.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
+	protoSwitchVarP(f, &traceOpts.proto, "tcp", "T", "tcp", "probe with TCP SYN (traceroute -T, mtr -T): --proto tcp")
+	f.IntVarP(&traceOpts.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+	f.IntVarP(&traceOpts.firstTTL, "first-ttl", "f", 1, "first TTL probed")
+	f.IntVarP(&traceOpts.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
+	f.IntVarP(&traceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs (mtr style): each TTL gets this many probes per flow")
+	aliasVarP(f, "cycles", "queries", "q", "probes per hop, as traceroute -q takes it: the same as --cycles")
+	durationVarP(f, &traceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
+	durationVarP(f, &traceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
+	aliasVarP(f, "timeout", "wait", "w", "how long to wait for a reply, as traceroute -w takes it: the same as --timeout")
+	f.BoolVarP(&traceOpts.noDNS, "no-dns", "n", false, "show addresses only: no reverse DNS names for hops (names are looked up only for a table on a terminal)")
 	f.IntVar(&traceOpts.flows, "flows", 1, "number of flows (Paris flow ids) probed per TTL")
 	f.Float64Var(&traceOpts.rate, "rate", probe.DefaultTraceRate, "packets per second while a cycle is sent")
 	f.BoolVarP(&traceOpts.v4, "ipv4", "4", false, "IPv4 only")
 	f.BoolVarP(&traceOpts.v6, "ipv6", "6", false, "IPv6 only")
 	f.StringVar(&traceOpts.format, "format", "table", "output format: table, json, csv or markdown")
-	f.StringVar(&traceOpts.replay, "replay", "", "read a recorded trace (linecheck JSON or `mtr --json`) from `FILE` instead of probing")
+	f.StringVar(&traceOpts.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
 	f.BoolVar(&traceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
+	f.BoolVar(&traceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+	f.StringVar(&traceOpts.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
+	f.StringVar(&traceOpts.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
 	f.StringVar(&traceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 	register(traceCmd)
 }
 
 func runTrace(c *cobra.Command, args []string) error {
 	o := traceOpts
+	fl := c.Flags()
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
+	}
+	if err := traceProtoFlags(fl); err != nil {
+		return badInput(err)
+	}
+	if o.replay == "" && (fl.Changed("direction") || fl.Changed("table") && o.format != "csv") {
+		if fl.Changed("direction") {
+			return badInput(errors.New("--direction labels a --replay recording; a live trace always runs forward, from here toward TARGET"))
+		}
+	}
+	if fl.Changed("table") && o.format != "csv" {
+		return badInput(fmt.Errorf("--table chooses a CSV table (hops or route): add --format csv"))
+	}
+	switch o.direction {
+	case report.Forward, report.Return:
+	default:
+		return badInput(fmt.Errorf("--direction %q: use forward (recorded toward the server) or return (recorded on the server toward you)", o.direction))
 	}
 	var db route.ASNDB
 	if o.asnDB != "" {
@@ -113,6 +173,7 @@ func runTrace(c *cobra.Command, args []string) error {
 		db = d
 	}
 	var tr *route.Trace
+	interruptedRun := false
 	if o.replay != "" {
 		t, err := route.ReadTraceFile(o.replay)
 		if err != nil {
@@ -125,7 +186,7 @@ func runTrace(c *cobra.Command, args []string) error {
 			return badInput(err)
 		}
 		// --port applies to udp and tcp; icmp ignores it (help text).
-		if c.Flags().Changed("port") && o.proto != "icmp" {
+		if fl.Changed("port") && o.proto != "icmp" {
 			if err := prCheckPort("--port", o.port); err != nil {
 				return badInput(err)
 			}
@@ -135,7 +196,7 @@ func runTrace(c *cobra.Command, args []string) error {
 		}
 		cfg := probe.TraceConfig{Proto: o.proto, Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
 			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network}
-		ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+		ctx, interrupted, stop := interruptContext(c.Context())
 		defer stop()
 		stderr := c.ErrOrStderr()
 		cycle := 0
@@ -153,8 +214,12 @@ func runTrace(c *cobra.Command, args []string) error {
 		stopProgress()
 		switch {
 		case err == nil:
-		case errors.Is(err, context.Canceled) && t != nil:
+		case interrupted() && t != nil:
+			interruptedRun = true
 			fmt.Fprintln(stderr, "linecheck: interrupted; the report covers the cycles finished so far")
+		case interrupted():
+			return errInterrupted
+		case errors.Is(err, context.Canceled) && t != nil:
 		case errors.Is(err, probe.ErrPrivilege):
 			return badInput(err)
 		case t == nil:
@@ -186,138 +251,49 @@ func runTrace(c *cobra.Command, args []string) error {
 	}
 	out := c.OutOrStdout()
 	if o.format == "json" {
-		return report.WriteJSON(out, tr)
-	}
-	return report.Write(out, o.format, traceTable(tr, o.format))
-}
-
-func traceTable(tr *route.Trace, format string) report.Table {
-	state := "not reached"
-	if tr.Reached {
-		state = "reached"
-	}
-	title := fmt.Sprintf("trace to %s (%s), %s%s, %s", tr.Target, tr.Addr, tr.Protocol, prPortText(tr.Port), state)
-	if tr.Source != "" && tr.Source != "live" {
-		title += ", from " + tr.Source
-	}
-	if tr.LineClass != "" {
-		title += ", line class " + tr.LineClass
-	}
-	t := report.Table{
-		Title: title,
-		Headers: []string{"ttl", "addr", "asn", "carrier", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
-			"max ms", "stdev ms", "jit rfc3550", "jit mean_abs", "mpls", "flows", "flags"},
-		Align: "rlrlrrrrrrrrrrrlll",
-	}
-	// Late and duplicate columns only when some hop has any: they are rare,
-	// and the table is wide already.
-	var anyLate, anyDup bool
-	for _, h := range tr.Hops {
-		anyLate = anyLate || h.Late > 0
-		anyDup = anyDup || h.Duplicates > 0
-	}
-	if anyLate || anyDup {
-		var hs []string
-		al := ""
-		for i, h := range t.Headers {
-			hs, al = append(hs, h), al+t.Align[i:i+1]
-			if h == "loss" {
-				if anyLate {
-					hs, al = append(hs, "late"), al+"r"
-				}
-				if anyDup {
-					hs, al = append(hs, "dup"), al+"r"
-				}
-			}
+		if err := report.WriteJSON(out, tr); err != nil {
+			return err
 		}
-		t.Headers, t.Align = hs, al
-	}
-	// counts gives the late/dup cells after loss: the hop's counts on its
-	// first row, empty on further responder rows.
-	counts := func(h route.Hop, first bool) []string {
-		var c []string
-		if anyLate {
-			c = append(c, "")
-			if first {
-				c[len(c)-1] = strconv.Itoa(h.Late)
-			}
+	} else {
+		view := report.TraceView{Direction: o.direction}
+		// Reverse DNS names only for people watching a live trace on a
+		// terminal: never for a recording (its addresses are someone
+		// else's), machine formats, or -n.
+		if o.format == "table" && o.replay == "" && !o.noDNS && prIsTTY(out) {
+			view.Names = hopNames(c.Context(), tr, reverseFrom(c.Context()))
 		}
-		if anyDup {
-			c = append(c, "")
-			if first {
-				c[len(c)-1] = strconv.Itoa(h.Duplicates)
+		tables := report.TraceTables(tr, o.format, view)
+		if o.format == "csv" {
+			t, err := report.Pick(tables, o.table)
+			if err != nil {
+				return badInput(err)
 			}
+			tables = []report.Table{t}
 		}
-		return c
-	}
-	for _, h := range tr.Hops {
-		flags := strings.Join(h.Flags, ",")
-		if len(h.Responders) == 0 {
-			row := append([]string{strconv.Itoa(h.TTL), "*", "", "", strconv.Itoa(h.Sent), "0", prFmtLoss(format, h.Loss)}, counts(h, true)...)
-			t.Rows = append(t.Rows, append(row, "", "", "", "", "", "", "", "", "", "", flags))
-			continue
-		}
-		for i, r := range h.Responders {
-			row := []string{"", r.Addr, asText(r.ASN), r.Carrier, "", strconv.Itoa(r.Recv), ""}
-			if i == 0 {
-				row[0], row[4], row[6] = strconv.Itoa(h.TTL), strconv.Itoa(h.Sent), prFmtLoss(format, h.Loss)
-			}
-			row = append(row, counts(h, i == 0)...)
-			// A figure the source did not carry (mtr --json: percentiles,
-			// jitter without mtr's jitter columns) is "-", not a measured 0.
-			k := route.KnownFigures(tr, r)
-			row = append(row, prFmtMS(r.RTT.Min), prFmtMS(r.RTT.Avg), prFmtKnown(k.Percentiles, r.RTT.P50),
-				prFmtKnown(k.Percentiles, r.RTT.P95), prFmtMS(r.RTT.Max), prFmtMS(r.RTT.Stdev),
-				prFmtKnown(k.RFC3550, r.Jitter.RFC3550), prFmtKnown(k.MeanAbs, r.Jitter.MeanAbs),
-				mplsText(r.MPLS), flowsText(r.Flows))
-			if i == 0 {
-				row = append(row, flags)
-			} else {
-				row = append(row, "")
-			}
-			t.Rows = append(t.Rows, row)
+		if err := report.WriteWith(out, o.format, tableOptions(out, o.wide), tables...); err != nil {
+			return err
 		}
 	}
-	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream")
-	if anyLate || anyDup {
-		t.Notes = append(t.Notes, "late = replies after --timeout (counted as lost), dup = further replies to answered probes; neither is received")
+	if interruptedRun {
+		return errInterrupted
 	}
-	if tr.Foreign > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
-	}
-	if tr.Source == "mtr-json" {
-		t.Notes = append(t.Notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
-	}
-	return t
+	return nil
 }
 
-// prFmtKnown formats milliseconds, or "-" for a figure that is not known.
-func prFmtKnown(known bool, v float64) string {
-	if !known {
-		return "-"
+// traceProtoFlags refuses two protocol choices that disagree (--proto tcp
+// -U, or -T -I).
+func traceProtoFlags(fl *pflag.FlagSet) error {
+	var given []string
+	if fl.Changed("proto") {
+		given = append(given, "--proto")
 	}
-	return prFmtMS(v)
-}
-
-func asText(asn int) string {
-	if asn == 0 {
-		return ""
+	for _, n := range []string{"icmp", "udp", "udp-mtr", "tcp"} {
+		if f := fl.Lookup(n); f != nil && f.Changed && f.Value.String() == "true" {
+			given = append(given, "-"+f.Shorthand)
+		}
 	}
-	return "AS" + strconv.Itoa(asn)
-}
-
-func mplsText(m []route.MPLS) string {
-	var s []string
-	for _, e := range m {
-		s = append(s, "L="+strconv.Itoa(e.Label))
+	if len(given) > 1 && !(len(given) == 2 && given[0] == "-U" && given[1] == "-u") {
+		return fmt.Errorf("%s: each chooses the probe protocol; give one", strings.Join(given, " and "))
 	}
-	return strings.Join(s, "/")
-}
-
-func flowsText(f []int) string {
-	var s []string
-	for _, v := range f {
-		s = append(s, strconv.Itoa(v))
-	}
-	return strings.Join(s, " ")
+	return nil
 }

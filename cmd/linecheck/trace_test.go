@@ -104,7 +104,7 @@ func TestPingJSONOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Schema != PingSchema || len(doc.Results) != 1 || doc.Results[0].Sent != 3 || doc.Results[0].Recv != 3 ||
-		doc.Results[0].Loss != 0 || doc.Results[0].RTT.Min <= 0 {
+		doc.Results[0].Loss != 0 || doc.Results[0].RTT == nil || doc.Results[0].RTT.Min <= 0 {
 		t.Errorf("%+v", doc)
 	}
 }
@@ -112,12 +112,16 @@ func TestPingJSONOnLoopback(t *testing.T) {
 func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 	dir := t.TempDir()
 	// An older file without late/duplicates/foreign still replays, as zeros,
-	// and the table then has no late or dup column.
+	// and the table then has no late or dup column (the CSV always has them).
 	old := dir + "/old.json"
 	os.WriteFile(old, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":true,
 "hops":[{"ttl":1,"sent":2,"loss":0,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":2,"rtt_ms":{"min":1,"avg":1,"p50":1,"p95":1,"p99":1,"max":1,"stdev":0},"jitter_ms":{"rfc3550":0,"mean_abs":0,"pdv_p95":0}}]}]}`), 0o644)
 	out, code := prRun(t, traceCmd, "trace", "--replay", old, "--format", "csv")
-	if code != 0 || strings.Contains(out, "late") || strings.Contains(out, "dup") {
+	if row := csvRow(t, out, code, "127.0.0.1"); row["hop_late"] != "0" || row["hop_duplicates"] != "0" {
+		t.Errorf("old file: late/dup not 0:\n%s", out)
+	}
+	out, code = prRun(t, traceCmd, "trace", "--replay", old)
+	if head := strings.Split(out, "\n")[1]; code != 0 || strings.Contains(head, "late") || strings.Contains(head, "dup") {
 		t.Errorf("old file: exit %d\n%s", code, out)
 	}
 	out, code = prRun(t, traceCmd, "trace", "--replay", old, "--format", "json")
@@ -143,8 +147,8 @@ func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 	if len(hop1) != len(head) || len(hop2) != len(head) {
 		t.Fatalf("rows do not match the header:\n%s", out)
 	}
-	if hop1[col["late"]] != "0" || hop1[col["dup"]] != "3" || hop2[col["late"]] != "2" || hop2[col["dup"]] != "0" ||
-		hop2[col["loss"]] != "1" {
+	if hop1[col["hop_late"]] != "0" || hop1[col["hop_duplicates"]] != "3" || hop2[col["hop_late"]] != "2" ||
+		hop2[col["hop_duplicates"]] != "0" || hop2[col["hop_loss"]] != "1" {
 		t.Errorf("late/dup cells wrong:\n%s", out)
 	}
 	out, _ = prRun(t, traceCmd, "trace", "--replay", withCounts)
@@ -219,8 +223,8 @@ func TestTraceCSVLossIsAFraction(t *testing.T) {
 "hops":[{"ttl":1,"sent":4,"loss":0.25,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":3,"rtt_ms":{"min":1,"avg":2,"p50":2,"p95":3,"p99":3,"max":3,"stdev":0.8},"jitter_ms":{"rfc3550":0.1,"mean_abs":1,"pdv_p95":1}}]}]}`), 0o644)
 	out, code := prRun(t, traceCmd, "trace", "--replay", f, "--format", "csv")
 	row := csvRow(t, out, code, "127.0.0.1")
-	if row["loss"] != "0.25" || row["p50 ms"] != "2.000" || row["jit rfc3550"] != "0.100" {
-		t.Errorf("csv row %v, want loss 0.25, p50 2.000, jit rfc3550 0.100\n%s", row, out)
+	if row["hop_loss"] != "0.25" || row["rtt_p50_ms"] != "2" || row["jitter_rfc3550_ms"] != "0.1" {
+		t.Errorf("csv row %v, want loss 0.25, p50 2, jitter rfc3550 0.1\n%s", row, out)
 	}
 	for k, v := range row {
 		if strings.Contains(v, "%") {
@@ -234,15 +238,16 @@ func TestTraceCSVLossIsAFraction(t *testing.T) {
 }
 
 // mtr's JSON carries min/avg/max/stdev but no percentiles and, without its
-// jitter columns, no jitter: those cells are "-" in every text format,
-// while the JSON keeps its numbers (0) as documented in docs/probe.md.
+// jitter columns, no jitter: those cells are "-" in tables, empty in CSV
+// (pandas reads NaN), while the JSON keeps its numbers (0) as documented in
+// docs/probe.md.
 func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
 	const mtr = "../../internal/route/testdata/mtr-loopback.json"
 	out, code := prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "csv")
 	row := csvRow(t, out, code, "127.0.0.1")
 	// From the file: Best 0.06, Avg 0.062, Wrst 0.064, StDev 0.002, 3 of 3.
-	want := map[string]string{"min ms": "0.060", "avg ms": "0.062", "max ms": "0.064", "stdev ms": "0.002", "loss": "0",
-		"p50 ms": "-", "p95 ms": "-", "jit rfc3550": "-", "jit mean_abs": "-"}
+	want := map[string]string{"rtt_min_ms": "0.06", "rtt_avg_ms": "0.062", "rtt_max_ms": "0.064", "rtt_stdev_ms": "0.002",
+		"hop_loss": "0", "rtt_p50_ms": "", "rtt_p95_ms": "", "jitter_rfc3550_ms": "", "jitter_mean_abs_ms": ""}
 	for k, w := range want {
 		if row[k] != w {
 			t.Errorf("csv %s = %q, want %q", k, row[k], w)
@@ -257,7 +262,7 @@ func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
 	// mtr with its jitter columns (Javg, Jint): jitter known, percentiles not.
 	out, code = prRun(t, traceCmd, "trace", "--replay", "../../internal/route/testdata/mtr-loopback6-wide.json", "--format", "csv")
 	row = csvRow(t, out, code, "::1")
-	if row["p50 ms"] != "-" || row["jit rfc3550"] == "-" || row["jit mean_abs"] == "-" {
+	if row["rtt_p50_ms"] != "" || row["jitter_rfc3550_ms"] == "" || row["jitter_mean_abs_ms"] == "" {
 		t.Errorf("mtr with jitter columns: %v", row)
 	}
 	out, code = prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "json")

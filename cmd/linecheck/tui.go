@@ -83,7 +83,7 @@ func init() {
 	f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
 	f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
 	f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
-	f.DurationVar(&tuiOpts.interval, "interval", tuiOpts.interval, "live: interval between probes to one target")
+	durationVarP(f, &tuiOpts.interval, "interval", "i", tuiOpts.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
 	f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
 	f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
 	_ = f.MarkHidden("fixture")

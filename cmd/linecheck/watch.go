@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -283,7 +282,7 @@ func pingCycleText(rs []journal.PingResult) string {
 		st, _ := route.Summarize(r.RTTms)
 		s += fmt.Sprintf("  %s %d/%d", r.Target, r.Recv, r.Sent)
 		if r.Recv > 0 {
-			s += " p50 " + prFmtMS(st.P50) + " ms"
+			s += " p50 " + report.MS(st.P50) + " ms"
 		}
 	}
 	return s
@@ -317,47 +316,17 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 	if format == "json" {
 		return report.WriteJSON(out, r)
 	}
-	return report.Write(out, format, watchTables(r)...)
-}
-
-func watchTables(r journal.Report) []report.Table {
-	sum := report.Table{
-		Title: fmt.Sprintf("watch report: %s (%s journal, %d cycles in %d runs, %s – %s)", r.Journal, r.Kind, r.Cycles, r.Runs,
-			r.From.Format(time.RFC3339), r.To.Format(time.RFC3339)),
-		Headers: []string{"target", "protocol", "cycles", "availability", "sent", "recv", "loss", "p50 ms", "p95 ms", "p99 ms", "max ms"},
-		Align:   "llrrrrrrrrr",
-	}
-	tables := []report.Table{sum}
-	for _, t := range r.Targets {
-		tables[0].Rows = append(tables[0].Rows, []string{t.Target, t.Protocol + prPortText(t.Port), strconv.Itoa(t.Cycles),
-			watchPct(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), watchPct(t.Loss, 2),
-			watchMS(t.Recv, t.RTT.P50), watchMS(t.Recv, t.RTT.P95), watchMS(t.Recv, t.RTT.P99), watchMS(t.Recv, t.RTT.Max)})
-		ht := report.Table{
-			Title:   fmt.Sprintf("%s %s%s by hour of day (%s)", t.Target, t.Protocol, prPortText(t.Port), r.TZ),
-			Headers: []string{"hour", "cycles", "availability", "sent", "loss", "p50 ms", "p95 ms", "p99 ms"},
-			Align:   "lrrrrrrr",
+	tables := report.WatchTables(r, format)
+	if format == "csv" {
+		name, _ := c.Flags().GetString("table")
+		t, err := report.Pick(tables, name)
+		if err != nil {
+			return badInput(err)
 		}
-		for _, h := range t.Hours {
-			ht.Rows = append(ht.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Cycles), watchPct(h.Availability, 1),
-				strconv.Itoa(h.Sent), watchPct(h.Loss, 2), watchMS(h.Recv, h.P50ms), watchMS(h.Recv, h.P95ms), watchMS(h.Recv, h.P99ms)})
-		}
-		tables = append(tables, ht)
+		tables = []report.Table{t}
 	}
-	notes := []string{"availability = cycles with at least one reply / cycles; loss over probes whose wait ended; percentiles nearest-rank"}
-	if r.Torn {
-		notes = append(notes, fmt.Sprintf("the journal's torn last line (line %d) was left out", r.TornLine))
-	}
-	tables[len(tables)-1].Notes = notes
-	return tables
-}
-
-func watchPct(v float64, prec int) string { return strconv.FormatFloat(v*100, 'f', prec, 64) + "%" }
-
-func watchMS(recv int, v float64) string {
-	if recv == 0 {
-		return "-"
-	}
-	return prFmtMS(v)
+	wide, _ := c.Flags().GetBool("wide")
+	return report.WriteWith(out, format, tableOptions(out, wide), tables...)
 }
 
 // runTraceWatch traces the target again and again (each watch cycle is

@@ -183,11 +183,11 @@ func TestSummarizeHourlyProfileAndAvailability(t *testing.T) {
 	}
 	h3, h20 := tg.Hours[0], tg.Hours[1]
 	// 03:00 RTTs sorted 10,10,10,10,10,10,11,12: p50 rank 4 → 10, p95 rank 8 → 12.
-	if h3.Loss != 0 || h3.P50ms != 10 || h3.P95ms != 12 || h3.Availability != 1 || h3.Cycles != 2 {
+	if h3.Loss != 0 || *h3.P50ms != 10 || *h3.P95ms != 12 || h3.Availability != 1 || h3.Cycles != 2 {
 		t.Errorf("03h %+v", h3)
 	}
 	// 20:00: sent 8 recv 3; RTTs 40,60,80: p50 rank 2 → 60, p95 rank 3 → 80.
-	if h20.Loss != 1-3.0/8 || h20.P50ms != 60 || h20.P95ms != 80 || h20.Availability != 0.5 {
+	if h20.Loss != 1-3.0/8 || *h20.P50ms != 60 || *h20.P95ms != 80 || h20.Availability != 0.5 {
 		t.Errorf("20h %+v", h20)
 	}
 	// In UTC+8 the 20:00 UTC cycles fall at 04:00 local.

@@ -40,20 +40,21 @@ type Report struct {
 
 // Target is one target's profile.
 type Target struct {
-	Target       string         `json:"target"`
-	Addr         string         `json:"addr"`
-	Protocol     string         `json:"protocol"`
-	Port         int            `json:"port,omitempty"`
-	Cycles       int            `json:"cycles"`
-	UpCycles     int            `json:"up_cycles"`
-	Availability float64        `json:"availability"`
-	Sent         int            `json:"sent"`
-	Recv         int            `json:"recv"`
-	Late         int            `json:"late"`
-	Dup          int            `json:"duplicates"`
-	Loss         float64        `json:"loss"`
-	RTT          route.RTTStats `json:"rtt_ms"`
-	Hours        []Hour         `json:"hours"` // hours of the day that have data, ascending
+	Target       string  `json:"target"`
+	Addr         string  `json:"addr"`
+	Protocol     string  `json:"protocol"`
+	Port         int     `json:"port,omitempty"`
+	Cycles       int     `json:"cycles"`
+	UpCycles     int     `json:"up_cycles"`
+	Availability float64 `json:"availability"`
+	Sent         int     `json:"sent"`
+	Recv         int     `json:"recv"`
+	Late         int     `json:"late"`
+	Dup          int     `json:"duplicates"`
+	Loss         float64 `json:"loss"`
+	// RTT is null when no reply came.
+	RTT   *route.RTTStats `json:"rtt_ms"`
+	Hours []Hour          `json:"hours"` // hours of the day that have data, ascending
 }
 
 // Hour is one hour of the day (0–23 in the report's time zone), over every
@@ -65,9 +66,10 @@ type Hour struct {
 	Recv         int     `json:"recv"`
 	Loss         float64 `json:"loss"`
 	Availability float64 `json:"availability"`
-	P50ms        float64 `json:"p50_ms"`
-	P95ms        float64 `json:"p95_ms"`
-	P99ms        float64 `json:"p99_ms"`
+	// The percentiles are null in an hour without a reply.
+	P50ms *float64 `json:"p50_ms"`
+	P95ms *float64 `json:"p95_ms"`
+	P99ms *float64 `json:"p99_ms"`
 }
 
 // sample is one target's outcome in one cycle, whatever the journal kind.
@@ -144,7 +146,10 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 		t := a.t
 		t.Availability = ratio(t.UpCycles, t.Cycles)
 		t.Loss = lossOf(t.Sent, t.Recv)
-		t.RTT, _ = route.Summarize(a.rtts)
+		if len(a.rtts) > 0 {
+			st, _ := route.Summarize(a.rtts)
+			t.RTT = &st
+		}
 		t.Hours = []Hour{}
 		for h := range a.hours {
 			hb := a.hours[h]
@@ -153,10 +158,13 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 			}
 			sorted := append([]float64(nil), hb.rtts...)
 			sort.Float64s(sorted)
-			t.Hours = append(t.Hours, Hour{Hour: h, Cycles: hb.cycles, Sent: hb.sent, Recv: hb.recv,
-				Loss: lossOf(hb.sent, hb.recv), Availability: ratio(hb.up, hb.cycles),
-				P50ms: route.NearestRank(sorted, 50), P95ms: route.NearestRank(sorted, 95),
-				P99ms: route.NearestRank(sorted, 99)})
+			hr := Hour{Hour: h, Cycles: hb.cycles, Sent: hb.sent, Recv: hb.recv,
+				Loss: lossOf(hb.sent, hb.recv), Availability: ratio(hb.up, hb.cycles)}
+			if len(sorted) > 0 {
+				p50, p95, p99 := route.NearestRank(sorted, 50), route.NearestRank(sorted, 95), route.NearestRank(sorted, 99)
+				hr.P50ms, hr.P95ms, hr.P99ms = &p50, &p95, &p99
+			}
+			t.Hours = append(t.Hours, hr)
 		}
 		r.Targets = append(r.Targets, t)
 	}

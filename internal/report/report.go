@@ -5,10 +5,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -32,24 +35,129 @@ func CheckFormat(f string, allowed ...string) error {
 
 // Table is a titled grid of cells. Align holds 'l' or 'r' per column (default 'l').
 type Table struct {
+	// Name is what --table NAME selects among a command's CSV tables.
+	Name    string
 	Title   string
 	Headers []string
 	Align   string
 	Rows    [][]string
 	// Notes are printed under the table (table and markdown only).
 	Notes []string
+	// Movable names the columns (by header) that move to a detail block
+	// under the table, in this order, when the table is wider than
+	// Options.Width; further columns move from the right if that is not
+	// enough. The first column always stays: it names the row.
+	Movable []string
+	// HideEmpty leaves out the header line of a text table without rows.
+	HideEmpty bool
 }
 
-// WriteJSON writes v as indented JSON followed by a newline.
+// WriteJSON writes v as indented JSON followed by a newline. Fractional
+// numbers are written to 12 significant digits, so that the noise of binary
+// floating point (0.0020152499999999997) does not reach the reader: no
+// figure linecheck measures or computes is that precise. Exact amounts are
+// strings and stay as they are.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(CleanFloats(b.Bytes()))
+	return err
 }
 
-// Write renders tables in format (table, csv or markdown). For csv several
-// tables are separated by an empty line, each with its header row.
+// CleanFloats rewrites every fractional number literal of the JSON text b
+// to at most 12 significant digits, in the form encoding/json writes
+// floats; integers, strings and layout are left alone.
+func CleanFloats(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			out = append(out, c)
+			continue
+		}
+		if c != '-' && (c < '0' || c > '9') {
+			out = append(out, c)
+			continue
+		}
+		j := i
+		for j < len(b) && strings.IndexByte("+-0123456789.eE", b[j]) >= 0 {
+			j++
+		}
+		lit := b[i:j]
+		i = j - 1
+		if bytes.IndexAny(lit, ".eE") < 0 {
+			out = append(out, lit...)
+			continue
+		}
+		f, err := strconv.ParseFloat(string(lit), 64)
+		if err != nil {
+			out = append(out, lit...)
+			continue
+		}
+		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 12, 64), 64)
+		out = append(out, jsonFloat(f)...)
+	}
+	return out
+}
+
+// jsonFloat formats f as encoding/json does (ES6 number formatting).
+func jsonFloat(f float64) string {
+	abs := math.Abs(f)
+	fmtc := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmtc = 'e'
+	}
+	s := strconv.FormatFloat(f, fmtc, -1, 64)
+	if fmtc == 'e' {
+		// clean up e-09 to e-9
+		n := len(s)
+		if n >= 4 && s[n-4] == 'e' && s[n-3] == '-' && s[n-2] == '0' {
+			s = s[:n-2] + s[n-1:]
+		}
+	}
+	return s
+}
+
+// Options tune the text rendering of WriteWith.
+type Options struct {
+	// Width is the widest line a text table may print (0: no limit):
+	// titles and notes wrap at word boundaries, columns that do not fit move
+	// to a detail block under the table (see Table.Movable).
+	Width int
+	// Wide keeps every column on one line whatever Width says (--wide).
+	Wide bool
+}
+
+// DefaultWidth is the width tables fit when the terminal's is not known.
+const DefaultWidth = 120
+
+// Write renders tables in format (table, csv or markdown) without a width
+// limit. For csv several tables are separated by an empty line, each with
+// its header row.
 func Write(w io.Writer, format string, tables ...Table) error {
+	return WriteWith(w, format, Options{}, tables...)
+}
+
+// WriteWith is Write with options for the text format.
+func WriteWith(w io.Writer, format string, o Options, tables ...Table) error {
 	for i, t := range tables {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
@@ -59,7 +167,11 @@ func Write(w io.Writer, format string, tables ...Table) error {
 		var err error
 		switch format {
 		case "table":
-			err = writeText(w, t)
+			if o.Width > 0 && !o.Wide {
+				err = writeFitted(w, t, o.Width)
+			} else {
+				err = writeText(w, t)
+			}
 		case "csv":
 			err = writeCSV(w, t)
 		case "markdown":
@@ -74,10 +186,31 @@ func Write(w io.Writer, format string, tables ...Table) error {
 	return nil
 }
 
-// width is the number of terminal columns s takes: East Asian wide runes
+// Pick returns the table named name, or the first one when name is empty;
+// the error names the tables there are.
+func Pick(tables []Table, name string) (Table, error) {
+	if len(tables) == 0 {
+		return Table{}, fmt.Errorf("no table to write")
+	}
+	if name == "" {
+		return tables[0], nil
+	}
+	var names []string
+	for _, t := range tables {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return Table{}, fmt.Errorf("--table %q: use one of %s", name, strings.Join(names, ", "))
+}
+
+// Width is the number of terminal columns s takes: East Asian wide runes
 // (香港, 東京) take two, combining marks none — counting runes shifted every
 // column right of a CJK name by one per character.
-func width(s string) int { return lipgloss.Width(s) }
+func Width(s string) int { return lipgloss.Width(s) }
+
+func width(s string) int { return Width(s) }
 
 func (t Table) align(i int) byte {
 	if i < len(t.Align) {
@@ -122,7 +255,11 @@ func writeText(w io.Writer, t Table) error {
 		}
 		b.WriteString("\n")
 	}
-	line(t.Headers)
+	// A table whose rows are all left out (ping -q over a CIDR) prints
+	// no header: only its title and notes.
+	if len(t.Headers) > 0 && (len(t.Rows) > 0 || !t.HideEmpty) {
+		line(t.Headers)
+	}
 	for _, r := range t.Rows {
 		line(r)
 	}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/netip"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+func TestDurationFlagTakesSecondsAndGoDurations(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0.2": 200 * time.Millisecond, "2": 2 * time.Second, "1.5": 1500 * time.Millisecond,
+		"200ms": 200 * time.Millisecond, "1m30s": 90 * time.Second, "0": 0,
+	} {
+		got, err := parseSeconds(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"x", "1e400", "NaN", "0x10", "2 s", ""} {
+		_, err := parseSeconds(bad)
+		if err == nil || !strings.Contains(err.Error(), "seconds (0.2, 2)") || !strings.Contains(err.Error(), "Go duration (200ms") {
+			t.Errorf("%q: error %v does not show both forms", bad, err)
+		}
+	}
+}
+
+// pflag's GetDuration reads the seconds flag like its own (watch.go uses it).
+func TestDurationFlagReadsBackWithGetDuration(t *testing.T) {
+	var d time.Duration
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	durationVarP(fs, &d, "interval", "i", time.Second, "")
+	if err := fs.Parse([]string{"-i", "0.25"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := fs.GetDuration("interval")
+	if err != nil || got != 250*time.Millisecond || d != 250*time.Millisecond {
+		t.Errorf("GetDuration %v %v, var %v", got, err, d)
+	}
+}
+
+func TestVersionSaysVersionCommitAndGo(t *testing.T) {
+	bin := buildBin(t)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		s := string(out)
+		if !strings.HasPrefix(s, "linecheck "+version+"\n") || !strings.Contains(s, "\ncommit: ") ||
+			!strings.Contains(s, "\ngo: go1.") {
+			t.Errorf("%v:\n%s", args, s)
+		}
+	}
+}
+
+// buildBin builds linecheck with a commit stamped in, as a release build does.
+func buildBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "linecheck")
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.commit=abc1234", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Flag help renders names literally: pflag takes the first `quoted` word of
+// a usage string as the value's name, so a usage with two quoted parts
+// prints "--replay mtr --json".
+func TestHelpRendersFlagNamesLiterally(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if n := strings.Count(f.Usage, "`"); n > 2 {
+				t.Errorf("%s --%s: usage has %d backticks: %q", c.CommandPath(), f.Name, n, f.Usage)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	var b bytes.Buffer
+	traceCmd.SetOut(&b)
+	traceCmd.Usage()
+	traceCmd.SetOut(nil)
+	if strings.Contains(b.String(), "--replay mtr") || !strings.Contains(b.String(), "--replay FILE") {
+		t.Errorf("trace help:\n%s", b.String())
+	}
+}
+
+// lcRunCtx runs the CLI in-process with ctx after resetting c's flags.
+func lcRunCtx(t *testing.T, ctx context.Context, c *cobra.Command, args ...string) (string, string, int) {
+	t.Helper()
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		_ = f.Value.Set(f.DefValue)
+		f.Changed = false
+	})
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	defer root.SetOut(nil)
+	defer root.SetErr(nil)
+	code := runContext(ctx, args)
+	return out.String(), errb.String(), code
+}
+
+// fakeLookup resolves "ok.test" to 127.0.0.1 and nothing else, so no test
+// asks the machine's resolver.
+func fakeLookup(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if host == "ok.test" {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// ping, like fping: a name that does not resolve is listed and the others
+// are probed and reported, in every format; exit 2 then, else 1 when a
+// target never replied, else 0. TCP connect to loopback listeners needs no
+// privilege.
+func TestPingSweepsOnWhenANameDoesNotResolve(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ctx := context.WithValue(context.Background(), lookupKey{}, lookupFunc(fakeLookup))
+	base := []string{"ping", "--tcp", port, "-c", "2", "-i", "0.01", "-W", "0.5"}
+
+	out, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "--format", "json", "ok.test", "nosuch.test", "127.0.0.1")...)
+	if code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, errs)
+	}
+	var doc report.PingDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Results) != 2 || doc.Results[0].Target != "ok.test" || doc.Results[0].Recv != 2 || doc.Results[1].Recv != 2 ||
+		len(doc.Unresolved) != 1 || doc.Unresolved[0].Target != "nosuch.test" || !strings.Contains(doc.Unresolved[0].Error, "no such host") {
+		t.Errorf("document %+v", doc)
+	}
+	if !strings.Contains(errs, "nosuch.test: not probed") {
+		t.Errorf("stderr does not list the bad name:\n%s", errs)
+	}
+	for _, f := range []string{"table", "csv", "markdown"} {
+		out, _, code := lcRunCtx(t, ctx, pingCmd, append(base, "--format", f, "nosuch.test", "127.0.0.1")...)
+		if code != 2 || !strings.Contains(out, "127.0.0.1") || !strings.Contains(out, "nosuch.test") {
+			t.Errorf("--format %s: exit %d\n%s", f, code, out)
+		}
+	}
+	if _, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "127.0.0.1")...); code != 0 {
+		t.Errorf("all reply: exit %d, want 0\n%s", code, errs)
+	}
+	// -a lists the alive targets, -u the others (names that did not resolve too).
+	out, _, _ = lcRunCtx(t, ctx, pingCmd, append(base, "-a", "127.0.0.1", "nosuch.test")...)
+	if out != "127.0.0.1\n" {
+		t.Errorf("-a: %q", out)
+	}
+	out, _, _ = lcRunCtx(t, ctx, pingCmd, append(base, "-u", "127.0.0.1", "nosuch.test")...)
+	if out != "nosuch.test\n" {
+		t.Errorf("-u: %q", out)
+	}
+	ln.Close()
+	// Nobody listens any more: the port is closed, no reply, exit 1.
+	if _, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "127.0.0.1")...); code != 1 || !strings.Contains(errs, "did not reply") {
+		t.Errorf("no reply: exit %d, want 1\n%s", code, errs)
+	}
+}
+
+// The sentences for usage mistakes say what to do.
+func TestUsageMistakesGetASentence(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ping"}, "ping needs at least one TARGET"},
+		{[]string{"trace", "--replay", "x.json", "127.0.0.1"}, "drop 127.0.0.1 to replay the file"},
+		{[]string{"trace", "--replay", "x.json", "--proto", "tcp", "--cycles", "5"}, "--cycles, --proto shape(s) live probes"},
+		{[]string{"trace", "-T", "-I", "127.0.0.1"}, "-I and -T: each chooses the probe protocol"},
+		{[]string{"ping", "-a", "-u", "127.0.0.1"}, "choose one"},
+		{[]string{"ping", "-Q", "5", "127.0.0.1"}, "add -l"},
+		{[]string{"ping", "-i", "soon", "127.0.0.1"}, "use seconds (0.2, 2) or a Go duration"},
+	}
+	for _, tc := range tests {
+		_, errs, code := lcRun(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// trace's short flags are traceroute's and mtr's: -q probes per hop, -w the
+// wait, -m/-f the TTL range, -p the port, -T/-U/-u/-I the protocol.
+func TestTraceShortFlagsAsTraceroute(t *testing.T) {
+	fs := traceCmd.Flags()
+	if err := fs.Parse([]string{"-q", "3", "-w", "2", "-m", "9", "-f", "2", "-p", "443", "-T", "-n"}); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.VisitAll(func(f *pflag.Flag) { _ = f.Value.Set(f.DefValue); f.Changed = false })
+	o := traceOpts
+	if o.cycles != 3 || o.timeout != 2*time.Second || o.maxTTL != 9 || o.firstTTL != 2 || o.port != 443 || o.proto != "tcp" || !o.noDNS {
+		t.Errorf("%+v", o)
+	}
+	if err := fs.Parse([]string{"-u"}); err != nil || traceOpts.proto != "udp" {
+		t.Errorf("-u: %v %q", err, traceOpts.proto)
+	}
+}
+
+// A trace table names hops by their reverse DNS name (from the injected
+// resolver: no test asks the system's), cached per address.
+func TestHopNamesAreLookedUpOncePerAddress(t *testing.T) {
+	tr := traceFixture()
+	calls := map[string]int{}
+	lookup := func(ctx context.Context, addr string) ([]string, error) {
+		calls[addr]++
+		if addr == "10.77.0.1" {
+			return []string{"r1.lab.test."}, nil
+		}
+		return nil, errors.New("no name")
+	}
+	names := hopNames(context.Background(), tr, lookup)
+	names = hopNames(context.Background(), tr, lookup)
+	if names["10.77.0.1"] != "r1.lab.test" || len(names) != 1 || calls["10.77.0.1"] != 1 || calls["10.77.0.2"] != 1 {
+		t.Errorf("names %v, calls %v", names, calls)
+	}
+	var b bytes.Buffer
+	report.WriteWith(&b, "table", report.Options{Width: 120}, report.TraceTables(tr, "table", report.TraceView{Names: names})...)
+	if !strings.Contains(b.String(), "r1.lab.test (10.77.0.1)") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// traceFixture is a reached two-hop trace inside the lab's addresses.
+func traceFixture() *route.Trace {
+	rs := func(addr string, ms float64) []route.Responder {
+		return []route.Responder{{Addr: addr, Recv: 2, RTT: route.RTTStats{Min: ms, Avg: ms, P50: ms, P95: ms, P99: ms, Max: ms}}}
+	}
+	return &route.Trace{Schema: route.TraceSchema, Target: "10.77.0.2", Addr: "10.77.0.2", Protocol: "icmp", Reached: true,
+		Hops: []route.Hop{{TTL: 1, Sent: 2, Flags: []string{}, Responders: rs("10.77.0.1", 0.05)},
+			{TTL: 2, Sent: 2, Flags: []string{"destination"}, Responders: rs("10.77.0.2", 0.08)}}}
+}

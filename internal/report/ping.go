@@ -1,0 +1,301 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// PingSchema names the JSON document of `linecheck ping`.
+const PingSchema = "linecheck.ping/v1"
+
+// PingDoc is the linecheck.ping/v1 document.
+type PingDoc struct {
+	Schema     string       `json:"schema"`
+	Protocol   string       `json:"protocol"`
+	Port       int          `json:"port,omitempty"`
+	Count      int          `json:"count"`
+	IntervalMS float64      `json:"interval_ms"`
+	TimeoutMS  float64      `json:"timeout_ms"`
+	Results    []PingTarget `json:"results"`
+	// Unresolved lists the names that did not resolve: they were not
+	// probed, every other target was.
+	Unresolved []PingUnresolved `json:"unresolved"`
+	// Prefixes sums up each CIDR argument, one entry per prefix.
+	Prefixes []PingPrefix `json:"prefixes,omitempty"`
+	// Partial is true when the sweep was interrupted (Ctrl-C): the
+	// figures cover the probes whose wait ended before that.
+	Partial bool `json:"partial"`
+}
+
+// PingTarget is one target of the linecheck.ping/v1 document.
+type PingTarget struct {
+	Target     string  `json:"target"`
+	Addr       string  `json:"addr"`
+	Sent       int     `json:"sent"`
+	Recv       int     `json:"recv"`
+	Loss       float64 `json:"loss"`
+	Late       int     `json:"late"`
+	Duplicates int     `json:"duplicates"`
+	Foreign    int     `json:"foreign"`
+	Refused    *int    `json:"refused,omitempty"`
+	// RTT is null when no reply came; Jitter needs two replies.
+	RTT    *route.RTTStats `json:"rtt_ms"`
+	Jitter *route.Jitter   `json:"jitter_ms"`
+}
+
+// PingUnresolved is a target name that could not be resolved.
+type PingUnresolved struct {
+	Target string `json:"target"`
+	Error  string `json:"error"`
+}
+
+// PingPrefix is the one-line summary of a CIDR sweep.
+type PingPrefix struct {
+	Prefix      string  `json:"prefix"`
+	Targets     int     `json:"targets"`
+	Alive       int     `json:"alive"`
+	Unreachable int     `json:"unreachable"`
+	Sent        int     `json:"sent"`
+	Recv        int     `json:"recv"`
+	Loss        float64 `json:"loss"`
+	// RTT over every reply of the prefix; null when none came.
+	RTTMinMS *float64 `json:"rtt_min_ms"`
+	RTTAvgMS *float64 `json:"rtt_avg_ms"`
+	RTTMaxMS *float64 `json:"rtt_max_ms"`
+	// First and Last index Results: the prefix's addresses.
+	First int `json:"-"`
+	Last  int `json:"-"`
+}
+
+// PingFilter selects the rows of a ping report (fping -a / -u).
+type PingFilter int
+
+// Ping filters.
+const (
+	PingAll         PingFilter = iota
+	PingAlive                  // targets that answered at least once
+	PingUnreachable            // targets that never answered, and unresolved names
+)
+
+// Filtered returns doc with only the targets f selects.
+func (doc PingDoc) Filtered(f PingFilter) PingDoc {
+	if f == PingAll {
+		return doc
+	}
+	out := doc
+	out.Results = nil
+	for _, r := range doc.Results {
+		if (r.Recv > 0) == (f == PingAlive) {
+			out.Results = append(out.Results, r)
+		}
+	}
+	if f == PingAlive {
+		out.Unresolved = []PingUnresolved{}
+	}
+	out.Prefixes = nil
+	return out
+}
+
+// Names lists the targets of doc one per line, as fping -a and -u print
+// them (the address for targets of a CIDR, the name as given otherwise).
+func (doc PingDoc) Names() []string {
+	var s []string
+	for _, r := range doc.Results {
+		s = append(s, r.Target)
+	}
+	for _, u := range doc.Unresolved {
+		s = append(s, u.Target)
+	}
+	return s
+}
+
+// PingTables returns the tables of a ping report for format: table and
+// markdown get one table for people (rows hidden for quiet CIDR sweeps,
+// whose summary lines stay); csv gets the tidy "targets" table.
+func PingTables(doc PingDoc, format string, quiet bool) []Table {
+	if format == "csv" {
+		return []Table{pingCSV(doc)}
+	}
+	title := fmt.Sprintf("ping (%s%s, %d probes per target every %s)", doc.Protocol, PortText(doc.Port), doc.Count,
+		time.Duration(doc.IntervalMS*1e6))
+	if doc.Partial {
+		title += ", interrupted: partial"
+	}
+	t := Table{Name: "targets", Title: title, HideEmpty: quiet}
+	var anyLate, anyDup, anyForeign, anyName bool
+	for _, r := range doc.Results {
+		anyLate = anyLate || r.Late > 0
+		anyDup = anyDup || r.Duplicates > 0
+		anyForeign = anyForeign || r.Foreign > 0
+		anyName = anyName || r.Target != r.Addr
+	}
+	t.Headers = []string{"target"}
+	if anyName {
+		t.Headers = append(t.Headers, "addr")
+	}
+	t.Headers = append(t.Headers, "sent", "recv", "loss")
+	if anyLate {
+		t.Headers = append(t.Headers, "late")
+	}
+	if anyDup {
+		t.Headers = append(t.Headers, "dup")
+	}
+	if anyForeign {
+		t.Headers = append(t.Headers, "foreign")
+	}
+	t.Headers = append(t.Headers, "min ms", "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "stdev ms",
+		"jitter ms", "mean_abs ms", "pdv p95 ms")
+	t.Align = "l"
+	for range t.Headers[1:] {
+		t.Align += "r"
+	}
+	if anyName {
+		t.Align = "ll" + t.Align[2:]
+	}
+	t.Movable = []string{"pdv p95 ms", "mean_abs ms", "p99 ms", "stdev ms", "foreign", "dup", "late", "addr"}
+	hidden := make([]bool, len(doc.Results))
+	if quiet {
+		for _, p := range doc.Prefixes {
+			for i := p.First; i <= p.Last && i < len(hidden); i++ {
+				hidden[i] = true
+			}
+		}
+	}
+	for i, r := range doc.Results {
+		if hidden[i] {
+			continue
+		}
+		row := []string{r.Target}
+		if anyName {
+			row = append(row, r.Addr)
+		}
+		row = append(row, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), lossText(r.Sent, r.Loss))
+		if anyLate {
+			row = append(row, strconv.Itoa(r.Late))
+		}
+		if anyDup {
+			row = append(row, strconv.Itoa(r.Duplicates))
+		}
+		if anyForeign {
+			row = append(row, strconv.Itoa(r.Foreign))
+		}
+		if r.RTT == nil {
+			row = append(row, "-", "-", "-", "-", "-", "-", "-")
+		} else {
+			row = append(row, MS(r.RTT.Min), MS(r.RTT.Avg), MS(r.RTT.P50), MS(r.RTT.P95), MS(r.RTT.P99), MS(r.RTT.Max), MS(r.RTT.Stdev))
+		}
+		if r.Jitter == nil {
+			row = append(row, "-", "-", "-")
+		} else {
+			row = append(row, MS(r.Jitter.RFC3550), MS(r.Jitter.MeanAbs), MS(r.Jitter.PDVP95))
+		}
+		t.Rows = append(t.Rows, row)
+		if r.Refused != nil && *r.Refused > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d connection attempts refused (port closed), counted as lost", r.Target, *r.Refused))
+		}
+	}
+	for _, u := range doc.Unresolved {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: not probed: %s", u.Target, u.Error))
+	}
+	for _, p := range doc.Prefixes {
+		t.Notes = append(t.Notes, PrefixLine(p))
+	}
+	if !anyLate || !anyDup || !anyForeign {
+		var zero []string
+		if !anyLate {
+			zero = append(zero, "late")
+		}
+		if !anyDup {
+			zero = append(zero, "dup")
+		}
+		if !anyForeign {
+			zero = append(zero, "foreign")
+		}
+		t.Notes = append(t.Notes, "no "+joinOr(zero)+" replies (columns left out)")
+	}
+	t.Notes = append(t.Notes, "loss over probes whose wait ended; late = replies after --timeout (not received); "+
+		"jitter = RFC 3550 interarrival jitter; percentiles nearest-rank")
+	return []Table{t}
+}
+
+// PrefixLine is the one summary line of a CIDR sweep, as fping -s gives it.
+func PrefixLine(p PingPrefix) string {
+	s := fmt.Sprintf("%s: %d targets, %d alive, %d unreachable, loss %s of %d probes", p.Prefix, p.Targets, p.Alive,
+		p.Unreachable, lossText(p.Sent, p.Loss), p.Sent)
+	if p.RTTMinMS != nil {
+		s += fmt.Sprintf(", rtt min/avg/max %s/%s/%s ms", MS(*p.RTTMinMS), MS(*p.RTTAvgMS), MS(*p.RTTMaxMS))
+	}
+	return s
+}
+
+func joinOr(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return fmt.Sprintf("%s or %s", strings.Join(s[:len(s)-1], ", "), s[len(s)-1])
+}
+
+// lossText is a loss fraction for people, "-" when nothing was sent.
+func lossText(sent int, loss float64) string {
+	if sent == 0 {
+		return "-"
+	}
+	return Pct(loss)
+}
+
+// PortText is " port N", or "" for no port.
+func PortText(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return " port " + strconv.Itoa(p)
+}
+
+// pingCSV is one row per target (unresolved names too, with their error),
+// plain numbers in base units named in the header.
+func pingCSV(doc PingDoc) Table {
+	t := Table{Name: "targets", Headers: []string{"target", "addr", "protocol", "port", "sent", "recv", "loss", "late",
+		"duplicates", "foreign", "refused", "rtt_min_ms", "rtt_avg_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_max_ms",
+		"rtt_stdev_ms", "jitter_rfc3550_ms", "jitter_mean_abs_ms", "pdv_p95_ms", "partial", "error"}}
+	port := ""
+	if doc.Port != 0 {
+		port = strconv.Itoa(doc.Port)
+	}
+	partial := strconv.FormatBool(doc.Partial)
+	for _, r := range doc.Results {
+		row := []string{r.Target, r.Addr, doc.Protocol, port, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), "",
+			strconv.Itoa(r.Late), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Foreign), ""}
+		if r.Sent > 0 {
+			row[6] = Float(r.Loss)
+		}
+		if r.Refused != nil {
+			row[10] = strconv.Itoa(*r.Refused)
+		}
+		if r.RTT != nil {
+			row = append(row, Float(r.RTT.Min), Float(r.RTT.Avg), Float(r.RTT.P50), Float(r.RTT.P95), Float(r.RTT.P99),
+				Float(r.RTT.Max), Float(r.RTT.Stdev))
+		} else {
+			row = append(row, "", "", "", "", "", "", "")
+		}
+		if r.Jitter != nil {
+			row = append(row, Float(r.Jitter.RFC3550), Float(r.Jitter.MeanAbs), Float(r.Jitter.PDVP95))
+		} else {
+			row = append(row, "", "", "")
+		}
+		t.Rows = append(t.Rows, append(row, partial, ""))
+	}
+	for _, u := range doc.Unresolved {
+		row := []string{u.Target, "", doc.Protocol, port, "0", "0", "", "", "", "", ""}
+		row = append(row, slices.Repeat([]string{""}, 10)...)
+		t.Rows = append(t.Rows, append(row, partial, u.Error))
+	}
+	return t
+}

@@ -1,0 +1,295 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// TraceView is what a trace report shows beside the trace itself.
+type TraceView struct {
+	// Names maps responder addresses to reverse DNS names (tables on a
+	// terminal only; nil elsewhere).
+	Names map[string]string
+	// Direction is which way the trace ran relative to the candidate
+	// server: "forward" (from here toward the target: every live trace) or
+	// "return" (recorded on the server toward the user).
+	Direction string
+}
+
+// Directions a line class can be measured in.
+const (
+	Forward = "forward"
+	Return  = "return"
+)
+
+// DirectionText explains a direction in a few words.
+func DirectionText(dir, target string) string {
+	if dir == Return {
+		return "return (recorded from the server toward " + target + ")"
+	}
+	return "forward (toward " + target + ")"
+}
+
+// NotRecorded is what a TTL missing from a recording shows: it was never
+// probed, so it is not "silent" and has no loss.
+const NotRecorded = "not recorded"
+
+// recorded tells whether a hop holds a measurement: a TTL a recording
+// left out (an mtr file that skips a TTL) has no probes and no responders.
+func recorded(h route.Hop) bool { return h.Sent > 0 || len(h.Responders) > 0 }
+
+// TraceTables returns the tables of a trace report for format: for csv the
+// tidy "hops" table (one row per TTL and responder) and the one-row "route"
+// table; for table and markdown the hop table with the line class, its
+// direction, confidence and rule under it.
+func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
+	if v.Direction == "" {
+		v.Direction = Forward
+	}
+	if format == "csv" {
+		return []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
+	}
+	state := "not reached"
+	if tr.Reached {
+		state = "reached"
+	}
+	title := fmt.Sprintf("trace to %s (%s), %s%s, %s", tr.Target, tr.Addr, tr.Protocol, PortText(tr.Port), state)
+	if tr.Source != "" && tr.Source != "live" {
+		title += ", from " + tr.Source
+	}
+	t := Table{Name: "hops", Title: title,
+		Headers: []string{"ttl", "host", "asn", "carrier", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
+			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "flags"},
+		Align:   "rlrlrrrrrrrrrrrlll",
+		Movable: []string{"flows", "mpls", "mean_abs ms", "stdev ms", "p50 ms", "asn"},
+	}
+	// Late and duplicate columns only when some hop has any: they are rare,
+	// and the table is wide already.
+	var anyLate, anyDup, anyMPLS, anyFlows bool
+	for _, h := range tr.Hops {
+		anyLate = anyLate || h.Late > 0
+		anyDup = anyDup || h.Duplicates > 0
+		for _, r := range h.Responders {
+			anyMPLS = anyMPLS || len(r.MPLS) > 0
+			anyFlows = anyFlows || len(r.Flows) > 0
+		}
+	}
+	var hs []string
+	al := ""
+	for i, h := range t.Headers {
+		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) {
+			continue
+		}
+		hs, al = append(hs, h), al+t.Align[i:i+1]
+		if h == "loss" {
+			if anyLate {
+				hs, al = append(hs, "late"), al+"r"
+			}
+			if anyDup {
+				hs, al = append(hs, "dup"), al+"r"
+			}
+		}
+	}
+	t.Headers, t.Align = hs, al
+	col := map[string]int{}
+	for i, h := range t.Headers {
+		col[h] = i
+	}
+	newRow := func() []string { return make([]string, len(t.Headers)) }
+	set := func(row []string, h, v string) {
+		if i, ok := col[h]; ok {
+			row[i] = v
+		}
+	}
+	notRecorded := 0
+	for _, h := range tr.Hops {
+		flags := strings.Join(h.Flags, ",")
+		if !recorded(h) {
+			notRecorded++
+			row := newRow()
+			set(row, "ttl", strconv.Itoa(h.TTL))
+			set(row, "host", NotRecorded)
+			for _, c := range []string{"sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms", "max ms", "stdev ms", "jitter ms", "mean_abs ms"} {
+				set(row, c, "-")
+			}
+			set(row, "flags", flags)
+			t.Rows = append(t.Rows, row)
+			continue
+		}
+		hopCells := func(row []string) {
+			set(row, "ttl", strconv.Itoa(h.TTL))
+			set(row, "sent", strconv.Itoa(h.Sent))
+			set(row, "loss", lossText(h.Sent, h.Loss))
+			set(row, "late", strconv.Itoa(h.Late))
+			set(row, "dup", strconv.Itoa(h.Duplicates))
+			set(row, "flags", flags)
+		}
+		if len(h.Responders) == 0 {
+			row := newRow()
+			hopCells(row)
+			set(row, "host", "*")
+			set(row, "recv", "0")
+			for _, c := range []string{"min ms", "avg ms", "p50 ms", "p95 ms", "max ms", "stdev ms", "jitter ms", "mean_abs ms"} {
+				set(row, c, "-")
+			}
+			t.Rows = append(t.Rows, row)
+			continue
+		}
+		for i, r := range h.Responders {
+			row := newRow()
+			if i == 0 {
+				hopCells(row)
+			}
+			host := r.Addr
+			if n := v.Names[r.Addr]; n != "" {
+				host = n + " (" + r.Addr + ")"
+			}
+			set(row, "host", host)
+			set(row, "asn", asText(r.ASN))
+			set(row, "carrier", r.Carrier)
+			set(row, "recv", strconv.Itoa(r.Recv))
+			// A figure the source did not carry (mtr --json: percentiles,
+			// jitter without mtr's jitter columns) is "-", not a measured 0.
+			k := route.KnownFigures(tr, r)
+			ms := func(known bool, x float64) string {
+				if !known || r.Recv == 0 {
+					return "-"
+				}
+				return MS(x)
+			}
+			set(row, "min ms", ms(true, r.RTT.Min))
+			set(row, "avg ms", ms(true, r.RTT.Avg))
+			set(row, "p50 ms", ms(k.Percentiles, r.RTT.P50))
+			set(row, "p95 ms", ms(k.Percentiles, r.RTT.P95))
+			set(row, "max ms", ms(true, r.RTT.Max))
+			set(row, "stdev ms", ms(true, r.RTT.Stdev))
+			set(row, "jitter ms", ms(k.RFC3550 && r.Recv > 1, r.Jitter.RFC3550))
+			set(row, "mean_abs ms", ms(k.MeanAbs && r.Recv > 1, r.Jitter.MeanAbs))
+			set(row, "mpls", mplsText(r.MPLS))
+			set(row, "flows", flowsText(r.Flows))
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	t.Notes = append(t.Notes, LineClassLines(tr, v.Direction)...)
+	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream; "+
+		"* = no reply at that TTL; jitter = RFC 3550 interarrival jitter")
+	if notRecorded > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d TTL(s) not recorded: the recording has no entry for them (not probed, so no loss)", notRecorded))
+	}
+	if anyLate || anyDup {
+		t.Notes = append(t.Notes, "late = replies after --timeout (counted as lost), dup = further replies to answered probes; neither is received")
+	}
+	if tr.Foreign > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
+	}
+	if tr.Source == "mtr-json" {
+		t.Notes = append(t.Notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
+	}
+	return []Table{t}
+}
+
+// LineClassLines says which line class the route rides, in which direction
+// it was measured, with which confidence and by which rule.
+func LineClassLines(tr *route.Trace, dir string) []string {
+	if tr.LineClass == "" {
+		return nil
+	}
+	s := "line class " + tr.LineClass + ", measured " + DirectionText(dir, tr.Target)
+	if e := tr.LineEvidence; e != nil {
+		s += ", confidence " + e.Confidence
+		out := []string{s, "  rule: " + e.Rule}
+		for _, n := range e.Notes {
+			out = append(out, "  note: "+n)
+		}
+		return out
+	}
+	return []string{s}
+}
+
+func traceHopsCSV(tr *route.Trace, v TraceView) Table {
+	t := Table{Name: "hops", Headers: []string{"target", "ttl", "recorded", "addr", "asn", "carrier", "hop_sent", "hop_loss",
+		"hop_late", "hop_duplicates", "recv", "rtt_min_ms", "rtt_avg_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_max_ms",
+		"rtt_stdev_ms", "jitter_rfc3550_ms", "jitter_mean_abs_ms", "pdv_p95_ms", "mpls_labels", "flows", "flags", "line_class", "direction"}}
+	for _, h := range tr.Hops {
+		base := []string{tr.Target, strconv.Itoa(h.TTL), strconv.FormatBool(recorded(h))}
+		hop := []string{strconv.Itoa(h.Sent), "", strconv.Itoa(h.Late), strconv.Itoa(h.Duplicates)}
+		if h.Sent > 0 {
+			hop[1] = Float(h.Loss)
+		}
+		tail := []string{strings.Join(h.Flags, " "), tr.LineClass, v.Direction}
+		if len(h.Responders) == 0 {
+			row := append(append(append([]string{}, base...), "", "", ""), hop...)
+			row = append(row, "0", "", "", "", "", "", "", "", "", "", "", "", "")
+			t.Rows = append(t.Rows, append(row, tail...))
+			continue
+		}
+		for _, r := range h.Responders {
+			row := append(append([]string{}, base...), r.Addr, "", r.Carrier)
+			if r.ASN != 0 {
+				row[len(row)-2] = strconv.Itoa(r.ASN)
+			}
+			row = append(row, hop...)
+			row = append(row, strconv.Itoa(r.Recv))
+			k := route.KnownFigures(tr, r)
+			f := func(known bool, x float64) string {
+				if !known || r.Recv == 0 {
+					return ""
+				}
+				return Float(x)
+			}
+			row = append(row, f(true, r.RTT.Min), f(true, r.RTT.Avg), f(k.Percentiles, r.RTT.P50), f(k.Percentiles, r.RTT.P95),
+				f(k.Percentiles, r.RTT.P99), f(true, r.RTT.Max), f(true, r.RTT.Stdev),
+				f(k.RFC3550 && r.Recv > 1, r.Jitter.RFC3550), f(k.MeanAbs && r.Recv > 1, r.Jitter.MeanAbs),
+				f(k.PDVP95 && r.Recv > 1, r.Jitter.PDVP95))
+			var labels []string
+			for _, m := range r.MPLS {
+				labels = append(labels, strconv.Itoa(m.Label))
+			}
+			row = append(row, strings.Join(labels, " "), flowsText(r.Flows))
+			t.Rows = append(t.Rows, append(row, tail...))
+		}
+	}
+	return t
+}
+
+func traceRouteCSV(tr *route.Trace, v TraceView) Table {
+	t := Table{Name: "route", Headers: []string{"target", "addr", "protocol", "port", "reached", "source", "hops",
+		"line_class", "direction", "confidence", "rule", "foreign"}}
+	port := ""
+	if tr.Port != 0 {
+		port = strconv.Itoa(tr.Port)
+	}
+	conf, rule := "", ""
+	if e := tr.LineEvidence; e != nil {
+		conf, rule = e.Confidence, e.Rule
+	}
+	t.Rows = [][]string{{tr.Target, tr.Addr, tr.Protocol, port, strconv.FormatBool(tr.Reached), tr.Source,
+		strconv.Itoa(len(tr.Hops)), tr.LineClass, v.Direction, conf, rule, strconv.Itoa(tr.Foreign)}}
+	return t
+}
+
+func asText(asn int) string {
+	if asn == 0 {
+		return ""
+	}
+	return "AS" + strconv.Itoa(asn)
+}
+
+func mplsText(m []route.MPLS) string {
+	var s []string
+	for _, e := range m {
+		s = append(s, "L="+strconv.Itoa(e.Label))
+	}
+	return strings.Join(s, "/")
+}
+
+func flowsText(f []int) string {
+	var s []string
+	for _, v := range f {
+		s = append(s, strconv.Itoa(v))
+	}
+	return strings.Join(s, " ")
+}
