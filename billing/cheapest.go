@@ -99,7 +99,7 @@ func compareBills(r *Report, v *view) {
 				Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
 				Amount: FormatMoney(cost(n, k), cur), Currency: cur,
 				Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
-					m.o.Name, n.o.Name, k, humanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
+					m.o.Name, n.o.Name, k, HumanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
 			})
 		}
 	}
@@ -138,13 +138,14 @@ func crossings(f func(float64) float64, lo, hi float64) []float64 {
 	return out
 }
 
-// humanBytes renders a byte count with decimal units (TB = 10^12 bytes).
-func humanBytes(b float64) string {
+// HumanBytes renders a byte count with decimal units (TB = 10^12 bytes)
+// and two decimals: "156.24 TB". Every command renders volumes with it.
+func HumanBytes(b float64) string {
 	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
 	i := 0
 	for b >= 1000 && i < len(units)-1 {
 		b /= 1000
 		i++
 	}
-	return fmt.Sprintf("%.3g %s", b, units[i])
+	return fmt.Sprintf("%.2f %s", b, units[i])
 }

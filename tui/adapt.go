@@ -35,16 +35,25 @@ type FeedOptions struct {
 	ASNDB string
 }
 
-// FeedFromFile loads a candidates file (compare's format) and builds the
+// FeedFromFile loads a candidates file with compare's strict loader (every
+// key and value checked, with file:line; offers, traffic, sla, vantage and
+// regions optional for the TUI) and builds the
 // feed: the snapshot evaluated from the recordings as compare does, the
 // recorded probe streams and traces to replay, live feeders unless
 // Offline, and a CostFunc that re-bills the traffic under other rules.
 func FeedFromFile(path string, o FeedOptions) (*Feed, error) {
-	f, err := compare.Load(path)
+	f, err := compare.LoadWith(path, LoadOptions())
 	if err != nil {
 		return nil, err
 	}
 	return FeedFromCompare(f, o)
+}
+
+// LoadOptions are what the TUI requires of a candidates file: targets.
+// A live run's refusals (recorded_only, documentation addresses) come
+// from FeedFromCompare, which says to run with --offline.
+func LoadOptions() compare.LoadOptions {
+	return compare.LoadOptions{TargetsOnly: true}
 }
 
 // FeedFromCompare is FeedFromFile for a file already loaded.
@@ -66,22 +75,26 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		}
 		db = d
 	}
-	pr, err := newPricer(f, o.Now)
-	if err != nil {
-		return nil, err
-	}
-	costs, err := pr.costs(DefaultCostOptions())
-	if err != nil {
-		return nil, err
-	}
 	mode := "live"
 	if o.Offline {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
 	}
-	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{},
-		CostFunc: pr.costs}
-	snap := Snapshot{Title: f.Path, Mode: mode, Currency: pr.base, Traffic: pr.traffic, Cost: DefaultCostOptions(),
-		SLA: f.SLA}
+	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{}}
+	snap := Snapshot{Title: f.Path, Mode: mode, Cost: DefaultCostOptions(), SLA: f.SLA}
+	// Offers and traffic are optional for the TUI: without them the rows
+	// show route quality only and the costs are absent ("-").
+	costs := map[string]Cost{}
+	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
+		pr, err := newPricer(f, o.Now)
+		if err != nil {
+			return nil, err
+		}
+		if costs, err = pr.costs(DefaultCostOptions()); err != nil {
+			return nil, err
+		}
+		feed.CostFunc = pr.costs
+		snap.Currency, snap.Traffic = pr.base, pr.traffic
+	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
 		m, err := compare.Replay(c)
@@ -207,6 +220,10 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 	}
 	out := map[string]Cost{}
 	for _, c := range p.file.Candidates {
+		if c.Offer == "" {
+			out[c.Name] = Cost{Opts: o} // no offer named: not priced
+			continue
+		}
 		q, ok := r.Quote(c.Offer)
 		if !ok {
 			out[c.Name] = Cost{Opts: o, Offer: c.Offer, Err: "offer " + c.Offer + " was not billed"}

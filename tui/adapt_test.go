@@ -201,3 +201,32 @@ func TestCostViewNeverMarksAnOfferThatCannotCarry(t *testing.T) {
 		t.Errorf("the cost view does not flag the offers that cannot carry the traffic:\n%s", frame)
 	}
 }
+
+// TestFileWithTargetsOnly: offers, traffic, sla, vantage and regions are
+// optional for the TUI (compare's strict loader still checks every key):
+// the rows show route quality, the costs are absent, not zero.
+func TestFileWithTargetsOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/bare.yaml"
+	if err := os.WriteFile(path, []byte("candidates:\n  - name: lo\n    targets: [{addr: 127.0.0.1, protocol: icmp}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromFile(path, FeedOptions{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := feed.Snapshot.Candidates[0]; c.Cost.Total.Valid() || feed.CostFunc != nil {
+		t.Errorf("a file without offers was priced: %+v", c.Cost)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 100, Height: 30, NoColor: true})
+	if f := plain(m); !strings.Contains(f, "SLA - (the candidates file sets no thresholds)") || !strings.Contains(f, "Cost -") {
+		t.Errorf("frame:\n%s", f)
+	}
+	// A typo is still refused with its line, as compare refuses it.
+	if err := os.WriteFile(path, []byte("candidates:\n  - name: lo\n    targets: [{addr: 127.0.0.1, protocl: tcp}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FeedFromFile(path, FeedOptions{Offline: true}); err == nil || !strings.Contains(err.Error(), "bare.yaml:3") {
+		t.Errorf("typo protocl: %v", err)
+	}
+}

@@ -120,6 +120,6 @@ func ansiStrip(s string) string { return ansi.Strip(s) }
 
 func fmtInt(i int) string { return fmt.Sprint(i) }
 
-func displayWidth(s string) int { return lipgloss.Width(s) }
-
+// lipglossWidth is the number of terminal columns s takes (wide runes two,
+// escape sequences none): the one width every cell is fitted with.
 func lipglossWidth(s string) int { return lipgloss.Width(s) }

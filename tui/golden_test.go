@@ -127,7 +127,7 @@ func checkFrame(t *testing.T, frame string, w, h int) {
 		t.Errorf("frame has %d lines, want %d", len(lines), h)
 	}
 	for i, l := range lines {
-		if n := displayWidth(l); n > w {
+		if n := lipglossWidth(l); n > w {
 			t.Errorf("line %d is %d cells wide, want <= %d: %q", i+1, n, w, l)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
 // column is one column of a table: its title, width, the priority with
@@ -409,6 +411,8 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 	switch {
 	case c.Reference:
 		sla.WriteString(" SLA - (a reference row, not a candidate)")
+	case !c.SLA.Known && !hasThresholds(m.snap.SLA):
+		sla.WriteString(" SLA - (the candidates file sets no thresholds)")
 	case !c.SLA.Known:
 		sla.WriteString(" SLA …")
 	case c.SLA.Pass:
@@ -500,4 +504,9 @@ func SortColumns() []string {
 		}
 	}
 	return keys
+}
+
+// hasThresholds reports whether the SLA asks for any check.
+func hasThresholds(s compare.SLA) bool {
+	return s.RTTP95ms != nil || s.Loss != nil || s.JitterRFC3550ms != nil || s.MaxStretch != nil || len(s.LineClasses) > 0
 }

@@ -327,17 +327,8 @@ func billCSV(r *billing.Report, tables []report.Table, named bool) []report.Tabl
 
 func mbps(bps float64) string { return fmt.Sprintf("%.2f", bps/1e6) }
 
-// humanBytes renders bytes with decimal units and the exact count.
-func humanBytes(b int64) string {
-	v := float64(b)
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	return fmt.Sprintf("%.2f %s", v, units[i])
-}
+// humanBytes renders a volume (billing.HumanBytes).
+func humanBytes(b int64) string { return billing.HumanBytes(float64(b)) }
 
 // BillTables renders one bill report as tables: traffic and samples, the 95th
 // per direction rule, one row per offer, and the charges behind each amount.

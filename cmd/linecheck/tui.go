@@ -108,7 +108,7 @@ func runTUICmd(c *cobra.Command, args []string) error {
 	if tuiOpts.fixture {
 		return runTUIFeed(ctx, tui.FixtureFeed(tuiOpts.speed), tuiOpts)
 	}
-	f, err := compare.Load(args[0])
+	f, err := compare.LoadWith(args[0], tui.LoadOptions())
 	if err != nil {
 		return badInput(err)
 	}

@@ -487,10 +487,8 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rt.line, "%s.protocol: %q: use icmp or tcp", tf, rt.Protocol)
 		}
 		if a, err := netip.ParseAddr(t.Addr); err == nil && v.opt.Live {
-			for _, p := range docPrefixes {
-				if p.Contains(a) {
-					v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never probed", tf, t.Addr, p)
-				}
+			if p, ok := DocumentationPrefix(a); ok {
+				v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never probed", tf, t.Addr, p)
 			}
 		}
 		if prev, dup := listed[t]; dup {

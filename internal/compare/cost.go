@@ -96,6 +96,9 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 	}
 	var need []*billing.Offer
 	for _, c := range f.Candidates {
+		if c.Offer == "" {
+			continue // optional for the TUI (LoadOptions.TargetsOnly): not priced
+		}
 		for i, name := range append([]string{c.Offer}, c.WhatIf...) {
 			o, ok := byName[name]
 			if !ok {

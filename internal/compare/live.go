@@ -83,10 +83,8 @@ func resolveTarget(ctx context.Context, t Target) (probe.Target, error) {
 		}
 		pt = ts[0]
 	}
-	for _, p := range docPrefixes {
-		if p.Contains(pt.Addr) {
-			return pt, fmt.Errorf("%s is a documentation address (%s): never probed", pt.Addr, p)
-		}
+	if p, ok := DocumentationPrefix(pt.Addr); ok {
+		return pt, fmt.Errorf("%s is a documentation address (%s): never probed", pt.Addr, p)
 	}
 	return pt, nil
 }
