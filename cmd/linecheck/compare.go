@@ -1,11 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,6 +98,18 @@ func runCompare(c *cobra.Command, args []string) error {
 	case o.interval <= 0 || o.timeout <= 0:
 		return badInput(fmt.Errorf("--interval %v, --timeout %v: both must be positive", o.interval, o.timeout))
 	}
+	if o.offline {
+		var live []string
+		for _, n := range []string{"count", "interval", "timeout", "cycles"} {
+			if c.Flags().Changed(n) {
+				live = append(live, "--"+n)
+			}
+		}
+		if len(live) > 0 {
+			return badInput(fmt.Errorf("--offline replays the recordings and sends no probe, so %s would be ignored: "+
+				"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " ")))
+		}
+	}
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
@@ -108,13 +119,16 @@ func runCompare(c *cobra.Command, args []string) error {
 	if compareIsTerminal(os.Stderr) {
 		opt.Progress = func(s string) { fmt.Fprintf(os.Stderr, "\r\033[K%s", s) }
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	r, err := compare.Run(ctx, f, opt)
 	if opt.Progress != nil {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
 	if err != nil {
+		if interrupted() {
+			return errInterrupted
+		}
 		return badInput(err)
 	}
 	var w io.Writer = c.OutOrStdout()
@@ -131,6 +145,9 @@ func runCompare(c *cobra.Command, args []string) error {
 	}
 	if o.output != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s\n", o.output, r.Verdict)
+	}
+	if r.Partial {
+		return errInterrupted
 	}
 	if n := r.Passing(); n == 0 {
 		return verdictFailed(fmt.Sprintf("no candidate passes the SLA (%d checked)", len(r.Candidates)))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -263,4 +264,63 @@ func traceFixture() *route.Trace {
 	return &route.Trace{Schema: route.TraceSchema, Target: "10.77.0.2", Addr: "10.77.0.2", Protocol: "icmp", Reached: true,
 		Hops: []route.Hop{{TTL: 1, Sent: 2, Flags: []string{}, Responders: rs("10.77.0.1", 0.05)},
 			{TTL: 2, Sent: 2, Flags: []string{"destination"}, Responders: rs("10.77.0.2", 0.08)}}}
+}
+
+// loopbackListener accepts and closes TCP connections on 127.0.0.1 until
+// the test ends; it returns the port.
+func loopbackListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// Ctrl-C: ping prints the partial summary, says "interrupted" and exits 130.
+func TestPingInterruptedPrintsThePartialSummary(t *testing.T) {
+	port := loopbackListener(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", port, "-c", "1000", "-i", "0.01",
+		"--format", "json", "127.0.0.1"}, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, errb.String())
+	}
+	var doc report.PingDoc
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !doc.Partial || len(doc.Results) != 1 || doc.Results[0].Sent == 0 || doc.Results[0].Sent >= 1000 {
+		t.Errorf("partial document %+v", doc)
+	}
+	if !strings.Contains(errb.String(), "linecheck: interrupted") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+}
+
+// compare --offline with flags of live probing says what to do.
+func TestCompareOfflineRefusesLiveFlags(t *testing.T) {
+	_, errs, code := lcRun(t, "compare", "--offline", "--count", "50", "../../samples/candidates.yaml")
+	if code != 2 || !strings.Contains(errs, "--offline replays the recordings") || !strings.Contains(errs, "drop --count") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
 }

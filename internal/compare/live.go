@@ -61,6 +61,10 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 	}
 	for i, c := range cs {
 		if err := liveRoutes(ctx, c, ms[i], opt); err != nil {
+			// Interrupted: keep what was measured (Run marks the result partial).
+			if ctx.Err() != nil {
+				break
+			}
 			return nil, err
 		}
 	}

@@ -36,6 +36,9 @@ type Result struct {
 	Savings *Savings `json:"savings,omitempty"`
 	// Verdict is a one-line summary of the outcome.
 	Verdict string `json:"verdict"`
+	// Partial is true when the run was interrupted (Ctrl-C) while probing:
+	// the figures cover what was measured until then.
+	Partial bool `json:"partial,omitempty"`
 	// Notes name the cheaper candidates the SLA rejected, and why.
 	Notes    []string `json:"notes,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`

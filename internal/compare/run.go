@@ -108,10 +108,13 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		if live, err = probeAll(ctx, cs, opt); err != nil {
 			return nil, err
 		}
+		// Interrupted (Ctrl-C) after the probes began: what was measured is
+		// evaluated and reported, marked partial.
+		r.Partial = ctx.Err() != nil
 	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		if err := ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil && !r.Partial {
 			return nil, err
 		}
 		var m *Measurement
@@ -132,6 +135,9 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		r.Candidates = append(r.Candidates, e)
 	}
 	Rank(r)
+	if r.Partial {
+		r.Verdict = "interrupted, partial measurements: " + r.Verdict
+	}
 	return r, nil
 }
 
