@@ -97,3 +97,18 @@ func TestMatchUserSameCarrierNearestCity(t *testing.T) {
 		t.Error("matched a Mobile user without a Mobile result")
 	}
 }
+
+// Every bundled row names a public source, never the team's own notes.
+func TestBundledTableRowsNamePublicSources(t *testing.T) {
+	for _, e := range bundledTable() {
+		ref := e.carrier.Ref
+		if strings.TrimSpace(ref) == "" {
+			t.Errorf("%s: no source", e.prefix)
+		}
+		for _, bad := range []string{"LC §", "line-classes", "/work", "shared/", "issue 4"} {
+			if strings.Contains(ref, bad) {
+				t.Errorf("%s: source %q points at %q, not at a public source", e.prefix, ref, bad)
+			}
+		}
+	}
+}

@@ -146,8 +146,8 @@ type StretchResult struct {
 }
 
 // Stretch compares the min RTT measured from vantage to target with the
-// physical floor between them. Thresholds (line-classes.md §6b/§6d: a ratio
-// above 1.6–1.8 suggests a detour; mainland–HK above 60 ms is a red flag):
+// physical floor between them. Thresholds (docs/route.md: a ratio above
+// 1.6–1.8 suggests a detour; mainland–HK above 60 ms is a red flag):
 // below-floor when minRTT < floor, far-above-reference when minRTT >
 // 2·floor + 25 ms. A minRTT ≤ 0 (nothing received) gives no stretch and no
 // flags.

@@ -12,7 +12,7 @@ import (
 //
 //	/usr/bin/python3 -c 'import math; ...hv(a,b) = 2R·asin(√(sin²(Δφ/2)+cosφ1·cosφ2·sin²(Δλ/2)))'
 //
-// (the script is in docs/route.md); they agree with line-classes.md §6b
+// (the script is in docs/route.md); they agree with the published great-circle figures
 // (HK–Shanghai 1 227 km, Tokyo–LA 8 817 km: ours 8 819, the doc's Tokyo point
 // differs slightly; London–New York ≈ 5 570 km is the commonly quoted figure).
 func TestGreatCircleAndFloorHandComputed(t *testing.T) {

@@ -29,8 +29,7 @@ const (
 )
 
 // LineClassRank orders line classes from best (5) to unknown (0), as the
-// community classifiers rank them (line-classes.md §2: GIA, 9929, CMIN2 are
-// premium; GT is in between; 163, 4837, CMI are ordinary).
+// community classifiers rank them (GIA, 9929, CMIN2 are premium; GT is in between; 163, 4837, CMI are ordinary).
 func LineClassRank(class string) int {
 	switch class {
 	case LineCN2GIA, LineCU9929, LineCMIN2:
@@ -135,11 +134,16 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 // Classify decides a trace's line class on its long-haul segment: the
 // responding hops that map to a carrier, minus the destination's own network
 // at the end (a delivery hop of AS4134/4837/9808 is no evidence), minus
-// private, CGNAT, DoD and silent hops. The rules (line-classes.md §7):
+// private, CGNAT, DoD and silent hops, minus (on a trace that starts in
+// Unicom's domestic network) the user's own 4837 leg before a 9929 exit. The
+// rules (docs/route.md):
 //
-//   - CN2 (59.43.0.0/16, AS4809) seen: cn2-gt when at least two ChinaNet
-//     backbone (202.97.0.0/16) hops are on the long haul too, else cn2-gia
-//     (high confidence with ≥2 CN2 hops, low with one);
+//   - CN2 (59.43.0.0/16, AS4809) seen: with a ChinaNet backbone
+//     (202.97.0.0/16) run of ≥2 hops after CN2 that hands over to another
+//     carrier (Unicom, CMNET, CMI …), cn2-gia at lowered confidence (the GIA
+//     tri-network hand-off); else with such a run (into Telecom's own
+//     network, or before CN2 on a forward trace) cn2-gt; else cn2-gia (high
+//     confidence with ≥2 CN2 hops, low with one);
 //   - else Unicom 9929 (also behind CUG AS10099) → cu-9929; CMIN2 → cmin2;
 //   - else the first ordinary backbone on the long haul: ChinaNet →
 //     chinanet-163, Unicom 4837 → cu-4837, CMI → cmi (CMNET is domestic

@@ -215,7 +215,7 @@ func TestClassifyRoutes(t *testing.T) {
 			want:  LineUnknown,
 		},
 		{
-			name: "tri-net CN2 to a Unicom user: long haul on 59.43, landing on 219.158 → GIA (LC pitfall 5)",
+			name: "tri-net CN2 to a Unicom user: long haul on 59.43, landing on 219.158 → GIA (tri-net premium)",
 			trace: mkTrace("112.65.1.1", true, "10.0.0.1", "59.43.246.1", "59.43.187.9", "59.43.130.22",
 				"219.158.3.177", "219.158.19.81", "112.65.1.1"),
 			db: testDB, want: LineCN2GIA, confidence: ConfidenceHigh, evTTLs: []int{2, 3, 4},

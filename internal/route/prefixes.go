@@ -214,7 +214,7 @@ func TableLookup(ip netip.Addr) (Carrier, bool) {
 }
 
 // specialRanges carry no carrier evidence: RFC 1918, CGNAT (RFC 6598), the
-// US DoD /8s that clouds use internally (line-classes.md §2a, pitfall 7),
+// US DoD /8s that clouds use internally (NextTrace labels the same /8s),
 // benchmarking, documentation, ULA and the like.
 var specialRanges = func() []struct {
 	p    netip.Prefix

@@ -43,7 +43,7 @@ func TestPrefixTableErrors(t *testing.T) {
 }
 
 // The cases walk the edges of each range: CIDR matching, never string
-// prefixes (line-classes.md pitfall 8), longest prefix wins.
+// prefixes ("203.22" would match 203.220–229), longest prefix wins.
 func TestLookupCarrierCIDR(t *testing.T) {
 	cases := []struct {
 		ip       string

@@ -14,9 +14,9 @@ import (
 
 // The bundled sample routes (samples/rec/<candidate>-forward.json and
 // <candidate>-return.mtr.json) are ILLUSTRATIVE: hop addresses are shaped on
-// the carrier ranges of line-classes.md, endpoints are documentation
+// the bundled carrier ranges (data/prefixes.tsv), endpoints are documentation
 // addresses, RTTs are drawn around values consistent with the physical floors
-// (§6). They were never probed. Regenerate with:
+// (docs/route.md). They were never probed. Regenerate with:
 //
 //	LINECHECK_GEN_SAMPLES=1 go test ./internal/route -run TestGenerateSampleRoutes
 //

@@ -11,7 +11,7 @@ import (
 // compare rely on: each direction's line class from the bundled table alone,
 // the combined class and direction, stats that recompute from samples_ms, a
 // stored line_class that is still what Classify says, and destination RTTs
-// that respect the physical floor from Shanghai (line-classes.md §6).
+// that respect the physical floor from Shanghai (docs/route.md, physical floor).
 func TestBundledSampleRoutes(t *testing.T) {
 	dir := filepath.Join("..", "..", "samples", "rec")
 	vantage, _ := City("Shanghai")
