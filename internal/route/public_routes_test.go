@@ -1,0 +1,124 @@
+package route
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// publicRoute is one recorded route of testdata/public-routes.txt.
+type publicRoute struct {
+	id, source, direction, class, confidence string
+	line                                     int
+	trace                                    *Trace
+}
+
+// readPublicRoutes parses testdata/public-routes.txt (format in its header).
+func readPublicRoutes(t *testing.T) []publicRoute {
+	t.Helper()
+	f, err := os.Open("testdata/public-routes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []publicRoute
+	var cur *publicRoute
+	sc := bufio.NewScanner(f)
+	n := 0
+	fail := func(format string, a ...any) {
+		t.Fatalf("public-routes.txt:%d: %s", n, fmt.Sprintf(format, a...))
+	}
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, isKV := strings.Cut(line, ": ")
+		switch {
+		case isKV && key == "route":
+			if cur != nil {
+				fail("route %s not ended", cur.id)
+			}
+			cur = &publicRoute{id: val, line: n, trace: &Trace{Schema: TraceSchema, Protocol: "icmp", Source: "replay"}}
+		case cur == nil:
+			fail("outside a route: %q", line)
+		case isKV && key == "source":
+			cur.source = val
+		case isKV && key == "direction":
+			cur.direction = val
+		case isKV && key == "class":
+			cur.class = val
+		case isKV && key == "confidence":
+			cur.confidence = val
+		case isKV && key == "target":
+			addr, state, _ := strings.Cut(val, " ")
+			cur.trace.Target, cur.trace.Addr, cur.trace.Reached = addr, addr, state == "reached"
+		case line == "end":
+			if cur.trace.Reached && len(cur.trace.Hops) > 0 {
+				last := &cur.trace.Hops[len(cur.trace.Hops)-1]
+				last.Flags = append(last.Flags, "destination")
+			}
+			out = append(out, *cur)
+			cur = nil
+		default:
+			ttlText, addrs, _ := strings.Cut(line, " ")
+			ttl, err := strconv.Atoi(ttlText)
+			if err != nil {
+				fail("want `TTL ADDR[|ADDR]`, got %q", line)
+			}
+			h := Hop{TTL: ttl, Sent: 3, Flags: []string{}, Responders: []Responder{}}
+			if addrs == "*" {
+				h.Loss = 1
+			} else {
+				for _, a := range strings.Split(addrs, "|") {
+					h.Responders = append(h.Responders, Responder{Addr: a, Recv: 3})
+				}
+			}
+			cur.trace.Hops = append(cur.trace.Hops, h)
+		}
+	}
+	if cur != nil {
+		fail("route %s not ended", cur.id)
+	}
+	return out
+}
+
+// The recorded public routes get the class written next to each of them,
+// with the bundled table alone (no ASN database).
+func TestPublicRecordedRoutes(t *testing.T) {
+	routes := readPublicRoutes(t)
+	classes := map[string]int{}
+	dirs := map[string]int{}
+	for _, r := range routes {
+		t.Run(r.id, func(t *testing.T) {
+			if r.source == "" || r.class == "" || r.direction == "" || r.trace.Addr == "" {
+				t.Fatalf("line %d: route needs source, direction, class and target", r.line)
+			}
+			got, ev := Classify(r.trace, nil)
+			if got != r.class {
+				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
+			}
+			if r.confidence != "" && ev.Confidence != r.confidence {
+				t.Errorf("confidence %s, want %s (rule %q, notes %q)", ev.Confidence, r.confidence, ev.Rule, ev.Notes)
+			}
+			checkRuleCountsListedHops(t, ev)
+		})
+		classes[r.class]++
+		dirs[r.direction]++
+	}
+	if len(routes) < 20 {
+		t.Errorf("%d routes, want at least 20", len(routes))
+	}
+	for _, c := range []string{LineCN2GIA, LineCN2GT, LineChinaNet163, LineCU9929, LineCU4837, LineCMIN2, LineCMI, LineTransit, LineUnknown} {
+		if classes[c] == 0 {
+			t.Errorf("no recorded route of class %s", c)
+		}
+	}
+	if dirs["return"] == 0 || dirs["forward"] == 0 {
+		t.Errorf("directions %v: want both return and forward routes", dirs)
+	}
+}
