@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -343,7 +344,48 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	if r.Compare != nil {
 		r.Compare.BreakEvenHours = breakEvenHours(r)
 	}
+	r.tidy()
 	return r, nil
+}
+
+// sigDigits is the precision of the report's float figures: far beyond any
+// measurement, and short of float64's last digits, which are noise from the
+// arithmetic (0.0020152499999999997 for 0.00201525).
+const sigDigits = 12
+
+// Sig rounds x to the report's 12 significant digits (no float noise).
+func Sig(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', sigDigits, 64), 64)
+	return v
+}
+
+// tidy rounds every float figure of the report to Sig: the JSON and CSV carry
+// these full-precision figures; tables round further for reading.
+func (r *Report) tidy() {
+	t := &r.Traffic
+	for _, x := range []*float64{&t.InAvgBps, &t.OutAvgBps, &t.InPeakBps, &t.OutPeakBps} {
+		*x = Sig(*x)
+	}
+	if p := r.P95; p != nil {
+		for _, x := range []*float64{&p.InBps, &p.OutBps, &p.GreaterBps, &p.MaxBps, &p.SumBps} {
+			*x = Sig(*x)
+		}
+	}
+	for i := range r.Bills {
+		b := &r.Bills[i]
+		b.Rule.Bps = Sig(b.Rule.Bps)
+		if c := b.Carry; c != nil {
+			c.P95Mbps, c.PeakMbps = Sig(c.P95Mbps), Sig(c.PeakMbps)
+		}
+	}
+	if c := r.Compare; c != nil {
+		for i := range c.BreakEven {
+			c.BreakEven[i].P95Bps = Sig(c.BreakEven[i].P95Bps)
+		}
+	}
 }
 
 func prefixed(name string, flags []string) []string {

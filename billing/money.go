@@ -66,12 +66,12 @@ func FormatMoney(v decimal.Decimal, currency string) string {
 	return RoundMoney(v, currency).StringFixed(MinorUnit(currency))
 }
 
-// exact renders an unrounded intermediate amount, trimmed to at most 6 decimals
-// for reading; the report's totals never come from this text.
-func exact(v decimal.Decimal) string {
-	r := v.Round(6)
-	return r.String()
-}
+// exact renders an unrounded intermediate amount with all its digits (the
+// JSON and CSV carry it whole; tables shorten it for reading).
+func exact(v decimal.Decimal) string { return v.String() }
+
+// readable renders an intermediate amount in a sentence, to 6 decimals.
+func readable(v decimal.Decimal) string { return v.Round(6).String() }
 
 // gbOf converts bytes to GB of base^3 bytes exactly: 1000^3 by a decimal shift,
 // 1024^3 = 2^30 via bytes·5^30/10^30, which terminates.
@@ -85,7 +85,8 @@ func gbOf(bytes decimal.Decimal, base int) decimal.Decimal {
 var pow5_30 = decimal.New(5, 0).Pow(decimal.New(30, 0))
 
 // mbpsOfBps converts a float rate in bit/s to an exact decimal in Mbps, from
-// the shortest decimal that round-trips the float.
+// the float rounded to the report's 12 significant digits (Sig), so that
+// the billable Mbps and the rule's value_bps say the same number.
 func mbpsOfBps(bps float64) decimal.Decimal {
-	return decimal.NewFromFloat(bps).Shift(-6)
+	return decimal.NewFromFloat(Sig(bps)).Shift(-6)
 }

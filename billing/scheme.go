@@ -183,7 +183,7 @@ func (m *measure) bandwidth(k float64) (decimal.Decimal, []LineItem, decimal.Dec
 	var notes []string
 	if bw.Prorate == "valid-days" && m.days > 0 {
 		effective = mbps.Mul(decimal.NewFromInt(int64(m.validDays))).DivRound(decimal.NewFromInt(int64(m.days)), 18)
-		notes = append(notes, fmt.Sprintf("%s Mbps × %d/%d valid days", exact(mbps), m.validDays, m.days))
+		notes = append(notes, fmt.Sprintf("%s Mbps × %d/%d valid days", readable(mbps), m.validDays, m.days))
 	}
 	billable := effective
 	if bw.MinShare.Set {
@@ -312,7 +312,7 @@ func ruleText(bw Bandwidth, r Rule, billable decimal.Decimal) string {
 		if len(bw.Tiers) > 0 {
 			s += fmt.Sprintf(", %d marginal tiers", len(bw.Tiers))
 		}
-		return s + fmt.Sprintf(" → %s billable", exact(billable))
+		return s + fmt.Sprintf(" → %s billable", readable(billable))
 	}
 	var s string
 	switch r.Statistic {

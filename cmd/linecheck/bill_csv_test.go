@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,5 +99,47 @@ func TestBillCSVSeveralSeriesNameEachRow(t *testing.T) {
 	}
 	if len(names) != 2 {
 		t.Errorf("series named in rows: %v, want the two logs", names)
+	}
+}
+
+// Machine formats carry full precision: 99 bytes a slot is 2.64 bit/s (99·8/300),
+// which CSV printed as 3 (average) and the 95th table as 0.00 Mbps; JSON has
+// the same figures without float noise.
+func TestBillCSVAndJSONCarryFullPrecision(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp,in_bytes,out_bytes\n")
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&b, "2026-10-01T00:%02d:00Z,99,%d\n", 5*i, 7557*(i+1))
+	}
+	log := writeFile(t, "slow.csv", b.String())
+	out, errs, code := billRun(t, log, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	tables := csvTables(t, out)
+	if got := tables[0][2]; got[0] != "average_bps" || got[1] != "2.64" {
+		t.Errorf("average row %q, want average_bps,2.64", got)
+	}
+	// out: 7557·k bytes, k = 1..12, rate 201.52·k bit/s; nearest-rank 95th of 12 is rank 12.
+	p95 := tables[1]
+	if p95[0][1] != "bps" || p95[4][0] != "in" || p95[4][1] != "2.64" || p95[5][0] != "out" || p95[5][1] != "2418.24" {
+		t.Errorf("95th table %q, want in 2.64 and out 2418.24 bit/s", p95)
+	}
+	js, _, _ := billRun(t, log, "--format", "json")
+	var doc struct {
+		Traffic struct {
+			InAvg  json.Number `json:"in_avg_bps"`
+			OutAvg json.Number `json:"out_avg_bps"`
+		} `json:"traffic"`
+		P95 struct {
+			Out json.Number `json:"out_bps"`
+		} `json:"p95"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// Mean of 201.52·k over k = 1..12 is 201.52·6.5 = 1309.88.
+	if doc.Traffic.InAvg != "2.64" || doc.Traffic.OutAvg != "1309.88" || doc.P95.Out != "2418.24" {
+		t.Errorf("JSON figures %+v %+v, want 2.64, 1309.88 and 2418.24 exactly", doc.Traffic, doc.P95)
 	}
 }

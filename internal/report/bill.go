@@ -1,0 +1,310 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/linecheck/linecheck/billing"
+)
+
+// BillSeriesDoc is the JSON document of a bill over several series.
+type BillSeriesDoc struct {
+	Schema string            `json:"schema"`
+	Series []*billing.Report `json:"series"`
+}
+
+// WriteBill renders bill reports (one per series) in format: the
+// linecheck.bill/v1 document for json (a "series" list for several), tables
+// rounded for reading for table and markdown, and for csv the same tables in
+// machine form: figures in base units (bytes, bit/s) at full precision, exact
+// decimals for quantities and amounts, every column named, the offer on every
+// charge row and, with several series, a leading series column.
+func WriteBill(w io.Writer, format string, reports []*billing.Report) error {
+	if format == "json" {
+		if len(reports) == 1 {
+			return WriteJSON(w, reports[0])
+		}
+		doc := BillSeriesDoc{Schema: billing.Schema}
+		for _, r := range reports {
+			c := *r
+			c.Schema = ""
+			doc.Series = append(doc.Series, &c)
+		}
+		return WriteJSON(w, doc)
+	}
+	named := len(reports) > 1
+	var tables []Table
+	for _, r := range reports {
+		if format == "csv" {
+			tables = append(tables, BillCSVTables(r, named)...)
+		} else {
+			tables = append(tables, BillTables(r, named)...)
+		}
+	}
+	return Write(w, format, tables...)
+}
+
+// num renders a float figure at full precision (the report's figures are
+// already free of float noise, billing.Sig), never in exponent form.
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+func mbps(bps float64) string { return fmt.Sprintf("%.2f", bps/1e6) }
+
+// humanBytes renders a volume (billing.HumanBytes, the one volume renderer).
+func humanBytes(b int64) string { return billing.HumanBytes(float64(b)) }
+
+// BillTables renders one bill report as tables for reading: traffic and
+// samples, the 95th per direction rule, one row per offer, the charges behind
+// each amount and the warnings. Figures are rounded (Mbps to 2 decimals).
+func BillTables(r *billing.Report, named bool) []Table {
+	title := func(s string) string {
+		if named && r.Name != "" {
+			return r.Name + " — " + s
+		}
+		return s
+	}
+	sm := r.Samples
+	traffic := Table{
+		Title:   title(fmt.Sprintf("Traffic %s (%s)", r.Period.Label, r.Period.TZ)),
+		Headers: []string{"figure", "in", "out", "note"},
+		Align:   "lrrl",
+		Rows: [][]string{
+			{"volume", humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), fmt.Sprintf("in+out %s", humanBytes(r.Traffic.TotalBytes))},
+			{"average Mbps", mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
+			{"peak Mbps", mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
+			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), fmt.Sprintf("%.2f %%", 100*sm.Coverage),
+				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days)},
+		},
+	}
+	if r.Scale != 1 {
+		traffic.Notes = append(traffic.Notes, fmt.Sprintf("traffic scaled ×%g (--scale)", r.Scale))
+	}
+	if r.Period.Boundary == billing.BoundaryLibreNMS {
+		traffic.Notes = append(traffic.Notes, "period boundary librenms: slots stamped at their end, > from and <= to − 1 s (the period's last slot drops)")
+	}
+	tables := []Table{traffic}
+	if p := r.P95; p != nil {
+		tables = append(tables, Table{
+			Title:   title(fmt.Sprintf("95th percentile, %s: rank %d of %d samples (gaps %s)", p.Method, p.Rank, p.N, p.Gaps)),
+			Headers: []string{"rule", "Mbps", "what it is"},
+			Align:   "lrl",
+			Rows:    p95Rows(p, mbps),
+		})
+	}
+	if len(r.Bills) > 0 {
+		tables = append(tables, billsTable(r, title), chargesTable(r, title, true))
+	}
+	if len(r.Warnings) > 0 {
+		w := Table{Title: title("Warnings"), Headers: []string{"warning"}}
+		for _, x := range r.Warnings {
+			w.Rows = append(w.Rows, []string{x})
+		}
+		tables = append(tables, w)
+	}
+	return tables
+}
+
+func p95Rows(p *billing.P95Block, f func(float64) string) [][]string {
+	return [][]string{
+		{"greater", f(p.GreaterBps), "max(95th in, 95th out) — most ISPs"},
+		{"max", f(p.MaxBps), "95th of per-slot max(in, out)"},
+		{"sum", f(p.SumBps), "95th of per-slot in+out"},
+		{"in", f(p.InBps), "inbound only"},
+		{"out", f(p.OutBps), "outbound only"},
+	}
+}
+
+// billedOn says what a bill's bandwidth charge is measured on, for reading.
+func billedOn(b billing.Bill) string {
+	switch {
+	case b.Rule.BillableMbps != "":
+		return fmt.Sprintf("%s Mbps (%s %s)", trimDec(b.Rule.BillableMbps, 2), ruleShort(b.Rule), b.Rule.Direction)
+	case b.Rule.BillableGB != "":
+		return fmt.Sprintf("%s %s %s", trimDec(b.Rule.BillableGB, 1), b.Rule.Unit, b.Rule.Direction)
+	case b.Utilisation != nil:
+		return fmt.Sprintf("port, %.0f %% used at 95th", 100*b.Utilisation.P95)
+	}
+	return ""
+}
+
+// carryMark is the bills table's word on whether the offer's port carries the traffic.
+func carryMark(c *billing.Carry) string {
+	if c == nil {
+		return ""
+	}
+	switch c.Status {
+	case billing.CarryCannot:
+		return fmt.Sprintf("✗ cannot carry: 95th %s Mbps > %s Mbps port", strconv.FormatFloat(c.P95Mbps, 'f', 1, 64), num(c.PortMbps))
+	case billing.CarryPeakAbove:
+		return fmt.Sprintf("⚠ peak above the port in %d slots (in %d, out %d)", max(c.SlotsAbove.In, c.SlotsAbove.Out), c.SlotsAbove.In, c.SlotsAbove.Out)
+	}
+	return ""
+}
+
+func billsTable(r *billing.Report, title func(string) string) Table {
+	cur := ""
+	if r.Compare != nil {
+		cur = r.Compare.Currency
+	}
+	bills := Table{
+		Title:   title("Bills"),
+		Headers: []string{"offer", "scheme", "billed on", "bandwidth", "total", "currency", "in " + cur, ""},
+		Align:   "lllrrlrl",
+	}
+	for _, b := range r.Bills {
+		cmp := b.AmountCompare
+		if cmp == "" {
+			cmp = b.Amount
+		}
+		var marks []string
+		if b.Cheapest {
+			marks = append(marks, "◀ cheapest")
+		}
+		if m := carryMark(b.Carry); m != "" {
+			marks = append(marks, m)
+		}
+		bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, billedOn(b), b.Bandwidth, b.Amount, b.Currency, cmp, strings.Join(marks, " ")})
+	}
+	if r.Compare == nil { // several currencies without exchange rates: no common column
+		bills.Headers = slices.Delete(bills.Headers, 6, 7)
+		bills.Align = "lllrrll"
+		for i := range bills.Rows {
+			bills.Rows[i] = slices.Delete(bills.Rows[i], 6, 7)
+		}
+	}
+	if c := r.Compare; c != nil {
+		if r.Cheapest != "" {
+			bills.Notes = append(bills.Notes, fmt.Sprintf("dearest/cheapest = %.2f× (%s vs %s)", c.Ratio, c.Dearest, r.Cheapest))
+		}
+		for _, be := range c.BreakEven {
+			bills.Notes = append(bills.Notes, "break-even: "+be.Text)
+		}
+	}
+	return bills
+}
+
+// chargesTable lists every line item; for reading the offer is named once and
+// quantities and amounts are shortened, in machine form every row is whole.
+func chargesTable(r *billing.Report, title func(string) string, reading bool) Table {
+	items := Table{
+		Title:   title("Charges (exact; each total is rounded once)"),
+		Headers: []string{"offer", "item", "quantity", "unit", "unit price", "amount", "note"},
+		Align:   "llrlrrl",
+	}
+	for _, b := range r.Bills {
+		for i, it := range b.Items {
+			name, q, a := b.Offer, it.Quantity, it.Amount
+			if reading {
+				if i > 0 {
+					name = ""
+				}
+				q, a = trimDec(q, 3), trimDec(a, 2)
+			}
+			items.Rows = append(items.Rows, []string{name, it.Name, q, it.Unit, it.UnitPrice, a, it.Note})
+		}
+		if reading {
+			items.Notes = append(items.Notes, fmt.Sprintf("%s: %s", b.Offer, b.Rule.Text))
+		}
+	}
+	return items
+}
+
+// BillCSVTables renders one bill report for machines: the tables of
+// BillTables with figures in base units at full precision (bytes, bit/s),
+// exact decimal quantities and amounts, named columns, and the bill's carry
+// verdict and billable quantity as columns of their own.
+func BillCSVTables(r *billing.Report, named bool) []Table {
+	sm, tr := r.Samples, r.Traffic
+	tables := []Table{{
+		Headers: []string{"figure", "in", "out", "note"},
+		Rows: [][]string{
+			{"volume_bytes", strconv.FormatInt(tr.InBytes, 10), strconv.FormatInt(tr.OutBytes, 10), "in+out " + strconv.FormatInt(tr.TotalBytes, 10)},
+			{"average_bps", num(tr.InAvgBps), num(tr.OutAvgBps), "over measured time"},
+			{"peak_bps", num(tr.InPeakBps), num(tr.OutPeakBps), "highest 5-minute slot"},
+			{"samples", strconv.Itoa(sm.Present), strconv.Itoa(sm.Present),
+				fmt.Sprintf("of %d expected (coverage %s); %d missing in %d gap(s), --gaps %s; %d of %d days with traffic; boundary %s",
+					sm.Expected, num(sm.Coverage), sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days, r.Period.Boundary)},
+		},
+	}}
+	if p := r.P95; p != nil {
+		rows := p95Rows(p, num)
+		t := Table{Headers: []string{"rule", "bps", "what it is", "method", "rank", "n"}}
+		for _, row := range rows {
+			t.Rows = append(t.Rows, append(row, string(p.Method), strconv.Itoa(p.Rank), strconv.Itoa(p.N)))
+		}
+		tables = append(tables, t)
+	}
+	if len(r.Bills) > 0 {
+		bills := Table{Headers: []string{"offer", "scheme", "billable", "unit", "statistic", "method", "direction", "value_bps", "value_bytes",
+			"bandwidth", "total", "currency", "amount_compare", "compare_currency", "cheapest", "carry", "slots_above_port_in", "slots_above_port_out", "slots_above_port_sum"}}
+		for _, b := range r.Bills {
+			billable, unit := b.Rule.BillableMbps, b.Rule.Unit
+			if billable == "" {
+				billable = b.Rule.BillableGB
+			}
+			bps, byts := "", ""
+			if b.Rule.Bps != 0 || b.Rule.BillableMbps != "" {
+				bps = num(b.Rule.Bps)
+			}
+			if b.Rule.Statistic == "volume" {
+				byts = strconv.FormatInt(b.Rule.Bytes, 10)
+			}
+			cmpAmount, cmpCur := b.AmountCompare, b.CompareCurrency
+			if r.Compare != nil && cmpAmount == "" {
+				cmpAmount, cmpCur = b.Amount, r.Compare.Currency
+			}
+			carry, in, out, sum := "", "", "", ""
+			if c := b.Carry; c != nil {
+				carry = c.Status
+				in, out, sum = strconv.Itoa(c.SlotsAbove.In), strconv.Itoa(c.SlotsAbove.Out), strconv.Itoa(c.SlotsAbove.Sum)
+			}
+			bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, billable, unit, b.Rule.Statistic, string(b.Rule.Method), string(b.Rule.Direction),
+				bps, byts, b.Bandwidth, b.Amount, b.Currency, cmpAmount, cmpCur, strconv.FormatBool(b.Cheapest), carry, in, out, sum})
+		}
+		tables = append(tables, bills, chargesTable(r, func(s string) string { return s }, false))
+	}
+	if len(r.Warnings) > 0 {
+		w := Table{Headers: []string{"warning"}}
+		for _, x := range r.Warnings {
+			w.Rows = append(w.Rows, []string{x})
+		}
+		tables = append(tables, w)
+	}
+	if named { // CSV has no table titles: every row names its series
+		for ti := range tables {
+			t := &tables[ti]
+			t.Headers = append([]string{"series"}, t.Headers...)
+			for i := range t.Rows {
+				t.Rows[i] = append([]string{r.Name}, t.Rows[i]...)
+			}
+		}
+	}
+	return tables
+}
+
+// ruleShort names the statistic of a rate bill for the bills table.
+func ruleShort(r billing.Rule) string {
+	switch r.Statistic {
+	case "p95":
+		return "95th " + string(r.Method)
+	case "daily-peak-average":
+		return "avg daily peak"
+	}
+	return r.Statistic
+}
+
+// trimDec shortens a decimal string to at most places decimals for display.
+func trimDec(s string, places int) string {
+	i := strings.IndexByte(s, '.')
+	if i < 0 || len(s)-i-1 <= places {
+		return s
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(v, 'f', places, 64)
+}
