@@ -41,7 +41,7 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 		}
 	}
 	opt.progress("probing %d targets (ICMP echo, TCP connect), %d probes each", len(sts), opt.Count)
-	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout}, nil)
+	res, err := opt.Prober.Sweep(ctx, sts, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout}, nil)
 	if err != nil {
 		return nil, err
 	}

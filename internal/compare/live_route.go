@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 // liveRoutes traces the forward route (vantage → the candidate's first
@@ -27,7 +27,11 @@ func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) 
 	}
 	cfg := traceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
 	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
-	tr, err := probe.Trace(ctx, pt.Addr.String(), cfg, nil)
+	var tr *route.Trace
+	err = opt.Prober.Trace(ctx, pt.Addr.String(), cfg, func(t *route.Trace) { tr = t })
+	if err == nil && tr == nil {
+		err = fmt.Errorf("no trace cycle completed")
+	}
 	if err == nil {
 		tr.Source = "live"
 		m.Forward = tr

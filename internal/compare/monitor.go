@@ -17,9 +17,10 @@ import (
 // Prober sends live probes. The real one (ProbeSender) uses package probe;
 // tests inject their own so no packet leaves.
 type Prober interface {
-	// Ping probes the targets Count times each, calling onRecord for every
-	// outcome as it is decided.
-	Ping(ctx context.Context, targets []probe.Target, cfg probe.PingConfig, onRecord func(probe.Record)) error
+	// Sweep probes the targets (each with its protocol and port) Count
+	// times each, calling onRecord (when not nil) for every outcome as it
+	// is decided, and returns each target's summary.
+	Sweep(ctx context.Context, targets []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error)
 	// Trace runs cfg.Cycles trace cycles to addr, calling onCycle with a
 	// new document after each cycle; the caller owns that document.
 	Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error
@@ -28,10 +29,9 @@ type Prober interface {
 // ProbeSender is the Prober that really sends (package probe).
 type ProbeSender struct{}
 
-// Ping calls probe.PingTargets.
-func (ProbeSender) Ping(ctx context.Context, ts []probe.Target, cfg probe.PingConfig, onRecord func(probe.Record)) error {
-	_, err := probe.PingTargets(ctx, ts, cfg, onRecord)
-	return err
+// Sweep calls probe.Sweep (one entry point for mixed-protocol targets).
+func (ProbeSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error) {
+	return probe.Sweep(ctx, ts, cfg, onRecord)
 }
 
 // Trace calls probe.Trace. Every onCycle call gets a document built afresh
@@ -132,15 +132,6 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	return loops, nil
 }
 
-// pingConfig is the probe configuration of a target.
-func pingConfig(t Target, count int, interval, timeout time.Duration) probe.PingConfig {
-	cfg := probe.PingConfig{Count: count, Interval: interval, Timeout: timeout}
-	if t.Protocol == "tcp" {
-		cfg.TCPPort = t.Port
-	}
-	return cfg
-}
-
 // traceConfig is the forward-trace configuration of a target: its protocol
 // and port, as compare's one-shot run traces it.
 func traceConfig(t Target, cycles int, interval, timeout time.Duration) probe.TraceConfig {
@@ -162,14 +153,17 @@ func wait(ctx context.Context, d time.Duration) {
 // Event with Err and retried after o.Backoff.
 func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
 	o.defaults()
-	cfg := pingConfig(t, o.Count, o.Interval, o.Timeout)
+	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout}
 	return func(ctx context.Context, emit func(Event)) {
 		for ctx.Err() == nil {
 			pt, err := resolveTarget(ctx, t)
 			if err == nil {
-				err = o.Prober.Ping(ctx, []probe.Target{pt}, cfg, func(r probe.Record) {
-					emit(Event{Candidate: candidate, Record: &r})
-				})
+				var res []probe.SweepResult
+				res, err = o.Prober.Sweep(ctx, []probe.SweepTarget{{Target: pt, Protocol: t.Protocol, Port: t.Port}}, cfg,
+					func(r probe.Record) { emit(Event{Candidate: candidate, Record: &r}) })
+				if err == nil && len(res) == 1 && res[0].Err != nil {
+					err = res[0].Err
+				}
 			}
 			if err != nil && ctx.Err() == nil {
 				emit(Event{Candidate: candidate, Err: fmt.Errorf("ping %s: %w", t, err)})

@@ -21,12 +21,20 @@ type fakeProber struct {
 	fail   int
 }
 
-func (p *fakeProber) Ping(ctx context.Context, ts []probe.Target, cfg probe.PingConfig, on func(probe.Record)) error {
+func (p *fakeProber) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, on func(probe.Record)) ([]probe.SweepResult, error) {
+	out := make([]probe.SweepResult, len(ts))
 	for i := 0; i < cfg.Count && ctx.Err() == nil; i++ {
-		rtt := 1.5
-		on(probe.Record{Target: ts[0].Name, Addr: ts[0].Addr.String(), Protocol: "icmp", Seq: i, Status: probe.StatusOK, RTTms: &rtt})
+		for k, t := range ts {
+			rtt := 1.5 + float64(k)
+			out[k].Sent++
+			out[k].Recv++
+			out[k].RTTs = append(out[k].RTTs, rtt)
+			if on != nil {
+				on(probe.Record{Target: t.Name, Addr: t.Addr.String(), Protocol: "icmp", Seq: i, Status: probe.StatusOK, RTTms: &rtt})
+			}
+		}
 	}
-	return ctx.Err()
+	return out, ctx.Err()
 }
 
 func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, on func(*route.Trace)) error {

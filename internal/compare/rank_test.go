@@ -75,3 +75,26 @@ func TestRankSinglePasser(t *testing.T) {
 		t.Errorf("recommended %q savings %+v verdict %q", r.Recommended, r.Savings, r.Verdict)
 	}
 }
+
+// TestRankDeadCandidateLast: among candidates that fail the SLA, one whose
+// probes were never answered (100 % loss) ranks after every measured one,
+// however cheap: its failure says nothing about the line.
+func TestRankDeadCandidateLast(t *testing.T) {
+	measured := func(e *Evaluation) *Evaluation { e.Route.Sent, e.Route.Recv = 20, 19; return e }
+	dead := cand("dead-cheapest", false, "1000.00")
+	dead.Route.Sent, dead.Route.Loss = 20, 1
+	r := &Result{FXBase: "CNY", Candidates: []*Evaluation{
+		dead,
+		measured(cand("slow-fail", false, "50000.00")),
+		measured(cand("lossy-fail", false, "40000.00")),
+		measured(cand("pass", true, "90000.00")),
+	}}
+	Rank(r)
+	want := []string{"pass", "lossy-fail", "slow-fail", "dead-cheapest"}
+	if !reflect.DeepEqual(r.Ranking, want) {
+		t.Fatalf("ranking %v, want %v", r.Ranking, want)
+	}
+	if !strings.Contains(RankingRule, "measurements before those without") {
+		t.Errorf("RankingRule does not state the rule: %q", RankingRule)
+	}
+}

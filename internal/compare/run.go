@@ -31,6 +31,9 @@ type Options struct {
 	TraceCycles int
 	// ASNDB is an optional offline IP-to-ASN file (iptoasn TSV or mmdb).
 	ASNDB string
+	// Prober sends the live probes; nil means ProbeSender (package probe).
+	// Tests inject their own.
+	Prober Prober
 }
 
 // ErrRecordedOnly is returned when a live run is asked of a file that
@@ -54,6 +57,9 @@ func (o *Options) defaults() {
 	}
 	if o.TraceCycles <= 0 {
 		o.TraceCycles = 3
+	}
+	if o.Prober == nil {
+		o.Prober = ProbeSender{}
 	}
 }
 
