@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -96,6 +97,9 @@ func csvHeader(rec []string, file string, line int64, opts ReadOptions) (*csvLay
 		lay.outName = names[lay.out]
 	}
 	lay.units = opts.Units
+	if err := unitsContradict(lay, file, line); err != nil {
+		return nil, err
+	}
 	if lay.units == "" {
 		lay.units = "bytes"
 		if isBpsName(lay.inName) {
@@ -121,6 +125,156 @@ func csvHeader(rec []string, file string, line int64, opts ReadOptions) (*csvLay
 }
 
 func (l *csvLayout) counters() bool { return strings.HasPrefix(l.units, "counter") }
+
+// counterName says whether a column name is an SNMP octet counter's
+// (ifHCInOctets, ifInOctets, in_octets, …) or says "counter".
+func counterName(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "octets") || strings.Contains(s, "counter")
+}
+
+// unitsContradict refuses a --units that the header says is wrong: a rate
+// for columns named as byte counts, or bytes/counters for columns named as
+// bit rates. Read silently, either is off by a factor of 8·300 or worse.
+func unitsContradict(lay *csvLayout, file string, line int64) error {
+	if lay.units == "" {
+		return nil
+	}
+	for _, name := range []string{lay.inName, lay.outName} {
+		if name == "" {
+			continue
+		}
+		isBytes := strings.Contains(name, "bytes") || strings.Contains(name, "octets")
+		switch {
+		case lay.units == "bps" && isBytes:
+			want := "bytes"
+			if counterName(name) {
+				want = "counter (or counter32, counter64)"
+			}
+			return errAt(file, line, "header", "--units bps contradicts the header: %s is named as a byte count, not a bit rate (use --units %s, or leave --units out)", name, want)
+		case lay.units != "bps" && isBpsName(name):
+			return errAt(file, line, "header", "--units %s contradicts the header: %s is named as a bit rate (use --units bps, or leave --units out)", lay.units, name)
+		}
+	}
+	return nil
+}
+
+// csvHeadRows is how many data rows the counter check looks at.
+const csvHeadRows = 512
+
+// detectCounters looks at the first rows after the header (head) when no
+// --units is given: values that only ever rise, by small steps against their
+// size, are cumulative counters, not bytes per interval. With counter-like
+// column names they are read as counters (a note says so); with other names
+// the read is refused with the flag to use, since either reading may be
+// meant and they differ by orders of magnitude.
+func detectCounters(lay *csvLayout, units string, head []byte, file string, line int64) (note string, err error) {
+	if units != "" || lay.units != "bytes" {
+		return "", nil // --units given, or the columns are named as rates
+	}
+	type obs struct{ in, out []float64 }
+	per := map[string]*obs{}
+	var order []string
+	f := make([][]byte, lay.n)
+	rows := 0
+	for len(head) > 0 && rows < csvHeadRows {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break // a partial last line: leave it
+		}
+		ln := bytes.TrimRight(head[:i], "\r")
+		head = head[i+1:]
+		if len(ln) == 0 || ln[0] == '#' || bytes.IndexByte(ln, '"') >= 0 {
+			continue
+		}
+		if splitFields(ln, f) != lay.n {
+			continue
+		}
+		rows++
+		key := ""
+		if lay.iface >= 0 {
+			key = string(trimSpace(f[lay.iface]))
+		}
+		o := per[key]
+		if o == nil {
+			o = &obs{}
+			per[key] = o
+			order = append(order, key)
+		}
+		vi, ui, msg := parseValue(trimSpace(f[lay.in]))
+		if msg != "" || ui {
+			continue
+		}
+		vo := vi
+		if lay.out >= 0 {
+			var uo bool
+			if vo, uo, msg = parseValue(trimSpace(f[lay.out])); msg != "" || uo {
+				continue
+			}
+		}
+		o.in, o.out = append(o.in, vi), append(o.out, vo)
+	}
+	// Counter-like names need less evidence than names that say bytes per
+	// interval, whose refusal needs an unmistakable counter.
+	named := counterName(lay.inName) && (lay.out < 0 || counterName(lay.outName))
+	minRows, ratio := 4, 10.0
+	if !named {
+		minRows, ratio = 32, 100
+	}
+	counting, judged := 0, 0
+	for _, k := range order {
+		o := per[k]
+		if len(o.in) < minRows {
+			continue
+		}
+		judged++
+		if cumulative(o.in, ratio, !named) && (lay.out < 0 || cumulative(o.out, ratio, !named)) {
+			counting++
+		}
+	}
+	if judged == 0 || counting*2 <= judged {
+		return "", nil
+	}
+	names := lay.inName
+	if lay.out >= 0 {
+		names += ", " + lay.outName
+	}
+	if !named {
+		return "", errAt(file, line, "header", "%s only ever rise, like SNMP octet counters, but are named as bytes per interval: "+
+			"give --units counter (or counter32, counter64) to read them as counters, or --units bytes if they really are bytes per interval", names)
+	}
+	lay.units, lay.bits = "counter", 0
+	switch {
+	case strings.HasPrefix(lay.inName, "ifhc"):
+		lay.units, lay.bits = "counter64", 64
+	case strings.HasPrefix(lay.inName, "ifin"):
+		lay.units, lay.bits = "counter32", 32
+	}
+	return fmt.Sprintf("%s: SNMP octet counters (the readings only rise): read as --units %s (each delta is the traffic between two polls); --units bytes reads them as bytes per interval", names, lay.units), nil
+}
+
+// cumulative says whether readings look like a counter: nearly every step
+// rises (a wrap or a reset may drop it; strict: at most one drop), and the
+// typical reading is at least ratio times the typical rise (a counter holds
+// everything since it started; bytes per interval are of the size of their
+// changes).
+func cumulative(v []float64, ratio float64, strict bool) bool {
+	rises := 0
+	var deltas, levels []float64
+	for i := 1; i < len(v); i++ {
+		if v[i] > v[i-1] {
+			rises++
+			deltas = append(deltas, v[i]-v[i-1])
+		}
+		levels = append(levels, v[i])
+	}
+	if rises*10 < (len(v)-1)*9 || strict && rises < len(v)-2 || len(deltas) < 3 {
+		return false
+	}
+	slices.Sort(deltas)
+	slices.Sort(levels)
+	return levels[len(levels)/2] >= ratio*deltas[len(deltas)/2]
+}
 
 // csvSeries is the rows of one interface gathered so far.
 type csvSeries struct {
@@ -185,10 +339,18 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		return nil, err
 	}
 	feed := readerFeeder(br)
+	var head []byte
 	if src.data != nil {
 		// The rest of a file mapped in memory: what the header left unread.
 		off := len(src.data) - src.rd.Len() - br.Buffered()
 		feed = mappedFeeder(src.data[off:], !opts.window().bounded())
+		head = src.data[off:min(len(src.data), off+detectBytes)]
+	} else {
+		head, _ = br.Peek(min(detectBytes, br.Size()))
+	}
+	note, err := detectCounters(lay, opts.Units, head, file, line)
+	if err != nil {
+		return nil, err
 	}
 	acc, err := csvStream(file, lay, opts, line, feed, src.data != nil && !opts.window().bounded())
 	if err != nil {
@@ -202,7 +364,13 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		}
 		return nil, &ReadError{File: file, Line: int(line), Msg: msg, Err: ErrEmpty}
 	}
-	return csvBuild(file, lay, opts, acc)
+	series, err := csvBuild(file, lay, opts, acc)
+	if err == nil && note != "" {
+		for _, s := range series {
+			s.Warnings = append([]string{fmt.Sprintf("%s:%d: %s", file, line, note)}, s.Warnings...)
+		}
+	}
+	return series, err
 }
 
 // csvFeeder cuts the input into chunks of whole lines and sends them on

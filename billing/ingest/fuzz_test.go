@@ -80,9 +80,15 @@ func FuzzReadCSV(f *testing.F) {
 		"end,in_bytes,out_bytes\n600,1,2\n660,1,2\n",
 		"timestamp,in_octets,out_octets\n0,4294967000,10\n300,200,20\n450,NaN,1\n",
 		"\"timestamp\",\"in_bytes\",\"out_bytes\"\n\"600\",\"1\",\"2\"\n",
-		"time,rx,tx\n2026-06-01 08:00:00,1,1\n2026-06-01T08:05:00+08:00,1e3,\n")
+		"time,rx,tx\n2026-06-01 08:00:00,1,1\n2026-06-01T08:05:00+08:00,1e3,\n",
+		// issue 10: rising SNMP counters under counter and byte names, 1e308 bytes
+		counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 40, 5_000_000_000_000, 37_500_000, 64),
+		counterCSV("timestamp,ifInOctets,ifOutOctets", 40, 4_000_000_000, 37_500_000, 32),
+		counterCSV("timestamp,in_bytes,out_bytes", 40, 5_000_000_000_000, 37_500_000, 64),
+		"timestamp,in_bytes,out_bytes\n0,1e308,1e308\n300,1e308,0\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, data, ReadOptions{Format: "csv"})
+		checkRead(t, data, ReadOptions{Format: "csv", Units: "bps"})
 		checkRead(t, data, ReadOptions{Format: "csv", Units: "counter", Stamp: "end", From: 0, To: 86400 * 40})
 	})
 }
@@ -118,7 +124,11 @@ func FuzzReadRRDJSON(f *testing.F) {
 
 func FuzzReadPrometheus(f *testing.F) {
 	fuzzSeeds(f, "prometheus*.json",
-		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"xe-0","direction":"out"},"values":[[900,"800"],[1200,"1600"]]},{"metric":{"ifName":"xe-0","direction":"in"},"values":[[900,"80"]]}]}}`)
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"xe-0","direction":"out"},"values":[[900,"800"],[1200,"1600"]]},{"metric":{"ifName":"xe-0","direction":"in"},"values":[[900,"80"]]}]}}`,
+		// issue 10: values beyond any link, non-finite, NaN gaps, escapes, a cut body
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"x"},"values":[[300,"1e308"],[600,"+Inf"],[900,"NaN"]]}]}}`,
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"if\u004eame":"x\"y"},"values":[[300.5,"1"],[600,"-Inf"]]}]}}`,
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[300,"8"],[600,"8"],[900,`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, data, ReadOptions{Format: "prometheus"})
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -66,7 +67,14 @@ type PromOptions struct {
 	Paired bool
 	// MaxPoints bounds the points the results may hold (0: no bound).
 	MaxPoints int64
+	// Queries are the PromQL of the inbound and outbound results, when
+	// known (live fetches): a 32-bit counter in them is warned about.
+	Queries [2]string
 }
+
+// counter32Names are the 32-bit SNMP octet counters (IF-MIB ifInOctets and
+// ifOutOctets; the 64-bit ones are ifHCInOctets and ifHCOutOctets).
+var counter32Names = regexp.MustCompile(`\bif(In|Out)Octets\b`)
 
 // PromLabels renders a label set as Prometheus writes it, {a="x",b="y"} in
 // name order, leaving out the names in skip.
@@ -233,6 +241,7 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 		if err != nil {
 			return nil, err
 		}
+		warnCounter32(s, po.Queries)
 		g.in, g.out = nil, nil // the points are on the grid now: free them
 		out = append(out, s)
 	}
@@ -308,6 +317,31 @@ func promBuild(source, name string, g *promGroup, step int64, opts ReadOptions, 
 	s.Source = source
 	s.Format = "prometheus"
 	return s, nil
+}
+
+// warnCounter32 warns when a query reads a 32-bit counter: rate() takes
+// each wrap for a counter reset, so the traffic between the last scrape
+// before the wrap and the wrap is lost, once per 2^32 bytes.
+func warnCounter32(s *billing.Series, queries [2]string) {
+	for d, q := range queries {
+		m := counter32Names.FindString(q)
+		if m == "" {
+			continue
+		}
+		var total float64
+		for _, sl := range s.Slots {
+			total += [2]float64{sl.In, sl.Out}[d]
+		}
+		wraps := math.Floor(total / (1 << 32))
+		dir := [2]string{"--query-in", "--query-out"}[d]
+		if wraps == 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s: %s reads %s, a 32-bit counter: it did not wrap in this period at this traffic, but rate() would take a wrap for a reset and lose traffic; use the 64-bit ifHC%s",
+				s.Source, s.Name, dir, m, m[2:]))
+			continue
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s: %s reads %s, a 32-bit counter that wrapped about %.0f times in this period (every 4.29 GB): rate() takes each wrap for a counter reset and loses the traffic between the last scrape before the wrap and the wrap, so these figures are low; use the 64-bit ifHC%s",
+			s.Source, s.Name, dir, m, wraps, m[2:]))
+	}
 }
 
 // promJoin joins an inbound and an outbound side (each ascending) by time; a

@@ -54,6 +54,7 @@ func TestPrometheusBadInput(t *testing.T) {
 		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[\n[600,\"1\"],\n[300,\"1\"]]}]}}", "p.json:3: values: timestamp 1970-01-01T00:05:00Z is out of order: line 2 has the later 1970-01-01T00:10:00Z"},
 		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[\n[300,\"1\"],\n[600]]}]}}", "p.json:3: result[0].values[1]: want [time, \"value\"], got 1 elements"},
 		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", "p.json:1: result: no series in the response"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[\n[300,\"1\"],\n[600,\"1e308\"]]}]}}", "p.json:3: result[0].values[1]: value \"1e308\" bit/s is beyond any link (over 1e+15 bit/s): check the query (is it bit/s, from rate()*8?)"},
 	} {
 		_, err := readStr("p.json", tc.in, ReadOptions{Format: "prometheus"})
 		wantReadErr(t, err, tc.want)

@@ -457,18 +457,25 @@ func TestBillPromPeriodFromTheBillFlags(t *testing.T) {
 // code and stderr.
 func runLinecheckCode(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	code, _, stderr := runLinecheckOut(t, args...)
+	return code, stderr
+}
+
+// runLinecheckOut runs linecheck in a child process: exit code, stdout, stderr.
+func runLinecheckOut(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
 	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), stderr.String()
+		return ee.ExitCode(), stdout.String(), stderr.String()
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return 0, stderr.String()
+	return 0, stdout.String(), stderr.String()
 }
 
 func TestBillPrometheusBadUsageExits2(t *testing.T) {

@@ -63,7 +63,7 @@ func (c *Client) FetchBilling(ctx context.Context, queryIn, queryOut string, fro
 		}
 	}
 	opts.From, opts.To = from.Unix(), to.Unix()
-	return ingest.PromSeries(all, c.Source(), opts, ingest.PromOptions{Step: billing.SlotSeconds, Paired: true})
+	return ingest.PromSeries(all, c.Source(), opts, ingest.PromOptions{Step: billing.SlotSeconds, Paired: true, Queries: [2]string{queryIn, queryOut}})
 }
 
 // Source is the server URL as reports show it: without any user or password.

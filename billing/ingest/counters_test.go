@@ -1,0 +1,98 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// counterCSV writes n polls 300 s apart of counters rising by perSlot bytes
+// per poll from start (in) and start/2 (out), wrapping at 2^bits.
+func counterCSV(header string, n int, start, perSlot uint64, bits uint) string {
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	mod := uint64(1) << bits
+	if bits == 64 {
+		mod = 0
+	}
+	in, out := start, start/2
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d,%d\n", 1780272000+int64(i)*300, in, out)
+		in += perSlot
+		out += perSlot / 2
+		if mod != 0 {
+			in %= mod
+			out %= mod
+		}
+	}
+	return b.String()
+}
+
+// The case: SNMP counters under the names docs/readers.md lists,
+// without --units. 1 Mbit/s is 37,500,000 bytes per 300 s slot (hand:
+// 1e6 / 8 · 300); read as bytes per slot they were the counter readings
+// themselves (billed as 36.67 Mbit/s on a real file).
+func TestCSVCounterNamesWithRisingReadingsAreReadAsCounters(t *testing.T) {
+	doc := counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 289, 5_000_000_000_000, 37_500_000, 64)
+	s := mustRead(t, "snmp.csv", doc, ReadOptions{})[0]
+	if len(s.Slots) != 288 {
+		t.Fatalf("%d slots, want 288 (289 polls)", len(s.Slots))
+	}
+	for _, sl := range s.Slots {
+		if sl.In != 37_500_000 || sl.Out != 18_750_000 {
+			t.Fatalf("slot %+v: want 37500000 in, 18750000 out", sl)
+		}
+	}
+	if !hasWarning(s, "read as --units counter64") {
+		t.Errorf("no note that the columns were read as counters: %q", s.Warnings)
+	}
+	// 32-bit counters (ifInOctets) that wrap: the wrap is an increase.
+	doc = counterCSV("timestamp,ifInOctets,ifOutOctets", 289, 4_000_000_000, 37_500_000, 32)
+	s = mustRead(t, "snmp32.csv", doc, ReadOptions{})[0]
+	for _, sl := range s.Slots {
+		if sl.In != 37_500_000 {
+			t.Fatalf("32-bit slot %+v", sl)
+		}
+	}
+	if !hasWarning(s, "32-bit counter wrapped") || !hasWarning(s, "--units counter32") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// --units bytes keeps the old reading for whoever means it.
+	s = mustRead(t, "snmp.csv", counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 10, 5_000_000_000_000, 37_500_000, 64), ReadOptions{Units: "bytes"})[0]
+	if s.Slots[0].In != 5_000_000_000_000 {
+		t.Errorf("--units bytes: slot %+v", s.Slots[0])
+	}
+	// Octet columns holding bytes per interval (they go up and down) stay bytes.
+	s = mustRead(t, "b.csv", "timestamp,in_octets,out_octets\n0,5,1\n300,9,2\n600,4,3\n900,7,1\n1200,2,2\n", ReadOptions{})[0]
+	if s.Slots[2].In != 4 || hasWarning(s, "counter") {
+		t.Errorf("bytes per interval: %+v %q", s.Slots, s.Warnings)
+	}
+}
+
+func TestCSVCountersUnderByteNamesAreRefusedWithTheFlag(t *testing.T) {
+	doc := counterCSV("timestamp,in_bytes,out_bytes", 100, 5_000_000_000_000, 37_500_000, 64)
+	_, err := readStr("t.csv", doc, ReadOptions{})
+	wantReadErr(t, err, "t.csv:1: header: in_bytes, out_bytes only ever rise, like SNMP octet counters, but are named as bytes per interval: give --units counter (or counter32, counter64) to read them as counters, or --units bytes if they really are bytes per interval")
+	ss, err := readStr("t.csv", doc, ReadOptions{Units: "counter"})
+	if err != nil || ss[0].Slots[0].In != 37_500_000 {
+		t.Fatalf("--units counter: %v", err)
+	}
+}
+
+func TestCSVUnitsContradictingTheHeaderAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		header, units, want string
+	}{
+		{"timestamp,in_bytes,out_bytes", "bps", "t.csv:1: header: --units bps contradicts the header: in_bytes is named as a byte count, not a bit rate (use --units bytes, or leave --units out)"},
+		{"timestamp,ifHCInOctets,ifHCOutOctets", "bps", "t.csv:1: header: --units bps contradicts the header: ifhcinoctets is named as a byte count, not a bit rate (use --units counter (or counter32, counter64), or leave --units out)"},
+		{"timestamp,in_bps,out_bps", "bytes", "t.csv:1: header: --units bytes contradicts the header: in_bps is named as a bit rate (use --units bps, or leave --units out)"},
+		{"timestamp,in_bps,out_bps", "counter64", "t.csv:1: header: --units counter64 contradicts the header: in_bps is named as a bit rate (use --units bps, or leave --units out)"},
+	} {
+		_, err := readStr("t.csv", tc.header+"\n0,1,1\n", ReadOptions{Units: tc.units})
+		wantReadErr(t, err, tc.want)
+	}
+	// Names that say nothing (in, rx, a column named with --columns) take any unit.
+	if _, err := readStr("t.csv", "timestamp,in,out\n0,1,1\n", ReadOptions{Units: "bps"}); err != nil {
+		t.Error(err)
+	}
+}
