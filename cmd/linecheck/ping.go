@@ -386,7 +386,6 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 	for i, t := range targets {
 		sum[i].Target, sum[i].Addr = t.Name, t.Addr.String()
 	}
-	rounds := 0
 	for ctx.Err() == nil {
 		start := time.Now()
 		res, err := probe.PingTargets(ctx, targets, cfg, onRecord)
@@ -403,7 +402,6 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			s.Refused += r.Refused
 			s.RTTs = append(s.RTTs, r.RTTs...)
 		}
-		rounds++
 		if every > 0 && ctx.Err() == nil {
 			doc := pingDocument(res, pingResolved{}, proto, cfg.TCPPort, cfg.Count, iv, cfg.Timeout)
 			t := report.PingTables(doc, "table", false)
@@ -412,7 +410,11 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			report.WriteWith(c.ErrOrStderr(), "table", tableOptions(c.ErrOrStderr(), false), t...)
 		}
 	}
-	return sum, rounds * cfg.Count, nil
+	sent := 0
+	for _, r := range sum {
+		sent = max(sent, r.Sent)
+	}
+	return sum, sent, nil
 }
 
 // pingResolved is the outcome of resolving ping's arguments.

@@ -324,3 +324,78 @@ func TestCompareOfflineRefusesLiveFlags(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, errs)
 	}
 }
+
+// A TTL an mtr recording has no entry for reads "not recorded" in the table
+// and the line-class notes, never "silent" or a loss of 100%.
+func TestTraceReplaySaysNotRecordedForAMissingTTL(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "gap.mtr.json")
+	// mtr 0.95's JSON layout; hub 2 left out by hand.
+	os.WriteFile(f, []byte(`{"report":{"mtr":{"src":"x","dst":"127.0.0.1","tests":3},"hubs":[
+{"count":1,"host":"127.0.0.2","Loss%":0,"Snt":3,"Last":0.05,"Avg":0.05,"Best":0.05,"Wrst":0.05,"StDev":0},
+{"count":3,"host":"127.0.0.1","Loss%":0,"Snt":3,"Last":0.06,"Avg":0.06,"Best":0.06,"Wrst":0.06,"StDev":0}]}}`), 0o644)
+	out, code := prRun(t, traceCmd, "trace", "--replay", f)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var ttl2 string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "2 ") {
+			ttl2 = l
+		}
+	}
+	if !strings.Contains(ttl2, "not recorded") || strings.Contains(ttl2, "100.0%") || strings.Contains(out, "silent") ||
+		!strings.Contains(out, "TTL 2 not recorded") {
+		t.Errorf("table:\n%s", out)
+	}
+	out, _ = prRun(t, traceCmd, "trace", "--replay", f, "--format", "csv")
+	if !strings.Contains(out, "127.0.0.1,2,false,") {
+		t.Errorf("csv does not mark TTL 2 as not recorded:\n%s", out)
+	}
+}
+
+// pandasShape loads csv with pandas.read_csv as is and returns "rows cols"
+// and the dtype of column col.
+func pandasShape(t *testing.T, csv, col string) string {
+	t.Helper()
+	py := ""
+	// Debian's python3-pandas is for the system python3, which a python3
+	// earlier on PATH (pyenv) may not see.
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import pandas").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("python3-pandas is not installed (scripts/test installs it as root)")
+	}
+	cmd := exec.Command(py, "-c", "import sys, pandas\ndf = pandas.read_csv(sys.stdin)\nprint(df.shape[0], df.shape[1], df[sys.argv[1]].dtype)", col)
+	cmd.Stdin = strings.NewReader(csv)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pandas.read_csv: %v\n%s\n%s", err, out, csv)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Every --format csv is one tidy table pandas reads as is: one header, one
+// row per entity, numbers in base units (float64 columns), empty for none.
+func TestCSVLoadsInPandas(t *testing.T) {
+	out, code := prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	if got := pandasShape(t, out, "rtt_p95_ms"); got != "12 26 float64" {
+		t.Errorf("trace hops: %s", got)
+	}
+	out, _ = prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv", "--table", "route")
+	if got := pandasShape(t, out, "line_class"); got != "1 12 object" {
+		t.Errorf("trace route: %s\n%s", got, out)
+	}
+	port := loopbackListener(t)
+	ctx := context.WithValue(context.Background(), lookupKey{}, lookupFunc(fakeLookup))
+	out, _, _ = lcRunCtx(t, ctx, pingCmd, "ping", "--tcp", port, "-c", "3", "-i", "0.01", "--format", "csv", "127.0.0.1", "ok.test", "nosuch.test")
+	if got := pandasShape(t, out, "rtt_avg_ms"); got != "3 23 float64" {
+		t.Errorf("ping: %s\n%s", got, out)
+	}
+}

@@ -104,7 +104,8 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 			}
 			var parts []string
 			for _, i := range moved {
-				if c := cell(r, i); c != "" {
+				// "-" (no figure) is left out: the block lists what is known.
+				if c := cell(r, i); c != "" && c != "-" {
 					parts = append(parts, t.Headers[i]+" "+c)
 				}
 			}

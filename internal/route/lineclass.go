@@ -624,6 +624,18 @@ func silentRunNotes(hops []Hop, lastResponding int, seq []evHop) []string {
 		if i == j {
 			note = fmt.Sprintf("TTL %d silent: no evidence", hops[i].TTL)
 		}
+		// A TTL a recording has no entry for (no probe, no responder) was
+		// not measured: it is not recorded, not silent.
+		unrecorded := true
+		for k := i; k <= j; k++ {
+			unrecorded = unrecorded && hops[k].Sent == 0 && len(hops[k].Responders) == 0
+		}
+		if unrecorded {
+			note = fmt.Sprintf("TTL %d–%d not recorded: no evidence", hops[i].TTL, hops[j].TTL)
+			if i == j {
+				note = fmt.Sprintf("TTL %d not recorded: no evidence", hops[i].TTL)
+			}
+		}
 		if i > 0 && j+1 < len(hops) {
 			a, okA := carrierAt(hops[i-1].TTL)
 			b, okB := carrierAt(hops[j+1].TTL)
