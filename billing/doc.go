@@ -84,6 +84,22 @@
 // is the mean over days of each day's highest sample (Alibaba "average daily
 // peak"; daily_nth and top_days give Tencent's "5th peak, top 5 days").
 //
+// # Carrying the traffic
+//
+// An offer that states port_mbps is judged against the traffic (Bill.Carry,
+// JudgeCarry): a port carries its speed in each direction, so the larger of
+// the 95th in and the 95th out (the offer's method) is held against it. Above
+// the port the offer cannot carry the traffic and is never cheapest; when only
+// some slots exceed it (the peak), it carries the traffic with those slots
+// counted inbound, outbound and in+out.
+//
+// # Precision and limits
+//
+// Float figures are rounded to 12 significant digits (Sig), which drops float
+// noise and keeps far more than any counter measures. Traffic whose period
+// volume does not fit int64 bytes (9.2 EB) is refused (ErrTooLarge), never
+// wrapped.
+//
 // # Money
 //
 // Prices are exact decimals (github.com/shopspring/decimal); every item keeps

@@ -68,12 +68,20 @@ traffic. Several LOGs (or a CSV with an interface column) are billed each on
 its own; --aggregate sums them per slot into one bill (per-port 95ths are never
 added). Without --offers, bill reports traffic, samples and the 95th figures.
 
+An offer with port_mbps is judged against the traffic: when the 95th exceeds
+the port it cannot carry it (✗, never cheapest); when only the peak does, it
+is flagged with its slots above the port (in, out, in+out). Tables round for
+reading; --format json and csv carry every figure at full precision. Traffic
+that cannot be billed (a volume beyond 9.2 EB, a --scale that overflows) is
+refused with exit 2.
+
 Examples:
   linecheck bill samples/traffic/2026-10.csv --offers samples/offers.yaml
   linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
-  linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16`,
+  linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
+  linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms`,
 	Args: cobra.ArbitraryArgs,
 	RunE: runBill,
 }
