@@ -1,0 +1,202 @@
+package bw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// freePort finds a TCP and UDP port nobody uses on 127.0.0.1 (both, because
+// iperf3 puts UDP streams on the control port).
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// listening tells whether something listens on TCP port on 127.0.0.1,
+// from /proc/net/tcp (connecting would count as a client to iperf3).
+func listening(port int) bool {
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return false
+	}
+	want := fmt.Sprintf("0100007F:%04X", port)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[1] == want && f[3] == "0A" {
+			return true
+		}
+	}
+	return false
+}
+
+// iperf3Server starts a stock `iperf3 -s -1 -J` on 127.0.0.1:port and
+// returns a function that waits for its JSON report.
+func iperf3Server(t *testing.T, port int) func() map[string]any {
+	t.Helper()
+	path, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 not installed (apt-get install iperf3)")
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(path, "-s", "-1", "-J", "-B", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	for i := 0; !listening(port); i++ {
+		if i > 100 {
+			t.Fatalf("iperf3 -s did not listen: %s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return func() map[string]any {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("iperf3 -s did not end")
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("iperf3 -s output: %v\n%s\n%s", err, out.String(), errb.String())
+		}
+		return doc
+	}
+}
+
+// num digs a number out of a decoded JSON document by path.
+func num(t *testing.T, doc map[string]any, path ...string) float64 {
+	t.Helper()
+	var v any = doc
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%v: not an object at %q", path, p)
+		}
+		v = m[p]
+	}
+	f, ok := v.(float64)
+	if !ok {
+		t.Fatalf("%v: %v is not a number", path, v)
+	}
+	return f
+}
+
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestClientAgainstStockIperf3 runs our client against iperf3's own server
+// and checks our figures against what the server itself reports.
+func TestClientAgainstStockIperf3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs iperf3 for seconds")
+	}
+	cases := []struct {
+		name string
+		cfg  Config
+	}{
+		{"tcp upload", Config{Duration: 2 * time.Second, Bitrate: 200e6, Interval: 500 * time.Millisecond}},
+		{"tcp download", Config{Duration: 2 * time.Second, Reverse: true, Bitrate: 200e6, Interval: 500 * time.Millisecond}},
+		{"tcp bidir 2 streams", Config{Duration: 2 * time.Second, Bidir: true, Parallel: 2, Bitrate: 50e6}},
+		{"udp upload", Config{Duration: 2 * time.Second, UDP: true, Bitrate: 20e6}},
+		{"udp download omit", Config{Duration: 2 * time.Second, Omit: time.Second, UDP: true, Reverse: true, Bitrate: 20e6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			port := freePort(t)
+			wait := iperf3Server(t, port)
+			cfg := tc.cfg
+			cfg.Port = port
+			res, err := Run(context.Background(), "127.0.0.1", cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			srv := wait()
+			b, _ := json.MarshalIndent(res, "", " ")
+			t.Logf("ours: %s", b)
+			sb, _ := json.Marshal(srv["end"])
+			t.Logf("iperf3 -s end: %s", sb)
+			end := srv["end"].(map[string]any)
+			if cfg.UDP {
+				// For upload the server received; for download it sent.
+				if res.UDP == nil || res.UDP.Lost == nil {
+					t.Fatalf("no UDP figures: %+v", res.UDP)
+				}
+				if cfg.Reverse {
+					if !near(float64(res.UDP.Packets), num(t, end, "sum_sent", "packets"), 0.02) {
+						t.Errorf("packets: ours %d, iperf3 sent %.0f", res.UDP.Packets, num(t, end, "sum_sent", "packets"))
+					}
+				} else {
+					if got, want := float64(res.Bytes), num(t, end, "sum_received", "bytes"); got != want {
+						t.Errorf("bytes: ours %.0f, iperf3 server received %.0f", got, want)
+					}
+					if got, want := float64(*res.UDP.Lost), num(t, end, "sum_received", "lost_packets"); got != want {
+						t.Errorf("lost: ours %.0f, iperf3 server %.0f", got, want)
+					}
+				}
+				if !near(*res.Throughput.Mean, cfg.Bitrate, 0.05) {
+					t.Errorf("mean %.0f, want the %.0f sent", *res.Throughput.Mean, cfg.Bitrate)
+				}
+				return
+			}
+			// The server writes its report before the results exchange, so
+			// its receiver lines are its own for upload; for download its
+			// sender lines are the oracle (less what was in flight).
+			switch {
+			case cfg.Bidir:
+				up, down := res.ByDirection.Upload, res.ByDirection.Download
+				if !near(float64(up.Bytes), num(t, end, "sum_received", "bytes"), 0.001) {
+					t.Errorf("upload bytes %d, iperf3 server received %.0f", up.Bytes, num(t, end, "sum_received", "bytes"))
+				}
+				if !near(float64(down.Bytes), num(t, end, "sum_sent_bidir_reverse", "bytes"), 0.03) {
+					t.Errorf("download bytes %d, iperf3 server sent %.0f", down.Bytes, num(t, end, "sum_sent_bidir_reverse", "bytes"))
+				}
+			case cfg.Reverse:
+				if !near(float64(res.Bytes), num(t, end, "sum_sent", "bytes"), 0.03) {
+					t.Errorf("bytes %d, iperf3 server sent %.0f", res.Bytes, num(t, end, "sum_sent", "bytes"))
+				}
+			default:
+				if !near(*res.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"), 0.001) {
+					t.Errorf("mean %v, iperf3 server's receiver sum %.0f", *res.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"))
+				}
+			}
+			if res.Retransmits == nil {
+				t.Errorf("retransmits null")
+			}
+			if len(res.Intervals) < 2 || res.Throughput.P50 == nil {
+				t.Errorf("intervals %d, p50 %v", len(res.Intervals), res.Throughput.P50)
+			}
+		})
+	}
+}

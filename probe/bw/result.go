@@ -1,0 +1,336 @@
+package bw
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Schema names the JSON document of one test.
+const Schema = "linecheck.bw/v1"
+
+// Directions of a test, from the client's side.
+const (
+	Upload   = "upload"   // client → server
+	Download = "download" // server → client (--reverse)
+	Bidir    = "bidir"    // both at once (--bidir)
+)
+
+// Result is one test (schema linecheck.bw/v1). Figures with no data are nil
+// (null in JSON): a percentile without intervals, retransmits a side could
+// not read, out-of-order counts the other side never reports.
+type Result struct {
+	Schema    string `json:"schema"`
+	Server    string `json:"server"`
+	Port      int    `json:"port"`
+	Protocol  string `json:"protocol"`  // tcp, udp
+	Direction string `json:"direction"` // upload, download, bidir
+	// DurationS is the measured time after --omit, in seconds (the
+	// receiver's, for the direction measured).
+	DurationS  float64    `json:"duration_s"`
+	Streams    int        `json:"streams"`
+	Throughput Throughput `json:"throughput_bps"`
+	// Bytes reached the receiver during DurationS.
+	Bytes       int64      `json:"bytes"`
+	Retransmits *int64     `json:"retransmits"`
+	Intervals   []Interval `json:"intervals"`
+	UDP         *UDPStats  `json:"udp"`
+
+	// Start is when the data started (after the control exchange).
+	Start time.Time `json:"start"`
+	// OmitS is the warm-up left out of every figure.
+	OmitS float64 `json:"omit_s"`
+	// BitrateBps is the requested rate per stream (UDP, or TCP pacing); nil = unlimited.
+	BitrateBps *float64 `json:"bitrate_bps"`
+	// Client is the peer's address when the result is a --listen server's.
+	Client string `json:"client,omitempty"`
+	// ByDirection splits a bidir test; nil otherwise.
+	ByDirection *ByDirection `json:"by_direction,omitempty"`
+	// CutShort is set when the test did not finish; the figures cover what ran.
+	CutShort bool `json:"cut_short,omitempty"`
+}
+
+// Throughput is in bits per second. Mean is bytes received over the
+// measured time (iperf3's receiver sum); the rest are over the intervals.
+type Throughput struct {
+	Mean *float64 `json:"mean"`
+	P5   *float64 `json:"p5"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+	Min  *float64 `json:"min"`
+	Max  *float64 `json:"max"`
+}
+
+// Interval is one reporting interval (--interval); times since the end of
+// the warm-up. RTTms is the smoothed RTT of the TCP streams (mean over
+// streams) at the interval's end.
+type Interval struct {
+	StartS      float64  `json:"start_s"`
+	EndS        float64  `json:"end_s"`
+	Bps         float64  `json:"bps"`
+	Retransmits *int64   `json:"retransmits"`
+	RTTms       *float64 `json:"rtt_ms"`
+}
+
+// UDPStats are the receiver's figures of a UDP test, as iperf3 computes
+// them: Packets the sender sent, Lost the gaps in the sequence numbers less
+// late arrivals, Loss = Lost/Packets, jitter RFC 1889 in ms.
+type UDPStats struct {
+	Packets    int64    `json:"packets"`
+	Lost       *int64   `json:"lost"`
+	Loss       *float64 `json:"loss"`
+	JitterMs   *float64 `json:"jitter_ms"`
+	OutOfOrder *int64   `json:"out_of_order"`
+}
+
+// ByDirection holds both halves of a bidir test.
+type ByDirection struct {
+	Upload   DirStats `json:"upload"`
+	Download DirStats `json:"download"`
+}
+
+// DirStats is one direction's figures.
+type DirStats struct {
+	Throughput  Throughput `json:"throughput_bps"`
+	Bytes       int64      `json:"bytes"`
+	DurationS   float64    `json:"duration_s"`
+	Retransmits *int64     `json:"retransmits"`
+	UDP         *UDPStats  `json:"udp"`
+}
+
+func f64(v float64) *float64 { return &v }
+func i64(v int64) *int64     { return &v }
+
+// Percentile is nearest-rank: the ceil(q·n)-th smallest of v (v sorted).
+func percentile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	k := int(math.Ceil(q * float64(n)))
+	k = min(max(k, 1), n)
+	return sorted[k-1]
+}
+
+// intervalStats fills the percentiles of t from interval rates. Intervals
+// shorter than half the interval length (the last one, cut by the end of
+// the test) are left out: a fraction of an interval is not a sample of the
+// same size.
+func intervalStats(t *Throughput, bps []float64, lens []float64, interval float64) {
+	var v []float64
+	for i, b := range bps {
+		if lens[i] >= interval/2 {
+			v = append(v, b)
+		}
+	}
+	if len(v) == 0 {
+		return
+	}
+	sort.Float64s(v)
+	t.P5, t.P50, t.P95 = f64(percentile(v, 0.05)), f64(percentile(v, 0.50)), f64(percentile(v, 0.95))
+	t.Min, t.Max = f64(v[0]), f64(v[len(v)-1])
+}
+
+// build turns this side's measurement and the peer's results (nil when they
+// never came) into the client's-view Result. upstream[i] tells whether
+// stream i carries client→server data.
+func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *peerResults, interval time.Duration) {
+	r.Schema = Schema
+	r.Start = m.start.UTC()
+	r.OmitS = m.omitEnd.Sub(m.start).Seconds()
+	byID := map[int]streamResult{}
+	peerRetrans := false
+	if peer != nil {
+		for _, s := range peer.Streams {
+			byID[s.ID] = s
+		}
+		peerRetrans = peer.SenderHasRetransmits == 1
+	}
+	dir := func(up bool) (DirStats, bool) {
+		var d DirStats
+		var any bool
+		var retrans int64
+		retransKnown := true
+		var udp UDPStats
+		lostKnown := true
+		oooKnown := true
+		var jitterSum float64
+		var jitterN int
+		for i, s := range streams {
+			if upstream[i] != up {
+				continue
+			}
+			any = true
+			f := m.final[i]
+			ps, havePeer := byID[s.id]
+			if !s.sender {
+				d.Bytes += f.bytes
+				d.DurationS = max(d.DurationS, m.measured.Seconds())
+			} else if havePeer {
+				if b, ok := validCount(ps.Bytes); ok {
+					d.Bytes += b
+				}
+				d.DurationS = max(d.DurationS, ps.EndTime)
+			} else {
+				// No word from the receiver: what it acknowledged is the
+				// best this side knows (TCP); a UDP sender knows nothing.
+				if f.ti.ok {
+					d.Bytes += f.ti.acked
+				}
+				d.DurationS = max(d.DurationS, m.measured.Seconds())
+			}
+			if !s.udp {
+				switch {
+				case s.sender && f.ti.ok:
+					retrans += f.ti.retrans
+				case !s.sender && havePeer && peerRetrans:
+					if v, ok := validCount(ps.Retransmits); ok {
+						retrans += v
+					} else {
+						retransKnown = false
+					}
+				default:
+					retransKnown = false
+				}
+				continue
+			}
+			if s.sender {
+				udp.Packets += f.pkts
+				if havePeer {
+					// Servers before 3.13 do not say what they counted
+					// during --omit; their count is taken whole.
+					lost, _ := validCount(ps.Errors)
+					if ps.OmittedErrors != nil {
+						olost, _ := validCount(*ps.OmittedErrors)
+						lost -= olost
+					}
+					udp.Lost = addp(udp.Lost, lost)
+					jitterSum += ps.Jitter
+					jitterN++
+				} else {
+					lostKnown = false
+				}
+				oooKnown = false
+			} else {
+				if havePeer {
+					// The sender's count runs from the start; what it
+					// sent during --omit is what this side had seen by
+					// then, unless it says (3.13 and later).
+					pk, _ := validCount(ps.Packets)
+					opk := s.omitRx.highest
+					if ps.OmittedPackets != nil {
+						opk, _ = validCount(*ps.OmittedPackets)
+					}
+					udp.Packets += pk - opk
+				} else {
+					udp.Packets += f.rx.highest
+				}
+				udp.Lost = addp(udp.Lost, f.rx.lost)
+				udp.OutOfOrder = addp(udp.OutOfOrder, f.rx.outOfOrder)
+				jitterSum += f.rx.jitter
+				jitterN++
+			}
+		}
+		if !any {
+			return d, false
+		}
+		if d.DurationS > 0 {
+			d.Throughput.Mean = f64(float64(d.Bytes) * 8 / d.DurationS)
+		}
+		if streams[0].udp {
+			if !lostKnown {
+				udp.Lost = nil
+			}
+			if !oooKnown {
+				udp.OutOfOrder = nil
+			}
+			if udp.Lost != nil && udp.Packets > 0 {
+				udp.Loss = f64(float64(*udp.Lost) / float64(udp.Packets))
+			}
+			if jitterN > 0 {
+				udp.JitterMs = f64(jitterSum / float64(jitterN) * 1000)
+			}
+			d.UDP = &udp
+		} else if retransKnown {
+			d.Retransmits = i64(retrans)
+		}
+		bps, lens := make([]float64, len(m.samples)), make([]float64, len(m.samples))
+		for i, sm := range m.samples {
+			lens[i] = (sm.end - sm.start).Seconds()
+			b := sm.down
+			if up {
+				b = sm.up
+			}
+			bps[i] = float64(b) * 8 / lens[i]
+		}
+		intervalStats(&d.Throughput, bps, lens, interval.Seconds())
+		return d, true
+	}
+	up, hasUp := dir(true)
+	down, hasDown := dir(false)
+	var main DirStats
+	switch {
+	case hasUp && hasDown:
+		r.Direction = Bidir
+		r.ByDirection = &ByDirection{Upload: up, Download: down}
+		main = DirStats{Bytes: up.Bytes + down.Bytes, DurationS: max(up.DurationS, down.DurationS)}
+		if up.Throughput.Mean != nil && down.Throughput.Mean != nil {
+			main.Throughput.Mean = f64(*up.Throughput.Mean + *down.Throughput.Mean)
+		}
+		if up.Retransmits != nil && down.Retransmits != nil {
+			main.Retransmits = i64(*up.Retransmits + *down.Retransmits)
+		}
+		if up.UDP != nil && down.UDP != nil {
+			u := UDPStats{Packets: up.UDP.Packets + down.UDP.Packets}
+			if up.UDP.Lost != nil && down.UDP.Lost != nil {
+				u.Lost = i64(*up.UDP.Lost + *down.UDP.Lost)
+				if u.Packets > 0 {
+					u.Loss = f64(float64(*u.Lost) / float64(u.Packets))
+				}
+			}
+			if up.UDP.JitterMs != nil && down.UDP.JitterMs != nil {
+				u.JitterMs = f64((*up.UDP.JitterMs + *down.UDP.JitterMs) / 2)
+			}
+			main.UDP = &u
+		}
+	case hasUp:
+		r.Direction, main = Upload, up
+	default:
+		r.Direction, main = Download, down
+	}
+	r.DurationS, r.Bytes, r.Retransmits, r.UDP = main.DurationS, main.Bytes, main.Retransmits, main.UDP
+	r.Throughput = main.Throughput
+	r.Intervals = []Interval{}
+	bps, lens := make([]float64, len(m.samples)), make([]float64, len(m.samples))
+	for i, sm := range m.samples {
+		lens[i] = (sm.end - sm.start).Seconds()
+		var b int64
+		switch r.Direction {
+		case Upload:
+			b = sm.up
+		case Download:
+			b = sm.down
+		default:
+			b = sm.up + sm.down
+		}
+		bps[i] = float64(b) * 8 / lens[i]
+		iv := Interval{StartS: round6(sm.start.Seconds()), EndS: round6(sm.end.Seconds()), Bps: bps[i]}
+		if sm.hasRetrans {
+			iv.Retransmits = i64(sm.retrans)
+		}
+		if sm.hasRTT {
+			iv.RTTms = f64(float64(sm.rtt) / float64(time.Millisecond))
+		}
+		r.Intervals = append(r.Intervals, iv)
+	}
+	if r.Direction == Bidir {
+		intervalStats(&r.Throughput, bps, lens, interval.Seconds())
+	}
+}
+
+func addp(p *int64, v int64) *int64 {
+	if p == nil {
+		return &v
+	}
+	*p += v
+	return p
+}
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
