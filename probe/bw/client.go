@@ -175,7 +175,9 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 		var b [1]byte
 		_, err := io.ReadFull(ctrl, b[:])
 		if err == nil {
-			err = c.unexpected(int8(b[0]), "nothing during the test")
+			if err = c.interpret(int8(b[0])); err == nil {
+				err = c.unexpected(int8(b[0]), "nothing during the test")
+			}
 		}
 		ctrlMsg <- err
 		close(stop)
@@ -258,9 +260,14 @@ func (c *clientRun) state(wait time.Duration) (int8, error) {
 		return 0, err
 	}
 	st := int8(b[0])
+	return st, c.interpret(st)
+}
+
+// interpret turns the states that end a test into errors.
+func (c *clientRun) interpret(st int8) error {
 	switch st {
 	case stAccessDenied:
-		return st, fmt.Errorf("%w: %s is running another client's test (iperf3 serves one test at a time): try again in a minute, or run a second server on another port (iperf3 -s -p 5202) and give --port", ErrBusy, c.where)
+		return fmt.Errorf("%w: %s is running another client's test (iperf3 serves one test at a time): try again in a minute, or run a second server on another port (iperf3 -s -p 5202) and give --port", ErrBusy, c.where)
 	case stServerError:
 		var codes [8]byte
 		_, _ = io.ReadFull(c.ctrl, codes[:])
@@ -269,12 +276,12 @@ func (c *clientRun) state(wait time.Duration) (int8, error) {
 		if en != 0 {
 			detail = fmt.Sprintf(" (%v)", syscall.Errno(en))
 		}
-		return st, fmt.Errorf("%w: %s reported iperf3 error %d%s: see the server's own output; a server that requires authentication or refuses a parameter (--parallel, --length) says so there",
+		return fmt.Errorf("%w: %s reported iperf3 error %d%s: see the server's own output; a server that requires authentication or refuses a parameter (--parallel, --length) says so there",
 			ErrServer, c.where, ie, detail)
 	case stServerTerm:
-		return st, fmt.Errorf("%w: %s stopped its iperf3 server (SERVER_TERMINATE): start it again and retry", ErrServer, c.where)
+		return fmt.Errorf("%w: %s stopped its iperf3 server (SERVER_TERMINATE): start it again and retry", ErrServer, c.where)
 	}
-	return st, nil
+	return nil
 }
 
 func (c *clientRun) unexpected(st int8, want string) error {

@@ -200,3 +200,117 @@ func TestClientAgainstStockIperf3(t *testing.T) {
 		})
 	}
 }
+
+// startServer runs our --listen server on an ephemeral loopback port and
+// returns it with a channel of its results.
+func startServer(t *testing.T) (*Server, chan *Result) {
+	t.Helper()
+	results := make(chan *Result, 4)
+	srv, err := Listen(ServerConfig{Addr: "127.0.0.1:0", Interval: 500 * time.Millisecond, OnResult: func(r *Result, err error) {
+		if err != nil {
+			t.Errorf("server: %v", err)
+		}
+		results <- r
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv, results
+}
+
+// TestStockIperf3ClientAgainstOurServer runs iperf3 -c against our server:
+// both sides must report the same test.
+func TestStockIperf3ClientAgainstOurServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs iperf3 for seconds")
+	}
+	path, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 not installed (apt-get install iperf3)")
+	}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"tcp upload", []string{"-b", "300M"}},
+		{"tcp download", []string{"-R", "-b", "300M"}},
+		{"tcp upload 2 streams omit", []string{"-P", "2", "-O", "1", "-b", "100M"}},
+		{"tcp bidir", []string{"--bidir", "-b", "100M"}},
+		{"udp upload", []string{"-u", "-b", "20M", "-l", "1400"}},
+		{"udp download", []string{"-u", "-b", "20M", "-l", "1400", "-R"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, results := startServer(t)
+			args := append([]string{"-c", "127.0.0.1", "-p", fmt.Sprint(srv.Addr().Port), "-t", "2", "-J"}, tc.args...)
+			out, err := exec.Command(path, args...).Output()
+			if err != nil {
+				t.Fatalf("iperf3 %v: %v\n%s", args, err, out)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(out, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var res *Result
+			select {
+			case res = <-results:
+			case <-time.After(5 * time.Second):
+				t.Fatal("no server result")
+			}
+			b, _ := json.Marshal(res)
+			t.Logf("ours: %s", b)
+			end := doc["end"].(map[string]any)
+			sb, _ := json.Marshal(end)
+			t.Logf("iperf3 -c end: %s", sb)
+			udp := strings.Contains(strings.Join(tc.args, " "), "-u")
+			reverse := strings.Contains(strings.Join(tc.args, " "), "-R")
+			bidir := strings.Contains(strings.Join(tc.args, " "), "--bidir")
+			switch {
+			case udp:
+				sum := end["sum"].(map[string]any)
+				// iperf3's sum is the client's: sender's packets, receiver's loss.
+				if got, want := float64(res.UDP.Packets), num(t, end, "sum", "packets"); !near(got, want, 0.01) {
+					t.Errorf("packets: ours %v, iperf3 %v", got, want)
+				}
+				if res.UDP.Lost == nil || float64(*res.UDP.Lost) != num(t, end, "sum", "lost_packets") {
+					t.Errorf("lost: ours %v, iperf3 %v", res.UDP.Lost, sum["lost_packets"])
+				}
+				if !near(*res.Throughput.Mean, 20e6, 0.05) {
+					t.Errorf("mean %v, want 20 Mbit/s", *res.Throughput.Mean)
+				}
+			case bidir:
+				if !near(*res.ByDirection.Upload.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"), 0.001) {
+					t.Errorf("upload: ours %v, iperf3 %v", *res.ByDirection.Upload.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"))
+				}
+				if !near(*res.ByDirection.Download.Throughput.Mean, num(t, end, "sum_received_bidir_reverse", "bits_per_second"), 0.01) {
+					t.Errorf("download: ours %v, iperf3 %v", *res.ByDirection.Download.Throughput.Mean, num(t, end, "sum_received_bidir_reverse", "bits_per_second"))
+				}
+			default:
+				if !near(*res.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"), 0.001) {
+					t.Errorf("mean: ours %v, iperf3 receiver %v", *res.Throughput.Mean, num(t, end, "sum_received", "bits_per_second"))
+				}
+				// Independent of the exchange: what one side sent and the other
+				// received agree within what was in flight at the end.
+				if !near(float64(res.Bytes), num(t, end, "sum_sent", "bytes"), 0.03) {
+					t.Errorf("bytes: ours %d, iperf3 sent %v", res.Bytes, num(t, end, "sum_sent", "bytes"))
+				}
+				if res.Retransmits == nil {
+					t.Errorf("retransmits null")
+				}
+			}
+			wantDir := Upload
+			if reverse {
+				wantDir = Download
+			} else if bidir {
+				wantDir = Bidir
+			}
+			if res.Direction != wantDir {
+				t.Errorf("direction %s, want %s", res.Direction, wantDir)
+			}
+		})
+	}
+}

@@ -143,16 +143,16 @@ type peerResults struct {
 // receiver: highest sequence seen), errors (receiver: sequence gaps) and
 // jitter in seconds.
 type streamResult struct {
-	ID             int     `json:"id"`
-	Bytes          float64 `json:"bytes"`
-	Retransmits    float64 `json:"retransmits"`
-	Jitter         float64 `json:"jitter"`
-	Errors         float64 `json:"errors"`
+	ID             int      `json:"id"`
+	Bytes          float64  `json:"bytes"`
+	Retransmits    float64  `json:"retransmits"`
+	Jitter         float64  `json:"jitter"`
+	Errors         float64  `json:"errors"`
 	OmittedErrors  *float64 `json:"omitted_errors,omitempty"` // iperf3 3.13 and later
 	Packets        float64  `json:"packets"`
 	OmittedPackets *float64 `json:"omitted_packets,omitempty"` // iperf3 3.13 and later
-	StartTime      float64 `json:"start_time"`
-	EndTime        float64 `json:"end_time"`
+	StartTime      float64  `json:"start_time"`
+	EndTime        float64  `json:"end_time"`
 }
 
 // validCount reads an iperf3 counter: -1 (written as -1 or as 2^64-1) and
@@ -185,3 +185,6 @@ var (
 	// reset or closed mid-test, or the results never came).
 	ErrCutShort = errors.New("test cut short")
 )
+
+// denied is ACCESS_DENIED (-1) as the byte on the wire.
+const denied byte = 0xff

@@ -1,0 +1,419 @@
+package bw
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// ServerConfig describes a --listen server.
+type ServerConfig struct {
+	// Addr is [host]:port to listen on; an empty host is 127.0.0.1 (a
+	// throughput server reachable from outside must be asked for).
+	Addr string
+	// Network is "tcp", "tcp4" or "tcp6".
+	Network string
+	// Interval is the server's own reporting interval; 0 = 1 s.
+	Interval time.Duration
+	// OnResult receives every test's outcome in the client's view (the
+	// direction names what the client asked for). err is non-nil when the
+	// test failed or was cut short; res then covers what ran, if anything.
+	OnResult func(res *Result, err error)
+	// OnStart, when set, is told of each test as it starts.
+	OnStart func(client string, p TestParams)
+}
+
+// TestParams is what a client asked for.
+type TestParams struct {
+	Protocol  string
+	Direction string
+	Streams   int
+	Duration  time.Duration
+	Omit      time.Duration
+	Bitrate   float64 // bits per second per stream; 0 = unlimited
+	Length    int
+	Version   string // the client's client_version, when it sent one
+}
+
+// Server answers iperf3 clients (stock iperf3 -c, or linecheck bw), one
+// test at a time as iperf3 does: a client that comes while a test runs is
+// told ACCESS_DENIED.
+type Server struct {
+	cfg ServerConfig
+	ln  *net.TCPListener
+
+	mu       sync.Mutex
+	busy     bool
+	dataConn chan *net.TCPConn // non-nil while a test is connecting its streams
+	wg       sync.WaitGroup
+}
+
+// Listen opens the server's TCP port (UDP streams use the same port number
+// and open it per test).
+func Listen(cfg ServerConfig) (*Server, error) {
+	if cfg.Network == "" {
+		cfg.Network = "tcp"
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = time.Second
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w (want [ADDR:]PORT)", cfg.Addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen(cfg.Network, net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, ln: ln.(*net.TCPListener)}, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() *net.TCPAddr { return s.ln.Addr().(*net.TCPAddr) }
+
+// Serve answers clients until ctx ends, then closes the port and waits for
+// the test in progress to stop.
+func (s *Server) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { _ = s.ln.Close() })
+	defer stop()
+	for {
+		c, err := s.ln.AcceptTCP()
+		if err != nil {
+			if ctx.Err() != nil {
+				s.wg.Wait()
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			s.wg.Wait()
+			return err
+		}
+		s.mu.Lock()
+		switch {
+		case s.dataConn != nil:
+			ch := s.dataConn
+			s.mu.Unlock()
+			select {
+			case ch <- c:
+			case <-time.After(time.Second):
+				_ = c.Close()
+			}
+		case s.busy:
+			s.mu.Unlock()
+			// As iperf3: never read from a newcomer while a test runs
+			// (it could block the test); say busy and hang up.
+			_, _ = c.Write([]byte{denied})
+			_ = c.Close()
+		default:
+			s.busy = true
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				res, err := s.session(ctx, c)
+				s.mu.Lock()
+				s.busy, s.dataConn = false, nil
+				s.mu.Unlock()
+				if s.cfg.OnResult != nil && (res != nil || err != nil) {
+					s.cfg.OnResult(res, err)
+				}
+			}()
+		}
+	}
+}
+
+// setupWait bounds each step of a client's setup.
+const setupWait = 10 * time.Second
+
+func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error) {
+	defer ctrl.Close()
+	client := ctrl.RemoteAddr().String()
+	stopCtx := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Unix(1, 0)) })
+	defer stopCtx()
+	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
+	var cookie [cookieLen]byte
+	if _, err := io.ReadFull(ctrl, cookie[:]); err != nil {
+		return nil, fmt.Errorf("%s: no cookie: %w (not an iperf3 client?)", client, err)
+	}
+	if _, err := ctrl.Write([]byte{byte(stParamExchange)}); err != nil {
+		return nil, fmt.Errorf("%s: %w", client, err)
+	}
+	var p params
+	if err := readJSON(ctrl, &p); err != nil {
+		return nil, fmt.Errorf("%s: reading the test parameters: %w", client, err)
+	}
+	tp, err := checkParams(p)
+	if err != nil {
+		// A stock client prints "the server has terminated" for this.
+		_, _ = ctrl.Write([]byte{byte(stServerTerm)})
+		return nil, fmt.Errorf("%s: refused: %w", client, err)
+	}
+	if s.cfg.OnStart != nil {
+		s.cfg.OnStart(client, tp)
+	}
+	n := p.Parallel
+	if p.Bidir {
+		n *= 2
+	}
+	var udp *net.UDPConn
+	if p.UDP {
+		la := s.Addr()
+		udp, err = net.ListenUDP("udp", &net.UDPAddr{IP: la.IP, Port: la.Port, Zone: la.Zone})
+		if err != nil {
+			_, _ = ctrl.Write([]byte{byte(stServerTerm)})
+			return nil, fmt.Errorf("%s: opening UDP port %d: %w", client, la.Port, err)
+		}
+		defer udp.Close()
+		_ = udp.SetReadBuffer(4 << 20)
+		_ = udp.SetWriteBuffer(4 << 20)
+	}
+	ch := make(chan *net.TCPConn)
+	if !p.UDP {
+		s.mu.Lock()
+		s.dataConn = ch
+		s.mu.Unlock()
+	}
+	if _, err := ctrl.Write([]byte{byte(stCreateStreams)}); err != nil {
+		return nil, fmt.Errorf("%s: %w", client, err)
+	}
+	streams := make([]*stream, 0, n)
+	upstream := make([]bool, 0, n)
+	defer func() {
+		for _, st := range streams {
+			st.close()
+		}
+	}()
+	deadline := time.Now().Add(setupWait)
+	for i := range n {
+		// The client connects its sending streams first (bidir), so the
+		// first Parallel streams are the ones this side receives.
+		sender := p.Reverse || p.Bidir && i >= p.Parallel
+		st := &stream{id: streamID(i), sender: sender, udp: p.UDP, blk: p.Len, c64: p.Counters64}
+		if sender {
+			st.rate = p.Bandwidth
+		}
+		if p.UDP {
+			addr, err := udpGreeting(udp, deadline, streams)
+			if err != nil {
+				return nil, fmt.Errorf("%s: UDP stream %d: %w", client, st.id, err)
+			}
+			st.uconn, st.peer = udp, addr
+		} else {
+			c, err := acceptStream(ch, cookie, deadline)
+			if err != nil {
+				return nil, fmt.Errorf("%s: stream %d: %w", client, st.id, err)
+			}
+			st.tcp = c
+		}
+		streams = append(streams, st)
+		upstream = append(upstream, !sender)
+	}
+	s.mu.Lock()
+	s.dataConn = nil
+	s.mu.Unlock()
+	if _, err := ctrl.Write([]byte{byte(stTestStart), byte(stTestRunning)}); err != nil {
+		return nil, fmt.Errorf("%s: %w", client, err)
+	}
+	_ = ctrl.SetDeadline(time.Time{})
+	start := time.Now()
+
+	if p.UDP {
+		go udpDemux(udp, streams)
+	}
+	// The client ends the test with TEST_END; a close, CLIENT_TERMINATE or
+	// a client gone quiet past the planned end cuts it short.
+	stop := make(chan struct{})
+	var endState int8
+	var endErr error
+	go func() {
+		var b [1]byte
+		_, endErr = io.ReadFull(ctrl, b[:])
+		endState = int8(b[0])
+		close(stop)
+	}()
+	var until time.Time
+	if p.Time > 0 {
+		until = start.Add(tp.Omit + tp.Duration + 30*time.Second)
+	}
+	m := measure(streams, upstream, start, tp.Omit, s.cfg.Interval, until, stop, nil)
+	// The client's data is no longer wanted: close now, as iperf3 does.
+	for _, st := range streams {
+		st.close()
+	}
+	if udp != nil {
+		_ = udp.Close()
+	}
+	res := &Result{Server: s.Addr().String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
+	if p.Bandwidth > 0 {
+		res.BitrateBps = f64(p.Bandwidth)
+	}
+	select {
+	case <-stop:
+	default:
+		_ = ctrl.SetReadDeadline(time.Unix(1, 0))
+		<-stop
+		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		res.CutShort = true
+		return res, fmt.Errorf("%w: %s did not end the test within 30 s of its planned end", ErrCutShort, client)
+	}
+	if endErr != nil || endState != stTestEnd {
+		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		res.CutShort = true
+		why := "closed the control connection"
+		if endErr == nil {
+			why = "sent " + stateName(endState)
+		}
+		if ctx.Err() != nil {
+			why = "the server was stopped"
+			_ = ctrl.SetDeadline(time.Time{})
+			_, _ = ctrl.Write([]byte{byte(stServerTerm)})
+		}
+		return res, fmt.Errorf("%w after %.1f s: %s %s", ErrCutShort, m.end.Sub(start).Seconds(), client, why)
+	}
+	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
+	var theirs peerResults
+	err = func() error {
+		if _, err := ctrl.Write([]byte{byte(stExchangeResult)}); err != nil {
+			return err
+		}
+		if err := readJSON(ctrl, &theirs); err != nil {
+			return fmt.Errorf("reading the client's results: %w", err)
+		}
+		if err := writeJSON(ctrl, localResults(streams, m)); err != nil {
+			return err
+		}
+		if _, err := ctrl.Write([]byte{byte(stDisplayResult)}); err != nil {
+			return err
+		}
+		var b [1]byte
+		_, _ = io.ReadFull(ctrl, b[:]) // IPERF_DONE; a client that just closes is fine too
+		return nil
+	}()
+	if err != nil {
+		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		res.CutShort = true
+		return res, fmt.Errorf("%w: %s: %w", ErrCutShort, client, err)
+	}
+	build(res, streams, upstream, m, &theirs, s.cfg.Interval)
+	return res, nil
+}
+
+// checkParams refuses what the server will not run.
+func checkParams(p params) (TestParams, error) {
+	tp := TestParams{Protocol: proto(p.UDP), Streams: p.Parallel, Bitrate: p.Bandwidth, Length: p.Len, Version: p.ClientVersion,
+		Duration: time.Duration(p.Time * float64(time.Second)), Omit: time.Duration(p.Omit * float64(time.Second))}
+	switch {
+	case p.Bidir:
+		tp.Direction = Bidir
+	case p.Reverse:
+		tp.Direction = Download
+	default:
+		tp.Direction = Upload
+	}
+	switch {
+	case p.TCP == p.UDP:
+		return tp, errors.New("the test is neither TCP nor UDP (SCTP is not supported)")
+	case p.Parallel < 1 || p.Parallel > 128:
+		return tp, fmt.Errorf("parallel %d: 1..128", p.Parallel)
+	case p.Time < 0 || p.Time > 86400 || p.Omit < 0 || p.Omit > 3600:
+		return tp, fmt.Errorf("time %g s, omit %g s: out of range", p.Time, p.Omit)
+	case p.Time == 0 && (p.Num > 0 || p.Blockcount > 0) && (p.Reverse || p.Bidir):
+		return tp, errors.New("a byte- or block-limited test (-n, -k) with the server sending is not supported: use -t")
+	case p.UDP && (p.Len < 16 || p.Len > 65507):
+		return tp, fmt.Errorf("UDP length %d: 16..65507", p.Len)
+	case !p.UDP && (p.Len < 1 || p.Len > 1<<24):
+		return tp, fmt.Errorf("length %d: 1..16M", p.Len)
+	case p.Bandwidth < 0:
+		return tp, fmt.Errorf("bandwidth %g: negative", p.Bandwidth)
+	}
+	return tp, nil
+}
+
+// acceptStream takes the next data connection that presents the test's
+// cookie; strangers are told ACCESS_DENIED, as iperf3 does.
+func acceptStream(ch chan *net.TCPConn, cookie [cookieLen]byte, deadline time.Time) (*net.TCPConn, error) {
+	for {
+		select {
+		case c := <-ch:
+			_ = c.SetReadDeadline(deadline)
+			var got [cookieLen]byte
+			if _, err := io.ReadFull(c, got[:]); err != nil || got != cookie {
+				_, _ = c.Write([]byte{denied})
+				_ = c.Close()
+				continue
+			}
+			_ = c.SetReadDeadline(time.Time{})
+			return c, nil
+		case <-time.After(time.Until(deadline)):
+			return nil, errors.New("the client did not connect its data streams in time (a firewall passes the control connection only?)")
+		}
+	}
+}
+
+// udpGreeting waits for a new client address's greeting datagram and
+// answers it. Repeats of a known stream's greeting are answered again (the
+// client repeats until it hears back).
+func udpGreeting(u *net.UDPConn, deadline time.Time, known []*stream) (*net.UDPAddr, error) {
+	var reply [4]byte
+	binary.LittleEndian.PutUint32(reply[:], udpConnectReply)
+	buf := make([]byte, 64)
+	_ = u.SetReadDeadline(deadline)
+	defer u.SetReadDeadline(time.Time{})
+	for {
+		n, addr, err := u.ReadFromUDP(buf)
+		if err != nil {
+			return nil, fmt.Errorf("no greeting datagram: %w", err)
+		}
+		if n != 4 {
+			continue
+		}
+		seen := false
+		for _, k := range known {
+			if k.peer.String() == addr.String() {
+				seen = true
+			}
+		}
+		_, _ = u.WriteToUDP(reply[:], addr)
+		if !seen {
+			return addr, nil
+		}
+	}
+}
+
+// udpDemux reads the shared UDP socket and hands each datagram to the
+// receiving stream of its sender's address.
+func udpDemux(u *net.UDPConn, streams []*stream) {
+	by := map[string]*stream{}
+	for _, s := range streams {
+		if !s.sender {
+			by[s.peer.String()] = s
+		}
+	}
+	buf := make([]byte, 65536)
+	for {
+		n, addr, err := u.ReadFromUDP(buf)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		if s := by[addr.String()]; s != nil && !s.closed.Load() && n != 4 {
+			s.datagram(buf[:n], time.Now())
+		}
+	}
+}
