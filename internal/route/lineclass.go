@@ -291,13 +291,10 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			}
 			return false
 		}
-		for i := len(long) - 1; i >= 0; i-- {
-			if isDeciding(long[i]) {
-				break
-			}
-			if long[i].c.Class != ClassTransit && long[i].c.Class != ClassOther {
-				return long[i].c.Name
-			}
+		// Hops after the deciding ones: Chinese networks on a return trace,
+		// the international carrier or hoster on a forward trace.
+		if i := len(long) - 1; i >= 0 && !isDeciding(long[i]) {
+			return long[i].c.Name
 		}
 		return ""
 	}

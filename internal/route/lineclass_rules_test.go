@@ -103,6 +103,12 @@ func TestSharperLineRules(t *testing.T) {
 			want: LineCU4837, landing: "Unicom 4837",
 		},
 		{
+			name: "forward 163 lands abroad, on the carrier after the ChinaNet backbone",
+			trace: mkTrace("203.0.113.20", true, "192.168.1.1", "202.97.34.17", "202.97.94.238", "63.218.44.21",
+				"63.218.171.54", "203.0.113.20"),
+			want: LineChinaNet163, landing: "PCCW",
+		},
+		{
 			name: "CMI lands on CMNET",
 			trace: mkTrace("203.0.113.10", true, "10.0.0.1", "129.250.2.1", "223.120.2.5", "223.120.10.70",
 				"221.183.55.22", "203.0.113.10"),
