@@ -2,9 +2,11 @@ package billing
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOffersErrorsNameFileAndLine(t *testing.T) {
@@ -90,6 +92,11 @@ func FuzzParseOffers(f *testing.F) {
 	f.Add([]byte("offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, commit_mbps: 1, commit_price: \"1\", price_per_mbps: \"1\", min_share: 0.5, port_mbps: 3, prorate: valid-days}}\n"))
 	f.Add([]byte("offers:\n  - {name: y, currency: JPY, bandwidth: {scheme: per-gb, free_gb: 5, tiers: [{up_to_gb: 1, price_per_gb: \"2\"}, {price_per_gb: \"1\"}]}}\n"))
 	f.Add([]byte("offers: [{name: z, bandwidth: {scheme: daily-peak-average, daily_nth: 3, top_days: 2, price_per_mbps: \"1\"}}]"))
+	// Issue 10: nth above the sample count, ports and prices at the edge of float range.
+	f.Add([]byte("offers: [{name: n, currency: USD, bandwidth: {scheme: peak, nth: 9000, price_per_mbps: \"1\"}}]"))
+	f.Add([]byte("offers: [{name: p, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1e308, price: \"1e308\"}}]"))
+	f.Add([]byte("offers: [{name: q, currency: USD, bandwidth: {scheme: p95, port_mbps: 1e400, min_share: 1, price_per_mbps: \"1e300\"}}]"))
+	f.Add([]byte("offers: [{name: r, currency: USD, bandwidth: {scheme: fixed, port_mbps: 0.000001, price: \"1\"}}]"))
 	m := MonthPeriod(2026, 10, nil)
 	p, _ := RangePeriod(m.Start, m.Start.AddDate(0, 0, 2), nil)
 	s := constSeries(p, 1, 2, map[int]bool{3: true, 4: true})
@@ -100,6 +107,51 @@ func FuzzParseOffers(f *testing.F) {
 		}
 		if _, err := BillSeries(s, p, of.Offers, Options{}); err != nil && !errors.Is(err, ErrCoarse) {
 			t.Fatalf("valid offers, billing failed: %v", err)
+		}
+	})
+}
+
+// Traffic figures at the edges (1e308 bytes a slot, scales up to 1e300, NaN)
+// never panic the pricing, never give a negative or wrapped volume, and are
+// either billed or refused with ErrTooLarge.
+func FuzzBillSeriesFigures(f *testing.F) {
+	f.Add(1e308, 1e308, 1.0, 30)
+	f.Add(2.5e10, 1e9, 1e300, 1)
+	f.Add(2e18, 0.0, 1.0, 9000)
+	f.Add(1e10, 1e10, 1e6, 2)
+	f.Add(math.NaN(), 1.0, 1.0, 1)
+	f.Add(99.0, 7557.0, 1.0, 1)
+	offers := mustOffers(f, `
+offers:
+  - {name: gb, currency: USD, bandwidth: {scheme: per-gb, price_per_gb: "0.01"}}
+  - {name: p95, currency: USD, bandwidth: {scheme: p95, port_mbps: 1000, commit_mbps: 100, commit_price: "10", price_per_mbps: "1"}}
+  - {name: fix, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1000, price: "1"}}
+`)
+	start := MonthPeriod(2026, 10, nil).Start
+	p, _ := RangePeriod(start, start.Add(24*time.Hour), time.UTC)
+	f.Fuzz(func(t *testing.T, in, out, scale float64, nth int) {
+		if !(scale > 0) || math.IsInf(scale, 0) {
+			return
+		}
+		s := &Series{Name: "fuzz", Step: 300}
+		for i := 0; i < 288; i++ {
+			k := float64(i%7 + 1)
+			s.Slots = append(s.Slots, Slot{Start: start.Unix() + int64(i)*300, In: in * k / 7, Out: out * k / 7})
+		}
+		o := append([]*Offer{}, offers...)
+		pk := &Offer{Name: "peak", Currency: "USD", Bandwidth: Bandwidth{Scheme: "peak", Nth: nth % 100000, PricePerMbps: Dec{Decimal: one, Set: true}}}
+		if pk.Bandwidth.Nth >= 0 {
+			o = append(o, pk)
+		}
+		r, err := BillSeries(s, p, o, Options{Scale: scale})
+		if err != nil {
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			return
+		}
+		if r.Traffic.InBytes < 0 || r.Traffic.OutBytes < 0 || r.Traffic.TotalBytes < 0 {
+			t.Fatalf("negative volume %+v", r.Traffic)
 		}
 	})
 }
