@@ -77,6 +77,12 @@ type Samples struct {
 	GapRuns   int      `json:"gap_runs"`
 	GapList   []GapRun `json:"gaps"` // the first 50 runs of missing slots
 	ValidDays int      `json:"valid_days"`
+	// Filled counts the present slots the logging tool filled in rather than
+	// measured (Series.Filled: MRTG over a poller outage); MeasuredCoverage
+	// is (present − filled) / expected, what is known to be measured, beside
+	// Coverage as the log reports it.
+	Filled           int     `json:"filled"`
+	MeasuredCoverage float64 `json:"measured_coverage"`
 }
 
 // Traffic is the volume and the simple rates of the period.
@@ -289,6 +295,17 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	r.Samples = Samples{Expected: v.expected, Present: present, Missing: max(v.expected-present, 0), StepS: v.width, SourceS: s.Step, Gaps: opt.Gaps, ValidDays: v.validDays}
 	if v.expected > 0 {
 		r.Samples.Coverage = math.Round(float64(present)/float64(v.expected)*1e6) / 1e6
+	}
+	for _, t := range s.Filled {
+		if t >= v.from && t < v.to {
+			r.Samples.Filled++
+		}
+	}
+	r.Samples.MeasuredCoverage = r.Samples.Coverage
+	if v.expected > 0 && r.Samples.Filled > 0 {
+		r.Samples.MeasuredCoverage = math.Round(float64(present-r.Samples.Filled)/float64(v.expected)*1e6) / 1e6
+		r.Warnings = append(r.Warnings, fmt.Sprintf("coverage %.2f %% as the log reports it, %.2f %% known to be measured: %d present slots were filled in by the logging tool, not measured",
+			100*r.Samples.Coverage, 100*r.Samples.MeasuredCoverage, r.Samples.Filled))
 	}
 	r.Samples.GapList, r.Samples.GapRuns = v.gapRuns(50)
 	if r.Samples.GapList == nil {

@@ -23,6 +23,10 @@ type Series struct {
 	Step int64
 	// Slots are ascending by Start, at most one per slot; missing slots are gaps.
 	Slots []Slot
+	// Filled lists, ascending, the starts of slots that the logging tool
+	// filled in rather than measured (MRTG's rateup repeats the last rate
+	// over a poller outage): present, but not known to be traffic.
+	Filled []int64
 	// Warnings are things the reader noticed and the report should show
 	// (counter wraps, resets, rates above a stated port speed …), each prefixed with file:line.
 	Warnings []string

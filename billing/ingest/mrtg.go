@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/linecheck/linecheck/billing"
@@ -17,6 +18,58 @@ import (
 // coarse rows are spread evenly over the slots they cover and Series.Step is
 // the coarsest step among the rows kept, so that the engine can refuse them
 // for percentile billing.
+// mrtgFilled marks the 5-minute rows rateup filled in: when the poller
+// misses updates, the next update repeats the last measured rate over every
+// row of the outage (it does not spread the counter delta), so the log shows
+// a run of rows with the same four rates and 100 % coverage. Measured
+// traffic does not hold one rate to the byte per second, in and out, for
+// half an hour: a run of at least mrtgFillRun such rows is an outage, and
+// every row of it but its oldest (the last real measurement) is filled in.
+// Shorter outages are not told apart from steady traffic; a run of zeros is
+// left alone (an idle port repeats zeros too).
+func mrtgFilled(b *builder, rows []rawPoint, keys []string, durs []int64) {
+	var filled []int64
+	five := func(i int) bool {
+		return durs[i] == billing.SlotSeconds && !rows[i].unknown && (rows[i].in != 0 || rows[i].out != 0)
+	}
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for five(i) && j < len(rows) && five(j) && keys[j] == keys[i] {
+			j++
+		}
+		if j-i >= mrtgFillRun {
+			for k := i; k < j-1; k++ { // rows[j-1], the oldest, was measured
+				start := floorSlot(rows[k].t - durs[k])
+				if !b.win.bounded() || start >= b.win.from && start < b.win.to {
+					filled = append(filled, start)
+				}
+			}
+		}
+		i = j
+	}
+	if len(filled) == 0 {
+		return
+	}
+	slices.Reverse(filled) // rows are newest first
+	// Without a period only the latest month is kept: so are its marks.
+	if sl := b.s.Slots; len(sl) > 0 {
+		i := 0
+		for i < len(filled) && filled[i] < sl[0].Start {
+			i++
+		}
+		filled = filled[i:]
+	}
+	b.s.Filled = filled
+	if len(filled) > 0 {
+		b.warnf(0, "%d 5-minute rows repeat the rate before them to the byte: rateup fills a poller outage with the last rate measured, so these slots (%.1f h) are present but not measured",
+			len(filled), float64(len(filled))*billing.SlotSeconds/3600)
+	}
+}
+
+// mrtgFillRun is the shortest run of identical 5-minute rows taken for an
+// outage: 30 minutes of the same rate to the byte per second.
+const mrtgFillRun = 7
+
 // mrtgUnset is what rateup writes for a row it never filled (INT64_MIN,
 // seen on the oldest daily row of a new log): a gap, not a negative rate.
 const mrtgUnset = "-9223372036854775808"
@@ -27,6 +80,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 	var (
 		line int64
 		rows []rawPoint
+		keys []string // the four rates of each row as written, to spot repeats
 		head bool
 	)
 	for sc.Scan() {
@@ -82,6 +136,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 			return nil, errAt(file, line, "time", "timestamp %s is out of order: MRTG rows are newest first, line %d has the older %s", fmtTime(t), prev.line, fmtTime(prev.t))
 		}
 		rows = append(rows, p)
+		keys = append(keys, string(bytes.Join(f[1:], []byte{' '})))
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
@@ -117,6 +172,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 		b.checkRate(p.line, in, out, dur)
 		b.addSpan(p.t-dur, dur, in, out)
 	}
+	mrtgFilled(b, rows, keys, durs)
 	// rateup stamps its newest row with the poll time; rows before it are
 	// contiguous, so only a newest time inside a slot leaves that slot short.
 	if t0 := rows[0].t; t0%billing.SlotSeconds != 0 {

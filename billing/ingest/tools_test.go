@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linecheck/linecheck/billing"
 )
@@ -324,4 +325,63 @@ func TestVnstatJSONFromARealDatabase(t *testing.T) {
 	// The same output as vnstat < 2.10 writes it (no timestamps), read in UTC.
 	old := regexp.MustCompile(`,"timestamp":\d+`).ReplaceAllString(out, "")
 	check(mustRead(t, "old.json", old, ReadOptions{})[0])
+}
+
+// rateup as the oracle for a poller outage: 48 h of 5-minute updates with
+// 36 missed in a row (3 h). rateup fills the outage with the last measured
+// rate, so the log has every row (100 % coverage, as MRTG reports it); the
+// 36 missed intervals and the one closed by the first update after them
+// repeat that rate: 37 slots filled in (hand: 36 + 1), measured coverage
+// (576 − 37) / 576 = 0.935764.
+func TestRateupOutageIsCoverageButNotMeasured(t *testing.T) {
+	rateup := needTool(t, "rateup")
+	dir := t.TempDir()
+	const S = int64(1780272000)
+	const n = 576
+	rate := func(k int64) int64 { return 2000 + (k*7919)%90000 }
+	var ci, co int64
+	var args []string
+	flush := func() {
+		if len(args) > 0 {
+			run(t, dir, nil, "", rateup, args...)
+			args = nil
+		}
+	}
+	for k := int64(0); k <= n; k++ {
+		if k > 0 {
+			ci += rate(k) * 300
+			co += rate(k+1) * 150
+		}
+		if k >= 200 && k < 236 {
+			continue // the poller is down
+		}
+		if len(args) == 0 {
+			args = []string{dir + "/", "port1", fmt.Sprint(S + 300*k)}
+		} else {
+			args = append(args, "t", fmt.Sprint(S+300*k))
+		}
+		args = append(args, "u", fmt.Sprint(ci), fmt.Sprint(co), "125000000")
+		if k%72 == 71 {
+			flush()
+		}
+	}
+	flush()
+	s := mustReadFile(t, filepath.Join(dir, "port1.log"), ReadOptions{From: S, To: S + n*300})[0]
+	if len(s.Slots) != n || len(s.Filled) != 37 {
+		t.Fatalf("%d slots, %d filled; want %d and 37", len(s.Slots), len(s.Filled), n)
+	}
+	if s.Filled[0] != S+200*300-300 || s.Filled[36] != S+235*300 {
+		t.Errorf("filled %s .. %s", fmtTime(s.Filled[0]), fmtTime(s.Filled[36]))
+	}
+	p, _ := billing.RangePeriod(time.Unix(S, 0), time.Unix(S+n*300, 0), time.UTC)
+	r, err := billing.BillSeries(s, p, nil, billing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Samples.Coverage != 1 || r.Samples.Filled != 37 || r.Samples.MeasuredCoverage != 0.935764 {
+		t.Errorf("samples %+v", r.Samples)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "93.58 % known to be measured") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
 }

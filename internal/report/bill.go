@@ -76,7 +76,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 			{"average Mbps", mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
 			{"peak Mbps", mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
 			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), fmt.Sprintf("%.2f %%", 100*sm.Coverage),
-				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days)},
+				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days) + filledNote(sm)},
 		},
 	}
 	if r.Scale != 1 {
@@ -226,7 +226,7 @@ func BillCSVTables(r *billing.Report, named bool) []Table {
 			{"peak_bps", num(tr.InPeakBps), num(tr.OutPeakBps), "highest 5-minute slot"},
 			{"samples", strconv.Itoa(sm.Present), strconv.Itoa(sm.Present),
 				fmt.Sprintf("of %d expected (coverage %s); %d missing in %d gap(s), --gaps %s; %d of %d days with traffic; boundary %s",
-					sm.Expected, num(sm.Coverage), sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days, r.Period.Boundary)},
+					sm.Expected, num(sm.Coverage), sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days, r.Period.Boundary) + filledNote(sm)},
 		},
 	}}
 	if p := r.P95; p != nil {
@@ -307,4 +307,13 @@ func trimDec(s string, places int) string {
 		return s
 	}
 	return strconv.FormatFloat(v, 'f', places, 64)
+}
+
+// filledNote says, on the samples line, how much of the coverage the logging
+// tool filled in rather than measured (MRTG over a poller outage).
+func filledNote(sm billing.Samples) string {
+	if sm.Filled == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d filled in by the logger, not measured: %.2f %% known measured", sm.Filled, 100*sm.MeasuredCoverage)
 }
