@@ -90,3 +90,35 @@ var pow5_30 = decimal.New(5, 0).Pow(decimal.New(30, 0))
 func mbpsOfBps(bps float64) decimal.Decimal {
 	return decimal.NewFromFloat(Sig(bps)).Shift(-6)
 }
+
+// GroupThousands puts a comma between every three digits of the integer
+// part of a plain decimal string: "87649.50" → "87,649.50", "-1234" →
+// "-1,234". Anything that is not a plain number is returned as it is.
+func GroupThousands(s string) string {
+	sign := ""
+	body := s
+	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
+		sign, body = body[:1], body[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(body, ".")
+	if intPart == "" {
+		return s
+	}
+	for _, c := range intPart {
+		if c < '0' || c > '9' {
+			return s
+		}
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}

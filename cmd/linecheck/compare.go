@@ -87,7 +87,7 @@ func init() {
 
 func runCompare(c *cobra.Command, args []string) error {
 	o := compareOpts
-	if err := report.CheckFormat(o.format, compare.ReportFormats...); err != nil {
+	if err := report.CheckFormat(o.format, report.CompareFormats...); err != nil {
 		return badInput(err)
 	}
 	switch {
@@ -140,7 +140,7 @@ func runCompare(c *cobra.Command, args []string) error {
 		defer fh.Close()
 		w = fh
 	}
-	if err := compare.WriteReport(w, r, o.format); err != nil {
+	if err := report.WriteCompare(w, r, o.format); err != nil {
 		return err
 	}
 	if o.output != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/samples"
 )
 
@@ -74,7 +75,7 @@ func runDemo(c *cobra.Command, _ []string) error {
 	}
 	// Off a terminal the demo always prints its report and exits 0: a failed
 	// SLA is part of what the demo shows, not an error of the demo.
-	return compare.WriteReport(c.OutOrStdout(), res, demoOpts.format)
+	return report.WriteCompare(c.OutOrStdout(), res, demoOpts.format)
 }
 
 // demoInteractive reports whether demo should open the TUI: stdin and stdout

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // cost returns the candidate's monthly cost in the fx base currency.
@@ -92,7 +94,7 @@ func Rank(r *Result) {
 		r.Recommended = best.Name
 		c0, _ := best.cost()
 		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s/month",
-			nPass, len(ev), best.Name, fmtMoney(c0.StringFixed(2)), best.Monthly.Converted.Currency)
+			nPass, len(ev), best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency)
 		if len(passing) > 1 {
 			next := passing[1]
 			c1, _ := next.cost()
@@ -102,7 +104,7 @@ func Rank(r *Result) {
 				pct, _ = diff.Div(c1).Mul(decimal.NewFromInt(100)).Round(1).Float64()
 			}
 			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
-			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", fmtMoney(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
+			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", billing.GroupThousands(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
 		} else {
 			r.Verdict += " (the only passing candidate)"
 		}
@@ -119,7 +121,7 @@ func Rank(r *Result) {
 				}
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
-				e.Name, fmtMoney(c.StringFixed(2)), e.Monthly.Converted.Currency, fmtMoney(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
+				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
 }

@@ -3,9 +3,10 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // The number style every command's tables share. Machine formats (JSON,
@@ -63,36 +64,9 @@ func Money(v decimal.Decimal, minor int32) string {
 }
 
 // GroupThousands puts a comma between every three digits of the integer
-// part of a plain decimal string: "87649.50" → "87,649.50", "-1234" →
-// "-1,234". Anything that is not a plain number is returned as it is.
-func GroupThousands(s string) string {
-	sign := ""
-	body := s
-	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
-		sign, body = body[:1], body[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(body, ".")
-	if intPart == "" {
-		return s
-	}
-	for _, c := range intPart {
-		if c < '0' || c > '9' {
-			return s
-		}
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
+// part of a plain decimal string (billing.GroupThousands: the one rule, also
+// used by sentences the core writes).
+func GroupThousands(s string) string { return billing.GroupThousands(s) }
 
 // Float formats v for CSV in full precision, as JSON does: up to 12
 // significant digits, without the noise of binary floating point.

@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	"fmt"
@@ -7,33 +7,34 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
-// ReportFormats are the formats WriteReport accepts.
-var ReportFormats = []string{"table", "json", "csv", "markdown", "html"}
+// CompareFormats are the formats WriteCompare accepts.
+var CompareFormats = []string{"table", "json", "csv", "markdown", "html"}
 
-// WriteReport renders r in format: table, json, csv, markdown or html.
-func WriteReport(w io.Writer, r *Result, format string) error {
-	if err := report.CheckFormat(format, ReportFormats...); err != nil {
+// WriteCompare renders compare's result in format: table, json, csv,
+// markdown or html.
+func WriteCompare(w io.Writer, r *compare.Result, format string) error {
+	if err := CheckFormat(format, CompareFormats...); err != nil {
 		return err
 	}
 	switch format {
 	case "json":
-		return report.WriteJSON(w, r)
+		return WriteJSON(w, r)
 	case "html":
-		return WriteHTML(w, r)
+		return WriteCompareHTML(w, r)
 	}
 	if format != "csv" {
-		if _, err := io.WriteString(w, header(r, format)); err != nil {
+		if _, err := io.WriteString(w, compareHeader(r, format)); err != nil {
 			return err
 		}
 	}
-	return report.Write(w, format, Tables(r, format)...)
+	return Write(w, format, CompareTables(r, format)...)
 }
 
-// header is the report's preamble: what was compared and on which traffic.
-func header(r *Result, format string) string {
+// compareHeader is the report's preamble: what was compared and on which traffic.
+func compareHeader(r *compare.Result, format string) string {
 	var b strings.Builder
 	title := "linecheck compare: " + r.Source
 	if format == "markdown" {
@@ -77,7 +78,7 @@ func header(r *Result, format string) string {
 	return b.String()
 }
 
-func slaText(s SLASpec) string {
+func slaText(s compare.SLASpec) string {
 	var p []string
 	if s.RTTP95ms != nil {
 		p = append(p, fmt.Sprintf("RTT p95 <= %g ms", *s.RTTP95ms))
@@ -100,22 +101,22 @@ func slaText(s SLASpec) string {
 	return strings.Join(p, ", ")
 }
 
-// Tables builds the report's tables: the ranking, the SLA checks, the cost
+// CompareTables builds the report's tables: the ranking, the SLA checks, the cost
 // breakdown, and the per-target probe statistics. For csv the notes are left
 // out (every cell stays machine-readable).
-func Tables(r *Result, format string) []report.Table {
+func CompareTables(r *compare.Result, format string) []Table {
 	base := r.FXBase
 	// csv stays machine-readable: plain decimals, loss as a fraction.
 	fmtMoney, fmtPct := fmtMoney, fmtPct
 	if format == "csv" {
 		fmtMoney = func(s string) string { return s }
-		fmtPct = func(x float64) string { return strconv.FormatFloat(round(x, 6), 'f', -1, 64) }
+		fmtPct = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	}
 	blank := []string{}
 	if format == "table" {
 		blank = []string{""}
 	}
-	rank := report.Table{
+	rank := Table{
 		Title:   "Ranking (passing first, then by monthly cost in " + base + ")",
 		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "currency", "monthly " + base},
 		Align:   "rlllllrrrrrlrlr",
@@ -133,8 +134,8 @@ func Tables(r *Result, format string) []report.Table {
 		}
 		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
 		if q.Recv > 0 {
-			rtt50, rtt95 = fmtMs(q.RTT.P50), fmtMs(q.RTT.P95)
-			jit = fmtMs(q.Jitter.RFC3550)
+			rtt50, rtt95 = fmtMs1(q.RTT.P50), fmtMs1(q.RTT.P95)
+			jit = fmtMs1(q.Jitter.RFC3550)
 		}
 		if q.Sent > 0 {
 			loss = fmtPct(q.Loss)
@@ -142,7 +143,7 @@ func Tables(r *Result, format string) []report.Table {
 		if q.Stretch > 0 {
 			stretch = strconv.FormatFloat(q.Stretch, 'f', 2, 64)
 		}
-		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, orDash(q.LineClass), q.Direction,
+		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, dashIfEmpty(q.LineClass), q.Direction,
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
 	if format != "csv" {
@@ -171,7 +172,7 @@ func Tables(r *Result, format string) []report.Table {
 		}
 	}
 
-	checks := report.Table{
+	checks := Table{
 		Title:   "SLA checks",
 		Headers: []string{"candidate", "check", "required", "measured", "unit", "result", "note"},
 		Align:   "lllrlll",
@@ -182,11 +183,11 @@ func Tables(r *Result, format string) []report.Table {
 			if c.Pass {
 				res = "pass"
 			}
-			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtAny(c.Required), fmtAny(c.Measured), c.Unit, res, c.Note})
+			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, c.Note})
 		}
 	}
 
-	cost := report.Table{
+	cost := Table{
 		Title:   "Monthly cost breakdown",
 		Headers: []string{"candidate", "offer", "item", "amount", "currency", "detail"},
 		Align:   "lllrll",
@@ -215,7 +216,7 @@ func Tables(r *Result, format string) []report.Table {
 			r.Recommended, fmtMoney(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
 	}
 
-	probes := report.Table{
+	probes := Table{
 		Title:   "Probe targets",
 		Headers: []string{"candidate", "target", "sent", "recv", "loss", "late", "dup", "min ms", "p50 ms", "p95 ms", "max ms", "jitter ms"},
 		Align:   "llrrrrrrrrrr",
@@ -223,10 +224,10 @@ func Tables(r *Result, format string) []report.Table {
 	for _, e := range r.Candidates {
 		for _, t := range e.Targets {
 			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), fmtPct(t.Loss),
-				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), fmtMs(t.RTT.Min), fmtMs(t.RTT.P50), fmtMs(t.RTT.P95), fmtMs(t.RTT.Max), fmtMs(t.Jitter.RFC3550)})
+				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.RFC3550)})
 		}
 	}
-	routes := report.Table{
+	routes := Table{
 		Title:   "Route evidence",
 		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms", "evidence hops"},
 		Align:   "llllllrrrl",
@@ -242,8 +243,8 @@ func Tables(r *Result, format string) []report.Table {
 			}
 			hops = strings.Join(hs, " ")
 		}
-		routes.Rows = append(routes.Rows, []string{e.Name, orDash(q.ForwardClass), orDash(q.ReturnClass), orDash(q.LineClass), q.Direction, rule, conf,
-			fmtMs(q.FloorMs), fmtMs(q.RTT.Min), hops})
+		routes.Rows = append(routes.Rows, []string{e.Name, dashIfEmpty(q.ForwardClass), dashIfEmpty(q.ReturnClass), dashIfEmpty(q.LineClass), q.Direction, rule, conf,
+			fmtMs1(q.FloorMs), fmtMs1(q.RTT.Min), hops})
 	}
 	if format != "csv" {
 		for _, e := range r.Candidates {
@@ -255,21 +256,21 @@ func Tables(r *Result, format string) []report.Table {
 			}
 		}
 	}
-	return []report.Table{rank, checks, cost, probes, routes}
+	return []Table{rank, checks, cost, probes, routes}
 }
 
-func orDash(s string) string {
+func dashIfEmpty(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func fmtMs(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func fmtMs1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%" }
 
-func fmtAny(v any) string {
+func fmtCheck(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "-"
@@ -284,37 +285,9 @@ func fmtAny(v any) string {
 }
 
 // fmtMoney groups thousands of a decimal string: 87649.50 → 87,649.50.
-func fmtMoney(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	if hasFrac {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+func fmtMoney(s string) string { return GroupThousands(s) }
 
-func fmtBytes(n int64) string {
-	x := float64(n)
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
-	i := 0
-	for x >= 1000 && i < len(units)-1 {
-		x /= 1000
-		i++
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64) + " " + units[i]
-}
+func fmtBytes(n int64) string { return humanBytes(n) }
 
 func fmtBps(x float64) string {
 	units := []string{"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"}

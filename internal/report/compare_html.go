@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	_ "embed"
@@ -9,31 +9,32 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/plot"
 )
 
-//go:embed report.html.tmpl
-var htmlTemplate string
+//go:embed compare.html.tmpl
+var compareHTMLTemplate string
 
 // htmlTmpl is parsed on first use, not at start-up: every command of the
 // binary would otherwise pay for it (it was the largest package init).
-var htmlTmpl = sync.OnceValue(func() *template.Template {
+var compareHTMLTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
 		"money": fmtMoney,
-		"ms":    fmtMs,
+		"ms":    fmtMs1,
 		"pct":   fmtPct,
-		"any":   fmtAny,
+		"any":   fmtCheck,
 		"bytes": fmtBytes,
 		"bps":   fmtBps,
 		"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
 		"sla":   slaText,
-		"when":  func(r *Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
-	}).Parse(htmlTemplate))
+		"when":  func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
+	}).Parse(compareHTMLTemplate))
 })
 
 // htmlView is what the template renders.
-type htmlView struct {
-	R          *Result
+type compareHTMLView struct {
+	R          *compare.Result
 	TrafficSVG template.HTML
 	RTTSVGs    []namedSVG
 	CostSVG    template.HTML
@@ -46,11 +47,11 @@ type namedSVG struct {
 	SVG        template.HTML
 }
 
-// WriteHTML writes the report as one self-contained HTML file: inline CSS and
+// WriteCompareHTML writes compare's report as one self-contained HTML file: inline CSS and
 // inline SVG plots (the traffic month with its 95th line, the RTT
 // distribution of each candidate, the cost breakdown), no external URL.
-func WriteHTML(w io.Writer, r *Result) error {
-	v := htmlView{R: r}
+func WriteCompareHTML(w io.Writer, r *compare.Result) error {
+	v := compareHTMLView{R: r}
 	if r.Traffic != nil && len(r.Traffic.Times) > 0 {
 		v.TrafficSVG = template.HTML(trafficSVG(r.Traffic))
 	}
@@ -79,11 +80,11 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	v.Warnings = append(v.Warnings, r.Warnings...)
 	v.Notes = r.Notes
-	return htmlTmpl().Execute(w, v)
+	return compareHTMLTmpl().Execute(w, v)
 }
 
 // trafficSVG draws the month's in/out rates (Mbit/s) with the 95th percentile line.
-func trafficSVG(t *TrafficSummary) string {
+func trafficSVG(t *compare.TrafficSummary) string {
 	mbps := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i, x := range v {
@@ -104,7 +105,7 @@ func trafficSVG(t *TrafficSummary) string {
 }
 
 // histogramSVG draws one candidate's RTT distribution.
-func histogramSVG(e *Evaluation) string {
+func histogramSVG(e *compare.Evaluation) string {
 	return plot.Histogram{
 		Title:  e.Name,
 		XLabel: "RTT ms",
@@ -115,7 +116,7 @@ func histogramSVG(e *Evaluation) string {
 
 // costSVG draws each candidate's monthly cost in the base currency as a
 // stacked bar of its items, grouped by kind (bandwidth, compute, storage …).
-func costSVG(r *Result) string {
+func costSVG(r *compare.Result) string {
 	var cats []string
 	var kinds []string
 	vals := map[string][]float64{}

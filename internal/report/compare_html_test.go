@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	"bytes"
@@ -12,12 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
+func ptr[T any](v T) *T { return &v }
+
 // handResult is a small result built in code: two candidates, a week of traffic.
-func handResult() *Result {
+func handResult() *compare.Result {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	tr := &TrafficSummary{Source: "hand", PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0), P95bps: 600e6, InBytes: 1e12, OutBytes: 9e12, Samples: 8928}
+	tr := &compare.TrafficSummary{Source: "hand", PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0), P95bps: 600e6, InBytes: 1e12, OutBytes: 9e12, Samples: 8928}
 	for i := 0; i < 8928; i++ {
 		at := start.Add(time.Duration(i) * 5 * time.Minute)
 		h := float64(at.Hour())
@@ -30,26 +34,26 @@ func handResult() *Result {
 		s1 = append(s1, 27+float64(i%17)*0.5)
 		s2 = append(s2, 130+float64(i%31))
 	}
-	r := &Result{Schema: Schema, Generated: start, Mode: "offline", Source: "hand.yaml", Vantage: "Shanghai", FXBase: "CNY",
+	r := &compare.Result{Schema: compare.Schema, Generated: start, Mode: "offline", Source: "hand.yaml", Vantage: "Shanghai", FXBase: "CNY",
 		FX: map[string]string{"USD": "7.10"}, Traffic: tr,
-		SLA: SLASpec{RTTP95ms: ptr(60)},
-		Candidates: []*Evaluation{
-			{Name: "hk", Provider: "P1", Region: "Hong Kong", Route: RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 300, Recv: 300, RTT: RTTSummary{P50: 31, P95: 35}, FloorMs: 12.3, Stretch: 2.2, Samples: s1},
-				SLA: Verdict{Pass: true, Checks: []Check{{Name: CheckRTTP95, Required: 60.0, Measured: 35.0, Unit: "ms", Pass: true}}},
-				Monthly: &Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: Money{"150000.00", "CNY"},
-					Items: []CostItem{{Name: "commit", Kind: "bandwidth", Amount: "30000.00"}, {Name: "GPU", Kind: "compute", Amount: "118000.00"}, {Name: "IPs", Kind: "ip", Amount: "2000.00"}}}},
-			{Name: "la", Provider: "P2", Region: "Los Angeles", Route: RouteQuality{LineClass: "transit", Direction: "forward", Sent: 300, Recv: 300, RTT: RTTSummary{P50: 140, P95: 165}, FloorMs: 104, Stretch: 1.25, Samples: s2},
-				SLA: Verdict{Pass: false, Checks: []Check{{Name: CheckRTTP95, Required: 60.0, Measured: 165.0, Unit: "ms", Pass: false}}},
-				Monthly: &Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: Money{"106500.00", "CNY"},
-					Items: []CostItem{{Name: "egress", Kind: "bandwidth", Amount: "2000.00"}, {Name: "GPU", Kind: "compute", Amount: "13000.00"}}}},
+		SLA: compare.SLASpec{RTTP95ms: ptr(60.0)},
+		Candidates: []*compare.Evaluation{
+			{Name: "hk", Provider: "P1", Region: "Hong Kong", Route: compare.RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 31, P95: 35}, FloorMs: 12.3, Stretch: 2.2, Samples: s1},
+				SLA: compare.Verdict{Pass: true, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 35.0, Unit: "ms", Pass: true}}},
+				Monthly: &compare.Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: compare.Money{Amount: "150000.00", Currency: "CNY"},
+					Items: []compare.CostItem{{Name: "commit", Kind: "bandwidth", Amount: "30000.00"}, {Name: "GPU", Kind: "compute", Amount: "118000.00"}, {Name: "IPs", Kind: "ip", Amount: "2000.00"}}}},
+			{Name: "la", Provider: "P2", Region: "Los Angeles", Route: compare.RouteQuality{LineClass: "transit", Direction: "forward", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 140, P95: 165}, FloorMs: 104, Stretch: 1.25, Samples: s2},
+				SLA: compare.Verdict{Pass: false, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 165.0, Unit: "ms", Pass: false}}},
+				Monthly: &compare.Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: compare.Money{Amount: "106500.00", Currency: "CNY"},
+					Items: []compare.CostItem{{Name: "egress", Kind: "bandwidth", Amount: "2000.00"}, {Name: "GPU", Kind: "compute", Amount: "13000.00"}}}},
 		}}
-	Rank(r)
+	compare.Rank(r)
 	return r
 }
 
 func TestHTMLIsSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteReport(&b, handResult(), "html"); err != nil {
+	if err := WriteCompare(&b, handResult(), "html"); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -96,13 +100,13 @@ func chromiumArgs(t *testing.T, extra ...string) []string {
 
 // renderHTML writes r as HTML, renders it in headless Chromium and returns
 // the screenshot and the DOM Chromium built.
-func renderHTML(t *testing.T, r *Result) (image.Image, string, string) {
+func renderHTML(t *testing.T, r *compare.Result) (image.Image, string, string) {
 	t.Helper()
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if err := WriteReport(&b, r, "html"); err != nil {
+	if err := WriteCompare(&b, r, "html"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
