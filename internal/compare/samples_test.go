@@ -236,4 +236,3 @@ func TestSamplesJSONSchema(t *testing.T) {
 		t.Error("monthly.items is not a list")
 	}
 }
-
