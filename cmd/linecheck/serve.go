@@ -41,12 +41,23 @@ var serveCmd = &cobra.Command{
 	Long: `serve probes every target of every candidate in the candidates file (the
 file compare reads, checked by the same loader: serve requires only candidate
 names and targets, icmp or tcp with a port; every other key present is
-checked too, and anything the loader rejects is refused), cycle after cycle,
-and serves the results to Prometheus on /metrics. The first cycle starts at
+checked too, and anything the loader rejects is refused: at start with exit
+2, on SIGHUP keeping the running configuration), cycle after cycle, and
+serves the results to Prometheus on /metrics. The first cycle starts at
 launch. A cycle sends --count probes to each target every --interval (all
 targets at once, under the global --rate cap, as ping does), then, every
 --trace-every cycles, traces each target once (as trace does) for the hop
 metrics and the line class.
+
+Pacing: a target is probed again no sooner than one --interval after the
+last probe of its previous cycle, and cycles, traces included, stay under
+--rate, also when probes fail at once. A target whose probing fails (name
+resolution, socket, privilege, a broadcast address) backs off: 1 cycle,
+then 2, 4, 8 … up to --max-backoff between attempts; it is 0 in
+linecheck_target_up meanwhile, and each attempt counts in
+linecheck_probe_errors_total. Host names are looked up at most
+--resolve-rate times a second and cached for their DNS TTL (failures for
+30 s). When every target backs off, /-/healthy answers 503 with the reason.
 
 Metrics, labelled candidate, target (address, with :port for tcp) and
 protocol (hop loss adds ttl):
@@ -55,7 +66,8 @@ protocol (hop loss adds ttl):
   linecheck_probes_received_total    replies within --timeout
   linecheck_probes_late_total        replies after --timeout
   linecheck_probes_duplicate_total   duplicate replies
-  linecheck_probe_errors_total       failed cycles (socket, privilege, resolution)
+  linecheck_probe_errors_total       failed attempts (resolution, socket, privilege; traces too)
+  linecheck_target_up                1 while probed, 0 while backing off after errors
   linecheck_hop_loss_ratio           loss per TTL in the last trace (0..1)
   linecheck_hops                     hops in the last trace
   linecheck_line_class_info          1, labelled with the route's line_class
@@ -63,17 +75,24 @@ Series exist only for the targets in the file, so cardinality is bounded by
 it. Loss over a window in PromQL:
   1 - increase(linecheck_probes_received_total[1h]) / increase(linecheck_probes_sent_total[1h])
 
-Endpoints: /metrics, /-/healthy. SIGHUP re-reads --config (a bad file is
-reported and the old one stays in force; series of removed targets are
-deleted). SIGINT or SIGTERM stops probing and shuts the server down
-gracefully. serve binds 127.0.0.1 unless told otherwise: put it behind your
-own network policy before binding a public address.
+Endpoints: /metrics; /-/healthy (200, or 503 with the reason when nothing
+can be probed); / (every target's state: up or backing off, its address and
+last error). SIGHUP re-reads --config (a bad file is reported and the old
+one stays in force; series of removed targets are deleted). SIGINT or
+SIGTERM stops probing and shuts the server down gracefully. The HTTP server
+cuts off slow clients (read and write timeouts) and serves 32 connections
+at most at once.
+
+serve binds 127.0.0.1 unless told otherwise. On any other address it warns
+that /metrics and / show everyone who can reach the port the candidates,
+their target addresses, RTTs, loss and traced routes, without
+authentication: allow only your Prometheus to it.
 
 Scaling out (several vantage points, one Prometheus, SLA rules): docs/scaleout.md.
 
 Examples:
   linecheck serve --config candidates.yaml
-  linecheck serve --config candidates.yaml --listen 0.0.0.0:9427 --count 20 --interval 500ms
+  linecheck serve --config candidates.yaml --listen 10.0.0.5:9427 --count 20 --interval 500ms
   kill -HUP $(pidof linecheck)     # reload candidates.yaml`,
 	Args: cobra.NoArgs,
 	RunE: runServe,

@@ -118,3 +118,41 @@ func TestLoadTargetsRefusesTheBundledSample(t *testing.T) {
 		t.Errorf("candidates %v", seen)
 	}
 }
+
+// Whatever the file, the loader returns an error or targets serve can
+// probe: never a panic, never a protocol it does not probe, a range, or a
+// documentation address.
+func FuzzParseTargets(f *testing.F) {
+	for _, seed := range []string{
+		"candidates: [{name: a, targets: [{addr: 127.0.0.1}]}]",
+		"candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1, protocl: tcp, port: 443}]\n",
+		"candidates: [{name: a, targets: [{addr: 127.0.0.1, protocol: udp, port: 53}]}]",
+		"candidates: [{name: a, targets: [{addr: 10.0.0.0/8}]}]",
+		"candidates: [{name: a, targets: [{addr: 203.0.113.5}]}]",
+		"candidates: [{name: a, targets: [{addr: '2001:db8::1', protocol: tcp, port: 1}]}]",
+		"recorded_only: true\ncandidates: [{name: a, targets: [{addr: 127.0.0.1}]}]",
+		"candidates: [{name: a, targets: [{addr: x, protocol: tcp, port: [80]}]}]",
+		"candidates: [{name: a, targets: [{addr: x, protocol: TCP, port: 65536}]}]",
+		"sla: {loss: .nan}\ncandidates: [{name: a, targets: [{addr: x}]}]",
+		"candidates: [{name: a, region: {lat: 1e308, lon: 0}, targets: [{addr: x}]}]",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		ts, err := ParseTargets([]byte(text), "c.yaml")
+		if err != nil {
+			return
+		}
+		for _, x := range ts {
+			if x.Protocol != "icmp" && x.Protocol != "tcp" || strings.ContainsAny(x.Addr, "/ ,") || x.Candidate == "" ||
+				(x.Protocol == "tcp") != (x.Port > 0) {
+				t.Fatalf("accepted %+v from %q", x, text)
+			}
+			for _, doc := range []string{"192.0.2.", "198.51.100.", "203.0.113.", "2001:db8:"} {
+				if strings.HasPrefix(strings.ToLower(x.Addr), doc) {
+					t.Fatalf("accepted documentation address %+v from %q", x, text)
+				}
+			}
+		}
+	})
+}

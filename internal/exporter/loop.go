@@ -69,7 +69,8 @@ type LoopConfig struct {
 	Clock Clock
 	// Resolver looks names up (a Resolver over the system's when nil).
 	Resolver *Resolver
-	// OnCycle, when set, is called after each cycle with its number (from 1).
+	// OnCycle, when set, is called after each cycle (one sweep of the
+	// targets due) with its number (from 1).
 	OnCycle func(n int)
 }
 
@@ -122,7 +123,8 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	cfg = cfg.withDefaults()
 	clk := cfg.Clock
 	var budgetAt time.Time // the rate cap allows the next cycle from then on
-	for n := 1; ctx.Err() == nil; n++ {
+	n := 0                 // cycles: sweeps run (retries that fail before one are not cycles)
+	for ctx.Err() == nil {
 		// Wait until a target is due and the rate budget allows a cycle; a
 		// reload wakes the wait (its new targets are due at once).
 		for {
@@ -147,6 +149,7 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 		}
 		start := clk.Now()
 		due := e.dueTargets(start)
+		period := cyclePeriod(len(due), cfg)
 		var ready []Resolved
 		for _, t := range due {
 			ip, err := cfg.Resolver.Resolve(ctx, t.Addr)
@@ -154,20 +157,16 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 				return
 			}
 			if err != nil {
-				e.fail(t, err, clk.Now(), cfg, 0, true)
+				e.fail(t, err, clk.Now(), cfg, period, true)
 				continue
 			}
 			ready = append(ready, Resolved{Target: t, IP: ip})
 		}
-		iv, _ := probe.Schedule(len(ready), probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate})
-		// One interval after the last probe of this cycle is due.
-		period := time.Duration(cfg.Count-1)*iv + iv
-		if len(ready) > 1 {
-			period += iv * time.Duration(len(ready)-1) / time.Duration(len(ready))
-		}
+		period = cyclePeriod(len(ready), cfg)
 		packets := 0
 		var traced []Resolved
 		if len(ready) > 0 {
+			n++
 			outs := p.Ping(ctx, ready)
 			if ctx.Err() != nil {
 				return // a cycle cut short by shutdown is not a measurement
@@ -186,7 +185,7 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 				traced = append(traced, r)
 			}
 		}
-		if cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
+		if len(ready) > 0 && cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
 			for _, r := range traced {
 				if !e.traceDue(r.Target, clk.Now()) {
 					continue
@@ -204,11 +203,26 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 			budgetAt = start
 		}
 		budgetAt = budgetAt.Add(time.Duration(float64(packets) / cfg.Rate * float64(time.Second)))
-		e.CycleDone()
-		if cfg.OnCycle != nil {
-			cfg.OnCycle(n)
+		if len(ready) > 0 {
+			e.CycleDone()
+			if cfg.OnCycle != nil {
+				cfg.OnCycle(n)
+			}
 		}
 	}
+}
+
+// cyclePeriod is how long after its start a cycle of n targets lets them be
+// probed again: one interval (stretched by the rate cap, as the sweep
+// stretches it) after the cycle's last probe is due, whatever their
+// positions in the next sweep.
+func cyclePeriod(n int, cfg LoopConfig) time.Duration {
+	iv, _ := probe.Schedule(max(n, 1), probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate})
+	period := time.Duration(cfg.Count) * iv
+	if n > 1 {
+		period += iv * time.Duration(n-1) / time.Duration(n)
+	}
+	return period
 }
 
 // targetState is the loop's view of one target, shown on / and /-/healthy.
