@@ -146,7 +146,9 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	}
 	targets := route.BundledTargets()
 	title := "bundled backtrace target set (data only: never probed by linecheck's tests)"
+	from := "the bundled target set"
 	if o.targets != "" {
+		from = o.targets
 		ts, err := route.LoadTargets(o.targets)
 		if err != nil {
 			return badInput(err)
@@ -196,7 +198,8 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		sel = append(sel, t)
 	}
 	if len(sel) == 0 {
-		return badInput(fmt.Errorf("no target of %s is an %s address", title, map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network]))
+		return badInput(fmt.Errorf("no target of %s is an %s address: drop -%s or add such targets", from,
+			map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network], map[string]string{"ip4": "4", "ip6": "6"}[network]))
 	}
 	cfg := probe.TraceConfig{Proto: o.proto, Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
 		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}

@@ -201,6 +201,9 @@ func LineClassLines(tr *route.Trace, dir string) []string {
 	if e := tr.LineEvidence; e != nil {
 		s += ", confidence " + e.Confidence
 		out := []string{s, "  rule: " + e.Rule}
+		if e.Landing != "" {
+			out = append(out, "  lands on: "+e.Landing)
+		}
 		for _, n := range e.Notes {
 			out = append(out, "  note: "+n)
 		}
