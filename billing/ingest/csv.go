@@ -455,7 +455,8 @@ func readerFeeder(br *bufio.Reader) csvFeeder {
 // a time-ordered file tells each interface's latest month, and the parsers
 // then skip older rows after reading only their timestamp and interface.
 func mappedFeeder(data []byte, backwards bool) csvFeeder {
-	return func(jobs chan<- csvChunk, _ chan []byte, done <-chan struct{}, _ int) error {
+	return func(jobs chan<- csvChunk, _ chan []byte, done <-chan struct{}, _ int) (err error) {
+		defer recoverFault(catchFaults(), &err, "")
 		var chunks [][]byte
 		for len(data) > 0 {
 			n := min(csvChunkSize, len(data))
@@ -512,7 +513,7 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 			p := newCSVParser(file, lay, opts)
 			p.bounds = bounds
 			for c := range jobs {
-				r := p.parseChunk(c)
+				r := p.parseGuarded(c)
 				p.shareBounds(r)
 				if c.mapped {
 					// Parsed: its pages need not stay in this process (the
@@ -775,6 +776,19 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// parseGuarded parses a chunk; a memory fault while reading it (the mapped
+// file was truncated) becomes the chunk's error.
+func (p *csvParser) parseGuarded(c csvChunk) (res csvResult) {
+	var err error
+	defer func() {
+		if err != nil {
+			res = csvResult{seq: c.seq, buf: c.buf, err: truncatedErr(p.file, -1, -1)}
+		}
+	}()
+	defer recoverFault(catchFaults(), &err, p.file)
+	return p.parseChunk(c)
 }
 
 func (p *csvParser) parseChunk(c csvChunk) csvResult {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -89,20 +90,71 @@ var ErrUnknownFormat = errors.New("unknown traffic log format")
 // ErrEmpty is wrapped by the ReadError for input without any data rows.
 var ErrEmpty = errors.New("no traffic data")
 
+// ErrTruncated is wrapped by the ReadError for a file that shrank while it
+// was read (logrotate's copytruncate does this to a live log).
+var ErrTruncated = errors.New("file truncated while being read")
+
 // ReadFile reads the traffic log at path; see Read. A large regular file is
 // mapped into memory rather than read, so that CSV chunks are parsed in place.
 func ReadFile(path string, opts ReadOptions) ([]*billing.Series, error) {
+	return readFile(path, opts, nil)
+}
+
+// readFile is ReadFile; mapped, when set, runs once the file is mapped
+// (tests truncate the file there).
+func readFile(path string, opts ReadOptions, mappedHook func()) (series []*billing.Series, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if data, unmap, ok := mapFile(f); ok {
-		defer unmap()
-		rd := bytes.NewReader(data)
-		return read(rd, path, opts, mapped{data: data, rd: rd})
+	data, unmap, ok := mapFile(f)
+	if !ok {
+		return Read(f, path, opts)
 	}
-	return Read(f, path, opts)
+	defer unmap()
+	if mappedHook != nil {
+		mappedHook()
+	}
+	// A mapped file that shrinks under the reader faults (SIGBUS) on the
+	// pages past its new end: every goroutine that touches the mapping
+	// turns that fault into an error (faultGuard), and a shrink seen after
+	// the read wins over whatever the zeros of a cut page parsed as.
+	defer func() {
+		if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
+			series, err = nil, truncatedErr(path, int64(len(data)), st.Size())
+		}
+	}()
+	defer recoverFault(catchFaults(), &err, path)
+	rd := bytes.NewReader(data)
+	return read(rd, path, opts, mapped{data: data, rd: rd})
+}
+
+func truncatedErr(path string, was, now int64) *ReadError {
+	msg := "the file shrank while it was read (logrotate copytruncate?)"
+	if was >= 0 {
+		msg = fmt.Sprintf("the file shrank from %d to %d bytes while it was read (logrotate copytruncate?)", was, now)
+	}
+	return &ReadError{File: path, Line: 1, Msg: msg + ": read the rotated copy, or run again once the rotation is done", Err: ErrTruncated}
+}
+
+// catchFaults makes a memory fault in this goroutine a panic (a mapped file
+// truncated under the reader), for recoverFault to turn into an error; it
+// returns the previous setting.
+func catchFaults() bool { return debug.SetPanicOnFault(true) }
+
+// recoverFault, deferred by a goroutine that reads a mapped file after
+// catchFaults, restores the setting and turns a memory fault into *err
+// instead of a crash; any other panic goes on.
+func recoverFault(old bool, err *error, path string) {
+	debug.SetPanicOnFault(old)
+	if r := recover(); r != nil {
+		if _, fault := r.(interface{ Addr() uintptr }); fault {
+			*err = truncatedErr(path, -1, -1)
+			return
+		}
+		panic(r)
+	}
 }
 
 // mapped is a file mapped in memory and the reader over it.
