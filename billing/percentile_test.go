@@ -192,10 +192,3 @@ func TestPercentileGapsZeroPrependsZeros(t *testing.T) {
 		t.Errorf("skip: %v, want 19", got)
 	}
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-func atoi(s string) int {
-	var n int
-	_ = json.Unmarshal([]byte(s), &n)
-	return n
-}

@@ -200,11 +200,3 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return q
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}

@@ -8,9 +8,8 @@ import (
 )
 
 var (
-	zero    = decimal.Zero
-	one     = decimal.NewFromInt(1)
-	million = decimal.NewFromInt(1_000_000)
+	zero = decimal.Zero
+	one  = decimal.NewFromInt(1)
 )
 
 // measure is what an offer's bandwidth charge depends on, measured once; the
@@ -198,7 +197,7 @@ func (m *measure) bandwidth(k float64) (decimal.Decimal, []LineItem, decimal.Dec
 	}
 	note := strings.Join(notes, "; ")
 	var items []LineItem
-	amount := zero
+	var amount decimal.Decimal
 	if bw.CommitMbps.Set {
 		amount = bw.CommitPrice.Decimal
 		m.item(&items, func() LineItem {
