@@ -536,7 +536,7 @@ func TestReportJSONShape(t *testing.T) {
 		t.Errorf("sample month samples %v", sm)
 	}
 	bills := doc["bills"].([]any)
-	if len(bills) != 11 || doc["cheapest"] == "" { // six offers + five what-if variants in samples/offers.yaml
+	if len(bills) != 15 || doc["cheapest"] == "" { // six offers, five what-if variants and four GPU usage models in samples/offers.yaml
 		t.Fatalf("%d bills, cheapest %v", len(bills), doc["cheapest"])
 	}
 	for _, x := range bills {

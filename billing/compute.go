@@ -150,6 +150,9 @@ func (it *Item) checkCompute() error {
 	}
 }
 
+// ErrUsageHours is wrapped by the error for used hours outside 0 … the period's hours.
+var ErrUsageHours = errors.New("used hours out of range")
+
 // periodHours is the length of p in hours, exactly (743 or 745 for a local
 // month with a DST change).
 func periodHours(p Period) decimal.Decimal {
@@ -179,10 +182,14 @@ func usedHours(o *Offer, p Period, opt Options) (decimal.Decimal, string, error)
 		of = fmt.Sprintf(" (offer %q)", o.Name)
 	}
 	if u.IsNegative() {
-		return u, from, fmt.Errorf("%s %s: want 0 or more hours%s", from, u.String(), of)
+		return u, from, fmt.Errorf("%s %s: %w: want 0 or more hours%s", from, u.String(), ErrUsageHours, of)
 	}
 	if u.GreaterThan(h) {
-		return u, from, fmt.Errorf("%s %s: more than the %s hours in the period %s (%s)%s", from, u.String(), exact(h), p.Label(), p.TZ, of)
+		label := p.Label()
+		if !strings.HasSuffix(label, p.TZ) {
+			label += " (" + p.TZ + ")"
+		}
+		return u, from, fmt.Errorf("%s %s: more than the %s hours in the period %s%s (%w)", from, u.String(), exact(h), label, of, ErrUsageHours)
 	}
 	return u, from, nil
 }
@@ -370,4 +377,29 @@ func breakEvenHours(r *Report) []BreakEvenHours {
 		}
 	}
 	return out
+}
+
+// ParseUsageHours reads a --usage-hours value: a decimal number of hours, 0 or more.
+func ParseUsageHours(s string) (Dec, error) {
+	v, err := decimal.NewFromString(strings.TrimSpace(s))
+	if err != nil {
+		return Dec{}, fmt.Errorf("%q is not a number of hours (e.g. 300 or 412.5)", s)
+	}
+	if v.IsNegative() {
+		return Dec{}, fmt.Errorf("%s: want 0 or more hours", v.String())
+	}
+	return Dec{Decimal: v, Set: true}, nil
+}
+
+// HasCompute reports whether any offer has a compute item: then a report
+// shows the usage figures.
+func HasCompute(offers []*Offer) bool {
+	for _, o := range offers {
+		for _, it := range o.Items {
+			if it.Kind == "compute" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -100,6 +100,17 @@
 // volume does not fit int64 bytes (9.2 EB) is refused (ErrTooLarge), never
 // wrapped.
 //
+// # GPU usage
+//
+// A compute item with a billing model is priced at the buyer's used hours U
+// (Options.UsageHours, else the offer's usage, else the file's, else every
+// hour) in a period of H hours: hourly cards × U × price; monthly
+// price_per_month; reserved cards × H × price + upfront / term_months; spot
+// cards × U × (1 + interruption_overhead) × price. Every other item bills for
+// the whole period. A bill's usage block gives the total at U = 0 (the idle
+// amount) and the cost per used GPU-hour; the comparison lists the used hours
+// in (0, H] at which two offers' totals cross (break_even_hours).
+//
 // # Money
 //
 // Prices are exact decimals (github.com/shopspring/decimal); every item keeps

@@ -25,6 +25,7 @@ var billOpts struct {
 	aggregate                          bool
 	aggName                            string
 	scale                              float64
+	usageHours                         string
 	allowCoarse                        bool
 	input, stamp, units                string
 	columns                            []string
@@ -60,6 +61,13 @@ What it computes (docs/billing.md has the full definitions):
   direction --direction greater (max of the two 95ths, default) | max (95th of
             per-slot max) | sum (95th of in+out) | in | out
   schemes   fixed, per-gb, p95, peak, average, daily-peak-average (per offer)
+  GPU use   compute items with billing: hourly (cards × used hours × price),
+            monthly (price_per_month), reserved (cards × every hour × price +
+            upfront / term_months) or spot (cards × used hours × (1 +
+            interruption_overhead) × price); used hours from --usage-hours,
+            else the offers file's usage: {hours: N}, else every hour. The
+            usage table shows the idle amount (the total at 0 used hours), the
+            cost per used GPU-hour and the used hours at which offers cross
 
 An offer states its provider's method and direction; --p95-method and
 --direction override them in every 95th/peak/average offer for a what-if
@@ -80,6 +88,7 @@ Examples:
   linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
+  linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
   linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms`,
 	Args: cobra.ArbitraryArgs,
@@ -101,6 +110,7 @@ func init() {
 	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
 	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
+	f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
 	f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
 	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
 	f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
@@ -225,6 +235,11 @@ func runBill(c *cobra.Command, args []string) error {
 		}
 	}
 	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, Boundary: boundary, AllowCoarse: o.allowCoarse, Scale: o.scale}
+	if o.usageHours != "" {
+		if opt.UsageHours, err = billing.ParseUsageHours(o.usageHours); err != nil {
+			return badInput(fmt.Errorf("--usage-hours: %w", err))
+		}
+	}
 	reports, err := billAll(series, period, offers, opt)
 	if err != nil {
 		return badInput(err)

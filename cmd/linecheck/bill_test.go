@@ -74,7 +74,7 @@ func TestBillJSONOneSeries(t *testing.T) {
 	if doc.Samples.Expected != 8928 || doc.Samples.Present != 8915 || doc.Samples.Missing != 13 {
 		t.Errorf("samples %+v", doc.Samples)
 	}
-	if len(doc.Bills) != 11 || doc.Cheapest == "" { // six offers + five what-if variants
+	if len(doc.Bills) != 15 || doc.Cheapest == "" { // six offers, five what-if variants, four GPU usage models
 		t.Fatalf("bills %+v", doc.Bills)
 	}
 	n := 0

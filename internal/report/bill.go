@@ -96,6 +96,9 @@ func BillTables(r *billing.Report, named bool) []Table {
 	}
 	if len(r.Bills) > 0 {
 		tables = append(tables, billsTable(r, title), chargesTable(r, title, true))
+		if u := billUsageTable(r, title); u != nil {
+			tables = append(tables, *u)
+		}
 	}
 	if len(r.Warnings) > 0 {
 		w := Table{Title: title("Warnings"), Headers: []string{"warning"}}
@@ -265,6 +268,7 @@ func BillCSVTables(r *billing.Report, named bool) []Table {
 				bps, byts, b.Bandwidth, b.Amount, b.Currency, cmpAmount, cmpCur, strconv.FormatBool(b.Cheapest), carry, in, out, sum})
 		}
 		tables = append(tables, bills, chargesTable(r, func(s string) string { return s }, false))
+		tables = append(tables, usageCSVTable(r)...)
 	}
 	if len(r.Warnings) > 0 {
 		w := Table{Headers: []string{"warning"}}
