@@ -63,3 +63,36 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// Target lists, operator prefix tables and backtrace documents: an error
+// naming the file, or a result, never a panic.
+func FuzzBacktraceInputs(f *testing.F) {
+	f.Add("targets:\n  - {name: a, carrier: telecom, city: Shanghai, addr: 192.0.2.1}\n")
+	f.Add("targets: [{name: a, carrier: x}]\n")
+	f.Add("10.0.0.0/8\t4809\tCN2\tcn2\tyes\tbackbone\tlab\n")
+	f.Add(`{"schema":"linecheck.backtrace/v1","vantage":"v","results":[{"name":"a","carrier":"mobile","trace":{"hops":[{"ttl":1}]}}]}`)
+	f.Add("targets:\n  - !!binary AAAA\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		if ts, err := ParseTargets("fuzz.yaml", []byte(body), false); err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("targets error without file name: %v", err)
+			}
+		} else if len(ts) == 0 {
+			t.Fatal("no error and no targets")
+		}
+		if _, err := ParsePrefixTable("fuzz.tsv", body); err != nil && !strings.HasPrefix(err.Error(), "fuzz.tsv") {
+			t.Fatalf("prefix table error without file name: %v", err)
+		}
+		if d, err := ParseBacktrace("fuzz.json", []byte(body)); err == nil {
+			for _, r := range d.Results {
+				_ = r.EvidencePhrase()
+				if r.Trace != nil {
+					Classify(r.Trace, nil)
+				}
+			}
+			d.MatchUser(CarrierMobile, "Beijing")
+		} else if !strings.HasPrefix(err.Error(), "fuzz.json") {
+			t.Fatalf("backtrace error without file name: %v", err)
+		}
+	})
+}
