@@ -7,7 +7,10 @@
 // and matches replies by a per-run nonce and a 32-bit probe number in the
 // payload. Receive times are the kernel's (SO_TIMESTAMPNS). Loss counts only
 // probes whose wait has ended; late, duplicate and foreign replies are
-// counted apart (DESIGN.md, Probing definitions).
+// counted apart (DESIGN.md, Probing definitions). Sweep takes targets of
+// mixed protocols (ICMP echo, TCP connect to per-target ports) and runs one
+// such sweep per protocol and port, side by side, sharing one rate cap;
+// compare, tui and serve probe through it.
 //
 // Trace runs the traceroute algorithm (TraceWithDriver) over a Driver: every
 // TTL of a cycle is in flight at once, replies are matched by the probe

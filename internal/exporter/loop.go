@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
@@ -174,7 +175,9 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 			packets += cfg.Count * len(ready)
 			for i, r := range ready {
 				if i >= len(outs) {
-					break
+					// Not measured: a failure, so that it cannot be retried at once.
+					e.fail(r.Target, errors.New("the prober returned no outcome"), clk.Now(), cfg, period, true)
+					continue
 				}
 				e.ObservePing(r.Target, outs[i])
 				if outs[i].Err != nil {
