@@ -31,6 +31,11 @@ func Write(name string, perm fs.FileMode, fn func(w io.Writer) error) (err error
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
+		// Name the file the user asked for, not the temporary one.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return &fs.PathError{Op: "create", Path: name, Err: pe.Err}
+		}
 		return err
 	}
 	tmp := f.Name()

@@ -51,8 +51,9 @@ func TestWriteNewFileGetsPermAndMissingDirIsAnError(t *testing.T) {
 	if st, _ := os.Stat(name); st.Mode().Perm() != 0o640 {
 		t.Fatalf("mode %v", st.Mode().Perm())
 	}
-	if err := WriteFile(filepath.Join(dir, "no", "such", "x.svg"), nil, 0o644); err == nil {
-		t.Fatal("a missing directory must be an error")
+	missing := filepath.Join(dir, "no", "such", "x.svg")
+	if err := WriteFile(missing, nil, 0o644); err == nil || err.Error() != "create "+missing+": no such file or directory" {
+		t.Fatalf("a missing directory: %v, want an error naming %s", err, missing)
 	}
 }
 
