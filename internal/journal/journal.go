@@ -13,7 +13,9 @@
 //	          "sent":10,"recv":10,"late":0,"duplicates":0,"rtt_ms":[0.05,…]}]}
 //
 // A trace journal carries "trace": a linecheck.trace/v1 document of that one
-// cycle instead of "ping". Report turns a journal into the hourly profile.
+// cycle instead of "ping"; a bw journal (`bw --watch`) carries "bw": the
+// linecheck.bw/v1 result of that cycle's throughput test. Summarize (and
+// SummarizeBW for bw) turns a journal into the hourly profile.
 package journal
 
 import (
@@ -28,6 +30,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // Schema names a journal line.
@@ -37,6 +40,7 @@ const Schema = "linecheck.journal/v1"
 const (
 	KindPing  = "ping"
 	KindTrace = "trace"
+	KindBW    = "bw"
 )
 
 // Entry is one completed cycle, one journal line.
@@ -54,6 +58,8 @@ type Entry struct {
 	Ping []PingResult `json:"ping,omitempty"`
 	// Trace is the trace of this one cycle (kind trace).
 	Trace *route.Trace `json:"trace,omitempty"`
+	// BW is the throughput test of this cycle (kind bw).
+	BW *bw.Result `json:"bw,omitempty"`
 	// Error is set when the cycle could not probe at all (network down, no
 	// route): Ping (or Trace) then names the targets with nothing sent, so
 	// the cycle counts as down for each and adds nothing to sent or loss.
@@ -98,8 +104,8 @@ type Writer struct {
 // a journal of another kind.
 func Open(path, kind string) (*Writer, Recovery, error) {
 	var rec Recovery
-	if kind != KindPing && kind != KindTrace {
-		return nil, rec, fmt.Errorf("journal: kind %q is not ping or trace", kind)
+	if kind != KindPing && kind != KindTrace && kind != KindBW {
+		return nil, rec, fmt.Errorf("journal: kind %q is not ping, trace or bw", kind)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -257,8 +263,12 @@ func parseLine(b []byte) (Entry, error) {
 		if e.Trace == nil && e.Error == "" {
 			return e, errors.New("trace: missing in a trace cycle")
 		}
+	case KindBW:
+		if e.BW == nil && e.Error == "" {
+			return e, errors.New("bw: missing in a bw cycle")
+		}
 	default:
-		return e, fmt.Errorf("kind: %q is not ping or trace", e.Kind)
+		return e, fmt.Errorf("kind: %q is not ping, trace or bw", e.Kind)
 	}
 	if e.Cycle < 1 {
 		return e, fmt.Errorf("cycle: %d is not a positive number", e.Cycle)

@@ -229,3 +229,16 @@ func TestPercentilesNearestRank(t *testing.T) {
 		t.Error("no intervals must leave the percentiles null")
 	}
 }
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]float64{"100M": 1e8, "1G": 1e9, "2.5g": 2.5e9, "500k": 5e5, "1000": 1000, "200Mbps": 2e8, "0": 0} {
+		if got, err := ParseRate(in); err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "M", "-5M", "fast", "1e30"} {
+		if _, err := ParseRate(in); err == nil {
+			t.Errorf("ParseRate(%q): want an error", in)
+		}
+	}
+}

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/probe/bw"
+)
+
+var bwOpts struct {
+	port           int
+	duration       time.Duration
+	omit           time.Duration
+	interval       time.Duration
+	reverse, bidir bool
+	parallel       int
+	udp            bool
+	bitrate        string
+	length         int
+	v4, v6         bool
+	format         string
+	listen         string
+	connectTimeout time.Duration
+	quiet          bool
+
+	watch    watchOpts
+	every    time.Duration
+	floor    string
+	share    float64
+	evening  string
+	failExit bool
+}
+
+// bwNow is the watch's clock; tests replace it to put tests into hours of
+// the day without waiting for them.
+var bwNow = time.Now
+
+var bwCmd = &cobra.Command{
+	Use:   "bw [flags] SERVER",
+	Short: "Throughput test in the iperf3 protocol: what the port really carries, and when the line is oversold",
+	Long: `bw measures the throughput between this host and SERVER, where a stock iperf3
+server runs (` + "`iperf3 -s`" + `, Debian's iperf3 3.x, or any public iperf3 server), in the
+iperf3 protocol: a control connection on TCP --port (5201), then --parallel
+data streams for --time after --omit seconds of warm-up.
+
+Direction: by default this host sends (upload); --reverse makes the server
+send (the download the users of a rented server see); --bidir does both at
+once. --udp sends datagrams at --bitrate (default 1M per stream, as iperf3)
+and reports loss, jitter and out-of-order as iperf3 computes them; with TCP,
+--bitrate paces each stream (default: as fast as the path takes it).
+
+Figures (docs/bw.md has the definitions):
+  mean        bytes the receiver got / measured time after --omit (what
+              iperf3 prints as the receiver's sum)
+  p5 p50 p95  over the --interval rates: p5 is the floor the line held 95%
+  min max     of the time, the figure an SLA's min_throughput is checked on
+  retransmits the TCP sender's TCP_INFO (ours for upload, the server's for
+              download); rtt ms per interval from TCP_INFO
+
+--listen [ADDR:]PORT runs a server instead, that stock ` + "`iperf3 -c`" + ` (or another
+linecheck bw) can test against; it serves one test at a time, prints each
+test's result from the client's point of view, and binds 127.0.0.1 unless an
+address is given (--listen 0.0.0.0:5201 to serve the network).
+
+Errors say what to do: a server busy with another client's test (iperf3
+serves one at a time), nothing listening (refused), a port a firewall drops
+(no answer), a program that does not speak iperf3, a test cut short (the
+partial result is printed and the exit code is 1).
+
+Oversell over time (--watch):
+  --watch runs a test every --every (default 1h) until stopped, appending each
+  result to --journal FILE (NDJSON, synced; resumed when it exists, a torn last
+  line from a crash dropped and reported), as ping --watch does. --report
+  --journal FILE prints the hourly profile: throughput p5/p50 per hour of day
+  (--report-tz), the worst hour against the best (oversell = 1 − worst p50 /
+  best p50), and with --floor RATE (the bandwidth sold) a verdict: oversold
+  when the evening's p5 (--evening 19-23, hours of the day) is below --share
+  (default 0.8) of the floor. --fail-oversold exits 1 on that verdict.
+
+Examples:
+  linecheck bw 127.0.0.1                         upload for 10 s
+  linecheck bw --reverse -P 4 -t 20s -O 2s 127.0.0.1
+  linecheck bw --udp -b 200M --reverse 127.0.0.1
+  linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
+  linecheck bw --watch --every 30m --reverse --journal hk.ndjson 127.0.0.1
+  linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`,
+	Args: func(c *cobra.Command, args []string) error {
+		if bwOpts.listen != "" || bwOpts.watch.report {
+			if len(args) > 0 {
+				return badInput(fmt.Errorf("--listen and --report take no SERVER, got %s", strings.Join(args, " ")))
+			}
+			return nil
+		}
+		return oneArg("SERVER (the host running iperf3 -s)")(c, args)
+	},
+	RunE: runBW,
+}
+
+func init() {
+	f := bwCmd.Flags()
+	o := &bwOpts
+	f.IntVarP(&o.port, "port", "p", bw.DefaultPort, "the server's control `PORT` (UDP streams use the same number)")
+	durationVarP(f, &o.duration, "time", "t", 10*time.Second, "measured time after --omit (10s, 1m, or seconds)")
+	durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (default 0, as iperf3)")
+	durationVarP(f, &o.interval, "interval", "i", time.Second, "reporting interval: the percentiles are over these")
+	f.BoolVarP(&o.reverse, "reverse", "R", false, "the server sends: the download users of the server see")
+	f.BoolVar(&o.bidir, "bidir", false, "both directions at once")
+	f.IntVarP(&o.parallel, "parallel", "P", 1, "`N` streams per direction (1..128)")
+	f.BoolVarP(&o.udp, "udp", "u", false, "UDP at --bitrate: loss, jitter and out-of-order")
+	f.StringVarP(&o.bitrate, "bitrate", "b", "", "target `RATE` per stream, e.g. 100M (UDP default 1M; TCP: pacing, default unlimited)")
+	f.IntVarP(&o.length, "length", "l", 0, "block or datagram size in `BYTES` (default 128 KiB TCP, 1460 UDP)")
+	f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
+	f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
+	f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+	f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
+	durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
+
+	w := &o.watch
+	f.BoolVar(&w.watch, "watch", false, "run a test every --every until stopped, journaling each (see Oversell over time)")
+	f.StringVar(&w.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
+	f.BoolVar(&w.report, "report", false, "print the hourly throughput profile of --journal FILE and exit")
+	f.StringVar(&w.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
+	f.IntVar(&w.cycles, "watch-cycles", 0, "stop a --watch after `N` tests of this run (0: until stopped)")
+	durationVarP(f, &o.every, "every", "", time.Hour, "time between the starts of two --watch tests")
+	f.StringVar(&o.floor, "floor", "", "the bandwidth sold, e.g. 200M: the report's oversell verdict compares the evening to it")
+	f.Float64Var(&o.share, "share", 0.8, "share of --floor the evening's p5 must reach")
+	f.StringVar(&o.evening, "evening", "19-23", "the evening peak as hours of the day `FROM-TO` (in --report-tz; 22-2 crosses midnight)")
+	f.BoolVar(&o.failExit, "fail-oversold", false, "exit 1 when the report's verdict is oversold")
+	register(bwCmd)
+}
+
+// bwConfig reads the test flags.
+func bwConfig(c *cobra.Command) (bw.Config, error) {
+	o := &bwOpts
+	cfg := bw.Config{Port: o.port, Duration: o.duration, Omit: o.omit, Interval: o.interval, Reverse: o.reverse,
+		Bidir: o.bidir, Parallel: o.parallel, UDP: o.udp, Length: o.length, ConnectTimeout: o.connectTimeout}
+	if err := prCheckPort("--port", o.port); err != nil {
+		return cfg, err
+	}
+	if o.duration <= 0 {
+		return cfg, fmt.Errorf("--time %v: must be positive", o.duration)
+	}
+	if o.bitrate != "" {
+		r, err := bw.ParseRate(o.bitrate)
+		if err != nil {
+			return cfg, fmt.Errorf("--bitrate: %w", err)
+		}
+		if r == 0 && o.udp {
+			return cfg, errors.New("--bitrate 0 with --udp: a UDP test needs a rate (iperf3's unlimited UDP floods the path; give the rate you want to test)")
+		}
+		cfg.Bitrate = r
+	}
+	if o.reverse && o.bidir {
+		return cfg, errors.New("--reverse and --bidir: choose one (--bidir measures both directions)")
+	}
+	switch {
+	case o.v4 && o.v6:
+		return cfg, errors.New("-4 and -6: choose one")
+	case o.v4:
+		cfg.Network = "tcp4"
+	case o.v6:
+		cfg.Network = "tcp6"
+	}
+	if o.connectTimeout <= 0 {
+		return cfg, errors.New("--connect-timeout must be positive")
+	}
+	return cfg, nil
+}
+
+func runBW(c *cobra.Command, args []string) error {
+	o := &bwOpts
+	if err := report.CheckFormat(o.format); err != nil {
+		return badInput(err)
+	}
+	w := &o.watch
+	switch {
+	case w.report && w.watch:
+		return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
+	case w.report:
+		if w.journal == "" {
+			return badInput(errors.New("--report needs --journal FILE"))
+		}
+		return bwReport(c)
+	case o.listen != "":
+		if w.watch {
+			return badInput(errors.New("--listen and --watch: the watch is the client's; run the server plainly"))
+		}
+		return bwListen(c)
+	case w.journal != "" && !w.watch:
+		return badInput(errors.New("--journal needs --watch (to write) or --report (to read)"))
+	}
+	cfg, err := bwConfig(c)
+	if err != nil {
+		return badInput(err)
+	}
+	if w.watch {
+		return bwWatch(c, args[0], cfg)
+	}
+	ctx, _, stop := interruptContext(c.Context())
+	defer stop()
+	stderr := c.ErrOrStderr()
+	if !o.quiet && prIsTTY(stderr) {
+		cfg.Progress = bwProgress(stderr, "bw")
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	res, err := bw.Run(ctx, args[0], cfg)
+	if res != nil {
+		if werr := writeBW(c.OutOrStdout(), res); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		if res != nil {
+			return &exitError{code: 1, err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// bwProgress draws the live line: elapsed of planned, last interval's rate.
+func bwProgress(w io.Writer, what string) func(bw.Progress) {
+	return func(p bw.Progress) {
+		state := report.Mbps(&p.Bps) + " Mbit/s"
+		if p.Omitting {
+			state = "warming up (--omit)"
+		}
+		fmt.Fprintf(w, "\r\033[K%s: %.0f/%.0f s  %s", what, p.Elapsed.Seconds(), p.Total.Seconds(), state)
+	}
+}
+
+func writeBW(w io.Writer, r *bw.Result) error {
+	if bwOpts.format == "json" {
+		return report.WriteJSON(w, r)
+	}
+	return report.Write(w, bwOpts.format, report.BWTables(r)...)
+}
+
+// bwListen serves iperf3 clients until interrupted, printing each test.
+func bwListen(c *cobra.Command) error {
+	o := &bwOpts
+	addr := o.listen
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return badInput(fmt.Errorf("--listen %q: want [ADDR:]PORT, e.g. 5201 or 0.0.0.0:5201", o.listen))
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return badInput(fmt.Errorf("--listen %q: %q is not a port number (0..65535)", o.listen, port))
+	}
+	network := "tcp"
+	if o.v4 {
+		network = "tcp4"
+	} else if o.v6 {
+		network = "tcp6"
+	}
+	out, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	var mu sync.Mutex
+	srv, err := bw.Listen(bw.ServerConfig{Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
+		OnStart: func(client string, p bw.TestParams) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "linecheck bw: %s: %s %s, %d stream(s), %v (client %s)\n", client, p.Protocol, p.Direction, p.Streams, p.Duration, orVersion(p.Version))
+		},
+		OnResult: func(res *bw.Result, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if res != nil {
+				if werr := writeBW(out, res); werr != nil {
+					fmt.Fprintln(stderr, "linecheck bw:", werr)
+				}
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "linecheck bw:", err)
+			}
+		}})
+	if err != nil {
+		return badInput(fmt.Errorf("--listen %s: %w", o.listen, err))
+	}
+	fmt.Fprintf(stderr, "linecheck bw: listening on %s (TCP, and UDP per test); Ctrl-C stops\n", srv.Addr())
+	ctx, _, stop := interruptContext(c.Context())
+	defer stop()
+	return srv.Serve(ctx)
+}
+
+func orVersion(v string) string {
+	if v == "" {
+		return "unknown version"
+	}
+	return v
+}
+
+// bwWatch runs a test every --every and journals each.
+func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
+	o := &bwOpts
+	w := &o.watch
+	if w.cycles < 0 {
+		return badInput(fmt.Errorf("--watch-cycles %d: must not be negative", w.cycles))
+	}
+	if o.every <= 0 {
+		return badInput(errors.New("--every must be positive"))
+	}
+	if o.every < cfg.Omit+cfg.Duration {
+		return badInput(fmt.Errorf("--every %v is shorter than a test (--omit + --time = %v)", o.every, cfg.Omit+cfg.Duration))
+	}
+	if _, err := bwReportOptions(); err != nil {
+		return badInput(err)
+	}
+	if _, err := watchLoc(w.reportTZ); err != nil {
+		return badInput(err)
+	}
+	ctx, stop := watchContext(c)
+	defer stop()
+	appendFn, closeFn, _, err := openWatchJournal(c, w, journal.KindBW)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	stderr := c.ErrOrStderr()
+	tty := !o.quiet && prIsTTY(stderr)
+	for n := 1; w.cycles == 0 || n <= w.cycles; n++ {
+		start := bwNow()
+		wall := time.Now()
+		if tty {
+			cfg.Progress = bwProgress(stderr, fmt.Sprintf("bw --watch: test %d", n))
+		}
+		res, err := bw.Run(ctx, server, cfg)
+		if ctx.Err() != nil {
+			break // a test cut short by the stop signal is not a full cycle
+		}
+		e := journal.Entry{Time: start.UTC(), End: start.Add(time.Since(wall)).UTC(), BW: res}
+		if err != nil {
+			// A watch runs for days: a test that cannot run (server busy,
+			// network down) is journaled as failed, and the watch goes on.
+			if n == 1 && res == nil && !errors.Is(err, bw.ErrBusy) {
+				return err
+			}
+			fmt.Fprintf(stderr, "\r\033[Klinecheck: test %d: %v\n", n, err)
+			e.Error = err.Error()
+		}
+		cycle, aerr := appendFn(e)
+		if aerr != nil {
+			return aerr
+		}
+		if tty && res != nil {
+			fmt.Fprintf(stderr, "\r\033[Kbw --watch: test %d: %s Mbit/s mean, p5 %s", cycle, report.Mbps(res.Throughput.Mean), report.Mbps(res.Throughput.P5))
+		}
+		if w.cycles != 0 && n == w.cycles {
+			break
+		}
+		if !watchSleep(ctx, wall.Add(o.every)) {
+			break
+		}
+	}
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if w.journal == "" {
+		return nil
+	}
+	return bwReport(c)
+}
+
+// bwReportOptions reads --floor, --share and --evening.
+func bwReportOptions() (journal.BWReportOptions, error) {
+	o := &bwOpts
+	var ro journal.BWReportOptions
+	if o.floor != "" {
+		f, err := bw.ParseRate(o.floor)
+		if err != nil || f <= 0 {
+			return ro, fmt.Errorf("--floor %q: want the bandwidth sold, e.g. 200M or 1G", o.floor)
+		}
+		ro.Floor = f
+	}
+	if o.share <= 0 || o.share > 1 {
+		return ro, fmt.Errorf("--share %g: a share of the floor, 0 < share <= 1", o.share)
+	}
+	ro.Share = o.share
+	from, to, ok := strings.Cut(o.evening, "-")
+	fh, err1 := strconv.Atoi(strings.TrimSpace(from))
+	th, err2 := strconv.Atoi(strings.TrimSpace(to))
+	if !ok || err1 != nil || err2 != nil || fh < 0 || fh > 23 || th < 0 || th > 24 || fh == th {
+		return ro, fmt.Errorf("--evening %q: want hours of the day FROM-TO, e.g. 19-23 (19:00 to 23:00)", o.evening)
+	}
+	ro.FromHour, ro.ToHour = fh, th%24
+	return ro, nil
+}
+
+// bwReport prints the hourly profile of --journal.
+func bwReport(c *cobra.Command) error {
+	w := &bwOpts.watch
+	ro, err := bwReportOptions()
+	if err != nil {
+		return badInput(err)
+	}
+	loc, err := watchLoc(w.reportTZ)
+	if err != nil {
+		return badInput(err)
+	}
+	entries, info, err := journal.Read(w.journal)
+	if err != nil {
+		return badInput(err)
+	}
+	for _, e := range entries {
+		if e.Kind != journal.KindBW {
+			return badInput(fmt.Errorf("%s: holds %s cycles, not bw: use `linecheck %s --report` for it", w.journal, e.Kind, e.Kind))
+		}
+	}
+	if info.Torn {
+		fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s:%d: torn last line (%d bytes) left out of the report\n", w.journal, info.TornLine, info.TornBytes)
+	}
+	r := journal.SummarizeBW(entries, info, w.journal, loc, ro)
+	out := c.OutOrStdout()
+	if bwOpts.format == "json" {
+		err = report.WriteJSON(out, r)
+	} else {
+		err = report.Write(out, bwOpts.format, report.BWReportTables(r)...)
+	}
+	if err != nil {
+		return err
+	}
+	if bwOpts.failExit && r.Verdict == "oversold" {
+		return verdictFailed(r.VerdictText())
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/probe/bw"
+)
+
+// Mbps formats a rate in bit/s as Mbit/s (10^6 bit/s) with one decimal
+// ("-" when absent); above 10 Gbit/s without decimals.
+func Mbps(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	m := *v / 1e6
+	if m >= 10000 {
+		return strconv.FormatFloat(m, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(m, 'f', 1, 64)
+}
+
+func bwInt(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+func bwMS(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func bwPct(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*100, 'f', 2, 64) + "%"
+}
+
+// BWTitle is the one-line description of a test.
+func BWTitle(r *bw.Result) string {
+	streams := "1 stream"
+	if r.Streams != 1 {
+		streams = fmt.Sprintf("%d streams", r.Streams)
+	}
+	if r.Direction == bw.Bidir {
+		streams += " each way"
+	}
+	s := fmt.Sprintf("bw: %s port %d, %s %s, %s, %.1f s measured", r.Server, r.Port, r.Protocol, r.Direction, streams, r.DurationS)
+	if r.OmitS > 0 {
+		s += fmt.Sprintf(" after %.1f s omitted", r.OmitS)
+	}
+	if r.BitrateBps != nil {
+		s += fmt.Sprintf(", target %s Mbit/s per stream", Mbps(r.BitrateBps))
+	}
+	if r.Client != "" {
+		s += ", client " + r.Client
+	}
+	return s
+}
+
+// BWTables renders one throughput test: the summary (a row per direction,
+// and their sum for bidir) and the intervals.
+func BWTables(r *bw.Result) []Table {
+	udp := r.Protocol == "udp"
+	sum := Table{Name: "summary", Title: BWTitle(r),
+		Headers: []string{"direction", "mean Mbit/s", "p5", "p50", "p95", "min", "max", "bytes"}, Align: "lrrrrrrr"}
+	if udp {
+		sum.Headers = append(sum.Headers, "packets", "lost", "loss", "jitter ms", "out of order")
+		sum.Align += "rrrrr"
+	} else {
+		sum.Headers = append(sum.Headers, "retransmits")
+		sum.Align += "r"
+	}
+	row := func(name string, t bw.Throughput, bytes int64, retrans *int64, u *bw.UDPStats) []string {
+		cells := []string{name, Mbps(t.Mean), Mbps(t.P5), Mbps(t.P50), Mbps(t.P95), Mbps(t.Min), Mbps(t.Max), strconv.FormatInt(bytes, 10)}
+		if udp {
+			if u == nil {
+				return append(cells, "-", "-", "-", "-", "-")
+			}
+			return append(cells, strconv.FormatInt(u.Packets, 10), bwInt(u.Lost), bwPct(u.Loss), bwMS(u.JitterMs), bwInt(u.OutOfOrder))
+		}
+		return append(cells, bwInt(retrans))
+	}
+	if d := r.ByDirection; d != nil {
+		sum.Rows = append(sum.Rows,
+			row(bw.Upload, d.Upload.Throughput, d.Upload.Bytes, d.Upload.Retransmits, d.Upload.UDP),
+			row(bw.Download, d.Download.Throughput, d.Download.Bytes, d.Download.Retransmits, d.Download.UDP))
+	}
+	name := r.Direction
+	if r.ByDirection != nil {
+		name = "both"
+	}
+	sum.Rows = append(sum.Rows, row(name, r.Throughput, r.Bytes, r.Retransmits, r.UDP))
+	sum.Notes = []string{"mean = bytes received / measured time (iperf3's receiver sum); p5/p50/p95/min/max over the intervals, nearest-rank"}
+	if udp {
+		sum.Notes = append(sum.Notes, "UDP as iperf3: loss = sequence gaps / datagrams sent, jitter RFC 1889; an upload's out-of-order count stays with the server")
+	}
+	if r.CutShort {
+		sum.Notes = append(sum.Notes, "the test was cut short: the figures cover what ran")
+	}
+	iv := Table{Name: "intervals", Title: "intervals", Headers: []string{"start s", "end s", "Mbit/s", "retransmits", "rtt ms"}, Align: "rrrrr", HideEmpty: true}
+	for _, i := range r.Intervals {
+		b := i.Bps
+		iv.Rows = append(iv.Rows, []string{strconv.FormatFloat(i.StartS, 'f', 2, 64), strconv.FormatFloat(i.EndS, 'f', 2, 64),
+			Mbps(&b), bwInt(i.Retransmits), bwMS(i.RTTms)})
+	}
+	return []Table{sum, iv}
+}
+
+// BWReportTables renders the hourly profile of a bw journal and its verdict.
+func BWReportTables(r journal.BWReport) []Table {
+	sum := Table{Name: "summary",
+		Title: fmt.Sprintf("bw watch report: %s (%d tests in %d runs, %s – %s)", r.Journal, r.Cycles, r.Runs,
+			r.From.Format(time.RFC3339), r.To.Format(time.RFC3339)),
+		Headers: []string{"server", "protocol", "direction", "tests", "failed", "p5 Mbit/s", "p50 Mbit/s", "mean Mbit/s", "worst hour", "best hour", "oversell"},
+		Align:   "lllrrrrrlll"}
+	hourText := func(h *journal.BWHour) string {
+		if h == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%02d:00 (%s)", h.Hour, Mbps(h.P50))
+	}
+	server := r.Server
+	if server == "" {
+		server = "-"
+	} else {
+		server += " port " + strconv.Itoa(r.Port)
+	}
+	sum.Rows = [][]string{{server, bwDash(r.Protocol), bwDash(r.Direction), strconv.Itoa(r.Cycles), strconv.Itoa(r.ErrorCycles),
+		Mbps(r.Throughput.P5), Mbps(r.Throughput.P50), Mbps(r.Throughput.Mean), hourText(r.Worst), hourText(r.Best), bwPct(r.Oversell)}}
+	hours := Table{Name: "hours", Title: "throughput by hour of day (" + r.TZ + ")",
+		Headers: []string{"hour", "tests", "samples", "p5 Mbit/s", "p50 Mbit/s", "mean Mbit/s", "evening"}, Align: "lrrrrrl"}
+	for _, h := range r.Hours {
+		ev := ""
+		if journal.InEvening(h.Hour, r.Evening.FromHour, r.Evening.ToHour) {
+			ev = "yes"
+		}
+		hours.Rows = append(hours.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Tests), strconv.Itoa(h.Samples),
+			Mbps(h.P5), Mbps(h.P50), Mbps(h.Mean), ev})
+	}
+	hours.Notes = []string{
+		"samples = the tests' interval rates; p5/p50 nearest-rank; oversell = 1 − worst-hour p50 / best-hour p50",
+		r.VerdictText(),
+	}
+	if r.Torn {
+		hours.Notes = append(hours.Notes, fmt.Sprintf("the journal's torn last line (line %d) was left out", r.TornLine))
+	}
+	return []Table{sum, hours}
+}
+
+func bwDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
