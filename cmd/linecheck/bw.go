@@ -148,6 +148,15 @@ func bwConfig(c *cobra.Command) (bw.Config, error) {
 	if err := prCheckPort("--port", o.port); err != nil {
 		return cfg, err
 	}
+	if o.parallel < 1 || o.parallel > 128 {
+		return cfg, fmt.Errorf("--parallel %d: 1..128 streams (iperf3's limit)", o.parallel)
+	}
+	if o.interval < 100*time.Millisecond {
+		return cfg, fmt.Errorf("--interval %v: at least 100ms", o.interval)
+	}
+	if o.omit < 0 {
+		return cfg, fmt.Errorf("--omit %v: must not be negative", o.omit)
+	}
 	if o.duration <= 0 {
 		return cfg, fmt.Errorf("--time %v: must be positive", o.duration)
 	}

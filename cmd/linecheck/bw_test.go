@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/probe/bw"
+)
+
+// TestHelperBWProcess is not a test: it runs linecheck with the watch's
+// clock replaced by one that moves one hour per call, so a few seconds of
+// --watch fill several hours of the day (LINECHECK_BW_ARGS holds the args).
+func TestHelperBWProcess(t *testing.T) {
+	argv := os.Getenv("LINECHECK_BW_ARGS")
+	if argv == "" {
+		t.Skip("helper process of the bw tests")
+	}
+	base := time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC)
+	n := 0
+	bwNow = func() time.Time { n++; return base.Add(time.Duration(n-1) * time.Hour) }
+	os.Exit(run(strings.Split(argv, "\x1f")))
+}
+
+// bwHelper returns the command that runs linecheck args with the fake clock.
+func bwHelper(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBWProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_BW_ARGS="+strings.Join(args, "\x1f"))
+	return cmd
+}
+
+// bwServer runs our server in-process on an ephemeral loopback port.
+func bwServer(t *testing.T) int {
+	t.Helper()
+	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv.Addr().Port
+}
+
+// The JSON document carries exactly the fields the contract names.
+func TestBWJSONHasTheContractFields(t *testing.T) {
+	port := bwServer(t)
+	out := runLinecheck(t, "bw", "-p", fmt.Sprint(port), "-t", "1", "-b", "40M", "--format", "json", "127.0.0.1")
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, k := range []string{"schema", "server", "port", "protocol", "direction", "duration_s", "streams", "throughput_bps", "bytes", "retransmits", "intervals", "udp"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("field %q missing", k)
+		}
+	}
+	if doc["schema"] != "linecheck.bw/v1" || doc["direction"] != "upload" || doc["protocol"] != "tcp" || doc["udp"] != nil {
+		t.Errorf("schema %v direction %v protocol %v udp %v", doc["schema"], doc["direction"], doc["protocol"], doc["udp"])
+	}
+	tp := doc["throughput_bps"].(map[string]any)
+	var keys []string
+	for k := range tp {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "max,mean,min,p5,p50,p95" {
+		t.Errorf("throughput_bps keys %v", keys)
+	}
+	if m, _ := tp["mean"].(float64); m < 38e6 || m > 41e6 {
+		t.Errorf("mean %v, want the paced 40 Mbit/s", tp["mean"])
+	}
+	iv := doc["intervals"].([]any)[0].(map[string]any)
+	for _, k := range []string{"start_s", "end_s", "bps", "retransmits", "rtt_ms"} {
+		if _, ok := iv[k]; !ok {
+			t.Errorf("interval field %q missing", k)
+		}
+	}
+	// UDP: the udp object with its five fields.
+	out = runLinecheck(t, "bw", "-p", fmt.Sprint(port), "-t", "1", "-u", "-b", "10M", "--reverse", "--format", "json", "127.0.0.1")
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	u, ok := doc["udp"].(map[string]any)
+	if !ok {
+		t.Fatalf("udp: %v", doc["udp"])
+	}
+	for _, k := range []string{"packets", "lost", "loss", "jitter_ms", "out_of_order"} {
+		if _, ok := u[k]; !ok {
+			t.Errorf("udp field %q missing", k)
+		}
+	}
+}
+
+func TestBWBadInputExits2AndSaysWhere(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bw", "-b", "fast", "127.0.0.1"}, "--bitrate"},
+		{[]string{"bw", "--reverse", "--bidir", "127.0.0.1"}, "choose one"},
+		{[]string{"bw", "-P", "0", "127.0.0.1"}, "parallel"},
+		{[]string{"bw", "--listen", "127.0.0.1:http"}, "--listen"},
+		{[]string{"bw", "--udp", "-b", "0", "127.0.0.1"}, "needs a rate"},
+		{[]string{"bw", "--report"}, "--journal"},
+		{[]string{"bw", "--report", "--journal", "x", "--evening", "25-3"}, "--evening"},
+		{[]string{"bw"}, "SERVER"},
+	} {
+		cmd := bwHelper(tc.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: %v, stderr %q; want exit 2 naming %q", tc.args, err, stderr.String(), tc.want)
+		}
+	}
+}
+
+// A watch journals every test, resumes after a torn last line, and its
+// report groups the tests by hour of day (the helper's clock moves an hour
+// per test).
+func TestBWWatchJournalsResumesAndReports(t *testing.T) {
+	port := bwServer(t)
+	path := filepath.Join(t.TempDir(), "bw.ndjson")
+	args := []string{"bw", "--watch", "--journal", path, "--every", "1s", "-t", "1", "-i", "250ms", "-b", "20M",
+		"--watch-cycles", "2", "-p", fmt.Sprint(port), "--format", "json", "127.0.0.1"}
+	if out, err := bwHelper(args...).CombinedOutput(); err != nil {
+		t.Fatalf("watch: %v\n%s", err, out)
+	}
+	// A crash mid-write leaves a torn line; the next run cuts it and goes on.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"schema":"linecheck.journal/v1","kind":"bw","cyc`)
+	f.Close()
+	cmd := bwHelper(args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "torn last line") || !strings.Contains(stderr.String(), "resuming") {
+		t.Errorf("stderr %q: want the torn line and the resume reported", stderr.String())
+	}
+	es, info, err := journal.Read(path)
+	if err != nil || info.Torn || len(es) != 4 {
+		t.Fatalf("journal: %d entries, %+v, %v", len(es), info, err)
+	}
+	for i, e := range es {
+		if e.Cycle != i+1 || e.Kind != "bw" || e.BW == nil || e.BW.Throughput.Mean == nil {
+			t.Fatalf("entry %d: %+v", i, e)
+		}
+	}
+	if es[2].Run != 2 {
+		t.Errorf("run %d after resume, want 2", es[2].Run)
+	}
+	var r journal.BWReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Both runs started their clocks at 00:30: hours 00 and 01 twice each.
+	if r.Cycles != 4 || len(r.Hours) != 2 || r.Hours[0].Tests != 2 || r.Hours[1].Tests != 2 {
+		t.Errorf("report: %d cycles, hours %+v", r.Cycles, r.Hours)
+	}
+	if r.Throughput.P50 == nil || *r.Throughput.P50 < 18e6 || *r.Throughput.P50 > 22e6 {
+		t.Errorf("p50 %v, want about the 20 Mbit/s paced", r.Throughput.P50)
+	}
+}

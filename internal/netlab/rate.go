@@ -1,0 +1,44 @@
+package netlab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Rate shapes link idx (0..Hops) to bitsPerSec in both directions with a
+// token bucket filter (tbf) on both of its ends; 0 removes the shaping. The
+// bucket holds what the rate sends in 4 ms (one jiffy at HZ=250), at least
+// 64 KiB so that a full GSO packet fits, and a packet waits at most 50 ms.
+// It may be called again while traffic flows to change the rate.
+func (l *Lab) Rate(idx int, bitsPerSec float64) error {
+	var lk *link
+	for _, k := range l.links {
+		if k.idx == idx {
+			lk = k
+		}
+	}
+	if lk == nil {
+		return fmt.Errorf("netlab %s: rate: link %d out of 0..%d", l.cfg.Prefix, idx, l.cfg.Hops)
+	}
+	if lk.tun {
+		return fmt.Errorf("netlab %s: rate: link %d is the TUN link; shape another", l.cfg.Prefix, idx)
+	}
+	for _, end := range []struct {
+		ns, dev string
+	}{{lk.left.name, lk.ifL}, {lk.right.name, lk.ifR}} {
+		var args []string
+		if bitsPerSec <= 0 {
+			args = []string{"qdisc", "del", "dev", end.dev, "root"}
+		} else {
+			burst := max(int(bitsPerSec/8/250), 65536)
+			args = []string{"qdisc", "replace", "dev", end.dev, "root", "tbf", "rate", strconv.FormatFloat(bitsPerSec, 'f', 0, 64) + "bit",
+				"burst", strconv.Itoa(burst), "latency", "50ms"}
+		}
+		out, err := nsCommand(end.ns, "tc", args...).CombinedOutput()
+		if err != nil && !(bitsPerSec <= 0 && strings.Contains(string(out), "No such file")) {
+			return fmt.Errorf("netlab %s: tc %s in %s: %w: %s", l.cfg.Prefix, strings.Join(args, " "), end.ns, err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}
