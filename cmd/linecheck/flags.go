@@ -151,13 +151,3 @@ func aliasVarP(f *pflag.FlagSet, target, name, short, usage string) {
 	fl.DefValue = t.DefValue
 	fl.NoOptDefVal = t.NoOptDefVal
 }
-
-// changed reports whether any of the named flags was given.
-func changed(f *pflag.FlagSet, names ...string) bool {
-	for _, n := range names {
-		if fl := f.Lookup(n); fl != nil && fl.Changed {
-			return true
-		}
-	}
-	return false
-}

@@ -80,14 +80,14 @@ func oneArg(what string) cobra.PositionalArgs {
 		if len(args) > 1 {
 			got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
 		}
-		return badInput(fmt.Errorf("%s takes one %s, got %s\nRun '%s --help' for usage.",
+		return badInput(fmt.Errorf("%s takes one %s, got %s\nRun '%s --help' for usage",
 			c.Name(), what, got, c.CommandPath()))
 	}
 }
 
 func init() {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
 	})
 	root.Version = version
 	root.SetVersionTemplate("{{with .Root}}{{end}}" + versionText())

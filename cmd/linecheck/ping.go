@@ -115,7 +115,7 @@ func runPing(c *cobra.Command, args []string) error {
 	}
 	if len(args) == 0 {
 		return badInput(errors.New("ping needs at least one TARGET: an address, a host name or a CIDR prefix, " +
-			"e.g. 'linecheck ping 127.0.0.1' or 'linecheck ping -c 5 127.0.1.0/24'\nRun 'linecheck ping --help' for usage."))
+			"e.g. 'linecheck ping 127.0.0.1' or 'linecheck ping -c 5 127.0.1.0/24'\nRun 'linecheck ping --help' for usage"))
 	}
 	if o.count < 1 {
 		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))

@@ -63,7 +63,7 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 	}
 	slices.Sort(moved)
 
-	grid := Table{Headers: nil, Align: ""}
+	grid := Table{HideEmpty: t.HideEmpty}
 	for i, h := range t.Headers {
 		if keep[i] {
 			grid.Headers = append(grid.Headers, h)
@@ -91,10 +91,7 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 		for _, i := range moved {
 			names = append(names, t.Headers[i])
 		}
-		head := "details (" + strings.Join(names, ", ") + " do not fit in " + strconv.Itoa(maxW) + " columns; --wide keeps them in the table):"
-		for _, l := range Wrap(head, maxW, "") {
-			b.WriteString(l + "\n")
-		}
+		var detail []string
 		key := ""
 		for _, r := range t.Rows {
 			// A row without its own first cell continues the row above
@@ -123,7 +120,14 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 					}
 				}
 			}
-			for _, l := range Wrap("  "+label+": "+strings.Join(parts, ", "), maxW, "      ") {
+			detail = append(detail, Wrap("  "+label+": "+strings.Join(parts, ", "), maxW, "      ")...)
+		}
+		if len(detail) > 0 {
+			head := "details (" + strings.Join(names, ", ") + " do not fit in " + strconv.Itoa(maxW) + " columns; --wide keeps them in the table):"
+			for _, l := range Wrap(head, maxW, "") {
+				b.WriteString(l + "\n")
+			}
+			for _, l := range detail {
 				b.WriteString(l + "\n")
 			}
 		}

@@ -103,7 +103,7 @@ func CleanFloats(b []byte) []byte {
 		}
 		lit := b[i:j]
 		i = j - 1
-		if bytes.IndexAny(lit, ".eE") < 0 {
+		if !bytes.ContainsAny(lit, ".eE") {
 			out = append(out, lit...)
 			continue
 		}
