@@ -179,7 +179,7 @@ func billsTable(r *billing.Report, title func(string) string) Table {
 		}
 	}
 	if c := r.Compare; c != nil {
-		if r.Cheapest != "" {
+		if r.Cheapest != "" && c.Dearest != r.Cheapest {
 			bills.Notes = append(bills.Notes, fmt.Sprintf("dearest/cheapest = %.2f× (%s vs %s)", c.Ratio, c.Dearest, r.Cheapest))
 		}
 		for _, be := range c.BreakEven {
