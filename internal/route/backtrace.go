@@ -316,3 +316,22 @@ func (d *BacktraceDoc) MatchUser(carrier, city string) (BacktraceResult, bool) {
 	sort.SliceStable(cands, func(a, b int) bool { return dist(cands[a]) < dist(cands[b]) })
 	return cands[0], true
 }
+
+// ReadReturnFile reads a return recording: a linecheck.backtrace/v1 document
+// (one classified route per target; doc set) or a single trace (our JSON or
+// `mtr --json`; tr set, not yet annotated).
+func ReadReturnFile(path string) (tr *Trace, doc *BacktraceDoc, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var probe struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Schema == BacktraceSchema {
+		doc, err := ParseBacktrace(path, b)
+		return nil, doc, err
+	}
+	tr, err = ReadTrace(bytes.NewReader(b), path)
+	return tr, nil, err
+}

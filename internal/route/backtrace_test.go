@@ -1,6 +1,7 @@
 package route
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,22 @@ func TestBundledTableRowsNamePublicSources(t *testing.T) {
 				t.Errorf("%s: source %q points at %q, not at a public source", e.prefix, ref, bad)
 			}
 		}
+	}
+}
+
+func TestReadReturnFileTellsBacktraceFromTrace(t *testing.T) {
+	dir := t.TempDir()
+	bt := dir + "/bt.json"
+	os.WriteFile(bt, []byte(`{"schema":"linecheck.backtrace/v1","vantage":"v","results":[{"name":"a","carrier":"telecom","city":"Shanghai","addr":"192.0.2.1","reached":false,"line_class":"unknown","confidence":"low","rule":"r","rtt_ms":{},"loss":null,"trace":null}]}`), 0o644)
+	tr, doc, err := ReadReturnFile(bt)
+	if err != nil || tr != nil || doc == nil || doc.Results[0].Name != "a" {
+		t.Fatalf("%v %v %v", tr, doc, err)
+	}
+	tr, doc, err = ReadReturnFile("testdata/mtr-loopback.json")
+	if err != nil || tr == nil || doc != nil {
+		t.Fatalf("%v %v %v", tr, doc, err)
+	}
+	if _, err := ReadTraceFile(bt); err == nil || !strings.Contains(err.Error(), "recorded.return") {
+		t.Errorf("a backtrace given as a trace: %v", err)
 	}
 }

@@ -66,6 +66,9 @@ func jsonErr(data []byte, err error) error {
 }
 
 func readOwn(data []byte, name, schema string) (*Trace, error) {
+	if schema == BacktraceSchema {
+		return nil, fmt.Errorf("%s: a %s document (several targets), not one trace: give it where a return recording is read (recorded.return), or pick one result's \"trace\"", name, BacktraceSchema)
+	}
 	if schema != TraceSchema {
 		return nil, fmt.Errorf("%s: schema %q, want %q", name, schema, TraceSchema)
 	}

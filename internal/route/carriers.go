@@ -1,0 +1,93 @@
+package route
+
+import (
+	"fmt"
+	"strings"
+)
+
+// User is one user location with the carrier the users there are on.
+type User struct {
+	City    string
+	Carrier string // telecom, unicom, mobile or other
+}
+
+// UserRoute is a candidate's route toward the users of one carrier and city,
+// per direction: the return class from the backtrace result matched to the
+// user (same carrier, nearest city), the forward class from a forward trace
+// measured from that carrier's network.
+type UserRoute struct {
+	Carrier string `json:"carrier"`
+	City    string `json:"city"`
+	// Forward and Return are line classes; "" when that direction was not measured.
+	Forward string `json:"forward"`
+	Return  string `json:"return"`
+	// ReturnTarget names the backtrace result the return class came from.
+	ReturnTarget string `json:"return_target,omitempty"`
+	ReturnCity   string `json:"return_city,omitempty"`
+	// ReturnEvidence is that result's evidence phrase.
+	ReturnEvidence string `json:"return_evidence,omitempty"`
+	// Allowed are the classes sla.line_classes_by_carrier accepts for this
+	// carrier; empty when the SLA sets none.
+	Allowed []string `json:"allowed,omitempty"`
+	// Pass is the per-carrier class check over the measured directions; nil
+	// when there is nothing to check (no allowed classes or nothing measured).
+	Pass  *bool    `json:"pass"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// UserRoutes builds one UserRoute per user (in order): ret (may be nil) gives
+// the return class toward the user's carrier and nearest city; forward (may
+// be nil) is a forward trace measured from forwardCarrier's network (the
+// vantage's carrier, "" when unknown) and counts for users of that carrier
+// only; allowed is sla.line_classes_by_carrier (may be nil).
+func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier string, allowed map[string][]string) []UserRoute {
+	out := make([]UserRoute, 0, len(users))
+	for _, u := range users {
+		r := UserRoute{Carrier: u.Carrier, City: u.City, Allowed: allowed[u.Carrier]}
+		if ret != nil {
+			if m, ok := ret.MatchUser(u.Carrier, u.City); ok {
+				r.Return, r.ReturnTarget, r.ReturnCity, r.ReturnEvidence = m.LineClass, m.Name, m.City, m.EvidencePhrase()
+				if !strings.EqualFold(m.City, u.City) {
+					r.Notes = append(r.Notes, fmt.Sprintf("return measured toward %s (%s), the nearest %s target", m.City, m.Name, u.Carrier))
+				}
+				if !m.Reached {
+					r.Notes = append(r.Notes, fmt.Sprintf("return target %s not reached: the class rests on the hops seen", m.Name))
+				}
+			} else {
+				r.Notes = append(r.Notes, fmt.Sprintf("the backtrace has no %s target: return not measured for these users", u.Carrier))
+			}
+		} else {
+			r.Notes = append(r.Notes, "return not measured: run `linecheck backtrace` on the server and give its JSON as recorded.return")
+		}
+		if forward != nil && forwardCarrier != "" && forwardCarrier == u.Carrier {
+			r.Forward = forward.LineClass
+			if r.Forward == "" {
+				r.Forward, _ = Classify(forward, nil)
+			}
+		}
+		r.Pass = checkAllowed(r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkAllowed passes when every measured direction's class is allowed.
+func checkAllowed(r UserRoute) *bool {
+	if len(r.Allowed) == 0 || (r.Forward == "" && r.Return == "") {
+		return nil
+	}
+	ok := true
+	for _, c := range []string{r.Forward, r.Return} {
+		if c == "" {
+			continue
+		}
+		found := false
+		for _, a := range r.Allowed {
+			if a == c {
+				found = true
+			}
+		}
+		ok = ok && found
+	}
+	return &ok
+}
