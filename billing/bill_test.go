@@ -866,3 +866,19 @@ offers:
 		t.Errorf("warnings %q", r.Warnings)
 	}
 }
+
+// peak_mbps: 1e308 in a compare traffic block drew a month of NaN slots (and
+// made the pricing panic on decimal from +Inf); Synthetic refuses it, and
+// non-finite figures, with ErrTooLarge or a message naming both keys.
+func TestSyntheticRefusesFiguresBeyondBilling(t *testing.T) {
+	p := MonthPeriod(2026, 10, nil)
+	for _, c := range []struct{ gb, peak float64 }{{40000, 1e308}, {1e308, 1e308}, {40000, math.Inf(1)}, {math.NaN(), 300}} {
+		s, err := Synthetic(p, c.gb, c.peak, "diurnal")
+		if err == nil {
+			t.Errorf("%g GB at %g Mbps: drew %d slots, want a refusal", c.gb, c.peak, len(s.Slots))
+		}
+	}
+	if _, err := Synthetic(p, 40000, 1e308, "flat"); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err %v, want ErrTooLarge", err)
+	}
+}

@@ -27,8 +27,13 @@ func Synthetic(p Period, monthlyGB, peakMbps float64, shape string) (*Series, er
 	if n == 0 {
 		return nil, fmt.Errorf("synthetic traffic: empty period")
 	}
-	if monthlyGB <= 0 || peakMbps <= 0 {
+	if !(monthlyGB > 0) || !(peakMbps > 0) {
 		return nil, fmt.Errorf("synthetic traffic: monthly GB and peak Mbps must be positive")
+	}
+	// Every slot at the peak must still fit a billable volume (int64 bytes, ErrTooLarge).
+	if maxPeak := maxVolume / 1.1 / float64(n) / SlotSeconds * 8 / 1e6; peakMbps > maxPeak || monthlyGB*1e9 > maxVolume/1.1 {
+		return nil, fmt.Errorf("synthetic traffic: %g GB at a %g Mbps peak: %w (at most %.3g Mbps and %.3g GB over this period)",
+			monthlyGB, peakMbps, ErrTooLarge, maxPeak, maxVolume/1.1/1e9)
 	}
 	meanBps := monthlyGB * 8e9 / float64(int64(n)*SlotSeconds)
 	peakBps := peakMbps * 1e6
