@@ -200,3 +200,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	return ks
 }
+
+// --prefix-table reaches the other commands too: replayed, the same route
+// turns from chinanet-163 into cn2-gia when the operator's table says its
+// backbone hops are CN2, and back without the flag.
+func TestPrefixTableOnTrace(t *testing.T) {
+	dir := t.TempDir()
+	tbl := filepath.Join(dir, "op.tsv")
+	os.WriteFile(tbl, []byte("202.97.0.0/16\t4809\tCN2\tcn2\tyes\tbackbone\toperator test row\n"), 0o644)
+	replay := "../../samples/rec/hk-bgp-forward.json"
+	class := func(args ...string) string {
+		out, code := prRun(t, traceCmd, append([]string{"trace", "--replay", replay, "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		var tr route.Trace
+		if err := json.Unmarshal([]byte(out), &tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr.LineClass
+	}
+	if c := class(); c != route.LineChinaNet163 {
+		t.Fatalf("without the table: %s", c)
+	}
+	if c := class("--prefix-table", tbl); c != route.LineCN2GIA {
+		t.Errorf("with the table: %s", c)
+	}
+	if c := class(); c != route.LineChinaNet163 {
+		t.Errorf("the table outlived its run: %s", c)
+	}
+}
