@@ -498,7 +498,7 @@ func (m *Model) resort() {
 
 // rankKey is a row's ranking key, from its current verdict and cost.
 func rankKey(c *Candidate) compare.RankKey {
-	k := compare.RankKey{Name: c.Name, Pass: c.SLA.Known && c.SLA.Pass, HasData: c.view().HaveStats}
+	k := compare.RankKey{Name: c.Name, Pass: c.SLA.Known && c.SLA.Pass, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
 	amt := c.Cost.TotalBase
 	if !amt.Valid() {
 		amt = c.Cost.Total

@@ -136,7 +136,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 		return nil, nil, err
 	}
 	m := &Monthly{Offer: b.offer, Scheme: b.scheme, Total: billing.RoundMoney(b.total, b.currency).StringFixed(billing.MinorUnit(b.currency)), Currency: b.currency,
-		Items: b.items, Converted: conv, Rate: rate}
+		Items: b.items, Converted: conv, Rate: rate, Carry: b.bill.Carry}
 	var whatIf []SchemeCost
 	for _, name := range c.WhatIf {
 		w, ok := p.bills[name]
@@ -147,7 +147,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		whatIf = append(whatIf, SchemeCost{Offer: w.offer, Scheme: w.scheme, Total: billing.RoundMoney(w.total, w.currency).StringFixed(billing.MinorUnit(w.currency)), Currency: w.currency, Converted: wc})
+		whatIf = append(whatIf, SchemeCost{Offer: w.offer, Scheme: w.scheme, Total: billing.RoundMoney(w.total, w.currency).StringFixed(billing.MinorUnit(w.currency)), Currency: w.currency, Converted: wc, Carry: w.bill.Carry})
 	}
 	return m, whatIf, nil
 }

@@ -20,7 +20,8 @@ func (e *Evaluation) cost() (decimal.Decimal, bool) {
 }
 
 // RankingRule states the order of Rank, for reports and docs.
-const RankingRule = "passing candidates first; then candidates with measurements before those without (no probe answered); " +
+const RankingRule = "passing candidates first; then those whose offer can carry the traffic before those whose port its 95th exceeds; " +
+	"then candidates with measurements before those without (no probe answered); " +
 	"then by monthly cost in the base currency, unpriced last; ties by name"
 
 // RankKey is what the ranking orders a candidate by.
@@ -32,6 +33,10 @@ type RankKey struct {
 	// (never measured, or 100 % loss) ranks after every measured one: its
 	// failure says nothing about the line, and its cost must not lift it.
 	HasData bool
+	// Carries: the offer's port is not exceeded by the traffic's 95th (or
+	// the offer states no port). One that cannot carry it is never
+	// recommended, however cheap.
+	Carries bool
 	// Cost is the monthly cost in the base currency; Priced says it is known.
 	Cost   decimal.Decimal
 	Priced bool
@@ -42,6 +47,9 @@ type RankKey struct {
 func RankLess(a, b RankKey) bool {
 	if a.Pass != b.Pass {
 		return a.Pass
+	}
+	if a.Carries != b.Carries {
+		return a.Carries
 	}
 	if a.HasData != b.HasData {
 		return a.HasData
@@ -58,7 +66,7 @@ func RankLess(a, b RankKey) bool {
 // RankKey returns the evaluation's ranking key.
 func (e *Evaluation) RankKey() RankKey {
 	c, ok := e.cost()
-	return RankKey{Name: e.Name, Pass: e.SLA.Pass, HasData: e.Route.Recv > 0, Cost: c, Priced: ok}
+	return RankKey{Name: e.Name, Pass: e.SLA.Pass, HasData: e.Route.Recv > 0, Carries: e.Monthly.CanCarry(), Cost: c, Priced: ok}
 }
 
 // Rank orders the evaluations in place (RankLess), sets each Rank, and
@@ -68,13 +76,14 @@ func Rank(r *Result) {
 	sort.SliceStable(ev, func(i, j int) bool { return RankLess(ev[i].RankKey(), ev[j].RankKey()) })
 	r.Ranking = r.Ranking[:0]
 	r.Recommended, r.Savings, r.Notes = "", nil, nil
+	defer func() { r.Notes = append(r.Notes, carryNotes(ev)...) }()
 	for i, e := range ev {
 		e.Rank = i + 1
 		r.Ranking = append(r.Ranking, e.Name)
 	}
 	var passing []*Evaluation
 	for _, e := range ev {
-		if _, ok := e.cost(); ok && e.SLA.Pass {
+		if _, ok := e.cost(); ok && e.SLA.Pass && e.Monthly.CanCarry() {
 			passing = append(passing, e)
 		}
 	}
@@ -88,7 +97,7 @@ func Rank(r *Result) {
 	case len(passing) == 0 && nPass == 0:
 		r.Verdict = fmt.Sprintf("no candidate passes the SLA (%d checked)", len(ev))
 	case len(passing) == 0:
-		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA, but none could be priced", nPass, len(ev))
+		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA, but none could be priced with an offer that can carry the traffic", nPass, len(ev))
 	default:
 		best := passing[0]
 		r.Recommended = best.Name
@@ -106,7 +115,11 @@ func Rank(r *Result) {
 			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
 			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", billing.GroupThousands(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
 		} else {
-			r.Verdict += " (the only passing candidate)"
+			if nPass > 1 {
+				r.Verdict += " (the only passing candidate whose offer can carry the traffic)"
+			} else {
+				r.Verdict += " (the only passing candidate)"
+			}
 		}
 		// What the SLA costs: cheaper candidates that were rejected, and why.
 		for _, e := range ev {
@@ -124,6 +137,18 @@ func Rank(r *Result) {
 				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
+}
+
+// carryNotes explains every passing candidate that is not recommended
+// because its offer cannot carry the traffic.
+func carryNotes(ev []*Evaluation) []string {
+	var out []string
+	for _, e := range ev {
+		if e.SLA.Pass && !e.Monthly.CanCarry() {
+			out = append(out, fmt.Sprintf("%s passes the SLA but is not recommended: offer %s %s", e.Name, e.Monthly.Offer, e.Monthly.Carry.Reason))
+		}
+	}
+	return out
 }
 
 // Passing counts the candidates whose SLA checks all pass.

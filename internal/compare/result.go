@@ -3,6 +3,8 @@ package compare
 import (
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
+
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -181,7 +183,14 @@ type Monthly struct {
 	Converted Money `json:"converted"`
 	// Rate is the fx rate applied (base per 1 offer currency); "1" when equal.
 	Rate string `json:"fx_rate"`
+	// Carry is billing's judgement of the offer's port against the traffic
+	// (null when the offer states no port): an offer whose port the 95th
+	// exceeds cannot carry the traffic and is never recommended.
+	Carry *billing.Carry `json:"carry"`
 }
+
+// CanCarry reports whether the offer can carry the traffic (true without a port).
+func (m *Monthly) CanCarry() bool { return m == nil || m.Carry == nil || m.Carry.CanCarry }
 
 // Money is an amount with its currency.
 type Money struct {
@@ -204,4 +213,6 @@ type SchemeCost struct {
 	Total     string `json:"total"`
 	Currency  string `json:"currency"`
 	Converted Money  `json:"converted"`
+	// Carry judges the what-if offer's port (null without one).
+	Carry *billing.Carry `json:"carry"`
 }

@@ -138,6 +138,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		}
 		e := Evaluate(f, c, m, db)
 		e.Monthly, e.WhatIf = monthly, whatIf
+		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
 		r.Candidates = append(r.Candidates, e)
 	}
 	Rank(r)
@@ -145,6 +146,25 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		r.Verdict = "interrupted, partial measurements: " + r.Verdict
 	}
 	return r, nil
+}
+
+// carryWarnings says when an offer's port is exceeded: by the 95th (it
+// cannot carry the traffic and is never recommended) or by the peak only.
+func carryWarnings(m *Monthly, whatIf []SchemeCost) []string {
+	var out []string
+	if m != nil && m.Carry != nil && m.Carry.Reason != "" {
+		w := "offer " + m.Offer + ": " + m.Carry.Reason
+		if !m.Carry.CanCarry {
+			w += "; never recommended"
+		}
+		out = append(out, w)
+	}
+	for _, s := range whatIf {
+		if s.Carry != nil && s.Carry.Reason != "" {
+			out = append(out, "what-if offer "+s.Offer+": "+s.Carry.Reason)
+		}
+	}
+	return out
 }
 
 // NewResult starts an empty result for f (no candidates evaluated yet).

@@ -117,7 +117,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		blank = []string{""}
 	}
 	rank := Table{
-		Title:   "Ranking (passing first, then by monthly cost in " + base + ")",
+		Title:   "Ranking (passing first, able to carry the traffic, measured, then by monthly cost in " + base + ")",
 		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "currency", "monthly " + base},
 		Align:   "rlllllrrrrrlrlr",
 	}
@@ -140,14 +140,14 @@ func CompareTables(r *compare.Result, format string) []Table {
 		if q.Sent > 0 {
 			loss = fmtPct(q.Loss)
 		}
-		if q.Stretch > 0 {
+		if q.Stretch > 0 && q.Recv > 0 {
 			stretch = strconv.FormatFloat(q.Stretch, 'f', 2, 64)
 		}
 		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, dashIfEmpty(q.LineClass), q.Direction,
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
 	if format != "csv" {
-		rank.Notes = append(append(rank.Notes, blank...), "Verdict: "+r.Verdict)
+		rank.Notes = append(append(rank.Notes, blank...), "Order: "+compare.RankingRule+".", "Verdict: "+r.Verdict)
 		if r.Recommended != "" {
 			rank.Notes = append(rank.Notes, "Recommended: "+r.Recommended)
 		}
@@ -223,8 +223,16 @@ func CompareTables(r *compare.Result, format string) []Table {
 	}
 	for _, e := range r.Candidates {
 		for _, t := range e.Targets {
-			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), fmtPct(t.Loss),
-				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.RFC3550)})
+			// A figure without data is "-", never 0.
+			loss, mn, p50, p95, mx, jit := "-", "-", "-", "-", "-", "-"
+			if t.Sent > 0 {
+				loss = fmtPct(t.Loss)
+			}
+			if t.Recv > 0 {
+				mn, p50, p95, mx, jit = fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.RFC3550)
+			}
+			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), loss,
+				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), mn, p50, p95, mx, jit})
 		}
 	}
 	routes := Table{
@@ -244,7 +252,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 			hops = strings.Join(hs, " ")
 		}
 		routes.Rows = append(routes.Rows, []string{e.Name, dashIfEmpty(q.ForwardClass), dashIfEmpty(q.ReturnClass), dashIfEmpty(q.LineClass), q.Direction, rule, conf,
-			fmtMs1(q.FloorMs), fmtMs1(q.RTT.Min), hops})
+			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops})
 	}
 	if format != "csv" {
 		for _, e := range r.Candidates {
@@ -264,6 +272,14 @@ func dashIfEmpty(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// msOr is fmtMs1(x), or "-" when the figure has no data.
+func msOr(x float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmtMs1(x)
 }
 
 func fmtMs1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

@@ -20,15 +20,16 @@ var compareHTMLTemplate string
 // binary would otherwise pay for it (it was the largest package init).
 var compareHTMLTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"money": fmtMoney,
-		"ms":    fmtMs1,
-		"pct":   fmtPct,
-		"any":   fmtCheck,
-		"bytes": fmtBytes,
-		"bps":   fmtBps,
-		"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
-		"sla":   slaText,
-		"when":  func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
+		"money":       fmtMoney,
+		"ms":          fmtMs1,
+		"pct":         fmtPct,
+		"any":         fmtCheck,
+		"bytes":       fmtBytes,
+		"bps":         fmtBps,
+		"f2":          func(x float64) string { return fmt.Sprintf("%.2f", x) },
+		"sla":         slaText,
+		"rankingRule": func() string { return compare.RankingRule },
+		"when":        func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
 	}).Parse(compareHTMLTemplate))
 })
 

@@ -70,3 +70,48 @@ func TestCompareTableAlignsWideNames(t *testing.T) {
 		t.Errorf("the provider column starts at %d different display columns:\n%s", len(col), b.String())
 	}
 }
+
+// TestCompareTablesShowAbsentAsDash: a candidate whose target never
+// answered shows "-" for its RTT, jitter and stretch in every table, ranks
+// last among the failing ones although it is the cheapest, and the report
+// states the ordering rule.
+func TestCompareTablesShowAbsentAsDash(t *testing.T) {
+	r := handResult()
+	dead := &compare.Evaluation{Name: "dead", Provider: "P3", Region: "Tokyo",
+		Route:   compare.RouteQuality{LineClass: "unknown", Direction: "none", Sent: 20, Loss: 1, FloorMs: 17.7},
+		Targets: []compare.TargetResult{{Target: compare.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
+		SLA:     compare.Verdict{Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Unit: "ms", Note: "no probe was answered"}}},
+		Monthly: &compare.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: compare.Money{Amount: "1000.00", Currency: "CNY"}}}
+	r.Candidates = append(r.Candidates, dead)
+	compare.Rank(r)
+	if got := r.Ranking[len(r.Ranking)-1]; got != "dead" {
+		t.Fatalf("ranking %v: the dead candidate is not last", r.Ranking)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "Order: "+compare.RankingRule) {
+		t.Errorf("the report does not state the ordering rule:\n%s", out)
+	}
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 10 && f[0] == "3" && f[1] == "dead": // ranking: rank, name, provider, region, class, validated, p50, p95, loss, jitter, stretch
+			if f[6] != "-" || f[7] != "-" || f[8] != "100.00%" || f[9] != "-" || f[10] != "-" {
+				t.Errorf("ranking row %q: want - for p50, p95, jitter and stretch, 100%% loss", l)
+			}
+			rows++
+		case len(f) > 12 && f[0] == "dead" && f[1] == "127.0.0.9":
+			if f[9] != "-" || f[10] != "-" || f[11] != "-" || f[12] != "-" {
+				t.Errorf("probe row %q: want - for the RTT figures", l)
+			}
+			rows++
+		}
+	}
+	if rows != 2 {
+		t.Errorf("found %d of the dead candidate's rows (ranking, probes), want 2:\n%s", rows, out)
+	}
+}
