@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
 	"os"
 	"testing"
@@ -50,7 +49,7 @@ func benchSweep(b *testing.B, socket string) {
 			lost += r.Sent - r.Recv
 		}
 		if lost > 0 {
-			b.Fatal(fmt.Sprintf("%d probes lost on loopback", lost))
+			b.Fatalf("%d probes lost on loopback", lost)
 		}
 	}
 }

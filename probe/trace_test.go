@@ -18,14 +18,13 @@ import (
 // queued at Send time and handed out by Receive, so the test sees whether the
 // algorithm sent every TTL before reading the first reply.
 type fakeDriver struct {
-	mu      sync.Mutex
-	path    []netip.Addr // path[i] answers TTL i+1; the last one is the target
-	clock   time.Time
-	queue   []any // TraceReply or error
-	wake    chan struct{}
-	sends   []TraceProbe
-	sentAt  []time.Time
-	cycleOf map[uint16]int
+	mu     sync.Mutex
+	path   []netip.Addr // path[i] answers TTL i+1; the last one is the target
+	clock  time.Time
+	queue  []any // TraceReply or error
+	wake   chan struct{}
+	sends  []TraceProbe
+	sentAt []time.Time
 
 	// receivesAt holds len(sends) at every Receive call.
 	receivesAt []int

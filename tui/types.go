@@ -3,7 +3,6 @@ package tui
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -332,14 +331,4 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 // rateLimitNote explains a flagged hop so nobody misreads its loss.
 func rateLimitNote(h Hop) string {
 	return "loss at hop " + strconv.Itoa(h.TTL) + " does not carry on: ICMP rate limiting, not forwarding loss"
-}
-
-// hasString reports whether list holds s (case-insensitive).
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

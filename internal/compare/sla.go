@@ -17,7 +17,7 @@ const (
 
 // Spec restates the thresholds for the document.
 func (s SLA) Spec() SLASpec {
-	return SLASpec{RTTP95ms: s.RTTP95ms, Loss: s.Loss, JitterRFC3550ms: s.JitterRFC3550ms, LineClasses: s.LineClasses, MaxStretch: s.MaxStretch}
+	return SLASpec(s)
 }
 
 // CheckSLA checks a route's quality against the thresholds. A threshold that

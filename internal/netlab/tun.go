@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,9 +38,9 @@ func tunlinkBinary() (string, error) {
 	buildOnce.Do(func() {
 		goBin, err := exec.LookPath("go")
 		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 			if _, serr := os.Stat(goBin); serr != nil {
-				buildErr = fmt.Errorf("building tunlink: no go command on PATH or in %s; set %s", runtime.GOROOT(), TUNLinkEnv)
+				buildErr = fmt.Errorf("building tunlink: no go command on PATH or in %s; set %s", build.Default.GOROOT, TUNLinkEnv)
 				return
 			}
 		}

@@ -5,10 +5,10 @@ package testbin
 
 import (
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -35,7 +35,7 @@ func Linecheck(t testing.TB) string {
 		bin.path = filepath.Join(bin.dir, "linecheck")
 		goBin, err := exec.LookPath("go")
 		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 		}
 		cmd := exec.Command(goBin, "build", "-o", bin.path, "github.com/linecheck/linecheck/cmd/linecheck")
 		if out, err := cmd.CombinedOutput(); err != nil {
