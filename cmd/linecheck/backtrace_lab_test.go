@@ -40,7 +40,7 @@ const btTable163 = "10.77.1.0/24\t4134\tChinaNet\tchinanet\tyes\tbackbone\tlab s
 
 func TestBacktraceInLab(t *testing.T) {
 	netlab.RequireRoot(t)
-	lab := netlab.UpForTest(t, netlab.Config{Prefix: "lcbt", Hops: 3})
+	lab := netlab.UpForTest(t, netlab.Config{Prefix: "lcbt", Hops: 3, IPv6: true})
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -117,6 +117,29 @@ func TestBacktraceInLab(t *testing.T) {
 		// r3 is hop 3 and the destination of its own trace.
 		if h := byName["lab-r3"].Trace.Hops; len(h) != 3 || h[2].Responders[0].Addr != "10.77.2.2" {
 			t.Errorf("lab-r3 hops %+v", h)
+		}
+	})
+
+	t.Run("tcp and ipv6 targets", func(t *testing.T) {
+		v6 := write("targets6.yaml", "targets:\n  - {name: lab-v6, carrier: telecom, city: Shanghai, addr: '"+lab.ServerAddr(true)+"'}\n")
+		tbl := write("gia6.tsv", "fd77:0:0:1::/64\t4809\tCN2\tcn2\tyes\tbackbone\tlab stand-in\n"+
+			"fd77:0:0:2::/64\t4809\tCN2\tcn2\tyes\tbackbone\tlab stand-in\n")
+		for _, proto := range []string{"icmp", "tcp"} {
+			cmd := lab.Exec(lab.Client(), os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+			cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"backtrace", "--targets", v6,
+				"--prefix-table", tbl, "--proto", proto, "--port", "80", "--timeout", "500ms", "--max-ttl", "8", "--format", "json"}, "\x1f"))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", proto, err)
+			}
+			d, err := route.ParseBacktrace("stdout", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := d.Results[0]
+			if !r.Reached || r.LineClass != route.LineCN2GIA || r.Trace.Protocol != proto || len(r.Trace.Hops) != 4 {
+				t.Errorf("%s over IPv6: %+v", proto, r)
+			}
 		}
 	})
 
