@@ -7,7 +7,7 @@
 // and matches replies by a per-run nonce and a 32-bit probe number in the
 // payload. Receive times are the kernel's (SO_TIMESTAMPNS). Loss counts only
 // probes whose wait has ended; late, duplicate and foreign replies are
-// counted apart (DESIGN.md, Probing definitions). Sweep takes targets of
+// counted apart (docs/definitions.md). Sweep takes targets of
 // mixed protocols (ICMP echo, TCP connect to per-target ports) and runs one
 // such sweep per protocol and port, side by side, sharing one rate cap;
 // compare, tui and serve probe through it.

@@ -17,7 +17,7 @@ type Target struct {
 	Addr netip.Addr // the address probed
 }
 
-// Expansion limits (DESIGN.md, Safety).
+// Expansion limits (docs/definitions.md, Sweeps): a sweep never floods a network by accident.
 const (
 	// MaxSweep is the most addresses a CIDR may expand to without AllowLarge: a /24.
 	MaxSweep = 256

@@ -18,5 +18,5 @@
 // not grow over a long run.
 //
 // Definitions (loss, percentiles, RFC 3550 jitter, stretch, icmp-rate-limited)
-// are those of DESIGN.md; percentiles are nearest-rank (route.NearestRank).
+// are those of docs/definitions.md; percentiles are nearest-rank (route.NearestRank).
 package tui

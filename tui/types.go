@@ -104,7 +104,7 @@ type LiveStats struct {
 	scratch []float64
 }
 
-// Loss is lost/(received+lost): probes whose wait has ended (DESIGN.md).
+// Loss is lost/(received+lost): probes whose wait has ended (docs/definitions.md).
 // Late replies count as lost for the path, since they missed the timeout.
 func (s *LiveStats) Loss() float64 {
 	done := s.Recv + s.Lost + s.Late

@@ -47,7 +47,7 @@ func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, erro
 		if len(series) == 1 {
 			s = series[0]
 		} else {
-			// Several interfaces on one bill: summed per slot first (DESIGN.md, Direction rules).
+			// Several interfaces on one bill: summed per slot first (docs/billing.md, direction rules).
 			s = billing.Aggregate(series, "aggregate")
 		}
 		if t.Period == "" {

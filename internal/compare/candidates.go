@@ -149,7 +149,7 @@ type SLA struct {
 	MaxStretch      *float64
 }
 
-// Line classes the route analysis can give (DESIGN.md, Line class).
+// Line classes the route analysis can give (docs/route.md, Line classification).
 var LineClasses = []string{"cn2-gia", "cn2-gt", "chinanet-163", "cu-9929", "cu-4837", "cmin2", "cmi", "transit", "unknown"}
 
 // yaml model: the raw document, decoded with KnownFields so that a typo in

@@ -3,7 +3,7 @@
 // analysis, line classification and stretch. It is pure: no sockets, no
 // clock; every function takes its inputs explicitly.
 //
-// Definitions (DESIGN.md, Probing definitions):
+// Definitions (docs/definitions.md has them with their public sources):
 //
 //   - RTT percentiles are nearest-rank: the value of rank ceil(p/100·n) in the
 //     ascending sort. Stdev is the sample standard deviation (n−1).

