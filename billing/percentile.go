@@ -2,7 +2,6 @@ package billing
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Method is a 95th-percentile method: the rank rule of one tool
@@ -118,6 +117,6 @@ func (s sortedSample) nthLargest(nth int) float64 {
 }
 
 func newSortedSample(vals []float64, zeros int) sortedSample {
-	slices.Sort(vals)
+	sortFloats(vals)
 	return sortedSample{vals: vals, zeros: zeros}
 }

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // BenchmarkReadCSVYear reads a year of 5-minute samples for 10 interfaces
@@ -64,5 +68,50 @@ func BenchmarkReadCSVFile(b *testing.B) {
 		if _, err := ReadFile(path, ReadOptions{From: from, To: to}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBillFile reads $LINECHECK_BENCH_CSV for $LINECHECK_BENCH_PERIOD
+// (default 2026-07) and bills every series without offers on all cores, as
+// `linecheck bill --period` does: the profile behind bench/bill/README.md.
+func BenchmarkBillFile(b *testing.B) {
+	path := os.Getenv("LINECHECK_BENCH_CSV")
+	if path == "" {
+		b.Skip("set LINECHECK_BENCH_CSV to a CSV to read")
+	}
+	month := os.Getenv("LINECHECK_BENCH_PERIOD")
+	if month == "" {
+		month = "2026-07"
+	}
+	p, err := billing.ParseMonth(month, time.UTC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for range b.N {
+		ss, err := ReadFile(path, ReadOptions{From: p.Start.Unix(), To: p.End.Unix()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		next := make(chan *billing.Series)
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for s := range next {
+					if _, err := billing.BillSeries(s, p, nil, billing.Options{}); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		for _, s := range ss {
+			next <- s
+		}
+		close(next)
+		wg.Wait()
 	}
 }

@@ -287,6 +287,7 @@ type csvSeries struct {
 // csvPart is what one chunk contributes, per interface in order of appearance.
 type csvPart struct {
 	names []string
+	keys  []string // the parser's key of each name
 	pts   [][]rawPoint
 	maxT  []int64 // the latest timestamp per interface
 }
@@ -673,6 +674,7 @@ type csvParser struct {
 	lastT    int64
 	haveLast bool
 	single   string
+	prev     *csvName // the interface of the row before
 	bounds   *csvBounds // reading backwards without a period: shared bounds
 }
 
@@ -722,6 +724,9 @@ func (p *csvParser) shareBounds(r csvResult) {
 // csvName is an interface name and its index in the current chunk's part.
 type csvName struct {
 	name   string
+	key    string   // the bytes of the interface column ("" without one)
+	succ   *csvName // the interface that followed this one last
+	rows   int      // rows kept in the last chunk it appeared in
 	chunk  int // the chunk k refers to
 	k      int
 	keepLo int64 // rows before it cannot be in the latest month kept (reverse mode)
@@ -888,19 +893,30 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 				return fail(lay.ifaceName, "empty interface name")
 			}
 		}
-		e := p.names[string(nb)]
-		if e == nil {
-			e = &csvName{name: p.single, chunk: -1, keepLo: math.MinInt64}
-			if lay.iface >= 0 {
-				e.name = string(nb)
+		// Exports repeat the interfaces in one order: the one that followed
+		// the previous row's last time is tried before the map.
+		var e *csvName
+		if q := p.prev; q != nil && q.succ != nil && q.succ.key == string(nb) {
+			e = q.succ
+		} else {
+			if e = p.names[string(nb)]; e == nil {
+				e = &csvName{name: p.single, key: string(nb), chunk: -1, keepLo: math.MinInt64}
+				if lay.iface >= 0 {
+					e.name = e.key
+				}
+				p.names[e.key] = e
 			}
-			p.names[string(nb)] = e
+			if q != nil {
+				q.succ = e
+			}
 		}
+		p.prev = e
 		if e.chunk != c.seq {
 			// Registered even when its rows are skipped: series come out in
 			// the order the interfaces first appear in the file.
 			e.chunk, e.k = c.seq, len(res.part.names)
 			res.part.names = append(res.part.names, e.name)
+			res.part.keys = append(res.part.keys, e.key)
 			res.part.pts = append(res.part.pts, nil)
 			res.part.maxT = append(res.part.maxT, math.MinInt64)
 		}
@@ -944,11 +960,18 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
 		}
 		if res.part.pts[e.k] == nil {
-			res.part.pts[e.k] = make([]rawPoint, 0, 256)
+			// As many rows as this interface had in the last chunk: one
+			// allocation per chunk and interface in a regular export.
+			res.part.pts[e.k] = make([]rawPoint, 0, max(e.rows+e.rows/8, 64))
 		}
 		res.part.pts[e.k] = append(res.part.pts[e.k], pt)
 		res.part.maxT[e.k] = max(res.part.maxT[e.k], t)
 	}
 	res.lines = line
+	for k, pts := range res.part.pts {
+		if e := p.names[res.part.keys[k]]; e != nil {
+			e.rows = len(pts)
+		}
+	}
 	return res
 }

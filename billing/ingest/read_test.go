@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,4 +132,46 @@ func TestUnknownAndEmptyInputs(t *testing.T) {
 // slot is a billing.Slot written positionally: start, in, out.
 func slot(start int64, in, out float64) billing.Slot {
 	return billing.Slot{Start: start, In: in, Out: out}
+}
+
+// Many files read at once give what reading them one by one gives, in the
+// order of the paths; the error is the first failing path's.
+func TestReadFilesEqualsOneByOne(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 23 {
+		p := filepath.Join(dir, fmt.Sprintf("port%02d.csv", i))
+		var b strings.Builder
+		b.WriteString("timestamp,in_bytes,out_bytes\n")
+		for k := range 300 {
+			fmt.Fprintf(&b, "%d,%d,%d\n", 1780272000+k*300, (k*7919+i)%100003, i*k)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	opts := ReadOptions{From: 1780272000, To: 1780272000 + 86400*30}
+	got, err := ReadFiles(paths, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*billing.Series
+	for _, p := range paths {
+		want = append(want, mustReadFile(t, p, opts)...)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d series, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || !slices.Equal(got[i].Slots, want[i].Slots) {
+			t.Fatalf("series %d: %s, want %s (or slots differ)", i, got[i].Name, want[i].Name)
+		}
+	}
+	bad := slices.Clone(paths)
+	bad[5] = filepath.Join(dir, "missing.csv")
+	bad[17] = filepath.Join(dir, "missing-too.csv")
+	if _, err := ReadFiles(bad, opts); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+		t.Errorf("err %v, want the first failing path's", err)
+	}
 }

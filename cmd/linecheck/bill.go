@@ -215,13 +215,12 @@ func runBill(c *cobra.Command, args []string) error {
 		if havePeriod {
 			ro.From, ro.To = period.Start.Unix(), period.End.Unix()
 		}
-		for _, path := range args {
-			s, err := ingest.ReadFile(path, ro)
-			if err != nil {
-				return badInput(err)
-			}
-			series = append(series, s...)
+		// Several logs (a PoP's port files) are read in parallel, in order.
+		s, err := ingest.ReadFiles(args, ro)
+		if err != nil {
+			return badInput(err)
 		}
+		series = append(series, s...)
 	}
 	if len(series) == 0 {
 		return badInput(errors.New("the logs hold no traffic series"))
