@@ -674,7 +674,7 @@ type csvParser struct {
 	lastT    int64
 	haveLast bool
 	single   string
-	prev     *csvName // the interface of the row before
+	prev     *csvName   // the interface of the row before
 	bounds   *csvBounds // reading backwards without a period: shared bounds
 }
 
@@ -727,7 +727,7 @@ type csvName struct {
 	key    string   // the bytes of the interface column ("" without one)
 	succ   *csvName // the interface that followed this one last
 	rows   int      // rows kept in the last chunk it appeared in
-	chunk  int // the chunk k refers to
+	chunk  int      // the chunk k refers to
 	k      int
 	keepLo int64 // rows before it cannot be in the latest month kept (reverse mode)
 }
