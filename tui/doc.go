@@ -2,20 +2,29 @@
 // quality and monthly cost of every candidate side by side, updating live as
 // probe records and trace snapshots arrive.
 //
-// The package is a frontend over plain view-model structs (Candidate, Route,
-// Cost, Traffic) that it owns, so it does not depend on how compare, billing or
-// probe compute them; tui/adapt.go converts their types. Updates arrive as
-// messages (ProbeMsg, TraceMsg, CostMsg) produced by a Source inside tea.Cmds:
-// all I/O (reading recordings, sleeping for a replay, probing, billing) runs in
-// commands, and state changes only in Model.Update. Panels are
-// render…(data, width) string functions, all styles live in styles.go, and
-// every width and time range is explicit, so a frame renders the same in a
-// golden test as on screen.
+// The package only renders and routes keys. Judging is the evaluation core's
+// (internal/compare), the code compare and serve use: the candidates file is
+// read by compare's strict loader, the live probes come from the core's loops
+// (compare.MonitorLoops), the figures of a row are aggregated over its
+// targets by compare's rule (RouteQuality.AddTargets), its SLA verdict is
+// compare.CheckSLA, the rows are in compare's ranking order
+// (compare.RankLess), and costs are re-billed and converted by
+// compare.Pricing. tui/adapt.go maps those results to the view-model structs
+// the screens draw (Candidate, Route, Cost, Traffic).
 //
-// Live statistics use bounded ring buffers: a candidate keeps the last
-// HistorySize RTT samples (sparkline, percentiles, RTT chart) and running
-// counters (sent, received, lost, RFC 3550 jitter, minimum RTT), so memory does
-// not grow over a long run.
+// Updates arrive as messages (ProbeMsg, TraceMsg, CostMsg) produced by a
+// Source inside tea.Cmds: all I/O (reading recordings, sleeping for a replay,
+// probing, billing) runs in commands, and state changes only in
+// Model.Update. A trace snapshot is a document its producer never touches
+// again. Panels are render…(data, width) string functions, all styles live in
+// styles.go, and every width and time range is explicit, so a frame renders
+// the same in a golden test as on screen.
+//
+// Live statistics use bounded ring buffers: a target keeps the last
+// HistorySize RTT samples (sparkline, percentiles, jitter, RTT chart) and
+// running counters (sent, received, lost, late, duplicates), so memory does
+// not grow over a long run. Percentiles are nearest-rank (route.NearestRank)
+// and jitter is RFC 3550, both from route.Summarize, as compare computes them.
 //
 // Definitions (loss, percentiles, RFC 3550 jitter, stretch, icmp-rate-limited)
 // are those of docs/definitions.md; percentiles are nearest-rank (route.NearestRank).

@@ -1,0 +1,25 @@
+// Package compare is linecheck's evaluation core: it decides, for each
+// candidate server of a candidates file, how good its line is, whether it
+// meets the SLA, what it costs a month, and how the candidates rank. It
+// never renders: `linecheck compare` (through internal/report), the TUI and
+// serve are frontends over its results.
+//
+// One definition of each rule lives here:
+//   - the candidates file: Load / LoadWith (strict: every key and value
+//     checked, errors with file:line; LoadOptions make parts optional for
+//     the TUI and serve), ErrRecordedOnly and DocumentationPrefix;
+//   - measurement: Replay (recordings), Run / Probe (a one-shot live run)
+//     and MonitorLoops / PingLoop / TraceLoop (continuous, mtr style), all
+//     probing through an injected Prober (ProbeSender sends with package
+//     probe);
+//   - judgement: RouteQuality.AddTargets (the worst over the targets for
+//     what the SLA bounds, the best minimum for the floor), SetFloor
+//     (stretch), Evaluate, CheckSLA (a check without data fails);
+//   - money: NewPricing, Pricing.Monthly and Pricing.Rebill (billing's
+//     bills, converted with the file's exchange rates, rounded once), with
+//     billing's judgement of whether an offer's port can carry the traffic;
+//   - ranking: RankLess over RankKey, Rank, RankingRule.
+//
+// Result, Evaluation and the other result types are the
+// linecheck.compare/v1 document; a figure without data is null in it.
+package compare
