@@ -142,7 +142,7 @@ func carryMark(c *billing.Carry) string {
 	case billing.CarryCannot:
 		return fmt.Sprintf("✗ cannot carry: 95th %s Mbps > %s Mbps port", strconv.FormatFloat(c.P95Mbps, 'f', 1, 64), num(c.PortMbps))
 	case billing.CarryPeakAbove:
-		return fmt.Sprintf("⚠ peak above the port in %d slots (in %d, out %d)", max(c.SlotsAbove.In, c.SlotsAbove.Out), c.SlotsAbove.In, c.SlotsAbove.Out)
+		return fmt.Sprintf("⚠ peak above the port: slots in %d, out %d, in+out %d", c.SlotsAbove.In, c.SlotsAbove.Out, c.SlotsAbove.Sum)
 	}
 	return ""
 }
