@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"time"
 )
 
 // SweepTarget is one target of a mixed-protocol sweep: a resolved address
@@ -34,9 +35,10 @@ type sweepGroup struct {
 // port (every ICMP target in one, TCP targets in one per port), the sweeps
 // side by side. cfg applies to all of them except TCPPort, which each
 // target's Port replaces. The global cfg.Rate is shared among the sweeps in
-// proportion to their sizes, so every target is probed on the schedule one
-// sweep of all of them would use (Schedule(len(ts), cfg)) and the sum of
-// the sweeps never exceeds the cap. Results are in input order. onRecord,
+// proportion to their sizes, and each starts at its first target's slot in
+// one interleaved sweep of all, so every target is probed at the interval
+// one sweep of all of them would use (Schedule(len(ts), cfg)) and the
+// sweeps together keep to the cap. Results are in input order. onRecord,
 // when not nil, gets every probe's outcome; calls are serialized across
 // the sweeps. The error is for bad input only (an unknown protocol, a port
 // out of range); a sweep that fails sets Err on its targets' results.
@@ -56,15 +58,26 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 			inner(r)
 		}
 	}
+	// Each sweep starts at the slot its first target would have in one
+	// interleaved sweep of all, so that the sweeps interleave too: twenty
+	// one-target sweeps (twenty TCP ports) must not all send at once.
+	iv, _ := Schedule(len(ts), cfg)
 	var wg sync.WaitGroup
+	pos := 0
 	for _, g := range groups {
 		gc := cfg
 		gc.TCPPort = g.port
 		gc.Rate = cfg.Rate * float64(len(g.targets)) / float64(len(ts))
+		offset := iv * time.Duration(pos) / time.Duration(len(ts))
+		pos += len(g.targets)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := PingTargets(ctx, g.targets, gc, onRecord)
+			var res []PingResult
+			err := sleepCtx(ctx, offset)
+			if err == nil {
+				res, err = PingTargets(ctx, g.targets, gc, onRecord)
+			}
 			for k, i := range g.idx {
 				if err != nil {
 					out[i].Err = err
@@ -77,6 +90,48 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// SweepSpan is how long after its start Sweep sends its last probe (by the
+// schedule): the latest, over the protocol-and-port sweeps, of a sweep's
+// start slot plus its last probe's slot. A caller that starts the next
+// sweep of the same targets no sooner than SweepSpan + cfg.Interval after
+// this one keeps every target's interval across the two, however the
+// targets are grouped in either. 0 for input Sweep refuses.
+func SweepSpan(ts []SweepTarget, cfg PingConfig) time.Duration {
+	cfg = cfg.withDefaults()
+	groups, err := groupSweep(ts)
+	if err != nil || len(ts) == 0 {
+		return 0
+	}
+	iv, _ := Schedule(len(ts), cfg)
+	var span time.Duration
+	pos := 0
+	for _, g := range groups {
+		n := len(g.targets)
+		gc := cfg
+		gc.Rate = cfg.Rate * float64(n) / float64(len(ts))
+		giv, _ := Schedule(n, gc)
+		last := iv*time.Duration(pos)/time.Duration(len(ts)) + time.Duration(cfg.Count-1)*giv + giv*time.Duration(n-1)/time.Duration(n)
+		span = max(span, last)
+		pos += n
+	}
+	return span
+}
+
+// sleepCtx waits d, or returns ctx's error when it ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // groupSweep groups ts by protocol and port, groups in order of first appearance.

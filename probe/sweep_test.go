@@ -140,6 +140,73 @@ func TestSweepSharesTheRateCap(t *testing.T) {
 	}
 }
 
+// Sweeps start staggered, as their targets' slots in one interleaved sweep:
+// twenty one-target sweeps (twenty TCP ports) at 200/s send one probe every
+// 5 ms, not twenty at once.
+func TestSweepStaggersItsSweeps(t *testing.T) {
+	var ts []SweepTarget
+	for range 20 {
+		ts = append(ts, SweepTarget{Target: lo("127.0.0.1"), Protocol: "tcp", Port: acceptAll(t, "127.0.0.1")})
+	}
+	const rate = 200.0
+	var mu sync.Mutex
+	var sent []time.Time
+	if _, err := Sweep(context.Background(), ts, PingConfig{Count: 2, Interval: time.Millisecond, Timeout: time.Second, Rate: rate},
+		func(r Record) {
+			mu.Lock()
+			sent = append(sent, r.Time)
+			mu.Unlock()
+		}); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+	if len(sent) != 40 {
+		t.Fatalf("%d probes, want 40", len(sent))
+	}
+	for k, at := range sent {
+		min := time.Duration(float64(k-1)/rate*float64(time.Second)) - paceSlack
+		if el := at.Sub(sent[0]); el < min {
+			t.Fatalf("probe %d left %v after the first: at %.0f/s no earlier than %v", k, el, rate, min)
+		}
+	}
+}
+
+// SweepSpan is the last probe's slot: worked out by hand for one group and
+// for staggered groups.
+func TestSweepSpan(t *testing.T) {
+	icmp := SweepTarget{Target: lo("127.0.0.1")}
+	tcp := func(p int) SweepTarget { return SweepTarget{Target: lo("127.0.0.1"), Protocol: "tcp", Port: p} }
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name string
+		ts   []SweepTarget
+		cfg  PingConfig
+		want time.Duration
+	}{
+		// One target, 3 probes 100 ms apart: the last at 200 ms.
+		{"one", []SweepTarget{icmp}, PingConfig{Count: 3, Interval: 100 * ms, Rate: 1000}, 200 * ms},
+		// Four targets in one sweep, 2 probes 100 ms apart: the last at 100 + 3·25 = 175 ms.
+		{"one sweep", []SweepTarget{icmp, icmp, icmp, icmp}, PingConfig{Count: 2, Interval: 100 * ms, Rate: 1000}, 175 * ms},
+		// 20 one-target sweeps at 20/s, 1 probe: iv = 1 s, sweep 19 starts at 950 ms.
+		{"staggered", func() []SweepTarget {
+			var ts []SweepTarget
+			for i := range 20 {
+				ts = append(ts, tcp(1000+i))
+			}
+			return ts
+		}(), PingConfig{Count: 1, Interval: 10 * ms, Rate: 20}, 950 * ms},
+		// icmp ×1 then tcp/80 ×3, 2 probes, interval 100 ms, no stretch: the tcp
+		// sweep starts at 25 ms and its last probe is at 25 + 100 + 2·33.3 ms.
+		{"mixed", []SweepTarget{icmp, tcp(80), tcp(80), tcp(80)}, PingConfig{Count: 2, Interval: 100 * ms, Rate: 1000},
+			25*ms + 100*ms + 200*ms/3},
+		{"refused", []SweepTarget{{Target: lo("127.0.0.1"), Protocol: "udp"}}, PingConfig{}, 0},
+	} {
+		if got := SweepSpan(tc.ts, tc.cfg); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSweepRefusesWhatItCannotProbe(t *testing.T) {
 	for _, ts := range [][]SweepTarget{
 		{{Target: lo("127.0.0.1"), Protocol: "udp", Port: 53}},

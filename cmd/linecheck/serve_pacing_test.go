@@ -133,6 +133,7 @@ func TestServeKeepsTheIntervalOnLoopback(t *testing.T) {
 	start, n0 := time.Now(), conns.Load()
 	time.Sleep(3 * time.Second)
 	n, el := conns.Load()-n0, time.Since(start)
+	t.Logf("%d connections in %v at --interval 200ms", n, el.Round(time.Millisecond))
 	if max := int64(el/(200*time.Millisecond)) + 2; n > max || n < max/3 {
 		t.Errorf("%d connections in %v at --interval 200ms, want about %d", n, el.Round(time.Millisecond), max-2)
 	}
@@ -150,6 +151,39 @@ func TestServeKeepsTheIntervalOnLoopback(t *testing.T) {
 	waitFor(t, 5*time.Second, "probing to go on after the refused reload", func() bool { return conns.Load() > n1+2 })
 	if code, body := get(t, "http://"+listen+"/-/healthy"); code != 200 {
 		t.Errorf("/-/healthy after a refused reload: %d %s", code, body)
+	}
+}
+
+// Live: the global --rate cap holds across cycles. 20 TCP targets (a
+// listener each) at --rate 20 with --count 1: one cycle may take a second,
+// and the next must not follow at once (the code before pacing started it
+// as soon as the connects returned).
+func TestServeHoldsTheRateCapOnLoopback(t *testing.T) {
+	var counters []*atomic.Int64
+	var b strings.Builder
+	b.WriteString("candidates:\n  - name: lo\n    targets:\n")
+	for range 20 {
+		port, n := countingListener(t)
+		counters = append(counters, n)
+		fmt.Fprintf(&b, "      - {addr: 127.0.0.1, protocol: tcp, port: %d}\n", port)
+	}
+	total := func() int64 {
+		var s int64
+		for _, n := range counters {
+			s += n.Load()
+		}
+		return s
+	}
+	cfg := filepath.Join(t.TempDir(), "candidates.yaml")
+	os.WriteFile(cfg, []byte(b.String()), 0o644)
+	startServe(t, "--config", cfg, "--count", "1", "--interval", "10ms", "--rate", "20", "--trace-every", "0")
+	waitFor(t, 10*time.Second, "the first connections", func() bool { return total() > 0 })
+	start, n0 := time.Now(), total()
+	time.Sleep(3 * time.Second)
+	n, el := total()-n0, time.Since(start)
+	t.Logf("%d connections in %v at --rate 20", n, el.Round(time.Millisecond))
+	if max := int64(20*el.Seconds()) + 20; n > max || n < max/4 {
+		t.Errorf("%d connections in %v at --rate 20, want at most %d (and not far fewer)", n, el.Round(time.Millisecond), max)
 	}
 }
 

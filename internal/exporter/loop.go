@@ -115,7 +115,8 @@ func backoff(base, max time.Duration, n int) time.Duration {
 
 // Run probes until ctx ends. The first cycle starts at once. Pacing
 // (docs/scaleout.md, Pacing): a target is probed again no sooner than one
-// Interval after the last probe of its previous cycle was due; a cycle
+// Interval after the last probe of its previous cycle was due (the prober
+// must send on probe.Sweep's schedule, as serve's does); a cycle
 // starts no sooner than its predecessor's packets allow under Rate (traces
 // included), whether its probes were answered, lost or failed at once; a
 // target whose probing fails (resolution, socket, privilege) waits an
@@ -150,7 +151,7 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 		}
 		start := clk.Now()
 		due := e.dueTargets(start)
-		period := cyclePeriod(len(due), cfg)
+		period := cyclePeriod(nil, cfg) // the backoff base for what fails before the sweep
 		var ready []Resolved
 		for _, t := range due {
 			ip, err := cfg.Resolver.Resolve(ctx, t.Addr)
@@ -163,7 +164,7 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 			}
 			ready = append(ready, Resolved{Target: t, IP: ip})
 		}
-		period = cyclePeriod(len(ready), cfg)
+		period = cyclePeriod(ready, cfg)
 		packets := 0
 		var traced []Resolved
 		if len(ready) > 0 {
@@ -215,17 +216,19 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	}
 }
 
-// cyclePeriod is how long after its start a cycle of n targets lets them be
-// probed again: one interval (stretched by the rate cap, as the sweep
-// stretches it) after the cycle's last probe is due, whatever their
-// positions in the next sweep.
-func cyclePeriod(n int, cfg LoopConfig) time.Duration {
-	iv, _ := probe.Schedule(max(n, 1), probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate})
-	period := time.Duration(cfg.Count) * iv
-	if n > 1 {
-		period += iv * time.Duration(n-1) / time.Duration(n)
+// cyclePeriod is how long after its start a cycle of ts lets them be probed
+// again: one Interval after the cycle's last probe is due (probe.SweepSpan),
+// which keeps every target's interval whatever the next cycle's grouping.
+func cyclePeriod(ts []Resolved, cfg LoopConfig) time.Duration {
+	pc := probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate}
+	if len(ts) == 0 {
+		return time.Duration(cfg.Count) * cfg.Interval
 	}
-	return period
+	sts := make([]probe.SweepTarget, len(ts))
+	for i, t := range ts {
+		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
+	}
+	return probe.SweepSpan(sts, pc) + cfg.Interval
 }
 
 // targetState is the loop's view of one target, shown on / and /-/healthy.
