@@ -35,7 +35,9 @@ var root = &cobra.Command{
   How good is the line?   latency, jitter and loss sweeps (ping), hop-by-hop
                           traceroute with mtr-style statistics (trace), the
                           carrier line the route really rides (CN2 GIA, 9929,
-                          CMIN2 …) and how far it is from the physical floor.
+                          CMIN2 …) and how far it is from the physical floor;
+                          run on the server, the return routes toward
+                          Telecom, Unicom and Mobile users (backtrace).
   What will it cost?      billing simulation over recorded traffic logs (bill):
                           fixed port, per GB, or the 95th percentile of
                           5-minute samples, under each provider's rules.
