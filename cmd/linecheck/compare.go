@@ -34,8 +34,12 @@ machine, or with --offline the recorded probe streams and traces only),
 decides which carrier line the route rides and in which direction that was
 checked, checks the SLA thresholds, prices the users' traffic month under the
 candidate's offer (bandwidth scheme plus every other monthly item, converted
-with the file's fx rates), ranks passing candidates first and by cost, and
-recommends the cheapest passing one, saying by how much.
+with the file's fx rates), and ranks: passing candidates first; then those
+whose offer can carry the traffic (its port above the traffic's 95th); then
+measured before unmeasured (a candidate no probe answered ranks last); then
+by monthly cost, ties by name. It recommends the cheapest passing candidate
+whose offer can carry the traffic, saying by how much. A figure without data
+is null in the JSON and - in tables, never 0.
 
 The candidates file (docs/compare.md has the full schema):
 

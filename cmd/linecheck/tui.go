@@ -41,13 +41,17 @@ var tuiCmd = &cobra.Command{
 per candidate with its line class, RTT p50/p95 and a sparkline of recent
 RTTs, jitter, loss, stretch, the SLA verdict and the monthly cost, with the
 same traffic priced under fixed / per-GB / 95th offers side by side and the
-cheapest marked. The rows update as probe records arrive.
+cheapest marked (never an offer whose port the traffic's 95th exceeds: that
+one is marked !). The rows update as probe records arrive, in compare's
+ranking order unless --sort says otherwise; the SLA verdicts are compare's.
 
 With --offline the recorded probe streams are replayed over time (--speed
 times the recorded pace, looping) and nothing is sent. Without it every
 target of every candidate is pinged (ICMP echo, or TCP connect time for tcp
-targets) and the first target is traced, mtr style; files marked
-recorded_only: true (the bundled samples) are refused live.
+targets) and the first target is traced continuously, mtr style (the hops
+update as each cycle completes); files marked recorded_only: true (the
+bundled samples) are refused live. Offers, traffic and sla are optional
+here: without them the rows show route quality only.
 
 Screens and keys (? shows them all):
   enter      route detail: hops mtr style, per-hop loss, the
