@@ -203,3 +203,79 @@ func TestGenerateSampleRoutes(t *testing.T) {
 		t.Log("wrote", filepath.Join(dir, r.file))
 	}
 }
+
+// sampleBacktraces are the illustrative backtrace documents of two sample
+// servers (samples/rec/<candidate>-backtrace.json): one traced route per user
+// carrier, targets in documentation space standing in for a Shanghai Telecom,
+// a Beijing Unicom and a Guangzhou Mobile user.
+var sampleBacktraces = []struct {
+	file, vantage string
+	routes        []struct {
+		target BacktraceTarget
+		route  sampleRoute
+	}
+}{
+	{file: "hk-cn2-gia-backtrace.json", vantage: "hk-cn2-gia", routes: []struct {
+		target BacktraceTarget
+		route  sampleRoute
+	}{
+		{BacktraceTarget{Name: "sh-telecom", Carrier: CarrierTelecom, City: "Shanghai", Addr: "198.51.100.7"},
+			sampleRoute{target: "198.51.100.7", start: "2026-10-20T13:00:00Z", hops: sampleRoutes[1].hops}},
+		{BacktraceTarget{Name: "bj-unicom", Carrier: CarrierUnicom, City: "Beijing", Addr: "198.51.100.20"},
+			sampleRoute{target: "198.51.100.20", start: "2026-10-20T13:00:00Z", hops: []sampleHop{
+				{"10.20.0.1", 0.3, 0.2, 0}, {"203.0.113.1", 0.5, 0.3, 0}, {"59.43.246.145", 1.1, 0.4, 0},
+				{"59.43.187.22", 1.9, 0.5, 0}, {"202.97.42.13", 30.2, 1.0, 0}, {"202.97.12.9", 31.0, 1.2, 0},
+				{"219.158.3.177", 33.9, 1.5, 0}, {"219.158.19.81", 34.6, 1.5, 0}, {"198.51.100.20", 36.1, 1.8, 0}}}},
+		{BacktraceTarget{Name: "gz-mobile", Carrier: CarrierMobile, City: "Guangzhou", Addr: "198.51.100.30"},
+			sampleRoute{target: "198.51.100.30", start: "2026-10-20T13:00:00Z", hops: []sampleHop{
+				{"10.20.0.1", 0.3, 0.2, 0}, {"203.0.113.1", 0.5, 0.3, 0}, {"223.120.2.5", 1.4, 0.6, 0},
+				{"223.120.10.70", 4.9, 1.5, 0.05}, {"221.183.55.22", 6.2, 1.5, 0}, {"221.183.39.1", 7.0, 1.5, 0},
+				{"198.51.100.30", 8.1, 1.8, 0}}}},
+	}},
+	{file: "hk-bgp-backtrace.json", vantage: "hk-bgp", routes: []struct {
+		target BacktraceTarget
+		route  sampleRoute
+	}{
+		{BacktraceTarget{Name: "sh-telecom", Carrier: CarrierTelecom, City: "Shanghai", Addr: "198.51.100.7"},
+			sampleRoute{target: "198.51.100.7", start: "2026-10-20T13:05:00Z", hops: sampleRoutes[3].hops}},
+		{BacktraceTarget{Name: "bj-unicom", Carrier: CarrierUnicom, City: "Beijing", Addr: "198.51.100.20"},
+			sampleRoute{target: "198.51.100.20", start: "2026-10-20T13:05:00Z", hops: []sampleHop{
+				{"10.30.0.1", 0.3, 0.2, 0}, {"203.0.113.17", 0.6, 0.3, 0}, {"63.218.171.53", 1.2, 0.5, 0},
+				{"219.158.96.29", 38.4, 4.0, 0.1}, {"219.158.3.177", 40.2, 4.0, 0}, {"219.158.19.81", 41.0, 4.0, 0},
+				{"198.51.100.20", 42.8, 4.5, 0}}}},
+		{BacktraceTarget{Name: "gz-mobile", Carrier: CarrierMobile, City: "Guangzhou", Addr: "198.51.100.30"},
+			sampleRoute{target: "198.51.100.30", start: "2026-10-20T13:05:00Z", hops: []sampleHop{
+				{"10.30.0.1", 0.3, 0.2, 0}, {"203.0.113.17", 0.6, 0.3, 0}, {"63.218.171.53", 1.2, 0.5, 0},
+				{"223.120.2.5", 3.1, 1.0, 0}, {"223.120.10.70", 9.8, 3.0, 0.1}, {"221.183.55.22", 11.2, 3.0, 0},
+				{"198.51.100.30", 12.6, 3.5, 0}}}},
+	}},
+}
+
+func TestGenerateSampleBacktraces(t *testing.T) {
+	if os.Getenv("LINECHECK_GEN_SAMPLES") == "" {
+		t.Skip("set LINECHECK_GEN_SAMPLES=1 to rewrite samples/rec/*-backtrace.json")
+	}
+	dir := filepath.Join("..", "..", "samples", "rec")
+	for i, s := range sampleBacktraces {
+		doc := &BacktraceDoc{Schema: BacktraceSchema, Vantage: s.vantage}
+		for j, r := range s.routes {
+			rng := rand.New(rand.NewPCG(2027, uint64(i*10+j)))
+			tr := buildOwnTrace(rng, r.route)
+			for h := range tr.Hops {
+				for k := range tr.Hops[h].Responders {
+					tr.Hops[h].Responders[k].Samples = nil
+				}
+			}
+			tr.Source = "live"
+			doc.Results = append(doc.Results, NewBacktraceResult(r.target, tr, ""))
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, s.file), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("wrote", filepath.Join(dir, s.file))
+	}
+}

@@ -83,3 +83,34 @@ func sumRecv(h Hop) int {
 	}
 	return n
 }
+
+// The sample backtrace documents carry the classes they were designed with
+// (GIA to Telecom, the GIA tri-network hand-off to Unicom, CMI to Mobile from
+// hk-cn2-gia; 163, 4837 and CMI from hk-bgp), and their stored classes are
+// what Classify says of their traces.
+func TestBundledSampleBacktraces(t *testing.T) {
+	want := map[string][]string{
+		"hk-cn2-gia-backtrace.json": {LineCN2GIA, LineCN2GIA, LineCMI},
+		"hk-bgp-backtrace.json":     {LineChinaNet163, LineCU4837, LineCMI},
+	}
+	for file, classes := range want {
+		d, err := ReadBacktraceFile(filepath.Join("..", "..", "samples", "rec", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Results) != 3 {
+			t.Fatalf("%s: %d results", file, len(d.Results))
+		}
+		for i, r := range d.Results {
+			if r.LineClass != classes[i] {
+				t.Errorf("%s %s: stored %s, want %s", file, r.Name, r.LineClass, classes[i])
+			}
+			if got, _ := Classify(r.Trace, nil); got != r.LineClass {
+				t.Errorf("%s %s: Classify says %s, stored %s", file, r.Name, got, r.LineClass)
+			}
+			if !r.Reached || r.RTT.P50 == nil || r.Loss == nil {
+				t.Errorf("%s %s: figures %+v", file, r.Name, r)
+			}
+		}
+	}
+}
