@@ -231,11 +231,16 @@ func writeText(w io.Writer, t Table) error {
 			}
 		}
 	}
-	var b strings.Builder
+	var out strings.Builder
 	if t.Title != "" {
-		b.WriteString(t.Title + "\n")
+		out.WriteString(t.Title + "\n")
 	}
 	line := func(cells []string) {
+		var b strings.Builder
+		defer func() {
+			// No trailing blanks when the last cells are empty.
+			out.WriteString(strings.TrimRight(b.String(), " ") + "\n")
+		}()
 		for i := range t.Headers {
 			c := ""
 			if i < len(cells) {
@@ -253,7 +258,6 @@ func writeText(w io.Writer, t Table) error {
 				b.WriteString(c + pad)
 			}
 		}
-		b.WriteString("\n")
 	}
 	// A table whose rows are all left out (ping -q over a CIDR) prints
 	// no header: only its title and notes.
@@ -264,9 +268,9 @@ func writeText(w io.Writer, t Table) error {
 		line(r)
 	}
 	for _, n := range t.Notes {
-		b.WriteString(n + "\n")
+		out.WriteString(n + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, out.String())
 	return err
 }
 
