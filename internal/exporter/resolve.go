@@ -43,7 +43,6 @@ type Resolver struct {
 	mu        sync.Mutex
 	cache     map[string]cached
 	nextQuery time.Time
-	queries   int
 }
 
 type cached struct {
@@ -66,13 +65,6 @@ func NewResolver(l Lookup, clk Clock, rate float64) *Resolver {
 		rate = DefaultResolveRate
 	}
 	return &Resolver{lookup: l, clock: clk, gap: time.Duration(float64(time.Second) / rate), cache: map[string]cached{}}
-}
-
-// Queries is the number of lookups made so far.
-func (r *Resolver) Queries() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.queries
 }
 
 // Resolve returns the address to probe for host. An IP address is used as
@@ -98,7 +90,6 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 		now = r.clock.Now()
 	}
 	r.nextQuery = now.Add(r.gap)
-	r.queries++
 	addrs, ttl, err := r.lookup.LookupTTL(ctx, host)
 	if ctx.Err() != nil {
 		return netip.Addr{}, ctx.Err()
