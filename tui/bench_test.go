@@ -60,9 +60,7 @@ func BenchmarkRenderFrame(b *testing.B) {
 	// redrawn (after a cost key or a resize); otherwise the memoised
 	// drawings are reused, as between two probe batches.
 	fresh := func(m *Model) {
-		for _, c := range m.cands {
-			c.spark.version = 0
-		}
+		clear(m.sparks)
 		m.rttChart.key = ""
 		m.chart.key = ""
 	}

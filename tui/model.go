@@ -80,8 +80,9 @@ type Model struct {
 	noColor  bool
 
 	st       Styles
-	chart    *chartCache // memo of the cost screen's traffic panel
-	rttChart *chartCache // memo of the route screen's RTT chart
+	chart    *chartCache          // memo of the cost screen's traffic panel
+	rttChart *chartCache          // memo of the route screen's RTT chart
+	sparks   map[string]sparkMemo // memo of the overview's sparklines, by candidate
 }
 
 // New returns a model that loads from src when it starts.
@@ -101,6 +102,7 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		st:       NewStyles(!opts.NoColor),
 		chart:    &chartCache{},
 		rttChart: &chartCache{},
+		sparks:   map[string]sparkMemo{},
 	}
 }
 

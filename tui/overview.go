@@ -117,6 +117,9 @@ type overviewRow struct {
 	cheapest bool // the cheapest candidate that passes the SLA
 	sparkW   int
 	st       *Styles
+	// spark memoises the drawn sparklines by candidate: the view never
+	// writes into the candidate it shows.
+	spark map[string]sparkMemo
 }
 
 func schemeCell(name string) func(r overviewRow) (string, *lipgloss.Style) {
@@ -215,10 +218,15 @@ var overviewColumns = []column[overviewRow]{
 			if h == nil {
 				return "", nil
 			}
-			if m := &r.c.spark; m.version != h.Version() || m.width != r.sparkW {
-				*m = sparkMemo{version: h.Version(), width: r.sparkW, text: renderSparkline(h, r.sparkW)}
+			if r.spark == nil {
+				return renderSparkline(h, r.sparkW), &r.st.Spark
 			}
-			return r.c.spark.text, &r.st.Spark
+			m := r.spark[r.c.Name]
+			if m.version != h.Version() || m.width != r.sparkW {
+				m = sparkMemo{version: h.Version(), width: r.sparkW, text: renderSparkline(h, r.sparkW)}
+				r.spark[r.c.Name] = m
+			}
+			return m.text, &r.st.Spark
 		}},
 	{key: "jitter", title: "JIT", width: 4, right: true, prio: 1,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
@@ -376,7 +384,7 @@ func (m *Model) renderOverview(width, height int) string {
 	rowsH = min(rowsH, max(len(m.order), 1))
 	for i := first; i < len(m.order) && shown < rowsH; i++ {
 		c := m.cands[m.order[i]]
-		r := overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: sparkW, st: &st}
+		r := overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: sparkW, st: &st, spark: m.sparks}
 		out = append(out, renderRow(cols, r, cur != nil && c.Name == cur.Name, st))
 		shown++
 	}

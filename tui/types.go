@@ -67,7 +67,6 @@ type Candidate struct {
 
 	fwdTrace, retTrace *route.Trace         // the latest documents, to combine the directions' classes
 	q                  compare.RouteQuality // the current quality (evaluate)
-	spark              sparkMemo            // the last sparkline drawn
 }
 
 // sparkMemo is a drawn sparkline and what it was drawn from.
