@@ -326,7 +326,7 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	v := &validator{path: path, opt: o}
 	f := &File{Path: path, Dir: filepath.Dir(path), RecordedOnly: raw.RecordedOnly || raw.Offline}
 	if o.Live && f.RecordedOnly {
-		v.errf(1, "recorded_only: this file's addresses are illustrative and are never probed; give a file with real targets")
+		v.errf(topKeyLine(b, "recorded_only", "offline"), "recorded_only: this file's addresses are illustrative and are never probed; give a file with real targets")
 	}
 
 	f.Vantage = v.optionalPlace(raw.Vantage, "vantage", 1)
@@ -353,6 +353,22 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 		return nil, errors.Join(v.errs...)
 	}
 	return f, nil
+}
+
+// topKeyLine is the line of the first of keys at the top of the YAML
+// document b, 1 when none is there.
+func topKeyLine(b []byte, keys ...string) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return 1
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if slices.Contains(keys, m.Content[i].Value) {
+			return m.Content[i].Line
+		}
+	}
+	return 1
 }
 
 // resolve makes a path from the YAML relative to the YAML file's directory.

@@ -59,6 +59,7 @@ func TestParseTargetsRefusesWhatTheLoaderRejects(t *testing.T) {
 		{"documentation v6", "candidates: [{name: a, targets: [{addr: '2001:db8::1'}]}]", "2001:db8::1 is a documentation address"},
 		{"recorded only", "recorded_only: true\ncandidates: [{name: a, targets: [{addr: 127.0.0.1}]}]", "c.yaml:1: recorded_only: this file's addresses are illustrative and are never probed"},
 		{"offline", "offline: true\ncandidates: [{name: a, targets: [{addr: 127.0.0.1}]}]", "c.yaml:1: recorded_only"},
+		{"recorded only, its line", "candidates: [{name: a, targets: [{addr: 127.0.0.1}]}]\n\nrecorded_only: true\n", "c.yaml:3: recorded_only"},
 		{"port as a word", "candidates:\n  - name: a\n    targets: [{addr: x, protocol: tcp, port: https}]", `c.yaml:3: `},
 		{"tcp without port", "candidates: [{name: a, targets: [{addr: x, protocol: tcp}]}]", "port: required for protocol tcp"},
 		{"icmp with port", "candidates: [{name: a, targets: [{addr: x, port: 80}]}]", "ICMP has no port"},
