@@ -207,7 +207,7 @@ var overviewColumns = []column[overviewRow]{
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
 			v := r.c.view()
 			if !v.HaveStats {
-				return "…", &r.st.Dim
+				return noStats(v), &r.st.Dim
 			}
 			return ms(v.P50) + "/" + ms(v.P95), nil
 		},
@@ -232,7 +232,7 @@ var overviewColumns = []column[overviewRow]{
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
 			v := r.c.view()
 			if !v.HaveStats {
-				return "…", &r.st.Dim
+				return noStats(v), &r.st.Dim
 			}
 			return ms(v.JitterMs), nil
 		},
@@ -290,6 +290,15 @@ var overviewColumns = []column[overviewRow]{
 		cell: schemeCell("per-gb"), less: schemeLess("per-gb")},
 	{key: "p95", title: "95TH", width: 7, right: true, prio: 3, group: "schemes",
 		cell: schemeCell("p95"), less: schemeLess("p95")},
+}
+
+// noStats is the cell of a figure without data: "…" while nothing was sent
+// yet, "-" once probes were sent and none was answered (absent, not 0).
+func noStats(v Summary) string {
+	if v.Sent > 0 {
+		return "-"
+	}
+	return "…"
 }
 
 func rttKey(c *Candidate) float64 {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -384,5 +385,47 @@ func TestScrollingKeepsSelectionVisible(t *testing.T) {
 	}
 	if !contains(frame, "RL loss at hop 7 does not carry on") {
 		t.Errorf("the rate-limit note is missing:\n%s", frame)
+	}
+}
+
+// TestDeadTargetShowsDashAndRanksLast: a candidate whose probes are all
+// lost shows "-" for RTT and jitter (absent, not 0 and not "waiting"),
+// fails every measured check for want of data, and ranks after the
+// measured candidates although its offer is the cheapest.
+func TestDeadTargetShowsDashAndRanksLast(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	var msgs UpdatesMsg
+	for i := 0; i < 10; i++ {
+		msgs = append(msgs, ProbeMsg{Candidate: "la-cu9929", Record: probe.Record{Time: FixtureStart.Add(time.Duration(100+i) * time.Second),
+			Target: "203.0.113.40", Addr: "203.0.113.40", Protocol: "icmp", Seq: 100 + i, Status: probe.StatusLost}})
+	}
+	// Fresh statistics for la-cu9929: only lost probes.
+	c := m.Candidate("la-cu9929")
+	c.Stats, c.Others = LiveStats{}, nil
+	m = step(t, m, msgs)
+	if got := m.Order(); got[len(got)-1] != "la-cu9929" {
+		t.Errorf("order %v: the dead candidate (cheapest, 147,055.20) is not last", got)
+	}
+	row := ""
+	for _, l := range strings.Split(plain(m), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " ›"), "la-cu9929 ") {
+			row = l
+			break
+		}
+	}
+	// name, line, RTT50/95, RECENT (all lost: ×), JIT, LOSS, STR
+	if f := strings.Fields(row); len(f) < 7 || f[2] != "-" || f[4] != "-" || f[5] != "100%" || f[6] != "-" {
+		t.Errorf("row %q: want - for RTT, jitter and stretch, 100%% loss", row)
+	}
+	for _, ch := range m.Candidate("la-cu9929").SLA.Checks {
+		if ch.Name == "loss" {
+			if ch.Pass || ch.Measured != "100%" {
+				t.Errorf("loss check: pass %v measured %q; want a measured 100%% failure", ch.Pass, ch.Measured)
+			}
+			continue
+		}
+		if ch.Name != "line_class" && (ch.Pass || ch.Measured != "no data") {
+			t.Errorf("check %s: pass %v measured %q; want a failure for want of data", ch.Name, ch.Pass, ch.Measured)
+		}
 	}
 }
