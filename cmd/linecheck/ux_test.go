@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -397,5 +398,103 @@ func TestCSVLoadsInPandas(t *testing.T) {
 	out, _, _ = lcRunCtx(t, ctx, pingCmd, "ping", "--tcp", port, "-c", "3", "-i", "0.01", "--format", "csv", "127.0.0.1", "ok.test", "nosuch.test")
 	if got := pandasShape(t, out, "rtt_avg_ms"); got != "3 23 float64" {
 		t.Errorf("ping: %s\n%s", got, out)
+	}
+}
+
+// Ctrl-C during a trace: the cycles finished so far are reported, stderr
+// says "interrupted", exit 130.
+func TestTraceInterruptedReportsFinishedCycles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw sockets); CI runs as root")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"trace", "-c", "1000", "-i", "0.01",
+		"--format", "json", "127.0.0.1"}, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, errb.String())
+	}
+	var tr route.Trace
+	if err := json.Unmarshal(out.Bytes(), &tr); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(tr.Hops) != 1 || tr.Hops[0].Sent == 0 || tr.Hops[0].Sent >= 1000 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("hops %+v\n%s", tr.Hops, errb.String())
+	}
+}
+
+// fping's sweep habits: -q over a CIDR prints the prefix's one summary
+// line instead of a row per address; -l with -Q prints interim summaries on
+// stderr until stopped.
+func TestPingCIDRSummaryLineAndLoop(t *testing.T) {
+	port := loopbackListener(t)
+	out, _, code := lcRunCtx(t, context.Background(), pingCmd, "ping", "--tcp", port, "-q", "-c", "1", "-i", "0.01", "--rate", "1000", "127.0.0.0/29")
+	// 127.0.0.1 listens; .2–.6 refuse (nobody listens there on that port).
+	if code != 1 || !strings.Contains(out, "127.0.0.0/29: 6 targets, 1 alive, 5 unreachable, loss 83.3% of 6 probes") ||
+		strings.Contains(out, "127.0.0.2 ") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", port, "-l", "-Q", "0.3", "-i", "0.05",
+		"127.0.0.1"}, "\x1f"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	// With -l, Ctrl-C is the normal end: the exit status is the sweep's.
+	if err != nil {
+		t.Errorf("exit %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "interim summary"); n < 2 {
+		t.Errorf("%d interim summaries on stderr:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "127.0.0.1") || strings.Contains(stdout.String(), "interim") {
+		t.Errorf("final summary:\n%s", stdout.String())
+	}
+}
+
+// The watch report's CSV: one tidy table per invocation, summary by
+// default, hours with --table hours; an hour without replies has empty
+// percentiles (null in JSON), not 0.
+func TestWatchReportCSVTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.ndjson")
+	w, _, err := journal.Open(path, journal.KindPing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t3 := time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	t20 := time.Date(2026, 11, 1, 20, 0, 0, 0, time.UTC)
+	for _, e := range []journal.Entry{
+		{Time: t3, End: t3.Add(time.Second), Ping: []journal.PingResult{{Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp", Sent: 2, Recv: 2, RTTms: []float64{10, 12}}}},
+		{Time: t20, End: t20.Add(time.Second), Ping: []journal.PingResult{{Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp", Sent: 2, Recv: 0, RTTms: []float64{}}}},
+	} {
+		if _, err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	out, code := prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "csv")
+	if code != 0 || !strings.HasPrefix(pandasShape(t, out, "rtt_p95_ms"), "1 19 ") {
+		t.Errorf("summary: exit %d\n%s", code, out)
+	}
+	out, code = prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "csv", "--table", "hours")
+	if code != 0 || !strings.Contains(out, ",3,1,1,2,2,0,10,12,12\n") || !strings.Contains(out, ",20,1,0,2,0,1,,,\n") {
+		t.Errorf("hours: exit %d\n%s", code, out)
+	}
+	out, _ = prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "json")
+	if !strings.Contains(out, `"p50_ms": null`) {
+		t.Errorf("json hour without replies:\n%s", out)
 	}
 }
