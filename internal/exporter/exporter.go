@@ -94,7 +94,7 @@ func New(log io.Writer) *Exporter {
 		dup: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "linecheck_probes_duplicate_total", Help: "Duplicate replies (not counted as received)."}, targetLabels),
 		errs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probe_errors_total", Help: "Probe cycles that failed with an error (socket, privilege, resolution)."}, targetLabels),
+			Name: "linecheck_probe_errors_total", Help: "Probe attempts that failed with an error (name resolution, socket, privilege, a refused address; failed traces too)."}, targetLabels),
 		hopLoss: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linecheck_hop_loss_ratio", Help: "Loss per TTL in the last trace, 0..1."}, append(append([]string{}, targetLabels...), "ttl")),
 		hops: prometheus.NewGaugeVec(prometheus.GaugeOpts{
