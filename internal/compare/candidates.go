@@ -29,7 +29,9 @@ type File struct {
 	Dir  string
 	// Vantage is where live probes run from (stretch is computed from it).
 	Vantage Place
-	// Users are the users' locations, reported for context.
+	// Users are the users' locations, with the carrier they are on when
+	// given (`users: [{city, carrier}]`): the per-carrier route view and
+	// sla.line_classes_by_carrier use it.
 	Users      []Place
 	Candidates []Candidate
 	// Offers is the resolved path of the offers file (as `bill --offers`).
@@ -45,9 +47,11 @@ type File struct {
 
 // Place is a city from the embedded table or explicit coordinates.
 type Place struct {
-	City string   `json:"city,omitempty"`
-	Lat  *float64 `json:"lat,omitempty"`
-	Lon  *float64 `json:"lon,omitempty"`
+	City string `json:"city,omitempty"`
+	// Carrier is telecom, unicom, mobile or other (users and vantage); "" when not given.
+	Carrier string   `json:"carrier,omitempty"`
+	Lat     *float64 `json:"lat,omitempty"`
+	Lon     *float64 `json:"lon,omitempty"`
 	// Line is the YAML line the place was written on, for messages.
 	Line int `json:"-"`
 }
@@ -146,7 +150,11 @@ type SLA struct {
 	Loss            *float64
 	JitterRFC3550ms *float64
 	LineClasses     []string
-	MaxStretch      *float64
+	// LineClassesByCarrier (`sla.line_classes_by_carrier: {telecom: [cn2-gia], …}`)
+	// lists the classes allowed toward the users of each carrier, checked in
+	// both directions where measured.
+	LineClassesByCarrier map[string][]string
+	MaxStretch           *float64
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -167,10 +175,11 @@ type rawFile struct {
 }
 
 type rawPlace struct {
-	City string   `yaml:"city"`
-	Lat  *float64 `yaml:"lat"`
-	Lon  *float64 `yaml:"lon"`
-	line int
+	City    string   `yaml:"city"`
+	Carrier string   `yaml:"carrier"`
+	Lat     *float64 `yaml:"lat"`
+	Lon     *float64 `yaml:"lon"`
+	line    int
 }
 
 func (p *rawPlace) UnmarshalYAML(n *yaml.Node) error {
@@ -264,8 +273,10 @@ type rawSLA struct {
 	Loss        *float64 `yaml:"loss"`
 	Jitter      *float64 `yaml:"jitter_rfc3550_ms"`
 	LineClasses []string `yaml:"line_classes"`
-	MaxStretch  *float64 `yaml:"max_stretch"`
-	line        int
+	// LineClassesByCarrier maps telecom/unicom/mobile/other to allowed classes.
+	LineClassesByCarrier map[string][]string `yaml:"line_classes_by_carrier"`
+	MaxStretch           *float64            `yaml:"max_stretch"`
+	line                 int
 }
 
 func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
@@ -439,7 +450,10 @@ func (v *validator) place(p rawPlace, field string, line int) Place {
 	if p.line > 0 {
 		line = p.line
 	}
-	out := Place{City: strings.TrimSpace(p.City), Lat: p.Lat, Lon: p.Lon, Line: line}
+	out := Place{City: strings.TrimSpace(p.City), Carrier: strings.TrimSpace(p.Carrier), Lat: p.Lat, Lon: p.Lon, Line: line}
+	if out.Carrier != "" && !userCarrier(out.Carrier) {
+		v.errf(line, "%s.carrier: %q: use telecom, unicom, mobile or other", field, out.Carrier)
+	}
 	switch {
 	case out.City != "" && (p.Lat != nil || p.Lon != nil):
 		v.errf(line, "%s: give either city or lat/lon, not both", field)
@@ -631,7 +645,8 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	if rs == nil {
 		return SLA{}
 	}
-	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses, MaxStretch: rs.MaxStretch}
+	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses,
+		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch}
 	pos := func(name string, p *float64) {
 		if p != nil && (math.IsNaN(*p) || *p <= 0) {
 			v.errf(rs.line, "sla.%s: %g: must be > 0", name, *p)
@@ -647,11 +662,29 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	for _, c := range LineClasses {
 		known[c] = true
 	}
+	sorted := append([]string(nil), LineClasses...)
+	sort.Strings(sorted)
 	for _, c := range s.LineClasses {
 		if !known[c] {
-			sorted := append([]string(nil), LineClasses...)
-			sort.Strings(sorted)
 			v.errf(rs.line, "sla.line_classes: %q: not a line class (%s)", c, strings.Join(sorted, ", "))
+		}
+	}
+	carriers := make([]string, 0, len(s.LineClassesByCarrier))
+	for k := range s.LineClassesByCarrier {
+		carriers = append(carriers, k)
+	}
+	sort.Strings(carriers)
+	for _, k := range carriers {
+		if !userCarrier(k) {
+			v.errf(rs.line, "sla.line_classes_by_carrier: %q: not a carrier (telecom, unicom, mobile, other)", k)
+		}
+		if len(s.LineClassesByCarrier[k]) == 0 {
+			v.errf(rs.line, "sla.line_classes_by_carrier.%s: empty: list the classes allowed toward %s users", k, k)
+		}
+		for _, c := range s.LineClassesByCarrier[k] {
+			if !known[c] {
+				v.errf(rs.line, "sla.line_classes_by_carrier.%s: %q: not a line class (%s)", k, c, strings.Join(sorted, ", "))
+			}
 		}
 	}
 	return s

@@ -4,7 +4,9 @@ package compare
 // that the rest of the package reads in its own terms.
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/route"
@@ -21,6 +23,9 @@ func placeLocation(p Place) (route.Location, bool) {
 	}
 	return route.Location{}, false
 }
+
+// userCarrier tells whether c is a carrier users and targets may name.
+func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
 func loadASNDB(path string) (route.ASNDB, error) {
 	if path == "" {
@@ -62,4 +67,47 @@ func relTo(dir, path string) string {
 		return r
 	}
 	return path
+}
+
+// readReturn reads recorded.return: a single trace, or a backtrace document
+// (doc set, tr nil: Evaluate picks the route toward the users).
+func readReturn(path string) (tr *route.Trace, doc *route.BacktraceDoc, err error) {
+	return route.ReadReturnFile(path)
+}
+
+// backtraceReturn reclassifies every route of doc with db and returns the
+// one that stands for the candidate's return path: the route toward the first
+// user with a carrier (same carrier, nearest city), else the first traced
+// route; the note says which one was taken.
+func backtraceReturn(doc *route.BacktraceDoc, users []Place, db route.ASNDB) (*route.Trace, string) {
+	doc.Reclassify(db)
+	for _, u := range users {
+		if u.Carrier == "" {
+			continue
+		}
+		if r, ok := doc.MatchUser(u.Carrier, u.City); ok && r.Trace != nil {
+			return r.Trace, fmt.Sprintf("return path: the backtrace route toward %s (%s %s) stands for the users; per carrier in the three-network table", r.Name, r.Carrier, r.City)
+		}
+	}
+	for _, r := range doc.Results {
+		if r.Trace != nil {
+			return r.Trace, fmt.Sprintf("return path: the backtrace route toward %s stands for the users (no user names a carrier: users: [{city, carrier}])", r.Name)
+		}
+	}
+	return nil, "return path: the backtrace recording has no traced route"
+}
+
+// carrierRoutes is the per-carrier view of a candidate for the users that
+// name a carrier; nil when none does.
+func carrierRoutes(f *File, m *Measurement) []route.UserRoute {
+	var users []route.User
+	for _, u := range f.Users {
+		if u.Carrier != "" {
+			users = append(users, route.User{City: u.String(), Carrier: u.Carrier})
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	return route.UserRoutes(users, m.ReturnBacktrace, m.Forward, f.Vantage.Carrier, f.SLA.LineClassesByCarrier)
 }

@@ -16,9 +16,11 @@ import (
 func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) error {
 	var err error
 	if c.Recorded.Return != "" {
-		if m.Return, err = readTrace(c.Recorded.Return); err != nil {
+		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {
 			return fmt.Errorf("%s: recorded.return: %w", c.Name, err)
 		}
+	} else {
+		m.Warnings = append(m.Warnings, "the return path (server → users) cannot be traced from here: run `linecheck backtrace` on the server and give its JSON as recorded.return")
 	}
 	t := c.Targets[0]
 	pt, err := resolveTarget(ctx, t)

@@ -60,7 +60,9 @@ type SLASpec struct {
 	Loss            *float64 `json:"loss"`
 	JitterRFC3550ms *float64 `json:"jitter_rfc3550_ms"`
 	LineClasses     []string `json:"line_classes"`
-	MaxStretch      *float64 `json:"max_stretch"`
+	// LineClassesByCarrier is sla.line_classes_by_carrier; absent when not set.
+	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
+	MaxStretch           *float64            `json:"max_stretch"`
 }
 
 // TrafficSummary describes the traffic month offers were priced on.
@@ -110,11 +112,15 @@ type RouteQuality struct {
 	ForwardClass string              `json:"forward_class,omitempty"`
 	ReturnClass  string              `json:"return_class,omitempty"`
 	Notes        []string            `json:"notes,omitempty"`
-	RTT          RTTSummary          `json:"rtt_ms"`
-	Loss         float64             `json:"loss"`
-	Jitter       JitterSummary       `json:"jitter_ms"`
-	Sent         int                 `json:"sent"`
-	Recv         int                 `json:"recv"`
+	// Carriers is the route toward the users of each carrier (users with a
+	// carrier): return class from a backtrace recording, forward class when
+	// the vantage is on that carrier, sla.line_classes_by_carrier checked.
+	Carriers []route.UserRoute `json:"carriers,omitempty"`
+	RTT      RTTSummary        `json:"rtt_ms"`
+	Loss     float64           `json:"loss"`
+	Jitter   JitterSummary     `json:"jitter_ms"`
+	Sent     int               `json:"sent"`
+	Recv     int               `json:"recv"`
 	// Stretch is min RTT / physical floor; 0 when either is unknown.
 	Stretch      float64  `json:"stretch"`
 	FloorMs      float64  `json:"floor_ms"`

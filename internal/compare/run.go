@@ -76,6 +76,10 @@ type Measurement struct {
 	// Forward is the vantage → server trace, Return the server → users trace;
 	// nil when not available.
 	Forward, Return *route.Trace
+	// ReturnBacktrace is set when recorded.return is a backtrace document
+	// (one route per user carrier); Return is then the route toward the
+	// first user (readReturn, Evaluate).
+	ReturnBacktrace *route.BacktraceDoc
 	Warnings        []string
 }
 
@@ -199,7 +203,16 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		e.Targets = []TargetResult{}
 	}
 	q := &e.Route
-	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, m.Return, db)
+	ret := m.Return
+	if m.ReturnBacktrace != nil {
+		var note string
+		ret, note = backtraceReturn(m.ReturnBacktrace, f.Users, db)
+		if note != "" {
+			e.Warnings = append(e.Warnings, note)
+		}
+	}
+	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, ret, db)
+	q.Carriers = carrierRoutes(f, m)
 	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
 	if floor, ok := FloorMs(f, c); ok {
 		q.SetFloor(floor)
@@ -310,7 +323,7 @@ func Replay(c *Candidate) (*Measurement, error) {
 		}
 	}
 	if c.Recorded.Return != "" {
-		if m.Return, err = readTrace(c.Recorded.Return); err != nil {
+		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {
 			return nil, fmt.Errorf("%s: recorded.return: %w", c.Name, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // SLA check names, as they appear in reports.
@@ -13,6 +14,9 @@ const (
 	CheckJitter    = "jitter_rfc3550_ms"
 	CheckLineClass = "line_class"
 	CheckStretch   = "stretch"
+	// CheckLineClassCarrier prefixes the per-carrier class checks of
+	// sla.line_classes_by_carrier: line_class:telecom, line_class:unicom …
+	CheckLineClassCarrier = "line_class:"
 )
 
 // Spec restates the thresholds for the document.
@@ -88,6 +92,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		}
 		checks = append(checks, c)
 	}
+	checks = append(checks, carrierChecks(s, q)...)
 	v := Verdict{Pass: true, Checks: checks}
 	for _, c := range checks {
 		if !c.Pass {
@@ -100,4 +105,42 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 func round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
+}
+
+// carrierChecks checks sla.line_classes_by_carrier: one check per user
+// (carrier and city) of a carrier the SLA names, over the directions measured
+// toward those users. Nothing measured fails with a note: a pre-contract
+// check does not pass on no data.
+func carrierChecks(s SLA, q RouteQuality) []Check {
+	var out []Check
+	for _, u := range q.Carriers {
+		allowed := s.LineClassesByCarrier[u.Carrier]
+		if len(allowed) == 0 {
+			continue
+		}
+		c := Check{Name: CheckLineClassCarrier + u.Carrier, Required: allowed, Unit: "class"}
+		var measured []string
+		if u.Forward != "" {
+			measured = append(measured, "forward "+u.Forward)
+		}
+		if u.Return != "" {
+			measured = append(measured, "return "+u.Return)
+		}
+		c.Measured = strings.Join(measured, ", ")
+		switch {
+		case u.Pass == nil:
+			c.Note = fmt.Sprintf("%s users (%s): no route measured toward them", u.Carrier, u.City)
+		case u.Forward == "":
+			c.Pass = *u.Pass
+			c.Note = fmt.Sprintf("%s users (%s): return path only", u.Carrier, u.City)
+		case u.Return == "":
+			c.Pass = *u.Pass
+			c.Note = fmt.Sprintf("%s users (%s): forward path only, the return path was not measured", u.Carrier, u.City)
+		default:
+			c.Pass = *u.Pass
+			c.Note = fmt.Sprintf("%s users (%s): both directions", u.Carrier, u.City)
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -335,3 +335,20 @@ func ReadReturnFile(path string) (tr *Trace, doc *BacktraceDoc, err error) {
 	tr, err = ReadTrace(bytes.NewReader(b), path)
 	return tr, nil, err
 }
+
+// Reclassify annotates every result's trace with db (which may be nil) and
+// updates the result's class, confidence and rule: a recording made with
+// another table or ASN file reads with the current ones.
+func (d *BacktraceDoc) Reclassify(db ASNDB) {
+	for i := range d.Results {
+		r := &d.Results[i]
+		if r.Trace == nil {
+			continue
+		}
+		Annotate(r.Trace, db)
+		r.LineClass = r.Trace.LineClass
+		if ev := r.Trace.LineEvidence; ev != nil {
+			r.Confidence, r.Rule = ev.Confidence, ev.Rule
+		}
+	}
+}

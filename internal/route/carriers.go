@@ -57,7 +57,7 @@ func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier 
 				r.Notes = append(r.Notes, fmt.Sprintf("the backtrace has no %s target: return not measured for these users", u.Carrier))
 			}
 		} else {
-			r.Notes = append(r.Notes, "return not measured: run `linecheck backtrace` on the server and give its JSON as recorded.return")
+			r.Notes = append(r.Notes, "no per-carrier return recording: run `linecheck backtrace` on the server and give its JSON as recorded.return")
 		}
 		if forward != nil && forwardCarrier != "" && forwardCarrier == u.Carrier {
 			r.Forward = forward.LineClass
