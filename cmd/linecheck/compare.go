@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/report"
 )
@@ -135,17 +136,16 @@ func runCompare(c *cobra.Command, args []string) error {
 		}
 		return badInput(err)
 	}
-	var w io.Writer = c.OutOrStdout()
-	if o.output != "" {
-		fh, err := os.Create(o.output)
-		if err != nil {
-			return badInput(err)
+	if o.output == "" {
+		if err := report.WriteCompare(c.OutOrStdout(), r, o.format); err != nil {
+			return err
 		}
-		defer fh.Close()
-		w = fh
-	}
-	if err := report.WriteCompare(w, r, o.format); err != nil {
-		return err
+	} else {
+		// Atomic: a full disk or a failed render never leaves a truncated
+		// report, and a previous report of that name survives a failed run.
+		if err := atomicfile.Write(o.output, 0o644, func(w io.Writer) error { return report.WriteCompare(w, r, o.format) }); err != nil {
+			return badInput(fmt.Errorf("-o %s: %w", o.output, err))
+		}
 	}
 	if o.output != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s\n", o.output, r.Verdict)
