@@ -69,13 +69,32 @@ marker are counted as foreign, never as received.
 When --rate cannot keep every target's --interval, the schedule stretches and
 says so on stderr.
 
+As fping: a name that does not resolve is listed with its error and every
+other target is still probed and reported (in every --format). -a lists only
+the targets that replied, -u only those that did not; -l probes until Ctrl-C
+and -Q N prints a summary of the last N seconds on stderr every N seconds; a
+CIDR argument gets one summary line, and with -q only that line. Durations
+are seconds as ping takes them (-i 0.2, -W 2) or Go durations (200ms).
+
+The table fits the terminal (else 120 columns): columns that do not fit move
+to a detail block under it; --wide keeps them on one line. --format csv is one
+table (one row per target, units in the column names) that pandas.read_csv
+loads as is.
+
+Exit status (fping's): 2 when a name did not resolve (or bad usage), else 1
+when a target never replied, else 0. Ctrl-C prints the summary of what was
+measured, says "interrupted" and exits 130 (with -l, Ctrl-C is the normal end).
+
 ICMP needs either unprivileged ICMP sockets (net.ipv4.ping_group_range) or
 CAP_NET_RAW; the error message says exactly what to run. --tcp needs neither.
 
 Examples:
   linecheck ping 127.0.0.1
-  linecheck ping -c 100 -i 100ms 127.0.0.1 ::1 --format json
-  linecheck ping --rate 1000 -c 10 -i 100ms 127.0.1.0/22
+  linecheck ping -c 100 -i 0.1 127.0.0.1 ::1 --format json
+  linecheck ping -q -c 3 -i 0.01 127.0.1.0/24
+  linecheck ping -a -c 1 127.0.1.0/24
+  linecheck ping -l -Q 10 127.0.0.1
+  linecheck ping --rate 1000 -c 10 -i 100ms --allow-large 127.0.1.0/22
   linecheck ping --tcp 443 -c 20 127.0.0.1
   linecheck ping --stream -c 5 127.0.0.1 > probes.ndjson
   linecheck ping --stream-file probes.ndjson -c 5 127.0.0.1`,

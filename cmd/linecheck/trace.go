@@ -83,7 +83,23 @@ Responders are mapped to carriers offline (the bundled prefix table, plus
 --asn-db FILE) and the route gets a line class (cn2-gia, cu-9929, transit …).
 
 --replay FILE reads a recorded trace instead of probing: linecheck's own JSON
-or the output of 'mtr --json', and prints it in any --format.
+or the output of 'mtr --json', and prints it in any --format; --direction
+return labels a recording made on the server toward you. A TTL the recording
+has no entry for reads "not recorded".
+
+Under the table: the line class, the direction it was measured in (forward:
+from here toward TARGET; return: recorded from the server), its confidence and
+the rule that decided it. The table fits the terminal (else 120 columns):
+columns that do not fit move to a detail block; --wide keeps them on one line.
+On a terminal, hops are shown by reverse DNS name (looked up once, at most 2 s
+in all; -n turns it off; never for --replay or JSON/CSV). --format csv writes
+one table, hops (one row per TTL and responder, with the line class) or
+--table route (one row: line class, direction, confidence, rule).
+
+Short flags as traceroute and mtr: -n, -m max TTL, -f first TTL, -q probes per
+hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout).
+Durations are seconds (-w 2, -i 0.5) or Go durations (500ms). Ctrl-C prints
+the cycles finished so far, says "interrupted" and exits 130.
 
 trace uses raw sockets (root or CAP_NET_RAW); without them an ICMP trace
 falls back to unprivileged ICMP sockets where net.ipv4.ping_group_range
@@ -91,8 +107,9 @@ allows (no MPLS labels then). The error message says exactly what to run.
 
 Examples:
   linecheck trace 127.0.0.1
-  linecheck trace --proto udp --port 33434 --cycles 100 --interval 200ms 127.0.0.1
-  linecheck trace --proto tcp --port 443 --flows 8 127.0.0.1 --format json
+  linecheck trace -n -q 3 -w 2 127.0.0.1
+  linecheck trace -U -p 33434 --cycles 100 --interval 0.2 127.0.0.1
+  linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`,
 	Args: func(c *cobra.Command, args []string) error {
