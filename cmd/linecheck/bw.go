@@ -253,6 +253,9 @@ func writeBW(w io.Writer, r *bw.Result) error {
 	if bwOpts.format == "json" {
 		return report.WriteJSON(w, r)
 	}
+	if bwOpts.format == "csv" {
+		return report.Write(w, "csv", report.BWCSVTables(r)...)
+	}
 	return report.Write(w, bwOpts.format, report.BWTables(r)...)
 }
 

@@ -22,6 +22,13 @@ func Mbps(v *float64) string {
 	return strconv.FormatFloat(m, 'f', 1, 64)
 }
 
+func bwRaw(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
+
 func bwInt(v *int64) string {
 	if v == nil {
 		return "-"
@@ -65,12 +72,25 @@ func BWTitle(r *bw.Result) string {
 	return s
 }
 
-// BWTables renders one throughput test: the summary (a row per direction,
-// and their sum for bidir) and the intervals.
-func BWTables(r *bw.Result) []Table {
+// BWTables renders one throughput test for reading (table, markdown): the
+// summary (a row per direction, and their sum for bidir) and the intervals,
+// rates in Mbit/s.
+func BWTables(r *bw.Result) []Table { return bwTables(r, false) }
+
+// BWCSVTables are BWTables for machines: rates in bit/s at full precision,
+// loss as the fraction 0..1, unknown figures "-".
+func BWCSVTables(r *bw.Result) []Table { return bwTables(r, true) }
+
+func bwTables(r *bw.Result, raw bool) []Table {
+	rate, unit := Mbps, "Mbit/s"
+	pct := bwPct
+	if raw {
+		rate, unit = bwRaw, "bps"
+		pct = bwRaw
+	}
 	udp := r.Protocol == "udp"
 	sum := Table{Name: "summary", Title: BWTitle(r),
-		Headers: []string{"direction", "mean Mbit/s", "p5", "p50", "p95", "min", "max", "bytes"}, Align: "lrrrrrrr"}
+		Headers: []string{"direction", "mean " + unit, "p5", "p50", "p95", "min", "max", "bytes"}, Align: "lrrrrrrr"}
 	if udp {
 		sum.Headers = append(sum.Headers, "packets", "lost", "loss", "jitter ms", "out of order")
 		sum.Align += "rrrrr"
@@ -79,12 +99,12 @@ func BWTables(r *bw.Result) []Table {
 		sum.Align += "r"
 	}
 	row := func(name string, t bw.Throughput, bytes int64, retrans *int64, u *bw.UDPStats) []string {
-		cells := []string{name, Mbps(t.Mean), Mbps(t.P5), Mbps(t.P50), Mbps(t.P95), Mbps(t.Min), Mbps(t.Max), strconv.FormatInt(bytes, 10)}
+		cells := []string{name, rate(t.Mean), rate(t.P5), rate(t.P50), rate(t.P95), rate(t.Min), rate(t.Max), strconv.FormatInt(bytes, 10)}
 		if udp {
 			if u == nil {
 				return append(cells, "-", "-", "-", "-", "-")
 			}
-			return append(cells, strconv.FormatInt(u.Packets, 10), bwInt(u.Lost), bwPct(u.Loss), bwMS(u.JitterMs), bwInt(u.OutOfOrder))
+			return append(cells, strconv.FormatInt(u.Packets, 10), bwInt(u.Lost), pct(u.Loss), bwMS(u.JitterMs), bwInt(u.OutOfOrder))
 		}
 		return append(cells, bwInt(retrans))
 	}
@@ -105,11 +125,14 @@ func BWTables(r *bw.Result) []Table {
 	if r.CutShort {
 		sum.Notes = append(sum.Notes, "the test was cut short: the figures cover what ran")
 	}
-	iv := Table{Name: "intervals", Title: "intervals", Headers: []string{"start s", "end s", "Mbit/s", "retransmits", "rtt ms"}, Align: "rrrrr", HideEmpty: true}
+	iv := Table{Name: "intervals", Title: "intervals", Headers: []string{"start s", "end s", unit, "retransmits", "rtt ms"}, Align: "rrrrr", HideEmpty: true}
 	for _, i := range r.Intervals {
 		b := i.Bps
 		iv.Rows = append(iv.Rows, []string{strconv.FormatFloat(i.StartS, 'f', 2, 64), strconv.FormatFloat(i.EndS, 'f', 2, 64),
-			Mbps(&b), bwInt(i.Retransmits), bwMS(i.RTTms)})
+			rate(&b), bwInt(i.Retransmits), bwMS(i.RTTms)})
+	}
+	if udp && r.Direction == bw.Upload {
+		iv.Notes = []string{"UDP upload: the interval rates are what this side sent (iperf3 servers do not report theirs); the mean is what the server received"}
 	}
 	return []Table{sum, iv}
 }

@@ -142,7 +142,9 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 			if rttN > 0 {
 				sm.rtt, sm.hasRTT = rttSum/time.Duration(rttN), true
 			}
-			if sm.end > sm.start {
+			// A sliver at the very end (the stop came just after a tick) is
+			// no interval worth a row; its bytes still count in the mean.
+			if sm.end-sm.start > interval/10 {
 				m.samples = append(m.samples, sm)
 				if progress != nil {
 					bps := float64(sm.up+sm.down) * 8 / (sm.end - sm.start).Seconds()

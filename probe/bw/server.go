@@ -253,7 +253,7 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	if udp != nil {
 		_ = udp.Close()
 	}
-	res := &Result{Server: s.Addr().String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
+	res := &Result{Server: s.Addr().IP.String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
 	if p.Bandwidth > 0 {
 		res.BitrateBps = f64(p.Bandwidth)
 	}
