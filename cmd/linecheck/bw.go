@@ -88,11 +88,11 @@ Oversell over time (--watch):
   (default 0.8) of the floor. --fail-oversold exits 1 on that verdict.
 
 Examples:
-  linecheck bw 127.0.0.1                         upload for 10 s
-  linecheck bw --reverse -P 4 -t 20s -O 2s 127.0.0.1
-  linecheck bw --udp -b 200M --reverse 127.0.0.1
+  linecheck bw SERVER                            upload for 10 s (SERVER runs iperf3 -s)
+  linecheck bw --reverse -P 4 -t 20s -O 2s SERVER
+  linecheck bw --udp -b 200M --reverse SERVER
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
-  linecheck bw --watch --every 30m --reverse --journal hk.ndjson 127.0.0.1
+  linecheck bw --watch --every 30m --reverse --journal hk.ndjson SERVER
   linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`,
 	Args: func(c *cobra.Command, args []string) error {
 		if bwOpts.listen != "" || bwOpts.watch.report {
@@ -111,7 +111,7 @@ func init() {
 	o := &bwOpts
 	f.IntVarP(&o.port, "port", "p", bw.DefaultPort, "the server's control `PORT` (UDP streams use the same number)")
 	durationVarP(f, &o.duration, "time", "t", 10*time.Second, "measured time after --omit (10s, 1m, or seconds)")
-	durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (default 0, as iperf3)")
+	durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (0 by default, as in iperf3)")
 	durationVarP(f, &o.interval, "interval", "i", time.Second, "reporting interval: the percentiles are over these")
 	f.BoolVarP(&o.reverse, "reverse", "R", false, "the server sends: the download users of the server see")
 	f.BoolVar(&o.bidir, "bidir", false, "both directions at once")
@@ -133,7 +133,7 @@ func init() {
 	f.StringVar(&w.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
 	f.IntVar(&w.cycles, "watch-cycles", 0, "stop a --watch after `N` tests of this run (0: until stopped)")
 	durationVarP(f, &o.every, "every", "", time.Hour, "time between the starts of two --watch tests")
-	f.StringVar(&o.floor, "floor", "", "the bandwidth sold, e.g. 200M: the report's oversell verdict compares the evening to it")
+	f.StringVar(&o.floor, "floor", "", "the bandwidth sold, `RATE` such as 200M: the report's oversell verdict compares the evening to it")
 	f.Float64Var(&o.share, "share", 0.8, "share of --floor the evening's p5 must reach")
 	f.StringVar(&o.evening, "evening", "19-23", "the evening peak as hours of the day `FROM-TO` (in --report-tz; 22-2 crosses midnight)")
 	f.BoolVar(&o.failExit, "fail-oversold", false, "exit 1 when the report's verdict is oversold")
