@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -113,5 +115,42 @@ func BenchmarkBillFile(b *testing.B) {
 		}
 		close(next)
 		wg.Wait()
+	}
+}
+
+// BenchmarkPromMatrix decodes a query_range answer of 100 series × a month
+// of 5-minute points and builds the series: the per-point cost of
+// `bill --prometheus` (bench/bill/run.sh times 1,000 series end to end).
+func BenchmarkPromMatrix(b *testing.B) {
+	var body bytes.Buffer
+	body.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	const from = 1782864000
+	for k := range 100 {
+		if k > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"metric":{"ifName":"eth%03d"},"values":[`, k)
+		for i := range 8928 {
+			if i > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `[%d,"%s"]`, from+300+i*300, strconv.FormatFloat(float64((i*7919+k)%100003)*8/300*1000, 'f', -1, 64))
+		}
+		body.WriteString("]}")
+	}
+	body.WriteString("]}}")
+	b.SetBytes(int64(body.Len()))
+	for range b.N {
+		var res []*PromResult
+		if _, err := DecodePromMatrix(bytes.NewReader(body.Bytes()), "p", PromDecodeOptions{}, func(r *PromResult) error {
+			res = append(res, r)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		ss, err := PromSeries(res, "p", ReadOptions{From: from, To: from + 8928*300}, PromOptions{Step: 300})
+		if err != nil || len(ss) != 100 {
+			b.Fatal(err)
+		}
 	}
 }

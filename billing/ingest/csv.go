@@ -293,10 +293,11 @@ type csvPart struct {
 }
 
 type csvChunk struct {
-	seq    int
-	buf    []byte
-	long   bool // a line longer than a chunk
-	mapped bool // buf is part of a file mapped in memory
+	seq     int
+	buf     []byte
+	long    bool // a line longer than a chunk
+	mapped  bool // buf is part of a whole file in memory (mapped, or read at once)
+	release bool // a mapping: drop its pages once parsed
 }
 
 type csvResult struct {
@@ -344,7 +345,7 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 	if src.data != nil {
 		// The rest of a file mapped in memory: what the header left unread.
 		off := len(src.data) - src.rd.Len() - br.Buffered()
-		feed = mappedFeeder(src.data[off:], !opts.window().bounded())
+		feed = mappedFeeder(src.data[off:], !opts.window().bounded(), !src.heap)
 		head = src.data[off:min(len(src.data), off+detectBytes)]
 	} else {
 		head, _ = br.Peek(min(detectBytes, br.Size()))
@@ -455,7 +456,7 @@ func readerFeeder(br *bufio.Reader) csvFeeder {
 // backwards set it sends the last chunk first: without a period, the end of
 // a time-ordered file tells each interface's latest month, and the parsers
 // then skip older rows after reading only their timestamp and interface.
-func mappedFeeder(data []byte, backwards bool) csvFeeder {
+func mappedFeeder(data []byte, backwards, release bool) csvFeeder {
 	return func(jobs chan<- csvChunk, _ chan []byte, done <-chan struct{}, _ int) (err error) {
 		defer recoverFault(catchFaults(), &err, "")
 		var chunks [][]byte
@@ -479,7 +480,7 @@ func mappedFeeder(data []byte, backwards bool) csvFeeder {
 				seq = len(chunks) - 1 - i
 			}
 			select {
-			case jobs <- csvChunk{seq: seq, buf: chunks[seq], mapped: true}:
+			case jobs <- csvChunk{seq: seq, buf: chunks[seq], mapped: true, release: release}:
 			case <-done:
 				return nil
 			}
@@ -517,9 +518,11 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 				r := p.parseGuarded(c)
 				p.shareBounds(r)
 				if c.mapped {
-					// Parsed: its pages need not stay in this process (the
-					// page cache keeps them), so RSS stays bounded.
-					dropPages(c.buf)
+					if c.release {
+						// Parsed: its pages need not stay in this process (the
+						// page cache keeps them), so RSS stays bounded.
+						dropPages(c.buf)
+					}
 					r.buf = nil
 				}
 				results <- r

@@ -72,7 +72,12 @@ type builder struct {
 }
 
 func newBuilder(file, name string, opts ReadOptions) *builder {
-	return &builder{file: file, win: opts.window(), port: opts.PortBps, s: &billing.Series{Name: name}}
+	b := &builder{file: file, win: opts.window(), port: opts.PortBps, s: &billing.Series{Name: name}}
+	if w := b.win; w.bounded() {
+		// A slot per 5 minutes of the period, allocated once, not grown.
+		b.s.Slots = make([]billing.Slot, 0, min((w.to-w.from)/billing.SlotSeconds+1, 1<<18))
+	}
+	return b
 }
 
 func (b *builder) warnf(line int64, format string, args ...any) {

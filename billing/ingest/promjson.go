@@ -69,6 +69,7 @@ func DecodePromMatrix(r io.Reader, file string, opts PromDecodeOptions, each fun
 	var a PromAnswer
 	a.StatusLine, a.TypeLine = 1, 1
 	var points int64
+	lastLen := 0
 	err := s.object("", func(key string, line int64) error {
 		switch key {
 		case "status":
@@ -95,7 +96,8 @@ func DecodePromMatrix(r io.Reader, file string, opts PromDecodeOptions, each fun
 					return s.stringInto(k, &a.ResultType)
 				case "result":
 					return s.array(k, func(i int, line int64) error {
-						res := &PromResult{Line: line, Labels: map[string]string{}}
+						// Results of one answer have as many points as each other, mostly.
+						res := &PromResult{Line: line, Labels: map[string]string{}, Points: make([]PromPoint, 0, lastLen)}
 						field := fmt.Sprintf("result[%d]", i)
 						err := s.object(field, func(k string, line int64) error {
 							switch k {
@@ -116,8 +118,17 @@ func DecodePromMatrix(r io.Reader, file string, opts PromDecodeOptions, each fun
 										return &ReadError{File: file, Line: int(line), Field: field + ".values",
 											Msg: fmt.Sprintf("more than %d points in the answer: narrow the query or the period, or raise the limit", opts.MaxPoints), Err: ErrTooLarge}
 									}
-									p, err := s.pair(fmt.Sprintf("%s.values[%d]", field, j), line)
+									p, ok := s.fastPair()
+									var err error
+									if !ok {
+										p, err = s.pair("", line)
+									}
 									if err != nil {
+										// Named only now: formatting a name per point cost more than the parse.
+										var re *ReadError
+										if errors.As(err, &re) && re.Field == "" {
+											re.Field = fmt.Sprintf("%s.values[%d]", field, j)
+										}
 										return err
 									}
 									points++
@@ -134,6 +145,7 @@ func DecodePromMatrix(r io.Reader, file string, opts PromDecodeOptions, each fun
 							return err
 						}
 						a.Results++
+						lastLen = len(res.Points)
 						return each(res)
 					})
 				}
@@ -397,6 +409,40 @@ func (s *jscan) skip(field string) error {
 	return nil
 }
 
+// fastPair reads one [time,"value"] element written as Prometheus writes
+// it, without white space, straight from the reader's buffer; ok is false
+// (nothing consumed) for anything else, which pair then reads byte by byte
+// and judges.
+func (s *jscan) fastPair() (PromPoint, bool) {
+	var p PromPoint
+	b, _ := s.r.Peek(80)
+	if len(b) < 6 || b[0] != '[' {
+		return p, false
+	}
+	i := 1
+	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '.') {
+		i++
+	}
+	t, ok := unixSeconds(b[1:i])
+	if !ok || i+2 >= len(b) || b[i] != ',' || b[i+1] != '"' {
+		return p, false
+	}
+	j := i + 2
+	for j < len(b) && b[j] != '"' && b[j] != '\\' {
+		j++
+	}
+	if j+1 >= len(b) || b[j] != '"' || b[j+1] != ']' {
+		return p, false
+	}
+	v, msg := promValue(b[i+2 : j])
+	if msg != "" {
+		return p, false // the slow path names the error
+	}
+	p.T, p.V = t, v
+	s.r.Discard(j + 2)
+	return p, true
+}
+
 // pair reads one [time, "value"] element.
 func (s *jscan) pair(field string, line int64) (PromPoint, error) {
 	var p PromPoint
@@ -410,11 +456,15 @@ func (s *jscan) pair(field string, line int64) (PromPoint, error) {
 		}
 		return p, err
 	}
-	t, err := strconv.ParseFloat(string(tb), 64)
-	if err != nil || t < 0 || t > 1e11 {
-		return p, s.errf(line, field, "time %s is not a unix time", tb)
+	if t, ok := unixSeconds(tb); ok {
+		p.T = t
+	} else {
+		t, err := strconv.ParseFloat(string(tb), 64)
+		if err != nil || t < 0 || t > 1e11 {
+			return p, s.errf(line, field, "time %s is not a unix time", tb)
+		}
+		p.T = int64(math.Round(t))
 	}
-	p.T = int64(math.Round(t))
 	c, err := s.peek()
 	if err != nil {
 		return p, s.eof(err, field)
@@ -463,15 +513,46 @@ func (s *jscan) pair(field string, line int64) (PromPoint, error) {
 	return p, nil
 }
 
+// unixSeconds parses the usual time of a matrix point, whole seconds with an
+// optional fraction ("1782864300", "1782864300.5"), rounded; ok is false
+// for anything else, which strconv then judges.
+func unixSeconds(b []byte) (int64, bool) {
+	var t int64
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		t = t*10 + int64(b[i]-'0')
+	}
+	if i == 0 || i > 11 {
+		return 0, false
+	}
+	if i == len(b) {
+		return t, true
+	}
+	if b[i] != '.' || i+1 == len(b) {
+		return 0, false
+	}
+	for _, c := range b[i+1:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	if b[i+1] >= '5' {
+		t++ // round half up, as math.Round does for positive times
+	}
+	return t, true
+}
+
 // promValue parses a sample value: a float as Prometheus formats it. NaN is
 // kept (a gap); infinities, negatives and rates no link can carry are
 // refused: a bill built on them would be nonsense.
 func promValue(b []byte) (float64, string) {
-	switch strings.ToLower(string(b)) {
-	case "nan":
-		return math.NaN(), ""
-	case "+inf", "inf", "-inf":
-		return 0, strconv.Quote(string(b)) + " is not a finite number"
+	if len(b) > 0 && (b[0] < '0' || b[0] > '9') { // the rare spellings, checked only when they may be one
+		switch strings.ToLower(string(b)) {
+		case "nan":
+			return math.NaN(), ""
+		case "+inf", "inf", "-inf":
+			return 0, strconv.Quote(string(b)) + " is not a finite number"
+		}
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	switch {
