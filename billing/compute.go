@@ -333,47 +333,82 @@ type BreakEvenHours struct {
 	Text     string `json:"text"`
 }
 
-// breakEvenHours finds, for every pair of offers (in file order), the used
-// hours in (0, period hours] at which their totals in the comparison
-// currency are equal. Every model is linear in the used hours (a fixed part
-// plus a price per used hour), so each total is known from its values at 0
-// and at the period's hours, and the crossing is solved exactly; pairs whose
-// lines are parallel (never cross, or are the same line) or meet only at 0 h
-// are not listed.
-func breakEvenHours(r *Report) []BreakEvenHours {
-	out := []BreakEvenHours{}
-	if r.Compare == nil || len(r.measures) < 2 {
-		return out
+// UsageLine is an offer's total as a function of the buyer's used hours U:
+// At0 + PerHour × U, exact. Every model is linear in U (a fixed part plus a
+// price per used hour), so the line is known from the totals at 0 and at the
+// period's hours.
+type UsageLine struct {
+	Offer   string
+	At0     decimal.Decimal
+	PerHour decimal.Decimal
+}
+
+// At is the line's total at u used hours.
+func (l UsageLine) At(u decimal.Decimal) decimal.Decimal { return l.At0.Add(l.PerHour.Mul(u)) }
+
+// Scale multiplies the line by k (an exchange rate): still a line.
+func (l UsageLine) Scale(k decimal.Decimal) UsageLine {
+	return UsageLine{Offer: l.Offer, At0: l.At0.Mul(k), PerHour: l.PerHour.Mul(k)}
+}
+
+// PeriodHours is the length of the report's period in hours (743, 744, 745 …), exactly.
+func (r *Report) PeriodHours() decimal.Decimal {
+	if len(r.measures) == 0 {
+		return zero
 	}
-	cur := r.Compare.Currency
-	h := r.measures[0].hours
-	type line struct{ at0, slope decimal.Decimal }
-	lines := make([]line, len(r.measures))
+	return r.measures[0].hours
+}
+
+// UsageLines returns each bill's total as a line over the used hours, in the
+// bill's own currency (bandwidth as billed), in the order of the bills.
+func (r *Report) UsageLines() []UsageLine {
+	out := make([]UsageLine, len(r.measures))
 	for i, m := range r.measures {
-		a0 := m.totalAt(zero).Mul(m.o.rate())
-		aH := m.totalAt(h).Mul(m.o.rate())
-		lines[i] = line{a0, aH.Sub(a0).DivRound(h, 24)}
-		if h.IsZero() {
-			lines[i].slope = zero
+		a0, aH := m.totalAt(zero), m.totalAt(m.hours)
+		l := UsageLine{Offer: m.o.Name, At0: a0, PerHour: zero}
+		if m.hours.IsPositive() {
+			l.PerHour = aH.Sub(a0).DivRound(m.hours, 24)
 		}
+		out[i] = l
 	}
+	return out
+}
+
+// breakEvenHours lists the crossings of every pair of bills, in the
+// comparison currency.
+func breakEvenHours(r *Report) []BreakEvenHours {
+	if r.Compare == nil || len(r.measures) < 2 {
+		return []BreakEvenHours{}
+	}
+	lines := r.UsageLines()
+	for i, m := range r.measures {
+		lines[i] = lines[i].Scale(m.o.rate())
+	}
+	return CrossHours(lines, r.PeriodHours(), r.Compare.Currency)
+}
+
+// CrossHours finds, for every pair of lines (in order, all in currency), the
+// used hours in (0, h] at which they cost the same, solved exactly; pairs
+// whose lines are parallel (never cross, or are the same line) or meet only
+// at 0 h are not listed.
+func CrossHours(lines []UsageLine, h decimal.Decimal, currency string) []BreakEvenHours {
+	out := []BreakEvenHours{}
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			a, b := lines[i], lines[j]
-			ds := a.slope.Sub(b.slope)
+			ds := a.PerHour.Sub(b.PerHour)
 			if ds.IsZero() {
 				continue
 			}
-			x := b.at0.Sub(a.at0).DivRound(ds, 24)
+			x := b.At0.Sub(a.At0).DivRound(ds, 24)
 			if !x.IsPositive() || x.GreaterThan(h.Add(decimal.New(1, -9))) {
 				continue
 			}
 			x = decimal.Min(x, h)
-			amount := a.at0.Add(a.slope.Mul(x))
+			amount := FormatMoney(a.At(x), currency)
 			hrs, _ := x.Round(2).Float64()
-			ni, nj := r.measures[i].o.Name, r.measures[j].o.Name
-			out = append(out, BreakEvenHours{A: ni, B: nj, Hours: hrs, Amount: FormatMoney(amount, cur), Currency: cur,
-				Text: fmt.Sprintf("%s costs the same as %s at %s h (%s %s)", ni, nj, x.Round(2).String(), FormatMoney(amount, cur), cur)})
+			out = append(out, BreakEvenHours{A: a.Offer, B: b.Offer, Hours: hrs, Amount: amount, Currency: currency,
+				Text: fmt.Sprintf("%s costs the same as %s at %s h (%s %s)", a.Offer, b.Offer, x.Round(2).String(), amount, currency)})
 		}
 	}
 	return out
@@ -403,3 +438,7 @@ func HasCompute(offers []*Offer) bool {
 	}
 	return false
 }
+
+// Exact returns the idle amount and the used hours unrounded, for callers
+// that convert them into another currency (money is rounded once, after).
+func (u *UsageDoc) Exact() (idle, used decimal.Decimal) { return u.idle, u.used }

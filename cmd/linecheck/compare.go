@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/linecheck/linecheck/billing"
 	"io"
 	"os"
 	"strings"
@@ -24,6 +25,7 @@ var compareOpts struct {
 	timeout  time.Duration
 	cycles   int
 	asnDB    string
+	usage    string
 }
 
 var compareCmd = &cobra.Command{
@@ -69,6 +71,14 @@ Examples:
   linecheck compare --offline --format html -o report.html samples/candidates.yaml
   linecheck compare --offline --format json samples/candidates.yaml | jq .recommended
   linecheck compare --count 50 --strict mine.yaml
+  linecheck compare --offline --usage-hours 200 samples/candidates.yaml
+
+Offers are priced at the buyer's used hours of the GPU machine (the offers
+file's usage: {hours: N}, or --usage-hours): hourly and spot compute bill the
+used hours, monthly and reserved every hour. The GPU usage table shows each
+candidate's idle month and cost per used GPU-hour, and the used hours at which
+two priced offers cost the same; the HTML report plots every offer's month
+against the used hours with the crossings marked.
 
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
 1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
@@ -87,6 +97,7 @@ func init() {
 	durationVarP(f, &compareOpts.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
 	f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
 	f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
+	f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 	register(compareCmd)
 }
 
@@ -121,6 +132,11 @@ func runCompare(c *cobra.Command, args []string) error {
 	}
 	opt := compare.Options{Offline: o.offline, Now: time.Now().UTC(), Count: o.count, Interval: o.interval,
 		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB}
+	if o.usage != "" {
+		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
+			return badInput(fmt.Errorf("--usage-hours: %w", err))
+		}
+	}
 	if compareIsTerminal(os.Stderr) {
 		opt.Progress = func(s string) { fmt.Fprintf(os.Stderr, "\r\033[K%s", s) }
 	}

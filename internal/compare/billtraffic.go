@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -71,8 +72,8 @@ func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, erro
 }
 
 // billTraffic prices the file's traffic month (TrafficMonth) under offers
-// with each offer's own rules.
-func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSummary, *billing.Series, billing.Period, map[string]offerBill, error) {
+// with each offer's own rules, at o's used hours.
+func billTraffic(f *File, now time.Time, offers []*billing.Offer, o billing.Options) (*TrafficSummary, *billing.Series, billing.Period, map[string]offerBill, error) {
 	t := f.Traffic
 	s, p, err := TrafficMonth(f, now)
 	if err != nil {
@@ -85,7 +86,7 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 		sum.Source = fmt.Sprintf("synthetic %g GB/month, peak %g Mbit/s", t.MonthlyGB, t.PeakMbps)
 		sum.Shape = t.Shape
 	}
-	rep, bills, err := billOffers(s, p, offers, billing.Options{})
+	rep, bills, err := billOffers(s, p, offers, o)
 	if err != nil {
 		return nil, nil, billing.Period{}, nil, err
 	}
@@ -103,6 +104,9 @@ func billTraffic(f *File, now time.Time, offers []*billing.Offer) (*TrafficSumma
 // billOffers bills the series over the period under offers with o.
 func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o billing.Options) (*billing.Report, map[string]offerBill, error) {
 	rep, err := billing.BillSeries(s, p, offers, o)
+	if errors.Is(err, billing.ErrUsageHours) {
+		return nil, nil, err // names its field (--usage-hours or file:line usage.hours)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("traffic: %w", err)
 	}

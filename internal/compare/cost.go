@@ -23,6 +23,7 @@ type Pricing struct {
 	offers  []*billing.Offer
 	byName  map[string]*billing.Offer
 	bills   map[string]offerBill
+	opts    billing.Options // the rules the bills were made under (UsageHours)
 }
 
 // offerBill is one offer's monthly bill for the traffic, in its currency.
@@ -84,6 +85,12 @@ func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
 // and bills it under every offer the candidates name (offer and what_if).
 // now picks the month of a synthetic profile without a period.
 func NewPricing(f *File, now time.Time) (*Pricing, error) {
+	return NewPricingWith(f, now, billing.Options{})
+}
+
+// NewPricingWith is NewPricing with o's rules for every offer (compare's
+// --usage-hours is o.UsageHours).
+func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
 	offers, err := billing.LoadOffers(f.Offers)
 	if err != nil {
 		return nil, fmt.Errorf("offers: %w", err)
@@ -116,8 +123,8 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 			}
 		}
 	}
-	p := &Pricing{fx: f.FX, bills: map[string]offerBill{}, offers: need, byName: byName}
-	p.Traffic, p.series, p.period, p.bills, err = billTraffic(f, now, need)
+	p := &Pricing{fx: f.FX, bills: map[string]offerBill{}, offers: need, byName: byName, opts: o}
+	p.Traffic, p.series, p.period, p.bills, err = billTraffic(f, now, need, o)
 	if err != nil {
 		return nil, err
 	}

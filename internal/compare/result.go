@@ -25,6 +25,8 @@ type Result struct {
 	Users   []string `json:"users,omitempty"`
 	// Traffic is the profile every offer was priced on.
 	Traffic *TrafficSummary `json:"traffic,omitempty"`
+	// Usage is every priced offer's total over the used hours, with the crossings.
+	Usage *UsageSummary `json:"usage,omitempty"`
 	// FXBase is the currency all candidates are ranked in; FX lists the rates used.
 	FXBase     string            `json:"fx_base"`
 	FX         map[string]string `json:"fx,omitempty"`
@@ -96,8 +98,10 @@ type Evaluation struct {
 	SLA     Verdict        `json:"sla"`
 	Monthly *Monthly       `json:"monthly"`
 	// WhatIf prices the same traffic under the candidate's other offers (what_if:).
-	WhatIf   []SchemeCost `json:"what_if,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	WhatIf []SchemeCost `json:"what_if,omitempty"`
+	// Usage is the offer at the buyer's used hours: idle month, cost per used GPU-hour.
+	Usage    *CandidateUsage `json:"usage"`
+	Warnings []string        `json:"warnings,omitempty"`
 }
 
 // RouteQuality is what the probes and traces say about the line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/linecheck/linecheck/billing"
 	"net/netip"
 	"os"
 	"sort"
@@ -34,6 +35,9 @@ type Options struct {
 	// Prober sends the live probes; nil means ProbeSender (package probe).
 	// Tests inject their own.
 	Prober Prober
+	// UsageHours prices every offer at these used hours of the GPU machine
+	// (--usage-hours; unset: the offers file's usage).
+	UsageHours billing.Dec
 }
 
 // ErrRecordedOnly is returned when a live run is asked of a file that
@@ -104,7 +108,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	}
 	r := NewResult(f, opt)
 	opt.progress("pricing the traffic profile under every offer")
-	pr, err := NewPricing(f, opt.Now)
+	pr, err := NewPricingWith(f, opt.Now, billing.Options{UsageHours: opt.UsageHours})
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +147,13 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		e := Evaluate(f, c, m, db)
 		e.Monthly, e.WhatIf = monthly, whatIf
 		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
+		e.Usage = pr.candidateUsage(c)
 		r.Candidates = append(r.Candidates, e)
 	}
 	Rank(r)
+	if r.Usage, err = pr.usageSummary(f); err != nil {
+		return nil, err
+	}
 	if r.Partial {
 		r.Verdict = "interrupted, partial measurements: " + r.Verdict
 	}

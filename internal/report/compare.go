@@ -264,7 +264,11 @@ func CompareTables(r *compare.Result, format string) []Table {
 			}
 		}
 	}
-	return []Table{rank, checks, cost, probes, routes}
+	tables := []Table{rank, checks, cost, probes, routes}
+	if u := compareUsageTable(r, format); u != nil {
+		tables = append(tables[:3], append([]Table{*u}, tables[3:]...)...)
+	}
+	return tables
 }
 
 func dashIfEmpty(s string) string {

@@ -39,6 +39,8 @@ type compareHTMLView struct {
 	TrafficSVG template.HTML
 	RTTSVGs    []namedSVG
 	CostSVG    template.HTML
+	UsageSVG   template.HTML
+	UsageTable *Table
 	Warnings   []string
 	Notes      []string
 }
@@ -66,6 +68,8 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 		}
 	}
 	v.CostSVG = template.HTML(costSVG(r))
+	v.UsageSVG = template.HTML(usageSVG(r))
+	v.UsageTable = compareUsageTable(r, "html")
 	for _, e := range r.Candidates {
 		switch e.Route.Direction {
 		case "forward":

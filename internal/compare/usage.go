@@ -1,0 +1,126 @@
+package compare
+
+import (
+	"slices"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
+)
+
+// CandidateUsage is a candidate's offer at the buyer's used hours of the GPU
+// machine, in the fx base currency: what the month costs with the cards idle
+// and per used GPU-hour.
+type CandidateUsage struct {
+	UsedHours   float64 `json:"used_hours"`
+	PeriodHours float64 `json:"period_hours"`
+	// Cards is the number of GPU cards the offer's compute items state (null: none does).
+	Cards *float64 `json:"cards"`
+	// Idle is the month at 0 used hours (storage, IPs, support, monthly and
+	// reserved compute, the bandwidth as billed).
+	Idle Money `json:"idle"`
+	// IdleShare is Idle / the monthly total (null for a total of 0).
+	IdleShare *float64 `json:"idle_share"`
+	// PerGPUHour is the monthly total / used hours / cards (null without cards or used hours).
+	PerGPUHour *Money `json:"per_gpu_hour"`
+}
+
+// UsageSummary is every priced offer's monthly total as a line over the used
+// hours (0 … the period's hours), in the fx base currency, with the used
+// hours at which two of them cost the same.
+type UsageSummary struct {
+	UsedHours   float64 `json:"used_hours"`
+	PeriodHours float64 `json:"period_hours"`
+	// From says where UsedHours comes from (billing.UsageDoc.From).
+	From   string       `json:"from"`
+	Offers []UsageCurve `json:"offers"`
+	// BreakEvenHours lists the crossings in (0, PeriodHours], in the base currency.
+	BreakEvenHours []billing.BreakEvenHours `json:"break_even_hours"`
+}
+
+// UsageCurve is one offer's monthly total at 0 used hours and at every hour
+// of the period; in between it is a straight line.
+type UsageCurve struct {
+	Offer string `json:"offer"`
+	// Candidates names the candidates that price this offer (offer or what_if).
+	Candidates []string `json:"candidates"`
+	AtZero     Money    `json:"at_zero"`
+	AtPeriod   Money    `json:"at_period"`
+}
+
+// candidateUsage converts the usage block of the candidate's bill into the base currency.
+func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
+	b, ok := p.bills[c.Offer]
+	if !ok || b.bill.Usage == nil {
+		return nil
+	}
+	u := b.bill.Usage
+	idle, used := u.Exact()
+	base := p.base(b.currency)
+	out := &CandidateUsage{UsedHours: u.UsedHours, PeriodHours: u.PeriodHours, Cards: u.Cards}
+	iv, err := p.fx.Convert(idle, b.currency)
+	if err != nil {
+		return nil
+	}
+	tv, err := p.fx.Convert(b.total, b.currency)
+	if err != nil {
+		return nil
+	}
+	out.Idle = Money{billing.FormatMoney(iv, base), base}
+	if tv.IsPositive() {
+		s, _ := iv.DivRound(tv, 6).Float64()
+		out.IdleShare = &s
+	}
+	if u.Cards != nil && used.IsPositive() {
+		per := tv.DivRound(used.Mul(decimal.NewFromFloat(*u.Cards)), 24)
+		out.PerGPUHour = &Money{billing.FormatMoney(per, base), base}
+	}
+	return out
+}
+
+func (p *Pricing) base(currency string) string {
+	if p.fx.Base != "" {
+		return p.fx.Base
+	}
+	return currency
+}
+
+// usageSummary draws every priced offer as a line over the used hours in the
+// base currency and finds where the lines cross.
+func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
+	r, err := p.Rebill(p.opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Report.Bills) == 0 || r.Report.Bills[0].Usage == nil {
+		return nil, nil
+	}
+	u0 := r.Report.Bills[0].Usage
+	h := r.Report.PeriodHours()
+	s := &UsageSummary{UsedHours: u0.UsedHours, PeriodHours: u0.PeriodHours, From: u0.From, Offers: []UsageCurve{}}
+	var lines []billing.UsageLine
+	base := ""
+	for i, l := range r.Report.UsageLines() {
+		b := r.Report.Bills[i]
+		rate, err := p.fx.Convert(decimal.NewFromInt(1), b.Currency)
+		if err != nil {
+			return nil, err
+		}
+		cur := p.base(b.Currency)
+		if base == "" {
+			base = cur
+		}
+		l = l.Scale(rate)
+		lines = append(lines, l)
+		var names []string
+		for _, c := range f.Candidates {
+			if c.Offer == l.Offer || slices.Contains(c.WhatIf, l.Offer) {
+				names = append(names, c.Name)
+			}
+		}
+		s.Offers = append(s.Offers, UsageCurve{Offer: l.Offer, Candidates: names,
+			AtZero: Money{billing.FormatMoney(l.At0, cur), cur}, AtPeriod: Money{billing.FormatMoney(l.At(h), cur), cur}})
+	}
+	s.BreakEvenHours = billing.CrossHours(lines, h, base)
+	return s, nil
+}
