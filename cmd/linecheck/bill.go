@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -176,8 +177,8 @@ func runBill(c *cobra.Command, args []string) error {
 			return badInput(fmt.Errorf("--direction: %w", err))
 		}
 	}
-	if o.scale <= 0 {
-		return badInput(fmt.Errorf("--scale %v: want a positive factor", o.scale))
+	if !(o.scale > 0) || math.IsInf(o.scale, 0) {
+		return badInput(fmt.Errorf("--scale %v: want a positive, finite factor", o.scale))
 	}
 	if o.plotFile != "" {
 		if ext := strings.ToLower(filepath.Ext(o.plotFile)); ext != ".svg" && ext != ".png" {

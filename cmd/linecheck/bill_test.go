@@ -338,6 +338,8 @@ func TestBillRefusesTrafficBeyondWhatCanBeBilled(t *testing.T) {
 		{[]string{sampleCSV, "--offers", sampleOffers, "--scale", "1e300"}, "--scale 1e+300"},
 		{[]string{ten}, "ten.csv: traffic beyond what can be billed: the period's volume (in+out 2e+19 bytes)"},
 		{[]string{sampleCSV, "--scale", "1e6", "--format", "json"}, "--scale 1e+06"},
+		{[]string{sampleCSV, "--scale", "NaN"}, "--scale NaN: want a positive, finite factor"},
+		{[]string{sampleCSV, "--scale", "+Inf"}, "--scale +Inf: want a positive, finite factor"},
 	} {
 		out, errs, code := billRun(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || out != "" || strings.Contains(errs, "panic") {
