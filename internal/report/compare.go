@@ -92,6 +92,11 @@ func slaText(s compare.SLASpec) string {
 	if len(s.LineClasses) > 0 {
 		p = append(p, "line class in {"+strings.Join(s.LineClasses, ", ")+"}")
 	}
+	for _, c := range []string{"telecom", "unicom", "mobile", "other"} {
+		if cs := s.LineClassesByCarrier[c]; len(cs) > 0 {
+			p = append(p, "line class toward "+c+" users in {"+strings.Join(cs, ", ")+"}")
+		}
+	}
 	if s.MaxStretch != nil {
 		p = append(p, fmt.Sprintf("stretch <= %g", *s.MaxStretch))
 	}
@@ -268,7 +273,50 @@ func CompareTables(r *compare.Result, format string) []Table {
 	if u := compareUsageTable(r, format); u != nil {
 		tables = append(tables[:3], append([]Table{*u}, tables[3:]...)...)
 	}
+	if nets, ok := carriersTable(r, format); ok {
+		tables = append(tables, nets)
+	}
 	return tables
+}
+
+// carriersTable is the three-network view: per candidate, the route toward
+// the users of each carrier, forward and return, and the per-carrier SLA
+// classes; ok is false when no user names a carrier.
+func carriersTable(r *compare.Result, format string) (Table, bool) {
+	t := Table{
+		Title:   "Three networks (the route toward each user carrier)",
+		Headers: []string{"candidate", "carrier", "users", "forward", "return", "return measured to", "return evidence", "allowed", "SLA"},
+	}
+	for _, e := range r.Candidates {
+		for _, c := range e.Route.Carriers {
+			to := "-"
+			if c.ReturnTarget != "" {
+				to = c.ReturnTarget + " (" + c.ReturnCity + ")"
+			}
+			verdict := "-"
+			if c.Pass != nil {
+				verdict = "pass"
+				if !*c.Pass {
+					verdict = "FAIL"
+				}
+			}
+			allowed := "-"
+			if len(c.Allowed) > 0 {
+				allowed = strings.Join(c.Allowed, "|")
+			}
+			t.Rows = append(t.Rows, []string{e.Name, c.Carrier, c.City, dashIfEmpty(c.Forward), dashIfEmpty(c.Return), to,
+				dashIfEmpty(c.ReturnEvidence), allowed, verdict})
+			if format != "csv" {
+				for _, n := range c.Notes {
+					t.Notes = append(t.Notes, e.Name+", "+c.Carrier+" users: "+n)
+				}
+			}
+		}
+	}
+	if format != "csv" && len(t.Rows) > 0 {
+		t.Notes = append(t.Notes, "return = server → users, from the backtrace recording (linecheck backtrace on the server); forward = from the vantage, counted for the vantage's own carrier")
+	}
+	return t, len(t.Rows) > 0
 }
 
 func dashIfEmpty(s string) string {
