@@ -3,7 +3,13 @@ package billing
 import (
 	"math"
 	"slices"
+	"sync"
 )
+
+// radixBufs recycles sortFloats' key buffers: billing a month sorts
+// several samples per series, and allocating them each time was a fifth
+// of the bytes allocated.
+var radixBufs = sync.Pool{New: func() any { return new([2][]uint64) }}
 
 // sortFloats sorts v ascending, like slices.Sort, but by an LSD radix sort
 // on the values' bits: a month's percentile sample is ~9,000 rates sorted
@@ -18,7 +24,12 @@ func sortFloats(v []float64) {
 		slices.Sort(v)
 		return
 	}
-	keys := make([]uint64, len(v))
+	bp := radixBufs.Get().(*[2][]uint64)
+	defer radixBufs.Put(bp)
+	if cap(bp[0]) < len(v) {
+		bp[0], bp[1] = make([]uint64, len(v)), make([]uint64, len(v))
+	}
+	keys, tmp := bp[0][:len(v)], bp[1][:len(v)]
 	var or, and uint64 = 0, math.MaxUint64
 	for i, x := range v {
 		if x != x {
@@ -35,7 +46,6 @@ func sortFloats(v []float64) {
 		or |= b
 		and &= b
 	}
-	tmp := make([]uint64, len(v))
 	const bits = 11
 	var count [1 << bits]int
 	for shift := uint(0); shift < 64; shift += bits {

@@ -55,10 +55,11 @@ gen() { # gen FILE ARGS… : generate once
 gen "$DIR/epoch100.csv" -ifaces 100 -epoch
 gen "$DIR/iso100.csv" -ifaces 100
 gen "$DIR/epoch1000.csv" -ifaces 1000 -epoch
-if [ ! -s "$DIR/ports/eth0999.csv" ]; then
+if [ ! -e "$DIR/ports/.complete" ]; then
   echo "generating $DIR/ports/ …" >&2
   rm -rf "$DIR/ports" && mkdir -p "$DIR/ports"
   "$DIR/gen" -from 2026-06-01 -days 92 -ifaces 1000 -epoch -split "$DIR/ports" > /dev/null
+  touch "$DIR/ports/.complete"
 fi
 PORTS=("$DIR"/ports/eth*.csv)
 
