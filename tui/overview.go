@@ -482,7 +482,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 
 	rt := " Route "
 	if c.Forward != nil {
-		rt += fmt.Sprintf("forward %s, %d hops", orDash(c.Forward.LineClass), len(c.Forward.Hops))
+		rt += fmt.Sprintf("forward %s, %s", orDash(c.Forward.LineClass), hopsText(len(c.Forward.Hops)))
 		if !c.Forward.Reached {
 			rt += " (not reached)"
 		}
@@ -491,7 +491,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if c.Forward != nil {
 			rt += " · "
 		}
-		rt += fmt.Sprintf("return %s, %d hops", orDash(c.Return.LineClass), len(c.Return.Hops))
+		rt += fmt.Sprintf("return %s, %s", orDash(c.Return.LineClass), hopsText(len(c.Return.Hops)))
 	}
 	tracing := m.snap.Tracing && c.Forward == nil
 	switch {
@@ -526,4 +526,12 @@ func SortColumns() []string {
 // hasThresholds reports whether the SLA asks for any check.
 func hasThresholds(s compare.SLA) bool {
 	return s.RTTP95ms != nil || s.Loss != nil || s.JitterRFC3550ms != nil || s.MaxStretch != nil || len(s.LineClasses) > 0
+}
+
+// hopsText counts hops in words: "1 hop", "10 hops".
+func hopsText(n int) string {
+	if n == 1 {
+		return "1 hop"
+	}
+	return fmt.Sprintf("%d hops", n)
 }
