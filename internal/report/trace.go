@@ -64,7 +64,7 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 		Headers: []string{"ttl", "host", "asn", "carrier", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
 			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "flags"},
 		Align:   "rlrlrrrrrrrrrrrlll",
-		Movable: []string{"flows", "mpls", "mean_abs ms", "stdev ms", "p50 ms", "asn"},
+		Movable: []string{"mean_abs ms", "stdev ms", "mpls", "p50 ms", "asn", "flows"},
 	}
 	// Late and duplicate columns only when some hop has any: they are rare,
 	// and the table is wide already.
