@@ -19,6 +19,10 @@ const (
 	CheckLineClassCarrier = "line_class:"
 )
 
+// NoData begins the note of every check that fails for want of a
+// measurement: compare, the TUI and serve say it the same way.
+const NoData = "no data"
+
 // Spec restates the thresholds for the document.
 func (s SLA) Spec() SLASpec {
 	return SLASpec(s)
@@ -37,7 +41,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		}
 		c := Check{Name: name, Required: *req, Unit: unit}
 		if noReplies {
-			c.Note = "no probe was answered: " + what + " cannot be measured"
+			c.Note = NoData + ": no probe was answered, " + what + " cannot be measured"
 		} else {
 			c.Measured = round(measured, 4)
 			c.Pass = measured <= *req
@@ -48,7 +52,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	if s.Loss != nil {
 		c := Check{Name: CheckLoss, Required: *s.Loss, Unit: "fraction"}
 		if q.Sent == 0 {
-			c.Note = "no probe was sent or recorded"
+			c.Note = NoData + ": no probe was sent or recorded"
 		} else {
 			c.Measured = round(q.Loss, 6)
 			c.Pass = q.Loss <= *s.Loss
@@ -79,7 +83,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		c := Check{Name: CheckStretch, Required: *s.MaxStretch, Unit: "ratio"}
 		switch {
 		case noReplies:
-			c.Note = "no probe was answered: stretch cannot be measured"
+			c.Note = NoData + ": no probe was answered, stretch cannot be measured"
 		case q.FloorMs <= 0:
 			c.Note = "physical floor unknown (vantage and region at the same place?)"
 		default:
