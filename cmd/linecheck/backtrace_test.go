@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,4 +232,47 @@ func TestPrefixTableOnTrace(t *testing.T) {
 	if c := class(); c != route.LineChinaNet163 {
 		t.Errorf("the table outlived its run: %s", c)
 	}
+}
+
+// serve --targets: a backtrace target list's return routes are traced
+// continuously and linecheck_line_class_info carries the users' carrier and
+// city (loopback targets stand in for the carriers' endpoints).
+func TestServeBacktraceTargetsLabelCarrierAndCity(t *testing.T) {
+	needICMP(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "users.yaml")
+	os.WriteFile(p, []byte("targets:\n  - {name: lo-ct, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"+
+		"  - {name: lo-cu, carrier: unicom, city: Beijing, addr: 127.0.0.2}\n"), 0o644)
+	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startLinecheck(t, "serve", "--targets", p, "--listen", listen, "--count", "3", "--interval", "20ms",
+		"--timeout", "1s", "--trace-every", "1")
+	var metrics string
+	waitFor(t, 20*time.Second, "line class series of both backtrace targets", func() bool {
+		resp, err := http.Get("http://" + listen + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		metrics = string(b)
+		return strings.Count(metrics, "linecheck_line_class_info{") >= 2
+	})
+	for _, want := range []string{
+		`linecheck_line_class_info{candidate="backtrace",carrier="telecom",city="Shanghai",line_class="unknown",protocol="icmp",target="127.0.0.1"} 1`,
+		`linecheck_line_class_info{candidate="backtrace",carrier="unicom",city="Beijing",line_class="unknown",protocol="icmp",target="127.0.0.2"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("no %s in\n%s", want, grepLines(metrics, "linecheck_line_class_info"))
+		}
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

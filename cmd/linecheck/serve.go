@@ -22,6 +22,7 @@ import (
 
 var serveOpts struct {
 	config      string
+	targets     string
 	listen      string
 	count       int
 	interval    time.Duration
@@ -88,11 +89,20 @@ that /metrics and / show everyone who can reach the port the candidates,
 their target addresses, RTTs, loss and traced routes, without
 authentication: allow only your Prometheus to it.
 
+On the rented server, --targets FILE (a backtrace target list, the YAML of
+'linecheck backtrace --targets') adds those targets under candidate
+"backtrace": their traces are the return routes toward the users, and
+linecheck_line_class_info carries the users' carrier and city, so a return
+route that turns into an ordinary line at night shows in Prometheus:
+  linecheck_line_class_info{candidate="backtrace",carrier="telecom",line_class!="cn2-gia"}
+--config, --targets or both; SIGHUP re-reads both.
+
 Scaling out (several vantage points, one Prometheus, SLA rules): docs/scaleout.md.
 
 Examples:
   linecheck serve --config candidates.yaml
   linecheck serve --config candidates.yaml --listen 10.0.0.5:9427 --count 20 --interval 500ms
+  linecheck serve --targets users.yaml --trace-every 1      # return routes, on the server
   kill -HUP $(pidof linecheck)     # reload candidates.yaml`,
 	Args: cobra.NoArgs,
 	RunE: runServe,
@@ -101,6 +111,7 @@ Examples:
 func init() {
 	f := serveCmd.Flags()
 	f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
+	f.StringVar(&serveOpts.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
 	f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
 	f.IntVarP(&serveOpts.count, "count", "c", 10, "probes per target per cycle")
 	durationVarP(f, &serveOpts.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
@@ -118,8 +129,8 @@ func init() {
 func runServe(c *cobra.Command, _ []string) error {
 	o := serveOpts
 	switch {
-	case o.config == "":
-		return badInput(errors.New("--config CANDIDATES.yaml is required"))
+	case o.config == "" && o.targets == "":
+		return badInput(errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required"))
 	case o.count < 1:
 		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
 	case o.interval <= 0 || o.timeout <= 0 || o.rate <= 0:
@@ -131,7 +142,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
-	targets, err := exporter.LoadTargets(o.config)
+	targets, err := serveTargets(o.config, o.targets)
 	if err != nil {
 		return badInput(err)
 	}
@@ -154,7 +165,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	srv, ln := newHTTPServer(exp.Mux(), ln, defaultHTTPLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(targets), o.config)
+	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(targets), serveSources(o.config, o.targets))
 	if w := exposureWarning(ln.Addr()); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
@@ -191,13 +202,13 @@ loop:
 			stop()
 			break loop
 		case <-hup:
-			ts, err := exporter.LoadTargets(o.config)
+			ts, err := serveTargets(o.config, o.targets)
 			if err != nil {
 				fmt.Fprintf(stderr, "linecheck serve: reload: %v (keeping the previous configuration)\n", err)
 				continue
 			}
 			exp.SetTargets(ts, time.Now())
-			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", o.config, len(ts))
+			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(ts))
 		}
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -292,4 +303,38 @@ func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Tr
 	}
 	route.Annotate(tr, p.asnDB)
 	return tr, nil
+}
+
+// serveTargets reads the candidates file and the backtrace target list
+// (either may be ""): the latter's targets are probed with ICMP under
+// candidate "backtrace", labelled with the users' carrier and city.
+func serveTargets(config, targets string) ([]exporter.Target, error) {
+	var out []exporter.Target
+	if config != "" {
+		ts, err := exporter.LoadTargets(config)
+		if err != nil {
+			return nil, err
+		}
+		out = ts
+	}
+	if targets != "" {
+		ts, err := route.LoadTargets(targets)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			out = append(out, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: "icmp", Carrier: t.Carrier, City: t.City})
+		}
+	}
+	return out, nil
+}
+
+func serveSources(config, targets string) string {
+	switch {
+	case config != "" && targets != "":
+		return config + " and " + targets
+	case targets != "":
+		return targets
+	}
+	return config
 }

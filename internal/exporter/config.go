@@ -14,6 +14,10 @@ type Target struct {
 	Addr      string // an IP address or a host name, as the file writes it
 	Protocol  string // icmp or tcp
 	Port      int    // tcp
+	// Carrier and City label linecheck_line_class_info for the targets of a
+	// backtrace target list (serve --targets): the users' carrier and city
+	// the return route leads to; empty for candidates-file targets.
+	Carrier, City string
 }
 
 // Label is the value of the target label: the address, with the port for

@@ -27,8 +27,8 @@ candidates:
 		t.Fatal(err)
 	}
 	want := []Target{
-		{"a", "127.0.0.1", "icmp", 0}, {"a", "127.0.0.1", "tcp", 443},
-		{"b", "127.0.0.2", "icmp", 0}, {"b", "localhost", "tcp", 22},
+		{Candidate: "a", Addr: "127.0.0.1", Protocol: "icmp", Port: 0}, {Candidate: "a", Addr: "127.0.0.1", Protocol: "tcp", Port: 443},
+		{Candidate: "b", Addr: "127.0.0.2", Protocol: "icmp", Port: 0}, {Candidate: "b", Addr: "localhost", Protocol: "tcp", Port: 22},
 	}
 	if len(ts) != len(want) {
 		t.Fatalf("%+v, want %+v", ts, want)

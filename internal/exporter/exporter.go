@@ -16,7 +16,8 @@
 //	linecheck_probe_errors_total       cycles that failed (socket or privilege errors)
 //	linecheck_hop_loss_ratio           loss per TTL in the last trace (0..1)
 //	linecheck_hops                     hops (TTLs) of the last trace, up to the destination
-//	linecheck_line_class_info          1, with the route's line_class from the last trace
+//	linecheck_line_class_info          1, with the route's line_class from the last trace (and, for
+//	                                   backtrace targets, the users' carrier and city)
 //	linecheck_cycles_total             completed probe cycles
 //	linecheck_target_up                1 while a target is probed, 0 while it backs off after errors
 //
@@ -101,7 +102,7 @@ func New(log io.Writer) *Exporter {
 			Name: "linecheck_hops", Help: "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL."}, targetLabels),
 		lineClass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linecheck_line_class_info", Help: "Carrier line class of the route in the last trace (value always 1)."},
-			append(append([]string{}, targetLabels...), "line_class")),
+			append(append([]string{}, targetLabels...), "line_class", "carrier", "city")),
 		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linecheck_target_up", Help: "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters."}, targetLabels),
 		cycles: prometheus.NewCounter(prometheus.CounterOpts{
@@ -364,10 +365,10 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 		class = "unknown"
 	}
 	if old, ok := e.class[k]; ok && old != class {
-		e.lineClass.Delete(withClass(l, old))
+		e.lineClass.Delete(withClass(l, t, old))
 	}
 	e.class[k] = class
-	e.lineClass.With(withClass(l, class)).Set(1)
+	e.lineClass.With(withClass(l, t, class)).Set(1)
 }
 
 // CycleDone counts a completed cycle.
@@ -391,8 +392,10 @@ func withTTL(l prometheus.Labels, ttl int) prometheus.Labels {
 	return m
 }
 
-func withClass(l prometheus.Labels, c string) prometheus.Labels {
-	m := prometheus.Labels{"line_class": c}
+// withClass adds the line_class label, and carrier and city (empty for
+// candidates-file targets), to the target labels l of t.
+func withClass(l prometheus.Labels, t Target, c string) prometheus.Labels {
+	m := prometheus.Labels{"line_class": c, "carrier": t.Carrier, "city": t.City}
 	for k, v := range l {
 		m[k] = v
 	}
