@@ -103,6 +103,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		}
 		ev := compare.Evaluate(f, c, m, db)
 		cand := candidateFrom(f, c, ev)
+		cand.Carriers = carrierRoutesOf(ev, m)
 		cand.Cost = costs[c.Name]
 		snap.Candidates = append(snap.Candidates, cand)
 		// Live, the forward route is traced: a recording of it would show
@@ -291,4 +292,25 @@ func LoopFeeder(loop compare.Loop) Feeder {
 		})
 		return nil
 	}
+}
+
+// carrierRoutesOf maps compare's per-carrier view to the route screen's
+// carrier routes: the backtrace route matched to each user carrier.
+func carrierRoutesOf(ev *compare.Evaluation, m *compare.Measurement) []CarrierRoute {
+	var out []CarrierRoute
+	for _, u := range ev.Route.Carriers {
+		cr := CarrierRoute{Carrier: u.Carrier, City: u.City, Target: u.ReturnTarget, TargetCity: u.ReturnCity}
+		if u.Pass != nil {
+			cr.Verdict = map[bool]string{true: "pass", false: "FAIL"}[*u.Pass]
+		}
+		if m.ReturnBacktrace != nil {
+			for _, r := range m.ReturnBacktrace.Results {
+				if r.Name == u.ReturnTarget && r.Trace != nil {
+					cr.Route = routeFromTrace("return", *r.Trace)
+				}
+			}
+		}
+		out = append(out, cr)
+	}
+	return out
 }

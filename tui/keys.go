@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type keyMap struct {
 	Quit, Help, Back, Pause                      key.Binding
 	Up, Down, PrevCand, NextCand                 key.Binding
-	Route, Cost, Return                          key.Binding
+	Route, Cost, Return, Carrier                 key.Binding
 	SortNext, SortPrev, SortInvert               key.Binding
 	Method, MethodPrev, Direction, DirectionPrev key.Binding
 	ScaleUp, ScaleDown, ScaleReset               key.Binding
@@ -24,6 +24,7 @@ var keys = keyMap{
 	Route:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "route detail: hops, loss, RTT chart")),
 	Cost:          key.NewBinding(key.WithKeys("c", "tab"), key.WithHelp("c tab", "cost detail: traffic, 95th, breakdown")),
 	Return:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "route: forward / return path")),
+	Carrier:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "route: return path toward the next user carrier")),
 	SortNext:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s S", "sort by next / previous column")),
 	SortPrev:      key.NewBinding(key.WithKeys("S")),
 	SortInvert:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "invert the sort order")),
@@ -48,7 +49,7 @@ func helpGroups() []struct {
 	}{
 		{"everywhere", []key.Binding{k.Quit, k.Help, k.Back, k.Pause, k.Up, k.Down, k.PrevCand, k.NextCand}},
 		{"overview", []key.Binding{k.Route, k.Cost, k.SortNext, k.SortInvert}},
-		{"route detail", []key.Binding{k.Return}},
+		{"route detail", []key.Binding{k.Return, k.Carrier}},
 		{"cost detail", []key.Binding{k.Method, k.Direction, k.ScaleUp, k.ScaleReset}},
 	}
 }

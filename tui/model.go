@@ -64,6 +64,7 @@ type Model struct {
 	sortDesc bool
 	scroll   int // route view hop scroll
 	showRet  bool
+	carrier  int // index into the candidate's Carriers on the return route screen
 
 	costOpts    CostOptions
 	costPending bool
@@ -397,6 +398,15 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case m.screen == ScreenRoute && key.Matches(k, km.Return):
 		m.showRet = !m.showRet
 		m.scroll = 0
+	case m.screen == ScreenRoute && key.Matches(k, km.Carrier):
+		// The return path toward the next user carrier (and to it from the
+		// forward path).
+		if c := m.current(); c != nil && len(c.Carriers) > 0 {
+			if m.showRet {
+				m.carrier = (m.carrier + 1) % len(c.Carriers)
+			}
+			m.showRet, m.scroll = true, 0
+		}
 	case m.screen == ScreenCost && key.Matches(k, km.Method):
 		m.costOpts.Method = cycle(Methods, m.costOpts.Method, 1)
 		return m, m.costCmd()

@@ -64,6 +64,10 @@ type Candidate struct {
 	Cost    Cost
 	Forward *Route // nil when not traced
 	Return  *Route // nil when the return path was not traced
+	// Carriers are the return routes toward each user carrier, from a
+	// backtrace recording (recorded.return); the route screen switches
+	// between them with n.
+	Carriers []CarrierRoute
 
 	fwdTrace, retTrace *route.Trace         // the latest documents, to combine the directions' classes
 	q                  compare.RouteQuality // the current quality (evaluate)
@@ -330,4 +334,14 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 // rateLimitNote explains a flagged hop so nobody misreads its loss.
 func rateLimitNote(h Hop) string {
 	return "loss at hop " + strconv.Itoa(h.TTL) + " does not carry on: ICMP rate limiting, not forwarding loss"
+}
+
+// CarrierRoute is the return route toward the users of one carrier and city,
+// with the per-carrier SLA verdict ("" when not checked).
+type CarrierRoute struct {
+	Carrier, City string
+	// Target names the backtrace route matched to these users, in its city.
+	Target, TargetCity string
+	Route              *Route
+	Verdict            string
 }

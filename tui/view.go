@@ -228,8 +228,22 @@ func (m *Model) renderRoute(width, height int) string {
 		return m.renderTitle("Route", width)
 	}
 	r, dir := c.Forward, "forward"
+	via := ""
 	if m.showRet {
 		r, dir = c.Return, "return"
+		if len(c.Carriers) > 0 {
+			cr := c.Carriers[m.carrier%len(c.Carriers)]
+			r = cr.Route
+			via = fmt.Sprintf(" toward %s users (%s", cr.Carrier, cr.City)
+			if cr.Target != "" {
+				via += ", measured to " + cr.Target + " " + cr.TargetCity
+			}
+			via += ")"
+			if cr.Verdict != "" {
+				via += " · SLA " + cr.Verdict
+			}
+			via += fmt.Sprintf(" · n: next carrier (%d/%d)", m.carrier%len(c.Carriers)+1, len(c.Carriers))
+		}
 	}
 	title := m.renderTitle("Route "+c.Name, width)
 	var out []string
@@ -244,7 +258,7 @@ func (m *Model) renderRoute(width, height int) string {
 		case dir == "forward" && c.Return != nil:
 			msg += ": the line class is validated in the return direction only"
 		}
-		out = append(out, st.Warn.Render(line(msg, width)), st.Dim.Render(" r: other direction"))
+		out = append(out, st.Warn.Render(line(msg+via, width)), st.Dim.Render(" r: other direction"))
 	} else {
 		sub := fmt.Sprintf(" %s → %s %s · ", dir, r.Target, r.Protocol)
 		if r.Reached {
@@ -252,7 +266,7 @@ func (m *Model) renderRoute(width, height int) string {
 		} else {
 			sub += st.Warn.Render("not reached")
 		}
-		sub += st.Dim.Render(" · r: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path")
+		sub += st.Dim.Render(" · r: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path" + via)
 		out = append(out, line(sub, width))
 		ev := " line " + orDash(r.LineClass)
 		if r.Confidence != "" {

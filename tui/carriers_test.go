@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/compare"
+)
+
+// On the route screen, n walks the return routes toward each user carrier of
+// a backtrace recording (samples/three-networks.yaml: hk-cn2-gia's routes to
+// Shanghai Telecom, Beijing Unicom and Guangzhou Mobile, by design GIA, the
+// GIA tri-network hand-off through 202.97 into 219.158, and CMI).
+func TestRouteScreenSwitchesCarriers(t *testing.T) {
+	f, err := compare.Load("../samples/three-networks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	for _, tr := range feed.Traces {
+		m = step(t, m, tr)
+	}
+	for m.Selected() != "hk-cn2-gia" {
+		before := m.Selected()
+		m = press(t, m, "down")
+		if m.Selected() == before {
+			t.Fatalf("no hk-cn2-gia row: %v", m.Order())
+		}
+	}
+	m = press(t, m, "enter", "n")
+	steps := []struct{ carrier, hop string }{
+		{"telecom users (Shanghai", "59.43.130.101"},
+		{"unicom users (Beijing", "219.158.3.177"},
+		{"mobile users (Guangzhou", "223.120.10.70"},
+		{"telecom users (Shanghai", "59.43.130.101"},
+	}
+	for i, s := range steps {
+		if i > 0 {
+			m = press(t, m, "n")
+		}
+		v := m.View().Content
+		if !strings.Contains(v, "return → ") || !strings.Contains(v, "toward "+s.carrier) || !strings.Contains(v, s.hop) {
+			t.Fatalf("step %d: want the return route toward %s with hop %s:\n%s", i, s.carrier, s.hop, v)
+		}
+	}
+	m = press(t, m, "r")
+	if v := m.View().Content; !strings.Contains(v, "forward → ") {
+		t.Errorf("r goes back to the forward path:\n%s", v)
+	}
+}
