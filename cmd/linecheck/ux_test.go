@@ -299,7 +299,7 @@ func TestPingInterruptedPrintsThePartialSummary(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	time.Sleep(2 * time.Second) // the signal handler is set up by then, also on a loaded machine
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -415,7 +415,7 @@ func TestTraceInterruptedReportsFinishedCycles(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(800 * time.Millisecond)
+	time.Sleep(2 * time.Second) // the signal handler is set up by then, also on a loaded machine
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -450,7 +450,7 @@ func TestPingCIDRSummaryLineAndLoop(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1200 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	// With -l, Ctrl-C is the normal end: the exit status is the sweep's.
