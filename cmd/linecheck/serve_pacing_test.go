@@ -287,10 +287,20 @@ func TestServeHTTPLimits(t *testing.T) {
 	}
 	c.Close()
 
-	// Two silent connections take both slots; a third client waits.
+	// Two silent connections take both slots; a third client waits. (A
+	// server of its own, whose read timeouts outlast the check.)
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim.readHeader, lim.read = time.Minute, time.Minute
+	srv2, ln2 := newHTTPServer(mux, ln2, lim)
+	go srv2.Serve(ln2)
+	defer srv2.Close()
+	addr2 := ln2.Addr().String()
 	var hold []net.Conn
 	for range 2 {
-		c, err := net.Dial("tcp", addr)
+		c, err := net.Dial("tcp", addr2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,15 +308,15 @@ func TestServeHTTPLimits(t *testing.T) {
 		hold = append(hold, c)
 	}
 	time.Sleep(50 * time.Millisecond)
-	client := &http.Client{Timeout: 150 * time.Millisecond}
-	if resp, err := client.Get("http://" + addr + "/"); err == nil {
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	if resp, err := client.Get("http://" + addr2 + "/"); err == nil {
 		resp.Body.Close()
 		t.Error("a third connection was served while two held the limit of 2")
 	}
 	hold[0].Close()
 	hold[1].Close()
 	client.Timeout = 5 * time.Second
-	if resp, err := client.Get("http://" + addr + "/"); err != nil {
+	if resp, err := client.Get("http://" + addr2 + "/"); err != nil {
 		t.Errorf("after the slots freed: %v", err)
 	} else {
 		resp.Body.Close()
