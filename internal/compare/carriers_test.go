@@ -1,10 +1,12 @@
 package compare
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A candidate whose recorded.return is a backtrace document: each user is
@@ -87,5 +89,30 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.yml, err, c.want)
 		}
+	}
+}
+
+// Live, compare traces the forward route only: without recorded.return the
+// candidate's warnings say the return path cannot be traced from here and
+// point at backtrace; with a backtrace recording the per-carrier view is there.
+func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
+	rec, _ := filepath.Abs("../../samples/rec")
+	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	m := &Measurement{}
+	opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: &fakeProber{}}
+	opt.defaults()
+	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(m.Warnings, "; "); !strings.Contains(w, "cannot be traced from here") || !strings.Contains(w, "linecheck backtrace") {
+		t.Errorf("warnings %q", w)
+	}
+	c.Recorded.Return = filepath.Join(rec, "hk-bgp-backtrace.json")
+	m = &Measurement{}
+	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
+		t.Fatal(err)
+	}
+	if m.ReturnBacktrace == nil || len(m.ReturnBacktrace.Results) != 3 || m.Forward == nil {
+		t.Errorf("measurement %+v", m)
 	}
 }
