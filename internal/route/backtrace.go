@@ -84,6 +84,7 @@ func ParseTargets(name string, data []byte, needSource bool) ([]BacktraceTarget,
 	}
 	var out []BacktraceTarget
 	seen := map[string]int{}
+	seenAddr := map[string]string{}
 	for _, n := range doc.Targets {
 		var t BacktraceTarget
 		if err := n.Decode(&t); err != nil {
@@ -115,6 +116,10 @@ func ParseTargets(name string, data []byte, needSource bool) ([]BacktraceTarget,
 			return nil, fmt.Errorf("%s: addr %q is not an IP address (names are not resolved for target lists)", where, t.Addr)
 		}
 		t.Addr = a.String()
+		if prev, dup := seenAddr[t.Addr]; dup {
+			return nil, fmt.Errorf("%s: addr %s already used by target %q: each address is traced once", where, t.Addr, prev)
+		}
+		seenAddr[t.Addr] = t.Name
 		if needSource && strings.TrimSpace(t.Source) == "" {
 			return nil, fmt.Errorf("%s: no source: every bundled address names its public source", where)
 		}

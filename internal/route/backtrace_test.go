@@ -40,6 +40,7 @@ func TestParseTargetsErrorsNameLineAndField(t *testing.T) {
 		{"targets:\n  - {carrier: mobile, city: X, addr: 1.2.3.4}\n", "t.yaml:2: target without a name"},
 		{"targets:\n  - {name: a, carrier: mobile, city: X, addr: 1.2.3.4/24}\n", "not an IP address"},
 		{"targets: []\n", "no targets"},
+		{"targets:\n  - {name: a, carrier: mobile, city: X, addr: 1.2.3.4}\n  - {name: b, carrier: mobile, city: X, addr: 1.2.3.4}\n", `t.yaml:3: target "b": addr 1.2.3.4 already used by target "a"`},
 		{"target: []\n", "t.yaml"},
 	} {
 		_, err := ParseTargets("t.yaml", []byte(c.text), false)
