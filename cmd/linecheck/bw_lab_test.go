@@ -18,7 +18,10 @@ import (
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
-// The lab: client — r1 — server, the r1–server link shaped with tbf.
+// The lab: client — r1 — server, with the router shaping (tbf) what it
+// forwards both ways: toward the server on link 1 (upload) and toward the
+// client on link 0 (download). Shaping at the router drops as a real
+// bottleneck does; a tbf on a host's own device would only slow its sockets.
 const bwLabRate = 50e6
 
 func bwLab(t *testing.T) *netlab.Lab {
@@ -27,10 +30,18 @@ func bwLab(t *testing.T) *netlab.Lab {
 		t.Skip("iperf3 not installed (apt-get install iperf3)")
 	}
 	lab := netlab.UpForTest(t, netlab.Config{Prefix: "lcbw", Hops: 1})
-	if err := lab.Rate(1, bwLabRate); err != nil {
+	bwShape(t, lab, bwLabRate)
+	return lab
+}
+
+func bwShape(t *testing.T, lab *netlab.Lab, bps float64) {
+	t.Helper()
+	if err := lab.RateEnd(1, false, bps); err != nil {
 		t.Fatal(err)
 	}
-	return lab
+	if err := lab.RateEnd(0, true, bps); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitListen waits until TCP port listens in namespace ns.
@@ -128,22 +139,26 @@ func TestBWOnAShapedLabLink(t *testing.T) {
 	// UDP at 80 Mbit/s into 50: both lose about the share the rates say.
 	// On the wire a 1400-byte datagram is 1442 bytes (UDP, IP, Ethernet),
 	// so the link carries 50/(80·1442/1400) of them: loss ≈ 0.393, a little
-	// less for the bucket and the queue the test fills at first. How bursty
-	// the sender is moves the figure by a few points (iperf3's own runs
-	// differ by that much from each other).
-	var ours bw.Result
-	if err := json.Unmarshal(labLinecheck(t, lab, lab.Client(), "bw", "-u", "-b", "80M", "-l", "1400", "-t", "3", "--format", "json", srv), &ours); err != nil {
-		t.Fatal(err)
-	}
-	theirs := iperf3JSON(t, lab, "-c", srv, "-u", "-b", "80M", "-l", "1400", "-t", "3")
-	iLoss := jnum(theirs, "end", "sum", "lost_percent") / 100
-	wantLoss := 1 - bwLabRate/(80e6*1442/1400)
-	t.Logf("udp 80M into 50M: linecheck loss %.3f (%d of %d), iperf3 %.3f, from the rates %.3f", *ours.UDP.Loss, *ours.UDP.Lost, ours.UDP.Packets, iLoss, wantLoss)
-	if math.Abs(*ours.UDP.Loss-iLoss) > 0.06 || math.Abs(*ours.UDP.Loss-wantLoss) > 0.03 {
-		t.Errorf("udp loss: linecheck %.3f, iperf3 %.3f, from the rates %.3f", *ours.UDP.Loss, iLoss, wantLoss)
-	}
-	if got := *ours.Throughput.Mean; got < 0.9*bwLabRate || got > 1.02*bwLabRate {
-		t.Errorf("udp received %.2f Mbit/s, want about the shaped rate", got/1e6)
+	// less for the bucket and the queue the test fills at first.
+	for _, dir := range []struct {
+		name string
+		flag []string
+	}{{"upload", nil}, {"download", []string{"-R"}}} {
+		var ours bw.Result
+		args := append([]string{"bw", "-u", "-b", "80M", "-l", "1400", "-t", "3", "--format", "json", srv}, dir.flag...)
+		if err := json.Unmarshal(labLinecheck(t, lab, lab.Client(), args...), &ours); err != nil {
+			t.Fatal(err)
+		}
+		theirs := iperf3JSON(t, lab, append([]string{"-c", srv, "-u", "-b", "80M", "-l", "1400", "-t", "3"}, dir.flag...)...)
+		iLoss := jnum(theirs, "end", "sum", "lost_percent") / 100
+		wantLoss := 1 - bwLabRate/(80e6*1442/1400)
+		t.Logf("udp %s 80M into 50M: linecheck loss %.3f (%d of %d), iperf3 %.3f, from the rates %.3f", dir.name, *ours.UDP.Loss, *ours.UDP.Lost, ours.UDP.Packets, iLoss, wantLoss)
+		if math.Abs(*ours.UDP.Loss-iLoss) > 0.03 || math.Abs(*ours.UDP.Loss-wantLoss) > 0.03 {
+			t.Errorf("udp %s loss: linecheck %.3f, iperf3 %.3f, from the rates %.3f", dir.name, *ours.UDP.Loss, iLoss, wantLoss)
+		}
+		if got := *ours.Throughput.Mean; got < 0.9*bwLabRate || got > 1.02*bwLabRate {
+			t.Errorf("udp %s received %.2f Mbit/s, want about the shaped rate", dir.name, got/1e6)
+		}
 	}
 
 	// Stock iperf3 -c against linecheck bw --listen in the server namespace.
@@ -207,9 +222,7 @@ func TestBWWatchSeesARateCut(t *testing.T) {
 		es, _, err := journal.Read(path)
 		return err == nil && len(es) >= 3
 	})
-	if err := lab.Rate(1, 20e6); err != nil {
-		t.Fatal(err)
-	}
+	bwShape(t, lab, 20e6)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("watch: %v\n%s", err, stderr.String())
 	}

@@ -11,7 +11,22 @@ import (
 // bucket holds what the rate sends in 4 ms (one jiffy at HZ=250), at least
 // 64 KiB so that a full GSO packet fits, and a packet waits at most 50 ms.
 // It may be called again while traffic flows to change the rate.
+//
+// A tbf on a host's own device pushes back on the host's sockets instead of
+// dropping (a UDP sender is slowed to the rate, loses nothing); to see loss
+// as on a real bottleneck, shape only a router's end with RateEnd.
 func (l *Lab) Rate(idx int, bitsPerSec float64) error {
+	if err := l.RateEnd(idx, false, bitsPerSec); err != nil {
+		return err
+	}
+	return l.RateEnd(idx, true, bitsPerSec)
+}
+
+// RateEnd shapes what one end of link idx sends: the left end (the client
+// side's node) when right is false, else the right end. On link 0 the right
+// end is router 1 sending toward the client; on link Hops the left end is
+// the last router sending toward the server.
+func (l *Lab) RateEnd(idx int, right bool, bitsPerSec float64) error {
 	var lk *link
 	for _, k := range l.links {
 		if k.idx == idx {
@@ -24,9 +39,11 @@ func (l *Lab) Rate(idx int, bitsPerSec float64) error {
 	if lk.tun {
 		return fmt.Errorf("netlab %s: rate: link %d is the TUN link; shape another", l.cfg.Prefix, idx)
 	}
-	for _, end := range []struct {
-		ns, dev string
-	}{{lk.left.name, lk.ifL}, {lk.right.name, lk.ifR}} {
+	end := struct{ ns, dev string }{lk.left.name, lk.ifL}
+	if right {
+		end.ns, end.dev = lk.right.name, lk.ifR
+	}
+	{
 		var args []string
 		if bitsPerSec <= 0 {
 			args = []string{"qdisc", "del", "dev", end.dev, "root"}
