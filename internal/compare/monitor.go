@@ -108,9 +108,11 @@ func (o *MonitorOptions) defaults() {
 type Loop func(ctx context.Context, emit func(Event))
 
 // MonitorLoops returns the live loops of every candidate of f: one ping
-// loop per target and one trace loop (forward, to the first target with
-// its protocol and port) per candidate. It refuses what a live run of
-// compare refuses: a recorded_only file, documentation addresses.
+// loop over every target of every candidate (one mixed-protocol sweep a
+// round, so the probes of all targets share one pace) and one trace loop
+// (forward, to the first target with its protocol and port) per candidate.
+// It refuses what a live run of compare refuses: a recorded_only file,
+// documentation addresses.
 func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	if f.RecordedOnly {
 		return nil, ErrRecordedOnly
@@ -119,17 +121,114 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 		return nil, err
 	}
 	o.defaults()
+	var owned []OwnedTarget
 	var loops []Loop
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
 		for _, t := range c.Targets {
-			loops = append(loops, PingLoop(c.Name, t, o))
+			owned = append(owned, OwnedTarget{Candidate: c.Name, Target: t})
 		}
 		if len(c.Targets) > 0 {
 			loops = append(loops, TraceLoop(c.Name, c.Targets[0], o))
 		}
 	}
+	if len(owned) > 0 {
+		loops = append([]Loop{SweepLoop(owned, o)}, loops...)
+	}
 	return loops, nil
+}
+
+// OwnedTarget is a probe target of a candidate.
+type OwnedTarget struct {
+	Candidate string
+	Target    Target
+}
+
+// PingLoop probes one target of a candidate round after round (SweepLoop
+// of one target).
+func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
+	return SweepLoop([]OwnedTarget{{Candidate: candidate, Target: t}}, o)
+}
+
+// SweepLoop probes the targets round after round, o.Count probes each per
+// round, in one mixed-protocol sweep (ICMP echo and TCP connect side by
+// side), emitting every record to the candidate that owns its target. A
+// target that does not resolve, or whose protocol's sweep fails (no
+// privilege), is reported as an Event with Err and left out of that round;
+// when no target could be probed the loop waits o.Backoff before the next.
+func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
+	o.defaults()
+	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout}
+	type key struct {
+		addr, proto string
+		port        int
+	}
+	keyOf := func(addr, proto string, port int) key {
+		if proto == "" || proto == "icmp" {
+			return key{addr, "icmp", 0}
+		}
+		return key{addr, proto, port}
+	}
+	return func(ctx context.Context, emit func(Event)) {
+		for ctx.Err() == nil {
+			var sts []probe.SweepTarget
+			var owners [][]string // per sweep target, the candidates that listed it
+			index := map[key]int{}
+			for _, ot := range targets {
+				t := ot.Target
+				pt, err := resolveTarget(ctx, t)
+				if err != nil {
+					if ctx.Err() == nil {
+						emit(Event{Candidate: ot.Candidate, Err: fmt.Errorf("ping %s: %w", t, err)})
+					}
+					continue
+				}
+				k := keyOf(pt.Addr.String(), t.Protocol, t.Port)
+				if i, ok := index[k]; ok {
+					owners[i] = append(owners[i], ot.Candidate)
+					continue
+				}
+				index[k] = len(sts)
+				sts = append(sts, probe.SweepTarget{Target: pt, Protocol: t.Protocol, Port: t.Port})
+				owners = append(owners, []string{ot.Candidate})
+			}
+			probed := false
+			if len(sts) > 0 {
+				res, err := o.Prober.Sweep(ctx, sts, cfg, func(r probe.Record) {
+					i, ok := index[keyOf(r.Addr, r.Protocol, r.Port)]
+					if !ok {
+						return
+					}
+					for _, name := range owners[i] {
+						rec := r
+						emit(Event{Candidate: name, Record: &rec})
+					}
+				})
+				switch {
+				case err != nil && ctx.Err() == nil:
+					for i, st := range sts {
+						for _, name := range owners[i] {
+							emit(Event{Candidate: name, Err: fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, err)})
+						}
+					}
+				case err == nil:
+					for i, r := range res {
+						if r.Err == nil {
+							probed = true
+							continue
+						}
+						st := sts[i]
+						for _, name := range owners[i] {
+							emit(Event{Candidate: name, Err: fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, r.Err)})
+						}
+					}
+				}
+			}
+			if !probed && ctx.Err() == nil {
+				wait(ctx, o.Backoff)
+			}
+		}
+	}
 }
 
 // traceConfig is the forward-trace configuration of a target: its protocol
@@ -145,31 +244,6 @@ func wait(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-tm.C:
-	}
-}
-
-// PingLoop probes one target of a candidate round after round, emitting
-// every record. A failed round (resolution, privilege) is reported as an
-// Event with Err and retried after o.Backoff.
-func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
-	o.defaults()
-	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout}
-	return func(ctx context.Context, emit func(Event)) {
-		for ctx.Err() == nil {
-			pt, err := resolveTarget(ctx, t)
-			if err == nil {
-				var res []probe.SweepResult
-				res, err = o.Prober.Sweep(ctx, []probe.SweepTarget{{Target: pt, Protocol: t.Protocol, Port: t.Port}}, cfg,
-					func(r probe.Record) { emit(Event{Candidate: candidate, Record: &r}) })
-				if err == nil && len(res) == 1 && res[0].Err != nil {
-					err = res[0].Err
-				}
-			}
-			if err != nil && ctx.Err() == nil {
-				emit(Event{Candidate: candidate, Err: fmt.Errorf("ping %s: %w", t, err)})
-				wait(ctx, o.Backoff)
-			}
-		}
 	}
 }
 

@@ -104,8 +104,8 @@ func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
 		{Name: "a", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
 		{Name: "b", Targets: []Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
 	loops, err := MonitorLoops(f, MonitorOptions{Prober: &fakeProber{}})
-	if err != nil || len(loops) != 5 { // a ping loop per target, a trace loop per candidate
-		t.Errorf("%d loops, %v; want 5", len(loops), err)
+	if err != nil || len(loops) != 3 { // one sweep loop over every target, a trace loop per candidate
+		t.Errorf("%d loops, %v; want 3", len(loops), err)
 	}
 }
 
@@ -123,5 +123,45 @@ func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
 	})
 	if n != 5 {
 		t.Errorf("%d records, want 5 (three rounds of 2)", n)
+	}
+}
+
+// TestSweepLoopRoutesRecordsToTheirCandidates: one sweep a round over every
+// target; a target two candidates list is probed once and its records go to
+// both; a target that cannot be probed (a documentation address, refused
+// before anything is sent) is reported for its candidate while the others
+// go on.
+func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
+	fp := &fakeProber{}
+	loop := SweepLoop([]OwnedTarget{
+		{Candidate: "a", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: Target{Addr: "127.0.0.2", Protocol: "icmp"}},
+		{Candidate: "c", Target: Target{Addr: "192.0.2.7", Protocol: "icmp"}},
+	}, MonitorOptions{Prober: fp, Count: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	recs := map[string]map[string]int{}
+	var errs []string
+	loop(ctx, func(ev Event) {
+		switch {
+		case ev.Err != nil:
+			errs = append(errs, ev.Candidate+": "+ev.Err.Error())
+		case ev.Record != nil:
+			if recs[ev.Candidate] == nil {
+				recs[ev.Candidate] = map[string]int{}
+			}
+			recs[ev.Candidate][ev.Record.Addr]++
+		}
+		if len(errs) == 2 { // two rounds
+			cancel()
+		}
+	})
+	if len(errs) != 2 || !strings.HasPrefix(errs[0], "c: ping 192.0.2.7 icmp: ") || !strings.Contains(errs[0], "documentation address") {
+		t.Errorf("errors %q: want the documentation target reported for c, once a round", errs)
+	}
+	// Round 1 fully, round 2 up to the point the second error cancelled it
+	// (errors come before the sweep): 2 probes per target per round.
+	if recs["a"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.2"] != 2 || len(recs["c"]) != 0 {
+		t.Errorf("records per candidate and address %v", recs)
 	}
 }
