@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -277,7 +278,7 @@ func runTrace(c *cobra.Command, args []string) error {
 		// terminal: never for a recording (its addresses are someone
 		// else's), machine formats, or -n.
 		if o.format == "table" && o.replay == "" && !o.noDNS && prIsTTY(out) {
-			view.Names = hopNames(c.Context(), tr, reverseFrom(c.Context()))
+			view.Names = hopNames(c.Context(), tr, rdns.New(reverseFrom(c.Context())))
 		}
 		tables := report.TraceTables(tr, o.format, view)
 		if o.format == "csv" {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -238,15 +240,19 @@ func TestTraceShortFlagsAsTraceroute(t *testing.T) {
 func TestHopNamesAreLookedUpOncePerAddress(t *testing.T) {
 	tr := traceFixture()
 	calls := map[string]int{}
+	var mu sync.Mutex
 	lookup := func(ctx context.Context, addr string) ([]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		calls[addr]++
 		if addr == "10.77.0.1" {
 			return []string{"r1.lab.test."}, nil
 		}
 		return nil, errors.New("no name")
 	}
-	hopNames(context.Background(), tr, lookup)
-	names := hopNames(context.Background(), tr, lookup)
+	cache := rdns.New(lookup)
+	hopNames(context.Background(), tr, cache)
+	names := hopNames(context.Background(), tr, cache)
 	if names["10.77.0.1"] != "r1.lab.test" || len(names) != 1 || calls["10.77.0.1"] != 1 || calls["10.77.0.2"] != 1 {
 		t.Errorf("names %v, calls %v", names, calls)
 	}
