@@ -171,6 +171,7 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 	}
 	return func(ctx context.Context, emit func(Event)) {
 		for ctx.Err() == nil {
+			start := time.Now()
 			var sts []probe.SweepTarget
 			var owners [][]string // per sweep target, the candidates that listed it
 			index := map[key]int{}
@@ -226,6 +227,9 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 			}
 			if !probed && ctx.Err() == nil {
 				wait(ctx, o.Backoff)
+			} else {
+				// The interval holds across rounds too, whatever a round took.
+				paceRound(ctx, start, o.Interval)
 			}
 		}
 	}
@@ -235,6 +239,13 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 // and port, as compare's one-shot run traces it.
 func traceConfig(t Target, cycles int, interval, timeout time.Duration) probe.TraceConfig {
 	return probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: cycles, Interval: interval, Timeout: timeout}
+}
+
+// paceRound waits until at least min has passed since start.
+func paceRound(ctx context.Context, start time.Time, min time.Duration) {
+	if left := min - time.Since(start); left > 0 {
+		wait(ctx, left)
+	}
 }
 
 // wait sleeps d or until ctx ends.
@@ -256,6 +267,7 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 	cfg := traceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
 	return func(ctx context.Context, emit func(Event)) {
 		for ctx.Err() == nil {
+			start := time.Now()
 			pt, err := resolveTarget(ctx, t)
 			if err == nil {
 				err = o.Prober.Trace(ctx, pt.Addr.String(), cfg, func(tr *route.Trace) {
@@ -267,6 +279,9 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 			if err != nil && ctx.Err() == nil {
 				emit(Event{Candidate: candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
 				wait(ctx, o.Backoff)
+			} else {
+				// A run that ended early never makes the loop spin.
+				paceRound(ctx, start, o.TraceInterval)
 			}
 		}
 	}

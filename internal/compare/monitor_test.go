@@ -60,7 +60,7 @@ func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 	fp := &fakeProber{fail: 1}
 	loop := TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"},
-		MonitorOptions{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond})
+		MonitorOptions{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond, TraceInterval: time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var traces, errs int
@@ -110,7 +110,7 @@ func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
 }
 
 func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
-	loop := PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, MonitorOptions{Prober: &fakeProber{}, Count: 2})
+	loop := PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, MonitorOptions{Prober: &fakeProber{}, Count: 2, Interval: time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	loop(ctx, func(ev Event) {
@@ -138,7 +138,7 @@ func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 		{Candidate: "b", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
 		{Candidate: "b", Target: Target{Addr: "127.0.0.2", Protocol: "icmp"}},
 		{Candidate: "c", Target: Target{Addr: "192.0.2.7", Protocol: "icmp"}},
-	}, MonitorOptions{Prober: fp, Count: 2})
+	}, MonitorOptions{Prober: fp, Count: 2, Interval: time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	recs := map[string]map[string]int{}
 	var errs []string
@@ -163,5 +163,26 @@ func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 	// (errors come before the sweep): 2 probes per target per round.
 	if recs["a"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.2"] != 2 || len(recs["c"]) != 0 {
 		t.Errorf("records per candidate and address %v", recs)
+	}
+}
+
+// TestLoopsKeepTheirPaceWhenARoundEndsAtOnce: a prober that returns at once
+// (no packet, no wait) must not make a loop spin: a sweep round lasts at
+// least the probe interval, a trace run at least the cycle interval.
+func TestLoopsKeepTheirPaceWhenARoundEndsAtOnce(t *testing.T) {
+	fp := &fakeProber{}
+	o := MonitorOptions{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1}
+	for name, loop := range map[string]Loop{
+		"sweep": PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
+		n := 0
+		loop(ctx, func(Event) { n++ })
+		cancel()
+		// 275 ms at one round per 50 ms: at most 6 rounds, one event each.
+		if n < 1 || n > 6 {
+			t.Errorf("%s: %d events in 275 ms at one round per 50 ms", name, n)
+		}
 	}
 }
