@@ -67,7 +67,8 @@ PORTS=("$DIR"/ports/eth*.csv)
 "$DIR/promfake" -csv "$DIR/epoch1000.csv" -from $FROM -to $TO > "$DIR/promfake.addr" &
 PF=$!
 trap 'kill $PF 2>/dev/null || true' EXIT
-for _ in $(seq 100); do [ -s "$DIR/promfake.addr" ] && break; sleep 0.2; done
+for _ in $(seq 600); do [ -s "$DIR/promfake.addr" ] && break; sleep 0.2; done
+[ -s "$DIR/promfake.addr" ] || { echo "promfake did not start" >&2; exit 1; }
 PROM="http://$(head -1 "$DIR/promfake.addr")"
 
 # The files are read from the page cache by every command.
@@ -109,7 +110,7 @@ for i in $(seq "$RUNS"); do
 done
 "${LC[@]}" --aggregate "$DIR/epoch1000.csv" > "$DIR/runs/lc-1000-agg.out"
 
-printf '\n%d cores, load average %s; median of %d runs (max RSS of that run)\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$RUNS"
+printf '\n%d cores, load average %s (wall times are shared with it; CPU is steadier); median of %d runs (max RSS of that run)\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$RUNS"
 for t in epoch:epoch100 iso:iso100 1000:epoch1000; do
   printf '  %-15s %9s rows %6.0f MB\n' "${t#*:}.csv" "$(awk '{print $1}' "$DIR/runs/wc-${t%%:*}.0.out")" \
     "$(echo "$(stat -c %s "$DIR/${t#*:}.csv") / 1000000" | bc -l)"
@@ -152,6 +153,9 @@ info "DuckDB / linecheck (100 if, ISO)" "${W[duck-iso]}" "${W[lc-iso]}"
 info "linecheck / wc -l (100 if, ISO)" "${W[lc-iso]}" "${W[wc-iso]}"
 info "DuckDB / linecheck (1000 if)" "${W[duck-1000]}" "${W[lc-1000]}"
 info "linecheck / wc -l (1000 if)" "${W[lc-1000]}" "${W[wc-1000]}"
+cpu() { local f; f=$(median "$1"); awk -v u="$(field "$f" 'User time')" -v s="$(field "$f" 'System time')" 'BEGIN{print u+s}'; }
+info "CPU: DuckDB / linecheck (100 if, epoch)" "$(cpu duck-epoch)" "$(cpu lc-epoch)"
+info "CPU: DuckDB / linecheck (1000 if)" "$(cpu duck-1000)" "$(cpu lc-1000)"
 info "1000 files / one CSV" "${W[lc-ports]}" "${W[lc-1000]}"
 info "Prometheus / one CSV (1000 series)" "${W[lc-prom]}" "${W[lc-1000]}"
 

@@ -45,11 +45,16 @@ func main() {
 	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
 	sc.Scan() // header
 	for sc.Scan() {
-		fl := bytes.Split(sc.Bytes(), []byte{','})
-		t, _ := strconv.ParseInt(string(fl[0]), 10, 64)
+		line := sc.Bytes()
+		c := bytes.IndexByte(line, ',')
+		if c < 0 {
+			continue
+		}
+		t, _ := strconv.ParseInt(string(line[:c]), 10, 64)
 		if t < *from || t >= *to {
 			continue
 		}
+		fl := bytes.Split(line, []byte{','})
 		k, ok := index[string(fl[1])]
 		if !ok {
 			k = len(names)
