@@ -33,6 +33,9 @@ type FeedOptions struct {
 	Live compare.MonitorOptions
 	// ASNDB is an optional offline IP-to-ASN file.
 	ASNDB string
+	// UsageHours prices every offer at these used hours of the GPU machine
+	// (--usage-hours; unset: the offers file's usage); the `u` key changes it.
+	UsageHours billing.Dec
 }
 
 // FeedFromFile loads a candidates file with compare's strict loader (every
@@ -80,7 +83,11 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
 	}
 	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{}}
-	snap := Snapshot{Title: f.Path, Mode: mode, Cost: DefaultCostOptions(), SLA: f.SLA}
+	opts := DefaultCostOptions()
+	if o.UsageHours.Set {
+		opts.UsageHours, opts.UsageSet = o.UsageHours.InexactFloat64(), true
+	}
+	snap := Snapshot{Title: f.Path, Mode: mode, Cost: opts, SLA: f.SLA}
 	// Offers and traffic are optional for the TUI: without them the rows
 	// show route quality only and the costs are absent ("-").
 	costs := map[string]Cost{}
@@ -89,7 +96,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		if err != nil {
 			return nil, err
 		}
-		if costs, err = pr.costs(DefaultCostOptions()); err != nil {
+		if costs, err = pr.costs(opts); err != nil {
 			return nil, err
 		}
 		feed.CostFunc = pr.costs
@@ -209,7 +216,7 @@ func newPricer(f *compare.File, now time.Time) (*pricer, error) {
 
 // costs re-bills every offer under o and assembles each candidate's Cost.
 func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
-	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale})
+	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale, UsageHours: usageOptions(o)})
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +245,7 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 		if q.Err == nil {
 			cost.TotalBase = Money{q.Converted.Amount, q.Converted.Currency}
 			cost.FX = q.RateValue.InexactFloat64()
+			fillUsage(&cost, b, q.RateValue, q.Converted.Currency)
 		} else {
 			cost.Notes = append(cost.Notes, q.Err.Error())
 		}

@@ -22,10 +22,13 @@ func (m *Model) renderCost(width, height int) string {
 	out := []string{m.renderTitle("Cost "+c.Name, width)}
 	sub := fmt.Sprintf(" offer %s · 95th method %s · direction %s · traffic %s",
 		orDash(c.Cost.Offer), ruleText(o.Method), ruleText(o.Direction), scaleText(o.Scale))
+	if u := usageText(c.Cost, o); u != "" {
+		sub += " · used " + u
+	}
 	if c.Cost.Opts != o && c.Cost.Opts.Method != "" {
 		sub += st.Warn.Render(" (recomputing…)")
 	}
-	sub += st.Dim.Render("   m method · d direction · + - 0 scale")
+	sub += st.Dim.Render("   m method · d direction · + - 0 scale · u U used hours")
 	out = append(out, line(sub, width))
 
 	breakdown := renderBreakdown(c.Cost, width, st)
@@ -152,8 +155,21 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 	detW := half - 13 - 11 - 12
 	left := []string{st.Header.Render(fit(" SCHEME", 13, false) + fit("RULE", detW, false) +
 		fit("BANDWIDTH", 11, true) + fit("TOTAL "+cur, 12, true))}
+	// Several offers under one scheme (the same machine by the hour, month,
+	// year, spot): each row names its offer, and only the cheapest is starred.
+	perScheme := map[string]int{}
+	cheapV := math.Inf(1)
+	for _, s := range c.Schemes {
+		perScheme[s.Scheme]++
+		if v := s.Total.Float(); s.Scheme == cheap && !s.CannotCarry && v < cheapV {
+			cheapV = v
+		}
+	}
 	for _, s := range c.Schemes {
 		name := s.Scheme
+		if perScheme[s.Scheme] > 1 && !s.Offered {
+			name = s.Offer
+		}
 		if s.Offered {
 			name += " (offer)"
 		}
@@ -161,15 +177,15 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 		switch {
 		case s.CannotCarry:
 			mark = "!"
-		case s.Scheme == cheap:
+		case s.Scheme == cheap && s.Total.Float() == cheapV:
 			mark = "*"
 		}
-		row := mark + fit(name, 12, false) + fit(s.Detail, detW, false) + fit(moneyText(s.Amount), 11, true) +
+		row := mark + fit(name, 11, false) + " " + fit(s.Detail, detW, false) + fit(moneyText(s.Amount), 11, true) +
 			fit(moneyText(s.Total), 12, true)
 		switch {
 		case s.CannotCarry:
 			row = st.Fail.Render(row)
-		case s.Scheme == cheap:
+		case s.Scheme == cheap && s.Total.Float() == cheapV:
 			row = st.Cheapest.Render(row)
 		}
 		left = append(left, row)
@@ -199,6 +215,9 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 	right = append(right, st.Title.Render(fit(total, half-14, false)+fit(moneyText(c.Total), 14, true)))
 	if c.TotalBase.Valid() && c.TotalBase.Currency != cur {
 		right = append(right, fit(" = in "+c.TotalBase.Currency, half-14, false)+fit(moneyText(c.TotalBase), 14, true))
+	}
+	for _, u := range usageLines(c) {
+		right = append(right, line(u, half))
 	}
 	for _, n := range c.Notes {
 		right = append(right, st.Dim.Render(line(" note: "+n, half)))

@@ -10,6 +10,7 @@ type keyMap struct {
 	SortNext, SortPrev, SortInvert               key.Binding
 	Method, MethodPrev, Direction, DirectionPrev key.Binding
 	ScaleUp, ScaleDown, ScaleReset               key.Binding
+	Usage, UsagePrev                             key.Binding
 }
 
 var keys = keyMap{
@@ -35,6 +36,8 @@ var keys = keyMap{
 	ScaleUp:       key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+ -", "cost: scale the traffic up / down")),
 	ScaleDown:     key.NewBinding(key.WithKeys("-")),
 	ScaleReset:    key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "cost: traffic as recorded (×1)")),
+	Usage:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u U", "used GPU hours up / down (re-prices at once)")),
+	UsagePrev:     key.NewBinding(key.WithKeys("U")),
 }
 
 // helpGroups orders the bindings on the help screen.
@@ -50,6 +53,6 @@ func helpGroups() []struct {
 		{"everywhere", []key.Binding{k.Quit, k.Help, k.Back, k.Pause, k.Up, k.Down, k.PrevCand, k.NextCand}},
 		{"overview", []key.Binding{k.Route, k.Cost, k.SortNext, k.SortInvert}},
 		{"route detail", []key.Binding{k.Return, k.Carrier}},
-		{"cost detail", []key.Binding{k.Method, k.Direction, k.ScaleUp, k.ScaleReset}},
+		{"cost detail", []key.Binding{k.Method, k.Direction, k.ScaleUp, k.ScaleReset, k.Usage}},
 	}
 }

@@ -155,7 +155,7 @@ func (m *Model) applySnapshot(s Snapshot) {
 		c.evaluate(s.SLA)
 		m.cands[i] = &c
 	}
-	if s.Cost.Method != "" {
+	if s.Cost.Method != "" || s.Cost.UsageSet {
 		m.costOpts = s.Cost
 	}
 	m.loaded = true
@@ -427,6 +427,21 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.costCmd()
 	case m.screen == ScreenCost && key.Matches(k, km.ScaleReset):
 		m.costOpts.Scale = 1
+		return m, m.costCmd()
+	case (m.screen == ScreenCost || m.screen == ScreenOverview) && key.Matches(k, km.Usage, km.UsagePrev) && periodHours(m.snap.Traffic) > 0:
+		d, h := 1, periodHours(m.snap.Traffic)
+		if key.Matches(k, km.UsagePrev) {
+			d = -1
+		}
+		// From the figure in force: the one set, else the offers file's
+		// (as the selected candidate was priced), else every hour.
+		cur := h
+		if m.costOpts.UsageSet {
+			cur = m.costOpts.UsageHours
+		} else if c := m.current(); c != nil && c.Cost.UsedHours != nil {
+			cur = *c.Cost.UsedHours
+		}
+		m.costOpts.UsageHours, m.costOpts.UsageSet = stepUsage(cur, h, d), true
 		return m, m.costCmd()
 	}
 	return m, nil

@@ -476,6 +476,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if len(parts) > 0 {
 			cost += " = " + strings.Join(parts, " + ")
 		}
+		cost += usageBrief(c.Cost)
 		cost += st.Dim.Render("  (c: detail)")
 	}
 	lines = append(lines, line(cost, width))

@@ -138,6 +138,10 @@ type CostOptions struct {
 	Method    billing.Method    // 95th method ("" = each offer's own)
 	Direction billing.Direction // direction rule ("" = each offer's own)
 	Scale     float64           // traffic scale factor (1 = as recorded)
+	// UsageHours are the used hours of the GPU machine every offer is priced
+	// at when UsageSet (the `u` key, --usage-hours); unset: the offers file's.
+	UsageHours float64
+	UsageSet   bool
 }
 
 // Methods are the 95th-percentile methods the `m` key cycles through; ""
@@ -223,6 +227,14 @@ type Cost struct {
 	CommitMbps float64 // 0 when the offer has no commit
 	Notes      []string
 	Err        string // why the cost could not be computed
+	// UsedHours is the used hours the offer was priced at (nil: not priced)
+	// in a period of PeriodHours; Idle the month at 0 used hours and
+	// PerGPUHour the total per used GPU-hour, both in the snapshot currency
+	// (PerGPUHour empty when the offer states no cards or no hours are used).
+	UsedHours   *float64
+	PeriodHours float64
+	Idle        Money
+	PerGPUHour  Money
 }
 
 // Scheme returns the cheapest priced offer under the named scheme.

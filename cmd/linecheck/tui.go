@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/linecheck/linecheck/billing"
 	"net"
 	"os"
 	"os/signal"
@@ -30,9 +31,13 @@ type tuiFlags struct {
 	interval time.Duration
 	loopback bool
 	fixture  bool
+	usage    billing.Dec
 }
 
 var tuiOpts = tuiFlags{speed: 300, interval: time.Second}
+
+// tuiUsage is --usage-hours as typed, parsed into tuiOpts.usage.
+var tuiUsage string
 
 var tuiCmd = &cobra.Command{
 	Use:   "tui [flags] CANDIDATES.yaml",
@@ -60,7 +65,10 @@ Screens and keys (? shows them all):
   c  tab     cost detail: the month's traffic with the 95th line(s) and the
              commit, per-scheme breakdown, the offer's other items;
              m / d / + - 0 change the 95th method, the direction rule and a
-             traffic scale factor and recompute the costs at once
+             traffic scale factor and recompute the costs at once;
+             u / U step the used hours of the GPU machine (the offers file's,
+             0, 100 … the month's hours) and re-price every candidate, also
+             on the overview (hourly and spot compute bill the used hours)
   s S i      sort by the next / previous column, invert the order
   space p    pause / resume;  esc back;  q or ctrl+c quit
 
@@ -70,6 +78,7 @@ NO_COLOR (or --no-color) gives a monochrome UI. Off a terminal tui refuses
 Examples:
   linecheck tui --offline samples/candidates.yaml
   linecheck tui --offline --speed 1200 samples/candidates.yaml
+  linecheck tui --offline --usage-hours 200 samples/candidates.yaml
   linecheck tui mine.yaml`,
 	Args: func(c *cobra.Command, args []string) error {
 		if tuiOpts.fixture {
@@ -91,6 +100,7 @@ func init() {
 	f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
 	f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
 	_ = f.MarkHidden("fixture")
+	f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
 	register(tuiCmd)
 }
 
@@ -100,6 +110,13 @@ func runTUICmd(c *cobra.Command, args []string) error {
 	}
 	if tuiOpts.interval <= 0 {
 		return badInput(fmt.Errorf("--interval %v: must be positive", tuiOpts.interval))
+	}
+	if tuiUsage != "" {
+		u, err := billing.ParseUsageHours(tuiUsage)
+		if err != nil {
+			return badInput(fmt.Errorf("--usage-hours: %w", err))
+		}
+		tuiOpts.usage = u
 	}
 	if cols := tui.SortColumns(); tuiOpts.sort != "" && !slices.Contains(cols, tuiOpts.sort) {
 		return badInput(fmt.Errorf("--sort %q: use one of %s", tuiOpts.sort, strings.Join(cols, ", ")))
@@ -123,7 +140,7 @@ func runTUICmd(c *cobra.Command, args []string) error {
 // tuiFlags{offline: true, speed: 300, loopback: true}.
 func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
-		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval}})
+		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval}, UsageHours: o.usage})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.

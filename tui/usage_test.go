@@ -1,0 +1,85 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
+)
+
+func TestStepUsage(t *testing.T) {
+	for _, c := range []struct {
+		cur  float64
+		d    int
+		want float64
+	}{{300, 1, 400}, {300, -1, 200}, {250, 1, 300}, {250, -1, 200}, {0, -1, 0}, {700, 1, 744}, {744, 1, 744}, {744, -1, 700}, {0, 1, 100}} {
+		if got := stepUsage(c.cur, 744, c.d); got != c.want {
+			t.Errorf("stepUsage(%v, 744, %d) = %v, want %v", c.cur, c.d, got, c.want)
+		}
+	}
+}
+
+// The u key on the bundled scenario: from the offers file's 300 h to 400 h,
+// every candidate re-priced at once. By hand: hk-bgp's what-if gpu-spot =
+// 15000 port + 2800 storage + 200 IPs + 400 h × 8 cards × 1.15 × 5 = 36400
+// CNY; hk-bgp's own bill (every hour) stays 128064, i.e. 128064 / 400 / 8 =
+// 40.02 CNY per used GPU-hour.
+func TestUsageKeyRepricesAtOnce(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	feed, err := FeedFromFile(samplesFile, FeedOptions{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 140, Height: 40, NoColor: true})
+	m.selected, m.moved = "hk-bgp", true
+	if !strings.Contains(plain(m), "at 300 of 744 h used, 53.36 CNY per GPU-hour") {
+		t.Fatalf("overview lacks the offers file's 300 h:\n%s", plain(m))
+	}
+	nm, cmd := m.Update(keyMsg("u"))
+	m = nm.(Model)
+	if o := m.costOpts; !o.UsageSet || o.UsageHours != 400 || cmd == nil {
+		t.Fatalf("after u: options %+v, cmd %v", o, cmd)
+	}
+	m = step(t, m, cmd())
+	frame := plain(m)
+	if !strings.Contains(frame, "at 400 of 744 h used, 40.02 CNY per GPU-hour") {
+		t.Errorf("overview not re-priced at 400 h:\n%s", frame)
+	}
+	c := m.current()
+	found := false
+	for _, s := range c.Cost.Schemes {
+		if s.Offer == "gpu-spot" {
+			found = true
+			if s.Total.Amount != "36400.00" {
+				t.Errorf("gpu-spot at 400 h = %s, want 36400.00", s.Total.Amount)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("hk-bgp has no gpu-spot what-if")
+	}
+	frame = plain(press(t, m, "c"))
+	for _, want := range []string{"used 400 h", "used 400 of 744 h · idle month 128,064.00 CNY", "per used GPU-hour 40.02 CNY", "gpu-spot"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("cost view lacks %q:\n%s", want, frame)
+		}
+	}
+}
+
+// --usage-hours above the month is refused when the feed is built, naming the flag.
+func TestUsageHoursAboveTheMonth(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	_, err := FeedFromFile(samplesFile, FeedOptions{Offline: true, UsageHours: billing.Dec{Decimal: decimal.NewFromInt(800), Set: true}})
+	if err == nil || !strings.Contains(err.Error(), "--usage-hours 800: more than the 744 hours") {
+		t.Errorf("800 h: %v", err)
+	}
+}
