@@ -55,7 +55,7 @@ func init() {
 	f.StringVar(&o.basicPWFile, "basic-auth-password-file", "", "HTTP basic auth password `FILE`")
 	f.StringVar(&o.tlsCA, "tls-ca", "", "trust the CA certificates in PEM `FILE` for https")
 	f.BoolVar(&o.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
-	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "per-request timeout towards Prometheus")
+	durationVarP(f, &o.timeout, "timeout", "", 60*time.Second, "per-request timeout towards Prometheus (seconds or a Go duration)")
 	f.IntVar(&o.retries, "retries", 3, "retries of a failed request (network error, 429, 5xx), with doubling backoff")
 	f.IntVar(&o.maxPoints, "max-points", promclient.DefaultMaxPoints, "points per series per request (the server's limit)")
 	f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")

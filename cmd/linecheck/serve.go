@@ -120,7 +120,7 @@ func init() {
 	durationVarP(f, &serveOpts.pause, "pause", "", 0, "wait between two cycles (seconds or a Go duration)")
 	f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
 	f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
-	f.DurationVar(&serveOpts.maxBackoff, "max-backoff", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again")
+	durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
 	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", exporter.DefaultResolveRate, "most host-name lookups per second")
 	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
 	register(serveCmd)
