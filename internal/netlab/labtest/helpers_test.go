@@ -9,6 +9,7 @@ package labtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,6 +78,26 @@ func mustRun(t *testing.T, l *netlab.Lab, ns, name string, args ...string) resul
 	if r.err != nil {
 		t.Fatal(r)
 	}
+	return r
+}
+
+// runExit runs a command in ns and fails t unless it exits with code want
+// (ping exits 1 when a target had no reply at all, as fping does).
+func runExit(t *testing.T, want int, l *netlab.Lab, ns, name string, args ...string) result {
+	t.Helper()
+	r := start(l, ns, name, args...)()
+	code := 0
+	if r.err != nil {
+		var ee *exec.ExitError
+		if !errors.As(r.err, &ee) {
+			t.Fatal(r)
+		}
+		code = ee.ExitCode()
+	}
+	if code != want {
+		t.Fatalf("exit code %d, want %d: %v", code, want, r)
+	}
+	r.err = nil // the expected exit code is not a failure
 	return r
 }
 

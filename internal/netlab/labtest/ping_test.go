@@ -61,7 +61,7 @@ func TestPingMedianMatchesPingWithFixedDelay(t *testing.T) {
 		t.Errorf("ping median %.3f ms on a 50 ms wire: the lab is off", med)
 	}
 	// A timeout shorter than the 50 ms wire: every reply is late, none received.
-	late := parsePing(t, mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "10", "--interval", "20ms",
+	late := parsePing(t, runExit(t, 1, l, l.Client(), bin, "ping", "--format", "json", "--count", "10", "--interval", "20ms",
 		"--timeout", "30ms", l.ServerAddr(false))).Results[0]
 	if late.Sent != 10 || late.Recv != 0 || late.Loss != 1 || late.Late != 10 {
 		t.Errorf("--timeout 30ms on a 50 ms path: sent %d recv %d loss %v late %d, want 10, 0, 1, 10", late.Sent, late.Recv, late.Loss, late.Late)
@@ -291,7 +291,7 @@ func TestTCPPingSeesThroughAnICMPFilter(t *testing.T) {
 		t.Fatalf("nft: %v %s", err, out)
 	}
 
-	icmp := parsePing(t, mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "5", "--interval", "20ms",
+	icmp := parsePing(t, runExit(t, 1, l, l.Client(), bin, "ping", "--format", "json", "--count", "5", "--interval", "20ms",
 		"--timeout", "200ms", dst)).Results[0]
 	if icmp.Recv != 0 || icmp.Loss != 1 {
 		t.Errorf("ICMP ping through the filter: recv %d loss %v, want 0 and 1", icmp.Recv, icmp.Loss)
