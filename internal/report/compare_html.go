@@ -41,8 +41,10 @@ type compareHTMLView struct {
 	CostSVG    template.HTML
 	UsageSVG   template.HTML
 	UsageTable *Table
-	Warnings   []string
-	Notes      []string
+	// Carriers is the three-network table (nil when no user names a carrier).
+	Carriers *Table
+	Warnings []string
+	Notes    []string
 }
 
 type namedSVG struct {
@@ -70,6 +72,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	v.CostSVG = template.HTML(costSVG(r))
 	v.UsageSVG = template.HTML(usageSVG(r))
 	v.UsageTable = compareUsageTable(r, "html")
+	if nets, ok := carriersTable(r, "html"); ok {
+		v.Carriers = &nets
+	}
 	for _, e := range r.Candidates {
 		switch e.Route.Direction {
 		case "forward":
