@@ -418,6 +418,15 @@ func (x XYChart) chart(_, _ int) *chart {
 			ch.marks = append(ch.marks, m)
 		}
 	}
+	for _, v := range x.VLines {
+		if !finite(v.X) || v.X < lo || v.X > hi {
+			continue
+		}
+		l, _ := plotter.NewLine(plotter.XYs{{X: v.X, Y: p.Y.Min}, {X: v.X, Y: p.Y.Max}})
+		l.LineStyle = draw.LineStyle{Color: markColor, Width: 1, Dashes: dashed}
+		p.Add(l)
+		ch.vlabels = append(ch.vlabels, v)
+	}
 	return ch
 }
 

@@ -100,6 +100,13 @@ type Mark struct {
 	Color string // "" = dark grey
 }
 
+// VLine is a dashed vertical line of an XYChart (the stated usage), labelled
+// at the top of the data area.
+type VLine struct {
+	Label string
+	X     float64
+}
+
 // XYChart draws curves over a numeric X axis with marked points.
 type XYChart struct {
 	Title  string
@@ -107,6 +114,7 @@ type XYChart struct {
 	YLabel string
 	Curves []Curve
 	Marks  []Mark
+	VLines []VLine
 	// XMin and XMax fix the X range; both zero = the range of the data.
 	XMin, XMax float64
 }

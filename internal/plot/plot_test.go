@@ -263,8 +263,9 @@ func TestXYChartMarksAndNames(t *testing.T) {
 			{Name: "hourly", X: []float64{0, 744}, Y: []float64{0, 178560}},
 			{Name: "monthly", X: []float64{0, 744}, Y: []float64{90000, 90000}},
 		},
-		Marks: []Mark{{Label: "375 h", X: 375, Y: 90000}, {Label: "376 h", X: 376, Y: 90100}},
-		XMin:  0, XMax: 744,
+		Marks:  []Mark{{Label: "375 h", X: 375, Y: 90000}, {Label: "376 h", X: 376, Y: 90100}},
+		VLines: []VLine{{Label: "300 h used", X: 300}, {Label: "outside", X: 800}},
+		XMin:   0, XMax: 744,
 	}
 	doc := x.SVG(800, 360)
 	wellFormed(t, doc)
@@ -277,6 +278,12 @@ func TestXYChartMarksAndNames(t *testing.T) {
 	}
 	if _, ok := tx["375 h"]; !ok {
 		t.Error("the first crossing's label is missing")
+	}
+	if p, ok := tx["300 h used"]; !ok || p.X <= data.Min.X || p.X >= data.Max.X || p.Y < data.Max.Y-20 {
+		t.Errorf("the stated-usage line's label at %v, want near the top inside the data area %v", p, data)
+	}
+	if _, ok := tx["outside"]; ok {
+		t.Error("a vertical line outside the X range must be left out")
 	}
 	if _, ok := tx["376 h"]; ok {
 		t.Error("a label that would cover the first one must be left out")

@@ -104,10 +104,11 @@ type legendItem struct {
 
 // chart is a gonum plot plus what this package draws around it.
 type chart struct {
-	p      *gplot.Plot
-	margin []marginLabel
-	legend []legendItem
-	marks  []Mark
+	p       *gplot.Plot
+	margin  []marginLabel
+	legend  []legendItem
+	marks   []Mark
+	vlabels []VLine
 }
 
 // newPlot is a gonum plot in the house style: sans-serif text, grey axes and
@@ -219,6 +220,7 @@ func (ch *chart) draw(c draw.Canvas) vg.Rectangle {
 	ch.p.Draw(area)
 	data := ch.p.DataCanvas(area)
 	trX, trY := ch.p.Transforms(&data)
+	ch.drawVLabels(data, trX)
 	ch.drawMarks(data, trX, trY)
 	ch.drawMargin(c, data, trY, lsty, rightW)
 	ch.drawLegend(draw.Crop(c, data.Min.X-c.Min.X, 0, 0, -(c.Max.Y-c.Min.Y-legendH)), lsty)
@@ -315,6 +317,20 @@ func fitText(sty text.Style, s string, w vg.Length) string {
 		r = r[:len(r)-1]
 	}
 	return string(r) + "…"
+}
+
+// drawVLabels writes each vertical line's label at the top of the data
+// area, right of its line (left of it when there is no room).
+func (ch *chart) drawVLabels(data draw.Canvas, trX func(float64) vg.Length) {
+	sty := textStyle(noteSize, false, markColor)
+	for _, v := range ch.vlabels {
+		x := trX(v.X) + 4
+		if x+sty.Width(v.Label) > data.Max.X {
+			sty.XAlign = draw.XRight
+			x = trX(v.X) - 4
+		}
+		data.FillText(sty, vg.Point{X: x, Y: data.Max.Y - 8}, v.Label)
+	}
 }
 
 // drawMarks rings each mark and labels it above, skipping a label that would

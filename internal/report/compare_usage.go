@@ -76,6 +76,7 @@ func usageSVG(r *compare.Result) string {
 		Title:  fmt.Sprintf("Monthly total by used hours (%s h in the period; %s h stated)", fmtHours(u.PeriodHours), fmtHours(u.UsedHours)),
 		XLabel: "used hours of the GPU machine", YLabel: r.FXBase + " per month",
 		XMin: 0, XMax: u.PeriodHours,
+		VLines: []plot.VLine{{Label: fmtHours(u.UsedHours) + " h used", X: u.UsedHours}},
 	}
 	for _, o := range u.Offers {
 		a, errA := strconv.ParseFloat(o.AtZero.Amount, 64)
