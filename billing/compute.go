@@ -79,7 +79,7 @@ func (it *Item) checkBillingKeys() error {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths != 0}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
 		if k.set {
 			return fmt.Errorf("%s %q: %s applies to compute items only (storage, IPs and support bill for the whole period)", it.Kind, it.Name, k.name)
 		}
@@ -94,7 +94,7 @@ func (it *Item) checkCompute() error {
 		for _, k := range []struct {
 			name string
 			set  bool
-		}{{"term_months", it.TermMonths != 0}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+		}{{"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
 			if k.set {
 				return fmt.Errorf("compute %q: %s needs billing: reserved or spot (billing: %s)", it.Name, k.name, strings.Join(BillingModels, ", "))
 			}
@@ -124,7 +124,7 @@ func (it *Item) checkCompute() error {
 		if !it.PricePerMonth.Set {
 			return fmt.Errorf("compute %q: billing monthly needs price_per_month (cards is optional, for the cost per GPU-hour)", it.Name)
 		}
-		return errors.Join(not("price_per_card_hour", it.PricePerCardHour.Set), not("term_months", it.TermMonths != 0),
+		return errors.Join(not("price_per_card_hour", it.PricePerCardHour.Set), not("term_months", it.TermMonths.Set),
 			not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
 	case BillHourly, BillSpot, BillReserved:
 		if !hourKeys {
@@ -136,15 +136,18 @@ func (it *Item) checkCompute() error {
 	}
 	switch it.Billing {
 	case BillHourly:
-		return errors.Join(not("term_months", it.TermMonths != 0), not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
+		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
 	case BillSpot:
 		if it.InterruptionOverhead.GreaterThan(one) {
 			return fmt.Errorf("compute %q: interruption_overhead %s: want the share of work rerun, 0..1 (0.15 = 15 %%)", it.Name, it.InterruptionOverhead.String())
 		}
-		return errors.Join(not("term_months", it.TermMonths != 0), not("upfront", it.Upfront.Set))
+		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set))
 	default: // reserved
-		if it.TermMonths <= 0 {
+		if !it.TermMonths.Set {
 			return fmt.Errorf("compute %q: billing reserved needs term_months (the commitment in months, e.g. 12 or 36)", it.Name)
+		}
+		if !it.TermMonths.IsInteger() || it.TermMonths.LessThan(one) {
+			return fmt.Errorf("compute %q: term_months %s: want a whole number of months, at least 1 (e.g. 12 or 36)", it.Name, it.TermMonths.String())
 		}
 		return not("interruption_overhead", it.InterruptionOverhead.Set)
 	}
@@ -222,9 +225,9 @@ func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineI
 			add(li, cards.Mul(hours), price)
 			if it.Upfront.Set && !it.Upfront.IsZero() {
 				// The share is carried unrounded: money is rounded once, on the total.
-				share := it.Upfront.DivRound(decimal.NewFromInt(int64(it.TermMonths)), 24)
+				share := it.Upfront.DivRound(it.TermMonths.Decimal, 24)
 				up := LineItem{Name: it.Name + " (upfront share)", Kind: it.Kind, Billing: it.Billing, Unit: "month",
-					Note: fmt.Sprintf("reserved: upfront %s / %d months", it.Upfront.String(), it.TermMonths)}
+					Note: fmt.Sprintf("reserved: upfront %s / %s months", it.Upfront.String(), it.TermMonths.String())}
 				add(up, one, share)
 			}
 		case it.Kind == "compute" && it.Billing == BillMonthly:

@@ -126,7 +126,7 @@ type Item struct {
 	UnitPrice        Dec    `yaml:"unit_price"`
 	// Billing is the compute item's pricing model (BillingModels; "" = the older rule).
 	Billing              string `yaml:"billing"`
-	TermMonths           int    `yaml:"term_months"`           // reserved: the commitment's length
+	TermMonths           Dec    `yaml:"term_months"`           // reserved: the commitment's length in whole months
 	Upfront              Dec    `yaml:"upfront"`               // reserved: paid once for the term
 	InterruptionOverhead Dec    `yaml:"interruption_overhead"` // spot: share of work rerun (0.15 = 15 %)
 
