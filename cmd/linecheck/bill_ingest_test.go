@@ -3,9 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -58,5 +62,42 @@ func TestBillReadsSNMPCounterCSVAsCounters(t *testing.T) {
 	code, _, stderr = runLinecheckOut(t, "bill", p, "--units", "bps")
 	if code != 2 || !strings.Contains(stderr, "--units bps contradicts the header") {
 		t.Errorf("--units bps: exit %d, %q", code, stderr)
+	}
+}
+
+// bill --prometheus: a limit hit and an impossible value are the user's
+// input to change (exit 2), each said in words; within the limit it bills.
+func TestBillPrometheusLimitsExit2(t *testing.T) {
+	var value atomic.Value // the handler runs on the server's goroutines
+	value.Store("8")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		start, _ := strconv.ParseInt(q.Get("start"), 10, 64)
+		end, _ := strconv.ParseInt(q.Get("end"), 10, 64)
+		var b strings.Builder
+		b.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"x"},"values":[`)
+		for ts := start; ts <= end; ts += 300 {
+			if ts > start {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `[%d,"%s"]`, ts, value.Load())
+		}
+		b.WriteString(`]}]}}`)
+		fmt.Fprint(w, b.String())
+	}))
+	defer srv.Close()
+	args := []string{"bill", "--prometheus", srv.URL, "--query-in", "in", "--query-out", "out",
+		"--from", "2026-10-01T00:00:00Z", "--to", "2026-10-01T01:00:00Z", "--retries", "0"}
+	if code, _, stderr := runLinecheckOut(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runLinecheckOut(t, append(args, "--max-samples", "20")...)
+	if code != 2 || !strings.Contains(stderr, "more than --max-samples 20 points") {
+		t.Errorf("--max-samples 20: exit %d, %q", code, stderr)
+	}
+	value.Store("1e308")
+	code, _, stderr = runLinecheckOut(t, args...)
+	if code != 2 || !strings.Contains(stderr, `value "1e308" bit/s is beyond any link`) {
+		t.Errorf("1e308: exit %d, %q", code, stderr)
 	}
 }

@@ -145,9 +145,13 @@ func New(cfg Config) (*Client, error) {
 // HTTP status without one.
 type APIError struct {
 	Status    int    // HTTP status
-	ErrorType string // bad_data, execution, timeout, unavailable …
+	ErrorType string // bad_data, execution, timeout, unavailable … (client: refused here)
 	Message   string
+	Err       error // the cause, when the client refused the answer (ingest.ErrTooLarge)
 }
+
+// Unwrap returns the cause.
+func (e *APIError) Unwrap() error { return e.Err }
 
 func (e *APIError) Error() string {
 	if e.ErrorType != "" {
@@ -372,7 +376,7 @@ func (c *Client) get(ctx context.Context, u string, bud *budget) ([]*ingest.Prom
 		return nil
 	})
 	if errors.Is(derr, ingest.ErrTooLarge) {
-		return nil, &APIError{Status: resp.StatusCode, ErrorType: "client", Message: derr.Error()}
+		return nil, &APIError{Status: resp.StatusCode, ErrorType: "client", Message: derr.Error(), Err: ingest.ErrTooLarge}
 	}
 	if resp.StatusCode != http.StatusOK || ans.Status != "success" {
 		if ans.Status == "error" {
