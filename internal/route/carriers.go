@@ -1,6 +1,7 @@
 package route
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -90,4 +91,20 @@ func checkAllowed(r UserRoute) *bool {
 		ok = ok && found
 	}
 	return &ok
+}
+
+// MarshalJSON writes a direction that was not measured as null, not "".
+func (r UserRoute) MarshalJSON() ([]byte, error) {
+	type plain UserRoute
+	nullable := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return json.Marshal(struct {
+		plain
+		Forward *string `json:"forward"`
+		Return  *string `json:"return"`
+	}{plain(r), nullable(r.Forward), nullable(r.Return)})
 }

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,20 @@ func TestUserRoutesPerCarrier(t *testing.T) {
 	none := UserRoutes(users[:1], nil, nil, "", allowed)
 	if none[0].Pass != nil || !strings.Contains(none[0].Notes[0], "linecheck backtrace") {
 		t.Errorf("without a backtrace: %+v", none[0])
+	}
+}
+
+func TestUserRouteJSONWritesUnmeasuredAsNull(t *testing.T) {
+	b, err := json.Marshal(UserRoute{Carrier: CarrierMobile, City: "Guangzhou", Return: LineCMI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	if v, ok := m["forward"]; !ok || v != nil {
+		t.Errorf("forward = %v (%s), want null", v, b)
+	}
+	if m["return"] != LineCMI || m["pass"] != nil {
+		t.Errorf("%s", b)
 	}
 }
