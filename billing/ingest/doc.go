@@ -5,13 +5,17 @@
 // interface. Pricing (package billing) takes the series from here and never
 // reads a file.
 //
-// Files: read.go (options, errors, entry points), detect.go (format by
-// content), grid.go (the builder every reader feeds: slots, spans, counters,
-// rate checks), csv.go and values.go (the parallel CSV reader and its
-// allocation-free field parsers), mrtg.go, vnstat.go, rrdtool.go, json.go
-// (the line-tracking JSON walker), prometheus.go (query_range matrices,
-// saved or fetched live, to series), mmap_*.go (large files mapped rather
-// than read).
+// Files: read.go (options, errors, entry points), files.go (many logs read
+// in parallel, in order), detect.go (format by content), grid.go (the
+// builder every reader feeds: slots, spans, counters, rate checks), csv.go
+// and values.go (the parallel CSV reader, counter detection and the
+// allocation-free field parsers), mrtg.go (rateup logs, poller outages),
+// vnstat.go, rrdtool.go, json.go (the line-tracking JSON walker of the
+// vnstat and rrdtool readers), promjson.go (the streaming query_range
+// decoder) and prometheus.go (matrices to series: one converter for a saved
+// answer and for internal/promclient's live fetch), mmap_*.go (large files
+// mapped rather than read; a file truncated under the mapping is an error,
+// not SIGBUS).
 //
 // Every error for bad input is a *ReadError naming file:line and field.
 // docs/readers.md describes each format's conventions.
