@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
@@ -517,7 +518,7 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rt.line, "%s.protocol: %q: use icmp or tcp", tf, rt.Protocol)
 		}
 		if a, err := netip.ParseAddr(t.Addr); err == nil && v.opt.Live {
-			if p, ok := DocumentationPrefix(a); ok {
+			if p, ok := route.DocumentationPrefix(a); ok {
 				v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never probed", tf, t.Addr, p)
 			}
 		}

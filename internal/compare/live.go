@@ -87,7 +87,7 @@ func resolveTarget(ctx context.Context, t Target) (probe.Target, error) {
 		}
 		pt = ts[0]
 	}
-	if p, ok := DocumentationPrefix(pt.Addr); ok {
+	if p, ok := route.DocumentationPrefix(pt.Addr); ok {
 		return pt, fmt.Errorf("%s is a documentation address (%s): never probed", pt.Addr, p)
 	}
 	return pt, nil

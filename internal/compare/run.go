@@ -411,29 +411,6 @@ func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, 
 	return out, extra
 }
 
-// docPrefixes are the documentation ranges (RFC 5737, RFC 3849):
-// illustrative addresses that are replayed, never probed. Read them through
-// DocumentationPrefix.
-var docPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("2001:db8::/32"),
-}
-
-// DocumentationPrefix reports the documentation range (RFC 5737, RFC 3849)
-// that holds a, if any: such addresses are illustrative and never probed by
-// compare, the TUI or serve.
-func DocumentationPrefix(a netip.Addr) (netip.Prefix, bool) {
-	a = a.Unmap()
-	for _, p := range docPrefixes {
-		if p.Contains(a) {
-			return p, true
-		}
-	}
-	return netip.Prefix{}, false
-}
-
 // CheckLiveTargets refuses a live run whose targets include documentation
 // addresses (illustrative data) — those are only ever replayed.
 func CheckLiveTargets(f *File) error {
@@ -443,7 +420,7 @@ func CheckLiveTargets(f *File) error {
 			if err != nil {
 				continue
 			}
-			if p, ok := DocumentationPrefix(a); ok {
+			if p, ok := route.DocumentationPrefix(a); ok {
 				return fmt.Errorf("%s:%d: candidate %s: target %s is a documentation address (%s), illustrative only: it is never probed; run with --offline",
 					f.Path, c.Line, c.Name, t.Addr, p)
 			}

@@ -126,7 +126,7 @@ func checkProbeable(host string, a netip.Addr) (netip.Addr, error) {
 	if err := probe.CheckUnicast(host, a, "serve never probes one: list a unicast address"); err != nil {
 		return netip.Addr{}, err
 	}
-	if kind, ok := route.SpecialRange(a); ok && kind == "documentation" {
+	if _, ok := route.DocumentationPrefix(a); ok {
 		return netip.Addr{}, fmt.Errorf("%s is %s, a documentation address: illustrative only, never probed", host, a)
 	}
 	return a, nil
