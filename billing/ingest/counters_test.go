@@ -96,3 +96,18 @@ func TestCSVUnitsContradictingTheHeaderAreRefused(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A counter export of many interfaces: the check sees enough rows of each.
+func TestCSVCountersOfManyInterfacesAreDetected(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp,ifName,ifHCInOctets,ifHCOutOctets\n")
+	for k := range 20 {
+		for i := range 1000 {
+			fmt.Fprintf(&b, "%d,xe-%d,%d,%d\n", 1780272000+k*300, i, 9_000_000_000+i+k*37_500_000, 1_000_000+k*300)
+		}
+	}
+	ss := mustRead(t, "many.csv", b.String(), ReadOptions{})
+	if len(ss) != 1000 || ss[999].Slots[0].In != 37_500_000 || ss[0].Slots[0].Out != 300 {
+		t.Fatalf("%d series, first slot %+v", len(ss), ss[999].Slots[0])
+	}
+}

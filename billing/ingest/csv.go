@@ -159,8 +159,12 @@ func unitsContradict(lay *csvLayout, file string, line int64) error {
 	return nil
 }
 
-// csvHeadRows is how many data rows the counter check looks at.
-const csvHeadRows = 512
+// csvHeadRows and csvHeadBytes bound the data rows the counter check looks
+// at: enough for a few rows of each of a thousand interfaces.
+const (
+	csvHeadRows  = 16384
+	csvHeadBytes = 1 << 20
+)
 
 // detectCounters looks at the first rows after the header (head) when no
 // --units is given: values that only ever rise, by small steps against their
@@ -346,9 +350,9 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		// The rest of a file mapped in memory: what the header left unread.
 		off := len(src.data) - src.rd.Len() - br.Buffered()
 		feed = mappedFeeder(src.data[off:], !opts.window().bounded(), !src.heap)
-		head = src.data[off:min(len(src.data), off+detectBytes)]
+		head = src.data[off:min(len(src.data), off+csvHeadBytes)]
 	} else {
-		head, _ = br.Peek(min(detectBytes, br.Size()))
+		head, _ = br.Peek(min(csvHeadBytes, br.Size()))
 	}
 	note, err := detectCounters(lay, opts.Units, head, file, line)
 	if err != nil {
