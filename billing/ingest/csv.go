@@ -161,9 +161,12 @@ func unitsContradict(lay *csvLayout, file string, line int64) error {
 
 // csvHeadRows and csvHeadBytes bound the data rows the counter check looks
 // at: enough for a few rows of each of a thousand interfaces.
+// csvHeadPerIface is the rows judged per interface: a ramp of bytes per
+// interval looks more like a counter the longer it is watched.
 const (
-	csvHeadRows  = 16384
-	csvHeadBytes = 1 << 20
+	csvHeadRows     = 16384
+	csvHeadBytes    = 1 << 20
+	csvHeadPerIface = 64
 )
 
 // detectCounters looks at the first rows after the header (head) when no
@@ -216,7 +219,9 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 				continue
 			}
 		}
-		o.in, o.out = append(o.in, vi), append(o.out, vo)
+		if len(o.in) < csvHeadPerIface {
+			o.in, o.out = append(o.in, vi), append(o.out, vo)
+		}
 	}
 	// Counter-like names need less evidence than names that say bytes per
 	// interval, whose refusal needs an unmistakable counter.
