@@ -115,7 +115,7 @@ func init() {
 	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
 	f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
 	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
-	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", "))
+	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
 	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
 	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	register(billCmd)

@@ -34,11 +34,13 @@ Billing from Prometheus (--prometheus URL):
   bit/s, evaluated with query_range at a 300 s step over the period (the value
   at t covers (t-300, t], i.e. the slot starting at t-300). The range is split
   to respect the server's --max-points per series and request, with at most
-  --concurrency requests in flight; answers are decoded as they stream in and
-  --max-samples bounds the points kept (memory). Each label set
-  becomes one bill, named by its labels (ifName when present); --aggregate sums
-  them per slot into one bill. The result equals bill on the same data read
-  from a file.
+  --concurrency requests in flight; answers are decoded as they stream in, and
+  --max-samples bounds the points kept (memory). Each label set becomes one
+  bill, named by its ifName when that is unique, else by the labels that tell
+  the series apart; --aggregate sums them per slot into one bill. A saved
+  query_range answer read as a LOG is converted by the same rules: the result
+  equals bill on the same data read from a file. A query of a 32-bit counter
+  (ifInOctets, ifOutOctets) is warned about: rate() loses traffic at each wrap.
 
   linecheck bill --prometheus http://127.0.0.1:9090 --period 2026-10 \
     --query-in  'rate(ifHCInOctets{ifName="xe-0/0/1"}[5m])*8' \
