@@ -94,7 +94,9 @@ func FuzzReadCSV(f *testing.F) {
 }
 
 func FuzzReadMRTG(f *testing.F) {
-	fuzzSeeds(f, "*.log", "1 2 3\n600 1 1 1 1\n300 1 1 1 1\n")
+	fuzzSeeds(f, "*.log", "1 2 3\n600 1 1 1 1\n300 1 1 1 1\n",
+		// issue 10: a poller outage, rateup repeating the last rate (100 % coverage, 8 slots filled in)
+		"3000 23265000 13095000\n3000 1222 566 1222 566\n2700 1222 566 1222 566\n2400 1222 566 1222 566\n2100 1222 566 1222 566\n1800 1222 566 1222 566\n1500 1222 566 1222 566\n1200 1222 566 1222 566\n900 1222 566 1222 566\n600 1222 566 1222 566\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, data, ReadOptions{Format: "mrtg"})
 		checkRead(t, data, ReadOptions{Format: "mrtg", From: 1767304800, To: 1767306600})
