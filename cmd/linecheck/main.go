@@ -92,7 +92,10 @@ func init() {
 		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
 	})
 	root.Version = version
-	root.SetVersionTemplate("{{with .Root}}{{end}}" + versionText())
+	// The version text reads the build information; it is made when --version
+	// is given, not at start-up of every command.
+	cobra.AddTemplateFunc("linecheckVersion", versionText)
+	root.SetVersionTemplate("{{linecheckVersion}}")
 	register(&cobra.Command{
 		Use:   "version",
 		Short: "Print the linecheck version, commit and Go version (same as --version)",

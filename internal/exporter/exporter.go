@@ -169,7 +169,7 @@ func (e *Exporter) Mux() *http.ServeMux {
 		ok, why := e.Health()
 		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := statusTmpl.Execute(w, page); err != nil {
+		if err := statusTmpl().Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
@@ -237,9 +237,13 @@ type statusPage struct {
 	Targets []TargetStatus
 }
 
-var statusTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
-	"clock": func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
-}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
+// statusTmpl is parsed on the first request for the status page, not at
+// package init: every linecheck command links this package, and only serve
+// shows the page.
+var statusTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("status").Funcs(template.FuncMap{
+		"clock": func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
+	}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
 <p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p>
 {{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
 <table border="1" cellpadding="3">
@@ -249,6 +253,7 @@ var statusTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
 <td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
 {{end}}</table></body></html>
 `))
+})
 
 func labelsOf(t Target) prometheus.Labels {
 	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": t.Protocol}

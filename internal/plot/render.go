@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	xfont "golang.org/x/image/font"
 	gplot "gonum.org/v1/plot"
@@ -382,7 +383,9 @@ func sizeOK(w, h int) error {
 	return nil
 }
 
-var svgSize = regexp.MustCompile(`^<svg width="([0-9.]+)pt" height="([0-9.]+)pt"`)
+var svgSize = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<svg width="([0-9.]+)pt" height="([0-9.]+)pt"`)
+})
 
 // svgOf renders the chart as SVG. gonum's document starts with an XML
 // declaration and sizes itself in points; the declaration is dropped (the
@@ -405,7 +408,7 @@ func svgOf(build func(w, h int) *chart, w, h int) string {
 	if i := strings.Index(doc, "<svg "); i >= 0 {
 		doc = doc[i:]
 	}
-	doc = svgSize.ReplaceAllString(doc, `<svg width="$1" height="$2"`)
+	doc = svgSize().ReplaceAllString(doc, `<svg width="$1" height="$2"`)
 	// The xlink namespace serves embedded images only, which no chart has.
 	doc = strings.Replace(doc, "\n\txmlns:xlink=\"http://www.w3.org/1999/xlink\"", "", 1)
 	return strings.ReplaceAll(doc, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")

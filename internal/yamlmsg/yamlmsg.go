@@ -8,23 +8,28 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
 
+// The expressions are compiled on the first message, not at package init:
+// every linecheck command links this package and most never see a bad file.
 var (
-	unmarshalRE = regexp.MustCompile("(?m)cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
-	fieldRE     = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	unmarshalRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?m)cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+	})
+	fieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type \S+`) })
 )
 
 // Humanize rewrites the Go-typed parts of one yaml.v3 message and leaves
 // the rest (such as a "line N:" prefix) as it is.
 func Humanize(msg string) string {
-	msg = unmarshalRE.ReplaceAllStringFunc(msg, func(m string) string {
-		g := unmarshalRE.FindStringSubmatch(m)
+	msg = unmarshalRE().ReplaceAllStringFunc(msg, func(m string) string {
+		g := unmarshalRE().FindStringSubmatch(m)
 		return fmt.Sprintf("want %s, got %s", want(g[3]), got(g[1], g[2]))
 	})
-	return fieldRE.ReplaceAllString(msg, `unknown key "$1"`)
+	return fieldRE().ReplaceAllString(msg, `unknown key "$1"`)
 }
 
 // want names what a Go type expects in YAML terms.
