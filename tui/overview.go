@@ -442,8 +442,17 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if !ch.Pass {
 			mark, style = "✗", st.Fail
 		}
-		sla.WriteString("  " + style.Render(mark) + " " + shortCheck[ch.Name] + " " + ch.Measured)
-		if ch.Name != "line_class" {
+		name := shortCheck[ch.Name]
+		carrier, perCarrier := strings.CutPrefix(ch.Name, compare.CheckLineClassCarrier)
+		if perCarrier {
+			name = carrier // line_class:telecom → "telecom forward cn2-gia, return cn2-gia"
+		}
+		measured := ch.Measured
+		if perCarrier && (measured == "" || measured == "-") {
+			measured = "not measured"
+		}
+		sla.WriteString("  " + style.Render(mark) + " " + name + " " + measured)
+		if ch.Name != "line_class" && !perCarrier {
 			sla.WriteString(" " + ch.Required)
 		}
 	}

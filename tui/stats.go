@@ -214,6 +214,9 @@ func (c *Candidate) quality() compare.RouteQuality {
 			q.SetFloor(c.FloorMs)
 		}
 	}
+	// The per-carrier routes come from the recordings (a backtrace from the
+	// server): live probing from here cannot measure them.
+	q.Carriers = c.Recorded.Carriers
 	q.LineClass, q.Direction = c.LineClass, c.Direction
 	if q.LineClass == "" {
 		q.LineClass = "unknown"

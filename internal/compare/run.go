@@ -218,6 +218,11 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		if note != "" {
 			e.Warnings = append(e.Warnings, note)
 		}
+		if m.Return == nil {
+			// The route that stands for the users is the candidate's
+			// return trace from now on (the TUI shows it, for one).
+			m.Return = ret
+		}
 	}
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, ret, db)
 	q.Carriers = carrierRoutes(f, m)
