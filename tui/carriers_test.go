@@ -54,3 +54,35 @@ func TestRouteScreenSwitchesCarriers(t *testing.T) {
 		t.Errorf("r goes back to the forward path:\n%s", v)
 	}
 }
+
+// The TUI's verdict is compare's: with CMI toward Mobile users, hk-cn2-gia
+// fails sla.line_classes_by_carrier, also after live-style records arrive.
+func TestTUIVerdictHasThePerCarrierChecks(t *testing.T) {
+	f, err := compare.Load("../samples/three-networks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	var msgs UpdatesMsg
+	for _, r := range feed.Streams["hk-cn2-gia"][:50] {
+		msgs = append(msgs, ProbeMsg{Candidate: "hk-cn2-gia", Record: r})
+	}
+	m = step(t, m, msgs)
+	c := m.find("hk-cn2-gia")
+	if c == nil || c.SLA.Pass {
+		t.Fatalf("hk-cn2-gia %+v", c)
+	}
+	found := false
+	for _, ch := range c.SLA.Checks {
+		if ch.Name == "line_class:mobile" {
+			found = !ch.Pass
+		}
+	}
+	if !found {
+		t.Errorf("no failing line_class:mobile check in %+v", c.SLA.Checks)
+	}
+}
