@@ -233,7 +233,13 @@ func (r BacktraceResult) EvidencePhrase() string {
 	if r.Trace == nil {
 		return r.Rule
 	}
-	return EvidencePhrase(r.Trace.LineEvidence)
+	p := EvidencePhrase(r.Trace.LineEvidence)
+	if r.Reached && strings.HasSuffix(p, "landing not seen") {
+		// No table or ASN file maps the delivery hops, but the target of the
+		// list answered: say where the route ended, in the list's words.
+		p = strings.TrimSuffix(p, "landing not seen") + fmt.Sprintf("ends at the %s target in %s (its network not mapped)", r.Carrier, r.City)
+	}
+	return p
 }
 
 // EvidencePhrase is BacktraceResult.EvidencePhrase for any evidence.

@@ -66,6 +66,12 @@ func TestBacktraceResultFromTrace(t *testing.T) {
 	if got := r.EvidencePhrase(); got != "CN2 ×3, lands on ChinaNet" {
 		t.Errorf("phrase %q", got)
 	}
+	noDB := mkTrace("101.85.1.1", true, "10.0.0.1", "59.43.246.1", "59.43.187.9", "61.152.24.1", "101.85.1.1")
+	Annotate(noDB, nil)
+	r = NewBacktraceResult(BacktraceTarget{Name: "sh", Carrier: CarrierTelecom, City: "Shanghai", Addr: "101.85.1.1"}, noDB, "")
+	if got := r.EvidencePhrase(); got != "CN2 ×2, ends at the telecom target in Shanghai (its network not mapped)" {
+		t.Errorf("phrase without an ASN file %q", got)
+	}
 	un := mkTrace("101.85.1.1", false, "10.0.0.1", "59.43.246.1", "*", "*")
 	Annotate(un, nil)
 	r = NewBacktraceResult(BacktraceTarget{Name: "x", Carrier: CarrierTelecom, City: "Shanghai", Addr: "101.85.1.1"}, un, "")
