@@ -99,6 +99,24 @@ func TestBacktraceInLab(t *testing.T) {
 		}
 	})
 
+	t.Run("the GIA tri-network hand-off and GT on the same live route", func(t *testing.T) {
+		// r1 CN2, r2 and r3 the ChinaNet backbone; the server is a Unicom user
+		// (hand-off into another carrier: GIA, lowered) or a Telecom user (GT).
+		head := "10.77.0.0/24\t4809\tCN2\tcn2\tyes\tbackbone\tlab stand-in for 59.43.0.0/16\n" +
+			"10.77.1.0/24\t4134\tChinaNet\tchinanet\tyes\tbackbone\tlab stand-in for 202.97.0.0/16\n" +
+			"10.77.2.0/24\t4134\tChinaNet\tchinanet\tyes\tbackbone\tlab stand-in for 202.97.0.0/16\n"
+		tri := backtrace(t, "--prefix-table", write("tri.tsv", head+"10.77.3.0/24\t4837\tUnicom Beijing\tcu-4837\tyes\tedge\tlab stand-in\n"))
+		r := tri.Results[0]
+		if r.LineClass != route.LineCN2GIA || r.Confidence != route.ConfidenceLow || r.Trace.LineEvidence.Landing != "Unicom Beijing" ||
+			!strings.Contains(r.Rule, "tri-network hand-off") {
+			t.Errorf("hand-off into Unicom: %s %s %q landing %q", r.LineClass, r.Confidence, r.Rule, r.Trace.LineEvidence.Landing)
+		}
+		gt := backtrace(t, "--prefix-table", write("gt.tsv", head+"10.77.3.0/24\t4812\tChinaNet Shanghai\tchinanet\tyes\tedge\tlab stand-in\n"))
+		if r := gt.Results[0]; r.LineClass != route.LineCN2GT || r.Confidence != route.ConfidenceMedium {
+			t.Errorf("into Telecom's own network: %s %s %q", r.LineClass, r.Confidence, r.Rule)
+		}
+	})
+
 	t.Run("an unreachable target does not stop the others", func(t *testing.T) {
 		d := backtrace(t, "--prefix-table", write("gia.tsv", btTableGIA), "--cycles", "2", "--interval", "100ms")
 		byName := map[string]route.BacktraceResult{}
