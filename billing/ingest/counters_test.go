@@ -54,7 +54,7 @@ func TestCSVCounterNamesWithRisingReadingsAreReadAsCounters(t *testing.T) {
 			t.Fatalf("32-bit slot %+v", sl)
 		}
 	}
-	if !hasWarning(s, "32-bit counter wrapped") || !hasWarning(s, "--units counter32") {
+	if !hasWarning(s, "32-bit counter wrapped") || !hasWarning(s, "read as --units counter ") {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 	// --units bytes keeps the old reading for whoever means it.

@@ -252,12 +252,11 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		return "", errAt(file, line, "header", "%s only ever rise, like SNMP octet counters, but are named as bytes per interval: "+
 			"give --units counter (or counter32, counter64) to read them as counters, or --units bytes if they really are bytes per interval", names)
 	}
+	// ifHC… are 64-bit by definition; other names (ifInOctets is 32-bit in
+	// IF-MIB, but exports rename columns) let each drop decide its width.
 	lay.units, lay.bits = "counter", 0
-	switch {
-	case strings.HasPrefix(lay.inName, "ifhc"):
+	if strings.HasPrefix(lay.inName, "ifhc") {
 		lay.units, lay.bits = "counter64", 64
-	case strings.HasPrefix(lay.inName, "ifin"):
-		lay.units, lay.bits = "counter32", 32
 	}
 	return fmt.Sprintf("%s: SNMP octet counters (the readings only rise): read as --units %s (each delta is the traffic between two polls); --units bytes reads them as bytes per interval", names, lay.units), nil
 }
