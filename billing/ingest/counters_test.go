@@ -84,7 +84,7 @@ func TestCSVUnitsContradictingTheHeaderAreRefused(t *testing.T) {
 		header, units, want string
 	}{
 		{"timestamp,in_bytes,out_bytes", "bps", "t.csv:1: header: --units bps contradicts the header: in_bytes is named as a byte count, not a bit rate (use --units bytes, or leave --units out)"},
-		{"timestamp,ifHCInOctets,ifHCOutOctets", "bps", "t.csv:1: header: --units bps contradicts the header: ifhcinoctets is named as a byte count, not a bit rate (use --units counter (or counter32, counter64), or leave --units out)"},
+		{"timestamp,ifHCInOctets,ifHCOutOctets", "bps", "t.csv:1: header: --units bps contradicts the header: ifHCInOctets is named as a byte count, not a bit rate (use --units counter (or counter32, counter64), or leave --units out)"},
 		{"timestamp,in_bps,out_bps", "bytes", "t.csv:1: header: --units bytes contradicts the header: in_bps is named as a bit rate (use --units bps, or leave --units out)"},
 		{"timestamp,in_bps,out_bps", "counter64", "t.csv:1: header: --units counter64 contradicts the header: in_bps is named as a bit rate (use --units bps, or leave --units out)"},
 	} {

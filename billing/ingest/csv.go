@@ -46,7 +46,8 @@ type csvLayout struct {
 	tsName, inName     string
 	outName, ifaceName string
 	units              string
-	bits               int // counter width: 32, 64, or 0 (decide per drop)
+	shown              map[string]string // lower-case name → the header's spelling
+	bits               int               // counter width: 32, 64, or 0 (decide per drop)
 	end                bool
 	loc                *time.Location
 }
@@ -90,6 +91,10 @@ func csvHeader(rec []string, file string, line int64, opts ReadOptions) (*csvLay
 		return nil, errAt(file, line, "header", "no in/out columns (want in_bytes,out_bytes or in_bps,out_bps, or name them with --columns; found %s)", strings.Join(rec, ", "))
 	}
 	lay.tsName, lay.inName = names[lay.ts], names[lay.in]
+	lay.shown = map[string]string{}
+	for i, n := range names {
+		lay.shown[n] = strings.TrimSpace(rec[i]) // as the header spells it, for messages
+	}
 	if lay.iface >= 0 {
 		lay.ifaceName = names[lay.iface]
 	}
@@ -151,9 +156,9 @@ func unitsContradict(lay *csvLayout, file string, line int64) error {
 			if counterName(name) {
 				want = "counter (or counter32, counter64)"
 			}
-			return errAt(file, line, "header", "--units bps contradicts the header: %s is named as a byte count, not a bit rate (use --units %s, or leave --units out)", name, want)
+			return errAt(file, line, "header", "--units bps contradicts the header: %s is named as a byte count, not a bit rate (use --units %s, or leave --units out)", lay.shown[name], want)
 		case lay.units != "bps" && isBpsName(name):
-			return errAt(file, line, "header", "--units %s contradicts the header: %s is named as a bit rate (use --units bps, or leave --units out)", lay.units, name)
+			return errAt(file, line, "header", "--units %s contradicts the header: %s is named as a bit rate (use --units bps, or leave --units out)", lay.units, lay.shown[name])
 		}
 	}
 	return nil
@@ -244,9 +249,9 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 	if judged == 0 || counting*2 <= judged {
 		return "", nil
 	}
-	names := lay.inName
+	names := lay.shown[lay.inName]
 	if lay.out >= 0 {
-		names += ", " + lay.outName
+		names += ", " + lay.shown[lay.outName]
 	}
 	if !named {
 		return "", errAt(file, line, "header", "%s only ever rise, like SNMP octet counters, but are named as bytes per interval: "+
