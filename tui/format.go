@@ -27,6 +27,11 @@ func fit(s string, w int, right bool) string {
 
 // line truncates s to the width; no padding.
 func line(s string, w int) string {
+	// No character is wider on a terminal than its UTF-8 bytes: a line that
+	// has no more bytes than columns fits without measuring it.
+	if len(s) <= w {
+		return s
+	}
 	if lipgloss.Width(s) > w {
 		return ansi.Truncate(s, w, "…")
 	}
