@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
@@ -154,11 +156,11 @@ func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
 		c := Check{Name: CheckMinThroughput, Required: *minMbps, Unit: "Mbps"}
 		switch {
 		case t == nil:
-			c.Note = "no throughput test: give the candidate bandwidth_test: {addr, port} (live) or recorded.bw"
+			c.Note = NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} (live) or recorded.bw"
 		case t.P5 == nil:
-			c.Note = "the throughput test gave no intervals"
+			c.Note = NoData + ": the throughput test gave no intervals"
 			if t.Error != "" {
-				c.Note = "the throughput test failed: " + t.Error
+				c.Note = NoData + ": the throughput test failed: " + t.Error
 			}
 		default:
 			mbps := round(*t.P5/1e6, 3)
@@ -173,11 +175,62 @@ func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
 		c := Check{Name: CheckMaxOversell, Required: *maxOversell, Unit: "fraction"}
 		switch {
 		case t == nil || t.Oversell == nil:
-			c.Note = "oversell needs tests around the clock: record `linecheck bw --watch --journal FILE` and give it as recorded.bw"
+			c.Note = NoData + ": oversell needs tests around the clock: record `linecheck bw --watch --journal FILE` and give it as recorded.bw"
 		default:
 			c.Measured, c.Pass = round(*t.Oversell, 4), *t.Oversell <= *maxOversell
 		}
 		checks = append(checks, c)
 	}
 	return checks
+}
+
+// bandwidthTest validates `bandwidth_test: {addr, port}` (port 5201 when
+// not given). In live mode a documentation address is refused, as for
+// targets: it is never tested.
+func (v *validator) bandwidthTest(rt *rawBWTest, field string) *BandwidthTest {
+	if rt == nil {
+		return nil
+	}
+	bf := field + ".bandwidth_test"
+	t := &BandwidthTest{Addr: strings.TrimSpace(rt.Addr), Port: rt.Port}
+	if t.Port == 0 {
+		t.Port = bw.DefaultPort
+	}
+	switch a, err := netip.ParseAddr(t.Addr); {
+	case t.Addr == "":
+		v.errf(rt.line, "%s.addr: required (the address of the candidate's iperf3 -s)", bf)
+	case err != nil && !hostName(t.Addr):
+		v.errf(rt.line, "%s.addr: %q is neither an IP address nor a host name", bf, t.Addr)
+	case err == nil && (a.IsMulticast() || a.IsUnspecified()):
+		v.errf(rt.line, "%s.addr: %s is not a unicast address", bf, t.Addr)
+	case err == nil && v.opt.Live:
+		if p, ok := DocumentationPrefix(a); ok {
+			v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never tested", bf, t.Addr, p)
+		}
+	}
+	if t.Port < 1 || t.Port > 65535 {
+		v.errf(rt.line, "%s.port: %d: 1..65535 (iperf3's default is 5201)", bf, rt.Port)
+	}
+	return t
+}
+
+// measureThroughputs runs the live throughput test of every candidate that
+// declares a bandwidth_test, one after another (each fills the line; an
+// iperf3 server serves one test at a time), download direction.
+func measureThroughputs(ctx context.Context, cs []*Candidate, ms []*Measurement, opt Options) {
+	d := opt.BWTime
+	if d <= 0 {
+		d = DefaultBWTime
+	}
+	for i, c := range cs {
+		if c.BandwidthTest == nil || ctx.Err() != nil {
+			continue
+		}
+		opt.progress("%s: throughput test (download, %v) against %s port %d", c.Name, d, c.BandwidthTest.Addr, c.BandwidthTest.Port)
+		tp := MeasureThroughput(ctx, *c.BandwidthTest, d, bw.Download)
+		if tp.Error != "" {
+			ms[i].Warnings = append(ms[i].Warnings, "throughput test: "+tp.Error)
+		}
+		ms[i].Throughput = tp
+	}
 }

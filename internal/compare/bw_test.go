@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -73,5 +74,84 @@ func TestCheckThroughputOnP5AndOversell(t *testing.T) {
 	tp.SetPort(1000, 150e6)
 	if *tp.PortBps != 1e9 || *tp.Achieved != 0.1967 || *tp.P95OfCarried != round(150.0/180, 4) {
 		t.Errorf("port %v achieved %v p95 %v", *tp.PortBps, *tp.Achieved, *tp.P95OfCarried)
+	}
+}
+
+func TestCandidatesDeclareABandwidthTestAndThroughputSLA(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `sla: {min_throughput_mbps: 150, max_oversell: 0.3}
+candidates:
+  - name: a
+    targets: [{addr: 127.0.0.1}]
+    bandwidth_test: {addr: 127.0.0.1}
+  - name: b
+    targets: [{addr: 127.0.0.2}]
+    bandwidth_test: {addr: 127.0.0.2, port: 5301}
+`})
+	f, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bt := f.Candidates[0].BandwidthTest; bt == nil || bt.Addr != "127.0.0.1" || bt.Port != 5201 {
+		t.Errorf("a: %+v", bt)
+	}
+	if bt := f.Candidates[1].BandwidthTest; bt == nil || bt.Port != 5301 {
+		t.Errorf("b: %+v", bt)
+	}
+	if *f.SLA.MinThroughputMbps != 150 || *f.SLA.MaxOversell != 0.3 || *f.SLA.Spec().MinThroughputMbps != 150 {
+		t.Errorf("sla %+v", f.SLA)
+	}
+	for yml, want := range map[string]string{
+		"    bandwidth_test: {addr: 127.0.0.1, port: 70000}\n": "bandwidth_test.port",
+		"    bandwidth_test: {adr: 127.0.0.1}\n":              "adr",
+		"    bandwidth_test: {port: 5201}\n":                  "bandwidth_test.addr: required",
+	} {
+		dir := writeFiles(t, map[string]string{"c.yaml": "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n" + yml})
+		if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yml, err, want)
+		}
+	}
+	dir = writeFiles(t, map[string]string{"c.yaml": "sla: {max_oversell: 1.5}\ncandidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n"})
+	if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), "sla.max_oversell") {
+		t.Errorf("max_oversell 1.5: %v", err)
+	}
+}
+
+// Live, a candidate's bandwidth_test is run against the iperf3-protocol
+// server it names (ours, on loopback, pacing 40 Mbit/s); the SLA checks
+// the p5 and says oversell needs a journal.
+func TestLiveThroughputTestAndItsChecks(t *testing.T) {
+	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	c := &Candidate{Name: "lo", BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: srv.Addr().Port}}
+	ms := []*Measurement{{}}
+	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: 2 * time.Second})
+	tp := ms[0].Throughput
+	if tp == nil || tp.Error != "" || tp.P5 == nil || tp.Direction != bw.Download {
+		t.Fatalf("%+v", tp)
+	}
+	// No pacing asked: loopback carries gigabits; p5 must pass 100 Mbit/s.
+	f := func(v float64) *float64 { return &v }
+	file := &File{SLA: SLA{MinThroughputMbps: f(100), MaxOversell: f(0.2)}}
+	e := Evaluate(file, c, ms[0], nil)
+	var names []string
+	for _, ch := range e.SLA.Checks {
+		names = append(names, ch.Name)
+	}
+	if len(e.SLA.Checks) != 2 || !e.SLA.Checks[0].Pass || e.SLA.Checks[1].Pass || e.SLA.Pass || e.Throughput != tp {
+		t.Errorf("checks %v %+v", names, e.SLA.Checks)
+	}
+	// Nothing listens: the test fails with a warning and the check with no data.
+	c.BandwidthTest.Port = 1
+	ms = []*Measurement{{}}
+	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: time.Second})
+	e = Evaluate(file, c, ms[0], nil)
+	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, NoData) || len(ms[0].Warnings) != 1 {
+		t.Errorf("refused: %+v, warnings %v", e.SLA.Checks[0], ms[0].Warnings)
 	}
 }

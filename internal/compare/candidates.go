@@ -80,7 +80,10 @@ type Candidate struct {
 	// WhatIf names further offers (other billing schemes of the same
 	// provider) priced for the same traffic, for comparison only.
 	WhatIf []string
-	Line   int
+	// BandwidthTest is the candidate's iperf3 server (`bandwidth_test:
+	// {addr, port}`); nil when the candidate declares none.
+	BandwidthTest *BandwidthTest
+	Line          int
 }
 
 // Target is one probe target of a candidate.
@@ -106,6 +109,8 @@ type Recorded struct {
 	Return string
 	// Probes is a per-probe NDJSON stream in the `ping --stream` format.
 	Probes string
+	// BW is a throughput test: `bw --format json`, or a `bw --watch` journal.
+	BW string
 }
 
 // Traffic is the users' traffic profile: a log, or a synthetic month.
@@ -156,6 +161,11 @@ type SLA struct {
 	// both directions where measured.
 	LineClassesByCarrier map[string][]string
 	MaxStretch           *float64
+	// MinThroughputMbps is checked on the p5 of the throughput test's
+	// interval rates (download); MaxOversell on a bw journal's
+	// 1 − worst-hour p50 / best-hour p50.
+	MinThroughputMbps *float64
+	MaxOversell       *float64
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -205,7 +215,25 @@ type rawCandidate struct {
 	Recorded rawRecorded `yaml:"recorded"`
 	Offer    string      `yaml:"offer"`
 	WhatIf   []string    `yaml:"what_if"`
+	BWTest   *rawBWTest  `yaml:"bandwidth_test"`
 	line     int
+}
+
+type rawBWTest struct {
+	Addr string `yaml:"addr"`
+	Port int    `yaml:"port"`
+	line int
+}
+
+func (t *rawBWTest) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawBWTest
+	var v plain
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
+		return err
+	}
+	*t = rawBWTest(v)
+	t.line = n.Line
+	return nil
 }
 
 func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
@@ -223,6 +251,7 @@ type rawRecorded struct {
 	Forward string `yaml:"forward"`
 	Return  string `yaml:"return"`
 	Probes  string `yaml:"probes"`
+	BW      string `yaml:"bw"`
 }
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
@@ -277,6 +306,8 @@ type rawSLA struct {
 	// LineClassesByCarrier maps telecom/unicom/mobile/other to allowed classes.
 	LineClassesByCarrier map[string][]string `yaml:"line_classes_by_carrier"`
 	MaxStretch           *float64            `yaml:"max_stretch"`
+	MinThroughputMbps    *float64            `yaml:"min_throughput_mbps"`
+	MaxOversell          *float64            `yaml:"max_oversell"`
 	line                 int
 }
 
@@ -533,8 +564,10 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		Forward: f.resolve(rc.Recorded.Forward),
 		Return:  f.resolve(rc.Recorded.Return),
 		Probes:  f.resolve(rc.Recorded.Probes),
+		BW:      f.resolve(rc.Recorded.BW),
 	}
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes} {
+	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW} {
 		if p == "" {
 			continue
 		}
@@ -647,7 +680,8 @@ func (v *validator) sla(rs *rawSLA) SLA {
 		return SLA{}
 	}
 	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses,
-		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch}
+		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch,
+		MinThroughputMbps: rs.MinThroughputMbps, MaxOversell: rs.MaxOversell}
 	pos := func(name string, p *float64) {
 		if p != nil && (math.IsNaN(*p) || *p <= 0) {
 			v.errf(rs.line, "sla.%s: %g: must be > 0", name, *p)
@@ -656,6 +690,10 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	pos("rtt_p95_ms", s.RTTP95ms)
 	pos("jitter_rfc3550_ms", s.JitterRFC3550ms)
 	pos("max_stretch", s.MaxStretch)
+	pos("min_throughput_mbps", s.MinThroughputMbps)
+	if s.MaxOversell != nil && (math.IsNaN(*s.MaxOversell) || *s.MaxOversell < 0 || *s.MaxOversell >= 1) {
+		v.errf(rs.line, "sla.max_oversell: %g: a fraction 0..1 of the best hour's throughput the worst may lose (0.3 = 30 %%)", *s.MaxOversell)
+	}
 	if s.Loss != nil && (math.IsNaN(*s.Loss) || *s.Loss < 0 || *s.Loss >= 1) {
 		v.errf(rs.line, "sla.loss: %g: a fraction 0..1 (0.005 = 0.5 %%)", *s.Loss)
 	}

@@ -65,6 +65,8 @@ type SLASpec struct {
 	// LineClassesByCarrier is sla.line_classes_by_carrier; absent when not set.
 	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
 	MaxStretch           *float64            `json:"max_stretch"`
+	MinThroughputMbps    *float64            `json:"min_throughput_mbps"`
+	MaxOversell          *float64            `json:"max_oversell"`
 }
 
 // TrafficSummary describes the traffic month offers were priced on.
@@ -100,8 +102,11 @@ type Evaluation struct {
 	// WhatIf prices the same traffic under the candidate's other offers (what_if:).
 	WhatIf []SchemeCost `json:"what_if,omitempty"`
 	// Usage is the offer at the buyer's used hours: idle month, cost per used GPU-hour.
-	Usage    *CandidateUsage `json:"usage"`
-	Warnings []string        `json:"warnings,omitempty"`
+	Usage *CandidateUsage `json:"usage"`
+	// Throughput is the bw test (live bandwidth_test or recorded.bw); nil
+	// when the candidate has none.
+	Throughput *Throughput `json:"throughput,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
 }
 
 // RouteQuality is what the probes and traces say about the line.

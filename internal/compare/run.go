@@ -32,6 +32,9 @@ type Options struct {
 	TraceCycles int
 	// ASNDB is an optional offline IP-to-ASN file (iptoasn TSV or mmdb).
 	ASNDB string
+	// BWTime is the measured time of each candidate's live throughput test
+	// (bandwidth_test); 0 means DefaultBWTime.
+	BWTime time.Duration
 	// Prober sends the live probes; nil means ProbeSender (package probe).
 	// Tests inject their own.
 	Prober Prober
@@ -84,7 +87,9 @@ type Measurement struct {
 	// (one route per user carrier); Return is then the route toward the
 	// first user (readReturn, Evaluate).
 	ReturnBacktrace *route.BacktraceDoc
-	Warnings        []string
+	// Throughput is the candidate's bw test, when it has one.
+	Throughput *Throughput
+	Warnings   []string
 }
 
 // Run evaluates every candidate of f (probing live, or replaying the
@@ -122,6 +127,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		if live, err = probeAll(ctx, cs, opt); err != nil {
 			return nil, err
 		}
+		measureThroughputs(ctx, cs, live, opt)
 		// Interrupted (Ctrl-C) after the probes began: what was measured is
 		// evaluated and reported, marked partial.
 		r.Partial = ctx.Err() != nil
@@ -146,6 +152,9 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		}
 		e := Evaluate(f, c, m, db)
 		e.Monthly, e.WhatIf = monthly, whatIf
+		if e.Throughput != nil && monthly != nil && monthly.Carry != nil {
+			e.Throughput.SetPort(monthly.Carry.PortMbps, monthly.Carry.P95Mbps*1e6)
+		}
 		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
 		e.Usage = pr.candidateUsage(c)
 		r.Candidates = append(r.Candidates, e)
@@ -231,6 +240,13 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		q.SetFloor(floor)
 	}
 	e.SLA = CheckSLA(f.SLA, *q)
+	e.Throughput = m.Throughput
+	if tc := CheckThroughput(f.SLA.MinThroughputMbps, f.SLA.MaxOversell, m.Throughput); len(tc) > 0 {
+		e.SLA.Checks = append(e.SLA.Checks, tc...)
+		for _, c := range tc {
+			e.SLA.Pass = e.SLA.Pass && c.Pass
+		}
+	}
 	return e
 }
 
@@ -338,6 +354,11 @@ func Replay(c *Candidate) (*Measurement, error) {
 	if c.Recorded.Return != "" {
 		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {
 			return nil, fmt.Errorf("%s: recorded.return: %w", c.Name, err)
+		}
+	}
+	if c.Recorded.BW != "" {
+		if m.Throughput, err = ReplayThroughput(c.Recorded.BW); err != nil {
+			return nil, fmt.Errorf("%s: recorded.bw: %w", c.Name, err)
 		}
 	}
 	return m, nil
