@@ -26,6 +26,7 @@ var compareOpts struct {
 	cycles   int
 	asnDB    string
 	usage    string
+	bwTime   time.Duration
 }
 
 var compareCmd = &cobra.Command{
@@ -80,6 +81,15 @@ candidate's idle month and cost per used GPU-hour, and the used hours at which
 two priced offers cost the same; the HTML report plots every offer's month
 against the used hours with the crossings marked.
 
+Throughput (docs/bw.md): a candidate may name its iperf3 server,
+  bandwidth_test: {addr: ADDR, port: 5201}   # a stock iperf3 -s on the candidate
+and live compare runs a download test against it (--bw-time, 5s after 1s of
+warm-up; one candidate after another, each fills the line); recorded.bw
+replays a 'linecheck bw --format json' result or a 'bw --watch' journal.
+sla.min_throughput_mbps is checked on the p5 of the test's interval rates,
+sla.max_oversell (a fraction) on a journal's 1 − worst-hour p50 / best-hour
+p50. The report shows what was carried beside the port the offer sells.
+
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
 1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
 	Args: oneArg("CANDIDATES.yaml"),
@@ -98,6 +108,7 @@ func init() {
 	f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
 	f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
 	f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
+	durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	register(compareCmd)
 }
 
@@ -111,12 +122,14 @@ func runCompare(c *cobra.Command, args []string) error {
 		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
 	case o.cycles < 1:
 		return badInput(fmt.Errorf("--cycles %d: must be at least 1", o.cycles))
+	case o.bwTime <= 0:
+		return badInput(fmt.Errorf("--bw-time %v: must be positive", o.bwTime))
 	case o.interval <= 0 || o.timeout <= 0:
 		return badInput(fmt.Errorf("--interval %v, --timeout %v: both must be positive", o.interval, o.timeout))
 	}
 	if o.offline {
 		var live []string
-		for _, n := range []string{"count", "interval", "timeout", "cycles"} {
+		for _, n := range []string{"count", "interval", "timeout", "cycles", "bw-time"} {
 			if c.Flags().Changed(n) {
 				live = append(live, "--"+n)
 			}
@@ -131,7 +144,7 @@ func runCompare(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	opt := compare.Options{Offline: o.offline, Now: time.Now().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB}
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, BWTime: o.bwTime}
 	if o.usage != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))

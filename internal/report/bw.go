@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -183,4 +184,50 @@ func bwDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// slaThroughputText states the throughput thresholds of an SLA.
+func slaThroughputText(s compare.SLASpec) []string {
+	var p []string
+	if s.MinThroughputMbps != nil {
+		p = append(p, fmt.Sprintf("throughput p5 >= %g Mbps (download)", *s.MinThroughputMbps))
+	}
+	if s.MaxOversell != nil {
+		p = append(p, fmt.Sprintf("oversell <= %s", bwPct(s.MaxOversell)))
+	}
+	return p
+}
+
+// compareThroughputTable is compare's throughput view: per candidate with a
+// bw test, what the line carried beside the port its offer sells; ok is
+// false when no candidate has one.
+func compareThroughputTable(r *compare.Result, format string) (Table, bool) {
+	rate, pct, unit := Mbps, bwPct, "Mbit/s"
+	if format == "csv" {
+		rate, pct, unit = bwRaw, bwRaw, "bps"
+	}
+	t := Table{Name: "throughput", Title: "Throughput (iperf3-protocol test, linecheck bw) against the port sold",
+		Headers: []string{"candidate", "source", "direction", "tests", "p5 " + unit, "p50", "mean", "port", "achieved", "traffic p95 / p5", "oversell", "worst hour"},
+		Align:   "lllrrrrrrrrl"}
+	any := false
+	for _, e := range r.Candidates {
+		tp := e.Throughput
+		if tp == nil {
+			continue
+		}
+		any = true
+		worst := "-"
+		if tp.WorstHour != nil {
+			worst = fmt.Sprintf("%02d:00 UTC", *tp.WorstHour)
+		}
+		t.Rows = append(t.Rows, []string{e.Name, tp.Source, bwDash(tp.Direction), strconv.Itoa(tp.Tests), rate(tp.P5), rate(tp.P50), rate(tp.Mean),
+			rate(tp.PortBps), pct(tp.Achieved), bwRaw(tp.P95OfCarried), pct(tp.Oversell), worst})
+		if tp.Error != "" && format != "csv" {
+			t.Notes = append(t.Notes, e.Name+": "+tp.Error)
+		}
+	}
+	if format != "csv" {
+		t.Notes = append(t.Notes, "achieved = mean / the offer's port_mbps; traffic p95 / p5 above 1: the line as measured cannot carry the traffic's 95th; oversell = 1 − worst-hour p50 / best-hour p50 (a bw --watch journal)")
+	}
+	return t, any
 }

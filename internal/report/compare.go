@@ -100,6 +100,7 @@ func slaText(s compare.SLASpec) string {
 	if s.MaxStretch != nil {
 		p = append(p, fmt.Sprintf("stretch <= %g", *s.MaxStretch))
 	}
+	p = append(p, slaThroughputText(s)...)
 	if len(p) == 0 {
 		return "none given (every candidate passes)"
 	}
@@ -275,6 +276,9 @@ func CompareTables(r *compare.Result, format string) []Table {
 	}
 	if nets, ok := carriersTable(r, format); ok {
 		tables = append(tables, nets)
+	}
+	if tp, ok := compareThroughputTable(r, format); ok {
+		tables = append(tables, tp)
 	}
 	return tables
 }
