@@ -102,8 +102,8 @@ candidates:
 	}
 	for yml, want := range map[string]string{
 		"    bandwidth_test: {addr: 127.0.0.1, port: 70000}\n": "bandwidth_test.port",
-		"    bandwidth_test: {adr: 127.0.0.1}\n":              "adr",
-		"    bandwidth_test: {port: 5201}\n":                  "bandwidth_test.addr: required",
+		"    bandwidth_test: {adr: 127.0.0.1}\n":               "adr",
+		"    bandwidth_test: {port: 5201}\n":                   "bandwidth_test.addr: required",
 	} {
 		dir := writeFiles(t, map[string]string{"c.yaml": "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n" + yml})
 		if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
