@@ -34,6 +34,8 @@ var serveOpts struct {
 	asnDB       string
 	maxBackoff  time.Duration
 	resolveRate float64
+	bwEvery     time.Duration
+	bwTime      time.Duration
 }
 
 var serveCmd = &cobra.Command{
@@ -123,6 +125,9 @@ func init() {
 	durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
 	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", exporter.DefaultResolveRate, "most host-name lookups per second")
 	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
+	durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
+	durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
+	serveCmd.Long += serveBWHelp
 	register(serveCmd)
 }
 
@@ -139,6 +144,10 @@ func runServe(c *cobra.Command, _ []string) error {
 		return badInput(errors.New("--pause and --trace-every must not be negative"))
 	case o.maxBackoff <= 0 || o.resolveRate <= 0:
 		return badInput(errors.New("--max-backoff and --resolve-rate must be positive"))
+	case o.bwEvery < 0 || o.bwTime <= 0:
+		return badInput(errors.New("--bw-every must not be negative and --bw-time must be positive"))
+	case o.bwEvery > 0 && o.bwEvery < o.bwTime+time.Second:
+		return badInput(fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", o.bwEvery, o.bwTime))
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
@@ -190,6 +199,13 @@ func runServe(c *cobra.Command, _ []string) error {
 		defer wg.Done()
 		exp.Run(ctx, pr, loop)
 	}()
+	if n, err := startServeBW(ctx, &wg, exp, o.config, o.bwEvery, o.bwTime, stderr); err != nil {
+		stop()
+		wg.Wait()
+		return badInput(err)
+	} else if n > 0 {
+		fmt.Fprintf(stderr, "linecheck serve: throughput test of %d candidates every %v (%v each)\n", n, o.bwEvery, o.bwTime)
+	}
 
 	var result error
 loop:

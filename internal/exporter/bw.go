@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -91,4 +92,20 @@ func RunBW(ctx context.Context, every time.Duration, targets func() []BWTarget, 
 		case <-time.After(time.Until(start.Add(every))):
 		}
 	}
+}
+
+// LoadBWTargets reads the bandwidth_test of every candidate of a candidates
+// file (checked by the same loader as LoadTargets).
+func LoadBWTargets(path string) ([]BWTarget, error) {
+	f, err := compare.LoadWith(path, loadOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out []BWTarget
+	for _, c := range f.Candidates {
+		if c.BandwidthTest != nil {
+			out = append(out, BWTarget{Candidate: c.Name, Addr: c.BandwidthTest.Addr, Port: c.BandwidthTest.Port})
+		}
+	}
+	return out, nil
 }
