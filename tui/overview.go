@@ -363,7 +363,7 @@ func (m *Model) cheapestPassing() string {
 // selected candidate's SLA checks, cost and route summary.
 func (m *Model) renderOverview(width, height int) string {
 	st := m.st
-	cols := layout(overviewColumns, width)
+	cols := layout(m.overviewColumnsShown(), width)
 	sparkW := 8
 	for _, c := range cols {
 		if c.key == "recent" {

@@ -218,6 +218,7 @@ func (c *Candidate) quality() compare.RouteQuality {
 	// server): live probing from here cannot measure them.
 	q.Carriers = c.Recorded.Carriers
 	q.LineClass, q.Direction = c.LineClass, c.Direction
+	q.Throughput = c.Recorded.Throughput // measured apart from the probes: live records do not replace it
 	if q.LineClass == "" {
 		q.LineClass = "unknown"
 	}
@@ -279,13 +280,16 @@ func checkValue(name string, v any, unit string, required bool) string {
 		default:
 			s = fmt.Sprintf("%.2f", x)
 		}
-		if unit == "ms" {
-			s += " ms"
+		if unit == "ms" || unit == "Mbps" {
+			s += " " + unit
 		}
 	case []string:
 		return strings.Join(x, ",")
 	default:
 		s = fmt.Sprint(x)
+	}
+	if required && name == compare.CheckMinThroughput {
+		return "≥ " + s
 	}
 	if required {
 		s = "≤ " + s

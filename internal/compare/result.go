@@ -138,6 +138,9 @@ type RouteQuality struct {
 	// distribution plot; SamplesOf names that target.
 	Samples   []float64 `json:"-"`
 	SamplesOf string    `json:"-"`
+	// Throughput is the candidate's bw test, for the throughput checks of
+	// CheckSLA (in the document it is Evaluation.Throughput).
+	Throughput *Throughput `json:"-"`
 }
 
 // RTTSummary is the RTT block of a route, in ms.

@@ -239,14 +239,8 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 	if floor, ok := FloorMs(f, c); ok {
 		q.SetFloor(floor)
 	}
+	q.Throughput, e.Throughput = m.Throughput, m.Throughput
 	e.SLA = CheckSLA(f.SLA, *q)
-	e.Throughput = m.Throughput
-	if tc := CheckThroughput(f.SLA.MinThroughputMbps, f.SLA.MaxOversell, m.Throughput); len(tc) > 0 {
-		e.SLA.Checks = append(e.SLA.Checks, tc...)
-		for _, c := range tc {
-			e.SLA.Pass = e.SLA.Pass && c.Pass
-		}
-	}
 	return e
 }
 

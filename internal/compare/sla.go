@@ -97,6 +97,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		checks = append(checks, c)
 	}
 	checks = append(checks, carrierChecks(s, q)...)
+	checks = append(checks, CheckThroughput(s.MinThroughputMbps, s.MaxOversell, q.Throughput)...)
 	v := Verdict{Pass: true, Checks: checks}
 	for _, c := range checks {
 		if !c.Pass {

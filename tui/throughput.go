@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"math"
+	"strconv"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/linecheck/linecheck/internal/compare"
+)
+
+// throughputColumn shows the p5 of a candidate's throughput test in Mbit/s
+// (THRU): the figure sla.min_throughput_mbps is checked on. It is shown
+// only when some candidate has a test (bandwidth_test or recorded.bw).
+var throughputColumn = column[overviewRow]{key: "thru", title: "THRU", width: 6, right: true, prio: 2,
+	cell: func(r overviewRow) (string, *lipgloss.Style) {
+		tp := r.c.Recorded.Throughput
+		if tp == nil || tp.P5 == nil {
+			return "-", &r.st.Dim
+		}
+		return strconv.FormatFloat(*tp.P5/1e6, 'f', 0, 64), nil
+	},
+	less: func(a, b overviewRow) bool { return lessFloat(thruKey(a.c), thruKey(b.c)) }}
+
+func thruKey(c *Candidate) float64 {
+	if tp := c.Recorded.Throughput; tp != nil && tp.P5 != nil {
+		return -*tp.P5 // most throughput first
+	}
+	return math.NaN()
+}
+
+func init() {
+	shortCheck[compare.CheckMinThroughput] = "thru"
+	shortCheck[compare.CheckMaxOversell] = "oversell"
+}
+
+// overviewColumnsShown is overviewColumns with THRU before SLA when a
+// candidate has a throughput test.
+func (m *Model) overviewColumnsShown() []column[overviewRow] {
+	has := false
+	for i := range m.snap.Candidates {
+		if m.snap.Candidates[i].Recorded.Throughput != nil {
+			has = true
+		}
+	}
+	if !has {
+		return overviewColumns
+	}
+	out := make([]column[overviewRow], 0, len(overviewColumns)+1)
+	for _, c := range overviewColumns {
+		if c.key == "sla" {
+			out = append(out, throughputColumn)
+		}
+		out = append(out, c)
+	}
+	return out
+}
