@@ -102,7 +102,7 @@ func within(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(a, b)
 // and iperf3's own client agree (upload, download, UDP loss above the
 // rate), and both see the shaped rate; then stock iperf3 -c against
 // linecheck bw --listen reports what our server reports.
-func TestBWOnAShapedLabLink(t *testing.T) {
+func TestBWLabShapedLink(t *testing.T) {
 	lab := bwLab(t)
 	srv := lab.ServerAddr(false)
 	iperfd := lab.Exec(lab.Server(), "iperf3", "-s", "-p", "5201")
@@ -200,7 +200,7 @@ func TestBWOnAShapedLabLink(t *testing.T) {
 // helper's clock puts each test into the next hour, the link goes from 50 to
 // 20 Mbit/s between the third and the fourth test, and the report's worst hours are the
 // later ones, the oversell about 1 − 20/50 and the verdict oversold.
-func TestBWWatchSeesARateCut(t *testing.T) {
+func TestBWLabWatchSeesARateCut(t *testing.T) {
 	lab := bwLab(t)
 	srv := lab.ServerAddr(false)
 	iperfd := lab.Exec(lab.Server(), "iperf3", "-s", "-p", "5201")
