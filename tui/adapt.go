@@ -91,6 +91,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	// Offers and traffic are optional for the TUI: without them the rows
 	// show route quality only and the costs are absent ("-").
 	costs := map[string]Cost{}
+	var pricing *compare.Pricing
 	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
 		pr, err := newPricer(f, o.Now)
 		if err != nil {
@@ -101,6 +102,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		}
 		feed.CostFunc = pr.costs
 		snap.Currency, snap.Traffic = pr.base, pr.traffic
+		pricing = pr.pr
 	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
@@ -109,6 +111,11 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			return nil, err
 		}
 		ev := compare.Evaluate(f, c, m, db)
+		if pricing != nil {
+			if mo, _, err := pricing.Monthly(c); err == nil {
+				compare.RelatePort(ev.Throughput, mo)
+			}
+		}
 		cand := candidateFrom(f, c, ev)
 		cand.Carriers = carrierRoutesOf(ev, m)
 		cand.Cost = costs[c.Name]

@@ -30,6 +30,9 @@ func (m *Model) renderCost(width, height int) string {
 	}
 	sub += st.Dim.Render("   m method · d direction · + - 0 scale · u U used hours")
 	out = append(out, line(sub, width))
+	if l := throughputCostLine(c); l != "" {
+		out = append(out, line(l, width))
+	}
 
 	breakdown := renderBreakdown(c.Cost, width, st)
 	chartH := height - len(out) - 2 - len(breakdown)

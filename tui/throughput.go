@@ -55,3 +55,28 @@ func (m *Model) overviewColumnsShown() []column[overviewRow] {
 	}
 	return out
 }
+
+// throughputCostLine says, on the cost screen, what the line carried beside
+// the port the offer sells; "" without a throughput test.
+func throughputCostLine(c *Candidate) string {
+	tp := c.Recorded.Throughput
+	if tp == nil || tp.Mean == nil {
+		return ""
+	}
+	mb := func(v float64) string { return strconv.FormatFloat(v/1e6, 'f', 1, 64) }
+	s := " carried p5 " + mbOr(tp.P5, mb) + " · mean " + mb(*tp.Mean) + " Mbit/s (" + orDash(tp.Direction) + ")"
+	if tp.PortBps != nil && tp.Achieved != nil {
+		s += " of the " + mb(*tp.PortBps) + " Mbit/s port sold: " + pct(*tp.Achieved)
+	}
+	if tp.P95OfCarried != nil {
+		s += " · traffic p95 = " + pct(*tp.P95OfCarried) + " of the p5 carried"
+	}
+	return s
+}
+
+func mbOr(v *float64, f func(float64) string) string {
+	if v == nil {
+		return "-"
+	}
+	return f(*v)
+}

@@ -234,3 +234,12 @@ func measureThroughputs(ctx context.Context, cs []*Candidate, ms []*Measurement,
 		ms[i].Throughput = tp
 	}
 }
+
+// RelatePort relates a throughput test to the candidate's offer: the port it
+// sells and the traffic's 95th (compare and the TUI alike). Nothing happens
+// without a test or without a port.
+func RelatePort(t *Throughput, m *Monthly) {
+	if t != nil && m != nil && m.Carry != nil {
+		t.SetPort(m.Carry.PortMbps, m.Carry.P95Mbps*1e6)
+	}
+}

@@ -152,9 +152,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		}
 		e := Evaluate(f, c, m, db)
 		e.Monthly, e.WhatIf = monthly, whatIf
-		if e.Throughput != nil && monthly != nil && monthly.Carry != nil {
-			e.Throughput.SetPort(monthly.Carry.PortMbps, monthly.Carry.P95Mbps*1e6)
-		}
+		RelatePort(e.Throughput, monthly)
 		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
 		e.Usage = pr.candidateUsage(c)
 		r.Candidates = append(r.Candidates, e)
