@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -204,7 +205,7 @@ func (v *validator) bandwidthTest(rt *rawBWTest, field string) *BandwidthTest {
 	case err == nil && (a.IsMulticast() || a.IsUnspecified()):
 		v.errf(rt.line, "%s.addr: %s is not a unicast address", bf, t.Addr)
 	case err == nil && v.opt.Live:
-		if p, ok := DocumentationPrefix(a); ok {
+		if p, ok := route.DocumentationPrefix(a); ok {
 			v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never tested", bf, t.Addr, p)
 		}
 	}
