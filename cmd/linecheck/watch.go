@@ -307,6 +307,9 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if len(entries) > 0 && entries[0].Kind == journal.KindBW {
+		return badInput(fmt.Errorf("%s: a bw journal (throughput tests): use `linecheck bw --report --journal %s`", o.journal, o.journal))
+	}
 	if info.Torn {
 		fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s:%d: torn last line (%d bytes) left out of the report\n",
 			o.journal, info.TornLine, info.TornBytes)
