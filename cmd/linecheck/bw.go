@@ -438,6 +438,8 @@ func bwReport(c *cobra.Command) error {
 	out := c.OutOrStdout()
 	if bwOpts.format == "json" {
 		err = report.WriteJSON(out, r)
+	} else if bwOpts.format == "csv" {
+		err = report.Write(out, "csv", report.BWReportCSVTables(r)...)
 	} else {
 		err = report.Write(out, bwOpts.format, report.BWReportTables(r)...)
 	}

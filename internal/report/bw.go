@@ -138,16 +138,30 @@ func bwTables(r *bw.Result, raw bool) []Table {
 	return []Table{sum, iv}
 }
 
-// BWReportTables renders the hourly profile of a bw journal and its verdict.
-func BWReportTables(r journal.BWReport) []Table {
+// BWReportTables renders the hourly profile of a bw journal and its verdict
+// for reading, rates in Mbit/s.
+func BWReportTables(r journal.BWReport) []Table { return bwReportTables(r, false) }
+
+// BWReportCSVTables are BWReportTables for machines: rates in bit/s at full
+// precision, oversell as a fraction.
+func BWReportCSVTables(r journal.BWReport) []Table { return bwReportTables(r, true) }
+
+func bwReportTables(r journal.BWReport, raw bool) []Table {
+	rate, pct, unit := Mbps, bwPct, "Mbit/s"
+	if raw {
+		rate, pct, unit = bwRaw, bwRaw, "bps"
+	}
 	sum := Table{Name: "summary",
 		Title: fmt.Sprintf("bw watch report: %s (%d tests in %d runs, %s – %s)", r.Journal, r.Cycles, r.Runs,
 			r.From.Format(time.RFC3339), r.To.Format(time.RFC3339)),
-		Headers: []string{"server", "protocol", "direction", "tests", "failed", "p5 Mbit/s", "p50 Mbit/s", "mean Mbit/s", "worst hour", "best hour", "oversell"},
+		Headers: []string{"server", "protocol", "direction", "tests", "failed", "p5 " + unit, "p50 " + unit, "mean " + unit, "worst hour", "best hour", "oversell"},
 		Align:   "lllrrrrrlll"}
 	hourText := func(h *journal.BWHour) string {
 		if h == nil {
 			return "-"
+		}
+		if raw {
+			return fmt.Sprintf("%02d:00", h.Hour)
 		}
 		return fmt.Sprintf("%02d:00 (%s)", h.Hour, Mbps(h.P50))
 	}
@@ -158,16 +172,16 @@ func BWReportTables(r journal.BWReport) []Table {
 		server += " port " + strconv.Itoa(r.Port)
 	}
 	sum.Rows = [][]string{{server, bwDash(r.Protocol), bwDash(r.Direction), strconv.Itoa(r.Cycles), strconv.Itoa(r.ErrorCycles),
-		Mbps(r.Throughput.P5), Mbps(r.Throughput.P50), Mbps(r.Throughput.Mean), hourText(r.Worst), hourText(r.Best), bwPct(r.Oversell)}}
+		rate(r.Throughput.P5), rate(r.Throughput.P50), rate(r.Throughput.Mean), hourText(r.Worst), hourText(r.Best), pct(r.Oversell)}}
 	hours := Table{Name: "hours", Title: "throughput by hour of day (" + r.TZ + ")",
-		Headers: []string{"hour", "tests", "samples", "p5 Mbit/s", "p50 Mbit/s", "mean Mbit/s", "evening"}, Align: "lrrrrrl"}
+		Headers: []string{"hour", "tests", "samples", "p5 " + unit, "p50 " + unit, "mean " + unit, "evening"}, Align: "lrrrrrl"}
 	for _, h := range r.Hours {
 		ev := ""
 		if journal.InEvening(h.Hour, r.Evening.FromHour, r.Evening.ToHour) {
 			ev = "yes"
 		}
 		hours.Rows = append(hours.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Tests), strconv.Itoa(h.Samples),
-			Mbps(h.P5), Mbps(h.P50), Mbps(h.Mean), ev})
+			rate(h.P5), rate(h.P50), rate(h.Mean), ev})
 	}
 	hours.Notes = []string{
 		"samples = the tests' interval rates; p5/p50 nearest-rank; oversell = 1 − worst-hour p50 / best-hour p50",
