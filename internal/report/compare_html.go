@@ -43,8 +43,10 @@ type compareHTMLView struct {
 	UsageTable *Table
 	// Carriers is the three-network table (nil when no user names a carrier).
 	Carriers *Table
-	Warnings []string
-	Notes    []string
+	// Throughput is the bw tests beside the port sold (nil without any).
+	Throughput *Table
+	Warnings   []string
+	Notes      []string
 }
 
 type namedSVG struct {
@@ -74,6 +76,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	v.UsageTable = compareUsageTable(r, "html")
 	if nets, ok := carriersTable(r, "html"); ok {
 		v.Carriers = &nets
+	}
+	if tp, ok := compareThroughputTable(r, "html"); ok {
+		v.Throughput = &tp
 	}
 	for _, e := range r.Candidates {
 		switch e.Route.Direction {
