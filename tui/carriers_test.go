@@ -33,7 +33,7 @@ func TestRouteScreenSwitchesCarriers(t *testing.T) {
 			t.Fatalf("no hk-cn2-gia row: %v", m.Order())
 		}
 	}
-	m = press(t, m, "enter", "n")
+	m = press(t, m, "enter", "w")
 	steps := []struct{ carrier, hop string }{
 		{"telecom users (Shanghai", "59.43.130.101"},
 		{"unicom users (Beijing", "219.158.3.177"},
@@ -42,16 +42,16 @@ func TestRouteScreenSwitchesCarriers(t *testing.T) {
 	}
 	for i, s := range steps {
 		if i > 0 {
-			m = press(t, m, "n")
+			m = press(t, m, "w")
 		}
 		v := m.View().Content
 		if !strings.Contains(v, "return → ") || !strings.Contains(v, "toward "+s.carrier) || !strings.Contains(v, s.hop) {
 			t.Fatalf("step %d: want the return route toward %s with hop %s:\n%s", i, s.carrier, s.hop, v)
 		}
 	}
-	m = press(t, m, "r")
+	m = press(t, m, "v")
 	if v := m.View().Content; !strings.Contains(v, "forward → ") {
-		t.Errorf("r goes back to the forward path:\n%s", v)
+		t.Errorf("v goes back to the forward path:\n%s", v)
 	}
 }
 

@@ -90,7 +90,7 @@ func TestGoldenScreens(t *testing.T) {
 	}{
 		{"overview", nil},
 		{"route", []string{"enter"}},
-		{"route-return", []string{"enter", "r"}},
+		{"route-return", []string{"enter", "v"}},
 		{"cost", []string{"c"}},
 		{"help", []string{"?"}},
 	}

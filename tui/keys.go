@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type keyMap struct {
 	Quit, Help, Back, Pause                      key.Binding
 	Up, Down, PrevCand, NextCand                 key.Binding
-	Route, Cost, Return, Carrier                 key.Binding
+	Route, Cost, Return, Carrier, Names, Reset   key.Binding
 	SortNext, SortPrev, SortInvert               key.Binding
 	Method, MethodPrev, Direction, DirectionPrev key.Binding
 	ScaleUp, ScaleDown, ScaleReset               key.Binding
@@ -14,18 +14,21 @@ type keyMap struct {
 }
 
 var keys = keyMap{
-	Quit:          key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q ctrl+c", "quit (from any screen)")),
-	Help:          key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help on/off")),
-	Back:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close the detail view or help")),
-	Pause:         key.NewBinding(key.WithKeys("space", "p"), key.WithHelp("space p", "pause / resume updates")),
-	Up:            key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓ k j", "previous / next candidate (route: scroll hops)")),
-	Down:          key.NewBinding(key.WithKeys("down", "j")),
-	PrevCand:      key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "previous / next candidate (in detail views)")),
-	NextCand:      key.NewBinding(key.WithKeys("]")),
-	Route:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "route detail: hops, loss, RTT chart")),
-	Cost:          key.NewBinding(key.WithKeys("c", "tab"), key.WithHelp("c tab", "cost detail: traffic, 95th, breakdown")),
-	Return:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "route: forward / return path")),
-	Carrier:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "route: return path toward the next user carrier")),
+	Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q ctrl+c", "quit (from any screen)")),
+	Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help on/off")),
+	Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close the detail view or help")),
+	Pause:    key.NewBinding(key.WithKeys("space", "p"), key.WithHelp("space p r", "pause / resume updates · r: reset the statistics, as mtr")),
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓ k j", "previous / next candidate (route: scroll hops)")),
+	Down:     key.NewBinding(key.WithKeys("down", "j")),
+	PrevCand: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "previous / next candidate (in detail views)")),
+	NextCand: key.NewBinding(key.WithKeys("]")),
+	Route:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "route detail: hops, loss, RTT chart")),
+	Cost:     key.NewBinding(key.WithKeys("c", "tab"), key.WithHelp("c tab", "cost detail: traffic, 95th, breakdown")),
+	// r and n are mtr's (reset, names); the route's own keys avoid them.
+	Return:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v w n", "route: other direction · w: next user carrier · n: hop names")),
+	Carrier:       key.NewBinding(key.WithKeys("w")),
+	Names:         key.NewBinding(key.WithKeys("n")), // reverse DNS of live hops on/off, as mtr
+	Reset:         key.NewBinding(key.WithKeys("r")), // probe statistics afresh, as mtr (help: with Pause)
 	SortNext:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s S", "sort by next / previous column")),
 	SortPrev:      key.NewBinding(key.WithKeys("S")),
 	SortInvert:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "invert the sort order")),
@@ -52,7 +55,7 @@ func helpGroups() []struct {
 	}{
 		{"everywhere", []key.Binding{k.Quit, k.Help, k.Back, k.Pause, k.Up, k.Down, k.PrevCand, k.NextCand}},
 		{"overview", []key.Binding{k.Route, k.Cost, k.SortNext, k.SortInvert}},
-		{"route detail", []key.Binding{k.Return, k.Carrier}},
+		{"route detail", []key.Binding{k.Return, k.Carrier, k.Names}},
 		{"cost detail", []key.Binding{k.Method, k.Direction, k.ScaleUp, k.ScaleReset, k.Usage}},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	// Sort is the initial sort column (a Column key, e.g. "monthly"); ""
 	// is compare's ranking order.
 	Sort string
+	// Names looks up hop names for the route screen, of live routes only
+	// (a recording's addresses are never looked up from here); nil: no
+	// names (tests, and wherever nothing may be resolved).
+	Names *rdns.Cache
 }
 
 // Model is the Bubble Tea model of the UI.
@@ -64,7 +69,9 @@ type Model struct {
 	sortDesc bool
 	scroll   int // route view hop scroll
 	showRet  bool
-	carrier  int // index into the candidate's Carriers on the return route screen
+	// hideNames turns the route screen's reverse DNS names off (n).
+	hideNames bool
+	carrier   int // index into the candidate's Carriers on the return route screen
 
 	costOpts    CostOptions
 	costPending bool
@@ -225,6 +232,20 @@ func (m *Model) find(name string) *Candidate {
 		}
 	}
 	return nil
+}
+
+// resetStats starts every candidate's probe statistics afresh, as mtr's r
+// does: counters, percentiles, the RTT history and its charts. Routes keep
+// the figures of their trace, which the feeder sends whole.
+func (m *Model) resetStats() {
+	for _, c := range m.cands {
+		c.Stats = LiveStats{}
+		c.Others = nil
+		m.touched(c)
+	}
+	m.sparks = map[string]sparkMemo{}
+	m.rttChart = &chartCache{}
+	m.settle()
 }
 
 // apply folds one feed message into the state.
@@ -395,6 +416,10 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case m.screen == ScreenOverview && key.Matches(k, km.SortInvert):
 		m.sortDesc = !m.sortDesc
 		m.resort()
+	case key.Matches(k, km.Reset):
+		m.resetStats()
+	case m.screen == ScreenRoute && key.Matches(k, km.Names):
+		m.hideNames = !m.hideNames
 	case m.screen == ScreenRoute && key.Matches(k, km.Return):
 		m.showRet = !m.showRet
 		m.scroll = 0

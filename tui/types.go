@@ -269,6 +269,9 @@ type Route struct {
 	Confidence string
 	Hops       []Hop
 	Notes      []string
+	// Live is a route traced from here (probe.Trace's Source "live"): only
+	// its hops are named by reverse DNS.
+	Live bool
 }
 
 // Hop is one row of the route detail: a TTL and its main responder; other
@@ -276,6 +279,7 @@ type Route struct {
 type Hop struct {
 	TTL         int
 	Addr        string // "" for a silent hop
+	Name        string // reverse DNS name of Addr, filled in when the route screen shows names
 	ASN         int
 	Carrier     string
 	Sent        int
@@ -296,6 +300,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		Protocol:  t.Protocol,
 		Reached:   t.Reached,
 		LineClass: t.LineClass,
+		Live:      t.Source == "live",
 	}
 	if t.Port != 0 {
 		r.Protocol += "/" + strconv.Itoa(t.Port)

@@ -167,6 +167,9 @@ var hopColumns = []column[Hop]{
 			if h.Addr == "" {
 				return "???", nil
 			}
+			if h.Name != "" {
+				return h.Name, nil
+			}
 			return h.Addr, nil
 		}},
 	{key: "asn", title: "ASN", width: 7, prio: 2,
@@ -242,7 +245,7 @@ func (m *Model) renderRoute(width, height int) string {
 			if cr.Verdict != "" {
 				via += " · SLA " + cr.Verdict
 			}
-			via += fmt.Sprintf(" · n: next carrier (%d/%d)", m.carrier%len(c.Carriers)+1, len(c.Carriers))
+			via += fmt.Sprintf(" · w: next carrier (%d/%d)", m.carrier%len(c.Carriers)+1, len(c.Carriers))
 		}
 	}
 	title := m.renderTitle("Route "+c.Name, width)
@@ -258,7 +261,7 @@ func (m *Model) renderRoute(width, height int) string {
 		case dir == "forward" && c.Return != nil:
 			msg += ": the line class is validated in the return direction only"
 		}
-		out = append(out, st.Warn.Render(line(msg+via, width)), st.Dim.Render(" r: other direction"))
+		out = append(out, st.Warn.Render(line(msg+via, width)), st.Dim.Render(" v: other direction"))
 	} else {
 		sub := fmt.Sprintf(" %s → %s %s · ", dir, r.Target, r.Protocol)
 		if r.Reached {
@@ -266,7 +269,10 @@ func (m *Model) renderRoute(width, height int) string {
 		} else {
 			sub += st.Warn.Render("not reached")
 		}
-		sub += st.Dim.Render(" · r: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path" + via)
+		sub += st.Dim.Render(" · v: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path" + via)
+		if r.Live && m.opts.Names != nil {
+			sub += st.Dim.Render(map[bool]string{true: " · n: show names", false: " · n: show addresses"}[m.hideNames])
+		}
 		out = append(out, line(sub, width))
 		ev := " line " + orDash(r.LineClass)
 		if r.Confidence != "" {
@@ -294,7 +300,13 @@ func (m *Model) renderRoute(width, height int) string {
 		out = append(out, renderHeader(cols, "", false, st))
 		m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
 		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
-			row := renderRow(cols, r.Hops[i], false, st)
+			h := r.Hops[i]
+			// Names come from the cache at once (a lookup never holds a
+			// frame); one that arrives later shows at the next redraw.
+			if r.Live && !m.hideNames && m.opts.Names != nil && h.Addr != "" {
+				h.Name, _ = m.opts.Names.Name(h.Addr)
+			}
+			row := renderRow(cols, h, false, st)
 			if r.Hops[i].RateLimited {
 				row = st.Warn.Render(ansiStrip(row))
 			}

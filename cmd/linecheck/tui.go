@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/tui"
 )
 
@@ -158,7 +159,14 @@ func runTUIFeed(ctx context.Context, feed *tui.Feed, o tuiFlags) error {
 		}
 		defer closeLn()
 	}
-	return tui.Run(ctx, feed, tui.RunOptions{Options: tui.Options{NoColor: o.noColor || os.Getenv("NO_COLOR") != "", Sort: o.sort}})
+	opts := tui.Options{NoColor: o.noColor || os.Getenv("NO_COLOR") != "", Sort: o.sort}
+	// Hop names only for what is traced live from here (the model asks
+	// for live routes only); an offline run replays recordings, never
+	// looked up.
+	if !o.offline {
+		opts.Names = rdns.New(rdns.System())
+	}
+	return tui.Run(ctx, feed, tui.RunOptions{Options: opts})
 }
 
 // addLoopbackRow opens a TCP listener on 127.0.0.1 and adds a live row that

@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/linecheck/linecheck/internal/rdns"
+)
+
+// selectRow moves the cursor to the candidate called name.
+func selectRow(t *testing.T, m Model, name string) Model {
+	t.Helper()
+	for m.Selected() != name {
+		before := m.Selected()
+		m = press(t, m, "down")
+		if m.Selected() == before {
+			for m.Selected() != name {
+				before = m.Selected()
+				m = press(t, m, "up")
+				if m.Selected() == before {
+					t.Fatalf("no row %s: %v", name, m.Order())
+				}
+			}
+		}
+	}
+	return m
+}
+
+// r resets the probe statistics, as in mtr: the status line counts 0
+// probes and the rows wait for fresh records; the routes stay.
+func TestResetKeyStartsTheStatisticsAfresh(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	if v := plain(m); !strings.Contains(v, "40 probes") {
+		t.Fatalf("fixture has no probes:\n%s", v)
+	}
+	m = press(t, m, "r")
+	v := plain(m)
+	if !strings.Contains(v, "0 probes 0 lost") {
+		t.Errorf("after r:\n%s", v)
+	}
+	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
+	if v := plain(m); !strings.Contains(v, "59.43.130.1") || !strings.Contains(v, "RTT chart: waiting") {
+		t.Errorf("route after r:\n%s", v)
+	}
+}
+
+// n names the hops of a live route by reverse DNS (from the injected
+// resolver), and turns it off again; a recorded route is never looked up.
+func TestNamesKeyOnLiveRoutesOnly(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	names := rdns.New(func(ctx context.Context, addr string) ([]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[addr]++
+		return []string{"hop-" + strings.ReplaceAll(addr, ".", "-") + ".test."}, nil
+	})
+	feed := FixtureFeed(1)
+	m := NewLoaded(context.Background(), feed, FixtureSnapshot(), Options{Width: 100, Height: 30, NoColor: true, Names: names})
+	tr := FixtureTraces()[0] // hk-cn2-gia forward, as recorded
+	m = step(t, m, tr)
+	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
+	_ = plain(m)
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("a recorded route was looked up: %v", asked)
+	}
+	mu.Unlock()
+
+	tr.Trace.Source = "live"
+	m = step(t, m, tr)
+	_ = plain(m) // starts the lookups; the frame does not wait for them
+	var addrs []string
+	for _, h := range tr.Trace.Hops {
+		for _, r := range h.Responders {
+			addrs = append(addrs, r.Addr)
+		}
+	}
+	names.Wait(context.Background(), addrs)
+	v := plain(m)
+	if !strings.Contains(v, "hop-10-0-0-1.test") || !strings.Contains(v, "n: show addresses") {
+		t.Errorf("live route without names:\n%s", v)
+	}
+	m = press(t, m, "n")
+	if v := plain(m); strings.Contains(v, "hop-10-0-0-1.test") || !strings.Contains(v, "59.43.130.1") || !strings.Contains(v, "n: show names") {
+		t.Errorf("n did not turn the names off:\n%s", v)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for a, n := range asked {
+		if n != 1 {
+			t.Errorf("%s looked up %d times", a, n)
+		}
+	}
+}
