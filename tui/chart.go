@@ -97,6 +97,10 @@ type series struct {
 	style lipgloss.Style
 	t     []time.Time
 	v     []float64 // NaN = gap (not drawn)
+	// mark, when set, draws the series as this rune per column over the
+	// braille lines instead of as braille: without colour two braille
+	// lines would merge into one.
+	mark rune
 }
 
 // hline is a horizontal level across a chart, drawn with its own rune so it
@@ -132,7 +136,12 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 	)
 	c.AutoMinX, c.AutoMaxX, c.AutoMinY, c.AutoMaxY = false, false, false, false
 	var names []string
+	var marked []series
 	for _, s := range ss {
+		if s.mark != 0 {
+			marked = append(marked, s)
+			continue
+		}
 		c.SetDataSetStyle(s.name, s.style)
 		for i := range s.t {
 			if math.IsNaN(s.v[i]) {
@@ -147,6 +156,23 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		c.DrawXYAxisAndLabel()
 	}
 	origin, gh := c.Origin(), c.GraphHeight()
+	gw := c.Canvas.Width() - origin.X - 1
+	span := t1.Sub(t0).Seconds()
+	for _, s := range marked {
+		for i := range s.t {
+			v := s.v[i]
+			if math.IsNaN(v) || gw <= 0 {
+				continue
+			}
+			x := origin.X + 1 + int(s.t[i].Sub(t0).Seconds()/span*float64(gw))
+			dot := int(math.Round(math.Min(v, ymax) / ymax * float64(gh*4-1)))
+			y := origin.Y - 1 - min(dot/4, gh-1)
+			if x <= origin.X || x >= c.Canvas.Width() || y < 0 || y >= origin.Y {
+				continue
+			}
+			c.Canvas.SetCell(canvas.Point{X: x, Y: y}, canvas.NewCellWithStyle(s.mark, s.style))
+		}
+	}
 	for _, l := range levels {
 		if l.v <= 0 || l.v > ymax {
 			continue

@@ -91,14 +91,24 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 		sp, gap, head = "", " ", " Mbps %s–%s peak/col"
 	}
 	legend := fmt.Sprintf(head, t0.Format("01/02"), t1.Add(-time.Second).Format("01/02"))
-	for _, d := range dirs {
-		legend += " ⣿" + sp + string(d)
+	// Without colour the second direction is drawn as dots and the levels
+	// each get their own rune, so the legend still tells them apart.
+	glyph := func(k int) string {
+		if st.Mono && k > 0 {
+			return "•"
+		}
+		return "⣿"
+	}
+	for k, d := range dirs {
+		legend += " " + glyph(k) + sp + string(d)
 	}
 	var levels []hline
 	ymax := 0.0
-	for _, l := range cost.Levels {
-		levels = append(levels, hline{v: l.Mbps, r: '─', style: st.Level})
-		legend += fmt.Sprintf("%s─%s%s %s", gap, sp, l.Name, mbps(l.Mbps))
+	levelRunes := []rune{'─', '═', '╌'}
+	for k, l := range cost.Levels {
+		r := levelRunes[min(k, len(levelRunes)-1)]
+		levels = append(levels, hline{v: l.Mbps, r: r, style: st.Level})
+		legend += fmt.Sprintf("%s%c%s%s %s", gap, r, sp, l.Name, mbps(l.Mbps))
 		ymax = math.Max(ymax, l.Mbps)
 	}
 	if cost.CommitMbps > 0 {
@@ -119,6 +129,9 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 		s := series{name: fmt.Sprintf("%d-%s", k, d), style: st.ChartOut}
 		if d == "in" {
 			s.style = st.ChartIn
+		}
+		if st.Mono && k > 0 {
+			s.mark = '•'
 		}
 		for col := 0; col < cols; col++ {
 			a, b := col*n/cols, (col+1)*n/cols

@@ -27,6 +27,9 @@ type Styles struct {
 	Level    lipgloss.Style
 	Commit   lipgloss.Style
 	Axis     lipgloss.Style
+	// Mono is the monochrome set (NO_COLOR): charts then tell series
+	// apart by glyph.
+	Mono bool
 }
 
 // NewStyles returns the styles; color false gives the monochrome set.
@@ -55,5 +58,6 @@ func NewStyles(colour bool) Styles {
 		Level:    base.Foreground(c("#F7768E")),
 		Commit:   base.Foreground(c("#E0AF68")),
 		Axis:     base.Foreground(c("#565F89")),
+		Mono:     !colour,
 	}
 }
