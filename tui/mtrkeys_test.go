@@ -95,3 +95,24 @@ func TestNamesKeyOnLiveRoutesOnly(t *testing.T) {
 		}
 	}
 }
+
+// Costs priced under what-if settings of the cost view are labelled so on
+// the overview, and the label goes when the settings are back to the offers'.
+func TestOverviewSaysWhenCostsAreWhatIf(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	if v := plain(m); strings.Contains(v, "what-if") {
+		t.Fatalf("what-if label without what-if:\n%s", v)
+	}
+	m = press(t, m, "c", "m", "+")
+	m = press(t, m, "esc")
+	v := plain(m)
+	if !strings.Contains(v, "what-if MONTHLY: 95th ") || !strings.Contains(v, "traffic ×") {
+		t.Errorf("overview after m and +:\n%s", v)
+	}
+	if got := whatIfText(CostOptions{Scale: 1}); got != "" {
+		t.Errorf("defaults: %q", got)
+	}
+	if got := whatIfText(CostOptions{Method: "cacti", Direction: "sum", Scale: 2}); got != "95th cacti · direction sum · traffic ×2" {
+		t.Errorf("%q", got)
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -378,6 +379,11 @@ func (m *Model) renderOverview(width, height int) string {
 		detail = m.renderCandidateDetail(cur, width)
 	}
 	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
+	if w := whatIfText(m.costOpts); w != "" {
+		// The MONTHLY column is priced under settings changed in the cost
+		// view: say so where the column is read, not only there.
+		legend = st.Warn.Render(line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
+	}
 
 	var out []string
 	out = append(out, m.renderTitle("Overview", width))
@@ -408,6 +414,25 @@ func (m *Model) renderOverview(width, height int) string {
 	out = append(out, detail...)
 	out = append(out, "", legend)
 	return strings.Join(out, "\n")
+}
+
+// whatIfText names the cost settings that differ from each offer's own
+// rules and the recorded traffic; "" when there are none.
+func whatIfText(o CostOptions) string {
+	var parts []string
+	if o.Method != "" {
+		parts = append(parts, "95th "+string(o.Method))
+	}
+	if o.Direction != "" {
+		parts = append(parts, "direction "+string(o.Direction))
+	}
+	if o.Scale > 0 && o.Scale != 1 {
+		parts = append(parts, "traffic ×"+strconv.FormatFloat(o.Scale, 'g', 4, 64))
+	}
+	if o.UsageSet {
+		parts = append(parts, "used "+strconv.FormatFloat(o.UsageHours, 'g', 6, 64)+" h")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // renderCandidateDetail is the block under the table for the selected row.
