@@ -116,3 +116,34 @@ func TestOverviewSaysWhenCostsAreWhatIf(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// A candidate with a few seconds of probes is warming up: its SLA is
+// pending ("wait"), never a verdict, and it is not marked cheapest.
+func TestWarmingUpCandidateIsPending(t *testing.T) {
+	m := NewLoaded(context.Background(), FixtureFeed(1), FixtureSnapshot(), Options{Width: 100, Height: 30, NoColor: true})
+	var msgs UpdatesMsg
+	for _, r := range FixtureRecords("hk-cn2-gia")[:3] {
+		msgs = append(msgs, ProbeMsg{Candidate: "hk-cn2-gia", Record: r})
+	}
+	m = step(t, m, msgs)
+	m = selectRow(t, m, "hk-cn2-gia")
+	v := plain(m)
+	var row string
+	for _, l := range strings.Split(v, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " ›"), "hk-cn2-gia ") && row == "" {
+			row = l
+		}
+	}
+	if !strings.Contains(row, " wait ") || strings.Contains(row, "pass") || strings.Contains(row, "169,820*") {
+		t.Errorf("row %q: want SLA wait, no verdict, not cheapest", row)
+	}
+	if !strings.Contains(v, "SLA pending: warming up, 3 of 10 probes") || !strings.Contains(v, "wait = SLA pending") {
+		t.Errorf("overview:\n%s", v)
+	}
+	for _, r := range FixtureRecords("hk-cn2-gia")[3:] {
+		m = step(t, m, ProbeMsg{Candidate: "hk-cn2-gia", Record: r})
+	}
+	if v := plain(m); strings.Contains(v, "SLA pending") {
+		t.Errorf("still pending after 10 probes:\n%s", v)
+	}
+}

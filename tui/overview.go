@@ -210,6 +210,9 @@ var overviewColumns = []column[overviewRow]{
 			if !v.HaveStats {
 				return noStats(v), &r.st.Dim
 			}
+			if r.c.warming() {
+				return ms(v.P50) + "/" + ms(v.P95), &r.st.Dim
+			}
 			return ms(v.P50) + "/" + ms(v.P95), nil
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(rttKey(a.c), rttKey(b.c)) }},
@@ -234,6 +237,9 @@ var overviewColumns = []column[overviewRow]{
 			v := r.c.view()
 			if !v.HaveStats {
 				return noStats(v), &r.st.Dim
+			}
+			if r.c.warming() {
+				return ms(v.JitterMs), &r.st.Dim
 			}
 			return ms(v.JitterMs), nil
 		},
@@ -266,6 +272,10 @@ var overviewColumns = []column[overviewRow]{
 				return "-", &r.st.Dim
 			case !r.c.SLA.Known:
 				return "…", &r.st.Dim
+			case r.c.warming():
+				// Too few probes for a verdict: "wait" (the SLA is
+				// pending; the figures are dimmed, the legend says so).
+				return "wait", &r.st.Dim
 			case r.c.SLA.Pass:
 				return "pass", &r.st.Pass
 			default:
@@ -353,7 +363,7 @@ func (m *Model) cheapestPassing() string {
 	best, bestV := "", math.Inf(1)
 	for _, c := range m.cands {
 		v := totalOf(c)
-		if c.SLA.Pass && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
+		if c.SLA.Pass && !c.warming() && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
 			best, bestV = c.Name, v
 		}
 	}
@@ -379,6 +389,12 @@ func (m *Model) renderOverview(width, height int) string {
 		detail = m.renderCandidateDetail(cur, width)
 	}
 	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
+	for _, c := range m.cands {
+		if c.warming() {
+			legend = st.Dim.Render(line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
+			break
+		}
+	}
 	if w := whatIfText(m.costOpts); w != "" {
 		// The MONTHLY column is priced under settings changed in the cost
 		// view: say so where the column is read, not only there.
@@ -457,6 +473,9 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		sla.WriteString(" SLA - (the candidates file sets no thresholds)")
 	case !c.SLA.Known:
 		sla.WriteString(" SLA …")
+	case c.warming():
+		sent, _, _ := c.sent()
+		sla.WriteString(fmt.Sprintf(" SLA pending: warming up, %d of %d probes (the figures are early)", sent, WarmupProbes))
 	case c.SLA.Pass:
 		sla.WriteString(" SLA " + st.Pass.Render("PASS"))
 	default:

@@ -228,6 +228,17 @@ func (c *Candidate) quality() compare.RouteQuality {
 	return q
 }
 
+// WarmupProbes is how many probes (answered or lost) a candidate's live
+// figures need before they count as a verdict: until then percentiles and
+// jitter over a few seconds are marked warming-up (~) and the SLA pending.
+const WarmupProbes = 10
+
+// warming reports whether c's live figures are still warming up.
+func (c *Candidate) warming() bool {
+	sent, _, _ := c.sent()
+	return !c.Reference && sent > 0 && sent < WarmupProbes
+}
+
 // view returns the statistics to display, from the current quality.
 func (c *Candidate) view() Summary {
 	q := c.q
