@@ -98,18 +98,20 @@ func TestEndToEndInTmux(t *testing.T) {
 	if !strings.Contains(screen, "FIXED") {
 		t.Errorf("the scheme columns are missing at 100×30:\n%s", screen)
 	}
-	// Resizing re-lays the columns: at 80 the scheme columns give way.
+	// Resizing re-lays the columns: at 80 the sparkline, stretch and
+	// jitter give way (the detail line keeps their checks), the cost
+	// columns stay.
 	s.tmux("resize-window", "-t", "e2e", "-x", "80", "-y", "24")
 	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(s.capture(), "FIXED") && time.Now().Before(deadline) {
+	for strings.Contains(s.capture(), "RECENT") && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	screen = s.waitFor("overview at 80×24", "CANDIDATE", first, "MONTHLY", "?:help")
-	if strings.Contains(screen, "FIXED") {
-		t.Errorf("after resizing to 80×24 the frame still has the 100-column layout:\n%s", screen)
+	if strings.Contains(screen, "RECENT") || !strings.Contains(screen, "FIXED") || !strings.Contains(screen, "95TH") {
+		t.Errorf("after resizing to 80×24: want the cost columns kept, the sparkline gone:\n%s", screen)
 	}
 	s.tmux("resize-window", "-t", "e2e", "-x", "100", "-y", "30")
-	s.waitFor("overview back at 100×30", "FIXED")
+	s.waitFor("overview back at 100×30", "RECENT")
 	s.tmux("send-keys", "-t", "e2e", "Enter")
 	s.waitFor("route detail", "HOP", "ADDRESS", "CARRIER", "RTT to "+first)
 	s.tmux("send-keys", "-t", "e2e", "?")

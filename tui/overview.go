@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,27 @@ func layout[T any](cols []column[T], width int) []column[T] {
 				break
 			}
 		}
+	}
+	return out
+}
+
+// shrinkToContent narrows every column to the widest of its title (with
+// room for a sort mark) and its cells in rows, never wider than it was: at
+// 80 columns the room a short candidate name leaves keeps the cost
+// columns. Columns whose cell depends on the width (sparklines) stay.
+func shrinkToContent[T any](cols []column[T], rows []T, keep ...string) []column[T] {
+	out := append([]column[T](nil), cols...)
+	for i := range out {
+		c := &out[i]
+		if slices.Contains(keep, c.key) {
+			continue
+		}
+		w := lipgloss.Width(c.title) + 1
+		for _, r := range rows {
+			text, _ := c.cell(r)
+			w = max(w, lipgloss.Width(text))
+		}
+		c.width = min(c.width, w)
 	}
 	return out
 }
@@ -232,7 +254,7 @@ var overviewColumns = []column[overviewRow]{
 			}
 			return m.text, &r.st.Spark
 		}},
-	{key: "jitter", title: "JIT", width: 4, right: true, prio: 1,
+	{key: "jitter", title: "JIT", width: 4, right: true, prio: 2,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
 			v := r.c.view()
 			if !v.HaveStats {
@@ -256,7 +278,7 @@ var overviewColumns = []column[overviewRow]{
 			return pct(v.Loss), nil
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(a.c.view().Loss, b.c.view().Loss) }},
-	{key: "stretch", title: "STR", width: 4, right: true, prio: 2,
+	{key: "stretch", title: "STR", width: 4, right: true, prio: 3,
 		cell: func(r overviewRow) (string, *lipgloss.Style) {
 			v := r.c.view()
 			if v.Stretch <= 0 {
@@ -295,11 +317,11 @@ var overviewColumns = []column[overviewRow]{
 			return moneyWhole(v) + " ", nil
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(totalOf(a.c), totalOf(b.c)) }},
-	{key: "fixed", title: "FIXED", width: 7, right: true, prio: 3, group: "schemes",
+	{key: "fixed", title: "FIXED", width: 7, right: true, prio: 1, group: "schemes",
 		cell: schemeCell("fixed"), less: schemeLess("fixed")},
-	{key: "per-gb", title: "PER-GB", width: 7, right: true, prio: 3, group: "schemes",
+	{key: "per-gb", title: "PER-GB", width: 7, right: true, prio: 1, group: "schemes",
 		cell: schemeCell("per-gb"), less: schemeLess("per-gb")},
-	{key: "p95", title: "95TH", width: 7, right: true, prio: 3, group: "schemes",
+	{key: "p95", title: "95TH", width: 7, right: true, prio: 1, group: "schemes",
 		cell: schemeCell("p95"), less: schemeLess("p95")},
 }
 
@@ -374,14 +396,19 @@ func (m *Model) cheapestPassing() string {
 // selected candidate's SLA checks, cost and route summary.
 func (m *Model) renderOverview(width, height int) string {
 	st := m.st
-	cols := layout(m.overviewColumnsShown(), width)
+	cheapest := m.cheapestPassing()
+	rows := make([]overviewRow, 0, len(m.order))
+	for _, i := range m.order {
+		c := m.cands[i]
+		rows = append(rows, overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: 8, st: &st, spark: map[string]sparkMemo{}})
+	}
+	cols := layout(shrinkToContent(m.overviewColumnsShown(), rows, "recent"), width)
 	sparkW := 8
 	for _, c := range cols {
 		if c.key == "recent" {
 			sparkW = c.width
 		}
 	}
-	cheapest := m.cheapestPassing()
 	cur := m.current()
 
 	var detail []string
