@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -71,7 +73,10 @@ type Model struct {
 	showRet  bool
 	// hideNames turns the route screen's reverse DNS names off (n).
 	hideNames bool
-	carrier   int // index into the candidate's Carriers on the return route screen
+	// hop is the route screen's hop cursor (-1: the destination).
+	hop     int
+	hopHist map[string]*Ring // each hop's RTT per trace snapshot, by hopKey
+	carrier int              // index into the candidate's Carriers on the return route screen
 
 	costOpts    CostOptions
 	costPending bool
@@ -105,6 +110,7 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		ctx: ctx, src: src, opts: opts,
 		width: opts.Width, height: opts.Height,
 		sortCol:  opts.Sort,
+		hop:      -1,
 		costOpts: DefaultCostOptions(),
 		noColor:  opts.NoColor,
 		st:       NewStyles(!opts.NoColor),
@@ -234,6 +240,92 @@ func (m *Model) find(name string) *Candidate {
 	return nil
 }
 
+// shownRoute is the route the route screen shows for c: forward, return,
+// or the return route toward the chosen user carrier.
+func (m *Model) shownRoute(c *Candidate) *Route {
+	if c == nil {
+		return nil
+	}
+	if !m.showRet {
+		return c.Forward
+	}
+	if len(c.Carriers) > 0 {
+		return c.Carriers[m.carrier%len(c.Carriers)].Route
+	}
+	return c.Return
+}
+
+// moveHop moves the route screen's hop cursor (whose RTT is charted).
+// Without a cursor the destination is charted; the first ↓ selects the
+// first hop, the first ↑ the destination.
+func (m *Model) moveHop(d int) {
+	r := m.shownRoute(m.current())
+	if r == nil || len(r.Hops) == 0 {
+		return
+	}
+	if m.hop < 0 || m.hop >= len(r.Hops) {
+		if d > 0 {
+			m.hop = 0
+		} else {
+			m.hop = len(r.Hops) - 1
+		}
+		return
+	}
+	m.hop = max(0, min(m.hop+d, len(r.Hops)-1))
+}
+
+// dataClock is the time of the newest probe record received.
+func (m *Model) dataClock() time.Time {
+	var last time.Time
+	for _, c := range m.cands {
+		if c.Stats.Last.After(last) {
+			last = c.Stats.Last
+		}
+		for _, o := range c.Others {
+			if o.Last.After(last) {
+				last = o.Last
+			}
+		}
+	}
+	return last
+}
+
+// recordHops keeps each hop's latest RTT of a trace snapshot, so that the
+// route screen can chart any hop over time, not only the destination.
+func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
+	at := m.dataClock()
+	if at.IsZero() {
+		if s, err := time.Parse(time.RFC3339, t.Start); err == nil {
+			at = s
+		} else {
+			return
+		}
+	}
+	if m.hopHist == nil {
+		m.hopHist = map[string]*Ring{}
+	}
+	for _, h := range r.Hops {
+		k := hopKey(cand, dir, h.TTL)
+		ring := m.hopHist[k]
+		if ring == nil {
+			ring = NewRing(HistorySize)
+			m.hopHist[k] = ring
+		}
+		if ring.Len() > 0 {
+			if t, _ := ring.At(ring.Len() - 1); !at.After(t) {
+				continue // one sample per moment: a snapshot repeated is not a new sample
+			}
+		}
+		v := h.Last
+		if h.Addr == "" || math.IsNaN(v) {
+			v = math.NaN()
+		}
+		ring.Push(at, v)
+	}
+}
+
+func hopKey(cand, dir string, ttl int) string { return cand + "|" + dir + "|" + strconv.Itoa(ttl) }
+
 // resetStats starts every candidate's probe statistics afresh, as mtr's r
 // does: counters, percentiles, the RTT history and its charts. Routes keep
 // the figures of their trace, which the feeder sends whole.
@@ -245,6 +337,7 @@ func (m *Model) resetStats() {
 	}
 	m.sparks = map[string]sparkMemo{}
 	m.rttChart = &chartCache{}
+	m.hopHist = nil
 	m.settle()
 }
 
@@ -266,6 +359,7 @@ func (m *Model) apply(msg tea.Msg) {
 		m.traces++
 		r := routeFromTrace(u.Direction, u.Trace)
 		tr := u.Trace
+		m.recordHops(c.Name, u.Direction, r, tr)
 		if u.Direction == "return" {
 			c.Return, c.retTrace = r, &tr
 		} else {
@@ -352,7 +446,7 @@ func (m *Model) move(d int) {
 	i = max(0, min(i, len(m.order)-1))
 	m.selected = m.cands[m.order[i]].Name
 	m.moved = true
-	m.scroll = 0
+	m.scroll, m.hop = 0, -1
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -385,13 +479,13 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(k, km.Up):
 		if m.screen == ScreenRoute {
-			m.scroll = max(0, m.scroll-1)
+			m.moveHop(-1)
 		} else {
 			m.move(-1)
 		}
 	case key.Matches(k, km.Down):
 		if m.screen == ScreenRoute {
-			m.scroll++
+			m.moveHop(1)
 		} else {
 			m.move(1)
 		}
@@ -401,7 +495,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(1)
 	case key.Matches(k, km.Route):
 		if m.screen == ScreenOverview {
-			m.screen, m.scroll = ScreenRoute, 0
+			m.screen, m.scroll, m.hop = ScreenRoute, 0, -1
 		}
 	case key.Matches(k, km.Cost):
 		if m.screen == ScreenCost {
@@ -422,7 +516,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.hideNames = !m.hideNames
 	case m.screen == ScreenRoute && key.Matches(k, km.Return):
 		m.showRet = !m.showRet
-		m.scroll = 0
+		m.scroll, m.hop = 0, -1
 	case m.screen == ScreenRoute && key.Matches(k, km.Carrier):
 		// The return path toward the next user carrier (and to it from the
 		// forward path).
@@ -430,7 +524,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			if m.showRet {
 				m.carrier = (m.carrier + 1) % len(c.Carriers)
 			}
-			m.showRet, m.scroll = true, 0
+			m.showRet, m.scroll, m.hop = true, 0, -1
 		}
 	case m.screen == ScreenCost && key.Matches(k, km.Method):
 		m.costOpts.Method = cycle(Methods, m.costOpts.Method, 1)

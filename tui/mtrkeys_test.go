@@ -5,8 +5,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/linecheck/linecheck/internal/rdns"
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 // selectRow moves the cursor to the candidate called name.
@@ -145,5 +147,32 @@ func TestWarmingUpCandidateIsPending(t *testing.T) {
 	}
 	if v := plain(m); strings.Contains(v, "SLA pending") {
 		t.Errorf("still pending after 10 probes:\n%s", v)
+	}
+}
+
+// ↑↓ on the route screen select a hop, and the chart shows that hop's RTT
+// over the trace snapshots received, not only the destination's probes.
+func TestRouteScreenChartsTheSelectedHop(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	tr := FixtureTraces()[0] // hk-cn2-gia forward; hop 4 is 59.43.130.1
+	for k, last := range []float64{3.1, 9.5, 4.2} {
+		rec := FixtureRecords("hk-cn2-gia")[0]
+		rec.Time = FixtureStart.Add(time.Duration(20+k) * time.Second)
+		m = step(t, m, ProbeMsg{Candidate: "hk-cn2-gia", Record: rec})
+		tr.Trace.Hops = append([]route.Hop(nil), tr.Trace.Hops...)
+		h := tr.Trace.Hops[3]
+		h.Responders = append([]route.Responder(nil), h.Responders...)
+		h.Responders[0].Samples = []float64{last}
+		tr.Trace.Hops[3] = h
+		m = step(t, m, tr)
+	}
+	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
+	if v := plain(m); !strings.Contains(v, "RTT to hk-cn2-gia") {
+		t.Fatalf("the route screen does not start on the destination's chart:\n%s", v)
+	}
+	m = press(t, m, "down", "down", "down", "down")
+	v := plain(m)
+	if !strings.Contains(v, "RTT at hop 4 (59.43.130.1, ms), last 3 traces 09:00:20–09:00:22 UTC") || !strings.Contains(v, "›   4 59.43.130.1") {
+		t.Errorf("hop 4 selected:\n%s", v)
 	}
 }

@@ -298,6 +298,15 @@ func (m *Model) renderRoute(width, height int) string {
 		chartMin := 8
 		hopRows := max(height-len(out)-1-len(notes)-chartMin-2, 3)
 		out = append(out, renderHeader(cols, "", false, st))
+		sel := m.hop
+		if sel < 0 || sel >= len(r.Hops) {
+			sel = len(r.Hops) - 1
+		}
+		// The cursor stays in view.
+		if m.hop >= 0 {
+			m.scroll = min(m.scroll, sel)
+			m.scroll = max(m.scroll, sel-hopRows+1)
+		}
 		m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
 		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
 			h := r.Hops[i]
@@ -306,8 +315,8 @@ func (m *Model) renderRoute(width, height int) string {
 			if r.Live && !m.hideNames && m.opts.Names != nil && h.Addr != "" {
 				h.Name, _ = m.opts.Names.Name(h.Addr)
 			}
-			row := renderRow(cols, h, false, st)
-			if r.Hops[i].RateLimited {
+			row := renderRow(cols, h, i == sel && m.hop >= 0, st)
+			if r.Hops[i].RateLimited && !(i == sel && m.hop >= 0) {
 				row = st.Warn.Render(ansiStrip(row))
 			}
 			out = append(out, row)
@@ -319,8 +328,53 @@ func (m *Model) renderRoute(width, height int) string {
 	}
 	out = append(out, "")
 	chartH := height - len(out) - 1
-	out = append(out, m.renderRTTChart(c, width, chartH)...)
+	if r != nil && m.hop >= 0 && m.hop < len(r.Hops)-1 {
+		out = append(out, m.renderHopChart(c, r, r.Hops[m.hop], width, chartH)...)
+	} else {
+		out = append(out, m.renderRTTChart(c, width, chartH)...)
+	}
 	return strings.Join(out, "\n")
+}
+
+// renderHopChart charts one hop's RTT over the trace snapshots received
+// (↑↓ on the route screen); the destination's chart is the probes'.
+func (m *Model) renderHopChart(c *Candidate, r *Route, h Hop, width, height int) []string {
+	st := m.st
+	who := h.Addr
+	if who == "" {
+		who = "no reply"
+	}
+	ring := m.hopHist[hopKey(c.Name, r.Direction, h.TTL)]
+	if ring == nil || ring.Len() < 2 {
+		return []string{line(fmt.Sprintf(" RTT at hop %d (%s): one trace so far; p50 %s p95 %s over its probes (↑↓ hop)",
+			h.TTL, who, hopMs(h, h.RTT.P50), hopMs(h, h.RTT.P95)), width)}
+	}
+	s := series{name: "hop", style: st.ChartOut}
+	ymax, lost := 0.0, 0
+	for i := 0; i < ring.Len(); i++ {
+		t, v := ring.At(i)
+		s.t, s.v = append(s.t, t), append(s.v, v)
+		if math.IsNaN(v) {
+			lost++
+			continue
+		}
+		ymax = math.Max(ymax, v)
+	}
+	t0, _ := ring.At(0)
+	t1, _ := ring.At(ring.Len() - 1)
+	head := fmt.Sprintf(" RTT at hop %d (%s, ms), last %d traces %s–%s UTC, %d without reply (↑↓ hop)",
+		h.TTL, who, ring.Len(), t0.Format("15:04:05"), t1.Format("15:04:05"), lost)
+	out := []string{line(head, width)}
+	if ymax <= 0 || !t1.After(t0) {
+		return out
+	}
+	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.1), []series{s}, nil, timeLabels("15:04:05"), st)
+	for _, l := range strings.Split(chart, "\n") {
+		if l != "" {
+			out = append(out, " "+l)
+		}
+	}
+	return out
 }
 
 // renderRTTChart charts the destination RTT of the recent probes over time.
