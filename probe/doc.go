@@ -12,13 +12,21 @@
 // such sweep per protocol and port, side by side, sharing one rate cap;
 // compare, tui and serve probe through it.
 //
-// Trace runs the traceroute algorithm (TraceWithDriver) over a Driver: every
-// TTL of a cycle is in flight at once, replies are matched by the probe
-// quoted inside ICMP errors, and the per-probe results become a
-// linecheck.trace/v1 document through route.BuildHops. The socket Driver
+// Trace runs the traceroute algorithm (TraceWithDriver) over a Driver, on an
+// injected Clock (TraceConfig.Clock; the real clock by default): every TTL
+// of a cycle is in flight at once, replies are matched by the probe quoted
+// inside ICMP errors, and the per-probe results are returned as measured
+// (TraceRun of ProbeResult, with MPLS label stacks). probe owns these raw
+// results and depends on no other package of this module: internal/route
+// turns a TraceRun into the linecheck.trace/v1 document (route.BuildTrace)
+// and its statistics. The socket Driver
 // sends Paris-style probes from raw sockets: ICMP with a constant checksum,
 // UDP with the probe key in the checksum, TCP SYN with the key in the
 // sequence number.
+//
+// Protocol (icmp, tcp, udp) and Status (ok, lost, late, dup) are the typed
+// vocabularies of targets and probe outcomes that compare, the TUI and serve
+// use too; their strings are the ones every JSON document carries.
 //
 // Missing privileges give an error that wraps ErrPrivilege and names the
 // exact command to run.

@@ -26,15 +26,15 @@ func ExamplePing() {
 
 // A three-cycle UDP trace, printing each cycle's snapshot as it arrives.
 func ExampleTrace() {
-	cfg := probe.TraceConfig{Proto: "udp", Cycles: 3, Interval: 200 * time.Millisecond}
-	tr, err := probe.Trace(context.Background(), "127.0.0.1", cfg, func(t *route.Trace) {
-		fmt.Println("hops so far:", len(t.Hops))
+	cfg := probe.TraceConfig{Proto: probe.UDP, Cycles: 3, Interval: 200 * time.Millisecond}
+	run, err := probe.Trace(context.Background(), "127.0.0.1", cfg, func(r *probe.TraceRun) {
+		fmt.Println("hops so far:", len(route.BuildTrace(r).Hops))
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, h := range tr.Hops {
+	for _, h := range route.BuildTrace(run).Hops {
 		fmt.Println(h.TTL, h.Loss, h.Flags)
 	}
 }

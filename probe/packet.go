@@ -7,8 +7,6 @@ import (
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/net/ipv6"
-
-	"github.com/linecheck/linecheck/internal/route"
 )
 
 // ICMP message types used here (RFC 792, RFC 4443).
@@ -250,15 +248,15 @@ func parseQuoted(v6 bool, data []byte) (quoted, bool) {
 
 // mplsLabels returns the RFC 4950 incoming MPLS label stacks (class 1,
 // C-type 1) among RFC 4884 extensions, outermost label first.
-func mplsLabels(exts []icmp.Extension) []route.MPLS {
-	var out []route.MPLS
+func mplsLabels(exts []icmp.Extension) []MPLS {
+	var out []MPLS
 	for _, e := range exts {
 		ls, ok := e.(*icmp.MPLSLabelStack)
 		if !ok || ls.Class != 1 || ls.Type != 1 {
 			continue
 		}
 		for _, l := range ls.Labels {
-			out = append(out, route.MPLS{Label: l.Label, TC: l.TC, S: l.S, TTL: l.TTL})
+			out = append(out, MPLS{Label: l.Label, TC: l.TC, S: l.S, TTL: l.TTL})
 		}
 	}
 	return out
@@ -266,7 +264,7 @@ func mplsLabels(exts []icmp.Extension) []route.MPLS {
 
 // parseMPLS returns the MPLS label stack of an ICMP time-exceeded or
 // unreachable message msg (ICMP header included, IP header stripped).
-func parseMPLS(v6 bool, msg []byte) []route.MPLS {
+func parseMPLS(v6 bool, msg []byte) []MPLS {
 	e, ok := parseICMPError(v6, msg)
 	if !ok {
 		return nil

@@ -6,8 +6,6 @@ import (
 	"net/netip"
 	"reflect"
 	"testing"
-
-	"github.com/linecheck/linecheck/internal/route"
 )
 
 var (
@@ -119,7 +117,7 @@ func mplsExt() []byte {
 }
 
 func TestParseMPLS(t *testing.T) {
-	want := []route.MPLS{{Label: 24001, TC: 5, S: true, TTL: 1}, {Label: 16, TC: 0, S: false, TTL: 255}}
+	want := []MPLS{{Label: 24001, TC: 5, S: true, TTL: 1}, {Label: 16, TC: 0, S: false, TTL: 255}}
 	echo := []byte{8, 0, 0, 0, 0x12, 0x34, 0, 7}
 	for _, compliant := range []bool{true, false} {
 		pkt := timeExceeded4(icmp4TimeExceeded, src4, dst4, protoICMP, echo, mplsExt(), compliant)

@@ -9,8 +9,6 @@ import (
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/net/ipv6"
-
-	"github.com/linecheck/linecheck/internal/route"
 )
 
 // quotedEcho is the start of the datagram a router quotes: an IPv4 or IPv6
@@ -40,7 +38,7 @@ func quotedEcho(dst netip.Addr, id, seq uint16, pad int) []byte {
 // the RFC 4950 label entries independently of the hand-built mplsExt.
 func TestMPLSFromXNetMarshalledErrors(t *testing.T) {
 	labels := []icmp.MPLSLabel{{Label: 24001, TC: 5, S: false, TTL: 1}, {Label: 1048575, TC: 7, S: true, TTL: 254}}
-	want := []route.MPLS{{Label: 24001, TC: 5, S: false, TTL: 1}, {Label: 1048575, TC: 7, S: true, TTL: 254}}
+	want := []MPLS{{Label: 24001, TC: 5, S: false, TTL: 1}, {Label: 1048575, TC: 7, S: true, TTL: 254}}
 	router4, router6 := netip.MustParseAddr("10.77.1.2"), netip.MustParseAddr("fd77:1::2")
 	tests := []struct {
 		name    string

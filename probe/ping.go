@@ -174,14 +174,14 @@ type sweep struct {
 	reaped   int // probes before this index are not pending any more
 	nonce    [8]byte
 	id       uint16
-	proto    string
+	proto    Protocol
 	timer    *time.Timer // the sender's pacing timer (sender goroutine only)
 }
 
 func (r *sweep) total() int { return len(r.targets) * r.cfg.Count }
 
 // emit reports probe i's outcome; r.mu is held.
-func (r *sweep) emit(i int, status string, rtt float64) {
+func (r *sweep) emit(i int, status Status, rtt float64) {
 	if r.onRecord == nil {
 		return
 	}
@@ -343,7 +343,7 @@ func openEcho(v6 bool, mode string) (*sock, error) {
 }
 
 func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
-	r.proto = "icmp"
+	r.proto = ICMP
 	if _, err := rand.Read(r.nonce[:]); err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func (r *sweep) foreign(from netip.Addr) {
 // runTCP measures TCP connect time: the SYN → SYN-ACK round trip, no
 // privilege needed. A refused connection (RST) is counted as lost and Refused.
 func (r *sweep) runTCP(ctx context.Context) ([]PingResult, error) {
-	r.proto = "tcp"
+	r.proto = TCP
 	r.probes = make([]probeState, r.total())
 	var wg sync.WaitGroup
 	start := time.Now()

@@ -70,7 +70,7 @@ func TestSweepCountsLateDuplicateAndForeignApart(t *testing.T) {
 	}
 	var statuses []string
 	for _, rec := range *recs {
-		statuses = append(statuses, rec.Target+":"+rec.Status)
+		statuses = append(statuses, rec.Target+":"+string(rec.Status))
 	}
 	wantS := []string{"a:ok", "a:dup", "b:late", "a:lost", "b:lost", "a:ok"}
 	if len(statuses) != len(wantS) {

@@ -12,24 +12,16 @@ import (
 // The same records are the recorded-probe format that compare replays.
 const StreamSchema = "linecheck.probe/v1"
 
-// Probe statuses in a stream record.
-const (
-	StatusOK   = "ok"   // reply within the timeout
-	StatusLost = "lost" // no reply within the timeout
-	StatusLate = "late" // reply after the timeout: counted apart, not as received
-	StatusDup  = "dup"  // a duplicate reply to a probe already answered
-)
-
 // Record is one probe outcome, one NDJSON line.
 type Record struct {
 	Schema   string    `json:"schema"`
 	Time     time.Time `json:"time"` // when the probe was sent
 	Target   string    `json:"target"`
 	Addr     string    `json:"addr"`
-	Protocol string    `json:"protocol"` // icmp, tcp
+	Protocol Protocol  `json:"protocol"` // icmp, tcp
 	Port     int       `json:"port,omitempty"`
 	Seq      int       `json:"seq"`
-	Status   string    `json:"status"`
+	Status   Status    `json:"status"`
 	RTTms    *float64  `json:"rtt_ms"` // null when lost
 }
 
@@ -53,14 +45,11 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		if rec.Schema != StreamSchema {
 			return nil, fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
 		}
-		switch rec.Status {
-		case StatusOK, StatusLate, StatusDup:
-			if rec.RTTms == nil {
-				return nil, fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
-			}
-		case StatusLost:
-		default:
+		if !rec.Status.Valid() {
 			return nil, fmt.Errorf("%s:%d: status: %q is not ok, lost, late or dup", name, line, rec.Status)
+		}
+		if rec.Status.HasRTT() && rec.RTTms == nil {
+			return nil, fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
 		}
 		out = append(out, rec)
 	}

@@ -12,8 +12,8 @@ import (
 // and how it is probed.
 type SweepTarget struct {
 	Target
-	Protocol string // "icmp" (or "") for echo, "tcp" for connect time
-	Port     int    // tcp: the port connected to
+	Protocol Protocol // ICMP (or "") for echo, TCP for connect time
+	Port     int      // tcp: the port connected to
 }
 
 // SweepResult is one target's outcome of Sweep.
@@ -141,8 +141,8 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 	for i, t := range ts {
 		port := 0
 		switch t.Protocol {
-		case "", "icmp":
-		case "tcp":
+		case "", ICMP:
+		case TCP:
 			if t.Port < 1 || t.Port > 65535 {
 				return nil, fmt.Errorf("target %s: tcp port %d: use 1..65535", t.Name, t.Port)
 			}

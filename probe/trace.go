@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
-
-	"github.com/linecheck/linecheck/internal/route"
 )
 
 // Trace defaults.
@@ -25,7 +24,7 @@ const (
 
 // TraceConfig configures a traceroute. Zero fields take the defaults.
 type TraceConfig struct {
-	Proto            string        // icmp (default), udp or tcp
+	Proto            Protocol      // ICMP (default), UDP or TCP
 	Port             int           // destination port for udp (33434) and tcp (80)
 	FirstTTL, MaxTTL int           // 1 and 30 by default
 	Cycles           int           // rounds over all TTLs (mtr style), 1 by default
@@ -34,20 +33,26 @@ type TraceConfig struct {
 	Flows            int           // flows per TTL (Paris flow ids 0..Flows−1), 1 by default
 	Rate             float64       // packets per second while sending a cycle
 	Network          string        // "ip4", "ip6" or ""
+	// Clock is the time the algorithm runs on (cycle starts, timeouts,
+	// pacing, RTTs of drivers that take it); the real clock when nil.
+	Clock Clock
 }
 
 func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	if c.Proto == "" {
-		c.Proto = "icmp"
+		c.Proto = ICMP
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
 	}
 	switch c.Proto {
-	case "icmp":
+	case ICMP:
 		c.Port = 0
-	case "udp":
+	case UDP:
 		if c.Port == 0 {
 			c.Port = DefaultUDPPort
 		}
-	case "tcp":
+	case TCP:
 		if c.Port == 0 {
 			c.Port = DefaultTCPPort
 		}
@@ -105,7 +110,7 @@ type TraceReply struct {
 	// Dest is true when the target itself answered (echo reply, port or
 	// protocol unreachable from the target, TCP SYN-ACK or RST).
 	Dest bool
-	MPLS []route.MPLS
+	MPLS []MPLS
 }
 
 // ErrForeign is what a Driver's Receive returns (wrapped in a *ForeignError)
@@ -139,14 +144,11 @@ type TraceCounts struct {
 	Foreign    int // replies to another process or run, or to no probe of ours
 }
 
-// newTraceDriver opens the socket driver; tests replace it.
-var newTraceDriver = openTraceDriver
-
 // openTraceDriver opens the raw-socket driver, and for ICMP without
 // CAP_NET_RAW falls back to unprivileged ICMP datagram sockets.
 func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	d, err := openRawDriver(cfg, dst)
-	if err == nil || !errors.Is(err, ErrPrivilege) || cfg.Proto != "icmp" {
+	if err == nil || !errors.Is(err, ErrPrivilege) || cfg.Proto != ICMP {
 		return d, err
 	}
 	dd, derr := openDgramDriver(cfg, dst)
@@ -169,34 +171,29 @@ func OpenTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTraceDriver(cfg, dst)
+	return openTraceDriver(cfg, dst)
 }
 
-// Trace runs a traceroute to target (an address or a name) and returns the
-// linecheck.trace/v1 document. onCycle, when not nil, gets a snapshot after
-// each cycle (for live views). On cancellation it returns the cycles finished
-// so far together with ctx's error.
-func Trace(ctx context.Context, target string, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, error) {
-	t, _, err := TraceCounted(ctx, target, cfg, onCycle)
-	return t, err
-}
-
-// TraceCounted is Trace that also returns the late, duplicate and foreign reply counts.
-func TraceCounted(ctx context.Context, target string, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
+// Trace runs a traceroute to target (an address or a name) over the socket
+// driver and returns its raw results (route.BuildTrace makes the
+// linecheck.trace/v1 document of them). onCycle, when not nil, gets a
+// snapshot after each cycle (for live views). On cancellation it returns the
+// cycles finished so far together with ctx's error.
+func Trace(ctx context.Context, target string, cfg TraceConfig, onCycle func(*TraceRun)) (*TraceRun, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, TraceCounts{}, err
+		return nil, err
 	}
 	addr, err := resolveOne(ctx, target, cfg.Network)
 	if err != nil {
-		return nil, TraceCounts{}, err
+		return nil, err
 	}
 	if err := checkCast(target, addr, ExpandOptions{bcast: localBroadcasts(), hint: "trace follows unicast addresses only"}); err != nil {
-		return nil, TraceCounts{}, err
+		return nil, err
 	}
-	drv, err := newTraceDriver(cfg, addr)
+	drv, err := openTraceDriver(cfg, addr)
 	if err != nil {
-		return nil, TraceCounts{}, err
+		return nil, err
 	}
 	defer drv.Close()
 	return TraceWithDriver(ctx, drv, target, addr, cfg, onCycle)
@@ -204,7 +201,7 @@ func TraceCounted(ctx context.Context, target string, cfg TraceConfig, onCycle f
 
 // tprobe is one sent probe awaiting or holding its outcome.
 type tprobe struct {
-	res      route.ProbeResult
+	res      ProbeResult
 	cycle    int
 	sent     time.Time
 	answered bool // a reply (in time or late) was seen
@@ -220,6 +217,7 @@ const traceGrace = 50 * time.Millisecond
 type tracer struct {
 	drv     Driver
 	cfg     TraceConfig
+	clk     Clock
 	pending map[uint16]*tprobe
 	key     uint16
 	order   int
@@ -228,7 +226,7 @@ type tracer struct {
 	left    []int     // per cycle: probes not final yet
 	sentIn  []bool    // per cycle: all its probes were sent
 	next    int       // the next cycle to report to onCycle
-	results []route.ProbeResult
+	results []ProbeResult
 	counts  TraceCounts
 	destTTL int
 	onCycle func()
@@ -342,8 +340,9 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 		} else if !waiting || until.Before(w) {
 			w = until
 		}
-		rctx, cancel := context.WithDeadline(ctx, w)
+		rctx, cancel := t.deadline(ctx, w)
 		r, err := t.drv.Receive(rctx)
+		woke := rctx.Err() != nil
 		cancel()
 		switch {
 		case err == nil:
@@ -352,8 +351,8 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 			t.counts.Foreign++
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded):
-			now := time.Now()
+		case woke:
+			now := t.clk.Now()
 			t.expire(now)
 			if !until.IsZero() && !now.Before(until) {
 				return nil
@@ -362,6 +361,23 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 			return fmt.Errorf("receiving: %w", err)
 		}
 	}
+}
+
+// deadline is ctx ending at w on the trace's clock.
+func (t *tracer) deadline(ctx context.Context, w time.Time) (context.Context, context.CancelFunc) {
+	if _, real := t.clk.(realClock); real {
+		return context.WithDeadline(ctx, w)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	fire := t.clk.After(w.Sub(t.clk.Now()))
+	go func() {
+		select {
+		case <-fire:
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	return rctx, cancel
 }
 
 // TraceWithDriver runs the traceroute algorithm over drv. Cycle c starts at
@@ -376,27 +392,19 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 // late (the probe counts as lost). A probe without a reply is lost once its
 // timeout (plus a 50 ms grace for reading) has passed. After the last cycle
 // it returns as soon as no probe waits. onCycle gets a snapshot each time a
-// cycle's probes are all decided, in cycle order.
-func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.Addr, cfg TraceConfig, onCycle func(*route.Trace)) (*route.Trace, TraceCounts, error) {
+// cycle's probes are all decided, in cycle order; every snapshot (and the
+// run returned) holds its own copy of the results.
+func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.Addr, cfg TraceConfig, onCycle func(*TraceRun)) (*TraceRun, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, TraceCounts{}, err
+		return nil, err
 	}
-	t := &tracer{drv: drv, cfg: cfg, pending: make(map[uint16]*tprobe),
+	t := &tracer{drv: drv, cfg: cfg, clk: cfg.Clock, pending: make(map[uint16]*tprobe),
 		left: make([]int, cfg.Cycles), sentIn: make([]bool, cfg.Cycles)}
-	start := time.Now()
-	doc := func() *route.Trace {
-		hops, reached := route.BuildHops(t.results)
-		if cfg.Flows == 1 {
-			for i := range hops {
-				for j := range hops[i].Responders {
-					hops[i].Responders[j].Flows = nil
-				}
-			}
-		}
-		return &route.Trace{Schema: route.TraceSchema, Target: target, Addr: addr.String(), Protocol: cfg.Proto,
-			Port: cfg.Port, Reached: reached, Source: "live", Start: start.UTC().Format(time.RFC3339),
-			Foreign: t.counts.Foreign, Hops: hops}
+	start := t.clk.Now()
+	doc := func() *TraceRun {
+		return &TraceRun{Target: target, Addr: addr, Protocol: cfg.Proto, Port: cfg.Port, Flows: cfg.Flows,
+			Start: start, Counts: t.counts, Results: slices.Clone(t.results)}
 	}
 	if onCycle != nil {
 		t.onCycle = func() { onCycle(doc()) }
@@ -411,7 +419,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 		cycleStart := start.Add(time.Duration(c) * cfg.Interval)
 		if c > 0 {
 			if err := t.receiveUntil(ctx, cycleStart); err != nil {
-				return doc(), t.counts, err
+				return doc(), err
 			}
 		}
 		hi := cfg.MaxTTL
@@ -423,13 +431,13 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 				// Pacing only: no reply is read until the whole cycle is out.
 				// When cycles fall behind their start times, the bucket
 				// still holds the rate.
-				now := time.Now()
+				now := t.clk.Now()
 				tokens = min(burst, tokens+now.Sub(filled).Seconds()*cfg.Rate)
 				filled = now
 				if tokens < 1 {
 					wait := time.Duration((1 - tokens) / cfg.Rate * float64(time.Second))
-					if err := sleepUntil(ctx, now.Add(wait)); err != nil {
-						return doc(), t.counts, err
+					if err := sleepUntil(ctx, t.clk, now.Add(wait)); err != nil {
+						return doc(), err
 					}
 					tokens, filled = 1, now.Add(wait)
 				}
@@ -438,7 +446,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
 				if err != nil {
 					if errors.Is(err, ErrPrivilege) {
-						return nil, t.counts, err
+						return nil, err
 					}
 					if sendErr == nil {
 						sendErr = fmt.Errorf("sending a probe with TTL %d: %w", ttl, err)
@@ -446,7 +454,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 					// Never sent: it gets no result, it is not lost.
 					continue
 				}
-				p := &tprobe{res: route.ProbeResult{TTL: ttl, Flow: f, Order: t.order}, cycle: c, sent: at}
+				p := &tprobe{res: ProbeResult{TTL: ttl, Flow: f, Order: t.order}, cycle: c, sent: at}
 				t.order++
 				if old := t.pending[key]; old != nil && !old.final {
 					// 65,534 probes later the key comes round again.
@@ -459,28 +467,36 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 		}
 		t.sentIn[c] = true
 		if t.left[c] == 0 && sendErr != nil {
-			return doc(), t.counts, sendErr
+			return doc(), sendErr
 		}
 		t.report()
 	}
 	if err := t.receiveUntil(ctx, time.Time{}); err != nil {
-		return doc(), t.counts, err
+		return doc(), err
 	}
-	return doc(), t.counts, nil
+	return doc(), nil
 }
 
-// sleepUntil waits for d or ctx.
-func sleepUntil(ctx context.Context, d time.Time) error {
-	w := time.Until(d)
+// sleepUntil waits for d on clk, or for ctx.
+func sleepUntil(ctx context.Context, clk Clock, d time.Time) error {
+	w := d.Sub(clk.Now())
 	if w <= 0 {
 		return ctx.Err()
 	}
-	tm := time.NewTimer(w)
-	defer tm.Stop()
+	if _, real := clk.(realClock); real {
+		tm := time.NewTimer(w)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C:
+			return nil
+		}
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-tm.C:
+	case <-clk.After(w):
 		return nil
 	}
 }

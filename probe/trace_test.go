@@ -1,4 +1,4 @@
-package probe
+package probe_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // fakeDriver answers probes along a fixed path without sockets. Replies are
@@ -23,14 +24,14 @@ type fakeDriver struct {
 	clock  time.Time
 	queue  []any // TraceReply or error
 	wake   chan struct{}
-	sends  []TraceProbe
+	sends  []probe.TraceProbe
 	sentAt []time.Time
 
 	// receivesAt holds len(sends) at every Receive call.
 	receivesAt []int
 
-	drop      func(p TraceProbe, n int) bool // n = how many probes at this TTL before
-	late      func(p TraceProbe) bool
+	drop      func(p probe.TraceProbe, n int) bool // n = how many probes at this TTL before
+	late      func(p probe.TraceProbe) bool
 	shuffle   bool
 	duplicate bool
 	foreign   int // foreign replies queued after each batch: half unknown keys, half ForeignErrors
@@ -47,7 +48,7 @@ func newFake(path ...string) *fakeDriver {
 	return f
 }
 
-func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
+func (f *fakeDriver) Send(p probe.TraceProbe) (time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sends = append(f.sends, p)
@@ -57,9 +58,9 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 		// A new cycle: other runs' packets arrive too.
 		for i := 0; i < f.foreign; i++ {
 			if i%2 == 0 {
-				f.queue = append(f.queue, TraceReply{Key: 0xfffe, From: f.path[0], At: sent})
+				f.queue = append(f.queue, probe.TraceReply{Key: 0xfffe, From: f.path[0], At: sent})
 			} else {
-				f.queue = append(f.queue, &ForeignError{Reason: "another run"})
+				f.queue = append(f.queue, &probe.ForeignError{Reason: "another run"})
 			}
 		}
 	}
@@ -69,7 +70,7 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 		return sent, nil
 	}
 	hop := min(p.TTL, len(f.path))
-	r := TraceReply{Key: p.Key, From: f.path[hop-1], At: sent.Add(time.Duration(hop) * time.Millisecond), Dest: hop == len(f.path)}
+	r := probe.TraceReply{Key: p.Key, From: f.path[hop-1], At: sent.Add(time.Duration(hop) * time.Millisecond), Dest: hop == len(f.path)}
 	if f.late != nil && f.late(p) {
 		r.At = sent.Add(time.Hour)
 	}
@@ -80,7 +81,7 @@ func (f *fakeDriver) Send(p TraceProbe) (time.Time, error) {
 	return sent, nil
 }
 
-func (f *fakeDriver) Receive(ctx context.Context) (TraceReply, error) {
+func (f *fakeDriver) Receive(ctx context.Context) (probe.TraceReply, error) {
 	f.mu.Lock()
 	f.receivesAt = append(f.receivesAt, len(f.sends))
 	if f.shuffle {
@@ -91,23 +92,23 @@ func (f *fakeDriver) Receive(ctx context.Context) (TraceReply, error) {
 		f.queue = f.queue[1:]
 		f.mu.Unlock()
 		if err, ok := it.(error); ok {
-			return TraceReply{}, err
+			return probe.TraceReply{}, err
 		}
-		return it.(TraceReply), nil
+		return it.(probe.TraceReply), nil
 	}
 	f.mu.Unlock()
 	<-ctx.Done()
-	return TraceReply{}, ctx.Err()
+	return probe.TraceReply{}, ctx.Err()
 }
 
 func (f *fakeDriver) Close() error { return nil }
 
 var path4 = []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2"}
 
-func fastCfg(cycles int) TraceConfig {
+func fastCfg(cycles int) probe.TraceConfig {
 	// Cycles 20 ms apart: the fake answers at once, so a cycle is read out
 	// long before the next one starts.
-	return TraceConfig{MaxTTL: 8, Cycles: cycles, Interval: 20 * time.Millisecond, Timeout: 30 * time.Millisecond, Rate: 1e6}
+	return probe.TraceConfig{MaxTTL: 8, Cycles: cycles, Interval: 20 * time.Millisecond, Timeout: 30 * time.Millisecond, Rate: 1e6}
 }
 
 func hopAddrs(tr *route.Trace) []string {
@@ -122,9 +123,19 @@ func hopAddrs(tr *route.Trace) []string {
 	return out
 }
 
-func runFake(t *testing.T, f *fakeDriver, cfg TraceConfig) (*route.Trace, TraceCounts) {
+// traceDoc runs the algorithm over drv and makes the trace document of the
+// run (the probe → route step every caller takes).
+func traceDoc(ctx context.Context, drv probe.Driver, dst netip.Addr, cfg probe.TraceConfig, onCycle func(*probe.TraceRun)) (*route.Trace, probe.TraceCounts, error) {
+	run, err := probe.TraceWithDriver(ctx, drv, "lab", dst, cfg, onCycle)
+	if run == nil {
+		return nil, probe.TraceCounts{}, err
+	}
+	return route.BuildTrace(run), run.Counts, err
+}
+
+func runFake(t *testing.T, f *fakeDriver, cfg probe.TraceConfig) (*route.Trace, probe.TraceCounts) {
 	t.Helper()
-	tr, counts, err := TraceWithDriver(context.Background(), f, "lab", f.path[len(f.path)-1], cfg, nil)
+	tr, counts, err := traceDoc(context.Background(), f, f.path[len(f.path)-1], cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +198,7 @@ func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 	// last cycle is answered, so what is still queued then was never read.
 	var unreadDup, unreadForeign int
 	for _, it := range f.queue {
-		if r, ok := it.(TraceReply); ok && r.Key != 0xfffe {
+		if r, ok := it.(probe.TraceReply); ok && r.Key != 0xfffe {
 			unreadDup++
 		} else {
 			unreadForeign++
@@ -202,7 +213,7 @@ func TestTraceShuffledDuplicatedAndForeignReplies(t *testing.T) {
 func TestTraceMissingRepliesGiveHopLossAndRateLimitFlag(t *testing.T) {
 	f := newFake(path4...)
 	// TTL 2 answers every other probe; everything else always answers.
-	f.drop = func(p TraceProbe, n int) bool { return p.TTL == 2 && n%2 == 1 }
+	f.drop = func(p probe.TraceProbe, n int) bool { return p.TTL == 2 && n%2 == 1 }
 	cfg := fastCfg(20)
 	cfg.Timeout = 5 * time.Millisecond
 	tr, _ := runFake(t, f, cfg)
@@ -219,8 +230,8 @@ func TestTraceMissingRepliesGiveHopLossAndRateLimitFlag(t *testing.T) {
 
 func TestTraceSilentHopAndLateReplies(t *testing.T) {
 	f := newFake(path4...)
-	f.drop = func(p TraceProbe, _ int) bool { return p.TTL == 2 }
-	f.late = func(p TraceProbe) bool { return p.TTL == 3 }
+	f.drop = func(p probe.TraceProbe, _ int) bool { return p.TTL == 2 }
+	f.late = func(p probe.TraceProbe) bool { return p.TTL == 3 }
 	cfg := fastCfg(2)
 	cfg.Timeout = 5 * time.Millisecond
 	tr, counts := runFake(t, f, cfg)
@@ -238,7 +249,7 @@ func TestTraceSilentHopAndLateReplies(t *testing.T) {
 func TestTraceCancellationReturnsFinishedCycles(t *testing.T) {
 	f := newFake(path4...)
 	// From the second cycle on nothing answers, and the timeout is long.
-	f.drop = func(p TraceProbe, n int) bool { return n >= 1 }
+	f.drop = func(p probe.TraceProbe, n int) bool { return n >= 1 }
 	cfg := fastCfg(5)
 	cfg.Timeout = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
@@ -246,7 +257,7 @@ func TestTraceCancellationReturnsFinishedCycles(t *testing.T) {
 	var tr *route.Trace
 	var err error
 	go func() {
-		tr, _, err = TraceWithDriver(ctx, f, "lab", f.path[3], cfg, func(*route.Trace) {})
+		tr, _, err = traceDoc(ctx, f, f.path[3], cfg, func(*probe.TraceRun) {})
 		close(done)
 	}()
 	time.Sleep(50 * time.Millisecond)
@@ -275,7 +286,7 @@ func TestTraceFlowsListAlternateResponders(t *testing.T) {
 	drv := &ecmpFake{fakeDriver: base, alt: alt}
 	cfg := fastCfg(2)
 	cfg.Flows = 4
-	tr, _, err := TraceWithDriver(context.Background(), drv, "lab", f.path[3], cfg, nil)
+	tr, _, err := traceDoc(context.Background(), drv, f.path[3], cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,11 +305,11 @@ type ecmpFake struct {
 	alt netip.Addr
 }
 
-func (e *ecmpFake) Send(p TraceProbe) (time.Time, error) {
+func (e *ecmpFake) Send(p probe.TraceProbe) (time.Time, error) {
 	at, err := e.fakeDriver.Send(p)
 	if p.TTL == 2 && p.Flow%2 == 1 {
 		e.mu.Lock()
-		r := e.queue[len(e.queue)-1].(TraceReply)
+		r := e.queue[len(e.queue)-1].(probe.TraceReply)
 		r.From = e.alt
 		e.queue[len(e.queue)-1] = r
 		e.mu.Unlock()
@@ -307,20 +318,20 @@ func (e *ecmpFake) Send(p TraceProbe) (time.Time, error) {
 }
 
 func TestForeignErrorIsRetryable(t *testing.T) {
-	var err error = &ForeignError{Reason: "x"}
-	if !errors.Is(err, ErrForeign) {
-		t.Fatal("ForeignError is not ErrForeign")
+	var err error = &probe.ForeignError{Reason: "x"}
+	if !errors.Is(err, probe.ErrForeign) {
+		t.Fatal("probe.ForeignError is not probe.ErrForeign")
 	}
 }
 
 func TestTraceLostProbesDoNotHoldTheNextCycleBack(t *testing.T) {
 	f := newFake(path4...)
-	f.drop = func(p TraceProbe, _ int) bool { return p.TTL == 2 }
+	f.drop = func(p probe.TraceProbe, _ int) bool { return p.TTL == 2 }
 	cfg := fastCfg(10)
 	cfg.Interval = time.Millisecond
 	cfg.Timeout = 300 * time.Millisecond
 	var sendsAtCycle []int
-	tr, _, err := TraceWithDriver(context.Background(), f, "lab", f.path[3], cfg, func(*route.Trace) {
+	tr, _, err := traceDoc(context.Background(), f, f.path[3], cfg, func(*probe.TraceRun) {
 		f.mu.Lock()
 		sendsAtCycle = append(sendsAtCycle, len(f.sends))
 		f.mu.Unlock()
@@ -343,7 +354,7 @@ func TestTracePaceHoldsWhenCyclesFallBehind(t *testing.T) {
 	// 200 packets/s, but cycles due every millisecond: the schedule falls
 	// behind at once, and after the first cycle's burst the probes must
 	// still leave 5 ms apart.
-	cfg := TraceConfig{MaxTTL: 8, Cycles: 5, Interval: time.Millisecond, Timeout: time.Second, Rate: 200}
+	cfg := probe.TraceConfig{MaxTTL: 8, Cycles: 5, Interval: time.Millisecond, Timeout: time.Second, Rate: 200}
 	runFake(t, f, cfg)
 	if len(f.sentAt) != 8+4*4 {
 		t.Fatalf("%d probes sent, want 24", len(f.sentAt))
@@ -362,14 +373,14 @@ func TestTraceStopsWaitingForProbesPastTheDestination(t *testing.T) {
 	f := newFake(path4...)
 	// Probes past TTL 4 are never answered; once the target answered at TTL 4
 	// the trace must not wait out their (hour-long) timeout.
-	f.drop = func(p TraceProbe, _ int) bool { return p.TTL > 4 }
+	f.drop = func(p probe.TraceProbe, _ int) bool { return p.TTL > 4 }
 	cfg := fastCfg(2)
 	cfg.Timeout = time.Hour
 	done := make(chan struct{})
 	var tr *route.Trace
-	var counts TraceCounts
+	var counts probe.TraceCounts
 	go func() {
-		tr, counts, _ = TraceWithDriver(context.Background(), f, "lab", f.path[3], cfg, nil)
+		tr, counts, _ = traceDoc(context.Background(), f, f.path[3], cfg, nil)
 		close(done)
 	}()
 	select {
@@ -388,7 +399,7 @@ func TestTraceDocumentCountsLateDuplicateAndForeignPerHop(t *testing.T) {
 	// Replies are queued in order (no shuffle); the run ends as soon as every
 	// probe is decided, so the last duplicates may stay unread.
 	f.duplicate, f.foreign = true, 2
-	f.late = func(p TraceProbe) bool { return p.TTL == 3 }
+	f.late = func(p probe.TraceProbe) bool { return p.TTL == 3 }
 	cfg := fastCfg(3)
 	cfg.MaxTTL = 4
 	cfg.Timeout = 5 * time.Millisecond
@@ -399,7 +410,7 @@ func TestTraceDocumentCountsLateDuplicateAndForeignPerHop(t *testing.T) {
 	}
 	unread := map[int]int{}
 	for _, it := range f.queue {
-		r, ok := it.(TraceReply)
+		r, ok := it.(probe.TraceReply)
 		if !ok || ttlOf[r.Key] == 0 {
 			t.Fatalf("a foreign packet was left unread: %+v", it)
 		}
@@ -451,7 +462,7 @@ func TestTraceTimeoutShorterThanThePathListsTheSilentTTLs(t *testing.T) {
 	// link after hop 2): not reached, TTLs 3..7 late, 8 (the target) late.
 	path := []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2", "10.77.4.2", "10.77.5.2", "10.77.6.2", "10.77.7.2"}
 	f := newFake(path...)
-	f.late = func(p TraceProbe) bool { return p.TTL >= 3 }
+	f.late = func(p probe.TraceProbe) bool { return p.TTL >= 3 }
 	cfg := fastCfg(1)
 	cfg.MaxTTL = 30
 	cfg.Timeout = 5 * time.Millisecond
@@ -476,7 +487,7 @@ func TestTraceTimeoutShorterThanThePathListsTheSilentTTLs(t *testing.T) {
 	// Nothing answers past TTL 2 at all: the entries go on for MaxUnknown
 	// silent TTLs after it, each with no responders and loss 1.
 	f = newFake(path...)
-	f.drop = func(p TraceProbe, _ int) bool { return p.TTL >= 3 }
+	f.drop = func(p probe.TraceProbe, _ int) bool { return p.TTL >= 3 }
 	tr, _ = runFake(t, f, cfg)
 	want = []string{"10.77.0.2", "10.77.1.2", "*", "*", "*", "*", "*"}
 	if !slices.Equal(hopAddrs(tr), want) || tr.Reached {
@@ -486,5 +497,121 @@ func TestTraceTimeoutShorterThanThePathListsTheSilentTTLs(t *testing.T) {
 		if h.Late != 0 || h.Loss != 1 || h.Responders == nil || len(h.Responders) != 0 {
 			t.Errorf("ttl %d: %+v, want no responders, loss 1, late 0", h.TTL, h)
 		}
+	}
+}
+
+// fakeClock is a clock that jumps: After(d) moves it d ahead at once.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d > 0 {
+		c.now = c.now.Add(d)
+	}
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}
+
+// clockDriver answers along path on the fake clock: hop h after h ms; TTL 2
+// never answers.
+type clockDriver struct {
+	clk   *fakeClock
+	path  []netip.Addr
+	mu    sync.Mutex
+	queue []probe.TraceReply
+}
+
+func (d *clockDriver) Send(p probe.TraceProbe) (time.Time, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.clk.Now()
+	if p.TTL != 2 {
+		hop := min(p.TTL, len(d.path))
+		d.queue = append(d.queue, probe.TraceReply{Key: p.Key, From: d.path[hop-1],
+			At: now.Add(time.Duration(hop) * time.Millisecond), Dest: hop == len(d.path)})
+	}
+	return now, nil
+}
+
+func (d *clockDriver) Receive(ctx context.Context) (probe.TraceReply, error) {
+	d.mu.Lock()
+	if len(d.queue) > 0 {
+		r := d.queue[0]
+		d.queue = d.queue[1:]
+		d.mu.Unlock()
+		return r, nil
+	}
+	d.mu.Unlock()
+	<-ctx.Done()
+	return probe.TraceReply{}, ctx.Err()
+}
+
+func (d *clockDriver) Close() error { return nil }
+
+// The algorithm runs on the injected clock: three cycles an hour apart with
+// a minute's timeout finish at once in real time, the run starts at the
+// clock's time, RTTs are the clock's, and the silent TTL is declared lost
+// only once its minute (plus the reading grace) has passed on that clock.
+func TestTraceRunsOnTheInjectedClock(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clk := &fakeClock{now: t0}
+	drv := &clockDriver{clk: clk}
+	for _, p := range path4 {
+		drv.path = append(drv.path, netip.MustParseAddr(p))
+	}
+	cfg := probe.TraceConfig{MaxTTL: 8, Cycles: 3, Interval: time.Hour, Timeout: time.Minute, Clock: clk}
+	done := make(chan struct{})
+	var run *probe.TraceRun
+	var err error
+	go func() {
+		defer close(done)
+		run, err = probe.TraceWithDriver(context.Background(), drv, "lab", drv.path[3], cfg, nil)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the trace waits in real time, not on its clock")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Start.Equal(t0) {
+		t.Errorf("start %v, want the clock's %v", run.Start, t0)
+	}
+	// The last cycle starts 2 h in; its TTL 2 probe is lost a minute later.
+	if end := clk.Now().Sub(t0); end < 2*time.Hour+time.Minute {
+		t.Errorf("clock advanced %v, want at least 2h1m", end)
+	}
+	lost := 0
+	for _, r := range run.Results {
+		switch {
+		case r.TTL == 2:
+			if r.Addr != "" || r.Late {
+				t.Errorf("TTL 2: %+v, want lost", r)
+			}
+			lost++
+		case r.TTL <= 4:
+			if want := float64(r.TTL); r.RTTms != want {
+				t.Errorf("TTL %d: RTT %v ms, want %v (the clock's)", r.TTL, r.RTTms, want)
+			}
+		}
+	}
+	if lost != 3 {
+		t.Errorf("%d lost TTL 2 probes, want one per cycle", lost)
+	}
+	tr := route.BuildTrace(run)
+	if tr.Start != "2026-01-02T03:04:05Z" || !tr.Reached || len(tr.Hops) != 4 || tr.Hops[1].Loss != 1 {
+		t.Errorf("document: start %s reached %v hops %v", tr.Start, tr.Reached, hopAddrs(tr))
 	}
 }

@@ -95,7 +95,19 @@ func TestTraceFallsBackToDatagramSockets(t *testing.T) {
 				ch <- out{err: err}
 				continue
 			}
-			ch <- out{hops: len(tr.Hops), sent: tr.Hops[0].Sent, reached: tr.Reached}
+			// One hop: the target itself answers the TTL 1 probe of every
+			// cycle (hops is the lowest TTL it answered at).
+			var o out
+			for _, r := range tr.Results {
+				if r.Dest && r.Addr != "" && (o.hops == 0 || r.TTL < o.hops) {
+					o.hops = r.TTL
+				}
+				if r.TTL == 1 {
+					o.sent++
+					o.reached = o.reached || (r.Dest && r.Addr == target)
+				}
+			}
+			ch <- o
 		}
 	}()
 	for range 2 {

@@ -81,7 +81,7 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		return nil, fmt.Errorf("ICMP filter: %w", err)
 	}
 	switch cfg.Proto {
-	case "udp":
+	case UDP:
 		if d.l4, err = open(unix.IPPROTO_UDP); err != nil {
 			d.icmp.Close()
 			return nil, err
@@ -93,14 +93,14 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 			return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
 				&unix.SockFprog{Len: 1, Filter: &prog[0]})
 		})
-	case "tcp":
+	case TCP:
 		if d.l4, err = open(unix.IPPROTO_TCP); err != nil {
 			d.icmp.Close()
 			return nil, err
 		}
 	}
 	d.read(d.icmp, false)
-	if cfg.Proto == "tcp" {
+	if cfg.Proto == TCP {
 		d.read(d.l4, true)
 	}
 	return d, nil
@@ -149,12 +149,12 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 	var b []byte
 	sport := d.sportBase + p.Flow
 	switch d.cfg.Proto {
-	case "icmp":
+	case ICMP:
 		b = parisEcho(d.v6, d.id, p.Key, p.Flow, 32)
-	case "udp":
+	case UDP:
 		s = d.l4
 		b = udpProbe(d.src, d.dst, sport, d.cfg.Port, p.Key, 24)
-	case "tcp":
+	case TCP:
 		s = d.l4
 		b = tcpSYN(d.src, d.dst, sport, d.cfg.Port, uint32(d.id)<<16|uint32(p.Key))
 	}
@@ -212,7 +212,7 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 		return d.decodeTCP(r, b)
 	}
 	if e, ok := parseEchoReply(d.v6, b); ok {
-		if d.cfg.Proto != "icmp" || p.from != d.dst {
+		if d.cfg.Proto != ICMP || p.from != d.dst {
 			return r, false, nil
 		}
 		if uint16(e.ID) != d.id {
@@ -231,7 +231,7 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 	}
 	l4 := q.l4
 	switch d.cfg.Proto {
-	case "icmp":
+	case ICMP:
 		want := byte(icmp4Echo)
 		if d.v6 {
 			want = icmp6Echo
@@ -243,7 +243,7 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted echo id %d", id)}
 		}
 		r.Key = binary.BigEndian.Uint16(l4[6:])
-	case "udp":
+	case UDP:
 		if q.proto != protoUDP || len(l4) < 8 {
 			return r, false, nil
 		}
@@ -252,7 +252,7 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted UDP ports %d→%d", sp, dp)}
 		}
 		r.Key = binary.BigEndian.Uint16(l4[6:])
-	case "tcp":
+	case TCP:
 		if q.proto != protoTCP || len(l4) < 8 {
 			return r, false, nil
 		}

@@ -144,10 +144,7 @@ func (s *LiveStats) result(target string) compare.TargetResult {
 
 // targetKey names a record's target as compare names targets.
 func targetKey(r probe.Record) string {
-	if r.Protocol == "tcp" {
-		return fmt.Sprintf("%s tcp/%d", r.Addr, r.Port)
-	}
-	return r.Addr + " " + r.Protocol
+	return compare.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
 }
 
 // settle brings every target's percentiles up to date.

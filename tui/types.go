@@ -297,7 +297,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 	r := &Route{
 		Direction: dir,
 		Target:    t.Target,
-		Protocol:  t.Protocol,
+		Protocol:  string(t.Protocol),
 		Reached:   t.Reached,
 		LineClass: t.LineClass,
 		Live:      t.Source == "live",

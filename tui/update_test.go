@@ -281,7 +281,7 @@ func TestLiveStatsAgainstHand(t *testing.T) {
 func TestDuplicateAndLateCountedApart(t *testing.T) {
 	var s LiveStats
 	rtt := 10.0
-	for _, st := range []string{probe.StatusOK, probe.StatusDup, probe.StatusLate, probe.StatusLost, probe.StatusOK} {
+	for _, st := range []probe.Status{probe.StatusOK, probe.StatusDup, probe.StatusLate, probe.StatusLost, probe.StatusOK} {
 		s.applyRecord(probe.Record{Status: st, RTTms: &rtt, Time: FixtureStart})
 	}
 	if s.Sent != 4 || s.Recv != 2 || s.Dup != 1 || s.Late != 1 || s.Lost != 1 {

@@ -201,7 +201,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		return badInput(fmt.Errorf("no target of %s is an %s address: drop -%s or add such targets", from,
 			map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network], map[string]string{"ip4": "4", "ip6": "6"}[network]))
 	}
-	cfg := probe.TraceConfig{Proto: o.proto, Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
+	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
 		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
@@ -279,7 +279,11 @@ func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.Tra
 				return
 			}
 			defer drv.Close()
-			tr, _, err := probe.TraceWithDriver(ctx, &pacedDriver{Driver: drv, p: p, ctx: ctx}, t.Addr, addr, cfg, nil)
+			run, err := probe.TraceWithDriver(ctx, &pacedDriver{Driver: drv, p: p, ctx: ctx}, t.Addr, addr, cfg, nil)
+			var tr *route.Trace
+			if run != nil {
+				tr = route.BuildTrace(run)
+			}
 			res[i] = btResult{trace: tr, err: err}
 			if errors.Is(err, context.Canceled) && tr != nil {
 				res[i].err = nil

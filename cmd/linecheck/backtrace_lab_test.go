@@ -155,7 +155,7 @@ func TestBacktraceInLab(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := d.Results[0]
-			if !r.Reached || r.LineClass != route.LineCN2GIA || r.Trace.Protocol != proto || len(r.Trace.Hops) != 4 {
+			if !r.Reached || r.LineClass != route.LineCN2GIA || string(r.Trace.Protocol) != proto || len(r.Trace.Hops) != 4 {
 				t.Errorf("%s over IPv6: %+v", proto, r)
 			}
 		}

@@ -312,11 +312,12 @@ func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []export
 // and port, paced by --rate) for the hop metrics, and annotates its line
 // class offline.
 func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
-	tr, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
+	run, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
 		Cycles: 1, Timeout: p.timeout, Rate: p.rate}, nil)
 	if err != nil {
 		return nil, err
 	}
+	tr := route.BuildTrace(run)
 	route.Annotate(tr, p.asnDB)
 	return tr, nil
 }
@@ -339,7 +340,7 @@ func serveTargets(config, targets string) ([]exporter.Target, error) {
 			return nil, err
 		}
 		for _, t := range ts {
-			out = append(out, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: "icmp", Carrier: t.Carrier, City: t.City})
+			out = append(out, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: probe.ICMP, Carrier: t.Carrier, City: t.City})
 		}
 	}
 	return out, nil

@@ -212,7 +212,7 @@ func runTrace(c *cobra.Command, args []string) error {
 		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 		}
-		cfg := probe.TraceConfig{Proto: o.proto, Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
+		cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
 			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network}
 		ctx, interrupted, stop := interruptContext(c.Context())
 		defer stop()
@@ -222,14 +222,19 @@ func runTrace(c *cobra.Command, args []string) error {
 		stopProgress := prProgress(stderr, func() string {
 			return fmt.Sprintf("trace: cycle %d/%d, %d hops", cycle, o.cycles, hops)
 		})
-		var onCycle func(*route.Trace)
+		var onCycle func(*probe.TraceRun)
 		if prIsTTY(stderr) {
-			// A snapshot per cycle costs a BuildHops over every result so far:
-			// only worth it when someone watches the progress line.
-			onCycle = func(t *route.Trace) { cycle++; hops = len(t.Hops) }
+			// A snapshot per cycle costs a copy and a BuildTrace over every
+			// result so far: only worth it when someone watches the progress line.
+			onCycle = func(r *probe.TraceRun) { cycle++; hops = len(route.BuildTrace(r).Hops) }
 		}
-		t, counts, err := probe.TraceCounted(ctx, args[0], cfg, onCycle)
+		run, err := probe.Trace(ctx, args[0], cfg, onCycle)
 		stopProgress()
+		var t *route.Trace
+		var counts probe.TraceCounts
+		if run != nil {
+			t, counts = route.BuildTrace(run), run.Counts
+		}
 		switch {
 		case err == nil:
 		case interrupted() && t != nil:

@@ -364,7 +364,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if err != nil {
 		return badInput(err)
 	}
-	cfg := probe.TraceConfig{Proto: proto, Port: port, FirstTTL: firstTTL, MaxTTL: maxTTL, Cycles: rounds,
+	cfg := probe.TraceConfig{Proto: probe.Protocol(proto), Port: port, FirstTTL: firstTTL, MaxTTL: maxTTL, Cycles: rounds,
 		Interval: interval, Timeout: timeout, Flows: flows, Rate: rate, Network: network}
 	ctx, stop := watchContext(c)
 	defer stop()
@@ -378,7 +378,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	var last *route.Trace // identity of the target for a failed cycle's line
 	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
 		start := time.Now()
-		tr, err := probe.Trace(ctx, args[0], cfg, nil)
+		run, err := probe.Trace(ctx, args[0], cfg, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				break // a trace cut short by the stop signal is not a full cycle
@@ -398,6 +398,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			}
 			continue
 		}
+		tr := route.BuildTrace(run)
 		route.Annotate(tr, nil)
 		last = tr
 		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})

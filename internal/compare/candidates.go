@@ -19,6 +19,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // File is a parsed and validated candidates file. The same file drives
@@ -88,14 +89,14 @@ type Candidate struct {
 
 // Target is one probe target of a candidate.
 type Target struct {
-	Addr     string `json:"addr"`
-	Protocol string `json:"protocol"` // icmp or tcp
-	Port     int    `json:"port,omitempty"`
+	Addr     string         `json:"addr"`
+	Protocol probe.Protocol `json:"protocol"` // icmp or tcp
+	Port     int            `json:"port,omitempty"`
 }
 
 // String is addr for ICMP and addr:port/tcp for TCP.
 func (t Target) String() string {
-	if t.Protocol == "tcp" {
+	if t.Protocol == probe.TCP {
 		return fmt.Sprintf("%s tcp/%d", t.Addr, t.Port)
 	}
 	return t.Addr + " icmp"
@@ -523,9 +524,9 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 	listed := map[Target]int{}
 	for j, rt := range rc.Targets {
 		tf := fmt.Sprintf("%s.targets[%d]", field, j)
-		t := Target{Addr: strings.TrimSpace(rt.Addr), Protocol: strings.ToLower(rt.Protocol), Port: rt.Port}
+		t := Target{Addr: strings.TrimSpace(rt.Addr), Protocol: probe.Protocol(strings.ToLower(rt.Protocol)), Port: rt.Port}
 		if t.Protocol == "" {
-			t.Protocol = "icmp"
+			t.Protocol = probe.ICMP
 		}
 		if t.Addr == "" {
 			v.errf(rt.line, "%s.addr: required", tf)
@@ -537,11 +538,11 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rt.line, "%s.addr: %s is not a unicast address", tf, t.Addr)
 		}
 		switch t.Protocol {
-		case "icmp":
+		case probe.ICMP:
 			if t.Port != 0 {
 				v.errf(rt.line, "%s.port: ICMP has no port (use protocol: tcp)", tf)
 			}
-		case "tcp":
+		case probe.TCP:
 			if t.Port < 1 || t.Port > 65535 {
 				v.errf(rt.line, "%s.port: required for protocol tcp, 1..65535 (got %d)", tf, t.Port)
 			}

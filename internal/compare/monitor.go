@@ -35,10 +35,14 @@ func (ProbeSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.
 }
 
 // Trace calls probe.Trace. Every onCycle call gets a document built afresh
-// from the results so far (route.BuildHops), which the tracer never
-// touches again: no copy is needed.
+// (route.BuildTrace) from a snapshot of the results so far, which the
+// tracer never touches again: no copy is needed.
 func (ProbeSender) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error {
-	_, err := probe.Trace(ctx, addr, cfg, onCycle)
+	var each func(*probe.TraceRun)
+	if onCycle != nil {
+		each = func(r *probe.TraceRun) { onCycle(route.BuildTrace(r)) }
+	}
+	_, err := probe.Trace(ctx, addr, cfg, each)
 	return err
 }
 
@@ -160,12 +164,13 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 	o.defaults()
 	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout}
 	type key struct {
-		addr, proto string
-		port        int
+		addr  string
+		proto probe.Protocol
+		port  int
 	}
-	keyOf := func(addr, proto string, port int) key {
-		if proto == "" || proto == "icmp" {
-			return key{addr, "icmp", 0}
+	keyOf := func(addr string, proto probe.Protocol, port int) key {
+		if proto == "" || proto == probe.ICMP {
+			return key{addr, probe.ICMP, 0}
 		}
 		return key{addr, proto, port}
 	}

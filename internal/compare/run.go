@@ -361,14 +361,14 @@ func Replay(c *Candidate) (*Measurement, error) {
 func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, []string) {
 	type key struct {
 		addr  string
-		proto string
+		proto probe.Protocol
 		port  int
 	}
-	keyOf := func(addr, proto string, port int) key {
+	keyOf := func(addr string, proto probe.Protocol, port int) key {
 		if proto == "" {
-			proto = "icmp"
+			proto = probe.ICMP
 		}
-		if proto == "icmp" {
+		if proto == probe.ICMP {
 			port = 0
 		}
 		return key{addr, proto, port}

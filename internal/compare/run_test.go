@@ -9,7 +9,7 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-func rec(addr, proto string, port, seq int, status string, rtt float64) probe.Record {
+func rec(addr string, proto probe.Protocol, port, seq int, status probe.Status, rtt float64) probe.Record {
 	r := probe.Record{Time: time.Unix(int64(seq), 0), Target: addr, Addr: addr, Protocol: proto, Port: port, Seq: seq, Status: status}
 	if status != probe.StatusLost {
 		r.RTTms = &rtt

@@ -5,15 +5,16 @@ import (
 	"strconv"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // Target is one probe target of one candidate: what serve measures and the
 // label set its metrics carry.
 type Target struct {
 	Candidate string
-	Addr      string // an IP address or a host name, as the file writes it
-	Protocol  string // icmp or tcp
-	Port      int    // tcp
+	Addr      string         // an IP address or a host name, as the file writes it
+	Protocol  probe.Protocol // icmp or tcp
+	Port      int            // tcp
 	// Carrier and City label linecheck_line_class_info for the targets of a
 	// backtrace target list (serve --targets): the users' carrier and city
 	// the return route leads to; empty for candidates-file targets.
@@ -23,13 +24,13 @@ type Target struct {
 // Label is the value of the target label: the address, with the port for
 // tcp so that two ports of one host stay apart.
 func (t Target) Label() string {
-	if t.Protocol == "icmp" {
+	if t.Protocol == probe.ICMP {
 		return t.Addr
 	}
 	return net.JoinHostPort(t.Addr, strconv.Itoa(t.Port))
 }
 
-func (t Target) key() string { return t.Candidate + "\x00" + t.Protocol + "\x00" + t.Label() }
+func (t Target) key() string { return t.Candidate + "\x00" + string(t.Protocol) + "\x00" + t.Label() }
 
 // loadOptions are what serve requires of a candidates file: only candidate
 // names and targets (vantage, regions, offers and traffic may be left out,

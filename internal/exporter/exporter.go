@@ -221,7 +221,7 @@ func (e *Exporter) Health() (bool, string) {
 		if s == nil || s.fails == 0 {
 			return true, ""
 		}
-		why[s.lastErr] = append(why[s.lastErr], t.Candidate+" "+t.Protocol+" "+t.Label())
+		why[s.lastErr] = append(why[s.lastErr], t.Candidate+" "+string(t.Protocol)+" "+t.Label())
 	}
 	var errs []string
 	for err, ts := range why {
@@ -256,7 +256,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 })
 
 func labelsOf(t Target) prometheus.Labels {
-	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": t.Protocol}
+	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": string(t.Protocol)}
 }
 
 // SetTargets replaces the target list (at start and on reload). Series of

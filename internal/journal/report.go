@@ -203,8 +203,8 @@ func samplesOf(e Entry) []sample {
 
 // traceSample reduces one cycle's trace to the destination's outcome.
 func traceSample(t *route.Trace) sample {
-	s := sample{key: t.Protocol + "|" + t.Target + "|" + t.Addr + "|" + itoa(t.Port),
-		target: t.Target, addr: t.Addr, proto: t.Protocol, port: t.Port}
+	s := sample{key: string(t.Protocol) + "|" + t.Target + "|" + t.Addr + "|" + itoa(t.Port),
+		target: t.Target, addr: t.Addr, proto: string(t.Protocol), port: t.Port}
 	if len(t.Hops) == 0 {
 		return s
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // TraceView is what a trace report shows beside the trace itself.
@@ -269,7 +270,7 @@ func traceRouteCSV(tr *route.Trace, v TraceView) Table {
 	if e := tr.LineEvidence; e != nil {
 		conf, rule = e.Confidence, e.Rule
 	}
-	t.Rows = [][]string{{tr.Target, tr.Addr, tr.Protocol, port, strconv.FormatBool(tr.Reached), tr.Source,
+	t.Rows = [][]string{{tr.Target, tr.Addr, string(tr.Protocol), port, strconv.FormatBool(tr.Reached), tr.Source,
 		strconv.Itoa(len(tr.Hops)), tr.LineClass, v.Direction, conf, rule, strconv.Itoa(tr.Foreign)}}
 	return t
 }
@@ -281,7 +282,7 @@ func asText(asn int) string {
 	return "AS" + strconv.Itoa(asn)
 }
 
-func mplsText(m []route.MPLS) string {
+func mplsText(m []probe.MPLS) string {
 	var s []string
 	for _, e := range m {
 		s = append(s, "L="+strconv.Itoa(e.Label))

@@ -3,6 +3,11 @@
 // analysis, line classification and stretch. It is pure: no sockets, no
 // clock; every function takes its inputs explicitly.
 //
+// Package probe measures and owns the raw results (probe.ProbeResult,
+// probe.MPLS, a trace run as measured: probe.TraceRun); route depends on
+// probe, never the reverse. BuildTrace makes the linecheck.trace/v1
+// document (Trace) of a probe.TraceRun, BuildHops the hops of its results.
+//
 // Definitions (docs/definitions.md has them with their public sources):
 //
 //   - RTT percentiles are nearest-rank: the value of rank ceil(p/100·n) in the

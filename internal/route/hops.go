@@ -3,6 +3,9 @@ package route
 import (
 	"math"
 	"sort"
+	"time"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
 // Hop flags.
@@ -16,31 +19,27 @@ const (
 	FlagDestination = "destination"
 )
 
-// ProbeResult is the outcome of one trace probe whose wait has ended: a reply
-// within the timeout (Addr set) or none (Addr empty). A reply after the
-// timeout leaves Addr empty and sets Late; further replies are counted in
-// Dups. Neither is received.
-type ProbeResult struct {
-	TTL  int
-	Flow int
-	// Order is the probe's send order across the whole run; samples are kept in it.
-	Order int
-	Addr  string  // responder, "" when no reply in time
-	RTTms float64 // when Addr is set
-	// Dest is true when the reply came from the target itself (echo reply,
-	// port unreachable, TCP SYN-ACK or RST), also when it came late.
-	Dest bool
-	MPLS []MPLS
-	// Late is true when the (first) reply came after the timeout.
-	Late bool
-	// Dups counts further replies to this probe.
-	Dups int
-}
-
 // MaxUnknown is how many silent TTLs after the last one that answered an
 // unreached trace lists (mtr's --max-unknown default): enough to show that
 // the path went quiet, not thirty empty lines.
 const MaxUnknown = 5
+
+// BuildTrace makes the linecheck.trace/v1 document of a trace as measured
+// (source "live"): the hops of its results (BuildHops), without per-responder
+// flow lists unless the run probed several flows.
+func BuildTrace(run *probe.TraceRun) *Trace {
+	hops, reached := BuildHops(run.Results)
+	if run.Flows <= 1 {
+		for i := range hops {
+			for j := range hops[i].Responders {
+				hops[i].Responders[j].Flows = nil
+			}
+		}
+	}
+	return &Trace{Schema: TraceSchema, Target: run.Target, Addr: run.Addr.String(), Protocol: run.Protocol,
+		Port: run.Port, Reached: reached, Source: "live", Start: run.Start.UTC().Format(time.RFC3339),
+		Foreign: run.Counts.Foreign, Hops: hops}
+}
 
 // BuildHops turns per-probe results into hop entries. The destination's TTL
 // is the lowest TTL at which the target answered; probes at higher TTLs (sent
@@ -53,11 +52,11 @@ const MaxUnknown = 5
 // answered after the timeout and Duplicates the further replies. Responders
 // are ordered by replies (most first), then address. reached tells whether
 // the target answered in time.
-func BuildHops(results []ProbeResult) (hops []Hop, reached bool) {
+func BuildHops(results []probe.ProbeResult) (hops []Hop, reached bool) {
 	if len(results) == 0 {
 		return []Hop{}, false
 	}
-	rs := append([]ProbeResult(nil), results...)
+	rs := append([]probe.ProbeResult(nil), results...)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Order < rs[j].Order })
 	lo, hi, destTTL, lastAns, lateDest := math.MaxInt, 0, 0, 0, 0
 	for _, r := range rs {

@@ -5,17 +5,19 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
 // cycles builds results for n cycles over TTLs 1..len(answers); answers[ttl-1](c)
 // gives the responder of cycle c ("" for none); the last TTL is the destination.
-func cycles(n int, answers ...func(c int) string) []ProbeResult {
-	var out []ProbeResult
+func cycles(n int, answers ...func(c int) string) []probe.ProbeResult {
+	var out []probe.ProbeResult
 	order := 0
 	for c := 0; c < n; c++ {
 		for i, a := range answers {
 			addr := a(c)
-			r := ProbeResult{TTL: i + 1, Order: order, Addr: addr, Dest: i == len(answers)-1 && addr != ""}
+			r := probe.ProbeResult{TTL: i + 1, Order: order, Addr: addr, Dest: i == len(answers)-1 && addr != ""}
 			if addr != "" {
 				r.RTTms = float64(i + 1)
 			}
@@ -42,7 +44,7 @@ func everyOther(a string) func(int) string {
 func TestBuildHops(t *testing.T) {
 	tests := []struct {
 		name      string
-		results   []ProbeResult
+		results   []probe.ProbeResult
 		wantLoss  []float64
 		wantFlags [][]string
 		reached   bool
@@ -130,7 +132,7 @@ func TestBuildHops(t *testing.T) {
 func TestBuildHopsCountsLateAndDuplicateRepliesPerHop(t *testing.T) {
 	// Two cycles over 3 TTLs. TTL 2: one reply in time and duplicated twice,
 	// one late. TTL 3 (the target): one late then one in time, duplicated once.
-	rs := []ProbeResult{
+	rs := []probe.ProbeResult{
 		{TTL: 1, Order: 0, Addr: "a", RTTms: 1},
 		{TTL: 2, Order: 1, Addr: "b", RTTms: 2, Dups: 2},
 		{TTL: 3, Order: 2, Late: true, Dest: true},
@@ -157,9 +159,9 @@ func TestBuildHopsCountsLateAndDuplicateRepliesPerHop(t *testing.T) {
 func TestBuildHopsUnreachedListsLateTTLs(t *testing.T) {
 	// --timeout shorter than the path: TTLs 1-2 answer in time, 3 and 4
 	// only late, 5 never; the target (TTL 6 and beyond) answers late.
-	var rs []ProbeResult
+	var rs []probe.ProbeResult
 	for ttl := 1; ttl <= 10; ttl++ {
-		r := ProbeResult{TTL: ttl, Order: ttl}
+		r := probe.ProbeResult{TTL: ttl, Order: ttl}
 		switch {
 		case ttl <= 2:
 			r.Addr, r.RTTms = "r", 1
@@ -188,7 +190,7 @@ func TestBuildHopsUnreachedListsLateTTLs(t *testing.T) {
 
 func TestBuildHopsDropsProbesBeyondTheDestination(t *testing.T) {
 	// All TTLs in flight at once: TTLs 3..5 all reach the target at TTL 3.
-	rs := []ProbeResult{
+	rs := []probe.ProbeResult{
 		{TTL: 1, Order: 0, Addr: "10.77.0.2", RTTms: 1},
 		{TTL: 2, Order: 1, Addr: "10.77.1.2", RTTms: 2},
 		{TTL: 3, Order: 2, Addr: "10.77.2.2", RTTms: 3, Dest: true},
@@ -207,8 +209,8 @@ func TestBuildHopsDropsProbesBeyondTheDestination(t *testing.T) {
 func TestBuildHopsResponderStatsAndFlows(t *testing.T) {
 	// TTL 2 has two ECMP responders: A on flows 0 and 2 (RTTs 3, 1, 2 in send
 	// order, given shuffled), B on flow 1 (RTT 5). MPLS kept from the reply.
-	mpls := []MPLS{{Label: 24001, TC: 0, S: true, TTL: 1}}
-	rs := []ProbeResult{
+	mpls := []probe.MPLS{{Label: 24001, TC: 0, S: true, TTL: 1}}
+	rs := []probe.ProbeResult{
 		{TTL: 2, Flow: 2, Order: 5, Addr: "A", RTTms: 2},
 		{TTL: 2, Flow: 0, Order: 1, Addr: "A", RTTms: 3, MPLS: mpls},
 		{TTL: 2, Flow: 1, Order: 3, Addr: "B", RTTms: 5},

@@ -1,5 +1,7 @@
 package route
 
+import "github.com/linecheck/linecheck/probe"
+
 // TraceSchema is the schema name of a trace document.
 const TraceSchema = "linecheck.trace/v1"
 
@@ -8,12 +10,12 @@ const TraceSchema = "linecheck.trace/v1"
 // prints, what `trace --replay` reads back (as do the readers of `mtr --json`),
 // and what compare, tui and serve consume.
 type Trace struct {
-	Schema   string `json:"schema"`
-	Target   string `json:"target"`
-	Addr     string `json:"addr"`
-	Protocol string `json:"protocol"` // icmp, udp, tcp
-	Port     int    `json:"port,omitempty"`
-	Reached  bool   `json:"reached"`
+	Schema   string         `json:"schema"`
+	Target   string         `json:"target"`
+	Addr     string         `json:"addr"`
+	Protocol probe.Protocol `json:"protocol"` // icmp, udp, tcp
+	Port     int            `json:"port,omitempty"`
+	Reached  bool           `json:"reached"`
 	// Source tells where the trace came from: "live", "replay", "mtr-json".
 	Source string `json:"source,omitempty"`
 	// Start is the RFC 3339 time the first probe was sent, when known.
@@ -49,26 +51,18 @@ type Hop struct {
 
 // Responder is one address that answered at a TTL (several with ECMP).
 type Responder struct {
-	Addr    string   `json:"addr"`
-	Recv    int      `json:"recv"`
-	RTT     RTTStats `json:"rtt_ms"`
-	Jitter  Jitter   `json:"jitter_ms"`
-	ASN     int      `json:"asn,omitempty"`
-	Carrier string   `json:"carrier,omitempty"`
-	MPLS    []MPLS   `json:"mpls,omitempty"`
+	Addr    string       `json:"addr"`
+	Recv    int          `json:"recv"`
+	RTT     RTTStats     `json:"rtt_ms"`
+	Jitter  Jitter       `json:"jitter_ms"`
+	ASN     int          `json:"asn,omitempty"`
+	Carrier string       `json:"carrier,omitempty"`
+	MPLS    []probe.MPLS `json:"mpls,omitempty"`
 	// Flows lists the flow numbers (0-based) that saw this responder, with --flows.
 	Flows []int `json:"flows,omitempty"`
 	// Samples are the RTTs in ms of received replies in send order; kept so that
 	// recordings can be re-analysed, omitted from JSON unless asked for.
 	Samples []float64 `json:"samples_ms,omitempty"`
-}
-
-// MPLS is one label stack entry from an RFC 4950 ICMP extension.
-type MPLS struct {
-	Label int  `json:"label"`
-	TC    int  `json:"tc"`
-	S     bool `json:"s"`
-	TTL   int  `json:"ttl"`
 }
 
 // LineEvidence is why a route got its line class.

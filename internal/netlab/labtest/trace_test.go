@@ -46,7 +46,7 @@ func TestTraceHopsAreTheLabRoutersAndMatchTracerouteAndMTR(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("linecheck trace --proto %s: hops %q, want the lab's %q", p.proto, got, want)
 				}
-				if !tr.Reached || tr.Protocol != p.proto {
+				if !tr.Reached || string(tr.Protocol) != p.proto {
 					t.Errorf("reached=%v protocol=%q, want true and %q", tr.Reached, tr.Protocol, p.proto)
 				}
 				if n := len(tr.Hops); n > 0 && !hasFlag(tr.Hops[n-1], "destination") {
