@@ -196,7 +196,7 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 		case s.Scheme == cheap && s.Total.Float() == cheapV:
 			mark = "*"
 		}
-		row := mark + fit(name, 11, false) + " " + fit(s.Detail, detW, false) + fit(moneyText(s.Amount), 11, true) +
+		row := mark + fit(name, 11, false) + " " + fit(line(volumeUnits(s.Detail), detW), detW, false) + fit(moneyText(s.Amount), 11, true) +
 			fit(moneyText(s.Total), 12, true)
 		switch {
 		case s.CannotCarry:

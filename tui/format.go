@@ -3,10 +3,14 @@ package tui
 import (
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // fit pads or truncates s (which may hold ANSI) to exactly w cells.
@@ -25,17 +29,67 @@ func fit(s string, w int, right bool) string {
 	return s + pad
 }
 
-// line truncates s to the width; no padding.
+// line truncates s to the width; no padding. A cut falls between words
+// (then "…"), not inside one, unless the last word would take more than
+// half the line.
 func line(s string, w int) string {
 	// No character is wider on a terminal than its UTF-8 bytes: a line that
 	// has no more bytes than columns fits without measuring it.
 	if len(s) <= w {
 		return s
 	}
-	if lipgloss.Width(s) > w {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	if w < 2 {
 		return ansi.Truncate(s, w, "…")
 	}
-	return s
+	head := ansi.Truncate(s, w-1, "")
+	plainHead, plain := ansi.Strip(head), ansi.Strip(s)
+	if next := plain[len(plainHead):]; next == "" || next[0] == ' ' {
+		return head + "…"
+	}
+	if i := strings.LastIndexByte(head, ' '); i > len(head)/2 {
+		cut := strings.TrimRight(head[:i], " ") + " …"
+		if strings.Contains(s, "\x1b[") {
+			cut += "\x1b[m" // a style opened before the cut ends with it
+		}
+		return cut
+	}
+	return head + "…"
+}
+
+// byteCount finds a raw byte count in a rule text ("50321534393 bytes").
+var byteCount = regexp.MustCompile(`\b(\d{4,}) bytes\b`)
+
+// volumeUnits writes the byte counts of a billing rule text in units
+// (50.32 TB): a person compares volumes, not eleven-digit numbers.
+func volumeUnits(s string) string {
+	return byteCount.ReplaceAllStringFunc(s, func(m string) string {
+		n, err := strconv.ParseFloat(strings.TrimSuffix(m, " bytes"), 64)
+		if err != nil {
+			return m
+		}
+		return billing.HumanBytes(n)
+	})
+}
+
+// wrapLines breaks s at sep (" " between words, "  " between the items of
+// a list) into at most n lines of width w (the last one cut by line);
+// continuation lines start with indent.
+func wrapLines(s string, w, n int, indent, sep string) []string {
+	var out []string
+	rest := s
+	for len(out) < n-1 && lipgloss.Width(rest) > w {
+		head := ansi.Truncate(rest, w, "")
+		i := strings.LastIndex(head, sep)
+		if i <= len(indent) {
+			break
+		}
+		out = append(out, strings.TrimRight(head[:i], " "))
+		rest = indent + strings.TrimLeft(rest[i:], " ")
+	}
+	return append(out, line(rest, w))
 }
 
 // ms formats a duration in milliseconds for a narrow column.

@@ -176,3 +176,27 @@ func TestRouteScreenChartsTheSelectedHop(t *testing.T) {
 		t.Errorf("hop 4 selected:\n%s", v)
 	}
 }
+
+// A line too long for the terminal is cut between words, never inside one.
+func TestLineCutsBetweenWords(t *testing.T) {
+	s := " 95th nearest-rank: rank 8470 of 8915 samples"
+	if got := line(s, 24); got != " 95th nearest-rank: …" {
+		t.Errorf("%q", got)
+	}
+	if got := line(s, 200); got != s {
+		t.Errorf("a fitting line changed: %q", got)
+	}
+	if got := wrapLines("a bb ccc dddd eeeee", 9, 2, " ", " "); len(got) != 2 || got[0] != "a bb ccc" || got[1] != " dddd …" {
+		t.Errorf("%q", got)
+	}
+}
+
+// The cost view writes billing's byte counts in units.
+func TestCostRuleVolumesInUnits(t *testing.T) {
+	if got := volumeUnits("volume out: 50321534393 bytes (1000-based GB)"); got != "volume out: 50.32 GB (1000-based GB)" {
+		t.Errorf("%q", got)
+	}
+	if got := volumeUnits("600 Mbps, commit 500"); got != "600 Mbps, commit 500" {
+		t.Errorf("%q", got)
+	}
+}

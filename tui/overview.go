@@ -527,7 +527,8 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 			sla.WriteString(" " + ch.Required)
 		}
 	}
-	lines = append(lines, line(sla.String(), width))
+	// Two lines when the checks do not fit in one: a verdict is not cut.
+	lines = append(lines, wrapLines(sla.String(), width, 2, "     ", "  ")...)
 
 	cost := " Cost "
 	switch {

@@ -69,6 +69,11 @@ func (m *Model) renderTitle(screen string, width int) string {
 		}
 		parts = append(parts, "sorted by "+m.sortCol+" "+dir)
 	}
+	// Too wide: leave out the last parts (sort, candidate count, mode) one
+	// by one before cutting, between words, what is left.
+	for len(parts) > 3 && lipgloss.Width(" "+strings.Join(parts, " · ")) > width {
+		parts = parts[:len(parts)-1]
+	}
 	return m.st.Title.Render(line(" "+strings.Join(parts, " · "), width))
 }
 
@@ -281,7 +286,7 @@ func (m *Model) renderRoute(width, height int) string {
 		if r.Rule != "" {
 			ev += ": " + r.Rule
 		}
-		out = append(out, line(ev, width))
+		out = append(out, wrapLines(ev, width, 2, "   ", " ")...)
 
 		var notes []string
 		for _, h := range r.Hops {
