@@ -227,11 +227,16 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 	if err != nil {
 		return nil, err
 	}
-	var levels []Level
-	if b := r.Report.P95; b != nil {
-		for _, part := range o.Direction.Parts() {
-			levels = append(levels, Level{"95th " + string(part), b.Of(part) / 1e6})
+	// The chart draws what each offer bills: the direction the cost view
+	// chose, else the offer's own (an offer billed on sum draws the sum).
+	levelsFor := func(dir billing.Direction) []Level {
+		var levels []Level
+		if b := r.Report.P95; b != nil {
+			for _, part := range dir.Parts() {
+				levels = append(levels, Level{"95th " + string(part), b.Of(part) / 1e6})
+			}
 		}
+		return levels
 	}
 	out := map[string]Cost{}
 	for _, c := range p.file.Candidates {
@@ -245,7 +250,11 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			continue
 		}
 		b := q.Bill
-		cost := Cost{Opts: o, Offer: c.Offer, Total: Money{b.Amount, b.Currency}, Levels: levels, FX: 1}
+		dir := o.Direction
+		if dir == "" && q.Offer != nil {
+			dir = q.Offer.Bandwidth.Direction
+		}
+		cost := Cost{Opts: o, Offer: c.Offer, Total: Money{b.Amount, b.Currency}, Levels: levelsFor(dir), Direction: dir, FX: 1}
 		if q.Offer != nil && q.Offer.Bandwidth.CommitMbps.Set {
 			cost.CommitMbps = q.Offer.Bandwidth.CommitMbps.InexactFloat64()
 		}

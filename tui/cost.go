@@ -83,7 +83,11 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 		}
 		return dir.Apply(in, out)
 	}
-	dirs := o.Direction.Parts()
+	dir := o.Direction
+	if dir == "" {
+		dir = cost.Direction
+	}
+	dirs := dir.Parts()
 
 	// Narrow terminals get the same legend without the spaces.
 	sp, gap, head := " ", "  ", " Mbps %s–%s UTC, peak per column:"

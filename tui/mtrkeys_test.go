@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -198,5 +199,28 @@ func TestCostRuleVolumesInUnits(t *testing.T) {
 	}
 	if got := volumeUnits("600 Mbps, commit 500"); got != "600 Mbps, commit 500" {
 		t.Errorf("%q", got)
+	}
+}
+
+// The cost chart of an offer billed on the 95th of in+out (the sample's
+// hk-bgp) draws the sum and its one 95th line, not in and out.
+func TestCostChartOfASumOfferDrawsTheSum(t *testing.T) {
+	f, err := compare.Load("../samples/candidates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	m = press(t, selectRow(t, m, "hk-bgp"), "c")
+	v := plain(m)
+	if !strings.Contains(v, "⣿ sum") || strings.Contains(v, "⣿ in") || !strings.Contains(v, "95th sum") {
+		t.Errorf("hk-bgp cost chart:\n%s", v)
+	}
+	m = press(t, selectRow(t, press(t, m, "esc"), "hk-cn2-gia"), "c")
+	if v := plain(m); !strings.Contains(v, "⣿ in") || !strings.Contains(v, "95th out") {
+		t.Errorf("hk-cn2-gia (greater) cost chart:\n%s", v)
 	}
 }

@@ -224,6 +224,9 @@ type Cost struct {
 	Schemes    []SchemeCost
 	Items      []CostItem
 	Levels     []Level // 95th line(s) for the chart
+	// Direction is the rule the chart draws: the cost view's, else the
+	// offer's own ("" when unknown: in and out).
+	Direction billing.Direction
 	CommitMbps float64 // 0 when the offer has no commit
 	Notes      []string
 	Err        string // why the cost could not be computed
