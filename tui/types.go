@@ -216,17 +216,17 @@ type Level struct {
 
 // Cost is the monthly cost of one candidate under some CostOptions.
 type Cost struct {
-	Opts       CostOptions
-	Offer      string
-	Total      Money   // offered scheme + items, in the offer's currency
-	TotalBase  Money   // Total converted to the snapshot currency (for ranking); may equal Total
-	FX         float64 // snapshot currency per unit of the offer's currency; 0 means 1
-	Schemes    []SchemeCost
-	Items      []CostItem
-	Levels     []Level // 95th line(s) for the chart
+	Opts      CostOptions
+	Offer     string
+	Total     Money   // offered scheme + items, in the offer's currency
+	TotalBase Money   // Total converted to the snapshot currency (for ranking); may equal Total
+	FX        float64 // snapshot currency per unit of the offer's currency; 0 means 1
+	Schemes   []SchemeCost
+	Items     []CostItem
+	Levels    []Level // 95th line(s) for the chart
 	// Direction is the rule the chart draws: the cost view's, else the
 	// offer's own ("" when unknown: in and out).
-	Direction billing.Direction
+	Direction  billing.Direction
 	CommitMbps float64 // 0 when the offer has no commit
 	Notes      []string
 	Err        string // why the cost could not be computed
