@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
@@ -228,5 +231,67 @@ func BenchmarkProbeBatch(b *testing.B) {
 		}
 		nm, _ := m.Update(batch)
 		m = nm.(Model)
+	}
+}
+
+// sparklineByNtcharts is how renderSparkline drew before it wrote the runes
+// itself: through ntcharts' sparkline and its canvas. It is the oracle of
+// TestSparklineMatchesNtcharts.
+func sparklineByNtcharts(h *Ring, w int) string {
+	if h == nil || h.Len() == 0 || w <= 0 {
+		return ""
+	}
+	vals := h.Last(w, make([]float64, 0, w))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return strings.Repeat("×", len(vals))
+	}
+	base := lo - math.Max((hi-lo)/4, 0.05*hi+0.001)
+	sl := sparkline.New(len(vals), 1, sparkline.WithMaxValue(hi-base), sparkline.WithNoAutoMaxValue())
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			sl.Push(0)
+		} else {
+			sl.Push(v - base)
+		}
+	}
+	sl.Draw()
+	row := []rune(strings.SplitN(canvasView(&sl.Canvas, false), "\n", 2)[0])
+	for i, v := range vals {
+		if i < len(row) && math.IsNaN(v) {
+			row[i] = '×'
+		}
+	}
+	return string(row)
+}
+
+// TestSparklineMatchesNtcharts checks the sparkline against ntcharts' own
+// drawing over random histories: RTTs of every spread, lost probes, flat
+// lines, one sample, widths below and above the history.
+func TestSparklineMatchesNtcharts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 1))
+	for n := 0; n < 2000; n++ {
+		h := NewRing(HistorySize)
+		k := 1 + rng.IntN(2*HistorySize)
+		mid, spread := rng.Float64()*300, rng.Float64()*50*rng.Float64()
+		for i := 0; i < k; i++ {
+			v := mid + spread*rng.NormFloat64()
+			switch r := rng.IntN(20); {
+			case r == 0:
+				v = math.NaN()
+			case r == 1 && n%3 == 0:
+				v = mid // flat stretches
+			}
+			h.Push(FixtureStart.Add(time.Duration(i)*time.Second), math.Abs(v))
+		}
+		w := 1 + rng.IntN(120)
+		if got, want := renderSparkline(h, w), sparklineByNtcharts(h, w); got != want {
+			t.Fatalf("history of %d, width %d:\n got %q\nwant %q", k, w, got, want)
+		}
 	}
 }

@@ -11,13 +11,15 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 	tslc "github.com/NimbleMarkets/ntcharts/v2/linechart/timeserieslinechart"
-	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 )
 
 // renderSparkline draws the newest w samples of h as one row of bars
-// (ntcharts sparkline); a lost probe is drawn as ×. The bars are scaled
-// from a little under the window's minimum to its maximum, so the few
-// milliseconds of variation that matter are visible.
+// (▁ to █ in eighths, as ntcharts' one-row sparkline draws them); a lost
+// probe is drawn as ×. The bars are scaled from a little under the window's
+// minimum to its maximum, so the few milliseconds of variation that matter
+// are visible. It writes the runes itself: through an ntcharts canvas (a
+// lipgloss.Style per cell) the 50 rows of a 200-column overview took most
+// of a frame whenever new samples arrived.
 func renderSparkline(h *Ring, w int) string {
 	if h == nil || h.Len() == 0 || w <= 0 {
 		return ""
@@ -33,22 +35,37 @@ func renderSparkline(h *Ring, w int) string {
 		return strings.Repeat("×", len(vals))
 	}
 	base := lo - math.Max((hi-lo)/4, 0.05*hi+0.001)
-	sl := sparkline.New(len(vals), 1, sparkline.WithMaxValue(hi-base), sparkline.WithNoAutoMaxValue())
+	scale := 1 / (hi - base) // one row: a bar of height 1 is the top
+	var b strings.Builder
+	b.Grow(3 * len(vals))
 	for _, v := range vals {
 		if math.IsNaN(v) {
-			sl.Push(0)
-		} else {
-			sl.Push(v - base)
+			b.WriteRune('×')
+			continue
 		}
+		b.WriteRune(sparkBar(math.Max(v-base, 0) * scale))
 	}
-	sl.Draw()
-	row := []rune(strings.SplitN(canvasView(&sl.Canvas, false), "\n", 2)[0])
-	for i, v := range vals {
-		if i < len(row) && math.IsNaN(v) {
-			row[i] = '×'
-		}
+	return b.String()
+}
+
+// sparkBars are the lower block elements, 0 to 8 eighths of a cell.
+var sparkBars = [9]rune{' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'}
+
+// sparkBar is the bar of a value scaled to the row (1 = full): whole rows
+// are full blocks, the fraction goes to the nearest eighth, a remainder of
+// a sixteenth or more rounding up.
+func sparkBar(s float64) rune {
+	if s <= 0 {
+		return ' '
 	}
-	return string(row)
+	if s >= 1 {
+		return sparkBars[8]
+	}
+	e := int(s / .125)
+	if s-float64(e)*.125 >= 0.0625 {
+		e++
+	}
+	return sparkBars[e]
 }
 
 // canvasView renders an ntcharts canvas like its View, but styles runs of
