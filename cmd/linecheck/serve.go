@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/linecheck/linecheck/internal/exporter"
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -123,7 +124,7 @@ func init() {
 	f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
 	f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
 	durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
-	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", exporter.DefaultResolveRate, "most host-name lookups per second")
+	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
 	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
 	durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
 	durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
@@ -192,7 +193,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
 	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
 		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
-		Resolver: exporter.NewResolver(nil, nil, o.resolveRate)}
+		Resolver: pacing.NewResolver(nil, nil, o.resolveRate)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

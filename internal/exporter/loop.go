@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/netip"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -29,23 +29,10 @@ type Prober interface {
 }
 
 // Clock is the loop's time: the real one in serve, a fake in tests.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
+type Clock = probe.Clock
 
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
-// Loop defaults.
-const (
-	// DefaultMaxBackoff caps the wait before a failing target is tried again.
-	DefaultMaxBackoff = 5 * time.Minute
-	// minBackoff is the first wait after a failure when a cycle is shorter.
-	minBackoff = time.Second
-)
+// DefaultMaxBackoff caps the wait before a failing target is tried again.
+const DefaultMaxBackoff = pacing.DefaultMaxBackoff
 
 // LoopConfig paces the probing loop. Count, Interval and Rate must be what
 // the prober sends with: the loop derives from them how soon a target may be
@@ -69,7 +56,7 @@ type LoopConfig struct {
 	// Clock is the loop's time (the real clock when nil).
 	Clock Clock
 	// Resolver looks names up (a Resolver over the system's when nil).
-	Resolver *Resolver
+	Resolver *pacing.Resolver
 	// OnCycle, when set, is called after each cycle (one sweep of the
 	// targets due) with its number (from 1).
 	OnCycle func(n int)
@@ -89,28 +76,12 @@ func (c LoopConfig) withDefaults() LoopConfig {
 		c.MaxBackoff = DefaultMaxBackoff
 	}
 	if c.Clock == nil {
-		c.Clock = realClock{}
+		c.Clock = pacing.RealClock{}
 	}
 	if c.Resolver == nil {
-		c.Resolver = NewResolver(nil, c.Clock, 0)
+		c.Resolver = pacing.NewResolver(nil, c.Clock, 0)
 	}
 	return c
-}
-
-// backoff is the wait after the n-th failure in a row: base doubled for each
-// further failure, capped.
-func backoff(base, max time.Duration, n int) time.Duration {
-	if base < minBackoff {
-		base = minBackoff
-	}
-	if n < 1 {
-		n = 1
-	}
-	d := float64(base) * math.Pow(2, float64(n-1))
-	if d > float64(max) {
-		return max
-	}
-	return time.Duration(d)
 }
 
 // Run probes until ctx ends. The first cycle starts at once. Pacing
@@ -124,16 +95,16 @@ func backoff(base, max time.Duration, n int) time.Duration {
 func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	cfg = cfg.withDefaults()
 	clk := cfg.Clock
-	var budgetAt time.Time // the rate cap allows the next cycle from then on
-	n := 0                 // cycles: sweeps run (retries that fail before one are not cycles)
+	budget := pacing.NewBudget(cfg.Rate) // serve's one packets-per-second cap
+	n := 0                               // cycles: sweeps run (retries that fail before one are not cycles)
 	for ctx.Err() == nil {
 		// Wait until a target is due and the rate budget allows a cycle; a
 		// reload wakes the wait (its new targets are due at once).
 		for {
 			now := clk.Now()
 			at, ok := e.nextDue()
-			if at.Before(budgetAt) {
-				at = budgetAt
+			if b := budget.Ready(); at.Before(b) {
+				at = b
 			}
 			if ok && !at.After(now) {
 				break
@@ -203,10 +174,7 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 				e.traceResult(r.Target, err, clk.Now(), cfg, period)
 			}
 		}
-		if budgetAt.Before(start) {
-			budgetAt = start
-		}
-		budgetAt = budgetAt.Add(time.Duration(float64(packets) / cfg.Rate * float64(time.Second)))
+		budget.Spend(start, packets)
 		if len(ready) > 0 {
 			e.CycleDone()
 			if cfg.OnCycle != nil {
@@ -217,18 +185,13 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 }
 
 // cyclePeriod is how long after its start a cycle of ts lets them be probed
-// again: one Interval after the cycle's last probe is due (probe.SweepSpan),
-// which keeps every target's interval whatever the next cycle's grouping.
+// again (pacing.Period: their interval kept whatever the next cycle's grouping).
 func cyclePeriod(ts []Resolved, cfg LoopConfig) time.Duration {
-	pc := probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate}
-	if len(ts) == 0 {
-		return time.Duration(cfg.Count) * cfg.Interval
-	}
 	sts := make([]probe.SweepTarget, len(ts))
 	for i, t := range ts {
 		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
 	}
-	return probe.SweepSpan(sts, pc) + cfg.Interval
+	return pacing.Period(sts, probe.PingConfig{Count: cfg.Count, Interval: cfg.Interval, Rate: cfg.Rate})
 }
 
 // targetState is the loop's view of one target, shown on / and /-/healthy.
@@ -286,7 +249,7 @@ func (e *Exporter) fail(t Target, err error, now time.Time, cfg LoopConfig, peri
 	s.fails++
 	changed := s.lastErr != err.Error()
 	s.lastErr = err.Error()
-	s.next = now.Add(backoff(period, cfg.MaxBackoff, s.fails))
+	s.next = now.Add(pacing.Backoff(period, cfg.MaxBackoff, s.fails))
 	l := labelsOf(t)
 	if count {
 		e.errs.With(l).Inc()
@@ -336,7 +299,7 @@ func (e *Exporter) traceResult(t Target, err error, now time.Time, cfg LoopConfi
 	}
 	s.trFails++
 	s.trErr = err.Error()
-	s.trNext = now.Add(backoff(period, cfg.MaxBackoff, s.trFails))
+	s.trNext = now.Add(pacing.Backoff(period, cfg.MaxBackoff, s.trFails))
 	if s.trFails == 1 {
 		e.logf("%s %s %s: trace: %v (traces back off, up to %v apart)", t.Candidate, t.Protocol, t.Label(), err, cfg.MaxBackoff)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -161,7 +162,7 @@ func runFake(t *testing.T, ts []Target, run time.Duration, cfg LoopConfig, tweak
 	r.e.SetTargets(ts, epoch)
 	r.look = &fakeLookup{clk: r.clk, answers: map[string]netip.Addr{"lo.test": netip.MustParseAddr("127.0.0.9")}, ttl: 30 * time.Second}
 	cfg.Clock = r.clk
-	cfg.Resolver = NewResolver(r.look, r.clk, 0)
+	cfg.Resolver = pacing.NewResolver(r.look, r.clk, 0)
 	r.cfg = cfg.withDefaults()
 	p := &fakeProber{clk: r.clk, count: r.cfg.Count, interval: r.cfg.Interval, rate: r.cfg.Rate, log: r.log}
 	if tweak != nil {
@@ -305,23 +306,23 @@ func TestLoopBacksOffFailingTargetsAndTurnsUnhealthy(t *testing.T) {
 }
 
 // A name that does not resolve once cost 7,400 DNS queries a second. Now
-// lookups are cached (answers for their TTL, failures for negativeTTL),
+// lookups are cached (answers for their TTL, failures for pacing.NegativeTTL),
 // made at a bounded rate, and the failing target backs off.
 func TestLoopResolvesNamesAtABoundedRateAndCachesThem(t *testing.T) {
 	ts := []Target{tgt("good", "lo.test"), {Candidate: "good", Addr: "lo.test", Protocol: "tcp", Port: 80}, tgt("bad", "nx.test")}
 	run := 10 * time.Minute
 	r := runFake(t, ts, run, LoopConfig{Count: 1, Interval: time.Second, Rate: 100}, nil)
 	// lo.test: TTL 30 s → at most one query per 30 s for both of its targets.
-	// nx.test: at most one per negativeTTL, and fewer as its target backs off.
+	// nx.test: at most one per pacing.NegativeTTL, and fewer as its target backs off.
 	if n, max := r.look.hosts["lo.test"], int(run/(30*time.Second))+1; n > max || n < max/2 {
 		t.Errorf("lo.test: %d lookups in %v, want about %d (one per TTL)", n, run, max)
 	}
-	if n, max := r.look.hosts["nx.test"], int(run/negativeTTL)+1; n > max || n < 2 {
+	if n, max := r.look.hosts["nx.test"], int(run/pacing.NegativeTTL)+1; n > max || n < 2 {
 		t.Errorf("nx.test: %d lookups in %v, want at most %d", n, run, max)
 	}
 	for k := 1; k < len(r.look.queries); k++ {
-		if gap := r.look.queries[k].Sub(r.look.queries[k-1]); gap < time.Duration(float64(time.Second)/DefaultResolveRate) {
-			t.Fatalf("lookups %d and %d only %v apart: more than %v a second", k-1, k, gap, DefaultResolveRate)
+		if gap := r.look.queries[k].Sub(r.look.queries[k-1]); gap < time.Duration(float64(time.Second)/pacing.DefaultResolveRate) {
+			t.Fatalf("lookups %d and %d only %v apart: more than %v a second", k-1, k, gap, pacing.DefaultResolveRate)
 		}
 	}
 	if len(r.log.at["lo.test"]) < 100 || len(r.log.at["lo.test:80"]) < 100 {
@@ -340,7 +341,7 @@ func TestResolverRefusesWhatIsNeverProbed(t *testing.T) {
 	look := &fakeLookup{clk: clk, answers: map[string]netip.Addr{
 		"doc.test": netip.MustParseAddr("198.51.100.7"), "mc.test": netip.MustParseAddr("239.1.2.3"),
 	}, ttl: time.Minute}
-	r := NewResolver(look, clk, 0)
+	r := pacing.NewResolver(look, clk, 0)
 	for host, want := range map[string]string{
 		"doc.test": "documentation address", "mc.test": "broadcast or multicast", "127.255.255.255": "broadcast",
 		"0.0.0.0": "not a unicast address", "203.0.113.1": "documentation address",
@@ -431,7 +432,7 @@ func TestLoopTracesEveryNthCycle(t *testing.T) {
 	e := New(nil)
 	e.SetTargets(ts, epoch)
 	p := &fakeProber{clk: clk, count: 3, interval: time.Second, rate: 100, log: log}
-	e.Run(ctx, p, LoopConfig{Count: 3, Interval: time.Second, TraceEvery: 3, Clock: clk, Resolver: NewResolver(&fakeLookup{clk: clk}, clk, 0),
+	e.Run(ctx, p, LoopConfig{Count: 3, Interval: time.Second, TraceEvery: 3, Clock: clk, Resolver: pacing.NewResolver(&fakeLookup{clk: clk}, clk, 0),
 		OnCycle: func(n int) {
 			if n == 7 {
 				cancel()

@@ -1,4 +1,4 @@
-package exporter
+package pacing
 
 import (
 	"bufio"

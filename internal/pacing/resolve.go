@@ -1,4 +1,4 @@
-package exporter
+package pacing
 
 import (
 	"context"
@@ -12,32 +12,33 @@ import (
 )
 
 // Lookup looks a host name up and says how long the answer holds (its DNS
-// TTL). serve uses SystemLookup; tests inject a fake that counts queries.
+// TTL). serve and the live loops use SystemLookup; tests inject a fake that
+// counts queries.
 type Lookup interface {
 	LookupTTL(ctx context.Context, host string) ([]netip.Addr, time.Duration, error)
 }
 
 // Resolver defaults.
 const (
-	// DefaultResolveRate is the most name lookups per second serve makes.
+	// DefaultResolveRate is the most name lookups per second a Resolver makes.
 	DefaultResolveRate = 2.0
 	// minTTL and maxTTL bound how long an answer is cached: a TTL of 0 would
 	// query for every cycle, a day-long one would never see a change.
 	minTTL = 5 * time.Second
 	maxTTL = time.Hour
-	// negativeTTL is how long a failed lookup is remembered (resolvers
+	// NegativeTTL is how long a failed lookup is remembered (resolvers
 	// cache NXDOMAIN for the zone's SOA minimum, which a lookup does not
 	// report; the target's backoff spaces its retries further).
-	negativeTTL = 30 * time.Second
+	NegativeTTL = 30 * time.Second
 )
 
 // Resolver turns a target's address (an IP or a host name) into the address
 // probed. Names are looked up at most rate times a second and each answer,
 // good or bad, is cached (good ones for their TTL), so a name that does not
-// resolve costs one query per negativeTTL, not one per cycle.
+// resolve costs one query per NegativeTTL, not one per cycle.
 type Resolver struct {
 	lookup Lookup
-	clock  Clock
+	clock  probe.Clock
 	gap    time.Duration // between two lookups
 
 	mu        sync.Mutex
@@ -54,12 +55,12 @@ type cached struct {
 // NewResolver returns a resolver over l (SystemLookup when nil) that makes
 // at most rate lookups a second (DefaultResolveRate when 0), timed by clk
 // (the real clock when nil).
-func NewResolver(l Lookup, clk Clock, rate float64) *Resolver {
+func NewResolver(l Lookup, clk probe.Clock, rate float64) *Resolver {
 	if l == nil {
 		l = SystemLookup{}
 	}
 	if clk == nil {
-		clk = realClock{}
+		clk = RealClock{}
 	}
 	if rate <= 0 {
 		rate = DefaultResolveRate
@@ -69,7 +70,7 @@ func NewResolver(l Lookup, clk Clock, rate float64) *Resolver {
 
 // Resolve returns the address to probe for host. An IP address is used as
 // it is; a name is looked up (IPv4 preferred, as ping does). Either way the
-// address must be one serve may probe: not a broadcast, multicast or
+// address must be one linecheck may probe: not a broadcast, multicast or
 // unspecified address, nor a documentation address.
 func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
@@ -94,7 +95,7 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 	if ctx.Err() != nil {
 		return netip.Addr{}, ctx.Err()
 	}
-	c := cached{expires: now.Add(negativeTTL)}
+	c := cached{expires: now.Add(NegativeTTL)}
 	switch {
 	case err != nil:
 		c.err = fmt.Errorf("resolving %s: %w", host, err)
@@ -115,7 +116,7 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 	return c.addr, c.err
 }
 
-// checkProbeable refuses what serve never probes: what probe's sweep guards
+// checkProbeable refuses what linecheck never probes live: what probe's sweep guards
 // refuse (broadcast, multicast, unspecified addresses), and documentation
 // addresses, which are illustrative.
 func checkProbeable(host string, a netip.Addr) (netip.Addr, error) {
@@ -123,7 +124,7 @@ func checkProbeable(host string, a netip.Addr) (netip.Addr, error) {
 	if a.Zone() != "" {
 		return netip.Addr{}, fmt.Errorf("target %q: zoned addresses are not supported", host)
 	}
-	if err := probe.CheckUnicast(host, a, "serve never probes one: list a unicast address"); err != nil {
+	if err := probe.CheckUnicast(host, a, "linecheck never probes one: list a unicast address"); err != nil {
 		return netip.Addr{}, err
 	}
 	if _, ok := route.DocumentationPrefix(a); ok {

@@ -1,0 +1,107 @@
+// Package pacing is how linecheck's long-running probers (serve's loop in
+// internal/exporter, the live loops of compare that the TUI runs) keep their
+// pace, written once: a Resolver that looks host names up at a bounded rate
+// and caches the answers (for their DNS TTL, failures for NegativeTTL), the
+// exponential Backoff of a failing target, the Period after which a sweep's
+// targets may be probed again (their interval kept across sweeps), and a
+// Budget that keeps every prober of a process under one packets-per-second
+// cap. Time comes from an injected probe.Clock, so tests run hours of pacing
+// on a fake one.
+package pacing
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/linecheck/linecheck/probe"
+)
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+// Now is time.Now.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// After is time.After.
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Backoff defaults.
+const (
+	// DefaultMaxBackoff caps the wait before a failing target is tried again.
+	DefaultMaxBackoff = 5 * time.Minute
+	// MinBackoff is the first wait after a failure when the base is shorter.
+	MinBackoff = time.Second
+)
+
+// Backoff is the wait after the n-th failure in a row: base (at least
+// MinBackoff) doubled for each further failure, capped at max.
+func Backoff(base, max time.Duration, n int) time.Duration {
+	if base < MinBackoff {
+		base = MinBackoff
+	}
+	if n < 1 {
+		n = 1
+	}
+	d := float64(base) * math.Pow(2, float64(n-1))
+	if d > float64(max) {
+		return max
+	}
+	return time.Duration(d)
+}
+
+// Period is how long after a sweep of ts starts they may be probed again:
+// one cfg.Interval after the sweep's last probe is due (probe.SweepSpan),
+// which keeps every target's interval across sweeps whatever their grouping.
+// With no target it is one round of cfg.Count probes.
+func Period(ts []probe.SweepTarget, cfg probe.PingConfig) time.Duration {
+	if cfg.Interval <= 0 {
+		cfg.Interval = probe.DefaultInterval
+	}
+	if cfg.Count <= 0 {
+		cfg.Count = probe.DefaultCount
+	}
+	if len(ts) == 0 {
+		return time.Duration(cfg.Count) * cfg.Interval
+	}
+	return probe.SweepSpan(ts, cfg) + cfg.Interval
+}
+
+// Budget keeps the probers that share it under one packets-per-second cap:
+// each spends the packets it sent, and none starts the next batch before
+// Ready, the time the cap allows it (all packets spent so far at Rate).
+// It is safe for concurrent use.
+type Budget struct {
+	rate float64
+	mu   sync.Mutex
+	at   time.Time // the cap allows the next batch from then on
+}
+
+// NewBudget is a budget of rate packets a second (probe.DefaultPingRate when
+// not positive).
+func NewBudget(rate float64) *Budget {
+	if rate <= 0 {
+		rate = probe.DefaultPingRate
+	}
+	return &Budget{rate: rate}
+}
+
+// Rate is the cap in packets per second.
+func (b *Budget) Rate() float64 { return b.rate }
+
+// Ready is when the next batch may start.
+func (b *Budget) Ready() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at
+}
+
+// Spend accounts for packets sent by a batch that started at start.
+func (b *Budget) Spend(start time.Time, packets int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.at.Before(start) {
+		b.at = start
+	}
+	b.at = b.at.Add(time.Duration(float64(packets) / b.rate * float64(time.Second)))
+}
