@@ -11,7 +11,10 @@
 //   - measurement: Replay (recordings), Run / Probe (a one-shot live run)
 //     and MonitorLoops / PingLoop / TraceLoop (continuous, mtr style), all
 //     probing through an injected Prober (ProbeSender sends with package
-//     probe);
+//     probe); the live loops keep their pace with package pacing, as serve
+//     does (per-target interval across rounds, one shared rate cap,
+//     backoff of failing targets, names resolved at a bounded rate with a
+//     cache), on an injected clock;
 //   - judgement: RouteQuality.AddTargets (the worst over the targets for
 //     what the SLA bounds, the best minimum for the floor), SetFloor
 //     (stretch), Evaluate, CheckSLA (a check without data fails);

@@ -2,9 +2,12 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -26,8 +29,13 @@ type Prober interface {
 	Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error
 }
 
-// ProbeSender is the Prober that really sends (package probe).
-type ProbeSender struct{}
+// ProbeSender is the Prober that really sends (package probe). With a
+// Budget, every trace probe takes its slot from it (the sweeps' cap is
+// their PingConfig.Rate, which the loops set to the budget's rate).
+type ProbeSender struct {
+	Budget *pacing.Budget
+	Clock  probe.Clock // the budget's clock (the real one when nil)
+}
 
 // Sweep calls probe.Sweep (one entry point for mixed-protocol targets).
 func (ProbeSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error) {
@@ -37,12 +45,29 @@ func (ProbeSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.
 // Trace calls probe.Trace. Every onCycle call gets a document built afresh
 // (route.BuildTrace) from a snapshot of the results so far, which the
 // tracer never touches again: no copy is needed.
-func (ProbeSender) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error {
+func (s ProbeSender) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error {
 	var each func(*probe.TraceRun)
 	if onCycle != nil {
 		each = func(r *probe.TraceRun) { onCycle(route.BuildTrace(r)) }
 	}
-	_, err := probe.Trace(ctx, addr, cfg, each)
+	if s.Budget == nil {
+		_, err := probe.Trace(ctx, addr, cfg, each)
+		return err
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return fmt.Errorf("trace %s: an address is needed (resolve it first)", addr)
+	}
+	drv, err := probe.OpenTraceDriver(cfg, a)
+	if err != nil {
+		return err
+	}
+	defer drv.Close()
+	clk := s.Clock
+	if clk == nil {
+		clk = pacing.RealClock{}
+	}
+	_, err = probe.TraceWithDriver(ctx, &pacing.PacedDriver{Driver: drv, Budget: s.Budget, Clock: clk, Ctx: ctx}, addr, a, cfg, each)
 	return err
 }
 
@@ -76,10 +101,24 @@ type MonitorOptions struct {
 	TraceRunCycles int
 	// ASNDB annotates live traces (may be nil).
 	ASNDB route.ASNDB
-	// Prober sends the probes; nil means ProbeSender.
+	// Prober sends the probes; nil means ProbeSender over Budget.
 	Prober Prober
-	// Backoff is the wait after a failed round before the next (default 5 s).
-	Backoff time.Duration
+	// Backoff is the first wait before a failing target (or trace) is tried
+	// again (default 5 s); it doubles with every further failure in a row,
+	// up to MaxBackoff (default pacing.DefaultMaxBackoff).
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// Rate is the packets-per-second cap of all the loops together
+	// (default probe.DefaultPingRate); Budget, when set, is that cap shared
+	// with other probers (MonitorLoops makes one for its loops).
+	Rate   float64
+	Budget *pacing.Budget
+	// Clock is the loops' time (the real clock when nil); tests inject a fake.
+	Clock probe.Clock
+	// Resolver looks target names up at a bounded rate with a cache
+	// (pacing.NewResolver over the system's when nil; MonitorLoops shares
+	// one among its loops).
+	Resolver *pacing.Resolver
 }
 
 func (o *MonitorOptions) defaults() {
@@ -99,11 +138,23 @@ func (o *MonitorOptions) defaults() {
 		o.TraceRunCycles = 600
 	}
 	o.TraceRunCycles = min(o.TraceRunCycles, probe.MaxCycles)
-	if o.Prober == nil {
-		o.Prober = ProbeSender{}
-	}
 	if o.Backoff <= 0 {
 		o.Backoff = 5 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = pacing.DefaultMaxBackoff
+	}
+	if o.Clock == nil {
+		o.Clock = pacing.RealClock{}
+	}
+	if o.Budget == nil {
+		o.Budget = pacing.NewBudget(o.Rate)
+	}
+	if o.Resolver == nil {
+		o.Resolver = pacing.NewResolver(nil, o.Clock, 0)
+	}
+	if o.Prober == nil {
+		o.Prober = ProbeSender{Budget: o.Budget, Clock: o.Clock}
 	}
 }
 
@@ -115,8 +166,9 @@ type Loop func(ctx context.Context, emit func(Event))
 // loop over every target of every candidate (one mixed-protocol sweep a
 // round, so the probes of all targets share one pace) and one trace loop
 // (forward, to the first target with its protocol and port) per candidate.
-// It refuses what a live run of compare refuses: a recorded_only file,
-// documentation addresses.
+// All of them share one packets-per-second cap (o.Rate), one name resolver
+// and one clock. It refuses what a live run of compare refuses: a
+// recorded_only file, documentation addresses.
 func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	if f.RecordedOnly {
 		return nil, ErrRecordedOnly
@@ -156,13 +208,18 @@ func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
 
 // SweepLoop probes the targets round after round, o.Count probes each per
 // round, in one mixed-protocol sweep (ICMP echo and TCP connect side by
-// side), emitting every record to the candidate that owns its target. A
-// target that does not resolve, or whose protocol's sweep fails (no
-// privilege), is reported as an Event with Err and left out of that round;
-// when no target could be probed the loop waits o.Backoff before the next.
+// side), emitting every record to the candidate that owns its target.
+// Pacing (as serve's loop, package pacing): a target is probed again no
+// sooner than one o.Interval after the last probe of its previous round was
+// due, whenever the replies came; a round starts no sooner than the shared
+// budget allows its packets; names are resolved through o.Resolver (bounded
+// rate, cached). A target that does not resolve, or whose protocol's sweep
+// fails (no privilege), is reported as an Event with Err and backs off
+// exponentially (o.Backoff doubled per failure in a row, up to
+// o.MaxBackoff) while the others go on.
 func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 	o.defaults()
-	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout}
+	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout, Rate: o.Budget.Rate()}
 	type key struct {
 		addr  string
 		proto probe.Protocol
@@ -175,66 +232,93 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 		return key{addr, proto, port}
 	}
 	return func(ctx context.Context, emit func(Event)) {
+		clk := o.Clock
+		next := make([]time.Time, len(targets)) // per target: not probed before then
+		fails := make([]int, len(targets))
+		fail := func(i int, err error) {
+			fails[i]++
+			next[i] = clk.Now().Add(pacing.Backoff(o.Backoff, o.MaxBackoff, fails[i]))
+			emit(Event{Candidate: targets[i].Candidate, Err: err})
+		}
 		for ctx.Err() == nil {
-			start := time.Now()
+			if len(targets) == 0 {
+				<-ctx.Done()
+				return
+			}
+			at := next[0]
+			for _, n := range next[1:] {
+				if n.Before(at) {
+					at = n
+				}
+			}
+			if b := o.Budget.Ready(); at.Before(b) {
+				at = b
+			}
+			if pacing.Sleep(ctx, clk, at.Sub(clk.Now())) != nil {
+				return
+			}
+			start := clk.Now()
 			var sts []probe.SweepTarget
-			var owners [][]string // per sweep target, the candidates that listed it
+			var owners [][]int // per sweep target, the targets (indexes) that listed it
 			index := map[key]int{}
-			for _, ot := range targets {
-				t := ot.Target
-				pt, err := resolveTarget(ctx, t)
-				if err != nil {
-					if ctx.Err() == nil {
-						emit(Event{Candidate: ot.Candidate, Err: fmt.Errorf("ping %s: %w", t, err)})
-					}
+			for i, ot := range targets {
+				if next[i].After(start) {
 					continue
 				}
-				k := keyOf(pt.Addr.String(), t.Protocol, t.Port)
-				if i, ok := index[k]; ok {
-					owners[i] = append(owners[i], ot.Candidate)
+				t := ot.Target
+				a, err := o.Resolver.Resolve(ctx, t.Addr)
+				if ctx.Err() != nil {
+					return
+				}
+				if err != nil {
+					fail(i, fmt.Errorf("ping %s: %w", t, err))
+					continue
+				}
+				k := keyOf(a.String(), t.Protocol, t.Port)
+				if j, ok := index[k]; ok {
+					owners[j] = append(owners[j], i)
 					continue
 				}
 				index[k] = len(sts)
-				sts = append(sts, probe.SweepTarget{Target: pt, Protocol: t.Protocol, Port: t.Port})
-				owners = append(owners, []string{ot.Candidate})
+				sts = append(sts, probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: a}, Protocol: t.Protocol, Port: t.Port})
+				owners = append(owners, []int{i})
 			}
-			probed := false
-			if len(sts) > 0 {
-				res, err := o.Prober.Sweep(ctx, sts, cfg, func(r probe.Record) {
-					i, ok := index[keyOf(r.Addr, r.Protocol, r.Port)]
-					if !ok {
-						return
-					}
-					for _, name := range owners[i] {
-						rec := r
-						emit(Event{Candidate: name, Record: &rec})
-					}
-				})
-				switch {
-				case err != nil && ctx.Err() == nil:
-					for i, st := range sts {
-						for _, name := range owners[i] {
-							emit(Event{Candidate: name, Err: fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, err)})
-						}
-					}
-				case err == nil:
-					for i, r := range res {
-						if r.Err == nil {
-							probed = true
-							continue
-						}
-						st := sts[i]
-						for _, name := range owners[i] {
-							emit(Event{Candidate: name, Err: fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, r.Err)})
-						}
+			if len(sts) == 0 {
+				continue
+			}
+			// The round's schedule starts now, after any wait for a lookup.
+			start = clk.Now()
+			period := pacing.Period(sts, cfg)
+			res, err := o.Prober.Sweep(ctx, sts, cfg, func(r probe.Record) {
+				j, ok := index[keyOf(r.Addr, r.Protocol, r.Port)]
+				if !ok {
+					return
+				}
+				for _, i := range owners[j] {
+					rec := r
+					emit(Event{Candidate: targets[i].Candidate, Record: &rec})
+				}
+			})
+			if ctx.Err() != nil {
+				return
+			}
+			o.Budget.Spend(start, cfg.Count*len(sts))
+			for j, st := range sts {
+				e := err
+				if e == nil {
+					if j < len(res) {
+						e = res[j].Err
+					} else {
+						e = errors.New("the prober returned no outcome")
 					}
 				}
-			}
-			if !probed && ctx.Err() == nil {
-				wait(ctx, o.Backoff)
-			} else {
-				// The interval holds across rounds too, whatever a round took.
-				paceRound(ctx, start, o.Interval)
+				for _, i := range owners[j] {
+					if e != nil {
+						fail(i, fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
+						continue
+					}
+					fails[i], next[i] = 0, start.Add(period)
+				}
 			}
 		}
 	}
@@ -246,48 +330,42 @@ func traceConfig(t Target, cycles int, interval, timeout time.Duration) probe.Tr
 	return probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: cycles, Interval: interval, Timeout: timeout}
 }
 
-// paceRound waits until at least min has passed since start.
-func paceRound(ctx context.Context, start time.Time, min time.Duration) {
-	if left := min - time.Since(start); left > 0 {
-		wait(ctx, left)
-	}
-}
-
-// wait sleeps d or until ctx ends.
-func wait(ctx context.Context, d time.Duration) {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-	case <-tm.C:
-	}
-}
-
 // TraceLoop traces a candidate's target continuously, mtr style: one
 // cycle every o.TraceInterval, a snapshot (annotated with carriers and the
 // line class) emitted after each cycle, runs of o.TraceRunCycles cycles one
-// after another. A failed run is reported and retried after o.Backoff.
+// after another, the name resolved through o.Resolver. A run that ends at
+// once never makes the loop spin (the next starts one o.TraceInterval after
+// it began at the soonest); a failed run is reported and retried after an
+// exponential backoff (o.Backoff doubled per failure in a row, up to
+// o.MaxBackoff).
 func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 	o.defaults()
 	cfg := traceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
+	cfg.Clock = o.Clock
 	return func(ctx context.Context, emit func(Event)) {
+		clk := o.Clock
+		fails := 0
 		for ctx.Err() == nil {
-			start := time.Now()
-			pt, err := resolveTarget(ctx, t)
+			start := clk.Now()
+			a, err := o.Resolver.Resolve(ctx, t.Addr)
 			if err == nil {
-				err = o.Prober.Trace(ctx, pt.Addr.String(), cfg, func(tr *route.Trace) {
+				err = o.Prober.Trace(ctx, a.String(), cfg, func(tr *route.Trace) {
 					tr.Target = t.Addr
 					route.Annotate(tr, o.ASNDB)
 					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
 				})
 			}
-			if err != nil && ctx.Err() == nil {
-				emit(Event{Candidate: candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
-				wait(ctx, o.Backoff)
-			} else {
-				// A run that ended early never makes the loop spin.
-				paceRound(ctx, start, o.TraceInterval)
+			if ctx.Err() != nil {
+				return
 			}
+			if err != nil {
+				fails++
+				emit(Event{Candidate: candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
+				pacing.Sleep(ctx, clk, pacing.Backoff(o.Backoff, o.MaxBackoff, fails))
+				continue
+			}
+			fails = 0
+			pacing.Sleep(ctx, clk, start.Add(o.TraceInterval).Sub(clk.Now()))
 		}
 	}
 }

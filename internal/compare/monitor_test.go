@@ -138,7 +138,7 @@ func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 		{Candidate: "b", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
 		{Candidate: "b", Target: Target{Addr: "127.0.0.2", Protocol: "icmp"}},
 		{Candidate: "c", Target: Target{Addr: "192.0.2.7", Protocol: "icmp"}},
-	}, MonitorOptions{Prober: fp, Count: 2, Interval: time.Millisecond})
+	}, MonitorOptions{Prober: fp, Count: 2, Interval: time.Millisecond, Backoff: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	recs := map[string]map[string]int{}
 	var errs []string
@@ -152,16 +152,17 @@ func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 			}
 			recs[ev.Candidate][ev.Record.Addr]++
 		}
-		if len(errs) == 2 { // two rounds
+		if recs["b"]["127.0.0.2"] == 4 { // the last record of round 2
 			cancel()
 		}
 	})
-	if len(errs) != 2 || !strings.HasPrefix(errs[0], "c: ping 192.0.2.7 icmp: ") || !strings.Contains(errs[0], "documentation address") {
-		t.Errorf("errors %q: want the documentation target reported for c, once a round", errs)
+	// The failing target is reported once and then backs off (an hour)
+	// while the others go on.
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "c: ping 192.0.2.7 icmp: ") || !strings.Contains(errs[0], "documentation address") {
+		t.Errorf("errors %q: want the documentation target reported for c, once", errs)
 	}
-	// Round 1 fully, round 2 up to the point the second error cancelled it
-	// (errors come before the sweep): 2 probes per target per round.
-	if recs["a"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.1"] != 2 || recs["b"]["127.0.0.2"] != 2 || len(recs["c"]) != 0 {
+	// Two rounds of 2 probes per target.
+	if recs["a"]["127.0.0.1"] != 4 || recs["b"]["127.0.0.1"] != 4 || recs["b"]["127.0.0.2"] != 4 || len(recs["c"]) != 0 {
 		t.Errorf("records per candidate and address %v", recs)
 	}
 }

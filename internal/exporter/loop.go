@@ -140,6 +140,9 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 		var traced []Resolved
 		if len(ready) > 0 {
 			n++
+			// The sweep's schedule starts now, after any wait for a lookup:
+			// the next cycle is due one period after this, not before.
+			start = clk.Now()
 			outs := p.Ping(ctx, ready)
 			if ctx.Err() != nil {
 				return // a cycle cut short by shutdown is not a measurement

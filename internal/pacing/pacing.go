@@ -10,6 +10,7 @@
 package pacing
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
@@ -104,4 +105,49 @@ func (b *Budget) Spend(start time.Time, packets int) {
 		b.at = start
 	}
 	b.at = b.at.Add(time.Duration(float64(packets) / b.rate * float64(time.Second)))
+}
+
+// Take reserves n packets under the cap and waits, on clk, until the first
+// of them may leave: the slot after every packet reserved before (never
+// earlier than now). It returns ctx's error when ctx ends first.
+func (b *Budget) Take(ctx context.Context, clk probe.Clock, n int) error {
+	now := clk.Now()
+	b.mu.Lock()
+	if b.at.Before(now) {
+		b.at = now
+	}
+	slot := b.at
+	b.at = b.at.Add(time.Duration(float64(n) / b.rate * float64(time.Second)))
+	b.mu.Unlock()
+	return Sleep(ctx, clk, slot.Sub(now))
+}
+
+// Sleep waits d on clk, or returns ctx's error when ctx ends first.
+func Sleep(ctx context.Context, clk probe.Clock, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-clk.After(d):
+		return nil
+	}
+}
+
+// PacedDriver is a trace Driver whose every probe first takes its slot from
+// a shared Budget, so that traces and sweeps together keep one cap.
+type PacedDriver struct {
+	probe.Driver
+	Budget *Budget
+	Clock  probe.Clock
+	Ctx    context.Context
+}
+
+// Send waits for the probe's slot, then sends it.
+func (d *PacedDriver) Send(p probe.TraceProbe) (time.Time, error) {
+	if err := d.Budget.Take(d.Ctx, d.Clock, 1); err != nil {
+		return time.Time{}, err
+	}
+	return d.Driver.Send(p)
 }
