@@ -152,10 +152,11 @@ func runServe(c *cobra.Command, _ []string) error {
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
-	targets, err := serveTargets(o.config, o.targets)
+	conf, err := serveTargets(o.config, o.targets)
 	if err != nil {
 		return badInput(err)
 	}
+	targets := conf.Targets
 	var db route.ASNDB
 	if o.asnDB != "" {
 		d, err := route.LoadASNDB(o.asnDB)
@@ -167,6 +168,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	stderr := c.ErrOrStderr()
 	exp := exporter.New(stderr)
 	exp.SetTargets(targets, time.Now())
+	exp.SetSLA(conf.SLA, conf.FloorMs)
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -193,7 +195,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
 	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
 		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
-		Resolver: pacing.NewResolver(nil, nil, o.resolveRate)}
+		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(exporter.ServeHint)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -219,13 +221,14 @@ loop:
 			stop()
 			break loop
 		case <-hup:
-			ts, err := serveTargets(o.config, o.targets)
+			nc, err := serveTargets(o.config, o.targets)
 			if err != nil {
 				fmt.Fprintf(stderr, "linecheck serve: reload: %v (keeping the previous configuration)\n", err)
 				continue
 			}
-			exp.SetTargets(ts, time.Now())
-			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(ts))
+			exp.SetTargets(nc.Targets, time.Now())
+			exp.SetSLA(nc.SLA, nc.FloorMs)
+			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(nc.Targets))
 		}
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -326,22 +329,24 @@ func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Tr
 // serveTargets reads the candidates file and the backtrace target list
 // (either may be ""): the latter's targets are probed with ICMP under
 // candidate "backtrace", labelled with the users' carrier and city.
-func serveTargets(config, targets string) ([]exporter.Target, error) {
-	var out []exporter.Target
+// The candidates file's sla block, when it has one, is judged per candidate
+// (linecheck_sla_check_pass).
+func serveTargets(config, targets string) (exporter.Config, error) {
+	var out exporter.Config
 	if config != "" {
-		ts, err := exporter.LoadTargets(config)
+		c, err := exporter.LoadConfig(config)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		out = ts
+		out = c
 	}
 	if targets != "" {
 		ts, err := route.LoadTargets(targets)
 		if err != nil {
-			return nil, err
+			return exporter.Config{}, err
 		}
 		for _, t := range ts {
-			out = append(out, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: probe.ICMP, Carrier: t.Carrier, City: t.City})
+			out.Targets = append(out.Targets, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: probe.ICMP, Carrier: t.Carrier, City: t.City})
 		}
 	}
 	return out, nil

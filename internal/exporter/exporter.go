@@ -37,6 +37,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -73,6 +74,13 @@ type Exporter struct {
 	// shorter trace or a new class removes the stale series.
 	maxTTL map[string]int
 	class  map[string]string
+	// The SLA judged over each target's latest probes (sla.go).
+	sla       compare.SLA
+	floor     map[string]float64
+	win       map[string]*window
+	slaPass   *prometheus.GaugeVec
+	slaChecks map[string]map[string]bool // per candidate, the checks exported
+	verdicts  map[string]compare.Verdict
 }
 
 // New returns an exporter with its own registry and no targets; log (nil:
@@ -109,11 +117,17 @@ func New(log io.Writer) *Exporter {
 			Name: "linecheck_cycles_total", Help: "Completed probe cycles."}),
 		configLoad: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "linecheck_config_last_reload_success_timestamp_seconds", Help: "When the candidates file was last loaded."}),
-		maxTTL: map[string]int{},
-		class:  map[string]string{},
+		slaPass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "linecheck_sla_check_pass", Help: "1 when the candidate passes the SLA check over its targets' latest probes (compare's rule), 0 when it fails (a check without data fails); absent before any probe of the candidate ended."},
+			[]string{"candidate", "check"}),
+		maxTTL:    map[string]int{},
+		class:     map[string]string{},
+		win:       map[string]*window{},
+		slaChecks: map[string]map[string]bool{},
+		verdicts:  map[string]compare.Verdict{},
 	}
 	e.reg.MustRegister(&consistent{e: e, cs: []prometheus.Collector{
-		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.cycles, e.configLoad}})
+		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.cycles, e.configLoad, e.slaPass}})
 	return e
 }
 
@@ -167,7 +181,7 @@ func (e *Exporter) Mux() *http.ServeMux {
 			return
 		}
 		ok, why := e.Health()
-		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status()}
+		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status(), SLA: e.SLA()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := statusTmpl().Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -235,6 +249,7 @@ type statusPage struct {
 	Healthy bool
 	Reason  string
 	Targets []TargetStatus
+	SLA     []SLAStatus
 }
 
 // statusTmpl is parsed on the first request for the status page, not at
@@ -242,7 +257,8 @@ type statusPage struct {
 // shows the page.
 var statusTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("status").Funcs(template.FuncMap{
-		"clock": func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
+		"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
+		"measured": checkText,
 	}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
 <p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p>
 {{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
@@ -251,7 +267,13 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 {{range .Targets}}<tr><td>{{.Candidate}}</td><td>{{.Protocol}}</td><td>{{.Label}}</td><td>{{if .IP}}{{.IP}}{{else}}-{{end}}</td>
 <td>{{if .Up}}up{{else}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{end}}</td>
 <td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
-{{end}}</table></body></html>
+{{end}}</table>
+{{if .SLA}}<h2>SLA (the latest probes of each target, compare's checks)</h2>
+<table border="1" cellpadding="3">
+<tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
+{{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
+<td>{{if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
+{{end}}{{end}}</table>{{end}}</body></html>
 `))
 })
 
@@ -282,6 +304,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		delete(e.maxTTL, old.key())
 		delete(e.class, old.key())
 		delete(e.state, old.key())
+		delete(e.win, old.key())
 	}
 	for _, t := range ts {
 		l := labelsOf(t)
@@ -297,7 +320,17 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 			e.up.With(l).Set(1)
 		}
 	}
+	cands := map[string]bool{}
+	for _, t := range e.targets {
+		cands[t.Candidate] = true
+	}
 	e.targets = append([]Target(nil), ts...)
+	for _, t := range ts {
+		cands[t.Candidate] = true
+	}
+	for c := range cands {
+		e.judge(c) // a removed candidate's gauges go, a changed one is judged again
+	}
 	e.configLoad.Set(float64(now.UnixNano()) / 1e9)
 	select {
 	case e.wake <- struct{}{}:
@@ -340,6 +373,15 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 	for _, ms := range o.RTTms {
 		h.Observe(ms / 1000)
 	}
+	if o.Sent > 0 {
+		w := e.win[t.key()]
+		if w == nil {
+			w = &window{}
+			e.win[t.key()] = w
+		}
+		w.add(o)
+		e.judge(t.Candidate)
+	}
 }
 
 // ObserveTrace sets the hop metrics and line class of t from its last trace;
@@ -374,6 +416,7 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 	}
 	e.class[k] = class
 	e.lineClass.With(withClass(l, t, class)).Set(1)
+	e.judge(t.Candidate)
 }
 
 // CycleDone counts a completed cycle.

@@ -31,6 +31,9 @@ type Prober interface {
 // Clock is the loop's time: the real one in serve, a fake in tests.
 type Clock = probe.Clock
 
+// ServeHint is what serve advises when a target's address is one it never probes.
+const ServeHint = "serve never probes one: list a unicast address"
+
 // DefaultMaxBackoff caps the wait before a failing target is tried again.
 const DefaultMaxBackoff = pacing.DefaultMaxBackoff
 
@@ -79,7 +82,7 @@ func (c LoopConfig) withDefaults() LoopConfig {
 		c.Clock = pacing.RealClock{}
 	}
 	if c.Resolver == nil {
-		c.Resolver = pacing.NewResolver(nil, c.Clock, 0)
+		c.Resolver = pacing.NewResolver(nil, c.Clock, 0).WithHint(ServeHint)
 	}
 	return c
 }

@@ -40,6 +40,7 @@ type Resolver struct {
 	lookup Lookup
 	clock  probe.Clock
 	gap    time.Duration // between two lookups
+	hint   string        // the advice when an address is refused
 
 	mu        sync.Mutex
 	cache     map[string]cached
@@ -65,7 +66,15 @@ func NewResolver(l Lookup, clk probe.Clock, rate float64) *Resolver {
 	if rate <= 0 {
 		rate = DefaultResolveRate
 	}
-	return &Resolver{lookup: l, clock: clk, gap: time.Duration(float64(time.Second) / rate), cache: map[string]cached{}}
+	return &Resolver{lookup: l, clock: clk, gap: time.Duration(float64(time.Second) / rate), cache: map[string]cached{},
+		hint: "linecheck never probes one: list a unicast address"}
+}
+
+// WithHint sets the advice given when an address is refused (serve says
+// that serve never probes one) and returns r.
+func (r *Resolver) WithHint(hint string) *Resolver {
+	r.hint = hint
+	return r
 }
 
 // Resolve returns the address to probe for host. An IP address is used as
@@ -74,7 +83,7 @@ func NewResolver(l Lookup, clk probe.Clock, rate float64) *Resolver {
 // unspecified address, nor a documentation address.
 func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
-		return checkProbeable(host, a)
+		return checkProbeable(host, a, r.hint)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -109,7 +118,7 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 				break
 			}
 		}
-		c.addr, c.err = checkProbeable(host, c.addr)
+		c.addr, c.err = checkProbeable(host, c.addr, r.hint)
 		c.expires = now.Add(min(max(ttl, minTTL), maxTTL))
 	}
 	r.cache[host] = c
@@ -119,12 +128,12 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 // checkProbeable refuses what linecheck never probes live: what probe's sweep guards
 // refuse (broadcast, multicast, unspecified addresses), and documentation
 // addresses, which are illustrative.
-func checkProbeable(host string, a netip.Addr) (netip.Addr, error) {
+func checkProbeable(host string, a netip.Addr, hint string) (netip.Addr, error) {
 	a = a.Unmap()
 	if a.Zone() != "" {
 		return netip.Addr{}, fmt.Errorf("target %q: zoned addresses are not supported", host)
 	}
-	if err := probe.CheckUnicast(host, a, "linecheck never probes one: list a unicast address"); err != nil {
+	if err := probe.CheckUnicast(host, a, hint); err != nil {
 		return netip.Addr{}, err
 	}
 	if _, ok := route.DocumentationPrefix(a); ok {

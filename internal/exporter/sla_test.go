@@ -1,0 +1,103 @@
+package exporter
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+func slaGauge(t *testing.T, e *Exporter, cand, check string) (float64, bool) {
+	t.Helper()
+	m := metric(t, e, "linecheck_sla_check_pass", map[string]string{"candidate": cand, "check": check})
+	if m == nil {
+		return 0, false
+	}
+	return m.GetGauge().GetValue(), true
+}
+
+// serve judges the SLA with compare's rule over each target's latest
+// probes: absent before any probe ended, the worst target decides, a check
+// without data fails, the line class comes from the last trace.
+func TestSLAGaugesFollowComparesChecks(t *testing.T) {
+	p95, loss := 20.0, 0.05
+	sla := compare.SLA{RTTP95ms: &p95, Loss: &loss, LineClasses: []string{route.LineCN2GIA}}
+	e := New(nil)
+	a1, a2 := tgt("a", "127.0.0.1"), tgt("a", "127.0.0.2")
+	b := tgt("b", "127.0.0.3")
+	e.SetTargets([]Target{a1, a2, b}, time.Now())
+	e.SetSLA(sla, nil)
+	if _, ok := slaGauge(t, e, "a", compare.CheckRTTP95); ok {
+		t.Fatal("an SLA gauge before any probe ended")
+	}
+	// a: target 1 answers in 5..14 ms, target 2 in 10..19 ms with 1 of 25
+	// lost: the worst p95 is target 2's (nearest rank 23 of 24 → 19 ms),
+	// the worst loss 0.04: both pass. No trace yet: the class fails.
+	var r1, r2 []float64
+	for i := range 10 {
+		r1 = append(r1, 5+float64(i))
+	}
+	for i := range 24 {
+		r2 = append(r2, 10+float64(i%10))
+	}
+	e.ObservePing(a1, PingOutcome{Sent: 10, Recv: 10, RTTms: r1})
+	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 24, RTTms: r2})
+	for check, want := range map[string]float64{compare.CheckRTTP95: 1, compare.CheckLoss: 1, compare.CheckLineClass: 0} {
+		if v, ok := slaGauge(t, e, "a", check); !ok || v != want {
+			t.Errorf("a %s: %v (present %v), want %v", check, v, ok, want)
+		}
+	}
+	e.ObserveTrace(a1, &route.Trace{LineClass: route.LineCN2GIA, Hops: []route.Hop{{TTL: 1}}}, nil)
+	if v, _ := slaGauge(t, e, "a", compare.CheckLineClass); v != 1 {
+		t.Errorf("a line_class after a cn2-gia trace: %v, want 1", v)
+	}
+	// 4 more of 25 lost on target 2: 5 of 50 = 0.1 > 0.05 fails.
+	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 21, RTTms: r2[:21]})
+	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 0 {
+		t.Errorf("a loss 5/50: %v, want 0", v)
+	}
+	// b: every probe lost: the RTT check has no data and fails, as in compare.
+	e.ObservePing(b, PingOutcome{Sent: 10})
+	if v, ok := slaGauge(t, e, "b", compare.CheckRTTP95); !ok || v != 0 {
+		t.Errorf("b rtt_p95 without replies: %v (present %v), want 0", v, ok)
+	}
+	// The status page lists the verdicts.
+	rec := httptest.NewRecorder()
+	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{"<h2>SLA", compare.CheckRTTP95, compare.NoData, "FAIL", "pass"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/ lacks %q", want)
+		}
+	}
+	// A reload without b: its gauges go.
+	e.SetTargets([]Target{a1, a2}, time.Now())
+	if _, ok := slaGauge(t, e, "b", compare.CheckRTTP95); ok {
+		t.Error("b's SLA gauge outlived its removal")
+	}
+	// A file without an sla block exports none.
+	e.SetSLA(compare.SLA{}, nil)
+	if n := count(t, e, "linecheck_sla_check_pass"); n != 0 {
+		t.Errorf("%d SLA gauges without an sla block", n)
+	}
+}
+
+// The window keeps the latest SLAWindow probes: old cycles drop out.
+func TestSLAWindowForgetsOldProbes(t *testing.T) {
+	loss := 0.0
+	e := New(nil)
+	a := tgt("a", "127.0.0.1")
+	e.SetTargets([]Target{a}, time.Now())
+	e.SetSLA(compare.SLA{Loss: &loss}, nil)
+	e.ObservePing(a, PingOutcome{Sent: 10, Recv: 0})
+	for range SLAWindow / 10 {
+		e.ObservePing(a, PingOutcome{Sent: 10, Recv: 10, RTTms: make([]float64, 10)})
+	}
+	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 1 {
+		t.Errorf("loss after the lossy cycle left the window: %v, want 1 (pass)", v)
+	}
+}
