@@ -173,11 +173,9 @@ func TestPingConcurrentRawRunsRejectEachOthersReplies(t *testing.T) {
 }
 
 func TestMissingPrivilegeSaysWhatToRun(t *testing.T) {
-	old := socketFunc
-	socketFunc = func(int, int, int) (int, error) { return -1, unix.EPERM }
-	defer func() { socketFunc = old }()
+	refuse := func(int, int, int) (int, error) { return -1, unix.EPERM }
 
-	_, err := Ping(context.Background(), []string{"127.0.0.1"}, PingConfig{Count: 1}, nil)
+	_, err := Ping(context.Background(), []string{"127.0.0.1"}, PingConfig{Count: 1, OpenSocket: refuse}, nil)
 	if !errors.Is(err, ErrPrivilege) {
 		t.Fatalf("ping: %v, want ErrPrivilege", err)
 	}
@@ -186,7 +184,7 @@ func TestMissingPrivilegeSaysWhatToRun(t *testing.T) {
 			t.Errorf("ping error does not say %q:\n%v", want, err)
 		}
 	}
-	_, err = Trace(context.Background(), "127.0.0.1", TraceConfig{}, nil)
+	_, err = Trace(context.Background(), "127.0.0.1", TraceConfig{OpenSocket: refuse}, nil)
 	if !errors.Is(err, ErrPrivilege) || !strings.Contains(err.Error(), "setcap cap_net_raw+ep ") {
 		t.Errorf("trace: %v, want ErrPrivilege naming setcap", err)
 	}

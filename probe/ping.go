@@ -47,6 +47,8 @@ type PingConfig struct {
 	// Socket selects the ICMP socket: "" or "auto" (unprivileged datagram
 	// socket first, raw as fallback), "dgram" or "raw".
 	Socket string
+	// OpenSocket opens the sockets (unix.Socket when nil); tests inject one.
+	OpenSocket SocketFunc
 	// AllowLarge and AllowBroadcast lift the sweep guards of ResolveTargets.
 	AllowLarge, AllowBroadcast bool
 }
@@ -301,14 +303,14 @@ func (r *sweep) drain(ctx context.Context) {
 }
 
 // openEcho opens the echo socket of one family by cfg.Socket's rule.
-func openEcho(v6 bool, mode string) (*sock, error) {
+func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 	proto, fam := unix.IPPROTO_ICMP, "IPv4"
 	if v6 {
 		proto, fam = unix.IPPROTO_ICMPV6, "IPv6"
 	}
 	var derr error
 	if mode != "raw" {
-		s, err := openSock(v6, unix.SOCK_DGRAM, proto)
+		s, err := openSock(open, v6, unix.SOCK_DGRAM, proto)
 		if err == nil {
 			return s, nil
 		}
@@ -320,7 +322,7 @@ func openEcho(v6 bool, mode string) (*sock, error) {
 		}
 		derr = err
 	}
-	s, err := openSock(v6, unix.SOCK_RAW, proto)
+	s, err := openSock(open, v6, unix.SOCK_RAW, proto)
 	if err != nil {
 		if isPermission(err) {
 			if derr != nil {
@@ -355,7 +357,7 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 			fam = 1
 		}
 		if socks[fam] == nil {
-			s, err := openEcho(fam == 1, r.cfg.Socket)
+			s, err := openEcho(r.cfg.OpenSocket, fam == 1, r.cfg.Socket)
 			if err != nil {
 				for _, o := range socks {
 					if o != nil {

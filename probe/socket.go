@@ -48,8 +48,10 @@ func isPermission(err error) bool {
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)
 }
 
-// socketFunc opens a socket; tests replace it to simulate a missing privilege.
-var socketFunc = unix.Socket
+// SocketFunc opens a socket (unix.Socket's signature). PingConfig and
+// TraceConfig take one so that tests can simulate a missing privilege; nil
+// is unix.Socket.
+type SocketFunc func(domain, typ, proto int) (int, error)
 
 // sock is a non-blocking socket registered with Go's poller, so reads block a
 // goroutine (not a thread) and Close wakes them.
@@ -63,12 +65,15 @@ type sock struct {
 
 // openSock opens a socket of the given type and protocol for the address family
 // of v6, with kernel receive timestamps and a large receive buffer.
-func openSock(v6 bool, typ, proto int) (*sock, error) {
+func openSock(open SocketFunc, v6 bool, typ, proto int) (*sock, error) {
+	if open == nil {
+		open = unix.Socket
+	}
 	family := unix.AF_INET
 	if v6 {
 		family = unix.AF_INET6
 	}
-	fd, err := socketFunc(family, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	fd, err := open(family, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func BenchmarkSweep1000(b *testing.B) {
 // net.ipv4.ping_group_range to admit the process's group (run it in a
 // network namespace of its own, as bench/probe/run.sh does).
 func BenchmarkSweep1000Dgram(b *testing.B) {
-	s, err := openSock(false, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)
+	s, err := openSock(nil, false, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)
 	if err != nil {
 		b.Skipf("no ICMP datagram socket (net.ipv4.ping_group_range): %v", err)
 	}

@@ -36,6 +36,8 @@ type TraceConfig struct {
 	// Clock is the time the algorithm runs on (cycle starts, timeouts,
 	// pacing, RTTs of drivers that take it); the real clock when nil.
 	Clock Clock
+	// OpenSocket opens the sockets (unix.Socket when nil); tests inject one.
+	OpenSocket SocketFunc
 }
 
 func (c TraceConfig) withDefaults() (TraceConfig, error) {

@@ -36,7 +36,7 @@ func openDgramDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	if dst.Is6() {
 		proto = unix.IPPROTO_ICMPV6
 	}
-	s, err := openSock(dst.Is6(), unix.SOCK_DGRAM, proto)
+	s, err := openSock(cfg.OpenSocket, dst.Is6(), unix.SOCK_DGRAM, proto)
 	if err != nil {
 		return nil, err
 	}

@@ -53,19 +53,17 @@ func TestDecodeDgramErrorQueue(t *testing.T) {
 }
 
 // Without CAP_NET_RAW an ICMP trace falls back to ping sockets: here raw
-// sockets are refused in the socket seam, inside a private namespace whose
+// sockets are refused by the injected socket opener, inside a private namespace whose
 // ping_group_range admits everyone.
 func TestTraceFallsBackToDatagramSockets(t *testing.T) {
 	needRaw(t)
 	has6(t)
-	old := socketFunc
-	socketFunc = func(domain, typ, proto int) (int, error) {
+	noRaw := func(domain, typ, proto int) (int, error) {
 		if typ&0xf == unix.SOCK_RAW {
 			return -1, unix.EPERM
 		}
 		return unix.Socket(domain, typ, proto)
 	}
-	defer func() { socketFunc = old }()
 	type out struct {
 		hops, sent int
 		reached    bool
@@ -90,7 +88,7 @@ func TestTraceFallsBackToDatagramSockets(t *testing.T) {
 			return
 		}
 		for _, target := range []string{"127.0.0.1", "::1"} {
-			tr, err := Trace(context.Background(), target, TraceConfig{Cycles: 3, Interval: 20 * time.Millisecond}, nil)
+			tr, err := Trace(context.Background(), target, TraceConfig{Cycles: 3, Interval: 20 * time.Millisecond, OpenSocket: noRaw}, nil)
 			if err != nil {
 				ch <- out{err: err}
 				continue

@@ -62,7 +62,7 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		icmpProto = unix.IPPROTO_ICMPV6
 	}
 	open := func(proto int) (*sock, error) {
-		s, err := openSock(d.v6, unix.SOCK_RAW, proto)
+		s, err := openSock(cfg.OpenSocket, d.v6, unix.SOCK_RAW, proto)
 		if err != nil && isPermission(err) {
 			return nil, privilegeError("trace needs raw sockets", err, false)
 		}

@@ -63,7 +63,7 @@ func benchModelOf(b testing.TB, w, h int, like probe.Record, feedFor func(names 
 		msgs = append(msgs, TraceMsg{Candidate: c.Name, Direction: "forward", Trace: tr})
 		for k := 0; k < HistorySize; k++ {
 			rtt := 20 + float64(i) + 3*math.Sin(float64(k)/7)
-			rec := probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Second), Addr: like.Addr,
+			rec := probe.Record{Time: FixtureStart().Add(time.Duration(k) * time.Second), Addr: like.Addr,
 				Protocol: like.Protocol, Port: like.Port, Seq: k, Status: probe.StatusOK, RTTms: &rtt}
 			if k%50 == 0 {
 				rec.Status, rec.RTTms = probe.StatusLost, nil
@@ -226,7 +226,7 @@ func BenchmarkProbeBatch(b *testing.B) {
 	for b.Loop() {
 		for j := range batch {
 			k++
-			batch[j] = ProbeMsg{Candidate: "cand-00-hk-cn2-gia", Record: probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Millisecond),
+			batch[j] = ProbeMsg{Candidate: "cand-00-hk-cn2-gia", Record: probe.Record{Time: FixtureStart().Add(time.Duration(k) * time.Millisecond),
 				Addr: "203.0.113.1", Protocol: "icmp", Status: probe.StatusOK, RTTms: &rtt}}
 		}
 		nm, _ := m.Update(batch)
@@ -287,7 +287,7 @@ func TestSparklineMatchesNtcharts(t *testing.T) {
 			case r == 1 && n%3 == 0:
 				v = mid // flat stretches
 			}
-			h.Push(FixtureStart.Add(time.Duration(i)*time.Second), math.Abs(v))
+			h.Push(FixtureStart().Add(time.Duration(i)*time.Second), math.Abs(v))
 		}
 		w := 1 + rng.IntN(120)
 		if got, want := renderSparkline(h, w), sparklineByNtcharts(h, w); got != want {

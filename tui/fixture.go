@@ -16,8 +16,9 @@ import (
 // golden tests, the benchmark and `linecheck tui --fixture` use it; its
 // numbers are worked out in testdata/FIXTURE.md.
 
-// FixtureStart is the fixed clock of the fixture: the first probe's time.
-var FixtureStart = time.Date(2026, 10, 14, 9, 0, 0, 0, time.UTC)
+// FixtureStart is the fixed clock of the fixture: the first probe's time
+// (a function, so that no caller can move it).
+func FixtureStart() time.Time { return time.Date(2026, 10, 14, 9, 0, 0, 0, time.UTC) }
 
 // fixtureRTTs are the recorded RTTs (ms) per candidate, one probe a second;
 // NaN is a lost probe.
@@ -44,7 +45,7 @@ var fixtureAddr = map[string]string{"hk-cn2-gia": "203.0.113.10", "hk-bgp": "203
 func FixtureRecords(name string) []probe.Record {
 	var out []probe.Record
 	for i, v := range fixtureRTTs[name] {
-		r := probe.Record{Schema: probe.StreamSchema, Time: FixtureStart.Add(time.Duration(i) * time.Second),
+		r := probe.Record{Schema: probe.StreamSchema, Time: FixtureStart().Add(time.Duration(i) * time.Second),
 			Target: fixtureAddr[name], Addr: fixtureAddr[name], Protocol: probe.ICMP, Seq: i, Status: probe.StatusOK}
 		if math.IsNaN(v) {
 			r.Status = probe.StatusLost

@@ -158,7 +158,7 @@ func TestRouteScreenChartsTheSelectedHop(t *testing.T) {
 	tr := FixtureTraces()[0] // hk-cn2-gia forward; hop 4 is 59.43.130.1
 	for k, last := range []float64{3.1, 9.5, 4.2} {
 		rec := FixtureRecords("hk-cn2-gia")[0]
-		rec.Time = FixtureStart.Add(time.Duration(20+k) * time.Second)
+		rec.Time = FixtureStart().Add(time.Duration(20+k) * time.Second)
 		m = step(t, m, ProbeMsg{Candidate: "hk-cn2-gia", Record: rec})
 		tr.Trace.Hops = append([]route.Hop(nil), tr.Trace.Hops...)
 		h := tr.Trace.Hops[3]

@@ -44,7 +44,7 @@ func TestFeedReplaysTracesThenRecordsInTimeOrderAndLoops(t *testing.T) {
 		}
 	}
 	// The second loop is shifted by the recording's span (10 s: 0..9 s + 1 s).
-	if want := FixtureStart.Add(19 * time.Second); last.Before(want) {
+	if want := FixtureStart().Add(19 * time.Second); last.Before(want) {
 		t.Errorf("after two loops the clock is at %v, want at least %v", last, want)
 	}
 }

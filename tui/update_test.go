@@ -282,7 +282,7 @@ func TestDuplicateAndLateCountedApart(t *testing.T) {
 	var s LiveStats
 	rtt := 10.0
 	for _, st := range []probe.Status{probe.StatusOK, probe.StatusDup, probe.StatusLate, probe.StatusLost, probe.StatusOK} {
-		s.applyRecord(probe.Record{Status: st, RTTms: &rtt, Time: FixtureStart})
+		s.applyRecord(probe.Record{Status: st, RTTms: &rtt, Time: FixtureStart()})
 	}
 	if s.Sent != 4 || s.Recv != 2 || s.Dup != 1 || s.Late != 1 || s.Lost != 1 {
 		t.Errorf("counts %+v", s)
@@ -313,7 +313,7 @@ func TestMemoryBoundedOverLongRun(t *testing.T) {
 		for i := from; i < to; i += len(batch) {
 			for j := range batch {
 				k := i + j
-				rec := probe.Record{Time: FixtureStart.Add(time.Duration(k) * time.Millisecond), Addr: "203.0.113.10",
+				rec := probe.Record{Time: FixtureStart().Add(time.Duration(k) * time.Millisecond), Addr: "203.0.113.10",
 					Protocol: "icmp", Seq: k, Status: probe.StatusOK, RTTms: &rtt}
 				if k%97 == 0 {
 					rec.Status, rec.RTTms = probe.StatusLost, nil
@@ -401,7 +401,7 @@ func TestDeadTargetShowsDashAndRanksLast(t *testing.T) {
 	m := fixtureModel(t, 100, 30)
 	var msgs UpdatesMsg
 	for i := 0; i < 10; i++ {
-		msgs = append(msgs, ProbeMsg{Candidate: "la-cu9929", Record: probe.Record{Time: FixtureStart.Add(time.Duration(100+i) * time.Second),
+		msgs = append(msgs, ProbeMsg{Candidate: "la-cu9929", Record: probe.Record{Time: FixtureStart().Add(time.Duration(100+i) * time.Second),
 			Target: "203.0.113.40", Addr: "203.0.113.40", Protocol: "icmp", Seq: 100 + i, Status: probe.StatusLost}})
 	}
 	// Fresh statistics for la-cu9929: only lost probes.

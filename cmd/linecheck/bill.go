@@ -32,10 +32,6 @@ var billOpts struct {
 	format, plotFile                   string
 }
 
-// billSeriesSource, when set (bill_prometheus.go), may supply the series
-// instead of LOG files; handled = false falls back to reading LOG files.
-var billSeriesSource func(c *cobra.Command, args []string) (series []*billing.Series, handled bool, err error)
-
 var billCmd = &cobra.Command{
 	Use:   "bill [flags] LOG...",
 	Short: "Simulate what each offer would bill for recorded traffic",
@@ -202,10 +198,10 @@ func runBill(c *cobra.Command, args []string) error {
 
 	var series []*billing.Series
 	handled := false
-	if billSeriesSource != nil {
-		if series, handled, err = billSeriesSource(c, args); err != nil {
-			return err
-		}
+	// With --prometheus the series come from PromQL (bill_prometheus.go);
+	// handled = false falls back to reading LOG files.
+	if series, handled, err = billPrometheusSeries(c, args); err != nil {
+		return err
 	}
 	if !handled {
 		if len(args) == 0 {

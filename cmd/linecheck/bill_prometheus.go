@@ -63,7 +63,6 @@ func init() {
 	f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")
 	f.Int64Var(&o.maxSamples, "max-samples", promclient.DefaultMaxSamples, "most points one fetch keeps (16 bytes each): bounds memory")
 	billCmd.Long += billPromHelp
-	billSeriesSource = billPrometheusSeries
 }
 
 // billPrometheusSeries is bill's series source when --prometheus is given.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,9 +42,19 @@ var bwOpts struct {
 	failExit bool
 }
 
-// bwNow is the watch's clock; tests replace it to put tests into hours of
-// the day without waiting for them.
-var bwNow = time.Now
+// bwClockKey holds, in a command's context, the bw watch's clock: tests
+// put one there that moves an hour per call; the real one is time.Now.
+type bwClockKey struct{}
+
+// bwClock returns the watch's clock from ctx, time.Now when none was put in.
+func bwClock(ctx context.Context) func() time.Time {
+	if ctx != nil {
+		if f, ok := ctx.Value(bwClockKey{}).(func() time.Time); ok {
+			return f
+		}
+	}
+	return time.Now
+}
 
 var bwCmd = &cobra.Command{
 	Use:   "bw [flags] SERVER",
@@ -343,8 +354,9 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 	defer closeFn()
 	stderr := c.ErrOrStderr()
 	tty := !o.quiet && prIsTTY(stderr)
+	now := bwClock(c.Context())
 	for n := 1; w.cycles == 0 || n <= w.cycles; n++ {
-		start := bwNow()
+		start := now()
 		wall := time.Now()
 		if tty {
 			cfg.Progress = bwProgress(stderr, fmt.Sprintf("bw --watch: test %d", n))
