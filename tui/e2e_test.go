@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,6 +250,17 @@ sla: {rtt_p95_ms: 60, loss: 0.005, line_classes: [cn2-gia]}
 	s.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", "sh", "-c", script)
 
 	screen := s.waitFor("live overview", "CANDIDATE", "lo-a", "lo-b", " live ", "traces · 0 errors")
+	// The first trace cycles land a moment after the first pings (the loops
+	// pace themselves); wait until the status bar counts some, so that the
+	// route line is judged once traces exist, not before.
+	tracesRE := regexp.MustCompile(`· ([1-9][0-9]*) traces · 0 errors`)
+	for deadline := time.Now().Add(15 * time.Second); !tracesRE.MatchString(screen) && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		screen = s.capture()
+	}
+	if !tracesRE.MatchString(screen) {
+		t.Fatalf("no trace cycle completed in 15 s on loopback:\n%s", screen)
+	}
 	rowsOf := func(screen string) map[string]int {
 		rows := map[string]int{}
 		for i, l := range strings.Split(screen, "\n") {
