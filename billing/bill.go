@@ -340,9 +340,14 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		if m == "" {
 			m = Methods[0]
 		}
-		g := v.p95(m, DirGreater, false)
-		r.P95 = &P95Block{Method: m, InBps: v.p95(m, DirIn, false).bps, OutBps: v.p95(m, DirOut, false).bps, GreaterBps: g.bps,
-			MaxBps: v.p95(m, DirMax, false).bps, SumBps: v.p95(m, DirSum, false).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
+		p95 := func(d Direction) stat { return v.p95(m, d, false) }
+		if len(offers) == 0 {
+			// Nothing reads the sorted samples again: select the ranks.
+			p95 = func(d Direction) stat { return v.p95Ranked(m, d) }
+		}
+		g := p95(DirGreater)
+		r.P95 = &P95Block{Method: m, InBps: p95(DirIn).bps, OutBps: p95(DirOut).bps, GreaterBps: g.bps,
+			MaxBps: p95(DirMax).bps, SumBps: p95(DirSum).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
 	}
 
 	for _, o := range offers {

@@ -90,20 +90,23 @@ func (s sortedSample) at(r int) float64 {
 	return s.vals[r-s.zeros-1]
 }
 
-func (s sortedSample) p95(method Method) float64 {
-	n := s.n()
+func (s sortedSample) p95(method Method) float64 { return p95At(method, s.n(), s.at) }
+
+// p95At is the method's 95th percentile of n values, at(r) giving the value
+// of 1-based rank r: at most ranks Rank(n) and the one after it are read.
+func p95At(method Method, n int, at func(r int) float64) float64 {
 	if n == 0 {
 		return 0
 	}
 	r := method.Rank(n)
 	if method != Linear {
-		return s.at(r)
+		return at(r)
 	}
 	// Prometheus quantile.go: rank0 = q(n-1); lo = floor, hi = min(n-1, lo+1); w = rank0 - lo.
 	num := 95 * (n - 1)
 	w := float64(num%100) / 100
-	lo := s.at(r)
-	hi := s.at(min(r+1, n))
+	lo := at(r)
+	hi := at(min(r+1, n))
 	return lo*(1-w) + hi*w
 }
 

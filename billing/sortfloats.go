@@ -77,3 +77,97 @@ func sortFloats(v []float64) {
 		v[i] = math.Float64frombits(b)
 	}
 }
+
+// rankFloats returns the k-th and (k+1)-th smallest of v (0-based; the second
+// is the first again when k is the last index), the values that sortFloats(v)
+// would leave at v[k] and v[k+1], without sorting: a 95th figure that nothing
+// else reads needs only its rank (quickselect on the same keys as
+// sortFloats, so ties of -0 and +0 resolve alike). v is left in an
+// unspecified order. Short inputs and any NaN are sorted instead.
+func rankFloats(v []float64, k int) (float64, float64) {
+	const minSelect = 512
+	if len(v) < minSelect {
+		sortFloats(v)
+		return v[k], v[min(k+1, len(v)-1)]
+	}
+	bp := radixBufs.Get().(*[2][]uint64)
+	defer radixBufs.Put(bp)
+	if cap(bp[0]) < len(v) {
+		bp[0], bp[1] = make([]uint64, len(v)), make([]uint64, len(v))
+	}
+	keys := bp[0][:len(v)]
+	for i, x := range v {
+		if x != x {
+			sortFloats(v)
+			return v[k], v[min(k+1, len(v)-1)]
+		}
+		b := math.Float64bits(x)
+		if b>>63 == 1 {
+			b = ^b
+		} else {
+			b |= 1 << 63
+		}
+		keys[i] = b
+	}
+	lo, hi := 0, len(keys)-1 // keys[k] lies in keys[lo..hi]
+	for budget := 64; lo < hi; budget-- {
+		if budget == 0 { // adversarial pivots: finish by sorting the rest
+			slices.Sort(keys[lo : hi+1])
+			break
+		}
+		// Median of three as the pivot, then a three-way partition
+		// (equal keys in the middle, so runs of ties cannot degrade it).
+		a, b, c := keys[lo], keys[lo+(hi-lo)/2], keys[hi]
+		if a > b {
+			a, b = b, a
+		}
+		if b > c {
+			b = c
+			if a > b {
+				b = a
+			}
+		}
+		pivot := b
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch x := keys[i]; {
+			case x < pivot:
+				keys[lt], keys[i] = keys[i], keys[lt]
+				lt++
+				i++
+			case x > pivot:
+				keys[i], keys[gt] = keys[gt], keys[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			lo, hi = k, k
+		}
+	}
+	first := keys[k]
+	next := first
+	if k+1 < len(keys) {
+		next = keys[k+1]
+		for _, x := range keys[k+1:] { // everything after k is >= keys[k]
+			next = min(next, x)
+		}
+	}
+	return unkey(first), unkey(next)
+}
+
+// unkey inverts sortFloats' key transform.
+func unkey(b uint64) float64 {
+	if b>>63 == 1 {
+		b &^= 1 << 63
+	} else {
+		b = ^b
+	}
+	return math.Float64frombits(b)
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 )
 
 // sortFloats must order exactly as slices.Sort: random rates, heavy ties,
@@ -41,5 +42,81 @@ func TestSortFloatsEqualsSlicesSort(t *testing.T) {
 	sortFloats(v)
 	if !math.IsNaN(v[0]) || !slices.IsSorted(v[1:]) {
 		t.Errorf("with a NaN: not as slices.Sort")
+	}
+}
+
+// rankFloats must give exactly the values sortFloats leaves at k and k+1.
+func TestRankFloatsEqualsSortFloats(t *testing.T) {
+	x := uint64(987654321)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	gens := map[string]func(int) float64{
+		"rates":     func(int) float64 { return float64(next()%1e9) * 8 / 300 },
+		"ties":      func(int) float64 { return float64(next() % 3) },
+		"zeros":     func(i int) float64 { return [2]float64{0, math.Copysign(0, -1)}[next()%2] },
+		"signed":    func(int) float64 { return (float64(next()%2e6) - 1e6) / 3 },
+		"magnitude": func(int) float64 { return math.Ldexp(float64(next()%1000), int(next()%200)-100) },
+		"ascending": func(i int) float64 { return float64(i) },
+		"desc":      func(i int) float64 { return -float64(i) * 1.5 },
+		"same":      func(int) float64 { return 42 },
+	}
+	for name, g := range gens {
+		for _, n := range []int{1, 2, 511, 512, 513, 8928, 20000} {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = g(i)
+			}
+			sorted := slices.Clone(v)
+			sortFloats(sorted)
+			for _, k := range []int{0, 1, n / 2, n * 95 / 100, n - 2, n - 1} {
+				if k < 0 || k >= n {
+					continue
+				}
+				a, b := rankFloats(slices.Clone(v), k)
+				wa, wb := sorted[k], sorted[min(k+1, n-1)]
+				if math.Float64bits(a) != math.Float64bits(wa) || math.Float64bits(b) != math.Float64bits(wb) {
+					t.Fatalf("%s n=%d k=%d: got %v %v, sorted %v %v", name, n, k, a, b, wa, wb)
+				}
+			}
+		}
+	}
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = float64(1000 - i)
+	}
+	v[500] = math.NaN()
+	if a, _ := rankFloats(v, 0); !math.IsNaN(a) {
+		t.Errorf("with a NaN: rank 0 is %v, want NaN as slices.Sort puts it first", a)
+	}
+}
+
+// The report's 95th block by selection equals the sorted sample's for every
+// method and direction rule, including samples where the --gaps zero zeros
+// reach past the rank, and tiny and empty-ish samples.
+func TestP95RankedEqualsSorted(t *testing.T) {
+	p := MonthPeriod(2026, time.July, time.UTC)
+	x := uint64(4242)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	for _, keep := range []int{1, 2, 3, 20, 400, 440, 460, 600, 5000, 8928} {
+		s := &Series{Name: "t", Step: SlotSeconds}
+		start := p.Start.Unix()
+		for i := range 8928 {
+			if int(next()%8928) < keep {
+				s.Slots = append(s.Slots, Slot{Start: start + int64(i)*SlotSeconds, In: float64(next() % 1e9), Out: float64(next() % 1e8)})
+			}
+		}
+		if len(s.Slots) == 0 {
+			continue
+		}
+		for _, gaps := range []string{"skip", "zero"} {
+			for _, m := range Methods {
+				for _, d := range []Direction{DirIn, DirOut, DirGreater, DirMax, DirSum} {
+					got := newView(s, p, BoundaryStart, gaps, 1).p95Ranked(m, d)
+					want := newView(s, p, BoundaryStart, gaps, 1).p95(m, d, false)
+					if got.bps != want.bps || got.n != want.n || got.rank != want.rank {
+						t.Fatalf("%d slots, gaps %s, %s, %s: selected %+v, sorted %+v", len(s.Slots), gaps, m, d, got, want)
+					}
+				}
+			}
+		}
 	}
 }
