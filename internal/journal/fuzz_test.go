@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,13 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(good + "\n"))
 	f.Add([]byte(good + "\n" + good[:40]))
 	f.Add([]byte("\n\n"))
+	f.Add([]byte(good)) // whole, without its newline: kept
+	for _, bad := range []string{`"sent":-1,"recv":0`, `"sent":1,"recv":7`, `"sent":1,"recv":-1`} {
+		f.Add([]byte(strings.Replace(good, `"sent":1,"recv":1`, bad, 1) + "\n"))
+	}
+	for _, rtt := range []string{"1e308", "-1", "NaN"} {
+		f.Add([]byte(good + "\n" + strings.Replace(strings.Replace(good, `"rtt_ms":[1]`, `"rtt_ms":[`+rtt+`]`, 1), `"cycle":1`, `"cycle":2`, 1) + "\n"))
+	}
 	f.Add([]byte(`{"schema":"linecheck.journal/v1","kind":"trace","cycle":1,"trace":{"hops":[]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, info, err := Decode(bytes.NewReader(b), "f")
@@ -23,6 +31,11 @@ func FuzzDecode(f *testing.F) {
 		}
 		if info.Torn && info.Good+int64(info.TornBytes) != int64(len(b)) {
 			t.Fatalf("torn tail %d + good %d != %d", info.TornBytes, info.Good, len(b))
+		}
+		for _, e := range es {
+			if err := validate(e); err != nil {
+				t.Fatalf("accepted an impossible entry: %v", err)
+			}
 		}
 		for i := 1; i < len(es); i++ {
 			if es[i].Cycle <= es[i-1].Cycle {

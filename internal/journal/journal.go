@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -135,6 +136,12 @@ func Open(path, kind string) (*Writer, Recovery, error) {
 		f.Close()
 		return nil, rec, fmt.Errorf("journal: %w", err)
 	}
+	if info.Unterminated {
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			f.Close()
+			return nil, rec, fmt.Errorf("journal: ending the last line of %s: %w", path, err)
+		}
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return nil, rec, fmt.Errorf("journal: %w", err)
@@ -182,6 +189,9 @@ type ReadInfo struct {
 	TornLine  int   // its line number
 	TornBytes int   // its length
 	Good      int64 // byte length of the complete lines
+	// Unterminated is set when the last entry is whole but lacks its
+	// newline; it is kept, and Open adds the newline before appending.
+	Unterminated bool
 }
 
 // Read reads every complete line of the journal at path. A torn last line is
@@ -230,15 +240,22 @@ func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
 			info.Good += int64(len(b))
 			continue
 		}
-		// Only the very last line may be bad: that is a write the crash cut
-		// short. A cut-short line is never a whole JSON value, so a last line
-		// that is valid JSON but no journal entry (another file) is an error.
-		if _, peekErr := br.Peek(1); peekErr == io.EOF && (perr == nil || !json.Valid(body)) {
-			info.Torn, info.TornLine, info.TornBytes = true, line, len(b)
+		if perr == nil {
+			// A whole entry that lacks only its newline can only be the last
+			// line (ReadBytes stops at EOF): the write reached the disk but
+			// for its final byte, so the cycle is kept.
+			out = append(out, e)
+			info.Good += int64(len(b))
+			info.Unterminated = true
 			break
 		}
-		if perr == nil {
-			perr = errors.New("line does not end in a newline")
+		// Only the very last line may be bad: that is a write the crash cut
+		// short. A cut-short line is never a whole JSON value, so a last line
+		// that is valid JSON but no journal entry (another file, or an
+		// impossible entry) is an error.
+		if _, peekErr := br.Peek(1); peekErr == io.EOF && !json.Valid(body) {
+			info.Torn, info.TornLine, info.TornBytes = true, line, len(b)
+			break
 		}
 		return nil, info, fmt.Errorf("%s:%d: %w", name, line, perr)
 	}
@@ -273,5 +290,87 @@ func parseLine(b []byte) (Entry, error) {
 	if e.Cycle < 1 {
 		return e, fmt.Errorf("cycle: %d is not a positive number", e.Cycle)
 	}
+	if err := validate(e); err != nil {
+		return e, fmt.Errorf("impossible entry (cycle %d): %w: linecheck never writes this; correct or delete the line, or start another --journal file", e.Cycle, err)
+	}
 	return e, nil
+}
+
+// maxRTTms bounds a believable round trip: no probe of linecheck waits an
+// hour for its reply, so a larger RTT is damage, not a measurement.
+const maxRTTms = 3600e3
+
+// validate refuses counts and times that no probe can produce: they would
+// otherwise turn into a negative loss or an absurd percentile in --report.
+func validate(e Entry) error {
+	for i, p := range e.Ping {
+		where := fmt.Sprintf("ping[%d] (%s)", i, p.Target)
+		switch {
+		case p.Sent < 0 || p.Recv < 0 || p.Late < 0 || p.Dup < 0:
+			return fmt.Errorf("%s: negative count (sent %d, recv %d, late %d, duplicates %d)", where, p.Sent, p.Recv, p.Late, p.Dup)
+		case p.Recv > p.Sent:
+			return fmt.Errorf("%s: recv %d is more than sent %d", where, p.Recv, p.Sent)
+		case len(p.RTTms) > p.Recv:
+			return fmt.Errorf("%s: %d RTTs for %d replies", where, len(p.RTTms), p.Recv)
+		}
+		for _, r := range p.RTTms {
+			if err := checkRTT(r); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+		}
+	}
+	if t := e.Trace; t != nil {
+		for _, h := range t.Hops {
+			where := fmt.Sprintf("trace hop ttl %d", h.TTL)
+			if h.Sent < 0 || h.Late < 0 || h.Duplicates < 0 {
+				return fmt.Errorf("%s: negative count (sent %d, late %d, duplicates %d)", where, h.Sent, h.Late, h.Duplicates)
+			}
+			recv := 0
+			for _, r := range h.Responders {
+				if r.Recv < 0 {
+					return fmt.Errorf("%s: responder %s: negative recv %d", where, r.Addr, r.Recv)
+				}
+				recv += r.Recv
+				for _, v := range append([]float64{r.RTT.Min, r.RTT.Avg, r.RTT.Max}, r.Samples...) {
+					if err := checkRTT(v); err != nil {
+						return fmt.Errorf("%s: responder %s: %w", where, r.Addr, err)
+					}
+				}
+			}
+			if recv > max(h.Sent, 1) {
+				return fmt.Errorf("%s: recv %d is more than sent %d", where, recv, h.Sent)
+			}
+		}
+	}
+	if b := e.BW; b != nil {
+		if b.Bytes < 0 || b.DurationS < 0 || math.IsInf(b.DurationS, 0) || math.IsNaN(b.DurationS) {
+			return fmt.Errorf("bw: bytes %d over %g s", b.Bytes, b.DurationS)
+		}
+		check := func(what string, v *float64) error {
+			if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v) || *v > maxBps) {
+				return fmt.Errorf("bw: %s %g bit/s is not a throughput", what, *v)
+			}
+			return nil
+		}
+		if err := check("mean", b.Throughput.Mean); err != nil {
+			return err
+		}
+		for i, iv := range b.Intervals {
+			v := iv.Bps
+			if err := check(fmt.Sprintf("interval %d", i+1), &v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxBps bounds a believable throughput (10 Tbit/s, far above any one host).
+const maxBps = 1e13
+
+func checkRTT(v float64) error {
+	if math.IsNaN(v) || v < 0 || v > maxRTTms {
+		return fmt.Errorf("RTT %g ms is not a round trip (0 to %g ms)", v, maxRTTms)
+	}
+	return nil
 }
