@@ -155,6 +155,9 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 		if s, ok := v.cache[sampleKey{c, false}]; ok {
 			return stat{bps: s.p95(method), n: s.n(), rank: method.Rank(s.n())}
 		}
+		if v.scratch == nil {
+			v.scratch = make([]float64, 0, len(v.slots))
+		}
 		vals := v.scratch[:0]
 		for _, sl := range v.slots {
 			vals = append(vals, v.rate(c.of(sl)))
