@@ -32,7 +32,7 @@ func TestBillUsageHoursTableAndJSON(t *testing.T) {
 			row = strings.Join(strings.Fields(l), " ")
 		}
 	}
-	if row != "gpu-hourly 300 8 90000.00 18000.00 20.0 % 37.50 CNY" {
+	if row != "gpu-hourly 300 8 90,000.00 18,000.00 20.0% 37.50 CNY" {
 		t.Errorf("usage row %q", row)
 	}
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/linecheck/linecheck/billing"
 )
 
@@ -51,7 +53,24 @@ func WriteBill(w io.Writer, format string, reports []*billing.Report) error {
 // already free of float noise, billing.Sig), never in exponent form.
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
-func mbps(bps float64) string { return fmt.Sprintf("%.2f", bps/1e6) }
+// mbps renders a rate in bit/s as Mbit/s (RateUnit) with two decimals and
+// thousands separated, the figure alone (the unit is in the header).
+func mbps(bps float64) string { return GroupThousands(strconv.FormatFloat(bps/1e6, 'f', 2, 64)) }
+
+// money renders a plain decimal amount for a table: rounded to the
+// currency's minor unit, every minor digit written, thousands separated
+// ("16000" USD → "16,000.00"); "-" when there is none; a string that is not a
+// decimal is shown as it is.
+func money(s, currency string) string {
+	if s == "" {
+		return "-"
+	}
+	v, err := decimal.NewFromString(s)
+	if err != nil {
+		return s
+	}
+	return Money(v, billing.MinorUnit(currency))
+}
 
 // humanBytes renders a volume (billing.HumanBytes, the one volume renderer).
 func humanBytes(b int64) string { return billing.HumanBytes(float64(b)) }
@@ -73,9 +92,9 @@ func BillTables(r *billing.Report, named bool) []Table {
 		Align:   "lrrl",
 		Rows: [][]string{
 			{"volume", humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), fmt.Sprintf("in+out %s", humanBytes(r.Traffic.TotalBytes))},
-			{"average Mbps", mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
-			{"peak Mbps", mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
-			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), fmt.Sprintf("%.2f %%", 100*sm.Coverage),
+			{"average " + RateUnit, mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
+			{"peak " + RateUnit, mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
+			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), PctPrec(sm.Coverage, 2),
 				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days) + filledNote(sm)},
 		},
 	}
@@ -89,7 +108,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 	if p := r.P95; p != nil {
 		tables = append(tables, Table{
 			Title:   title(fmt.Sprintf("95th percentile, %s: rank %d of %d samples (gaps %s)", p.Method, p.Rank, p.N, p.Gaps)),
-			Headers: []string{"rule", "Mbps", "what it is"},
+			Headers: []string{"rule", RateUnit, "what it is"},
 			Align:   "lrl",
 			Rows:    p95Rows(p, mbps),
 		})
@@ -124,9 +143,9 @@ func p95Rows(p *billing.P95Block, f func(float64) string) [][]string {
 func billedOn(b billing.Bill) string {
 	switch {
 	case b.Rule.BillableMbps != "":
-		return fmt.Sprintf("%s Mbps (%s %s)", trimDec(b.Rule.BillableMbps, 2), ruleShort(b.Rule), b.Rule.Direction)
+		return fmt.Sprintf("%s %s (%s %s)", GroupThousands(trimDec(b.Rule.BillableMbps, 2)), RateUnit, ruleShort(b.Rule), b.Rule.Direction)
 	case b.Rule.BillableGB != "":
-		return fmt.Sprintf("%s %s %s", trimDec(b.Rule.BillableGB, 1), b.Rule.Unit, b.Rule.Direction)
+		return fmt.Sprintf("%s %s %s", GroupThousands(trimDec(b.Rule.BillableGB, 1)), b.Rule.Unit, b.Rule.Direction)
 	case b.Utilisation != nil:
 		return fmt.Sprintf("port, %.0f %% used at 95th", 100*b.Utilisation.P95)
 	}
@@ -140,7 +159,7 @@ func carryMark(c *billing.Carry) string {
 	}
 	switch c.Status {
 	case billing.CarryCannot:
-		return fmt.Sprintf("✗ cannot carry: 95th %s Mbps > %s Mbps port", strconv.FormatFloat(c.P95Mbps, 'f', 1, 64), num(c.PortMbps))
+		return fmt.Sprintf("✗ cannot carry: 95th %s %s > %s %s port", GroupThousands(strconv.FormatFloat(c.P95Mbps, 'f', 1, 64)), RateUnit, GroupThousands(num(c.PortMbps)), RateUnit)
 	case billing.CarryPeakAbove:
 		return fmt.Sprintf("⚠ peak above the port: slots in %d, out %d, in+out %d", c.SlotsAbove.In, c.SlotsAbove.Out, c.SlotsAbove.Sum)
 	}
@@ -158,9 +177,9 @@ func billsTable(r *billing.Report, title func(string) string) Table {
 		Align:   "lllrrlrl",
 	}
 	for _, b := range r.Bills {
-		cmp := b.AmountCompare
-		if cmp == "" {
-			cmp = b.Amount
+		cmp := money(b.AmountCompare, cur)
+		if b.AmountCompare == "" {
+			cmp = money(b.Amount, b.Currency)
 		}
 		var marks []string
 		if b.Cheapest {
@@ -169,7 +188,7 @@ func billsTable(r *billing.Report, title func(string) string) Table {
 		if m := carryMark(b.Carry); m != "" {
 			marks = append(marks, m)
 		}
-		bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, billedOn(b), b.Bandwidth, b.Amount, b.Currency, cmp, strings.Join(marks, " ")})
+		bills.Rows = append(bills.Rows, []string{b.Offer, b.Scheme, dashIfEmpty(billedOn(b)), money(b.Bandwidth, b.Currency), money(b.Amount, b.Currency), b.Currency, cmp, strings.Join(marks, " ")})
 	}
 	if r.Compare == nil { // several currencies without exchange rates: no common column
 		bills.Headers = slices.Delete(bills.Headers, 6, 7)
@@ -204,9 +223,16 @@ func chargesTable(r *billing.Report, title func(string) string, reading bool) Ta
 				if i > 0 {
 					name = ""
 				}
-				q, a = trimDec(q, 3), trimDec(a, 2)
+				q, a = GroupThousands(trimDec(q, 3)), money(a, b.Currency)
 			}
-			items.Rows = append(items.Rows, []string{name, it.Name, q, it.Unit, it.UnitPrice, a, it.Note})
+			up, unit := it.UnitPrice, it.Unit
+			if reading {
+				up = GroupThousands(up)
+				if unit == "Mbps" { // the core's unit name; tables say RateUnit (JSON keeps it)
+					unit = RateUnit
+				}
+			}
+			items.Rows = append(items.Rows, []string{name, it.Name, q, unit, up, a, it.Note})
 		}
 		if reading {
 			items.Notes = append(items.Notes, fmt.Sprintf("%s: %s", b.Offer, b.Rule.Text))

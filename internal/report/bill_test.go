@@ -38,10 +38,10 @@ func TestBillTablesMarkWhatCannotCarry(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"✗ cannot carry: 95th 2.5 Mbps > 1 Mbps port",
+		"✗ cannot carry: 95th 2.5 Mbit/s > 1 Mbit/s port",
 		"◀ cheapest ⚠ peak above the port: slots in 0, out 3, in+out 40",
 		"dearest/cheapest = 1.50× (gb vs big)",
-		"average Mbps          0.00      0.00", // tables round for reading
+		"average Mbit/s          0.00     0.00", // tables round for reading
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -80,5 +80,38 @@ func TestBillCSVCarriesFullPrecisionAndNamesTheSeries(t *testing.T) {
 	}
 	if gb[col["carry"]] != "" || gb[col["billable"]] != "0.000002" || gb[col["value_bytes"]] != "2000" {
 		t.Errorf("gb: %q (no port: no carry verdict)", gb)
+	}
+}
+
+// Tables write money to the currency's minor unit with thousands separated
+// (USD 2 decimals, JPY none) and rates in Mbit/s; CSV keeps the plain strings.
+func TestBillTablesMoneyStyle(t *testing.T) {
+	r := handReport()
+	r.Bills = []billing.Bill{
+		{Offer: "usd", Scheme: "p95", Amount: "144691.5", Bandwidth: "16000", Currency: "USD",
+			Rule:  billing.Rule{Statistic: "p95", Method: billing.NearestRank, Direction: billing.DirGreater, BillableMbps: "1234.5678"},
+			Items: []billing.LineItem{{Name: "bandwidth", Quantity: "1234.5678", Unit: "Mbps", UnitPrice: "117.2", Amount: "144691.49"}}},
+		{Offer: "jpy", Scheme: "fixed", Amount: "16000", Bandwidth: "16000", Currency: "JPY"},
+	}
+	r.Compare = nil
+	var b bytes.Buffer
+	if err := Write(&b, "table", BillTables(r, false)...); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"16,000.00  144,691.50  USD", "16,000      16,000  JPY", "1,234.57 Mbit/s (95th nearest-rank greater)", "144,691.49"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Mbps ") {
+		t.Errorf("table names the rate Mbps:\n%s", out)
+	}
+	b.Reset()
+	if err := Write(&b, "csv", BillCSVTables(r, false)...); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",144691.5,USD") {
+		t.Errorf("csv lost the plain amount:\n%s", b.String())
 	}
 }

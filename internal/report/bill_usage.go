@@ -35,12 +35,12 @@ func billUsageTable(r *billing.Report, title func(string) string) *Table {
 			cards = strconv.FormatFloat(*u.Cards, 'f', -1, 64)
 		}
 		if u.IdleShare != nil {
-			share = fmt.Sprintf("%.1f %%", 100**u.IdleShare)
+			share = Pct(*u.IdleShare)
 		}
 		if u.PerGPUHour != nil {
-			per = *u.PerGPUHour
+			per = GroupThousands(*u.PerGPUHour)
 		}
-		t.Rows = append(t.Rows, []string{b.Offer, fmtHours(u.UsedHours), cards, b.Amount, u.IdleAmount, share, per, b.Currency})
+		t.Rows = append(t.Rows, []string{b.Offer, fmtHours(u.UsedHours), cards, money(b.Amount, b.Currency), money(u.IdleAmount, b.Currency), share, per, b.Currency})
 	}
 	if c := r.Compare; c != nil {
 		for _, be := range c.BreakEvenHours {

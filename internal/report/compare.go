@@ -338,7 +338,9 @@ func msOr(x float64, ok bool) string {
 	return fmtMs1(x)
 }
 
-func fmtMs1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+// fmtMs1 formats an RTT in ms for tables: MS, adaptive precision, so a
+// loopback RTT reads 0.0213, not 0.0.
+func fmtMs1(x float64) string { return MS(x) }
 
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%" }
 
