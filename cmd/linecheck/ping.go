@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -214,17 +215,22 @@ func runPing(c *cobra.Command, args []string) error {
 
 	out := c.OutOrStdout()
 	var streamW io.Writer
+	var streamFile *atomicfile.File
 	switch {
 	case o.stream:
 		streamW = out
 		out = stderr
 	case o.streamFile != "":
-		f, err := os.Create(o.streamFile)
+		// The records go to a temporary file next to FILE, renamed over it
+		// when the run ends, so a failed run (ENOSPC, a bad target) never
+		// leaves a cut-short file or destroys the previous run's.
+		f, err := atomicfile.Create(o.streamFile, 0o644)
 		if err != nil {
 			return badInput(fmt.Errorf("--stream-file: %w", err))
 		}
-		defer f.Close()
-		streamW = f
+		defer f.Abort()
+		streamFile = f
+		streamW = flushWriter{f}
 	}
 	var streamErr error
 	var done, replies atomic.Int64
@@ -279,6 +285,11 @@ func runPing(c *cobra.Command, args []string) error {
 	}
 	if streamErr != nil {
 		return fmt.Errorf("writing the probe stream: %w", streamErr)
+	}
+	if streamFile != nil {
+		if err := streamFile.Commit(); err != nil {
+			return fmt.Errorf("--stream-file: %w", err)
+		}
 	}
 	doc := pingDocument(results, rs, proto, o.tcp, sentPerTarget, iv, o.timeout)
 	doc.Partial = partial
@@ -588,4 +599,16 @@ func prProgress(w io.Writer, status func() string) func() {
 	}()
 	var once sync.Once
 	return func() { once.Do(func() { close(stop); wg.Wait() }) }
+}
+
+// flushWriter pushes every record of a --stream-file to its temporary file as
+// it is written, so that the run can be followed there (`tail -f`).
+type flushWriter struct{ f *atomicfile.File }
+
+func (w flushWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err == nil {
+		err = w.f.Flush()
+	}
+	return n, err
 }

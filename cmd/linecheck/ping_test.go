@@ -86,3 +86,33 @@ func TestPingCSVLossIsAFraction(t *testing.T) {
 		t.Errorf("table does not show loss 100.0%% (exit %d):\n%s", code, out)
 	}
 }
+
+// --stream-file replaces FILE whole when the run ends: the records land in a
+// temporary file beside it, renamed at the end, and nothing else is left in
+// the directory (TCP to a closed loopback port: nothing leaves the host).
+func TestPingStreamFileIsReplacedWhole(t *testing.T) {
+	dir := t.TempDir()
+	name := dir + "/probes.ndjson"
+	if err := os.WriteFile(name, []byte("previous run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	root.SetErr(&errb)
+	defer root.SetErr(nil)
+	_, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--stream-file", name, "127.0.0.1")
+	if code != 1 { // port 9 closed: no reply, fping's exit 1
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := probe.ReadStream(f, name)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Fatalf("left in the directory: %v", es)
+	}
+}
