@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -30,6 +31,7 @@ var billOpts struct {
 	input, stamp, units                string
 	columns                            []string
 	format, plotFile                   string
+	table                              string
 }
 
 var billCmd = &cobra.Command{
@@ -86,7 +88,8 @@ Examples:
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
-  linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms`,
+  linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms
+  linecheck bill traffic.csv --offers offers.yaml --format csv --table items`,
 	Args: cobra.ArbitraryArgs,
 	RunE: runBill,
 }
@@ -113,6 +116,7 @@ func init() {
 	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
 	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
 	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
+	f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
 	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	register(billCmd)
 }
@@ -153,6 +157,14 @@ func runBill(c *cobra.Command, args []string) error {
 	err := report.CheckFormat(o.format)
 	if err != nil {
 		return badInput(err)
+	}
+	if o.table != "" {
+		if o.format != "csv" {
+			return badInput(fmt.Errorf("--table chooses the CSV table to write (%s): add --format csv", strings.Join(report.BillCSVNames, ", ")))
+		}
+		if err := report.WriteBillCSV(io.Discard, o.table, nil); err != nil {
+			return badInput(err)
+		}
 	}
 	if o.gaps != "skip" && o.gaps != "zero" {
 		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
@@ -243,6 +255,9 @@ func runBill(c *cobra.Command, args []string) error {
 		if err := writeBillPlots(o.plotFile, series, reports, period, offers, o.scale); err != nil {
 			return err
 		}
+	}
+	if o.format == "csv" {
+		return report.WriteBillCSV(c.OutOrStdout(), o.table, reports)
 	}
 	return report.WriteBill(c.OutOrStdout(), o.format, reports)
 }

@@ -24,8 +24,27 @@ func csvTables(t *testing.T, out string) [][][]string {
 	return tables
 }
 
+// csvOne parses bill's CSV output, which is one table, into records keyed by
+// column name (the header row first).
+func csvOne(t *testing.T, out string) (rows []map[string]string, header []string) {
+	t.Helper()
+	tables := csvTables(t, out)
+	if len(tables) != 1 {
+		t.Fatalf("%d CSV tables, want one:\n%s", len(tables), out)
+	}
+	header = tables[0][0]
+	for _, rec := range tables[0][1:] {
+		m := map[string]string{}
+		for i, h := range header {
+			m[h] = rec[i]
+		}
+		rows = append(rows, m)
+	}
+	return rows, header
+}
+
 func TestBillCSVIsMachineReadable(t *testing.T) {
-	out, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers, "--format", "csv")
+	out, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers, "--format", "csv", "--table", "traffic")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -45,38 +64,32 @@ func TestBillCSVIsMachineReadable(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
-	tables := csvTables(t, out)
-	traffic := tables[0]
-	if got := traffic[1]; got[0] != "volume_bytes" || got[1] != strconv.FormatInt(doc.Traffic.InBytes, 10) || got[2] != strconv.FormatInt(doc.Traffic.OutBytes, 10) {
-		t.Errorf("volume row %q, want volume_bytes,%d,%d (the JSON's bytes)", got, doc.Traffic.InBytes, doc.Traffic.OutBytes)
+	traffic, _ := csvOne(t, out)
+	if len(traffic) != 1 {
+		t.Fatalf("traffic rows %v, want one for the one series", traffic)
 	}
-	for _, row := range traffic[1:4] {
-		for _, v := range row[1:3] {
-			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				t.Errorf("traffic row %q: %q is not a plain number", row, v)
-			}
+	tr := traffic[0]
+	if tr["in_bytes"] != strconv.FormatInt(doc.Traffic.InBytes, 10) || tr["out_bytes"] != strconv.FormatInt(doc.Traffic.OutBytes, 10) || tr["samples_present"] != strconv.Itoa(doc.Samples.Present) {
+		t.Errorf("traffic row %v, want the JSON's bytes %d, %d and %d samples", tr, doc.Traffic.InBytes, doc.Traffic.OutBytes, doc.Samples.Present)
+	}
+	for _, k := range []string{"in_avg_bps", "out_avg_bps", "in_peak_bps", "out_peak_bps", "coverage"} {
+		if _, err := strconv.ParseFloat(tr[k], 64); err != nil {
+			t.Errorf("traffic %s = %q is not a plain number", k, tr[k])
 		}
 	}
-	if got := traffic[4]; got[0] != "samples" || got[1] != strconv.Itoa(doc.Samples.Present) {
-		t.Errorf("samples row %q, want %d present", got, doc.Samples.Present)
-	}
-	var charges [][]string
-	for _, tb := range tables {
-		for _, h := range tb[0] {
-			if h == "" {
-				t.Errorf("table with an unnamed column: %q", tb[0])
-			}
-		}
-		if tb[0][0] == "offer" && tb[0][1] == "item" {
-			charges = tb
+	out, _, _ = billRun(t, sampleCSV, "--offers", sampleOffers, "--format", "csv", "--table", "items")
+	charges, header := csvOne(t, out)
+	for _, h := range header {
+		if h == "" {
+			t.Errorf("items table with an unnamed column: %q", header)
 		}
 	}
 	if len(charges) < 3 {
-		t.Fatalf("no charges table in\n%s", out)
+		t.Fatalf("no charges in\n%s", out)
 	}
-	for _, row := range charges[1:] {
-		if row[0] == "" {
-			t.Errorf("charge row without its offer: %q", row)
+	for _, row := range charges {
+		if row["offer"] == "" || row["amount"] == "" {
+			t.Errorf("charge row without its offer or amount: %v", row)
 		}
 	}
 }
@@ -84,21 +97,22 @@ func TestBillCSVIsMachineReadable(t *testing.T) {
 func TestBillCSVSeveralSeriesNameEachRow(t *testing.T) {
 	a := writeFile(t, "a.csv", "time,in_bytes,out_bytes\n2026-10-01T00:00:00Z,100,200\n2026-10-01T00:05:00Z,100,200\n")
 	b := writeFile(t, "b.csv", "time,in_bytes,out_bytes\n2026-10-01T00:00:00Z,300,400\n2026-10-01T00:05:00Z,300,400\n")
-	out, errs, code := billRun(t, a, b, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	names := map[string]bool{}
-	for _, tb := range csvTables(t, out) {
-		if tb[0][0] != "series" {
-			t.Fatalf("table header %q, want a leading series column", tb[0])
+	for _, table := range []string{"traffic", "p95"} {
+		out, errs, code := billRun(t, a, b, "--format", "csv", "--table", table)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
 		}
-		for _, row := range tb[1:] {
-			names[row[0]] = true
+		rows, header := csvOne(t, out)
+		if header[0] != "series" {
+			t.Fatalf("table header %q, want a leading series column", header)
 		}
-	}
-	if len(names) != 2 {
-		t.Errorf("series named in rows: %v, want the two logs", names)
+		names := map[string]bool{}
+		for _, row := range rows {
+			names[row["series"]] = true
+		}
+		if len(names) != 2 {
+			t.Errorf("%s: series named in rows: %v, want the two logs", table, names)
+		}
 	}
 }
 
@@ -112,18 +126,18 @@ func TestBillCSVAndJSONCarryFullPrecision(t *testing.T) {
 		fmt.Fprintf(&b, "2026-10-01T00:%02d:00Z,99,%d\n", 5*i, 7557*(i+1))
 	}
 	log := writeFile(t, "slow.csv", b.String())
-	out, errs, code := billRun(t, log, "--format", "csv")
+	out, errs, code := billRun(t, log, "--format", "csv", "--table", "traffic")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	tables := csvTables(t, out)
-	if got := tables[0][2]; got[0] != "average_bps" || got[1] != "2.64" {
-		t.Errorf("average row %q, want average_bps,2.64", got)
+	if tr, _ := csvOne(t, out); tr[0]["in_avg_bps"] != "2.64" || tr[0]["out_avg_bps"] != "1309.88" {
+		t.Errorf("traffic row %v, want in_avg_bps 2.64, out_avg_bps 1309.88", tr[0])
 	}
 	// out: 7557·k bytes, k = 1..12, rate 201.52·k bit/s; nearest-rank 95th of 12 is rank 12.
-	p95 := tables[1]
-	if p95[0][1] != "bps" || p95[4][0] != "in" || p95[4][1] != "2.64" || p95[5][0] != "out" || p95[5][1] != "2418.24" {
-		t.Errorf("95th table %q, want in 2.64 and out 2418.24 bit/s", p95)
+	out, _, _ = billRun(t, log, "--format", "csv", "--table", "p95")
+	p95, _ := csvOne(t, out)
+	if len(p95) != 5 || p95[3]["rule"] != "in" || p95[3]["p95_bps"] != "2.64" || p95[4]["rule"] != "out" || p95[4]["p95_bps"] != "2418.24" {
+		t.Errorf("95th table %v, want in 2.64 and out 2418.24 bit/s", p95)
 	}
 	js, _, _ := billRun(t, log, "--format", "json")
 	var doc struct {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pandasTable loads csv with pandas.read_csv, as a user would, and returns
+// its column names and row count; the test skips where python3 has no pandas.
+func pandasTable(t *testing.T, csv string) (cols []string, rows int) {
+	t.Helper()
+	py := ""
+	for _, p := range []string{"python3", "/usr/bin/python3"} { // Debian's python3-pandas is for the system python3
+		if exec.Command(p, "-c", "import pandas").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("python3-pandas is not installed (scripts/test installs it as root)")
+	}
+	cmd := exec.Command(py, "-c", "import sys, pandas\nd = pandas.read_csv(sys.stdin)\nprint(len(d))\nprint(\"\\t\".join(d.columns))")
+	cmd.Stdin = strings.NewReader(csv)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pandas.read_csv: %v\n%s\n%s", err, out, csv)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if rows, err = strconv.Atoi(lines[0]); err != nil || len(lines) != 2 {
+		t.Fatalf("pandas said %q", out)
+	}
+	return strings.Split(lines[1], "\t"), rows
+}
+
+// Every CSV table of bill loads in pandas as is, with the columns it names
+// and one row per entity, counted from the JSON report of the same run.
+func TestBillCSVTablesLoadInPandas(t *testing.T) {
+	js, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers, "--format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Bills []struct {
+			Items []json.RawMessage `json:"items"`
+		} `json:"bills"`
+		Compare struct {
+			BreakEven      []json.RawMessage `json:"break_even"`
+			BreakEvenHours []json.RawMessage `json:"break_even_hours"`
+		} `json:"comparison"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	items := 0
+	for _, b := range doc.Bills {
+		items += len(b.Items)
+	}
+	for _, c := range []struct {
+		table string
+		rows  int
+		cols  []string
+	}{
+		{"", len(doc.Bills), []string{"series", "offer", "scheme", "total", "amount", "currency", "value_bps", "carry"}},
+		{"bills", len(doc.Bills), []string{"series", "offer", "amount"}},
+		{"p95", 5, []string{"series", "rule", "p95_bps", "method", "rank", "n"}},
+		{"items", items, []string{"series", "offer", "item", "quantity", "unit", "unit_price", "amount", "currency"}},
+		{"traffic", 1, []string{"series", "in_bytes", "out_bytes", "in_avg_bps", "out_peak_bps", "coverage"}},
+		{"usage", len(doc.Bills), []string{"series", "offer", "used_hours", "idle_amount", "per_gpu_hour"}},
+		{"break_even", len(doc.Compare.BreakEven) + len(doc.Compare.BreakEvenHours), []string{"series", "kind", "offer", "versus", "amount"}},
+	} {
+		args := []string{sampleCSV, "--offers", sampleOffers, "--format", "csv"}
+		if c.table != "" {
+			args = append(args, "--table", c.table)
+		}
+		out, errs, code := billRun(t, args...)
+		if code != 0 {
+			t.Fatalf("--table %q: exit %d: %s", c.table, code, errs)
+		}
+		cols, rows := pandasTable(t, out)
+		if rows != c.rows || rows == 0 {
+			t.Errorf("--table %q: pandas reads %d rows, want %d", c.table, rows, c.rows)
+		}
+		for _, want := range c.cols {
+			if !strings.Contains("\t"+strings.Join(cols, "\t")+"\t", "\t"+want+"\t") {
+				t.Errorf("--table %q: columns %q lack %q", c.table, cols, want)
+			}
+		}
+	}
+}
