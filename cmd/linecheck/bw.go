@@ -224,6 +224,11 @@ func runBW(c *cobra.Command, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	// A documentation address is refused before any socket opens (and
+	// before a watch creates its journal), as compare and serve refuse it.
+	if err := bw.CheckServer(args[0]); err != nil {
+		return badInput(err)
+	}
 	if w.watch {
 		return bwWatch(c, args[0], cfg)
 	}
@@ -241,6 +246,9 @@ func runBW(c *cobra.Command, args []string) error {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, bw.ErrDocumentation) { // a name that resolved to one
+			return badInput(err)
+		}
 		if res != nil {
 			return &exitError{code: 1, err: err}
 		}

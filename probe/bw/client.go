@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 // DefaultPort is iperf3's port.
@@ -39,6 +43,58 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Progress, when set, is called once per interval while the test runs.
 	Progress func(Progress)
+	// Dial opens the connections (control and data); nil = a net.Dialer
+	// with ConnectTimeout. Tests inject it to see what would be dialed.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// CheckServer refuses a server that is a documentation address (RFC 5737,
+// RFC 3849): such addresses stand in examples and are never tested. A name
+// is checked once resolved, when Run dials it.
+func CheckServer(host string) error {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if i := strings.IndexByte(h, '%'); i >= 0 {
+		h = h[:i]
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
+		return nil
+	}
+	return checkAddr(host, a)
+}
+
+func checkAddr(host string, a netip.Addr) error {
+	if p, ok := route.DocumentationPrefix(a.Unmap()); ok {
+		what := host
+		if h := a.Unmap().String(); h != host {
+			what = host + " (" + h + ")"
+		}
+		return docError(fmt.Sprintf("%s is a documentation address (%s), illustrative only: linecheck never tests it; give the address of your iperf3 -s server", what, p))
+	}
+	return nil
+}
+
+// docError is the sentence of a refused documentation address; it is
+// ErrDocumentation to errors.Is without repeating its words.
+type docError string
+
+func (e docError) Error() string        { return string(e) }
+func (e docError) Is(target error) bool { return target == ErrDocumentation }
+
+// dial opens one connection through cfg.Dial, or a net.Dialer that refuses
+// a name resolving to a documentation address before it connects.
+func (c *Config) dial(ctx context.Context, host, network, address string) (net.Conn, error) {
+	if c.Dial != nil {
+		return c.Dial(ctx, network, address)
+	}
+	d := net.Dialer{Timeout: c.ConnectTimeout, Control: func(_, addr string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return nil
+		}
+		return checkAddr(host, ap.Addr())
+	}}
+	return d.DialContext(ctx, network, address)
 }
 
 // Version is what the client reports as client_version.
@@ -105,10 +161,15 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	if err := CheckServer(host); err != nil {
+		return nil, err
+	}
 	where := net.JoinHostPort(host, strconv.Itoa(cfg.Port))
-	d := net.Dialer{Timeout: cfg.ConnectTimeout}
-	cc, err := d.DialContext(ctx, cfg.Network, where)
+	cc, err := cfg.dial(ctx, host, cfg.Network, where)
 	if err != nil {
+		if errors.Is(err, ErrDocumentation) {
+			return nil, err
+		}
 		return nil, dialError(host, cfg, err)
 	}
 	ctrl := cc.(*net.TCPConn)
@@ -357,9 +418,8 @@ func streamID(i int) int {
 }
 
 func (c *clientRun) connect(ctx context.Context, s *stream, remote *net.TCPAddr, cookie [cookieLen]byte) error {
-	d := net.Dialer{Timeout: c.cfg.ConnectTimeout}
 	if !s.udp {
-		conn, err := d.DialContext(ctx, "tcp", remote.String())
+		conn, err := c.cfg.dial(ctx, remote.IP.String(), "tcp", remote.String())
 		if err != nil {
 			return fmt.Errorf("%s: opening data stream %d: %w: the control connection worked, so a firewall may pass only one connection; allow TCP %d", c.where, s.id, err, c.cfg.Port)
 		}
@@ -369,7 +429,7 @@ func (c *clientRun) connect(ctx context.Context, s *stream, remote *net.TCPAddr,
 		}
 		return nil
 	}
-	conn, err := d.DialContext(ctx, "udp", (&net.UDPAddr{IP: remote.IP, Port: remote.Port, Zone: remote.Zone}).String())
+	conn, err := c.cfg.dial(ctx, remote.IP.String(), "udp", (&net.UDPAddr{IP: remote.IP, Port: remote.Port, Zone: remote.Zone}).String())
 	if err != nil {
 		return fmt.Errorf("%s: opening UDP stream %d: %w", c.where, s.id, err)
 	}

@@ -184,6 +184,9 @@ var (
 	// ErrCutShort: the test started but did not finish (a connection was
 	// reset or closed mid-test, or the results never came).
 	ErrCutShort = errors.New("test cut short")
+	// ErrDocumentation: the server is a documentation address (RFC 5737,
+	// RFC 3849), illustrative only; it is refused before any socket opens.
+	ErrDocumentation = errors.New("documentation address")
 )
 
 // denied is ACCESS_DENIED (-1) as the byte on the wire.
