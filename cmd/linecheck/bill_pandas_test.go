@@ -90,3 +90,71 @@ func TestBillCSVTablesLoadInPandas(t *testing.T) {
 		}
 	}
 }
+
+// Every CSV table of compare loads in pandas as is, one row per entity,
+// counted from the JSON result of the same offline run.
+func TestCompareCSVTablesLoadInPandas(t *testing.T) {
+	type doc struct {
+		Candidates []struct {
+			Targets []json.RawMessage `json:"targets"`
+			SLA     struct {
+				Checks []json.RawMessage `json:"checks"`
+			} `json:"sla"`
+			Monthly *struct {
+				Items []json.RawMessage `json:"items"`
+			} `json:"monthly"`
+			WhatIf []json.RawMessage `json:"what_if"`
+			Usage  json.RawMessage   `json:"usage"`
+			Route  struct {
+				Carriers []json.RawMessage `json:"carriers"`
+			} `json:"route"`
+		} `json:"candidates"`
+	}
+	for _, file := range []string{"../../samples/candidates.yaml", "../../samples/three-networks.yaml"} {
+		js, _ := prRun(t, compareCmd, "compare", "--offline", file, "--format", "json")
+		var d doc
+		if err := json.Unmarshal([]byte(js), &d); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		want := map[string]int{"ranking": len(d.Candidates), "routes": len(d.Candidates)}
+		for _, c := range d.Candidates {
+			want["targets"] += len(c.Targets)
+			want["checks"] += len(c.SLA.Checks)
+			want["carriers"] += len(c.Route.Carriers)
+			if c.Monthly != nil {
+				want["items"] += len(c.Monthly.Items) + 1 + len(c.WhatIf) // the items, the total, the what-ifs
+				if len(c.Usage) > 0 && string(c.Usage) != "null" {
+					want["usage"]++
+				}
+			}
+		}
+		cols := map[string][]string{
+			"ranking":  {"rank", "candidate", "p50_ms", "p95_ms", "loss_fraction", "jitter_ms", "monthly", "currency"},
+			"checks":   {"candidate", "check", "required", "measured", "unit", "result"},
+			"items":    {"candidate", "offer", "item", "amount", "currency"},
+			"targets":  {"candidate", "target", "sent", "recv", "loss_fraction", "min_ms", "p95_ms"},
+			"routes":   {"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor_ms"},
+			"usage":    {"candidate", "offer", "used_hours", "idle_amount", "per_used_gpu_hour"},
+			"carriers": {"candidate", "carrier", "users", "forward", "return", "allowed", "SLA"},
+		}
+		for table, n := range want {
+			if n == 0 {
+				continue
+			}
+			args := []string{"compare", "--offline", file, "--format", "csv"}
+			if table != "ranking" {
+				args = append(args, "--table", table)
+			}
+			out, _ := prRun(t, compareCmd, args...)
+			got, rows := pandasTable(t, out)
+			if rows != n {
+				t.Errorf("%s --table %s: pandas reads %d rows, want %d", file, table, rows, n)
+			}
+			for _, c := range cols[table] {
+				if !strings.Contains("\t"+strings.Join(got, "\t")+"\t", "\t"+c+"\t") {
+					t.Errorf("%s --table %s: columns %q lack %q", file, table, got, c)
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ var compareOpts struct {
 	offline  bool
 	strict   bool
 	format   string
+	table    string
 	output   string
 	count    int
 	interval time.Duration
@@ -101,6 +103,7 @@ func init() {
 	f.BoolVar(&compareOpts.offline, "offline", false, "use only the recordings; never send a probe")
 	f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
 	f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
+	f.StringVar(&compareOpts.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
 	f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.IntVarP(&compareOpts.count, "count", "c", 20, "live: probes per target")
 	durationVarP(f, &compareOpts.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
@@ -116,6 +119,14 @@ func runCompare(c *cobra.Command, args []string) error {
 	o := compareOpts
 	if err := report.CheckFormat(o.format, report.CompareFormats...); err != nil {
 		return badInput(err)
+	}
+	if o.table != "" {
+		if o.format != "csv" {
+			return badInput(fmt.Errorf("--table chooses the CSV table to write (%s): add --format csv", strings.Join(report.CompareCSVNames, ", ")))
+		}
+		if !slices.Contains(report.CompareCSVNames, o.table) {
+			return badInput(fmt.Errorf("--table %q: compare's CSV tables are %s", o.table, strings.Join(report.CompareCSVNames, ", ")))
+		}
 	}
 	switch {
 	case o.count < 1:
@@ -165,14 +176,25 @@ func runCompare(c *cobra.Command, args []string) error {
 		}
 		return badInput(err)
 	}
+	if o.format == "csv" { // the one table asked for; a missing optional one is bad input, before anything is written
+		if _, err := report.Pick(report.CompareCSVTables(r), o.table); err != nil {
+			return badInput(fmt.Errorf("%w (this comparison has no %s table)", err, o.table))
+		}
+	}
+	write := func(w io.Writer) error {
+		if o.format == "csv" {
+			return report.WriteCompareCSV(w, r, o.table)
+		}
+		return report.WriteCompare(w, r, o.format)
+	}
 	if o.output == "" {
-		if err := report.WriteCompare(c.OutOrStdout(), r, o.format); err != nil {
+		if err := write(c.OutOrStdout()); err != nil {
 			return err
 		}
 	} else {
 		// Atomic: a full disk or a failed render never leaves a truncated
 		// report, and a previous report of that name survives a failed run.
-		if err := atomicfile.Write(o.output, 0o644, func(w io.Writer) error { return report.WriteCompare(w, r, o.format) }); err != nil {
+		if err := atomicfile.Write(o.output, 0o644, write); err != nil {
 			return badInput(fmt.Errorf("-o %s: %w", o.output, err))
 		}
 	}

@@ -25,10 +25,11 @@ func WriteCompare(w io.Writer, r *compare.Result, format string) error {
 	case "html":
 		return WriteCompareHTML(w, r)
 	}
-	if format != "csv" {
-		if _, err := io.WriteString(w, compareHeader(r, format)); err != nil {
-			return err
-		}
+	if format == "csv" {
+		return WriteCompareCSV(w, r, "")
+	}
+	if _, err := io.WriteString(w, compareHeader(r, format)); err != nil {
+		return err
 	}
 	return Write(w, format, CompareTables(r, format)...)
 }
@@ -113,10 +114,17 @@ func slaText(s compare.SLASpec) string {
 func CompareTables(r *compare.Result, format string) []Table {
 	base := r.FXBase
 	// csv stays machine-readable: plain decimals, loss as a fraction.
-	fmtMoney, fmtPct := fmtMoney, fmtPct
+	fmtMoney, fmtPct, fmtMs1, msOr := fmtMoney, fmtPct, fmtMs1, msOr
 	if format == "csv" {
 		fmtMoney = func(s string) string { return s }
-		fmtPct = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+		fmtPct = Float
+		fmtMs1 = Float
+		msOr = func(x float64, ok bool) string {
+			if !ok {
+				return "-"
+			}
+			return Float(x)
+		}
 	}
 	blank := []string{}
 	if format == "table" {

@@ -47,10 +47,11 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 	}
 	// csv: absent figures are empty cells, not "-".
 	b.Reset()
-	if err := WriteCompare(&b, r, "csv"); err != nil {
+	if err := WriteCompareCSV(&b, r, "usage"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "hk-cn2-gia,hk-cn2,300,,144691.54,144691.54,1,") {
+	if !strings.HasPrefix(b.String(), "candidate,offer,used_hours,cards,monthly_CNY,idle_amount,idle_share_fraction,per_used_gpu_hour\n") ||
+		!strings.Contains(b.String(), "\nhk-cn2-gia,hk-cn2,300,,144691.54,144691.54,1,\n") {
 		t.Errorf("csv usage rows:\n%s", b.String())
 	}
 
