@@ -485,6 +485,9 @@ func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, look
 			if err != nil {
 				return rs, err
 			}
+			if err := refuseDocumentation(ts); err != nil {
+				return rs, err
+			}
 			if strings.Contains(a, "/") {
 				rs.prefixes = append(rs.prefixes, pingPrefix{prefix: a, first: len(rs.targets), last: len(rs.targets) + len(ts) - 1})
 			}
@@ -520,6 +523,9 @@ func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, look
 		}
 		for i := range ts {
 			ts[i].Name = a
+		}
+		if err := refuseDocumentation(ts); err != nil {
+			return rs, err
 		}
 		rs.targets = append(rs.targets, ts...)
 	}
@@ -611,4 +617,42 @@ func (w flushWriter) Write(p []byte) (int, error) {
 		err = w.f.Flush()
 	}
 	return n, err
+}
+
+// refuseDocumentation refuses targets in a documentation range (RFC 5737,
+// RFC 3849: route.DocumentationPrefix), which stand in examples and are never
+// probed, as compare and serve refuse them; it runs before any socket opens.
+func refuseDocumentation(ts []probe.Target) error {
+	for _, t := range ts {
+		if err := refuseDocumentationAddr(t.Name, t.Addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func refuseDocumentationAddr(name string, a netip.Addr) error {
+	p, ok := route.DocumentationPrefix(a.Unmap())
+	if !ok {
+		return nil
+	}
+	what := name
+	if s := a.Unmap().String(); s != name {
+		what = name + " (" + s + ")"
+	}
+	return fmt.Errorf("%s is a documentation address (%s), illustrative only: linecheck never probes it; give a real target", what, p)
+}
+
+// refuseDocumentationTarget is refuseDocumentationAddr for a target as
+// written (trace's): an address literal is checked here, before any socket.
+func refuseDocumentationTarget(target string) error {
+	h := strings.TrimSuffix(strings.TrimPrefix(target, "["), "]")
+	if i := strings.IndexByte(h, '%'); i >= 0 {
+		h = h[:i]
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
+		return nil
+	}
+	return refuseDocumentationAddr(target, a)
 }

@@ -182,6 +182,9 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	ctx, stop := watchContext(c)
 	defer stop()
 	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: allowLarge, AllowBroadcast: allowBcast})
+	if err == nil {
+		err = refuseDocumentation(targets)
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -355,6 +358,9 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	v6, _ := fl.GetBool("ipv6")
 	if rounds < 1 || flows < 1 || rate <= 0 || interval <= 0 || timeout <= 0 {
 		return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
+	}
+	if err := refuseDocumentationTarget(args[0]); err != nil {
+		return badInput(err)
 	}
 	loc, err := watchLoc(o.reportTZ)
 	if err != nil {
