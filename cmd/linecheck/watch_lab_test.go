@@ -41,7 +41,7 @@ func TestWatchReportOnALossyLabPath(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	tg := r.Targets[0]
-	if tg.Sent != 50 || tg.Recv != 45 || tg.Loss < 0.1-1e-12 || tg.Loss > 0.1+1e-12 || tg.Availability != 1 {
+	if tg.Sent != 50 || tg.Recv != 45 || tg.Loss == nil || *tg.Loss < 0.1-1e-12 || *tg.Loss > 0.1+1e-12 || tg.Availability != 1 {
 		t.Errorf("report %+v", tg)
 	}
 	hourSent := 0

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -255,19 +256,19 @@ func TestSummarizeHourlyProfileAndAvailability(t *testing.T) {
 	}
 	tg := r.Targets[0]
 	// availability: 3 of 4 cycles answered; loss 1 − 15/16.
-	if tg.Availability != 0.75 || tg.Sent != 16 || tg.Recv != 11 || tg.Loss != 1-11.0/16 {
-		t.Errorf("target: avail %v sent %d recv %d loss %v", tg.Availability, tg.Sent, tg.Recv, tg.Loss)
+	if tg.Availability != 0.75 || tg.Sent != 16 || tg.Recv != 11 || *tg.Loss != 1-11.0/16 {
+		t.Errorf("target: avail %v sent %d recv %d loss %v", tg.Availability, tg.Sent, tg.Recv, *tg.Loss)
 	}
 	if len(tg.Hours) != 2 || tg.Hours[0].Hour != 3 || tg.Hours[1].Hour != 20 {
 		t.Fatalf("hours %+v", tg.Hours)
 	}
 	h3, h20 := tg.Hours[0], tg.Hours[1]
 	// 03:00 RTTs sorted 10,10,10,10,10,10,11,12: p50 rank 4 → 10, p95 rank 8 → 12.
-	if h3.Loss != 0 || *h3.P50ms != 10 || *h3.P95ms != 12 || h3.Availability != 1 || h3.Cycles != 2 {
+	if *h3.Loss != 0 || *h3.P50ms != 10 || *h3.P95ms != 12 || h3.Availability != 1 || h3.Cycles != 2 {
 		t.Errorf("03h %+v", h3)
 	}
 	// 20:00: sent 8 recv 3; RTTs 40,60,80: p50 rank 2 → 60, p95 rank 3 → 80.
-	if h20.Loss != 1-3.0/8 || *h20.P50ms != 60 || *h20.P95ms != 80 || h20.Availability != 0.5 {
+	if *h20.Loss != 1-3.0/8 || *h20.P50ms != 60 || *h20.P95ms != 80 || h20.Availability != 0.5 {
 		t.Errorf("20h %+v", h20)
 	}
 	// In UTC+8 the 20:00 UTC cycles fall at 04:00 local.
@@ -303,7 +304,7 @@ func TestSummarizeCountsFailedCyclesAsDown(t *testing.T) {
 	failed.Kind, failed.Error = KindPing, "sendto: network is unreachable"
 	r := Summarize([]Entry{ok, failed}, ReadInfo{}, "j", nil)
 	tg := r.Targets[0]
-	if r.ErrorCycles != 1 || tg.Cycles != 2 || tg.UpCycles != 1 || tg.Availability != 0.5 || tg.Sent != 10 || tg.Loss != 0 {
+	if r.ErrorCycles != 1 || tg.Cycles != 2 || tg.UpCycles != 1 || tg.Availability != 0.5 || tg.Sent != 10 || *tg.Loss != 0 {
 		t.Fatalf("report %+v target %+v", r, tg)
 	}
 	// The line round-trips through the journal.
@@ -315,5 +316,21 @@ func TestSummarizeCountsFailedCyclesAsDown(t *testing.T) {
 	es, _, err := Read(path)
 	if err != nil || len(es) != 2 || es[1].Error == "" {
 		t.Fatalf("%v %+v", err, es)
+	}
+}
+
+// A target whose every cycle failed sent nothing: its loss is absent (null in
+// JSON), not 0 %, while its availability is a real 0.
+func TestLossWithoutProbesIsAbsent(t *testing.T) {
+	failed := pingEntry(time.Unix(0, 0), 0, 0)
+	failed.Kind, failed.Error = KindPing, "sendto: network is unreachable"
+	r := Summarize([]Entry{failed}, ReadInfo{}, "j", nil)
+	tg := r.Targets[0]
+	if tg.Loss != nil || tg.Hours[0].Loss != nil || tg.Availability != 0 || tg.RTT != nil {
+		t.Fatalf("target %+v", tg)
+	}
+	b, _ := json.Marshal(tg)
+	if !strings.Contains(string(b), `"loss":null`) || strings.Contains(string(b), `"loss":0`) {
+		t.Fatalf("json %s", b)
 	}
 }

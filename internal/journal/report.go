@@ -51,7 +51,8 @@ type Target struct {
 	Recv         int     `json:"recv"`
 	Late         int     `json:"late"`
 	Dup          int     `json:"duplicates"`
-	Loss         float64 `json:"loss"`
+	// Loss is null when nothing was sent (every cycle failed): no data, not 0.
+	Loss *float64 `json:"loss"`
 	// RTT is null when no reply came.
 	RTT   *route.RTTStats `json:"rtt_ms"`
 	Hours []Hour          `json:"hours"` // hours of the day that have data, ascending
@@ -64,8 +65,8 @@ type Hour struct {
 	Cycles       int     `json:"cycles"`
 	Sent         int     `json:"sent"`
 	Recv         int     `json:"recv"`
-	Loss         float64 `json:"loss"`
-	Availability float64 `json:"availability"`
+	Loss         *float64 `json:"loss"` // null when nothing was sent in this hour
+	Availability float64  `json:"availability"`
 	// The percentiles are null in an hour without a reply.
 	P50ms *float64 `json:"p50_ms"`
 	P95ms *float64 `json:"p95_ms"`
@@ -178,11 +179,13 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func lossOf(sent, recv int) float64 {
+// lossOf is 1 − recv/sent, nil without probes sent.
+func lossOf(sent, recv int) *float64 {
 	if sent == 0 {
-		return 0
+		return nil
 	}
-	return 1 - float64(recv)/float64(sent)
+	l := 1 - float64(recv)/float64(sent)
+	return &l
 }
 
 func samplesOf(e Entry) []sample {

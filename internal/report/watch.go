@@ -26,7 +26,7 @@ func WatchTables(r journal.Report, format string) []Table {
 	tables := []Table{sum}
 	for _, t := range r.Targets {
 		row := []string{t.Target, t.Protocol + PortText(t.Port), strconv.Itoa(t.Cycles),
-			PctPrec(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), lossText(t.Sent, t.Loss)}
+			PctPrec(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), optLossText(t.Loss)}
 		if t.RTT == nil {
 			row = append(row, "-", "-", "-", "-")
 		} else {
@@ -41,7 +41,7 @@ func WatchTables(r journal.Report, format string) []Table {
 		}
 		for _, h := range t.Hours {
 			ht.Rows = append(ht.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Cycles), PctPrec(h.Availability, 1),
-				strconv.Itoa(h.Sent), lossText(h.Sent, h.Loss), optMS(h.P50ms), optMS(h.P95ms), optMS(h.P99ms)})
+				strconv.Itoa(h.Sent), optLossText(h.Loss), optMS(h.P50ms), optMS(h.P95ms), optMS(h.P99ms)})
 		}
 		tables = append(tables, ht)
 	}
@@ -78,10 +78,7 @@ func watchCSV(r journal.Report) []Table {
 		if t.Port != 0 {
 			port = strconv.Itoa(t.Port)
 		}
-		loss := ""
-		if t.Sent > 0 {
-			loss = Float(t.Loss)
-		}
+		loss := optFloat(t.Loss)
 		row := []string{t.Target, t.Addr, t.Protocol, port, strconv.Itoa(t.Cycles), strconv.Itoa(t.UpCycles), Float(t.Availability),
 			strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), strconv.Itoa(t.Late), strconv.Itoa(t.Dup), loss}
 		if t.RTT == nil {
@@ -92,14 +89,19 @@ func watchCSV(r journal.Report) []Table {
 		}
 		sum.Rows = append(sum.Rows, row)
 		for _, h := range t.Hours {
-			hl := ""
-			if h.Sent > 0 {
-				hl = Float(h.Loss)
-			}
+			hl := optFloat(h.Loss)
 			hours.Rows = append(hours.Rows, []string{t.Target, t.Addr, t.Protocol, port, r.TZ, strconv.Itoa(h.Hour),
 				strconv.Itoa(h.Cycles), Float(h.Availability), strconv.Itoa(h.Sent), strconv.Itoa(h.Recv), hl,
 				optFloat(h.P50ms), optFloat(h.P95ms), optFloat(h.P99ms)})
 		}
 	}
 	return []Table{sum, hours}
+}
+
+// optLossText is a loss in percent, "-" without data.
+func optLossText(l *float64) string {
+	if l == nil {
+		return "-"
+	}
+	return Pct(*l)
 }
