@@ -61,10 +61,10 @@ type Target struct {
 // Hour is one hour of the day (0–23 in the report's time zone), over every
 // day of the watch.
 type Hour struct {
-	Hour         int     `json:"hour"`
-	Cycles       int     `json:"cycles"`
-	Sent         int     `json:"sent"`
-	Recv         int     `json:"recv"`
+	Hour         int      `json:"hour"`
+	Cycles       int      `json:"cycles"`
+	Sent         int      `json:"sent"`
+	Recv         int      `json:"recv"`
 	Loss         *float64 `json:"loss"` // null when nothing was sent in this hour
 	Availability float64  `json:"availability"`
 	// The percentiles are null in an hour without a reply.
