@@ -2,6 +2,7 @@ package journal
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +64,39 @@ func TestSummarizeBWHourlyProfileAndVerdict(t *testing.T) {
 	// Across midnight: 22-2 holds hours 22, 23, 0, 1.
 	if !InEvening(23, 22, 2) || !InEvening(1, 22, 2) || InEvening(2, 22, 2) || InEvening(21, 22, 2) {
 		t.Error("InEvening across midnight")
+	}
+}
+
+// A bw cycle with an impossible throughput is refused on read with its line,
+// as ping's are; a real one passes.
+func TestImpossibleBWEntriesAreRefused(t *testing.T) {
+	t0 := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	if err := validate(bwEntry(t0, 90e6, 95e6)); err != nil {
+		t.Fatalf("a real test refused: %v", err)
+	}
+	for name, e := range map[string]Entry{
+		"negative interval": bwEntry(t0, 90e6, -5e6),
+		"absurd interval":   bwEntry(t0, 1e300),
+	} {
+		if err := validate(e); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	neg := bwEntry(t0, 1e6)
+	neg.BW.Bytes = -1
+	if err := validate(neg); err == nil {
+		t.Errorf("negative bytes accepted")
+	}
+	// Through the journal: written, then read back with file:line.
+	path := t.TempDir() + "/bw.ndjson"
+	w, _, err := Open(path, KindBW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Append(bwEntry(t0, 90e6))
+	w.Append(bwEntry(t0.Add(time.Hour), 90e6, -1))
+	w.Close()
+	if _, _, err := Read(path); err == nil || !strings.Contains(err.Error(), path+":2: impossible entry (cycle 2): bw: interval 2") {
+		t.Errorf("read: %v", err)
 	}
 }
