@@ -32,6 +32,8 @@ var billOpts struct {
 	columns                            []string
 	format, plotFile                   string
 	table                              string
+	daily, hourly                      bool
+	now                                string
 }
 
 var billCmd = &cobra.Command{
@@ -98,7 +100,11 @@ func init() {
 	f := billCmd.Flags()
 	o := &billOpts
 	f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
-	f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz")
+	f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
+	f.BoolVar(&o.daily, "daily", false, "traffic per day of the period (vnstat -d), instead of the bill")
+	f.BoolVar(&o.hourly, "hourly", false, "traffic per hour of the period (vnstat -h), instead of the bill")
+	f.StringVar(&o.now, "now", "", "the current time for the month-end estimate (RFC 3339; tests)")
+	_ = f.MarkHidden("now")
 	f.StringVar(&o.from, "from", "", "period start, inclusive (RFC 3339, YYYY-MM-DD[THH:MM] in --tz, or unix seconds)")
 	f.StringVar(&o.to, "to", "", "period end, exclusive")
 	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
@@ -157,6 +163,10 @@ func runBill(c *cobra.Command, args []string) error {
 	err := report.CheckFormat(o.format)
 	if err != nil {
 		return badInput(err)
+	}
+	history := o.period == "all" || strings.Contains(o.period, "..")
+	if history || o.daily || o.hourly {
+		return runBillTraffic(c, args, history)
 	}
 	if o.table != "" {
 		if o.format != "csv" {
