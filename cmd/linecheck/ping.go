@@ -361,8 +361,12 @@ func pingDocument(results []probe.PingResult, rs pingResolved, proto string, por
 		doc.Unresolved = []report.PingUnresolved{}
 	}
 	for _, r := range results {
-		pj := report.PingTarget{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv, Loss: r.Loss(),
+		pj := report.PingTarget{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv,
 			Late: r.Late, Duplicates: r.Dup, Foreign: r.Foreign}
+		if r.Sent > 0 {
+			l := r.Loss()
+			pj.Loss = &l
+		}
 		if len(r.RTTs) > 0 {
 			st, jt := route.Summarize(r.RTTs)
 			pj.RTT = &st
@@ -391,7 +395,8 @@ func pingDocument(results []probe.PingResult, rs pingResolved, proto string, por
 			all = append(all, r.RTTs...)
 		}
 		if p.Sent > 0 {
-			p.Loss = 1 - float64(p.Recv)/float64(p.Sent)
+			l := 1 - float64(p.Recv)/float64(p.Sent)
+			p.Loss = &l
 		}
 		if len(all) > 0 {
 			st, _ := route.Summarize(all)

@@ -104,7 +104,7 @@ func TestPingJSONOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Schema != PingSchema || len(doc.Results) != 1 || doc.Results[0].Sent != 3 || doc.Results[0].Recv != 3 ||
-		doc.Results[0].Loss != 0 || doc.Results[0].RTT == nil || doc.Results[0].RTT.Min <= 0 {
+		doc.Results[0].Loss == nil || *doc.Results[0].Loss != 0 || doc.Results[0].RTT == nil || doc.Results[0].RTT.Min <= 0 {
 		t.Errorf("%+v", doc)
 	}
 }

@@ -34,15 +34,17 @@ type PingDoc struct {
 
 // PingTarget is one target of the linecheck.ping/v1 document.
 type PingTarget struct {
-	Target     string  `json:"target"`
-	Addr       string  `json:"addr"`
-	Sent       int     `json:"sent"`
-	Recv       int     `json:"recv"`
-	Loss       float64 `json:"loss"`
-	Late       int     `json:"late"`
-	Duplicates int     `json:"duplicates"`
-	Foreign    int     `json:"foreign"`
-	Refused    *int    `json:"refused,omitempty"`
+	Target string `json:"target"`
+	Addr   string `json:"addr"`
+	Sent   int    `json:"sent"`
+	Recv   int    `json:"recv"`
+	// Loss is null when nothing was sent (a sweep interrupted before this
+	// target's first probe ended): no data, not 0.
+	Loss       *float64 `json:"loss"`
+	Late       int      `json:"late"`
+	Duplicates int      `json:"duplicates"`
+	Foreign    int      `json:"foreign"`
+	Refused    *int     `json:"refused,omitempty"`
 	// RTT is null when no reply came; Jitter needs two replies.
 	RTT    *route.RTTStats `json:"rtt_ms"`
 	Jitter *route.Jitter   `json:"jitter_ms"`
@@ -56,13 +58,13 @@ type PingUnresolved struct {
 
 // PingPrefix is the one-line summary of a CIDR sweep.
 type PingPrefix struct {
-	Prefix      string  `json:"prefix"`
-	Targets     int     `json:"targets"`
-	Alive       int     `json:"alive"`
-	Unreachable int     `json:"unreachable"`
-	Sent        int     `json:"sent"`
-	Recv        int     `json:"recv"`
-	Loss        float64 `json:"loss"`
+	Prefix      string   `json:"prefix"`
+	Targets     int      `json:"targets"`
+	Alive       int      `json:"alive"`
+	Unreachable int      `json:"unreachable"`
+	Sent        int      `json:"sent"`
+	Recv        int      `json:"recv"`
+	Loss        *float64 `json:"loss"` // null when nothing was sent
 	// RTT over every reply of the prefix; null when none came.
 	RTTMinMS *float64 `json:"rtt_min_ms"`
 	RTTAvgMS *float64 `json:"rtt_avg_ms"`
@@ -174,7 +176,7 @@ func PingTables(doc PingDoc, format string, quiet bool) []Table {
 		if anyName {
 			row = append(row, r.Addr)
 		}
-		row = append(row, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), lossText(r.Sent, r.Loss))
+		row = append(row, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), optLossText(r.Loss))
 		if anyLate {
 			row = append(row, strconv.Itoa(r.Late))
 		}
@@ -226,7 +228,7 @@ func PingTables(doc PingDoc, format string, quiet bool) []Table {
 // PrefixLine is the one summary line of a CIDR sweep, as fping -s gives it.
 func PrefixLine(p PingPrefix) string {
 	s := fmt.Sprintf("%s: %d targets, %d alive, %d unreachable, loss %s of %d probes", p.Prefix, p.Targets, p.Alive,
-		p.Unreachable, lossText(p.Sent, p.Loss), p.Sent)
+		p.Unreachable, optLossText(p.Loss), p.Sent)
 	if p.RTTMinMS != nil {
 		s += fmt.Sprintf(", rtt min/avg/max %s/%s/%s ms", MS(*p.RTTMinMS), MS(*p.RTTAvgMS), MS(*p.RTTMaxMS))
 	}
@@ -273,9 +275,7 @@ func pingCSV(doc PingDoc) Table {
 	for _, r := range doc.Results {
 		row := []string{r.Target, r.Addr, doc.Protocol, port, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), "",
 			strconv.Itoa(r.Late), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Foreign), ""}
-		if r.Sent > 0 {
-			row[6] = Float(r.Loss)
-		}
+		row[6] = optFloat(r.Loss)
 		if r.Refused != nil {
 			row[10] = strconv.Itoa(*r.Refused)
 		}
