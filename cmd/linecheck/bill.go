@@ -32,7 +32,7 @@ var billOpts struct {
 	columns                            []string
 	format, plotFile                   string
 	table                              string
-	daily, hourly                      bool
+	daily, hourly, wide                bool
 	now                                string
 }
 
@@ -103,6 +103,7 @@ func init() {
 	f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
 	f.BoolVar(&o.daily, "daily", false, "traffic per day of the period (vnstat -d), instead of the bill")
 	f.BoolVar(&o.hourly, "hourly", false, "traffic per hour of the period (vnstat -h), instead of the bill")
+	f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns)")
 	f.StringVar(&o.now, "now", "", "the current time for the month-end estimate (RFC 3339; tests)")
 	_ = f.MarkHidden("now")
 	f.StringVar(&o.from, "from", "", "period start, inclusive (RFC 3339, YYYY-MM-DD[THH:MM] in --tz, or unix seconds)")
@@ -269,7 +270,7 @@ func runBill(c *cobra.Command, args []string) error {
 	if o.format == "csv" {
 		return report.WriteBillCSV(c.OutOrStdout(), o.table, reports)
 	}
-	return report.WriteBill(c.OutOrStdout(), o.format, reports)
+	return report.WriteBillWith(c.OutOrStdout(), o.format, tableOptions(c.OutOrStdout(), o.wide), reports)
 }
 
 // billAll bills every series on its own, on all cores (BillSeries is pure),

@@ -134,5 +134,5 @@ func runBillTraffic(c *cobra.Command, args []string, history bool) error {
 	if o.format == "json" {
 		return report.WriteJSON(c.OutOrStdout(), doc)
 	}
-	return report.Write(c.OutOrStdout(), o.format, report.TrafficTables(doc, o.format)...)
+	return report.WriteWith(c.OutOrStdout(), o.format, tableOptions(c.OutOrStdout(), o.wide), report.TrafficTables(doc, o.format)...)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/report"
 )
 
 // trafficLog is a small log to compute by hand: one slot on 30 September
@@ -70,6 +72,35 @@ func TestBillDailyHourlyAndMonthlyHistory(t *testing.T) {
 	for _, bad := range [][]string{{"--daily", "--hourly"}, {"--daily", "--period", "all"}, {"--period", "2026-10..2026-08"}, {"--daily", "--table", "bills", "--format", "csv"}} {
 		if _, errs, code := billRun(t, append([]string{log}, bad...)...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, %q; want 2 and a message", bad, code, errs)
+		}
+	}
+}
+
+// Default tables fit 120 columns (no terminal in tests), every line; --wide
+// keeps each row on one line.
+func TestBillAndCompareTablesFit120Columns(t *testing.T) {
+	long := func(out string) (n int, widest int) {
+		for _, l := range strings.Split(out, "\n") {
+			w := report.Width(l)
+			widest = max(widest, w)
+			if w > report.DefaultWidth {
+				n++
+			}
+		}
+		return n, widest
+	}
+	out, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers)
+	if n, w := long(out); code != 0 || n > 0 {
+		t.Errorf("bill: exit %d %s; %d lines over 120 columns (widest %d):\n%s", code, errs, n, w, out)
+	}
+	out, _, _ = billRun(t, sampleCSV, "--offers", sampleOffers, "--wide")
+	if n, _ := long(out); n == 0 || !strings.Contains(out, "◀ cheapest") {
+		t.Errorf("bill --wide: no row wider than 120 columns, expected the bills with their notes on one line:\n%s", out)
+	}
+	for _, f := range []string{"../../samples/candidates.yaml", "../../samples/three-networks.yaml"} {
+		out, _ := prRun(t, compareCmd, "compare", "--offline", f)
+		if n, w := long(out); n > 0 {
+			t.Errorf("compare %s: %d lines over 120 columns (widest %d):\n%s", f, n, w, out)
 		}
 	}
 }

@@ -21,6 +21,7 @@ var compareOpts struct {
 	strict   bool
 	format   string
 	table    string
+	wide     bool
 	output   string
 	count    int
 	interval time.Duration
@@ -104,6 +105,7 @@ func init() {
 	f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
 	f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
 	f.StringVar(&compareOpts.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
+	f.BoolVar(&compareOpts.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
 	f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.IntVarP(&compareOpts.count, "count", "c", 20, "live: probes per target")
 	durationVarP(f, &compareOpts.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
@@ -181,11 +183,15 @@ func runCompare(c *cobra.Command, args []string) error {
 			return badInput(fmt.Errorf("%w (this comparison has no %s table)", err, o.table))
 		}
 	}
+	topt := tableOptions(c.OutOrStdout(), o.wide)
+	if o.output != "" {
+		topt = report.Options{Width: report.DefaultWidth, Wide: o.wide}
+	}
 	write := func(w io.Writer) error {
 		if o.format == "csv" {
 			return report.WriteCompareCSV(w, r, o.table)
 		}
-		return report.WriteCompare(w, r, o.format)
+		return report.WriteCompareWith(w, r, o.format, topt)
 	}
 	if o.output == "" {
 		if err := write(c.OutOrStdout()); err != nil {

@@ -25,6 +25,13 @@ type BillSeriesDoc struct {
 // decimals for quantities and amounts, every column named, the offer on every
 // charge row and, with several series, a leading series column.
 func WriteBill(w io.Writer, format string, reports []*billing.Report) error {
+	return WriteBillWith(w, format, Options{}, reports)
+}
+
+// WriteBillWith is WriteBill with text options: tables fit o.Width (the
+// bills' marks and notes, the charges' notes move to a detail block, long
+// notes wrap) unless o.Wide.
+func WriteBillWith(w io.Writer, format string, o Options, reports []*billing.Report) error {
 	if format == "json" {
 		if len(reports) == 1 {
 			return WriteJSON(w, reports[0])
@@ -46,7 +53,7 @@ func WriteBill(w io.Writer, format string, reports []*billing.Report) error {
 			tables = append(tables, BillTables(r, named)...)
 		}
 	}
-	return Write(w, format, tables...)
+	return WriteWith(w, format, o, tables...)
 }
 
 // num renders a float figure at full precision (the report's figures are
@@ -90,6 +97,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 		Title:   title(fmt.Sprintf("Traffic %s (%s)", r.Period.Label, r.Period.TZ)),
 		Headers: []string{"figure", "in", "out", "note"},
 		Align:   "lrrl",
+		Movable: []string{"note"},
 		Rows: [][]string{
 			{"volume", humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), fmt.Sprintf("in+out %s", humanBytes(r.Traffic.TotalBytes))},
 			{"average " + RateUnit, mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
@@ -119,10 +127,10 @@ func BillTables(r *billing.Report, named bool) []Table {
 			tables = append(tables, *u)
 		}
 	}
-	if len(r.Warnings) > 0 {
-		w := Table{Title: title("Warnings"), Headers: []string{"warning"}}
+	if len(r.Warnings) > 0 { // as notes: a long warning wraps to the width, a cell would not
+		w := Table{Title: title("Warnings")}
 		for _, x := range r.Warnings {
-			w.Rows = append(w.Rows, []string{x})
+			w.Notes = append(w.Notes, "warning: "+x)
 		}
 		tables = append(tables, w)
 	}
@@ -173,8 +181,9 @@ func billsTable(r *billing.Report, title func(string) string) Table {
 	}
 	bills := Table{
 		Title:   title("Bills"),
-		Headers: []string{"offer", "scheme", "billed on", "bandwidth", "total", "currency", "in " + cur, ""},
+		Headers: []string{"offer", "scheme", "billed on", "bandwidth", "total", "currency", "in " + cur, "note"},
 		Align:   "lllrrlrl",
+		Movable: []string{"note", "billed on"},
 	}
 	for _, b := range r.Bills {
 		cmp := money(b.AmountCompare, cur)
@@ -215,6 +224,7 @@ func chargesTable(r *billing.Report, title func(string) string, reading bool) Ta
 		Title:   title("Charges (exact; each total is rounded once)"),
 		Headers: []string{"offer", "item", "quantity", "unit", "unit price", "amount", "note"},
 		Align:   "llrlrrl",
+		Movable: []string{"note"},
 	}
 	for _, b := range r.Bills {
 		for i, it := range b.Items {

@@ -16,6 +16,13 @@ var CompareFormats = []string{"table", "json", "csv", "markdown", "html"}
 // WriteCompare renders compare's result in format: table, json, csv,
 // markdown or html.
 func WriteCompare(w io.Writer, r *compare.Result, format string) error {
+	return WriteCompareWith(w, r, format, Options{})
+}
+
+// WriteCompareWith is WriteCompare with text options: the header and the
+// tables fit o.Width (wide columns move to a detail block, notes wrap)
+// unless o.Wide.
+func WriteCompareWith(w io.Writer, r *compare.Result, format string, o Options) error {
 	if err := CheckFormat(format, CompareFormats...); err != nil {
 		return err
 	}
@@ -28,10 +35,22 @@ func WriteCompare(w io.Writer, r *compare.Result, format string) error {
 	if format == "csv" {
 		return WriteCompareCSV(w, r, "")
 	}
-	if _, err := io.WriteString(w, compareHeader(r, format)); err != nil {
+	head := compareHeader(r, format)
+	if format == "table" && o.Width > 0 && !o.Wide {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(head, "\n") {
+			if width(strings.TrimSuffix(l, "\n")) <= o.Width {
+				b.WriteString(l)
+				continue
+			}
+			b.WriteString(strings.Join(Wrap(strings.TrimSuffix(l, "\n"), o.Width, "  "), "\n") + "\n")
+		}
+		head = b.String()
+	}
+	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
-	return Write(w, format, CompareTables(r, format)...)
+	return WriteWith(w, format, o, CompareTables(r, format)...)
 }
 
 // compareHeader is the report's preamble: what was compared and on which traffic.
@@ -134,6 +153,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		Title:   "Ranking (passing first, able to carry the traffic, measured, then by monthly cost in " + base + ")",
 		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "currency", "monthly " + base},
 		Align:   "rlllllrrrrrlrlr",
+		Movable: []string{"provider", "region", "stretch"},
 	}
 	for _, e := range r.Candidates {
 		q := e.Route
@@ -190,6 +210,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		Title:   "SLA checks",
 		Headers: []string{"candidate", "check", "required", "measured", "unit", "result", "note"},
 		Align:   "lllrlll",
+		Movable: []string{"note"},
 	}
 	for _, e := range r.Candidates {
 		for _, c := range e.SLA.Checks {
@@ -205,6 +226,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		Title:   "Monthly cost breakdown",
 		Headers: []string{"candidate", "offer", "item", "amount", "currency", "detail"},
 		Align:   "lllrll",
+		Movable: []string{"detail"},
 	}
 	for _, e := range r.Candidates {
 		m := e.Monthly
@@ -253,6 +275,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		Title:   "Route evidence",
 		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms", "evidence hops"},
 		Align:   "llllllrrrl",
+		Movable: []string{"evidence hops", "rule"},
 	}
 	for _, e := range r.Candidates {
 		q := e.Route
@@ -298,6 +321,7 @@ func carriersTable(r *compare.Result, format string) (Table, bool) {
 	t := Table{
 		Title:   "Three networks (the route toward each user carrier)",
 		Headers: []string{"candidate", "carrier", "users", "forward", "return", "return measured to", "return evidence", "allowed", "SLA"},
+		Movable: []string{"return evidence", "return measured to"},
 	}
 	for _, e := range r.Candidates {
 		for _, c := range e.Route.Carriers {
