@@ -245,10 +245,22 @@ func TestBillPlotSVGAndPNG(t *testing.T) {
 			t.Fatalf("plot is not well-formed: %v", err)
 		}
 	}
-	for _, want := range []string{"95th nearest-rank greater 260.5 Mbps", "hk-cn2 commit 200 Mbps", "la-p95 commit 100 Mbps", "stroke-dasharray", ">Oct 15<", ">Mbit/s<"} {
+	// hk-cn2-port is the one fixed offer on a 500 Mbit/s port; la, hk-bgp-port
+	// and the four gpu-* offers share 1000 Mbit/s (samples/offers.yaml).
+	for _, want := range []string{"95th nearest-rank greater 260.5 Mbit/s", "hk-cn2 commit 200 Mbit/s", "la-p95 commit 100 Mbit/s", "stroke-dasharray", ">Oct 15<", ">Mbit/s<",
+		"port 500 Mbit/s: hk-cn2-port", "port 1000 Mbit/s: la, hk-bgp-port +4"} {
 		if !bytes.Contains(doc, []byte(want)) {
 			t.Errorf("SVG lacks %q", want)
 		}
+	}
+	if bytes.Contains(doc, []byte("scaled")) {
+		t.Error("the title speaks of a scale without --scale")
+	}
+	if _, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers, "--scale", "2", "--plot", svgPath); code != 0 {
+		t.Fatalf("--scale 2: exit %d: %s", code, errs)
+	}
+	if doc, _ = os.ReadFile(svgPath); !bytes.Contains(doc, []byte("traffic scaled ×2 (--scale)")) || !bytes.Contains(doc, []byte("95th nearest-rank greater 521.1 Mbit/s")) {
+		t.Error("the --scale 2 picture does not say ×2 in its title, or its 95th is not twice 260.5 (521.1)")
 	}
 	if _, errs, code := billRun(t, sampleCSV, "--plot", pngPath); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
