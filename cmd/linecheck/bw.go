@@ -377,6 +377,9 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 		if err != nil {
 			// A watch runs for days: a test that cannot run (server busy,
 			// network down) is journaled as failed, and the watch goes on.
+			if errors.Is(err, bw.ErrDocumentation) { // a name now resolving to one: never tested
+				return badInput(err)
+			}
 			if n == 1 && res == nil && !errors.Is(err, bw.ErrBusy) {
 				return err
 			}
