@@ -104,3 +104,23 @@ func TestBillAndCompareTablesFit120Columns(t *testing.T) {
 		}
 	}
 }
+
+// Several logs get one summary line per port before the details: a has
+// 2×100 in, 2×200 out; b 2×300 in, 2×400 out.
+func TestBillPortSummaryOneLinePerPort(t *testing.T) {
+	a := writeFile(t, "a.csv", "time,in_bytes,out_bytes\n2026-10-01T00:00:00Z,100,200\n2026-10-01T00:05:00Z,100,200\n")
+	b := writeFile(t, "b.csv", "time,in_bytes,out_bytes\n2026-10-01T00:00:00Z,300,400\n2026-10-01T00:05:00Z,300,400\n")
+	out, errs, code := billRun(t, a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "Ports (2 series") || strings.Join(strings.Fields(lines[2]), " ") != "a 200.00 B 400.00 B 600.00 B 0.00 0.02%" ||
+		strings.Join(strings.Fields(lines[3]), " ") != "b 600.00 B 800.00 B 1.40 kB 0.00 0.02%" {
+		t.Errorf("summary:\n%s", strings.Join(lines[:5], "\n"))
+	}
+	out, _, _ = billRun(t, a, b, "--offers", sampleOffers)
+	if !strings.Contains(strings.Split(out, "\n\n")[0], "cheapest") {
+		t.Errorf("with offers the summary names each port's cheapest offer:\n%s", out)
+	}
+}

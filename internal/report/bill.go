@@ -46,6 +46,9 @@ func WriteBillWith(w io.Writer, format string, o Options, reports []*billing.Rep
 	}
 	named := len(reports) > 1
 	var tables []Table
+	if named && format != "csv" {
+		tables = append(tables, PortSummary(reports))
+	}
 	for _, r := range reports {
 		if format == "csv" {
 			tables = append(tables, BillCSVTables(r, named)...)
@@ -356,4 +359,34 @@ func filledNote(sm billing.Samples) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d filled in by the logger, not measured: %.2f %% known measured", sm.Filled, 100*sm.MeasuredCoverage)
+}
+
+// PortSummary is one line per series (port, interface, file) of a bill
+// over several, as LibreNMS lists ports: volumes, the 95th (greater, under
+// the report's method), coverage, and the cheapest offer with its amount.
+func PortSummary(reports []*billing.Report) Table {
+	t := Table{Title: fmt.Sprintf("Ports (%d series; each is detailed below)", len(reports)),
+		Headers: []string{"series", "in", "out", "total", "95th " + RateUnit, "samples", "cheapest", "amount", "currency"},
+		Align:   "lrrrrrlrl"}
+	for _, r := range reports {
+		p95 := "-"
+		if r.P95 != nil {
+			p95 = mbps(r.P95.GreaterBps)
+		}
+		cheapest, amount, cur := "-", "-", ""
+		for _, b := range r.Bills {
+			if b.Cheapest {
+				cheapest, amount, cur = b.Offer, money(b.Amount, b.Currency), b.Currency
+			}
+		}
+		t.Rows = append(t.Rows, []string{r.Name, humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), humanBytes(r.Traffic.TotalBytes),
+			p95, PctPrec(r.Samples.Coverage, 2), cheapest, amount, cur})
+	}
+	if len(reports[0].Bills) == 0 { // no --offers: no price columns
+		t.Headers, t.Align = t.Headers[:6], t.Align[:6]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:6]
+		}
+	}
+	return t
 }
