@@ -882,3 +882,26 @@ func TestSyntheticRefusesFiguresBeyondBilling(t *testing.T) {
 		t.Errorf("err %v, want ErrTooLarge", err)
 	}
 }
+
+// A --from/--to range is bounded (the grid spans the whole period) and unix
+// seconds stay within years 1970…9999.
+func TestRangePeriodIsBounded(t *testing.T) {
+	from := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := RangePeriod(from, from.AddDate(0, 0, MaxRangeDays), time.UTC); err != nil {
+		t.Errorf("%d days: %v, want accepted", MaxRangeDays, err)
+	}
+	if _, err := RangePeriod(from, from.AddDate(0, 0, MaxRangeDays+1), time.UTC); err == nil {
+		t.Errorf("%d days accepted, want refused", MaxRangeDays+1)
+	}
+	if _, err := RangePeriod(time.Unix(0, 0), time.Unix(1<<62, 0), time.UTC); err == nil {
+		t.Error("a range of billions of years accepted")
+	}
+	for _, s := range []string{"99999999999999", "-1", "9223372036854775807"} {
+		if _, err := ParseTime(s, nil); err == nil {
+			t.Errorf("ParseTime(%q) accepted", s)
+		}
+	}
+	if got, err := ParseTime("253402300799", nil); err != nil || got.Year() != 9999 {
+		t.Errorf("ParseTime(253402300799) = %v, %v; want 9999-12-31T23:59:59Z", got, err)
+	}
+}

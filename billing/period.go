@@ -49,10 +49,22 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	}
 	var unix int64
 	if _, err := fmt.Sscanf(s, "%d", &unix); err == nil && fmt.Sprint(unix) == s {
+		if unix < 0 || unix > maxUnix {
+			return time.Time{}, fmt.Errorf("time %q: unix seconds outside 1970-01-01 … 9999-12-31 (0 … %d)", s, maxUnix)
+		}
 		return time.Unix(unix, 0).In(loc), nil
 	}
 	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2026-10-01T00:00:00Z), YYYY-MM-DD[THH:MM] or unix seconds", s)
 }
+
+// maxUnix is 9999-12-31T23:59:59Z, the last second a --from/--to may name.
+const maxUnix = 253402300799
+
+// MaxRangeDays bounds a --from/--to period: a bill is built on a 5-minute
+// grid over the whole period, so a period of centuries would exhaust memory
+// instead of answering. Ten years (105,120 slots a year) is far beyond any
+// billing cycle.
+const MaxRangeDays = 3660
 
 // RangePeriod returns [from, to) with days counted in loc.
 func RangePeriod(from, to time.Time, loc *time.Location) (Period, error) {
@@ -61,6 +73,10 @@ func RangePeriod(from, to time.Time, loc *time.Location) (Period, error) {
 	}
 	if !to.After(from) {
 		return Period{}, fmt.Errorf("--to %s is not after --from %s", to.Format(time.RFC3339), from.Format(time.RFC3339))
+	}
+	if to.Sub(from) > MaxRangeDays*24*time.Hour {
+		return Period{}, fmt.Errorf("--from %s --to %s: %d days is longer than a billing period can be (at most %d days): bill one month (--period YYYY-MM), a shorter range, or every month with --period all",
+			from.Format(time.RFC3339), to.Format(time.RFC3339), int64(to.Sub(from)/(24*time.Hour)), MaxRangeDays)
 	}
 	return Period{Start: from.In(loc), End: to.In(loc), TZ: loc.String()}, nil
 }

@@ -57,6 +57,12 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 		args []string
 		want []string
 	}{
+		// A period of millions of years once built its 5-minute grid until the
+		// kernel killed the process; unix seconds past year 9999 wrapped.
+		{"bill: a --from/--to range of millennia", []string{"bill", sampleCSV, "--from", "0", "--to", "99999999999999"},
+			[]string{"--to", "unix seconds outside"}},
+		{"bill: a --from/--to range of decades", []string{"bill", sampleCSV, "--from", "2000-01-01", "--to", "2026-01-01"},
+			[]string{"longer than a billing period can be", "--period all"}},
 		{"offers: YAML syntax error", []string{"bill", sampleCSV, "--offers", offers("offers: [\n")},
 			[]string{"offers.yaml:1: did not find expected node content"}},
 		{"offers: a mapping where the list goes", []string{"bill", sampleCSV, "--offers", offers("currency: CNY\noffers: {}\n")},
