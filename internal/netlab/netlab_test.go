@@ -465,13 +465,17 @@ func TestTUNLinkReorderLetsPacketsOvertake(t *testing.T) {
 	if p.Recv != 200 || c.Reordered < 25 || c.Reordered > 75 || overtakers == 0 {
 		t.Errorf("received %d of 200, wire reordered %d (want 50 ± 25), replies out of order %d (want > 0)", p.Recv, c.Reordered, overtakers)
 	}
+	// No delayed packet can come back in under half the wire's delay, so the
+	// fast replies are at most the undelayed ones; on a loaded machine (CI
+	// runs every package at once) a few undelayed replies wait for the CPU,
+	// so at least nine in ten of them must be fast, not all.
 	fast := 0
 	for _, r := range p.RTTs {
-		if r < 5 {
+		if r < 10 {
 			fast++
 		}
 	}
-	if fast != c.Reordered {
-		t.Errorf("%d replies faster than 5 ms on a 20 ms wire, the wire sent %d undelayed", fast, c.Reordered)
+	if fast > c.Reordered || fast < c.Reordered*9/10 {
+		t.Errorf("%d replies faster than 10 ms on a 20 ms wire, the wire sent %d undelayed (want at most that, and at least 90 %% of it)", fast, c.Reordered)
 	}
 }
