@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -85,21 +85,7 @@ func benchModelOf(b testing.TB, w, h int, like probe.Record, feedFor func(names 
 // Goal (issue 14): every frame under 2 ms; max-ms and p99-ms are the
 // slowest and the 99th percentile frame, of-2ms is the mean ÷ 2 ms.
 func BenchmarkRenderFrameLive(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := testbin.TCPListener(b)
 	for _, sc := range []struct {
 		name string
 		keys []string

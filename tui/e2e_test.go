@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,21 +195,7 @@ func TestEndToEndLiveLoopback(t *testing.T) {
 	}
 	needTmux(t)
 	bin := testbin.Linecheck(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := testbin.TCPListener(t)
 	samples, err := filepath.Abs("../samples")
 	if err != nil {
 		t.Fatal(err)

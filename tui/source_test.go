@@ -2,13 +2,13 @@ package tui
 
 import (
 	"context"
-	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 func TestFeedReplaysTracesThenRecordsInTimeOrderAndLoops(t *testing.T) {
@@ -71,21 +71,7 @@ func TestFeedWithoutLoopEnds(t *testing.T) {
 
 func TestLiveFeederOnLoopback(t *testing.T) {
 	// A TCP listener this test opens on 127.0.0.1: the only address probed.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := testbin.TCPListener(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	feed := &Feed{Snapshot: Snapshot{Candidates: []Candidate{{Name: "lo"}}},

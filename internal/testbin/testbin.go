@@ -6,6 +6,7 @@ package testbin
 import (
 	"fmt"
 	"go/build"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,4 +54,26 @@ func Cleanup() {
 	if bin.dir != "" {
 		os.RemoveAll(bin.dir)
 	}
+}
+
+// TCPListener opens a TCP listener on 127.0.0.1 (an ephemeral port) that
+// accepts and closes every connection until the test ends, and returns its
+// port: the only address a TCP probe in a test may reach.
+func TCPListener(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
 }
