@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 // freePort returns a loopback TCP port that was free a moment ago.
@@ -162,21 +164,7 @@ func byTarget(ss []promSample) map[string]float64 {
 // back through its HTTP API and checked against what loopback must give.
 func TestServeScrapedByRealPrometheus(t *testing.T) {
 	needICMP(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	tcpPort := ln.Addr().(*net.TCPAddr).Port
+	tcpPort := testbin.TCPListener(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "candidates.yaml")
 	cfg := fmt.Sprintf(`candidates:

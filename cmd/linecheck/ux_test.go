@@ -23,6 +23,7 @@ import (
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 func TestDurationFlagTakesSecondsAndGoDurations(t *testing.T) {
@@ -276,22 +277,7 @@ func traceFixture() *route.Trace {
 // loopbackListener accepts and closes TCP connections on 127.0.0.1 until
 // the test ends; it returns the port.
 func loopbackListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(testbin.TCPListener(t))
 }
 
 // Ctrl-C: ping prints the partial summary, says "interrupted" and exits 130.
