@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -301,5 +302,25 @@ func TestPingDatagramSocketsInPrivateNamespace(t *testing.T) {
 		if r.Sent != 5 || r.Recv != 5 || r.Foreign != 0 || r.Dup != 0 {
 			t.Errorf("%s over a datagram socket: %+v, want 5 sent and received", r.Target, r)
 		}
+	}
+}
+
+// CheckAddr vets the resolved address before any socket opens: a refusal
+// ends the trace with its error and nothing is opened or sent.
+func TestTraceCheckAddrRunsBeforeAnySocket(t *testing.T) {
+	opened := 0
+	count := func(int, int, int) (int, error) { opened++; return -1, unix.EPERM }
+	errRefused := errors.New("refused by the check")
+	var got netip.Addr
+	check := func(target string, a netip.Addr) error { got = a; return errRefused }
+	_, err := Trace(context.Background(), "127.0.0.1", TraceConfig{OpenSocket: count, CheckAddr: check}, nil)
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("trace: %v, want the check's error", err)
+	}
+	if opened != 0 {
+		t.Errorf("%d sockets opened before the check refused the address, want 0", opened)
+	}
+	if got != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("check saw %v, want the resolved 127.0.0.1", got)
 	}
 }

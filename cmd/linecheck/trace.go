@@ -216,7 +216,8 @@ func runTrace(c *cobra.Command, args []string) error {
 			return badInput(err)
 		}
 		cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network}
+			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network,
+			CheckAddr: refuseDocumentationAddr}
 		ctx, interrupted, stop := interruptContext(c.Context())
 		defer stop()
 		stderr := c.ErrOrStderr()
