@@ -129,7 +129,8 @@ func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o 
 				detail = strings.TrimSpace(detail + "; " + it.Note)
 				detail = strings.TrimPrefix(detail, "; ")
 			}
-			ob.items = append(ob.items, CostItem{Name: it.Name, Kind: it.Kind, Amount: amt, Detail: detail})
+			ob.items = append(ob.items, CostItem{Name: it.Name, Kind: it.Kind, Quantity: it.Quantity, Unit: it.Unit,
+				UnitPrice: it.UnitPrice, Amount: amt, AmountExact: it.Amount, Detail: detail, Billing: it.Billing})
 		}
 		bills[b.Offer] = ob
 	}

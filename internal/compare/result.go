@@ -216,12 +216,20 @@ type Money struct {
 	Currency string `json:"currency"`
 }
 
-// CostItem is one line of a monthly bill.
+// CostItem is one line of a monthly bill. Quantity, Unit, UnitPrice and
+// AmountExact are the bill's own fields (quantity × unit_price =
+// amount_exact, before rounding), absent when the bill has none; Amount is
+// rounded in the offer's currency and Detail says the same in words.
 type CostItem struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind,omitempty"`
-	Amount string `json:"amount"`
-	Detail string `json:"detail,omitempty"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind,omitempty"`
+	Quantity    string `json:"quantity,omitempty"`
+	Unit        string `json:"unit,omitempty"`
+	UnitPrice   string `json:"unit_price,omitempty"`
+	Amount      string `json:"amount"`
+	AmountExact string `json:"amount_exact,omitempty"`
+	Detail      string `json:"detail,omitempty"`
+	Billing     string `json:"billing,omitempty"` // compute: hourly, monthly, reserved or spot
 }
 
 // SchemeCost is a what-if price of the same traffic under another offer.
