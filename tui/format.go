@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/linecheck/linecheck/billing"
@@ -18,7 +17,7 @@ func fit(s string, w int, right bool) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := lipgloss.Width(s)
+	sw := textWidth(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
 	}
@@ -38,7 +37,7 @@ func line(s string, w int) string {
 	if len(s) <= w {
 		return s
 	}
-	if lipgloss.Width(s) <= w {
+	if textWidth(s) <= w {
 		return s
 	}
 	if w < 2 {
@@ -80,7 +79,7 @@ func volumeUnits(s string) string {
 func wrapLines(s string, w, n int, indent, sep string) []string {
 	var out []string
 	rest := s
-	for len(out) < n-1 && lipgloss.Width(rest) > w {
+	for len(out) < n-1 && textWidth(rest) > w {
 		head := ansi.Truncate(rest, w, "")
 		i := strings.LastIndex(head, sep)
 		if i <= len(indent) {
@@ -180,5 +179,6 @@ func ansiStrip(s string) string { return ansi.Strip(s) }
 func fmtInt(i int) string { return fmt.Sprint(i) }
 
 // lipglossWidth is the number of terminal columns s takes (wide runes two,
-// escape sequences none): the one width every cell is fitted with.
-func lipglossWidth(s string) int { return lipgloss.Width(s) }
+// escape sequences none), as lipgloss.Width counts them: the one width
+// every cell is fitted with.
+func lipglossWidth(s string) int { return textWidth(s) }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -23,7 +21,7 @@ type column[T any] struct {
 	right bool
 	flex  bool // takes the width left over
 	group string
-	cell  func(r T) (string, *lipgloss.Style)
+	cell  func(r T) (string, styleID)
 	less  func(a, b T) bool
 }
 
@@ -80,10 +78,10 @@ func shrinkToContent[T any](cols []column[T], rows []T, keep ...string) []column
 		if slices.Contains(keep, c.key) {
 			continue
 		}
-		w := lipgloss.Width(c.title) + 1
+		w := textWidth(c.title) + 1
 		for _, r := range rows {
 			text, _ := c.cell(r)
-			w = max(w, lipgloss.Width(text))
+			w = max(w, textWidth(text))
 		}
 		c.width = min(c.width, w)
 	}
@@ -106,7 +104,7 @@ func renderHeader[T any](cols []column[T], sortKey string, desc bool, st Styles)
 		b.WriteString(" ")
 		b.WriteString(fit(t, c.width, c.right))
 	}
-	return st.Header.Render(b.String())
+	return st.render(styleHeader, b.String())
 }
 
 // renderRow renders one row; the selected row is reverse video and marked
@@ -122,13 +120,13 @@ func renderRow[T any](cols []column[T], r T, selected bool, st Styles) string {
 		text, style := c.cell(r)
 		cell := fit(text, c.width, c.right)
 		b.WriteString(" ")
-		if style != nil && !selected {
-			cell = style.Render(cell)
+		if !selected {
+			cell = st.render(style, cell)
 		}
 		b.WriteString(cell)
 	}
 	if selected {
-		return st.Selected.Render(b.String())
+		return st.render(styleSelected, b.String())
 	}
 	return b.String()
 }
@@ -145,20 +143,20 @@ type overviewRow struct {
 	spark map[string]sparkMemo
 }
 
-func schemeCell(name string) func(r overviewRow) (string, *lipgloss.Style) {
-	return func(r overviewRow) (string, *lipgloss.Style) {
+func schemeCell(name string) func(r overviewRow) (string, styleID) {
+	return func(r overviewRow) (string, styleID) {
 		s, ok := r.c.Cost.Scheme(name)
 		if !ok {
-			return "-", &r.st.Dim
+			return "-", styleDim
 		}
 		txt := moneyCompact(s.Total.Float() * fx(r.c.Cost))
 		if s.CannotCarry {
-			return txt + "!", &r.st.Fail
+			return txt + "!", styleFail
 		}
 		if cheapestScheme(r.c.Cost) == name {
-			return txt + "*", &r.st.Cheapest
+			return txt + "*", styleCheapest
 		}
-		return txt + " ", nil
+		return txt + " ", styleNone
 	}
 }
 
@@ -216,105 +214,105 @@ func totalOf(c *Candidate) float64 {
 
 var overviewColumns = []column[overviewRow]{
 	{key: "name", title: "CANDIDATE", width: 10, flex: true,
-		cell: func(r overviewRow) (string, *lipgloss.Style) { return r.c.Name, nil },
+		cell: func(r overviewRow) (string, styleID) { return r.c.Name, styleNone },
 		less: func(a, b overviewRow) bool { return lessString(a.c.Name, b.c.Name) }},
 	{key: "line", title: "LINE", width: 13,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			if r.c.LineClass == "" {
-				return "…", &r.st.Dim
+				return "…", styleDim
 			}
-			return r.c.LineClass + directionGlyph(r.c.Direction), nil
+			return r.c.LineClass + directionGlyph(r.c.Direction), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessString(a.c.LineClass, b.c.LineClass) }},
 	{key: "rtt", title: "RTT50/95", width: 9, right: true,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			v := r.c.view()
 			if !v.HaveStats {
-				return noStats(v), &r.st.Dim
+				return noStats(v), styleDim
 			}
 			if r.c.warming() {
-				return ms(v.P50) + "/" + ms(v.P95), &r.st.Dim
+				return ms(v.P50) + "/" + ms(v.P95), styleDim
 			}
-			return ms(v.P50) + "/" + ms(v.P95), nil
+			return ms(v.P50) + "/" + ms(v.P95), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(rttKey(a.c), rttKey(b.c)) }},
 	{key: "recent", title: "RECENT", width: 8, prio: 4,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			h := r.c.Stats.History
 			if h == nil {
-				return "", nil
+				return "", styleNone
 			}
 			if r.spark == nil {
-				return renderSparkline(h, r.sparkW), &r.st.Spark
+				return renderSparkline(h, r.sparkW), styleSpark
 			}
 			m := r.spark[r.c.Name]
 			if m.version != h.Version() || m.width != r.sparkW {
 				m = sparkMemo{version: h.Version(), width: r.sparkW, text: renderSparkline(h, r.sparkW)}
 				r.spark[r.c.Name] = m
 			}
-			return m.text, &r.st.Spark
+			return m.text, styleSpark
 		}},
 	{key: "jitter", title: "JIT", width: 4, right: true, prio: 2,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			v := r.c.view()
 			if !v.HaveStats {
-				return noStats(v), &r.st.Dim
+				return noStats(v), styleDim
 			}
 			if r.c.warming() {
-				return ms(v.JitterMs), &r.st.Dim
+				return ms(v.JitterMs), styleDim
 			}
-			return ms(v.JitterMs), nil
+			return ms(v.JitterMs), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(a.c.view().JitterMs, b.c.view().JitterMs) }},
 	{key: "loss", title: "LOSS", width: 5, right: true,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			v := r.c.view()
 			if v.Sent == 0 {
-				return "…", &r.st.Dim
+				return "…", styleDim
 			}
 			if v.Loss > 0 {
-				return pct(v.Loss), &r.st.Warn
+				return pct(v.Loss), styleWarn
 			}
-			return pct(v.Loss), nil
+			return pct(v.Loss), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(a.c.view().Loss, b.c.view().Loss) }},
 	{key: "stretch", title: "STR", width: 4, right: true, prio: 3,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			v := r.c.view()
 			if v.Stretch <= 0 {
-				return "-", &r.st.Dim
+				return "-", styleDim
 			}
-			return fmt.Sprintf("%.1f", v.Stretch), nil
+			return fmt.Sprintf("%.1f", v.Stretch), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(stretchKey(a.c), stretchKey(b.c)) }},
 	{key: "sla", title: "SLA", width: 4,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			switch {
 			case r.c.Reference:
-				return "-", &r.st.Dim
+				return "-", styleDim
 			case !r.c.SLA.Known:
-				return "…", &r.st.Dim
+				return "…", styleDim
 			case r.c.warming():
 				// Too few probes for a verdict: "wait" (the SLA is
 				// pending; the figures are dimmed, the legend says so).
-				return "wait", &r.st.Dim
+				return "wait", styleDim
 			case r.c.SLA.Pass:
-				return "pass", &r.st.Pass
+				return "pass", stylePass
 			default:
-				return "FAIL", &r.st.Fail
+				return "FAIL", styleFail
 			}
 		},
 		less: func(a, b overviewRow) bool { return a.c.SLA.Pass && !b.c.SLA.Pass }},
 	{key: "monthly", title: "MONTHLY", width: 9, right: true,
-		cell: func(r overviewRow) (string, *lipgloss.Style) {
+		cell: func(r overviewRow) (string, styleID) {
 			v := totalOf(r.c)
 			if math.IsNaN(v) {
-				return "- ", &r.st.Dim
+				return "- ", styleDim
 			}
 			if r.cheapest {
-				return moneyWhole(v) + "*", &r.st.Cheapest
+				return moneyWhole(v) + "*", styleCheapest
 			}
-			return moneyWhole(v) + " ", nil
+			return moneyWhole(v) + " ", styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(totalOf(a.c), totalOf(b.c)) }},
 	{key: "fixed", title: "FIXED", width: 7, right: true, prio: 1, group: "schemes",

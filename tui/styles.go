@@ -2,6 +2,7 @@ package tui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/lipgloss/v2"
 )
@@ -30,6 +31,72 @@ type Styles struct {
 	// Mono is the monochrome set (NO_COLOR): charts then tell series
 	// apart by glyph.
 	Mono bool
+
+	// affixes are what Render puts around one line of text, per styleID
+	// (set by NewStyles; a Styles built otherwise renders through lipgloss).
+	affixes *[styleCount]affix
+}
+
+// styleID names one of the Styles for the tables' cells, which are
+// memoised apart from any one copy of the Styles.
+type styleID uint8
+
+// The styles a table cell can have; styleNone is unstyled.
+const (
+	styleNone styleID = iota
+	styleDim
+	stylePass
+	styleFail
+	styleWarn
+	styleCheapest
+	styleSpark
+	styleSelected
+	styleHeader
+	styleCount
+)
+
+// get returns the style of id (nil for styleNone).
+func (st *Styles) get(id styleID) *lipgloss.Style {
+	switch id {
+	case styleDim:
+		return &st.Dim
+	case stylePass:
+		return &st.Pass
+	case styleFail:
+		return &st.Fail
+	case styleWarn:
+		return &st.Warn
+	case styleCheapest:
+		return &st.Cheapest
+	case styleSpark:
+		return &st.Spark
+	case styleSelected:
+		return &st.Selected
+	case styleHeader:
+		return &st.Header
+	}
+	return nil
+}
+
+// affix is the escape sequences a style writes before and after a line.
+type affix struct {
+	pre, post string
+}
+
+// render is st.get(id).Render(s) for a cell or a table line: the style's
+// sequences around s, found once by NewStyles, instead of lipgloss working
+// out the style for every cell of every frame. Text with a tab or a line
+// break goes through lipgloss (it converts and splits them);
+// TestStyleRenderMatchesLipgloss checks the two agree.
+func (st *Styles) render(id styleID, s string) string {
+	if id == styleNone {
+		return s
+	}
+	if st.affixes == nil || strings.ContainsAny(s, "\t\r\n") {
+		return st.get(id).Render(s)
+	}
+	a := st.affixes[id]
+	return a.pre + s + a.post
 }
 
 // NewStyles returns the styles; color false gives the monochrome set.
@@ -41,7 +108,7 @@ func NewStyles(colour bool) Styles {
 		return lipgloss.Color(s)
 	}
 	base := lipgloss.NewStyle()
-	return Styles{
+	st := Styles{
 		Title:    base.Bold(true).Foreground(c("#7DCFFF")),
 		Header:   base.Bold(true).Foreground(c("#A9B1D6")),
 		Selected: base.Reverse(true),
@@ -60,4 +127,14 @@ func NewStyles(colour bool) Styles {
 		Axis:     base.Foreground(c("#565F89")),
 		Mono:     !colour,
 	}
+	var aff [styleCount]affix
+	for id := styleNone + 1; id < styleCount; id++ {
+		// None of these styles pads, aligns, wraps or borders: one line of
+		// text comes out between the same two sequences, whatever it is.
+		out := st.get(id).Render("x")
+		i := strings.IndexByte(out, 'x')
+		aff[id] = affix{pre: out[:i], post: out[i+1:]}
+	}
+	st.affixes = &aff
+	return st
 }

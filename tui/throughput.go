@@ -4,8 +4,6 @@ import (
 	"math"
 	"strconv"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -13,12 +11,12 @@ import (
 // (THRU): the figure sla.min_throughput_mbps is checked on. It is shown
 // only when some candidate has a test (bandwidth_test or recorded.bw).
 var throughputColumn = column[overviewRow]{key: "thru", title: "THRU", width: 6, right: true, prio: 2,
-	cell: func(r overviewRow) (string, *lipgloss.Style) {
+	cell: func(r overviewRow) (string, styleID) {
 		tp := r.c.Recorded.Throughput
 		if tp == nil || tp.P5 == nil {
-			return "-", &r.st.Dim
+			return "-", styleDim
 		}
-		return strconv.FormatFloat(*tp.P5/1e6, 'f', 0, 64), nil
+		return strconv.FormatFloat(*tp.P5/1e6, 'f', 0, 64), styleNone
 	},
 	less: func(a, b overviewRow) bool { return lessFloat(thruKey(a.c), thruKey(b.c)) }}
 

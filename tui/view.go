@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 )
 
 // View renders the current screen in the alternate screen buffer.
@@ -71,7 +70,7 @@ func (m *Model) renderTitle(screen string, width int) string {
 	}
 	// Too wide: leave out the last parts (sort, candidate count, mode) one
 	// by one before cutting, between words, what is left.
-	for len(parts) > 3 && lipgloss.Width(" "+strings.Join(parts, " · ")) > width {
+	for len(parts) > 3 && textWidth(" "+strings.Join(parts, " · ")) > width {
 		parts = parts[:len(parts)-1]
 	}
 	return m.st.Title.Render(line(" "+strings.Join(parts, " · "), width))
@@ -130,7 +129,7 @@ func (m *Model) renderStatus(width int) string {
 	if m.screen != ScreenOverview {
 		right = "esc:back " + right
 	}
-	gap := width - lipgloss.Width(right)
+	gap := width - textWidth(right)
 	s := fit(line(left, max(gap-1, 1)), max(gap, 0), false) + right
 	if m.errCount > 0 {
 		return m.st.Warn.Render(line(s, width))
@@ -166,46 +165,46 @@ func (m *Model) renderHelp(width, height int) string {
 // hopColumns are the route detail's columns, mtr style.
 var hopColumns = []column[Hop]{
 	{key: "ttl", title: "HOP", width: 3, right: true,
-		cell: func(h Hop) (string, *lipgloss.Style) { return fmt.Sprint(h.TTL), nil }},
+		cell: func(h Hop) (string, styleID) { return fmt.Sprint(h.TTL), styleNone }},
 	{key: "addr", title: "ADDRESS", width: 15, flex: true,
-		cell: func(h Hop) (string, *lipgloss.Style) {
+		cell: func(h Hop) (string, styleID) {
 			if h.Addr == "" {
-				return "???", nil
+				return "???", styleNone
 			}
 			if h.Name != "" {
-				return h.Name, nil
+				return h.Name, styleNone
 			}
-			return h.Addr, nil
+			return h.Addr, styleNone
 		}},
 	{key: "asn", title: "ASN", width: 7, prio: 2,
-		cell: func(h Hop) (string, *lipgloss.Style) {
+		cell: func(h Hop) (string, styleID) {
 			if h.ASN == 0 {
-				return "-", nil
+				return "-", styleNone
 			}
-			return fmt.Sprintf("AS%d", h.ASN), nil
+			return fmt.Sprintf("AS%d", h.ASN), styleNone
 		}},
 	{key: "carrier", title: "CARRIER", width: 13,
-		cell: func(h Hop) (string, *lipgloss.Style) { return orDash(h.Carrier), nil }},
+		cell: func(h Hop) (string, styleID) { return orDash(h.Carrier), styleNone }},
 	{key: "loss", title: "LOSS", width: 5, right: true,
-		cell: func(h Hop) (string, *lipgloss.Style) { return pct(h.Loss), nil }},
+		cell: func(h Hop) (string, styleID) { return pct(h.Loss), styleNone }},
 	{key: "sent", title: "SNT", width: 4, right: true, prio: 3,
-		cell: func(h Hop) (string, *lipgloss.Style) { return fmt.Sprint(h.Sent), nil }},
+		cell: func(h Hop) (string, styleID) { return fmt.Sprint(h.Sent), styleNone }},
 	{key: "last", title: "LAST", width: 5, right: true, prio: 3,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.Last), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.Last), styleNone }},
 	{key: "avg", title: "AVG", width: 5, right: true,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Avg), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Avg), styleNone }},
 	{key: "best", title: "BEST", width: 5, right: true, prio: 3,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Min), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Min), styleNone }},
 	{key: "p50", title: "P50", width: 5, right: true, prio: 1,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.P50), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.P50), styleNone }},
 	{key: "p95", title: "P95", width: 5, right: true,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.P95), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.P95), styleNone }},
 	{key: "worst", title: "WRST", width: 5, right: true, prio: 2,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Max), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Max), styleNone }},
 	{key: "stdev", title: "STDEV", width: 5, right: true, prio: 4,
-		cell: func(h Hop) (string, *lipgloss.Style) { return hopMs(h, h.RTT.Stdev), nil }},
+		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Stdev), styleNone }},
 	{key: "flags", title: "FLAGS", width: 7, prio: 1,
-		cell: func(h Hop) (string, *lipgloss.Style) {
+		cell: func(h Hop) (string, styleID) {
 			var f []string
 			if h.RateLimited {
 				f = append(f, "RL")
@@ -216,7 +215,7 @@ var hopColumns = []column[Hop]{
 			if n := len(h.Alternates); n > 0 {
 				f = append(f, fmt.Sprintf("+%d", n))
 			}
-			return strings.Join(f, " "), nil
+			return strings.Join(f, " "), styleNone
 		}},
 }
 
