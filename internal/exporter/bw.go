@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -22,24 +20,20 @@ import (
 // A failed test leaves the gauge at the last good value and counts an error;
 // a throughput series appears only after a first good test.
 type BWMetrics struct {
-	throughput *prometheus.GaugeVec
-	tests      *prometheus.CounterVec
+	throughput GaugeVec
+	tests      CounterVec
 }
 
 var bwLabels = []string{"candidate", "server", "direction"}
 
 // NewBWMetrics registers the throughput metrics with reg.
-func NewBWMetrics(reg prometheus.Registerer) *BWMetrics {
-	m := &BWMetrics{
-		throughput: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_throughput_bits_per_second",
-			Help: "Throughput of the last iperf3-protocol test (bw): bytes received over the measured time, in bit/s."}, bwLabels),
-		tests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_bw_tests_total",
-			Help: "Throughput tests run (serve --bw-every), by result (ok, error)."}, append(append([]string{}, bwLabels...), "result")),
+func NewBWMetrics(reg *Registry) *BWMetrics {
+	return &BWMetrics{
+		throughput: reg.NewGaugeVec("linecheck_throughput_bits_per_second",
+			"Throughput of the last iperf3-protocol test (bw): bytes received over the measured time, in bit/s.", bwLabels...),
+		tests: reg.NewCounterVec("linecheck_bw_tests_total",
+			"Throughput tests run (serve --bw-every), by result (ok, error).", append(append([]string{}, bwLabels...), "result")...),
 	}
-	reg.MustRegister(m.throughput, m.tests)
-	return m
 }
 
 // BWTarget is one candidate's iperf3 server.

@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -24,7 +21,7 @@ func TestBWMetricsFromARealTest(t *testing.T) {
 	go func() { _ = srv.Serve(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	reg := prometheus.NewRegistry()
+	reg := NewRegistry()
 	m := NewBWMetrics(reg)
 	target := BWTarget{Candidate: "lo", Addr: "127.0.0.1", Port: srv.Addr().Port}
 	var runs atomic.Int32
@@ -43,25 +40,48 @@ func TestBWMetricsFromARealTest(t *testing.T) {
 	}()
 	RunBW(rctx, 10*time.Millisecond, func() []BWTarget { return []BWTarget{target} }, []string{bw.Download, bw.Upload}, run, m, nil)
 	server := target.Addr + ":" + strings.TrimPrefix(srv.Addr().String(), "127.0.0.1:")
-	got := value(m.throughput.WithLabelValues("lo", server, bw.Download))
+	value := func(name string, labels ...string) float64 { return sampleValue(t, reg, name, labels...) }
+	got := value("linecheck_throughput_bits_per_second", "candidate", "lo", "server", server, "direction", bw.Download)
 	if got < 27e6 || got > 32e6 {
 		t.Errorf("download gauge %v, want the paced 30 Mbit/s", got)
 	}
-	if ok := value(m.tests.WithLabelValues("lo", server, bw.Download, "ok")); ok < 1 {
+	if ok := value("linecheck_bw_tests_total", "candidate", "lo", "server", server, "direction", bw.Download, "result", "ok"); ok < 1 {
 		t.Errorf("ok tests %v", ok)
 	}
-	if e := value(m.tests.WithLabelValues("lo", server, bw.Download, "error")); e != 1 {
+	if e := value("linecheck_bw_tests_total", "candidate", "lo", "server", server, "direction", bw.Download, "result", "error"); e != 1 {
 		t.Errorf("error tests %v, want the one injected", e)
 	}
 }
 
-func value(c prometheus.Collector) float64 {
-	var m dto.Metric
-	if err := c.(prometheus.Metric).Write(&m); err != nil {
-		return -1
+// sampleValue is the value of the series of name with exactly the labels
+// given as name, value pairs, read back from the text format; -1 if none.
+func sampleValue(t *testing.T, reg *Registry, name string, labels ...string) float64 {
+	t.Helper()
+	for _, mf := range gather(t, reg) {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) != len(labels)/2 {
+				continue
+			}
+			for _, lp := range m.GetLabel() {
+				found := false
+				for i := 0; i < len(labels); i += 2 {
+					if labels[i] == lp.GetName() && labels[i+1] == lp.GetValue() {
+						found = true
+					}
+				}
+				if !found {
+					continue next
+				}
+			}
+			if m.Gauge != nil {
+				return m.Gauge.GetValue()
+			}
+			return m.Counter.GetValue()
+		}
 	}
-	if m.Gauge != nil {
-		return m.Gauge.GetValue()
-	}
-	return m.Counter.GetValue()
+	return -1
 }

@@ -1,7 +1,8 @@
 // Package exporter is the Prometheus side of `linecheck serve`: the metrics
 // of continuous probing, kept in the exporter's own registry (never the
-// global one) and served on /metrics through the official Go client library,
-// and the loop that probes every target of the candidates file.
+// global one) and served on /metrics in the Prometheus text format, which
+// metrics.go writes itself, and the loop that probes every target of the
+// candidates file.
 //
 // Metrics, labelled candidate, target (the address, with :port for tcp) and
 // protocol; hop metrics add ttl (1..max TTL). Series exist only for
@@ -34,9 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -49,20 +47,21 @@ var targetLabels = []string{"candidate", "target", "protocol"}
 
 // Exporter holds the metrics and the current target list.
 type Exporter struct {
-	reg *prometheus.Registry
+	reg     *Registry
+	handler func() http.Handler // /metrics, made on first use
 
-	rtt        *prometheus.HistogramVec
-	sent       *prometheus.CounterVec
-	recv       *prometheus.CounterVec
-	late       *prometheus.CounterVec
-	dup        *prometheus.CounterVec
-	errs       *prometheus.CounterVec
-	hopLoss    *prometheus.GaugeVec
-	hops       *prometheus.GaugeVec
-	lineClass  *prometheus.GaugeVec
-	up         *prometheus.GaugeVec
-	cycles     prometheus.Counter
-	configLoad prometheus.Gauge
+	rtt        HistogramVec
+	sent       CounterVec
+	recv       CounterVec
+	late       CounterVec
+	dup        CounterVec
+	errs       CounterVec
+	hopLoss    GaugeVec
+	hops       GaugeVec
+	lineClass  GaugeVec
+	up         GaugeVec
+	cycles     Counter
+	configLoad Gauge
 
 	log  io.Writer     // where the loop says what fails and recovers; nil: nowhere
 	wake chan struct{} // a reload wakes the loop's wait
@@ -78,7 +77,7 @@ type Exporter struct {
 	sla       compare.SLA
 	floor     map[string]float64
 	win       map[string]*window
-	slaPass   *prometheus.GaugeVec
+	slaPass   GaugeVec
 	slaChecks map[string]map[string]bool // per candidate, the checks exported
 	verdicts  map[string]compare.Verdict
 }
@@ -86,80 +85,60 @@ type Exporter struct {
 // New returns an exporter with its own registry and no targets; log (nil:
 // none) gets a line when a target starts failing and when it recovers.
 func New(log io.Writer) *Exporter {
+	withTTL := append(append([]string{}, targetLabels...), "ttl")
+	withClass := append(append([]string{}, targetLabels...), "line_class", "carrier", "city")
+	rtt := newFamily("linecheck_rtt_seconds", "Round-trip time of answered probes (ICMP echo or TCP connect).", histogramType, targetLabels, RTTBuckets)
+	sent := newFamily("linecheck_probes_sent_total", "Probes sent whose wait has ended.", counterType, targetLabels, nil)
+	recv := newFamily("linecheck_probes_received_total", "Replies received within the timeout.", counterType, targetLabels, nil)
+	late := newFamily("linecheck_probes_late_total", "Replies received after the timeout (not counted as received).", counterType, targetLabels, nil)
+	dup := newFamily("linecheck_probes_duplicate_total", "Duplicate replies (not counted as received).", counterType, targetLabels, nil)
+	errs := newFamily("linecheck_probe_errors_total", "Probe attempts that failed with an error (name resolution, socket, privilege, a refused address; failed traces too).", counterType, targetLabels, nil)
+	hopLoss := newFamily("linecheck_hop_loss_ratio", "Loss per TTL in the last trace, 0..1.", gaugeType, withTTL, nil)
+	hops := newFamily("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", gaugeType, targetLabels, nil)
+	lineClass := newFamily("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", gaugeType, withClass, nil)
+	up := newFamily("linecheck_target_up", "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters.", gaugeType, targetLabels, nil)
+	cycles := newFamily("linecheck_cycles_total", "Completed probe cycles.", counterType, nil, nil)
+	configLoad := newFamily("linecheck_config_last_reload_success_timestamp_seconds", "When the candidates file was last loaded.", gaugeType, nil, nil)
+	slaPass := newFamily("linecheck_sla_check_pass", "1 when the candidate passes the SLA check over its targets' latest probes (compare's rule), 0 when it fails (a check without data fails); absent before any probe of the candidate ended.", gaugeType, []string{"candidate", "check"}, nil)
 	e := &Exporter{
-		log:   log,
-		wake:  make(chan struct{}, 1),
-		state: map[string]*targetState{},
-		reg:   prometheus.NewRegistry(),
-		rtt: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "linecheck_rtt_seconds", Help: "Round-trip time of answered probes (ICMP echo or TCP connect).",
-			Buckets: RTTBuckets}, targetLabels),
-		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probes_sent_total", Help: "Probes sent whose wait has ended."}, targetLabels),
-		recv: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probes_received_total", Help: "Replies received within the timeout."}, targetLabels),
-		late: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probes_late_total", Help: "Replies received after the timeout (not counted as received)."}, targetLabels),
-		dup: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probes_duplicate_total", Help: "Duplicate replies (not counted as received)."}, targetLabels),
-		errs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "linecheck_probe_errors_total", Help: "Probe attempts that failed with an error (name resolution, socket, privilege, a refused address; failed traces too)."}, targetLabels),
-		hopLoss: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_hop_loss_ratio", Help: "Loss per TTL in the last trace, 0..1."}, append(append([]string{}, targetLabels...), "ttl")),
-		hops: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_hops", Help: "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL."}, targetLabels),
-		lineClass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_line_class_info", Help: "Carrier line class of the route in the last trace (value always 1)."},
-			append(append([]string{}, targetLabels...), "line_class", "carrier", "city")),
-		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_target_up", Help: "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters."}, targetLabels),
-		cycles: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "linecheck_cycles_total", Help: "Completed probe cycles."}),
-		configLoad: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "linecheck_config_last_reload_success_timestamp_seconds", Help: "When the candidates file was last loaded."}),
-		slaPass: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "linecheck_sla_check_pass", Help: "1 when the candidate passes the SLA check over its targets' latest probes (compare's rule), 0 when it fails (a check without data fails); absent before any probe of the candidate ended."},
-			[]string{"candidate", "check"}),
-		maxTTL:    map[string]int{},
-		class:     map[string]string{},
-		win:       map[string]*window{},
-		slaChecks: map[string]map[string]bool{},
-		verdicts:  map[string]compare.Verdict{},
+		log:        log,
+		wake:       make(chan struct{}, 1),
+		state:      map[string]*targetState{},
+		reg:        NewRegistry(),
+		rtt:        HistogramVec{vec{rtt}},
+		sent:       CounterVec{vec{sent}},
+		recv:       CounterVec{vec{recv}},
+		late:       CounterVec{vec{late}},
+		dup:        CounterVec{vec{dup}},
+		errs:       CounterVec{vec{errs}},
+		hopLoss:    GaugeVec{vec{hopLoss}},
+		hops:       GaugeVec{vec{hops}},
+		lineClass:  GaugeVec{vec{lineClass}},
+		up:         GaugeVec{vec{up}},
+		cycles:     Counter{cycles, cycles.plain},
+		configLoad: Gauge{configLoad, configLoad.plain},
+		slaPass:    GaugeVec{vec{slaPass}},
+		maxTTL:     map[string]int{},
+		class:      map[string]string{},
+		win:        map[string]*window{},
+		slaChecks:  map[string]map[string]bool{},
+		verdicts:   map[string]compare.Verdict{},
 	}
-	e.reg.MustRegister(&consistent{e: e, cs: []prometheus.Collector{
-		e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.cycles, e.configLoad, e.slaPass}})
+	// Every metric of the exporter is read under its lock, so one scrape
+	// never sees a cycle half applied (sent counted, received not yet): on
+	// loopback received == sent must hold in every scrape.
+	e.reg.add(&e.mu, rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, cycles, configLoad, slaPass)
+	e.handler = sync.OnceValue(func() http.Handler { return newMetricsHandler(e.reg) })
 	return e
 }
 
-// consistent collects every metric under the exporter's lock, so one scrape
-// never sees a cycle half applied (sent counted, received not yet): on
-// loopback received == sent must hold in every scrape.
-type consistent struct {
-	e  *Exporter
-	cs []prometheus.Collector
-}
+// Registry returns the exporter's registry (for tests and extra metrics).
+func (e *Exporter) Registry() *Registry { return e.reg }
 
-func (c *consistent) Describe(ch chan<- *prometheus.Desc) {
-	for _, x := range c.cs {
-		x.Describe(ch)
-	}
-}
-
-func (c *consistent) Collect(ch chan<- prometheus.Metric) {
-	c.e.mu.Lock()
-	defer c.e.mu.Unlock()
-	for _, x := range c.cs {
-		x.Collect(ch)
-	}
-}
-
-// Registry returns the exporter's registry (for tests and extra collectors).
-func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
-
-// Handler serves /metrics from the exporter's registry.
-func (e *Exporter) Handler() http.Handler {
-	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{Registry: e.reg})
-}
+// Handler serves /metrics from the exporter's registry: the text format
+// (0.0.4), gzipped when asked, only the families named by name[] parameters
+// when there are any.
+func (e *Exporter) Handler() http.Handler { return e.handler() }
 
 // Mux returns the HTTP routes of serve: /metrics, /-/healthy (503 with the
 // reason when nothing can be probed) and / (the state of every target).
@@ -277,8 +256,8 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 `))
 })
 
-func labelsOf(t Target) prometheus.Labels {
-	return prometheus.Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": string(t.Protocol)}
+func labelsOf(t Target) Labels {
+	return Labels{"candidate": t.Candidate, "target": t.Label(), "protocol": string(t.Protocol)}
 }
 
 // SetTargets replaces the target list (at start and on reload). Series of
@@ -297,7 +276,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 			continue
 		}
 		l := labelsOf(old)
-		for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
+		for _, v := range []interface{ DeletePartialMatch(Labels) int }{
 			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up} {
 			v.DeletePartialMatch(l)
 		}
@@ -432,8 +411,8 @@ func (e *Exporter) listed(t Target) bool {
 	return false
 }
 
-func withTTL(l prometheus.Labels, ttl int) prometheus.Labels {
-	m := prometheus.Labels{"ttl": strconv.Itoa(ttl)}
+func withTTL(l Labels, ttl int) Labels {
+	m := Labels{"ttl": strconv.Itoa(ttl)}
 	for k, v := range l {
 		m[k] = v
 	}
@@ -442,8 +421,8 @@ func withTTL(l prometheus.Labels, ttl int) prometheus.Labels {
 
 // withClass adds the line_class label, and carrier and city (empty for
 // candidates-file targets), to the target labels l of t.
-func withClass(l prometheus.Labels, t Target, c string) prometheus.Labels {
-	m := prometheus.Labels{"line_class": c, "carrier": t.Carrier, "city": t.City}
+func withClass(l Labels, t Target, c string) Labels {
+	m := Labels{"line_class": c, "carrier": t.Carrier, "city": t.City}
 	for k, v := range l {
 		m[k] = v
 	}

@@ -7,21 +7,42 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"sort"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/linecheck/linecheck/internal/route"
 )
 
+// gather reads what reg exposes back with the Prometheus text parser (the
+// independent judge of our text format), sorted by name.
+func gather(t *testing.T, reg *Registry) []*dto.MetricFamily {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := reg.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	byName, err := p.TextToMetricFamilies(&b)
+	if err != nil {
+		t.Fatalf("the text parser rejects /metrics: %v\n%s", err, b.String())
+	}
+	var out []*dto.MetricFamily
+	for _, mf := range byName {
+		out = append(out, mf)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out
+}
+
 // metric finds one sample of name whose labels include want; nil if none.
 func metric(t *testing.T, e *Exporter, name string, want map[string]string) *dto.Metric {
 	t.Helper()
-	mfs, err := e.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mfs := gather(t, e.Registry())
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
@@ -45,8 +66,7 @@ func metric(t *testing.T, e *Exporter, name string, want map[string]string) *dto
 
 func count(t *testing.T, e *Exporter, name string) int {
 	t.Helper()
-	mfs, _ := e.Registry().Gather()
-	for _, mf := range mfs {
+	for _, mf := range gather(t, e.Registry()) {
 		if mf.GetName() == name {
 			return len(mf.GetMetric())
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -121,7 +119,7 @@ func (e *Exporter) judge(candidate string) {
 	delete(e.verdicts, candidate)
 	if len(results) == 0 {
 		for name := range old {
-			e.slaPass.Delete(prometheus.Labels{"candidate": candidate, "check": name})
+			e.slaPass.Delete(Labels{"candidate": candidate, "check": name})
 		}
 		return
 	}
@@ -142,11 +140,11 @@ func (e *Exporter) judge(candidate string) {
 		if c.Pass {
 			pass = 1
 		}
-		e.slaPass.With(prometheus.Labels{"candidate": candidate, "check": c.Name}).Set(pass)
+		e.slaPass.With(Labels{"candidate": candidate, "check": c.Name}).Set(pass)
 	}
 	for name := range old {
 		if !now[name] {
-			e.slaPass.Delete(prometheus.Labels{"candidate": candidate, "check": name})
+			e.slaPass.Delete(Labels{"candidate": candidate, "check": name})
 		}
 	}
 	if len(v.Checks) > 0 {
