@@ -28,6 +28,7 @@ type view struct {
 
 	cache   map[sampleKey]sortedSample
 	scratch []float64 // p95Ranked's unsorted sample, reused across parts
+	ranked  map[rankedKey]stat
 }
 
 type sampleKey struct {
@@ -155,14 +156,33 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 		if s, ok := v.cache[sampleKey{c, false}]; ok {
 			return stat{bps: s.p95(method), n: s.n(), rank: method.Rank(s.n())}
 		}
+		// The block asks for in and out twice (alone and under greater).
+		rk := rankedKey{c, method}
+		if st, ok := v.ranked[rk]; ok {
+			return st
+		}
 		if v.scratch == nil {
-			v.scratch = make([]float64, 0, len(v.slots))
+			v.scratch = make([]float64, len(v.slots))
 		}
-		vals := v.scratch[:0]
-		for _, sl := range v.slots {
-			vals = append(vals, v.rate(c.of(sl)))
+		// The bytes per slot, not the rates: a rate is bytes·8/width, which
+		// never decreases as the bytes grow, so the rate of the k-th smallest
+		// bytes is the k-th smallest rate, bit for bit (the same division,
+		// done for two values instead of every slot).
+		vals := v.scratch[:len(v.slots)]
+		switch c {
+		case DirIn:
+			for i, sl := range v.slots {
+				vals[i] = sl.In
+			}
+		case DirOut:
+			for i, sl := range v.slots {
+				vals[i] = sl.Out
+			}
+		default:
+			for i, sl := range v.slots {
+				vals[i] = c.of(sl)
+			}
 		}
-		v.scratch = vals
 		zeros := 0
 		if v.gaps == "zero" {
 			zeros = max(v.expected-len(vals), 0)
@@ -174,8 +194,10 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 			switch {
 			case r > zeros:
 				lo, hi = rankFloats(vals, r-zeros-1)
+				lo, hi = v.rate(lo), v.rate(hi)
 			case r+1 > zeros && r+1 <= n:
 				hi, _ = rankFloats(vals, 0)
+				hi = v.rate(hi)
 			}
 		}
 		at := func(q int) float64 {
@@ -184,8 +206,20 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 			}
 			return hi
 		}
-		return stat{bps: p95At(method, n, at), n: n, rank: r}
+		st := stat{bps: p95At(method, n, at), n: n, rank: r}
+		if v.ranked == nil {
+			v.ranked = map[rankedKey]stat{}
+		}
+		v.ranked[rk] = st
+		return st
 	})
+}
+
+// rankedKey names a figure p95Ranked has found: a per-slot rule's 95th
+// under a method.
+type rankedKey struct {
+	part   Direction
+	method Method
 }
 
 // stat is a figure under a direction rule: the value in bit/s and, for

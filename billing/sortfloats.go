@@ -95,20 +95,79 @@ func rankFloats(v []float64, k int) (float64, float64) {
 	if cap(bp[0]) < len(v) {
 		bp[0], bp[1] = make([]uint64, len(v)), make([]uint64, len(v))
 	}
+	if first, next, ok := rankFiltered(v, bp[1][:len(v)], k); ok {
+		return unkey(first), unkey(next)
+	}
 	keys := bp[0][:len(v)]
 	for i, x := range v {
 		if x != x {
 			sortFloats(v)
 			return v[k], v[min(k+1, len(v)-1)]
 		}
-		b := math.Float64bits(x)
-		if b>>63 == 1 {
-			b = ^b
-		} else {
-			b |= 1 << 63
-		}
-		keys[i] = b
+		keys[i] = floatKey(x)
 	}
+	first, next := selectKeys(keys, k)
+	return unkey(first), unkey(next)
+}
+
+// floatKey is sortFloats' key of x: its bits with the sign bit flipped for
+// positives and all bits flipped for negatives, which order as unsigned
+// integers the way the floats do (-0 before +0).
+func floatKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
+}
+
+// rankFiltered finds the keys of the k-th and (k+1)-th smallest of v (as
+// selectKeys does over all keys) for a rank in the upper half, the 95th's:
+// a pivot read off a sorted sample of 128 evenly spaced values, a little
+// below where the rank falls in it, leaves only the keys at or above it
+// (about a tenth) to select among, gathered into buf in the same pass that
+// computes them. ok is false when the sample misled (the rank lies below
+// the pivot) or v holds a NaN: the caller then selects over all keys. The
+// answer is exact either way; the pivot only decides how much work it is.
+func rankFiltered(v []float64, buf []uint64, k int) (first, next uint64, ok bool) {
+	const (
+		sampleN = 128
+		margin  = 8 // sample ranks below k's place: ~3 standard deviations at the 95th
+	)
+	n := len(v)
+	if k < n/2 || n < 4*sampleN {
+		return 0, 0, false
+	}
+	var sample [sampleN]uint64
+	stride := n / sampleN
+	for i := range sample {
+		sample[i] = floatKey(v[i*stride])
+	}
+	slices.Sort(sample[:])
+	j := k*sampleN/n - margin
+	if j <= 0 {
+		return 0, 0, false
+	}
+	pivot := sample[j]
+	m, nan := 0, false
+	for _, x := range v {
+		b := floatKey(x)
+		nan = nan || x != x
+		buf[m] = b
+		if b >= pivot {
+			m++
+		}
+	}
+	below := n - m // keys < pivot: the smallest ranks
+	if nan || below > k || m == 0 {
+		return 0, 0, false
+	}
+	// The k-th smallest of all is the (k-below)-th of the keys ≥ pivot; the
+	// (k+1)-th too, or the k-th again when k is the last index.
+	first, next = selectKeys(buf[:m], k-below)
+	return first, next, true
+}
+
+// selectKeys returns the k-th and (k+1)-th smallest of keys (the k-th again
+// when k is the last index) by a three-way quickselect; keys is reordered.
+func selectKeys(keys []uint64, k int) (uint64, uint64) {
 	lo, hi := 0, len(keys)-1 // keys[k] lies in keys[lo..hi]
 	for budget := 64; lo < hi; budget-- {
 		if budget == 0 { // adversarial pivots: finish by sorting the rest
@@ -159,7 +218,7 @@ func rankFloats(v []float64, k int) (float64, float64) {
 			next = min(next, x)
 		}
 	}
-	return unkey(first), unkey(next)
+	return first, next
 }
 
 // unkey inverts sortFloats' key transform.

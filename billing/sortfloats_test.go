@@ -120,3 +120,83 @@ func TestP95RankedEqualsSorted(t *testing.T) {
 		}
 	}
 }
+
+// rankFloats' sampled pivot: whatever the sample says, the values equal the
+// sort's, also when the sample misleads (the top of the sample far above the
+// rank: a sorted run, a block of huge values sampled more than its share,
+// ties at the pivot), with -0/+0 and a NaN past the sample points.
+func TestRankFloatsSampledPivot(t *testing.T) {
+	x := uint64(77)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	n := 8928
+	gens := map[string]func(int) float64{
+		"sampled-high": func(i int) float64 { // every sample point huge, the rest small
+			if i%(n/128) == 0 {
+				return 1e12 + float64(i)
+			}
+			return float64(next() % 1000)
+		},
+		"sampled-low": func(i int) float64 {
+			if i%(n/128) == 0 {
+				return 0
+			}
+			return float64(next() % 1e6)
+		},
+		"ties":   func(int) float64 { return float64(next() % 4) },
+		"zeros":  func(i int) float64 { return [3]float64{0, math.Copysign(0, -1), 1}[next()%3] },
+		"sorted": func(i int) float64 { return float64(i) },
+		"rev":    func(i int) float64 { return float64(n - i) },
+	}
+	for name, g := range gens {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = g(i)
+		}
+		sorted := slices.Clone(v)
+		sortFloats(sorted)
+		for _, k := range []int{n / 2, n*95/100 - 1, n * 95 / 100, n * 99 / 100, n - 2, n - 1} {
+			a, b := rankFloats(slices.Clone(v), k)
+			wa, wb := sorted[k], sorted[min(k+1, n-1)]
+			if math.Float64bits(a) != math.Float64bits(wa) || math.Float64bits(b) != math.Float64bits(wb) {
+				t.Fatalf("%s k=%d: got %v %v, sorted %v %v", name, k, a, b, wa, wb)
+			}
+		}
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i)
+	}
+	v[n/128+1] = math.NaN() // not a sample point: 70 is missing, the NaN sorts first
+	if a, b := rankFloats(v, n*95/100); a != float64(n*95/100) || b != a+1 {
+		t.Errorf("with a NaN: ranks %d, %d are %v, %v; want %d, %d", n*95/100, n*95/100+1, a, b, n*95/100, n*95/100+1)
+	}
+}
+
+// The 95th block picks its ranks among the bytes per slot and converts only
+// the picked ones to bit/s: equal to the sorted rates also for neighbouring
+// byte counts (one ulp apart, which the division may merge) and huge ones.
+func TestP95RankedOnBytesEqualsSortedRates(t *testing.T) {
+	p := MonthPeriod(2026, time.July, time.UTC)
+	x := uint64(99)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	start := p.Start.Unix()
+	for _, base := range []float64{1e9, 3e15, 1e300} {
+		s := &Series{Name: "t", Step: SlotSeconds}
+		for i := range 8928 {
+			in := math.Nextafter(base, math.Inf(1))
+			for range next() % 6 {
+				in = math.Nextafter(in, math.Inf(1))
+			}
+			s.Slots = append(s.Slots, Slot{Start: start + int64(i)*SlotSeconds, In: in, Out: float64(next()%1e6) + base/3})
+		}
+		for _, m := range Methods {
+			for _, d := range []Direction{DirIn, DirOut, DirGreater, DirMax, DirSum} {
+				got := newView(s, p, BoundaryStart, "skip", 1).p95Ranked(m, d)
+				want := newView(s, p, BoundaryStart, "skip", 1).p95(m, d, false)
+				if math.Float64bits(got.bps) != math.Float64bits(want.bps) || got.n != want.n || got.rank != want.rank {
+					t.Fatalf("base %g, %s, %s: selected %+v, sorted %+v", base, m, d, got, want)
+				}
+			}
+		}
+	}
+}
