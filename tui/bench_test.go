@@ -165,9 +165,13 @@ func BenchmarkRenderFrame(b *testing.B) {
 	// redrawn (after a cost key or a resize); otherwise the memoised
 	// drawings are reused, as between two probe batches.
 	fresh := func(m *Model) {
+		for _, c := range m.cands {
+			c.rev++ // as a probe record does (Model.touched): its row is drawn again
+		}
 		clear(m.sparks)
 		m.rttChart.key = ""
 		m.chart.key = ""
+		m.hopChart.key = ""
 	}
 	for _, sc := range []struct {
 		name  string

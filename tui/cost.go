@@ -251,7 +251,7 @@ func renderBreakdown(c Cost, width int, st Styles) []string {
 		out := left
 		cur := " items:"
 		for _, p := range parts {
-			if lipglossWidth(cur)+3+lipglossWidth(p) > width && cur != " items:" {
+			if textWidth(cur)+3+textWidth(p) > width && cur != " items:" {
 				out = append(out, cur)
 				cur = "       "
 			}

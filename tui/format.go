@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/linecheck/linecheck/billing"
@@ -181,4 +182,4 @@ func fmtInt(i int) string { return fmt.Sprint(i) }
 // lipglossWidth is the number of terminal columns s takes (wide runes two,
 // escape sequences none), as lipgloss.Width counts them: the one width
 // every cell is fitted with.
-func lipglossWidth(s string) int { return textWidth(s) }
+func lipglossWidth(s string) int { return lipgloss.Width(s) }

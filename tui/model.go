@@ -93,9 +93,12 @@ type Model struct {
 	noColor  bool
 
 	st       Styles
-	chart    *chartCache          // memo of the cost screen's traffic panel
-	rttChart *chartCache          // memo of the route screen's RTT chart
-	sparks   map[string]sparkMemo // memo of the overview's sparklines, by candidate
+	chart    *chartCache             // memo of the cost screen's traffic panel
+	rttChart *chartCache             // memo of the route screen's RTT chart
+	sparks   map[string]sparkMemo    // memo of the overview's sparklines, by candidate
+	rows     map[*Candidate]*rowMemo // memo of the overview's rows
+	details  *detailMemo             // memo of the overview's detail block
+	hopChart *chartCache             // memo of the route screen's hop RTT chart
 }
 
 // New returns a model that loads from src when it starts.
@@ -117,6 +120,9 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		chart:    &chartCache{},
 		rttChart: &chartCache{},
 		sparks:   map[string]sparkMemo{},
+		rows:     map[*Candidate]*rowMemo{},
+		details:  &detailMemo{},
+		hopChart: &chartCache{},
 	}
 }
 
@@ -172,6 +178,7 @@ func (m *Model) applySnapshot(s Snapshot) {
 		m.costOpts = s.Cost
 	}
 	m.loaded = true
+	m.rows = map[*Candidate]*rowMemo{} // the candidates are new
 	m.resort()
 }
 
@@ -218,6 +225,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, c := range m.cands {
 			if nc, ok := msg.Costs[c.Name]; ok {
 				c.Cost = nc
+				c.rev++
 			}
 		}
 		m.resort()
@@ -402,6 +410,7 @@ func evidenceFor(class string, fwd, ret *route.Trace) *route.LineEvidence {
 // touched marks a candidate whose statistics and verdict must be
 // recomputed at the end of the batch.
 func (m *Model) touched(c *Candidate) {
+	c.rev++ // what the views memoised of c is stale
 	if m.dirty == nil {
 		m.dirty = map[*Candidate]bool{}
 	}

@@ -131,13 +131,39 @@ func renderRow[T any](cols []column[T], r T, selected bool, st Styles) string {
 	return b.String()
 }
 
+// renderMemoRow is renderRow for an overview row from its memoised cells
+// (cols[k] is the shown column where[k]); RECENT's cell is drawn for r.
+func renderMemoRow(cols []column[overviewRow], where []int, rm *rowMemo, r overviewRow, selected bool, st *Styles) string {
+	var b strings.Builder
+	if selected {
+		b.WriteString("›")
+	} else {
+		b.WriteString(" ")
+	}
+	for k, c := range cols {
+		text, style := rm.text[where[k]], rm.style[where[k]]
+		if c.key == "recent" {
+			text, style = c.cell(r)
+		}
+		cell := fit(text, c.width, c.right)
+		b.WriteString(" ")
+		if !selected {
+			cell = st.render(style, cell)
+		}
+		b.WriteString(cell)
+	}
+	if selected {
+		return st.render(styleSelected, b.String())
+	}
+	return b.String()
+}
+
 // overviewRow is what an overview cell needs: the candidate and the context
 // of the whole table.
 type overviewRow struct {
 	c        *Candidate
 	cheapest bool // the cheapest candidate that passes the SLA
 	sparkW   int
-	st       *Styles
 	// spark memoises the drawn sparklines by candidate: the view never
 	// writes into the candidate it shows.
 	spark map[string]sparkMemo
@@ -390,28 +416,110 @@ func (m *Model) cheapestPassing() string {
 	return best
 }
 
+// rowMemo is one candidate's overview row as last drawn: the text, style
+// and width of each shown column's cell, computed from the candidate at
+// revision rev (RECENT apart: the sparkline depends on the column's width
+// and has its own memo), and the row rendered from them for the layout sig
+// and the selection. Between two batches most rows are unchanged: they are
+// neither formatted, measured nor styled again.
+type rowMemo struct {
+	rev      uint64
+	cheapest bool
+	ncols    int // len of the shown columns (THRU shown or not)
+	text     []string
+	style    []styleID
+	width    []int
+
+	sig      string // the layout the line was rendered for (layoutSig)
+	selected bool
+	line     string
+}
+
+// rowOf returns c's row memo, its cells brought up to date.
+func (m *Model) rowOf(c *Candidate, shown []column[overviewRow], cheapest bool) *rowMemo {
+	rm := m.rows[c]
+	if rm == nil {
+		rm = &rowMemo{}
+		if m.rows != nil {
+			m.rows[c] = rm
+		}
+	} else if rm.rev == c.rev && rm.cheapest == cheapest && rm.ncols == len(shown) && rm.text != nil {
+		return rm
+	}
+	*rm = rowMemo{rev: c.rev, cheapest: cheapest, ncols: len(shown),
+		text: rm.text[:0], style: rm.style[:0], width: rm.width[:0]}
+	r := overviewRow{c: c, cheapest: cheapest}
+	for _, col := range shown {
+		text, style := "", styleNone
+		if col.key != "recent" {
+			text, style = col.cell(r)
+		}
+		rm.text = append(rm.text, text)
+		rm.style = append(rm.style, style)
+		rm.width = append(rm.width, textWidth(text))
+	}
+	return rm
+}
+
+// layoutSig names a layout (each column's key and width) for the row memo.
+func layoutSig(cols []column[overviewRow], buf []byte) []byte {
+	for _, c := range cols {
+		buf = append(buf, c.key...)
+		buf = strconv.AppendInt(append(buf, ':'), int64(c.width), 10)
+		buf = append(buf, ' ')
+	}
+	return buf
+}
+
 // renderOverview is the main screen: one row per candidate, then the
 // selected candidate's SLA checks, cost and route summary.
 func (m *Model) renderOverview(width, height int) string {
 	st := m.st
 	cheapest := m.cheapestPassing()
-	rows := make([]overviewRow, 0, len(m.order))
-	for _, i := range m.order {
+	shown := m.overviewColumnsShown()
+	memos := make([]*rowMemo, len(m.order))
+	for k, i := range m.order {
 		c := m.cands[i]
-		rows = append(rows, overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: 8, st: &st, spark: map[string]sparkMemo{}})
+		memos[k] = m.rowOf(c, shown, c.Name == cheapest)
 	}
-	cols := layout(shrinkToContent(m.overviewColumnsShown(), rows, "recent"), width)
+	// Each column as narrow as its title (with room for a sort mark) and
+	// its widest cell over every row, never wider than it was: at 80
+	// columns the room a short candidate name leaves keeps the cost
+	// columns. RECENT's cells depend on its width: it stays.
+	fitted := append([]column[overviewRow](nil), shown...)
+	for j := range fitted {
+		c := &fitted[j]
+		if c.key == "recent" {
+			continue
+		}
+		w := textWidth(c.title) + 1
+		for _, rm := range memos {
+			w = max(w, rm.width[j])
+		}
+		c.width = min(c.width, w)
+	}
+	cols := layout(fitted, width)
+	// where[k] is the shown column that cols[k] is.
+	where := make([]int, len(cols))
+	for k, c := range cols {
+		for j := range shown {
+			if shown[j].key == c.key {
+				where[k] = j
+			}
+		}
+	}
 	sparkW := 8
 	for _, c := range cols {
 		if c.key == "recent" {
 			sparkW = c.width
 		}
 	}
+	sig := string(layoutSig(cols, nil))
 	cur := m.current()
 
 	var detail []string
 	if cur != nil {
-		detail = m.renderCandidateDetail(cur, width)
+		detail = m.candidateDetail(cur, width)
 	}
 	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
 	for _, c := range m.cands {
@@ -436,19 +544,23 @@ func (m *Model) renderOverview(width, height int) string {
 	if ci >= rowsH {
 		first = ci - rowsH + 1
 	}
-	shown := 0
+	rowsShown := 0
 	rowsH = min(rowsH, max(len(m.order), 1))
-	for i := first; i < len(m.order) && shown < rowsH; i++ {
+	for i := first; i < len(m.order) && rowsShown < rowsH; i++ {
 		c := m.cands[m.order[i]]
-		r := overviewRow{c: c, cheapest: c.Name == cheapest, sparkW: sparkW, st: &st, spark: m.sparks}
-		out = append(out, renderRow(cols, r, cur != nil && c.Name == cur.Name, st))
-		shown++
+		rm, sel := memos[i], cur != nil && c.Name == cur.Name
+		if rm.line == "" || rm.sig != sig || rm.selected != sel {
+			r := overviewRow{c: c, cheapest: rm.cheapest, sparkW: sparkW, spark: m.sparks}
+			rm.line, rm.sig, rm.selected = renderMemoRow(cols, where, rm, r, sel, &st), sig, sel
+		}
+		out = append(out, rm.line)
+		rowsShown++
 	}
 	if len(m.cands) == 0 {
 		out = append(out, st.Dim.Render(" no candidates"))
-		shown++
+		rowsShown++
 	}
-	for ; shown < rowsH; shown++ {
+	for ; rowsShown < rowsH; rowsShown++ {
 		out = append(out, "")
 	}
 	out = append(out, "")
@@ -474,6 +586,28 @@ func whatIfText(o CostOptions) string {
 		parts = append(parts, "used "+strconv.FormatFloat(o.UsageHours, 'g', 6, 64)+" h")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// detailMemo is the detail block last drawn, and for what.
+type detailMemo struct {
+	c       *Candidate
+	rev     uint64
+	width   int
+	tracing bool
+	lines   []string
+}
+
+// candidateDetail is renderCandidateDetail, drawn again only when the
+// candidate changed (its rev), another one is selected or the width changed.
+func (m *Model) candidateDetail(c *Candidate, width int) []string {
+	if m.details == nil {
+		return m.renderCandidateDetail(c, width)
+	}
+	d := m.details
+	if d.lines == nil || d.c != c || d.rev != c.rev || d.width != width || d.tracing != m.snap.Tracing {
+		*d = detailMemo{c: c, rev: c.rev, width: width, tracing: m.snap.Tracing, lines: m.renderCandidateDetail(c, width)}
+	}
+	return d.lines
 }
 
 // renderCandidateDetail is the block under the table for the selected row.

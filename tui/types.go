@@ -71,6 +71,9 @@ type Candidate struct {
 
 	fwdTrace, retTrace *route.Trace         // the latest documents, to combine the directions' classes
 	q                  compare.RouteQuality // the current quality (evaluate)
+	// rev counts the changes to the candidate (Model.touched, a new cost):
+	// the views' memos of it are keyed by it.
+	rev uint64
 }
 
 // sparkMemo is a drawn sparkline and what it was drawn from.

@@ -372,13 +372,23 @@ func (m *Model) renderHopChart(c *Candidate, r *Route, h Hop, width, height int)
 	if ymax <= 0 || !t1.After(t0) {
 		return out
 	}
-	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.1), []series{s}, nil, timeLabels("15:04:05"), st)
-	for _, l := range strings.Split(chart, "\n") {
-		if l != "" {
-			out = append(out, " "+l)
-		}
+	// Redrawn only when a trace snapshot arrived, another hop is charted
+	// or the size changed.
+	key := fmt.Sprint(hopKey(c.Name, r.Direction, h.TTL), ring.Version(), width, height, m.noColor)
+	if m.hopChart == nil {
+		m.hopChart = &chartCache{}
 	}
-	return out
+	if m.hopChart.key != key || m.hopChart.lines == nil {
+		chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.1), []series{s}, nil, timeLabels("15:04:05"), st)
+		var lines []string
+		for _, l := range strings.Split(chart, "\n") {
+			if l != "" {
+				lines = append(lines, " "+l)
+			}
+		}
+		*m.hopChart = chartCache{key: key, lines: append([]string{}, lines...)}
+	}
+	return append(out, m.hopChart.lines...)
 }
 
 // renderRTTChart charts the destination RTT of the recent probes over time.
