@@ -187,6 +187,16 @@ func localBroadcasts() map[netip.Addr]string {
 	return m
 }
 
+// mayBeBroadcast tells whether a can be what localBroadcasts returns: the
+// last address of an IPv4 prefix of at most /30, so its two lowest bits
+// are set. Any other address needs no look at the interfaces.
+func mayBeBroadcast(a netip.Addr) bool {
+	if !a.Is4() {
+		return false
+	}
+	return a.As4()[3]&3 == 3
+}
+
 // lastAddr is the highest address of an IPv4 prefix.
 func lastAddr(p netip.Prefix) (netip.Addr, bool) {
 	if !p.Addr().Is4() {

@@ -2,11 +2,10 @@ package probe
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
+	"math/rand/v2"
 	"net/netip"
 	"sync"
 	"time"
@@ -40,13 +39,11 @@ type rxPacket struct {
 	tcp bool // from the TCP socket
 }
 
-func randIntn(n int) int {
-	v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
-	if err != nil {
-		return int(time.Now().UnixNano() % int64(n))
-	}
-	return int(v.Int64())
-}
+// randIntn picks the run's ICMP id and source ports: they only need to
+// differ between runs, and math/rand/v2's generator (seeded by the runtime)
+// costs nothing to start, where crypto/rand's first use costs a one-shot
+// trace a tenth of a millisecond.
+func randIntn(n int) int { return rand.IntN(n) }
 
 func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, 4096), stop: make(chan struct{})}
