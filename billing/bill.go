@@ -348,6 +348,7 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		g := p95(DirGreater)
 		r.P95 = &P95Block{Method: m, InBps: p95(DirIn).bps, OutBps: p95(DirOut).bps, GreaterBps: g.bps,
 			MaxBps: p95(DirMax).bps, SumBps: p95(DirSum).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
+		v.releaseScratch()
 	}
 
 	for _, o := range offers {

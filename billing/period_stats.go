@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -21,7 +22,7 @@ type view struct {
 	gaps     string // skip or zero
 
 	days      [][2]int64
-	dayOf     []int // day index of each slot
+	dayOf     []int32 // day index of each slot
 	dayBytes  []float64
 	validDays int
 	validExp  int // expected slots in valid days
@@ -57,13 +58,13 @@ func newView(s *Series, p Period, boundary Boundary, gaps string, scale float64)
 	v.expected = int(max(ceilDiv(b, width)-ceilDiv(a, width), 0))
 	v.days = p.Days()
 	v.dayBytes = make([]float64, len(v.days))
-	v.dayOf = make([]int, len(v.slots))
+	v.dayOf = make([]int32, len(v.slots))
 	d := 0
 	for i, sl := range v.slots {
 		for d < len(v.days)-1 && sl.Start >= v.days[d][1] {
 			d++
 		}
-		v.dayOf[i] = d
+		v.dayOf[i] = int32(d)
 		v.dayBytes[d] += sl.In + sl.Out
 	}
 	for i := range v.days {
@@ -162,7 +163,11 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 			return st
 		}
 		if v.scratch == nil {
-			v.scratch = make([]float64, len(v.slots))
+			if sp, _ := scratchPool.Get().(*[]float64); sp != nil && cap(*sp) >= len(v.slots) {
+				v.scratch = *sp
+			} else {
+				v.scratch = make([]float64, len(v.slots))
+			}
 		}
 		// The bytes per slot, not the rates: a rate is bytes·8/width, which
 		// never decreases as the bytes grow, so the rate of the k-th smallest
@@ -213,6 +218,21 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 		v.ranked[rk] = st
 		return st
 	})
+}
+
+// scratchPool recycles p95Ranked's sample buffers from series to series
+// (~9,000 values each for a month): fresh ones were a tenth of the page
+// faults of billing 100 interfaces.
+var scratchPool sync.Pool
+
+// releaseScratch hands p95Ranked's buffer back once the view's 95th block is
+// done.
+func (v *view) releaseScratch() {
+	if v.scratch != nil {
+		b := v.scratch[:0]
+		scratchPool.Put(&b)
+		v.scratch = nil
+	}
 }
 
 // rankedKey names a figure p95Ranked has found: a per-slot rule's 95th

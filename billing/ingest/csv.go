@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -24,8 +25,16 @@ import (
 // numbers, row order and counters work across chunks. Memory is bounded by
 // the rows kept (one period per series) plus a few chunks in flight.
 
-const (
+// csvChunkSize is the size of the chunks the parsers share out (a variable
+// so that tests can cut small files into many chunks); csvFastRows turns
+// on parseChunk's one-pass reading of the common row shape (tests compare
+// it with the general path).
+var (
 	csvChunkSize = 4 << 20
+	csvFastRows  = true
+)
+
+const (
 	// csvMargin is kept on both sides of [From, To) while reading: an
 	// end-stamped row or a counter reading just outside the period still
 	// feeds a slot inside it.
@@ -289,19 +298,45 @@ func cumulative(v []float64, ratio float64, strict bool) bool {
 	return levels[len(levels)/2] >= ratio*deltas[len(deltas)/2]
 }
 
-// csvSeries is the rows of one interface gathered so far.
+// csvSeries is the rows of one interface gathered so far: with a period,
+// the chunks' own row slices in file order (segs, never copied while
+// reading); without one, the rows of the latest months (pts).
 type csvSeries struct {
 	name   string
+	segs   []csvSeg
+	rows   int // rows in segs
 	pts    []rawPoint
 	mEnd   int64 // unbounded window: end of the latest month seen
 	keepLo int64 // unbounded window: rows before it are dropped
+}
+
+// csvSeg is one chunk's rows of an interface; base is the number of lines
+// before the chunk, which its rows' lines count from.
+type csvSeg struct {
+	base int64
+	rows []csvRow
+}
+
+// csvRow is a kept CSV row as parsed: a rawPoint with its line counted from
+// the start of its chunk (a chunk holds far fewer than 2^32 lines), 32
+// bytes instead of 40, as a month of 100 interfaces is ~900,000 of them.
+type csvRow struct {
+	t       int64
+	in, out float64
+	line    uint32
+	unknown bool
+}
+
+// point is the row as a rawPoint, its line counted from the file's start.
+func (r csvRow) point(base int64) rawPoint {
+	return rawPoint{t: r.t, line: base + int64(r.line), in: r.in, out: r.out, unknown: r.unknown}
 }
 
 // csvPart is what one chunk contributes, per interface in order of appearance.
 type csvPart struct {
 	names []string
 	keys  []string // the parser's key of each name
-	pts   [][]rawPoint
+	pts   [][]csvRow
 	maxT  []int64 // the latest timestamp per interface
 }
 
@@ -409,7 +444,7 @@ func readerFeeder(br *bufio.Reader) csvFeeder {
 				if allocated < nbuf {
 					size := csvChunkSize
 					if allocated == 0 {
-						size = 256 << 10
+						size = min(256<<10, csvChunkSize)
 					}
 					buf = make([]byte, size)
 					allocated++
@@ -572,14 +607,18 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 						s := index[name]
 						if s == nil {
 							s = &csvSeries{name: name}
-							if w.bounded() {
-								// One row per slot of the period and its margins, the usual case.
-								s.pts = make([]rawPoint, 0, min((w.to-w.from+2*csvMargin)/billing.SlotSeconds+1, 1<<17))
-							}
 							index[name] = s
 							all = append(all, s)
 						}
-						s.add(r.part.pts[i], base, w)
+						if w.bounded() {
+							// Kept as parsed: csvBuild reads them in order.
+							if rows := r.part.pts[i]; len(rows) > 0 {
+								s.segs = append(s.segs, csvSeg{base: base, rows: rows})
+								s.rows += len(rows)
+							}
+						} else {
+							s.add(r.part.pts[i], base, w)
+						}
 					}
 				}
 			}
@@ -604,9 +643,9 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 // add appends a chunk's rows, fixing their line numbers; without a period it
 // keeps only the latest calendar month seen and the one before (an
 // end-stamped first row of a month belongs to the month before).
-func (s *csvSeries) add(pts []rawPoint, base int64, w window) {
-	for _, p := range pts {
-		p.line += base
+func (s *csvSeries) add(rows []csvRow, base int64, w window) {
+	for _, r := range rows {
+		p := r.point(base)
 		if !w.bounded() && p.t >= s.mEnd {
 			_, s.mEnd = monthBounds(p.t, w.loc)
 			s.keepLo = latestKeepFrom(p.t, w.loc)
@@ -640,27 +679,46 @@ type csvBounds struct {
 	m  map[string]int64
 }
 
-// csvBuild puts each interface's rows on the grid, two series at a time.
+// csvBuild puts each interface's rows on the grid, one series per core at
+// a time; each worker gathers a series' chunk rows into one buffer of its
+// own, reused from series to series.
 func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) ([]*billing.Series, error) {
 	out := make([]*billing.Series, len(acc))
 	errs := make([]error, len(acc))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for i, s := range acc {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			b := newBuilder(file, s.name, opts)
-			var err error
-			if lay.counters() {
-				err = b.addCounters(s.pts, lay.bits, lay.tsName)
-			} else {
-				err = b.addRegular(s.pts, regular{end: lay.end, rate: lay.units == "bps", field: lay.tsName})
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for range min(max(1, runtime.GOMAXPROCS(0)), len(acc)) {
+		wg.Go(func() {
+			var buf []rawPoint
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(acc) {
+					return
+				}
+				s := acc[i]
+				pts := s.pts
+				if s.segs != nil {
+					buf = slices.Grow(buf[:0], s.rows)
+					for _, sg := range s.segs {
+						for _, r := range sg.rows {
+							buf = append(buf, r.point(sg.base))
+						}
+					}
+					pts = buf
+				}
+				b := newBuilder(file, s.name, opts)
+				var err error
+				if lay.counters() {
+					err = b.addCounters(pts, lay.bits, lay.tsName)
+				} else {
+					err = b.addRegular(pts, regular{end: lay.end, rate: lay.units == "bps", field: lay.tsName})
+				}
+				s.pts, s.segs = nil, nil
+				out[i], errs[i] = b.finish(), err
 			}
-			s.pts = nil
-			out[i], errs[i] = b.finish(), err
-		}()
+		})
 	}
 	wg.Wait()
 	// The error nearest the top of the file, whichever series it is in.
@@ -689,9 +747,17 @@ type csvParser struct {
 	lastRaw  []byte
 	lastT    int64
 	haveLast bool
+	plainRaw bool // lastRaw holds no comma or quote
 	single   string
-	prev     *csvName   // the interface of the row before
-	bounds   *csvBounds // reading backwards without a period: shared bounds
+	prev     *csvName // the interface of the row before
+	fast     bool     // the layout is timestamp,interface,in,out (either order of in, out)
+	// the current chunk's kept rows in file order and their interface's
+	// index in the part (see keep, group); pos is group's scratch
+	rows    []csvRow
+	rowK    []int32
+	pos     []int
+	lineLen int        // mean line length of the last chunk parsed
+	bounds  *csvBounds // reading backwards without a period: shared bounds
 }
 
 // loadBounds copies the shared bounds into the parser's interface table.
@@ -742,7 +808,7 @@ type csvName struct {
 	name   string
 	key    string   // the bytes of the interface column ("" without one)
 	succ   *csvName // the interface that followed this one last
-	rows   int      // rows kept in the last chunk it appeared in
+	plain  bool     // key holds no comma or quote (fastRow may match it)
 	chunk  int      // the chunk k refers to
 	k      int
 	keepLo int64 // rows before it cannot be in the latest month kept (reverse mode)
@@ -753,6 +819,7 @@ func newCSVParser(file string, lay *csvLayout, opts ReadOptions) *csvParser {
 	if opts.To > opts.From {
 		p.bounded, p.lo, p.hi = true, opts.From-csvMargin, opts.To+csvMargin
 	}
+	p.fast = csvFastRows && lay.n == 4 && lay.ts == 0 && lay.iface == 1 && (lay.in == 2 && lay.out == 3 || lay.in == 3 && lay.out == 2)
 	return p
 }
 
@@ -765,8 +832,119 @@ func (p *csvParser) stamp(raw []byte) (int64, string) {
 	t, msg := parseStamp(trimSpace(raw), p.lay.loc)
 	if msg == "" {
 		p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
+		p.plainRaw = bytes.IndexByte(raw, ',') < 0 && bytes.IndexByte(raw, '"') < 0
 	}
 	return t, msg
+}
+
+// fastRow reads the common row in one pass: the timestamp of the row
+// before, the interface that followed the previous row's interface last
+// time, and two plain integers, with nothing else on the line (no quotes,
+// spaces, gaps, or other number forms). It does exactly what the general
+// path of parseChunk does with such a row (skipped outside the period or
+// before keepLo, else kept), and returns false, having changed nothing,
+// for any other row: the general path reads it.
+func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool {
+	n := len(p.lastRaw)
+	if !p.haveLast || !p.plainRaw || len(ln) <= n || ln[n] != ',' || string(ln[:n]) != string(p.lastRaw) {
+		return false
+	}
+	t := p.lastT
+	if p.bounded && (t < p.lo || t >= p.hi) {
+		return true // the general path skips it after the timestamp too
+	}
+	q := p.prev
+	if q == nil || q.succ == nil {
+		return false
+	}
+	e := q.succ
+	rest := ln[n+1:]
+	k := len(e.key)
+	if !e.plain || e.chunk != seq || len(rest) <= k || rest[k] != ',' || string(rest[:k]) != e.key {
+		return false
+	}
+	if t < e.keepLo {
+		return false // skipped only after the field count check: the general path's
+	}
+	rest = rest[k+1:]
+	// in and out: digits up to the comma, then digits to the line's end.
+	maxDigits := 18 // parseValue's integer form
+	if p.lay.counters() {
+		maxDigits = 19 // parseCounter's
+	}
+	var a, b uint64
+	i := 0
+	for ; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		a = a*10 + uint64(rest[i]-'0')
+	}
+	if i == 0 || i > maxDigits || i >= len(rest) || rest[i] != ',' {
+		return false
+	}
+	rest = rest[i+1:]
+	j := 0
+	for ; j < len(rest) && rest[j] >= '0' && rest[j] <= '9'; j++ {
+		b = b*10 + uint64(rest[j]-'0')
+	}
+	if j == 0 || j > maxDigits || j != len(rest) {
+		return false
+	}
+	if p.lay.in == 3 {
+		a, b = b, a
+	}
+	pt := csvRow{t: t, line: uint32(line)}
+	if p.lay.counters() {
+		if p.lay.bits == 32 && (a > math.MaxUint32 || b > math.MaxUint32) {
+			return false // the general path words the error
+		}
+		pt.in, pt.out = math.Float64frombits(a), math.Float64frombits(b)
+	} else {
+		vi, vo := float64(int64(a)), float64(int64(b))
+		if p.lay.units == "bps" {
+			vi, vo = vi/8, vo/8
+		}
+		pt.in, pt.out = vi, vo
+	}
+	p.prev = e
+	p.keep(part, e.k, pt)
+	return true
+}
+
+// keep adds a kept row of the interface at index k of the chunk's part: to
+// the parser's own buffer, in file order, which group then splits.
+func (p *csvParser) keep(part *csvPart, k int, pt csvRow) {
+	p.rows = append(p.rows, pt)
+	p.rowK = append(p.rowK, int32(k))
+	part.maxT[k] = max(part.maxT[k], pt.t)
+}
+
+// group moves the chunk's kept rows from the parser's buffer into one
+// allocation of their exact size, each interface's rows together and in
+// file order: no slice per interface grown by appending, and the buffer is
+// reused for the next chunk.
+func (p *csvParser) group(part *csvPart) {
+	nk := len(part.names)
+	part.pts = part.pts[:nk]
+	if len(p.rows) == 0 {
+		return
+	}
+	pos := slices.Grow(p.pos[:0], nk)[:nk]
+	clear(pos)
+	for _, k := range p.rowK {
+		pos[k]++
+	}
+	all := make([]csvRow, len(p.rows))
+	off := 0
+	for k, n := range pos {
+		part.pts[k] = all[off : off+n : off+n]
+		pos[k] = off
+		off += n
+	}
+	for i, r := range p.rows {
+		k := p.rowK[i]
+		all[pos[k]] = r
+		pos[k]++
+	}
+	p.pos = pos
 }
 
 // splitFields splits a line at commas into dst and returns the field count
@@ -819,6 +997,15 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		return res
 	}
 	p.loadBounds()
+	if p.lineLen > 0 {
+		// Room for every line of the chunk at the last chunk's mean line
+		// length, made once per parser: growing by appending would copy,
+		// clear and fault in twice the memory, chunk after chunk.
+		if n := len(c.buf)/p.lineLen + len(c.buf)/p.lineLen/8 + 64; cap(p.rows) < n {
+			p.rows, p.rowK = make([]csvRow, 0, n), make([]int32, 0, n)
+		}
+	}
+	p.rows, p.rowK = p.rows[:0], p.rowK[:0]
 	lay := p.lay
 	buf := c.buf
 	var line int64
@@ -839,6 +1026,9 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			ln = ln[:n-1]
 		}
 		if len(ln) == 0 || ln[0] == '#' {
+			continue
+		}
+		if p.fast && p.fastRow(ln, line, c.seq, &res.part) {
 			continue
 		}
 		// Fast skip: with the timestamp first, a row outside the period is
@@ -917,6 +1107,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		} else {
 			if e = p.names[string(nb)]; e == nil {
 				e = &csvName{name: p.single, key: string(nb), chunk: -1, keepLo: math.MinInt64}
+				e.plain = bytes.IndexByte(nb, ',') < 0 && bytes.IndexByte(nb, '"') < 0
 				if lay.iface >= 0 {
 					e.name = e.key
 				}
@@ -939,7 +1130,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		if t < e.keepLo {
 			continue // before the latest month already seen for this interface
 		}
-		pt := rawPoint{t: t, line: line}
+		pt := csvRow{t: t, line: uint32(line)}
 		inB := trimSpace(f[lay.in])
 		var outB []byte
 		if lay.out >= 0 {
@@ -975,19 +1166,12 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			}
 			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
 		}
-		if res.part.pts[e.k] == nil {
-			// As many rows as this interface had in the last chunk: one
-			// allocation per chunk and interface in a regular export.
-			res.part.pts[e.k] = make([]rawPoint, 0, max(e.rows+e.rows/8, 64))
-		}
-		res.part.pts[e.k] = append(res.part.pts[e.k], pt)
-		res.part.maxT[e.k] = max(res.part.maxT[e.k], t)
+		p.keep(&res.part, e.k, pt)
 	}
 	res.lines = line
-	for k, pts := range res.part.pts {
-		if e := p.names[res.part.keys[k]]; e != nil {
-			e.rows = len(pts)
-		}
+	if line > 0 {
+		p.lineLen = max(1, len(c.buf)/int(line))
 	}
+	p.group(&res.part)
 	return res
 }

@@ -171,6 +171,20 @@ func (b *builder) addProportional(a, e int64, in, out float64) {
 // checkRate flags an interval whose rate is above the port speed (or
 // implausible): flagged, never clamped.
 func (b *builder) checkRate(line int64, in, out float64, dur int64) {
+	limit := b.port
+	if limit <= 0 {
+		limit = implausibleBps
+	}
+	// The common case, once per row: neither direction above the limit
+	// (the same comparisons as below; NaN is never above it).
+	if fd := float64(dur); !(in*8/fd > limit) && !(out*8/fd > limit) {
+		return
+	}
+	b.warnRate(line, in, out, dur)
+}
+
+// warnRate words checkRate's warnings.
+func (b *builder) warnRate(line int64, in, out float64, dur int64) {
 	limit, what := b.port, "the port speed"
 	if limit <= 0 {
 		limit, what = implausibleBps, "1 Tbit/s, implausible for one interface"
