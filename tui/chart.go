@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 	"strings"
@@ -128,10 +127,13 @@ type hline struct {
 	style lipgloss.Style
 }
 
-// renderTimeChart draws series against time on a w×h braille chart (ntcharts
-// time-series line chart) over the explicit range [t0, t1] and [0, ymax],
-// then the horizontal levels over them.
-func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st Styles) string {
+// renderTimeChartNtcharts draws series against time on a w×h braille chart
+// (ntcharts' time-series line chart) over the explicit range [t0, t1] and
+// [0, ymax], then the horizontal levels over them. renderTimeChart draws the
+// same chart on a canvas of its own; this one draws the charts whose range
+// lies within one second (ntcharts then keeps a range of its own) and is
+// the oracle of TestTimeChartMatchesNtcharts.
+func renderTimeChartNtcharts(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st Styles) string {
 	if w < 20 || h < 4 || !t1.After(t0) || ymax <= 0 {
 		return ""
 	}
@@ -140,15 +142,7 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		tslc.WithYRange(0, ymax),
 		tslc.WithXYSteps(14, 2),
 		tslc.WithXLabelFormatter(xfmt),
-		tslc.WithYLabelFormatter(func(_ int, v float64) string {
-			switch {
-			case ymax < 1:
-				return fmt.Sprintf("%.2f", v)
-			case ymax < 10:
-				return fmt.Sprintf("%.1f", v)
-			}
-			return fmt.Sprintf("%.0f", v)
-		}),
+		tslc.WithYLabelFormatter(func(_ int, v float64) string { return yLabel(ymax, v) }),
 		tslc.WithAxesStyles(st.Axis, st.Axis),
 	)
 	c.AutoMinX, c.AutoMaxX, c.AutoMinY, c.AutoMaxY = false, false, false, false
