@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
@@ -80,25 +81,25 @@ Examples:
 }
 
 func init() {
-	f := backtraceCmd.Flags()
-	f.StringVar(&backtraceOpts.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
-	f.BoolVar(&backtraceOpts.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
-	f.BoolVar(&backtraceOpts.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
-	f.StringVar(&backtraceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
-	f.IntVar(&backtraceOpts.port, "port", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
-	f.IntVar(&backtraceOpts.maxTTL, "max-ttl", probe.DefaultMaxTTL, "highest TTL probed")
-	f.IntVarP(&backtraceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
-	durationVarP(f, &backtraceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
-	durationVarP(f, &backtraceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds or a Go duration)")
-	f.Float64Var(&backtraceOpts.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
-	f.BoolVarP(&backtraceOpts.v4, "ipv4", "4", false, "IPv4 targets only")
-	f.BoolVarP(&backtraceOpts.v6, "ipv6", "6", false, "IPv6 targets only")
-	f.StringVar(&backtraceOpts.format, "format", "table", "output format: table, json, csv or markdown")
-	f.StringVar(&backtraceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
-	f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
-	f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
-	f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
-	register(backtraceCmd)
+	register(backtraceCmd, func(f *pflag.FlagSet) {
+		f.StringVar(&backtraceOpts.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
+		f.BoolVar(&backtraceOpts.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
+		f.BoolVar(&backtraceOpts.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
+		f.StringVar(&backtraceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
+		f.IntVar(&backtraceOpts.port, "port", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+		f.IntVar(&backtraceOpts.maxTTL, "max-ttl", probe.DefaultMaxTTL, "highest TTL probed")
+		f.IntVarP(&backtraceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
+		durationVarP(f, &backtraceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
+		durationVarP(f, &backtraceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds or a Go duration)")
+		f.Float64Var(&backtraceOpts.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
+		f.BoolVarP(&backtraceOpts.v4, "ipv4", "4", false, "IPv4 targets only")
+		f.BoolVarP(&backtraceOpts.v6, "ipv6", "6", false, "IPv6 targets only")
+		f.StringVar(&backtraceOpts.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&backtraceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+		f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
+		f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
+		f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
+	})
 	// The other commands that classify routes take --prefix-table too. It is
 	// wired here, in one place: the flag and a PreRunE that loads the table
 	// as the process's operator table before the command runs.
@@ -111,7 +112,9 @@ func init() {
 // before cmd runs.
 func addPrefixTableFlag(cmd *cobra.Command) {
 	var path string
-	cmd.Flags().StringVar(&path, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format (cidr, asn, name, class, china, role, source), ahead of the bundled table and the private/reserved exclusion")
+	lazyFlags(cmd, func(f *pflag.FlagSet) {
+		f.StringVar(&path, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format (cidr, asn, name, class, china, role, source), ahead of the bundled table and the private/reserved exclusion")
+	})
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
 		if err := usePrefixTable(path); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/billing/ingest"
@@ -97,35 +98,35 @@ Examples:
 }
 
 func init() {
-	f := billCmd.Flags()
-	o := &billOpts
-	f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
-	f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
-	f.BoolVar(&o.daily, "daily", false, "traffic per day of the period (vnstat -d), instead of the bill")
-	f.BoolVar(&o.hourly, "hourly", false, "traffic per hour of the period (vnstat -h), instead of the bill")
-	f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns)")
-	f.StringVar(&o.now, "now", "", "the current time for the month-end estimate (RFC 3339; tests)")
-	_ = f.MarkHidden("now")
-	f.StringVar(&o.from, "from", "", "period start, inclusive (RFC 3339, YYYY-MM-DD[THH:MM] in --tz, or unix seconds)")
-	f.StringVar(&o.to, "to", "", "period end, exclusive")
-	f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
-	f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
-	f.StringVar(&o.boundary, "boundary", "slot-start", "which slots belong to the period: slot-start (start in [from, to)) or librenms (rows stamped at interval end, > from and <= to − 1 s: a month's last slot drops)")
-	f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Names(billing.Methods), ", "))
-	f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Names(billing.Directions), ", "))
-	f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
-	f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
-	f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
-	f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
-	f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
-	f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
-	f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
-	f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
-	f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
-	f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
-	f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
-	f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
-	register(billCmd)
+	register(billCmd, func(f *pflag.FlagSet) {
+		o := &billOpts
+		f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
+		f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
+		f.BoolVar(&o.daily, "daily", false, "traffic per day of the period (vnstat -d), instead of the bill")
+		f.BoolVar(&o.hourly, "hourly", false, "traffic per hour of the period (vnstat -h), instead of the bill")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns)")
+		f.StringVar(&o.now, "now", "", "the current time for the month-end estimate (RFC 3339; tests)")
+		_ = f.MarkHidden("now")
+		f.StringVar(&o.from, "from", "", "period start, inclusive (RFC 3339, YYYY-MM-DD[THH:MM] in --tz, or unix seconds)")
+		f.StringVar(&o.to, "to", "", "period end, exclusive")
+		f.StringVar(&o.tz, "tz", "UTC", "time `ZONE` of the period's calendar (e.g. Asia/Shanghai)")
+		f.StringVar(&o.gaps, "gaps", "skip", "missing slots: skip (percentile over present slots) or zero")
+		f.StringVar(&o.boundary, "boundary", "slot-start", "which slots belong to the period: slot-start (start in [from, to)) or librenms (rows stamped at interval end, > from and <= to − 1 s: a month's last slot drops)")
+		f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Names(billing.Methods), ", "))
+		f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Names(billing.Directions), ", "))
+		f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
+		f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
+		f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
+		f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
+		f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
+		f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
+		f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
+		f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
+		f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
+		f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
+		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
+		f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
+	})
 }
 
 // billPeriod resolves --period / --from / --to in loc; ok = false means "the

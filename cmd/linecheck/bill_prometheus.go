@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/billing/ingest"
@@ -47,22 +48,23 @@ Billing from Prometheus (--prometheus URL):
     --query-out 'rate(ifHCOutOctets{ifName="xe-0/0/1"}[5m])*8' --offers offers.yaml`
 
 func init() {
-	f := billCmd.Flags()
-	o := &billPromOpts
-	f.StringVar(&o.url, "prometheus", "", "fetch the traffic from this Prometheus `URL` instead of LOG files")
-	f.StringVar(&o.queryIn, "query-in", "", "PromQL giving inbound bit/s, e.g. 'rate(ifHCInOctets{ifName=\"xe-0/0/1\"}[5m])*8'")
-	f.StringVar(&o.queryOut, "query-out", "", "PromQL giving outbound bit/s")
-	f.StringVar(&o.bearerFile, "bearer-token-file", "", "send the bearer token in `FILE` (read for every request)")
-	f.StringVar(&o.basicUser, "basic-auth-user", "", "HTTP basic auth user (with --basic-auth-password-file)")
-	f.StringVar(&o.basicPWFile, "basic-auth-password-file", "", "HTTP basic auth password `FILE`")
-	f.StringVar(&o.tlsCA, "tls-ca", "", "trust the CA certificates in PEM `FILE` for https")
-	f.BoolVar(&o.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
-	durationVarP(f, &o.timeout, "timeout", "", 60*time.Second, "per-request timeout towards Prometheus (seconds or a Go duration)")
-	f.IntVar(&o.retries, "retries", 3, "retries of a failed request (network error, 429, 5xx), with doubling backoff")
-	f.IntVar(&o.maxPoints, "max-points", promclient.DefaultMaxPoints, "points per series per request (the server's limit)")
-	f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")
-	f.Int64Var(&o.maxSamples, "max-samples", promclient.DefaultMaxSamples, "most points one fetch keeps (16 bytes each): bounds memory")
-	billCmd.Long += billPromHelp
+	lazyFlags(billCmd, func(f *pflag.FlagSet) {
+		o := &billPromOpts
+		f.StringVar(&o.url, "prometheus", "", "fetch the traffic from this Prometheus `URL` instead of LOG files")
+		f.StringVar(&o.queryIn, "query-in", "", "PromQL giving inbound bit/s, e.g. 'rate(ifHCInOctets{ifName=\"xe-0/0/1\"}[5m])*8'")
+		f.StringVar(&o.queryOut, "query-out", "", "PromQL giving outbound bit/s")
+		f.StringVar(&o.bearerFile, "bearer-token-file", "", "send the bearer token in `FILE` (read for every request)")
+		f.StringVar(&o.basicUser, "basic-auth-user", "", "HTTP basic auth user (with --basic-auth-password-file)")
+		f.StringVar(&o.basicPWFile, "basic-auth-password-file", "", "HTTP basic auth password `FILE`")
+		f.StringVar(&o.tlsCA, "tls-ca", "", "trust the CA certificates in PEM `FILE` for https")
+		f.BoolVar(&o.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
+		durationVarP(f, &o.timeout, "timeout", "", 60*time.Second, "per-request timeout towards Prometheus (seconds or a Go duration)")
+		f.IntVar(&o.retries, "retries", 3, "retries of a failed request (network error, 429, 5xx), with doubling backoff")
+		f.IntVar(&o.maxPoints, "max-points", promclient.DefaultMaxPoints, "points per series per request (the server's limit)")
+		f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")
+		f.Int64Var(&o.maxSamples, "max-samples", promclient.DefaultMaxSamples, "most points one fetch keeps (16 bytes each): bounds memory")
+		billCmd.Long += billPromHelp
+	})
 }
 
 // billPrometheusSeries is bill's series source when --prometheus is given.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
@@ -118,37 +119,37 @@ Examples:
 }
 
 func init() {
-	f := bwCmd.Flags()
-	o := &bwOpts
-	f.IntVarP(&o.port, "port", "p", bw.DefaultPort, "the server's control `PORT` (UDP streams use the same number)")
-	durationVarP(f, &o.duration, "time", "t", 10*time.Second, "measured time after --omit (10s, 1m, or seconds)")
-	durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (0 by default, as in iperf3)")
-	durationVarP(f, &o.interval, "interval", "i", time.Second, "reporting interval: the percentiles are over these")
-	f.BoolVarP(&o.reverse, "reverse", "R", false, "the server sends: the download users of the server see")
-	f.BoolVar(&o.bidir, "bidir", false, "both directions at once")
-	f.IntVarP(&o.parallel, "parallel", "P", 1, "`N` streams per direction (1..128)")
-	f.BoolVarP(&o.udp, "udp", "u", false, "UDP at --bitrate: loss, jitter and out-of-order")
-	f.StringVarP(&o.bitrate, "bitrate", "b", "", "target `RATE` per stream, e.g. 100M (UDP default 1M; TCP: pacing, default unlimited)")
-	f.IntVarP(&o.length, "length", "l", 0, "block or datagram size in `BYTES` (default 128 KiB TCP, 1460 UDP)")
-	f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
-	f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
-	f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
-	f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
-	durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
+	register(bwCmd, func(f *pflag.FlagSet) {
+		o := &bwOpts
+		f.IntVarP(&o.port, "port", "p", bw.DefaultPort, "the server's control `PORT` (UDP streams use the same number)")
+		durationVarP(f, &o.duration, "time", "t", 10*time.Second, "measured time after --omit (10s, 1m, or seconds)")
+		durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (0 by default, as in iperf3)")
+		durationVarP(f, &o.interval, "interval", "i", time.Second, "reporting interval: the percentiles are over these")
+		f.BoolVarP(&o.reverse, "reverse", "R", false, "the server sends: the download users of the server see")
+		f.BoolVar(&o.bidir, "bidir", false, "both directions at once")
+		f.IntVarP(&o.parallel, "parallel", "P", 1, "`N` streams per direction (1..128)")
+		f.BoolVarP(&o.udp, "udp", "u", false, "UDP at --bitrate: loss, jitter and out-of-order")
+		f.StringVarP(&o.bitrate, "bitrate", "b", "", "target `RATE` per stream, e.g. 100M (UDP default 1M; TCP: pacing, default unlimited)")
+		f.IntVarP(&o.length, "length", "l", 0, "block or datagram size in `BYTES` (default 128 KiB TCP, 1460 UDP)")
+		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
+		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
+		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
+		durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
+		f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
 
-	w := &o.watch
-	f.BoolVar(&w.watch, "watch", false, "run a test every --every until stopped, journaling each (see Oversell over time)")
-	f.StringVar(&w.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
-	f.BoolVar(&w.report, "report", false, "print the hourly throughput profile of --journal FILE and exit")
-	f.StringVar(&w.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
-	f.IntVar(&w.cycles, "watch-cycles", 0, "stop a --watch after `N` tests of this run (0: until stopped)")
-	durationVarP(f, &o.every, "every", "", time.Hour, "time between the starts of two --watch tests")
-	f.StringVar(&o.floor, "floor", "", "the bandwidth sold, `RATE` such as 200M: the report's oversell verdict compares the evening to it")
-	f.Float64Var(&o.share, "share", 0.8, "share of --floor the evening's p5 must reach")
-	f.StringVar(&o.evening, "evening", "19-23", "the evening peak as hours of the day `FROM-TO` (in --report-tz; 22-2 crosses midnight)")
-	f.BoolVar(&o.failExit, "fail-oversold", false, "exit 1 when the report's verdict is oversold")
-	register(bwCmd)
+		w := &o.watch
+		f.BoolVar(&w.watch, "watch", false, "run a test every --every until stopped, journaling each (see Oversell over time)")
+		f.StringVar(&w.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
+		f.BoolVar(&w.report, "report", false, "print the hourly throughput profile of --journal FILE and exit")
+		f.StringVar(&w.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
+		f.IntVar(&w.cycles, "watch-cycles", 0, "stop a --watch after `N` tests of this run (0: until stopped)")
+		durationVarP(f, &o.every, "every", "", time.Hour, "time between the starts of two --watch tests")
+		f.StringVar(&o.floor, "floor", "", "the bandwidth sold, `RATE` such as 200M: the report's oversell verdict compares the evening to it")
+		f.Float64Var(&o.share, "share", 0.8, "share of --floor the evening's p5 must reach")
+		f.StringVar(&o.evening, "evening", "19-23", "the evening peak as hours of the day `FROM-TO` (in --report-tz; 22-2 crosses midnight)")
+		f.BoolVar(&o.failExit, "fail-oversold", false, "exit 1 when the report's verdict is oversold")
+	})
 }
 
 // bwConfig reads the test flags.

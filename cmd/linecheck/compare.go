@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/compare"
@@ -100,21 +101,21 @@ Exit codes: 0 at least one candidate passes (with --strict: all pass),
 }
 
 func init() {
-	f := compareCmd.Flags()
-	f.BoolVar(&compareOpts.offline, "offline", false, "use only the recordings; never send a probe")
-	f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
-	f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
-	f.StringVar(&compareOpts.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
-	f.BoolVar(&compareOpts.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
-	f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
-	f.IntVarP(&compareOpts.count, "count", "c", 20, "live: probes per target")
-	durationVarP(f, &compareOpts.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
-	durationVarP(f, &compareOpts.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
-	f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
-	f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
-	f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
-	durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
-	register(compareCmd)
+	register(compareCmd, func(f *pflag.FlagSet) {
+		f.BoolVar(&compareOpts.offline, "offline", false, "use only the recordings; never send a probe")
+		f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
+		f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
+		f.StringVar(&compareOpts.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
+		f.BoolVar(&compareOpts.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
+		f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
+		f.IntVarP(&compareOpts.count, "count", "c", 20, "live: probes per target")
+		durationVarP(f, &compareOpts.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
+		durationVarP(f, &compareOpts.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
+		f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
+		f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
+		f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
+		durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
+	})
 }
 
 func runCompare(c *cobra.Command, args []string) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/report"
@@ -42,8 +43,9 @@ Examples:
 }
 
 func init() {
-	demoCmd.Flags().StringVar(&demoOpts.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
-	register(demoCmd)
+	register(demoCmd, func(f *pflag.FlagSet) {
+		f.StringVar(&demoOpts.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
+	})
 }
 
 func runDemo(c *cobra.Command, _ []string) error {

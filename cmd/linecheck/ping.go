@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
@@ -103,29 +104,29 @@ Examples:
 }
 
 func init() {
-	f := pingCmd.Flags()
-	f.IntVarP(&pingOpts.count, "count", "c", probe.DefaultCount, "probes per target")
-	durationVarP(f, &pingOpts.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (seconds as ping takes them, 0.2, or a Go duration, 200ms)")
-	durationVarP(f, &pingOpts.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
-	f.IntVarP(&pingOpts.size, "size", "s", probe.DefaultSize, "ICMP payload bytes (at least 12)")
-	f.Float64Var(&pingOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
-	f.IntVar(&pingOpts.tcp, "tcp", 0, "measure TCP connect time to `PORT` instead of ICMP echo")
-	f.BoolVarP(&pingOpts.v4, "ipv4", "4", false, "IPv4 only (names resolve to IPv4)")
-	f.BoolVarP(&pingOpts.v6, "ipv6", "6", false, "IPv6 only (names resolve to IPv6)")
-	f.StringVar(&pingOpts.socket, "socket", "auto", "ICMP socket: auto (unprivileged datagram first, raw fallback), dgram or raw")
-	f.BoolVar(&pingOpts.allowLarge, "allow-large", false, "allow sweeping a CIDR of more than 256 addresses")
-	f.BoolVar(&pingOpts.allowBroadcast, "allow-broadcast", false, "allow broadcast and multicast targets")
-	f.StringVar(&pingOpts.format, "format", "table", "output format: table, json, csv or markdown")
-	f.BoolVar(&pingOpts.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
-	f.StringVar(&pingOpts.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
-	f.BoolVarP(&pingOpts.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")
-	f.StringVar(&pingOpts.table, "table", "", "with --format csv: the table to write: targets (the default); with --report: summary (default) or hours")
-	f.BoolVar(&pingOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
-	f.BoolVarP(&pingOpts.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
-	f.BoolVarP(&pingOpts.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
-	f.BoolVarP(&pingOpts.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
-	durationVarP(f, &pingOpts.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
-	register(pingCmd)
+	register(pingCmd, func(f *pflag.FlagSet) {
+		f.IntVarP(&pingOpts.count, "count", "c", probe.DefaultCount, "probes per target")
+		durationVarP(f, &pingOpts.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (seconds as ping takes them, 0.2, or a Go duration, 200ms)")
+		durationVarP(f, &pingOpts.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
+		f.IntVarP(&pingOpts.size, "size", "s", probe.DefaultSize, "ICMP payload bytes (at least 12)")
+		f.Float64Var(&pingOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
+		f.IntVar(&pingOpts.tcp, "tcp", 0, "measure TCP connect time to `PORT` instead of ICMP echo")
+		f.BoolVarP(&pingOpts.v4, "ipv4", "4", false, "IPv4 only (names resolve to IPv4)")
+		f.BoolVarP(&pingOpts.v6, "ipv6", "6", false, "IPv6 only (names resolve to IPv6)")
+		f.StringVar(&pingOpts.socket, "socket", "auto", "ICMP socket: auto (unprivileged datagram first, raw fallback), dgram or raw")
+		f.BoolVar(&pingOpts.allowLarge, "allow-large", false, "allow sweeping a CIDR of more than 256 addresses")
+		f.BoolVar(&pingOpts.allowBroadcast, "allow-broadcast", false, "allow broadcast and multicast targets")
+		f.StringVar(&pingOpts.format, "format", "table", "output format: table, json, csv or markdown")
+		f.BoolVar(&pingOpts.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
+		f.StringVar(&pingOpts.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
+		f.BoolVarP(&pingOpts.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")
+		f.StringVar(&pingOpts.table, "table", "", "with --format csv: the table to write: targets (the default); with --report: summary (default) or hours")
+		f.BoolVar(&pingOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+		f.BoolVarP(&pingOpts.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
+		f.BoolVarP(&pingOpts.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
+		f.BoolVarP(&pingOpts.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
+		durationVarP(f, &pingOpts.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
+	})
 }
 
 func runPing(c *cobra.Command, args []string) error {

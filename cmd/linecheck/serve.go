@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/net/netutil"
 
 	"github.com/linecheck/linecheck/internal/exporter"
@@ -112,24 +113,24 @@ Examples:
 }
 
 func init() {
-	f := serveCmd.Flags()
-	f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
-	f.StringVar(&serveOpts.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
-	f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
-	f.IntVarP(&serveOpts.count, "count", "c", 10, "probes per target per cycle")
-	durationVarP(f, &serveOpts.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
-	durationVarP(f, &serveOpts.timeout, "timeout", "W", time.Second, "a reply later than this is late, not received (seconds or a Go duration)")
-	f.Float64Var(&serveOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
-	durationVarP(f, &serveOpts.pause, "pause", "", 0, "wait between two cycles (seconds or a Go duration)")
-	f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
-	f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
-	durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
-	f.Float64Var(&serveOpts.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
-	f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
-	durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
-	durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
-	serveCmd.Long += serveBWHelp
-	register(serveCmd)
+	register(serveCmd, func(f *pflag.FlagSet) {
+		f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
+		f.StringVar(&serveOpts.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
+		f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
+		f.IntVarP(&serveOpts.count, "count", "c", 10, "probes per target per cycle")
+		durationVarP(f, &serveOpts.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
+		durationVarP(f, &serveOpts.timeout, "timeout", "W", time.Second, "a reply later than this is late, not received (seconds or a Go duration)")
+		f.Float64Var(&serveOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
+		durationVarP(f, &serveOpts.pause, "pause", "", 0, "wait between two cycles (seconds or a Go duration)")
+		f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
+		f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
+		durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
+		f.Float64Var(&serveOpts.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
+		f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
+		durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
+		durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
+		serveCmd.Long += serveBWHelp
+	})
 }
 
 func runServe(c *cobra.Command, _ []string) error {

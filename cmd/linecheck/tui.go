@@ -16,6 +16,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/rdns"
@@ -91,18 +92,18 @@ Examples:
 }
 
 func init() {
-	f := tuiCmd.Flags()
-	f.BoolVar(&tuiOpts.offline, "offline", false, "replay the recordings only; never send a probe")
-	f.Float64Var(&tuiOpts.speed, "speed", tuiOpts.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
-	f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
-	f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
-	f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
-	durationVarP(f, &tuiOpts.interval, "interval", "i", tuiOpts.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
-	f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
-	f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
-	_ = f.MarkHidden("fixture")
-	f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
-	register(tuiCmd)
+	register(tuiCmd, func(f *pflag.FlagSet) {
+		f.BoolVar(&tuiOpts.offline, "offline", false, "replay the recordings only; never send a probe")
+		f.Float64Var(&tuiOpts.speed, "speed", tuiOpts.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
+		f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
+		f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
+		f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
+		durationVarP(f, &tuiOpts.interval, "interval", "i", tuiOpts.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
+		f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
+		f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
+		_ = f.MarkHidden("fixture")
+		f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
+	})
 }
 
 func runTUICmd(c *cobra.Command, args []string) error {

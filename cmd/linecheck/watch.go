@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
@@ -56,13 +57,14 @@ Long watches (--watch):
 // addWatchFlags adds the watch flags to c and wraps its Args and RunE: the
 // original command runs unchanged unless --watch or --report is given.
 func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, args []string, o *watchOpts) error) {
-	f := c.Flags()
-	f.BoolVar(&o.watch, "watch", false, "run cycle after cycle until stopped, journaling every cycle (see Long watches)")
-	f.StringVar(&o.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
-	f.BoolVar(&o.report, "report", false, "print the hourly profile and availability of --journal FILE and exit")
-	f.StringVar(&o.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
-	f.IntVar(&o.cycles, "watch-cycles", 0, "stop a --watch after `N` cycles of this run (0: until stopped)")
-	c.Long += watchHelp
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.BoolVar(&o.watch, "watch", false, "run cycle after cycle until stopped, journaling every cycle (see Long watches)")
+		f.StringVar(&o.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
+		f.BoolVar(&o.report, "report", false, "print the hourly profile and availability of --journal FILE and exit")
+		f.StringVar(&o.reportTZ, "report-tz", "UTC", "time zone of the hours in the report (IANA name such as Asia/Shanghai, or Local)")
+		f.IntVar(&o.cycles, "watch-cycles", 0, "stop a --watch after `N` cycles of this run (0: until stopped)")
+		c.Long += watchHelp
+	})
 	origArgs, origRun := c.Args, c.RunE
 	c.Args = func(cmd *cobra.Command, args []string) error {
 		if o.report {
