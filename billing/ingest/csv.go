@@ -389,12 +389,15 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		return nil, err
 	}
 	feed := readerFeeder(br)
-	var head []byte
+	var (
+		head []byte
+		rest []byte // the rest of a file in memory: what the header left unread
+	)
 	if src.data != nil {
-		// The rest of a file mapped in memory: what the header left unread.
 		off := len(src.data) - src.rd.Len() - br.Buffered()
-		feed = mappedFeeder(src.data[off:], !opts.window().bounded(), !src.heap)
-		head = src.data[off:min(len(src.data), off+csvHeadBytes)]
+		rest = src.data[off:]
+		feed = mappedFeeder(rest, !opts.window().bounded(), !src.heap)
+		head = rest[:min(len(rest), csvHeadBytes)]
 	} else {
 		head, _ = br.Peek(min(csvHeadBytes, br.Size()))
 	}
@@ -402,7 +405,22 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 	if err != nil {
 		return nil, err
 	}
-	acc, err := csvStream(file, lay, opts, line, feed, src.data != nil && !opts.window().bounded())
+	backwards := src.data != nil && !opts.window().bounded()
+	gs := newCSVGrids(lay, opts, rest)
+	acc, err := csvStream(file, lay, opts, line, feed, backwards, gs)
+	var series []*billing.Series
+	if err == nil && len(acc) > 0 {
+		series, err = csvBuild(file, lay, opts, acc, gs)
+	}
+	if err == errCSVGrid {
+		// Not on the grid: the rows, from the start of the data again.
+		csvGridStops.Add(1)
+		series = nil
+		acc, err = csvStream(file, lay, opts, line, mappedFeeder(rest, backwards, !src.heap), backwards, nil)
+		if err == nil && len(acc) > 0 {
+			series, err = csvBuild(file, lay, opts, acc, nil)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +432,6 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		}
 		return nil, &ReadError{File: file, Line: int(line), Msg: msg, Err: ErrEmpty}
 	}
-	series, err := csvBuild(file, lay, opts, acc)
 	if err == nil && note != "" {
 		for _, s := range series {
 			s.Warnings = append([]string{fmt.Sprintf("%s:%d: %s", file, line, note)}, s.Warnings...)
@@ -538,7 +555,7 @@ func mappedFeeder(data []byte, backwards, release bool) csvFeeder {
 }
 
 // csvStream runs the chunk pipeline and returns the kept rows per interface.
-func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64, feed csvFeeder, backwards bool) ([]*csvSeries, error) {
+func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64, feed csvFeeder, backwards bool, gs *csvGrids) ([]*csvSeries, error) {
 	nw := max(1, runtime.GOMAXPROCS(0))
 	nbuf := 2*nw + 2
 	free := make(chan []byte, nbuf)
@@ -562,6 +579,7 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 			defer wg.Done()
 			p := newCSVParser(file, lay, opts)
 			p.bounds = bounds
+			p.grids = gs
 			for c := range jobs {
 				r := p.parseGuarded(c)
 				p.shareBounds(r)
@@ -597,6 +615,9 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 			}
 			delete(pending, next)
 			next++
+			if gs != nil {
+				gs.bases = append(gs.bases, base)
+			}
 			if firstErr == nil {
 				if r.err != nil {
 					r.err.Line += int(base)
@@ -610,7 +631,9 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 							index[name] = s
 							all = append(all, s)
 						}
-						if w.bounded() {
+						if gs != nil {
+							// In the grids already.
+						} else if w.bounded() {
 							// Kept as parsed: csvBuild reads them in order.
 							if rows := r.part.pts[i]; len(rows) > 0 {
 								s.segs = append(s.segs, csvSeg{base: base, rows: rows})
@@ -636,6 +659,9 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 	}
 	if readErr != nil {
 		return nil, readErr
+	}
+	if gs != nil && gs.off.Load() {
+		return nil, errCSVGrid
 	}
 	return all, nil
 }
@@ -682,13 +708,15 @@ type csvBounds struct {
 // csvBuild puts each interface's rows on the grid, one series per core at
 // a time; each worker gathers a series' chunk rows into one buffer of its
 // own, reused from series to series.
-func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) ([]*billing.Series, error) {
+func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries, gs *csvGrids) ([]*billing.Series, error) {
 	out := make([]*billing.Series, len(acc))
 	errs := make([]error, len(acc))
 	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
+		wg      sync.WaitGroup
+		next    atomic.Int64
+		offGrid atomic.Bool
 	)
+	spec := regular{end: lay.end, rate: lay.units == "bps", field: lay.tsName}
 	for range min(max(1, runtime.GOMAXPROCS(0)), len(acc)) {
 		wg.Go(func() {
 			var buf []rawPoint
@@ -698,6 +726,15 @@ func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) (
 					return
 				}
 				s := acc[i]
+				if gs != nil {
+					b := &builder{file: file, win: opts.window(), port: opts.PortBps, s: &billing.Series{Name: s.name}}
+					if !gs.build(b, gs.lookup(s.name), spec) {
+						offGrid.Store(true)
+						return
+					}
+					out[i] = b.finish()
+					continue
+				}
 				pts := s.pts
 				if s.segs != nil {
 					buf = slices.Grow(buf[:0], s.rows)
@@ -713,7 +750,7 @@ func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) (
 				if lay.counters() {
 					err = b.addCounters(pts, lay.bits, lay.tsName)
 				} else {
-					err = b.addRegular(pts, regular{end: lay.end, rate: lay.units == "bps", field: lay.tsName})
+					err = b.addRegular(pts, spec)
 				}
 				s.pts, s.segs = nil, nil
 				out[i], errs[i] = b.finish(), err
@@ -721,6 +758,9 @@ func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries) (
 		})
 	}
 	wg.Wait()
+	if offGrid.Load() {
+		return nil, errCSVGrid
+	}
 	// The error nearest the top of the file, whichever series it is in.
 	var first *ReadError
 	for _, err := range errs {
@@ -756,8 +796,10 @@ type csvParser struct {
 	rows    []csvRow
 	rowK    []int32
 	pos     []int
-	lineLen int        // mean line length of the last chunk parsed
-	bounds  *csvBounds // reading backwards without a period: shared bounds
+	lineLen int // mean line length of the last chunk parsed
+	bounds  *csvBounds
+	grids   *csvGrids // grid mode: kept rows go into their cells
+	seq     int       // the chunk being parsed // reading backwards without a period: shared bounds
 }
 
 // loadBounds copies the shared bounds into the parser's interface table.
@@ -809,6 +851,7 @@ type csvName struct {
 	key    string   // the bytes of the interface column ("" without one)
 	succ   *csvName // the interface that followed this one last
 	plain  bool     // key holds no comma or quote (fastRow may match it)
+	grid   *csvGrid // its grid in grid mode, once it has one
 	chunk  int      // the chunk k refers to
 	k      int
 	keepLo int64 // rows before it cannot be in the latest month kept (reverse mode)
@@ -905,16 +948,20 @@ func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool 
 		pt.in, pt.out = vi, vo
 	}
 	p.prev = e
-	p.keep(part, e.k, pt)
+	p.keep(part, e, pt)
 	return true
 }
 
 // keep adds a kept row of the interface at index k of the chunk's part: to
 // the parser's own buffer, in file order, which group then splits.
-func (p *csvParser) keep(part *csvPart, k int, pt csvRow) {
+func (p *csvParser) keep(part *csvPart, e *csvName, pt csvRow) {
+	part.maxT[e.k] = max(part.maxT[e.k], pt.t)
+	if p.grids != nil {
+		p.put(e, pt)
+		return
+	}
 	p.rows = append(p.rows, pt)
-	p.rowK = append(p.rowK, int32(k))
-	part.maxT[k] = max(part.maxT[k], pt.t)
+	p.rowK = append(p.rowK, int32(e.k))
 }
 
 // group moves the chunk's kept rows from the parser's buffer into one
@@ -997,7 +1044,8 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		return res
 	}
 	p.loadBounds()
-	if p.lineLen > 0 {
+	p.seq = c.seq
+	if p.lineLen > 0 && p.grids == nil {
 		// Room for every line of the chunk at the last chunk's mean line
 		// length, made once per parser: growing by appending would copy,
 		// clear and fault in twice the memory, chunk after chunk.
@@ -1166,7 +1214,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			}
 			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
 		}
-		p.keep(&res.part, e.k, pt)
+		p.keep(&res.part, e, pt)
 	}
 	res.lines = line
 	if line > 0 {

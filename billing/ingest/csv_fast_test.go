@@ -233,16 +233,16 @@ func readVia(t *testing.T, c fastCase, file bool) ([]*billing.Series, error) {
 // as the general path with whole 4 MB chunks does: the same series, slots,
 // warnings and line numbers, or the same error.
 func TestCSVFastRowsEqualGeneralPath(t *testing.T) {
-	defer func(size int, fast bool) { csvChunkSize, csvFastRows = size, fast }(csvChunkSize, csvFastRows)
+	defer func(size int, fast, grid bool) { csvChunkSize, csvFastRows, csvGridRows = size, fast, grid }(csvChunkSize, csvFastRows, csvGridRows)
 	for _, c := range fastCases(t) {
-		csvChunkSize, csvFastRows = 4<<20, false
+		csvChunkSize, csvFastRows, csvGridRows = 4<<20, false, false
 		want, wantErr := readVia(t, c, false)
-		for _, fast := range []bool{false, true} {
+		for _, mode := range []struct{ fast, grid bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, size := range []int{4 << 20, 4096, 333, 64} {
 				for _, file := range []bool{false, true} {
-					csvChunkSize, csvFastRows = size, fast
+					csvChunkSize, csvFastRows, csvGridRows = size, mode.fast, mode.grid
 					got, err := readVia(t, c, file)
-					where := fmt.Sprintf("%s (fast %v, chunks of %d, file %v)", c.name, fast, size, file)
+					where := fmt.Sprintf("%s (fast %v, grid %v, chunks of %d, file %v)", c.name, mode.fast, mode.grid, size, file)
 					if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 						t.Fatalf("%s: error %v, general path %v", where, err, wantErr)
 					}
@@ -297,5 +297,29 @@ func TestCSVFastRowsByHand(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(dup.csv), []byte("\n")) {
 		t.Fatal("no rows")
+	}
+}
+
+// The grid mode reads the plain exports (epoch or RFC 3339 stamps, bytes or
+// bit/s, start or end stamps) without falling back to the rows, and falls
+// back for what it cannot hold.
+func TestCSVGridModeUsedAndStopped(t *testing.T) {
+	defer func(grid bool) { csvGridRows = grid }(csvGridRows)
+	csvGridRows = true
+	want := map[string]bool{ // case → the grid read stops
+		"plain": false, "RFC 3339": false, "RFC 3339 with offset": false, "bit rates": false, "end stamps": false,
+		"CRLF": false, "quoted fields": false, "no interface column": false, "period edges": false,
+		"gaps": false, "out of order": true, "duplicate": true, "mixed step": true, "value shapes": true,
+	}
+	for _, c := range fastCases(t) {
+		stop, ok := want[c.name]
+		if !ok {
+			continue
+		}
+		before := csvGridStops.Load()
+		readVia(t, c, true)
+		if got := csvGridStops.Load() != before; got != stop {
+			t.Errorf("%s: grid read stopped %v, want %v", c.name, got, stop)
+		}
 	}
 }
