@@ -71,23 +71,6 @@ func compensate(partial uint32, want uint16) uint16 {
 	return x
 }
 
-// echoMessage builds an ICMP echo request (v6 selects ICMPv6 types).
-func echoMessage(v6 bool, id, seq uint16, payload []byte) []byte {
-	b := make([]byte, 8+len(payload))
-	if v6 {
-		b[0] = icmp6Echo
-	} else {
-		b[0] = icmp4Echo
-	}
-	binary.BigEndian.PutUint16(b[4:], id)
-	binary.BigEndian.PutUint16(b[6:], seq)
-	copy(b[8:], payload)
-	if !v6 {
-		binary.BigEndian.PutUint16(b[2:], checksum(0, b))
-	}
-	return b
-}
-
 // parisEcho builds an ICMP echo request whose checksum field (and so every
 // byte a router could hash) is the same for every seq of a flow: the first
 // two payload bytes compensate the sequence number. For ICMPv6 the kernel

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
@@ -282,26 +283,6 @@ func (r *sweep) pace(ctx context.Context, start time.Time, i int) bool {
 	return ctx.Err() == nil
 }
 
-// drain waits until every sent probe is decided or its wait has ended.
-func (r *sweep) drain(ctx context.Context) {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		r.mu.Lock()
-		r.reap(time.Now())
-		done := r.resolved >= r.sent
-		r.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
 // openEcho opens the echo socket of one family by cfg.Socket's rule.
 func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 	proto, fam := unix.IPPROTO_ICMP, "IPv4"
@@ -310,7 +291,7 @@ func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 	}
 	var derr error
 	if mode != "raw" {
-		s, err := openSock(open, v6, unix.SOCK_DGRAM, proto)
+		s, err := openBareSock(open, v6, unix.SOCK_DGRAM, proto)
 		if err == nil {
 			return s, nil
 		}
@@ -322,7 +303,7 @@ func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 		}
 		derr = err
 	}
-	s, err := openSock(open, v6, unix.SOCK_RAW, proto)
+	s, err := openBareSock(open, v6, unix.SOCK_RAW, proto)
 	if err != nil {
 		if isPermission(err) {
 			if derr != nil {
@@ -351,11 +332,13 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 	}
 	r.id = binary.BigEndian.Uint16(r.nonce[6:])
 	var socks [2]*sock
+	var perFam [2]int
 	for _, t := range r.targets {
 		fam := 0
 		if t.Addr.Is6() {
 			fam = 1
 		}
+		perFam[fam]++
 		if socks[fam] == nil {
 			s, err := openEcho(r.cfg.OpenSocket, fam == 1, r.cfg.Socket)
 			if err != nil {
@@ -369,73 +352,40 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 			socks[fam] = s
 		}
 	}
+	// The family with more targets is read by the sweep's own loop, between
+	// its sends; the other one (if any) by a goroutine of its own.
+	primary := 0
+	if perFam[1] > perFam[0] {
+		primary = 1
+	}
 	var wg sync.WaitGroup
-	for _, s := range socks {
-		if s != nil {
-			wg.Add(1)
-			go func() { defer wg.Done(); r.receive(s) }()
-		}
+	if o := socks[1-primary]; o != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.receive(o) }()
 	}
 	var closeOnce sync.Once
 	closeAll := func() {
 		closeOnce.Do(func() {
 			for _, s := range socks {
 				if s != nil {
-					s.Close()
+					s.stopReaders()
 				}
 			}
 			wg.Wait()
+			for _, s := range socks {
+				if s != nil {
+					s.Close()
+				}
+			}
 		})
 	}
 	defer closeAll()
 
 	r.probes = make([]probeState, r.total())
-	payload := make([]byte, r.cfg.Size)
-	copy(payload, r.nonce[:])
-	start := time.Now()
-	var sendErr error
-	for i := 0; i < r.total(); i++ {
-		if !r.pace(ctx, start, i) {
-			break
-		}
-		t := r.targets[i%len(r.targets)]
-		s := socks[0]
-		if t.Addr.Is6() {
-			s = socks[1]
-		}
-		binary.BigEndian.PutUint32(payload[8:], uint32(i))
-		msg := echoMessage(t.Addr.Is6(), r.id, uint16(i), payload)
-		r.mu.Lock()
-		r.reap(time.Now())
-		// Marked pending before the send so that a reply read before
-		// sendTo returns finds its probe.
-		r.probes[i] = probeState{sent: time.Now(), state: stPending}
-		r.sent = i + 1
-		r.mu.Unlock()
-		at, err := s.sendTo(msg, t.Addr, 0)
-		r.mu.Lock()
-		if r.probes[i].state == stPending {
-			r.probes[i].sent = at
-		}
-		if err != nil {
-			if sendErr == nil {
-				sendErr = fmt.Errorf("sending to %s: %w", t.Addr, err)
-			}
-			if r.probes[i].state == stPending {
-				r.probes[i].state = stLost
-				r.resolved++
-				r.emit(i, StatusLost, 0)
-			}
-		}
-		r.mu.Unlock()
-		if err != nil && isPermission(err) {
-			if berr := broadcastSendError("sending ICMP echo", t.Addr, err); berr != err {
-				return nil, berr
-			}
-			return nil, privilegeError("sending ICMP echo", err, true)
-		}
+	sendErr, err := r.loop(ctx, socks, primary)
+	if err != nil {
+		return nil, err
 	}
-	r.drain(ctx)
 	// The receivers must stop before the results are read.
 	closeAll()
 	r.mu.Lock()
@@ -457,6 +407,293 @@ func (r *sweep) runICMP(ctx context.Context) ([]PingResult, error) {
 	return res, nil
 }
 
+// reapEvery is how often, at most, the loop wakes only to declare probes
+// lost: a sweep of unanswered targets would otherwise wake for each.
+const reapEvery = 10 * time.Millisecond
+
+// loop is the sweep's one I/O loop: every wake-up it reads all replies
+// queued on the primary socket, declares overdue probes lost, sends every
+// probe due (within paceSlack) in one batch per socket, reads the replies
+// those sends produced (on loopback the kernel answers inside the send) and
+// waits for the next probe's slot, a reply or the next reap, whichever
+// comes first. sendErr is the first send error; err a fatal one (privilege).
+func (r *sweep) loop(ctx context.Context, socks [2]*sock, primary int) (sendErr, err error) {
+	prim := socks[primary]
+	T, total := len(r.targets), r.total()
+	start := time.Now()
+	due := func(i int) time.Time {
+		return start.Add(time.Duration(i/T)*r.interval + time.Duration(i%T)*r.interval/time.Duration(T))
+	}
+	// Replies are at most the size of our requests (an IPv4 header on raw
+	// sockets in front); a bigger one is another program's and is counted
+	// as foreign from what fits.
+	rb := newMmsgBuf(maxBatch/2, max(2048, 8+r.cfg.Size+64), oobSize)
+	var sbs [2]*mmsgBuf
+	for f, s := range socks {
+		if s != nil {
+			sbs[f] = newMmsgBuf(maxBatch, 8+r.cfg.Size, 0)
+		}
+	}
+	payload := make([]byte, r.cfg.Size)
+	copy(payload, r.nonce[:])
+	// Cancelling ctx wakes a wait on either the socket or the timer.
+	r.timer = time.NewTimer(time.Hour)
+	defer r.timer.Stop()
+	stop := context.AfterFunc(ctx, func() { _ = prim.ep.SetReadDeadline(time.Now()) })
+	defer stop()
+
+	next := 0 // the next probe to send
+	var pauseUntil time.Time
+	var idx [2][]int // probe numbers of a batch, per socket
+	for {
+		if err := r.readQueued(prim, rb); err != nil {
+			return sendErr, nil
+		}
+		now := time.Now()
+		r.mu.Lock()
+		r.reap(now)
+		r.mu.Unlock()
+		if ctx.Err() != nil {
+			return sendErr, nil
+		}
+		if next < total && !due(next).After(now.Add(paceSlack)) {
+			// Every probe due within paceSlack leaves now: at 1,000
+			// packets/s the loop wakes for every fourth probe, not for
+			// each (a wake-up costs about what a loopback echo does).
+			idx[0], idx[1] = idx[0][:0], idx[1][:0]
+			limit := now.Add(paceSlack)
+			first := next
+			for next < total && !due(next).After(limit) && len(idx[0]) < maxBatch && len(idx[1]) < maxBatch {
+				f := 0
+				if r.targets[next%T].Addr.Is6() {
+					f = 1
+				}
+				idx[f] = append(idx[f], next)
+				next++
+			}
+			// Marked pending before the sends so that a reply read before
+			// its send returns finds its probe; the whole batch at once, as
+			// r.sent is a prefix of the table.
+			r.mu.Lock()
+			for i := first; i < next; i++ {
+				r.probes[i] = probeState{sent: now, state: stPending}
+			}
+			r.sent = next
+			r.mu.Unlock()
+			for f := range socks {
+				if len(idx[f]) == 0 {
+					continue
+				}
+				serr, ferr := r.sendProbes(socks[f], sbs[f], idx[f], payload)
+				if sendErr == nil {
+					sendErr = serr
+				}
+				if ferr != nil {
+					return sendErr, ferr
+				}
+			}
+			// Loopback answers inside the send: read those replies now
+			// rather than wake up for them.
+			if err := r.readQueued(prim, rb); err != nil {
+				return sendErr, nil
+			}
+			if next < total && !due(next).After(time.Now().Add(paceSlack)) {
+				continue // a full batch, or the sends took long
+			}
+		}
+		r.mu.Lock()
+		done := next >= total && r.resolved >= r.sent
+		wake := time.Time{}
+		if next < total {
+			wake = due(next)
+		}
+		if r.reaped < r.sent {
+			w := r.probes[r.reaped].sent.Add(r.cfg.Timeout + lostGrace)
+			w = later(w, now.Add(reapEvery))
+			if wake.IsZero() || w.Before(wake) {
+				wake = w
+			}
+		}
+		r.mu.Unlock()
+		if done {
+			return sendErr, nil
+		}
+		if prim.stamps {
+			// The kernel stamps replies, so they may queue for a while:
+			// right after a reply woke the loop (readPause), and whenever
+			// the loop wakes within readPause anyway (the next probe is due
+			// soon). The loop then sleeps on its timer alone, which costs
+			// the scheduler less than a wait on the socket, and a socket
+			// that became readable meanwhile does not wake it again.
+			if now.Before(pauseUntil) && (wake.IsZero() || pauseUntil.Before(wake)) {
+				wake = pauseUntil
+			}
+			if !wake.IsZero() && wake.Sub(now) <= readPause {
+				if !r.sleepUntil(ctx, wake) {
+					return sendErr, nil
+				}
+				continue
+			}
+		}
+		got, err := r.waitRead(ctx, prim, rb, wake)
+		if err != nil {
+			return sendErr, nil
+		}
+		if got && prim.stamps && readPause > 0 {
+			pauseUntil = time.Now().Add(readPause)
+		}
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sleepUntil waits until t; false when ctx ended first.
+func (r *sweep) sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	r.timer.Reset(d)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.timer.C:
+		return true
+	}
+}
+
+// waitRead waits until a reply is queued on s or until t (zero: no limit)
+// and handles the replies read; s must have been emptied just before. got says whether any was; err is set when s
+// was closed or failed, or ctx ended.
+func (r *sweep) waitRead(ctx context.Context, s *sock, b *mmsgBuf, t time.Time) (got bool, err error) {
+	if err := s.ep.SetReadDeadline(t); err != nil {
+		return false, err
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	var n int
+	var rerr error
+	// The caller emptied the socket just before: wait before the first read.
+	// A reply that came since has signalled the poller, which then returns at
+	// once.
+	first := true
+	err = s.eprc.Read(func(uintptr) bool {
+		if first {
+			first = false
+			return false
+		}
+		n, rerr = recvBatch(uintptr(s.fd), b)
+		return rerr != unix.EAGAIN && rerr != unix.EINTR
+	})
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		return false, err
+	}
+	if rerr != nil {
+		return false, rerr
+	}
+	r.handleBatch(s, b, n)
+	return true, nil
+}
+
+// readQueued handles every reply queued on s without waiting; an error
+// only when s is closed or failed.
+func (r *sweep) readQueued(s *sock, b *mmsgBuf) error {
+	for {
+		var n int
+		var rerr error
+		if err := s.control(func(fd int) error {
+			n, rerr = recvBatch(uintptr(fd), b)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if rerr == unix.EINTR {
+			continue
+		}
+		if rerr == unix.EAGAIN {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+		r.handleBatch(s, b, n)
+		if n < len(b.hdrs) {
+			return nil
+		}
+	}
+}
+
+// handleBatch handles the n replies read into b.
+func (r *sweep) handleBatch(s *sock, b *mmsgBuf, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range n {
+		r.handleLocked(s, b.packet(i))
+	}
+}
+
+// sendProbes sends the probes numbered idx (all of s's family, already
+// marked pending) with batched sends. A probe's send time is placed within
+// its call: a batch's packets leave one after another over the call's few
+// microseconds. sendErr is the first send error; fatal a privilege error
+// that ends the sweep.
+func (r *sweep) sendProbes(s *sock, b *mmsgBuf, idx []int, payload []byte) (sendErr, fatal error) {
+	T := len(r.targets)
+	for k, i := range idx {
+		t := r.targets[i%T]
+		binary.BigEndian.PutUint32(payload[8:], uint32(i))
+		n := putEcho(b.bufs[k], s.v6, r.id, uint16(i), payload)
+		b.setDest(k, t.Addr, n)
+	}
+	for k := 0; k < len(idx); {
+		n, before, after, err := s.sendBatch(b, k, len(idx))
+		r.mu.Lock()
+		span := after.Sub(before)
+		for j := range n {
+			p := &r.probes[idx[k+j]]
+			if p.state == stPending {
+				p.sent = before.Add(span * time.Duration(j) / time.Duration(n))
+			}
+		}
+		k += n
+		var failed int
+		if err != nil && k < len(idx) {
+			failed = idx[k]
+			if sendErr == nil {
+				sendErr = fmt.Errorf("sending to %s: %w", r.targets[failed%T].Addr, err)
+			}
+			if p := &r.probes[failed]; p.state == stPending {
+				p.sent = before
+				p.state = stLost
+				r.resolved++
+				r.emit(failed, StatusLost, 0)
+			}
+			k++
+		}
+		r.mu.Unlock()
+		if err != nil && isPermission(err) {
+			a := r.targets[failed%T].Addr
+			if berr := broadcastSendError("sending ICMP echo", a, err); berr != err {
+				return sendErr, berr
+			}
+			return sendErr, privilegeError("sending ICMP echo", err, true)
+		}
+		if err == nil && n == 0 {
+			break // not expected of sendmmsg; never spin
+		}
+	}
+	return sendErr, nil
+}
+
 func allZero(rs []PingResult) bool {
 	for _, r := range rs {
 		if r.Recv > 0 {
@@ -466,35 +703,23 @@ func allZero(rs []PingResult) bool {
 	return true
 }
 
-// readPause is how long the receiver lets replies queue after it emptied
-// the socket, when the kernel stamps them (SO_TIMESTAMPNS): the RTTs stay
-// exact, and a 1,000-target sweep wakes the receiver about 200 times a
-// second instead of once per reply. It is far below lostGrace, so no reply
+// readPause is how long a sweep lets replies queue after it emptied the
+// socket, when the kernel stamps them (SO_TIMESTAMPNS): the RTTs stay exact,
+// and a sweep of many targets wakes at most about 200 times a second for
+// replies instead of once per reply. It is far below lostGrace, so no reply
 // is declared lost for being read late.
 const readPause = 5 * time.Millisecond
 
-// receive reads echo replies from s until it is closed.
+// receive reads the echo replies of a sweep's second socket (the family with
+// fewer targets) until it is closed, pausing after each burst as the loop
+// does.
 func (r *sweep) receive(s *sock) {
-	buf := make([]byte, 65536)
-	oob := make([]byte, oobSize)
+	b := newMmsgBuf(maxBatch/2, max(2048, 8+r.cfg.Size+64), oobSize)
 	for {
-		p, err := s.recv(buf, oob)
-		if err != nil {
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
+		if _, err := r.waitRead(context.Background(), s, b, time.Time{}); err != nil {
 			return
 		}
-		r.handle(s, p)
-		// Empty the queue without waiting, then pause.
-		for {
-			p, err = s.tryRecv(buf, oob)
-			if err != nil {
-				break
-			}
-			r.handle(s, p)
-		}
-		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, syscall.EINTR) {
+		if err := r.readQueued(s, b); err != nil {
 			return
 		}
 		if s.stamps && readPause > 0 {
@@ -506,6 +731,13 @@ func (r *sweep) receive(s *sock) {
 // handle matches one echo reply to its probe by the run's nonce and the probe
 // number in the payload (the kernel rewrites the ICMP id of datagram sockets).
 func (r *sweep) handle(s *sock, p packet) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handleLocked(s, p)
+}
+
+// handleLocked is handle with r.mu held.
+func (r *sweep) handleLocked(s *sock, p packet) {
 	msg := p.data
 	if !s.v6 && !s.dgram {
 		var ok bool
@@ -518,8 +750,6 @@ func (r *sweep) handle(s *sock, p packet) {
 		return
 	}
 	from := p.from
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	payload := e.Data
 	if len(payload) < 12 || [8]byte(payload[:8]) != r.nonce {
 		r.foreign(from)

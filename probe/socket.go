@@ -55,36 +55,31 @@ type SocketFunc func(domain, typ, proto int) (int, error)
 
 // sock is a non-blocking socket registered with Go's poller, so reads block a
 // goroutine (not a thread) and Close wakes them.
+//
+// A bare sock (openBareSock, the ping sweep's) is not registered itself: an
+// epoll instance of its own that watches only its input is (ep). Go's
+// poller registers a socket for output too, edge-triggered, so every batch
+// of sends would wake it again as the send buffer drains; through ep it
+// wakes for replies only. The sweep reads and writes fd directly.
 type sock struct {
 	f      *os.File
 	rc     syscall.RawConn
 	v6     bool
 	dgram  bool
 	stamps bool // SO_TIMESTAMPNS is on
+
+	bare bool
+	fd   int             // bare: the socket
+	ep   *os.File        // bare: the epoll instance watching fd's input
+	eprc syscall.RawConn // bare: ep's
 }
 
 // openSock opens a socket of the given type and protocol for the address family
 // of v6, with kernel receive timestamps and a large receive buffer.
 func openSock(open SocketFunc, v6 bool, typ, proto int) (*sock, error) {
-	if open == nil {
-		open = unix.Socket
-	}
-	family := unix.AF_INET
-	if v6 {
-		family = unix.AF_INET6
-	}
-	fd, err := open(family, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	s, fd, err := openFD(open, v6, typ, proto)
 	if err != nil {
 		return nil, err
-	}
-	s := &sock{v6: v6, dgram: typ == unix.SOCK_DGRAM}
-	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
-		s.stamps = true
-	}
-	// A 1,000-target sweep answers in bursts; the default 208 KiB buffer is
-	// about 1,500 replies. FORCE works as root or with CAP_NET_ADMIN only.
-	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 4<<20) != nil {
-		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 4<<20)
 	}
 	s.f = os.NewFile(uintptr(fd), "probe-socket")
 	rc, err := s.f.SyscallConn()
@@ -96,10 +91,84 @@ func openSock(open SocketFunc, v6 bool, typ, proto int) (*sock, error) {
 	return s, nil
 }
 
-func (s *sock) Close() error { return s.f.Close() }
+// openBareSock is openSock for a bare sock (see sock).
+func openBareSock(open SocketFunc, v6 bool, typ, proto int) (*sock, error) {
+	s, fd, err := openFD(open, v6, typ, proto)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err == nil {
+		err = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)})
+		if err == nil {
+			err = unix.SetNonblock(ep, true)
+		}
+		if err != nil {
+			unix.Close(ep)
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("epoll for the probe socket: %w", err)
+	}
+	s.bare, s.fd = true, fd
+	s.ep = os.NewFile(uintptr(ep), "probe-socket-poll")
+	if s.eprc, err = s.ep.SyscallConn(); err != nil {
+		s.ep.Close()
+		unix.Close(fd)
+		return nil, err
+	}
+	return s, nil
+}
+
+// openFD opens the socket of openSock and sets its options.
+func openFD(open SocketFunc, v6 bool, typ, proto int) (*sock, int, error) {
+	if open == nil {
+		open = unix.Socket
+	}
+	family := unix.AF_INET
+	if v6 {
+		family = unix.AF_INET6
+	}
+	fd, err := open(family, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	if err != nil {
+		return nil, 0, err
+	}
+	s := &sock{v6: v6, dgram: typ == unix.SOCK_DGRAM}
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
+		s.stamps = true
+	}
+	// A 1,000-target sweep answers in bursts; the default 208 KiB buffer is
+	// about 1,500 replies. FORCE works as root or with CAP_NET_ADMIN only.
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 4<<20) != nil {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 4<<20)
+	}
+	return s, fd, nil
+}
+
+// Close closes the socket. A bare sock's readers must have returned
+// (stopReaders wakes them).
+func (s *sock) Close() error {
+	if s.bare {
+		s.stopReaders()
+		return unix.Close(s.fd)
+	}
+	return s.f.Close()
+}
+
+// stopReaders wakes and ends the goroutines waiting for a bare sock's input
+// (ep is closed); the socket itself stays open until Close.
+func (s *sock) stopReaders() {
+	if s.bare {
+		_ = s.ep.Close()
+	}
+}
 
 // control runs fn on the descriptor.
 func (s *sock) control(fn func(fd int) error) error {
+	if s.bare {
+		return fn(s.fd)
+	}
 	var ferr error
 	if err := s.rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
 		return err
@@ -193,19 +262,14 @@ type packet struct {
 
 // recv reads one datagram into buf (the returned packet's data aliases buf),
 // waiting for one to arrive.
-func (s *sock) recv(buf, oob []byte) (packet, error) { return s.recvMode(buf, oob, true) }
-
-// tryRecv is recv without waiting: unix.EAGAIN when nothing is queued.
-func (s *sock) tryRecv(buf, oob []byte) (packet, error) { return s.recvMode(buf, oob, false) }
-
-func (s *sock) recvMode(buf, oob []byte, wait bool) (packet, error) {
+func (s *sock) recv(buf, oob []byte) (packet, error) {
 	var p packet
 	var n, oobn int
 	var rerr error
 	var from netip.Addr
 	err := s.rc.Read(func(fd uintptr) bool {
 		n, oobn, from, rerr = recvmsg(int(fd), buf, oob)
-		return !wait || rerr != unix.EAGAIN
+		return rerr != unix.EAGAIN
 	})
 	if err != nil {
 		return p, err
