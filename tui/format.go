@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -59,13 +60,14 @@ func line(s string, w int) string {
 	return head + "…"
 }
 
-// byteCount finds a raw byte count in a rule text ("50321534393 bytes").
-var byteCount = regexp.MustCompile(`\b(\d{4,}) bytes\b`)
+// byteCount finds a raw byte count in a rule text ("50321534393 bytes");
+// compiled on first use, not in the init every linecheck command runs.
+var byteCount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(\d{4,}) bytes\b`) })
 
 // volumeUnits writes the byte counts of a billing rule text in units
 // (50.32 TB): a person compares volumes, not eleven-digit numbers.
 func volumeUnits(s string) string {
-	return byteCount.ReplaceAllStringFunc(s, func(m string) string {
+	return byteCount().ReplaceAllStringFunc(s, func(m string) string {
 		n, err := strconv.ParseFloat(strings.TrimSuffix(m, " bytes"), 64)
 		if err != nil {
 			return m

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/linecheck/linecheck/billing"
 )
@@ -73,8 +74,9 @@ type PromOptions struct {
 }
 
 // counter32Names are the 32-bit SNMP octet counters (IF-MIB ifInOctets and
-// ifOutOctets; the 64-bit ones are ifHCInOctets and ifHCOutOctets).
-var counter32Names = regexp.MustCompile(`\bif(In|Out)Octets\b`)
+// ifOutOctets; the 64-bit ones are ifHCInOctets and ifHCOutOctets), compiled
+// on first use rather than in the init of every command.
+var counter32Names = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bif(In|Out)Octets\b`) })
 
 // PromLabels renders a label set as Prometheus writes it, {a="x",b="y"} in
 // name order, leaving out the names in skip.
@@ -324,7 +326,7 @@ func promBuild(source, name string, g *promGroup, step int64, opts ReadOptions, 
 // before the wrap and the wrap is lost, once per 2^32 bytes.
 func warnCounter32(s *billing.Series, queries [2]string) {
 	for d, q := range queries {
-		m := counter32Names.FindString(q)
+		m := counter32Names().FindString(q)
 		if m == "" {
 			continue
 		}

@@ -215,8 +215,10 @@ func TableLookup(ip netip.Addr) (Carrier, bool) {
 
 // specialRanges carry no carrier evidence: RFC 1918, CGNAT (RFC 6598), the
 // US DoD /8s that clouds use internally (NextTrace labels the same /8s),
-// benchmarking, documentation, ULA and the like.
-var specialRanges = func() []struct {
+// benchmarking, documentation, ULA and the like. Parsed on first use: the
+// init of every linecheck command, a one-shot trace included, runs
+// otherwise.
+var specialRanges = sync.OnceValue(func() []struct {
 	p    netip.Prefix
 	kind string
 } {
@@ -241,14 +243,14 @@ var specialRanges = func() []struct {
 		out[i].kind = l.kind
 	}
 	return out
-}()
+})
 
 // SpecialRange reports whether ip is in a range that carries no carrier
 // evidence and names it: private, cgnat, dod, link-local, loopback,
 // documentation, benchmarking, multicast, reserved.
 func SpecialRange(ip netip.Addr) (string, bool) {
 	ip = ip.Unmap()
-	for _, s := range specialRanges {
+	for _, s := range specialRanges() {
 		if s.p.Contains(ip) {
 			return s.kind, true
 		}
@@ -261,7 +263,7 @@ func SpecialRange(ip netip.Addr) (string, bool) {
 // probed by compare, the TUI or serve. It reads the same list as SpecialRange.
 func DocumentationPrefix(ip netip.Addr) (netip.Prefix, bool) {
 	ip = ip.Unmap()
-	for _, s := range specialRanges {
+	for _, s := range specialRanges() {
 		if s.kind == "documentation" && s.p.Contains(ip) {
 			return s.p, true
 		}
@@ -271,57 +273,60 @@ func DocumentationPrefix(ip netip.Addr) (netip.Prefix, bool) {
 
 // asnCarriers names the networks an ASN database answer can be mapped to.
 // Metro/provincial ASNs of the Chinese carriers are their access networks.
-var asnCarriers = map[int]Carrier{
-	4809:  {Name: "CN2", Class: ClassCN2, China: true},
-	4134:  {Name: "ChinaNet", Class: ClassChinaNet, China: true},
-	4812:  {Name: "ChinaNet Shanghai", Class: ClassChinaNet, China: true},
-	4811:  {Name: "ChinaNet Shanghai", Class: ClassChinaNet, China: true},
-	4813:  {Name: "ChinaNet Guangdong", Class: ClassChinaNet, China: true},
-	4816:  {Name: "ChinaNet Guangdong", Class: ClassChinaNet, China: true},
-	4847:  {Name: "ChinaNet CNIX", Class: ClassChinaNet, China: true},
-	58466: {Name: "ChinaNet Guangzhou", Class: ClassChinaNet, China: true},
-	23764: {Name: "CTGNet", Class: ClassCTGNet, China: true},
-	4837:  {Name: "Unicom", Class: ClassCU4837, China: true},
-	4808:  {Name: "Unicom Beijing", Class: ClassCU4837, China: true},
-	17621: {Name: "Unicom Shanghai", Class: ClassCU4837, China: true},
-	17816: {Name: "Unicom Guangdong", Class: ClassCU4837, China: true},
-	9929:  {Name: "Unicom 9929", Class: ClassCU9929, China: true},
-	10099: {Name: "Unicom CUG", Class: ClassCUG, China: true},
-	58807: {Name: "CMIN2", Class: ClassCMIN2, China: true},
-	58453: {Name: "CMI", Class: ClassCMI, China: true},
-	9808:  {Name: "CMNET", Class: ClassCMNET, China: true},
-	56040: {Name: "CMNET Guangdong", Class: ClassCMNET, China: true},
-	56041: {Name: "CMNET Zhejiang", Class: ClassCMNET, China: true},
-	56044: {Name: "CMNET Shanghai", Class: ClassCMNET, China: true},
-	56046: {Name: "CMNET Jiangsu", Class: ClassCMNET, China: true},
-	56047: {Name: "CMNET Hunan", Class: ClassCMNET, China: true},
-	56048: {Name: "CMNET Beijing", Class: ClassCMNET, China: true},
-	24547: {Name: "CMNET Hebei", Class: ClassCMNET, China: true},
-	2914:  {Name: "NTT", Class: ClassTransit},
-	174:   {Name: "Cogent", Class: ClassTransit},
-	3257:  {Name: "GTT", Class: ClassTransit},
-	1299:  {Name: "Arelion", Class: ClassTransit},
-	3491:  {Name: "PCCW", Class: ClassTransit},
-	6939:  {Name: "HE", Class: ClassTransit},
-	3356:  {Name: "Lumen", Class: ClassTransit},
-	6453:  {Name: "Tata", Class: ClassTransit},
-	17676: {Name: "SoftBank", Class: ClassTransit},
-	6461:  {Name: "Zayo", Class: ClassTransit},
-	2497:  {Name: "IIJ", Class: ClassTransit},
-	4637:  {Name: "Telstra", Class: ClassTransit},
-	701:   {Name: "Verizon", Class: ClassTransit},
-	7018:  {Name: "AT&T", Class: ClassTransit},
-	6762:  {Name: "Sparkle", Class: ClassTransit},
-	1273:  {Name: "Vodafone", Class: ClassTransit},
-	3320:  {Name: "DTAG", Class: ClassTransit},
-	9002:  {Name: "RETN", Class: ClassTransit},
-	2516:  {Name: "KDDI", Class: ClassTransit},
-	7473:  {Name: "Singtel", Class: ClassTransit},
-	4766:  {Name: "KT", Class: ClassTransit},
-	3786:  {Name: "LG U+", Class: ClassTransit},
-	6830:  {Name: "Liberty Global", Class: ClassTransit},
-	5511:  {Name: "Orange", Class: ClassTransit},
-}
+// Made on first use (a map literal is built by package init otherwise).
+var asnCarriers = sync.OnceValue(func() map[int]Carrier {
+	return map[int]Carrier{
+		4809:  {Name: "CN2", Class: ClassCN2, China: true},
+		4134:  {Name: "ChinaNet", Class: ClassChinaNet, China: true},
+		4812:  {Name: "ChinaNet Shanghai", Class: ClassChinaNet, China: true},
+		4811:  {Name: "ChinaNet Shanghai", Class: ClassChinaNet, China: true},
+		4813:  {Name: "ChinaNet Guangdong", Class: ClassChinaNet, China: true},
+		4816:  {Name: "ChinaNet Guangdong", Class: ClassChinaNet, China: true},
+		4847:  {Name: "ChinaNet CNIX", Class: ClassChinaNet, China: true},
+		58466: {Name: "ChinaNet Guangzhou", Class: ClassChinaNet, China: true},
+		23764: {Name: "CTGNet", Class: ClassCTGNet, China: true},
+		4837:  {Name: "Unicom", Class: ClassCU4837, China: true},
+		4808:  {Name: "Unicom Beijing", Class: ClassCU4837, China: true},
+		17621: {Name: "Unicom Shanghai", Class: ClassCU4837, China: true},
+		17816: {Name: "Unicom Guangdong", Class: ClassCU4837, China: true},
+		9929:  {Name: "Unicom 9929", Class: ClassCU9929, China: true},
+		10099: {Name: "Unicom CUG", Class: ClassCUG, China: true},
+		58807: {Name: "CMIN2", Class: ClassCMIN2, China: true},
+		58453: {Name: "CMI", Class: ClassCMI, China: true},
+		9808:  {Name: "CMNET", Class: ClassCMNET, China: true},
+		56040: {Name: "CMNET Guangdong", Class: ClassCMNET, China: true},
+		56041: {Name: "CMNET Zhejiang", Class: ClassCMNET, China: true},
+		56044: {Name: "CMNET Shanghai", Class: ClassCMNET, China: true},
+		56046: {Name: "CMNET Jiangsu", Class: ClassCMNET, China: true},
+		56047: {Name: "CMNET Hunan", Class: ClassCMNET, China: true},
+		56048: {Name: "CMNET Beijing", Class: ClassCMNET, China: true},
+		24547: {Name: "CMNET Hebei", Class: ClassCMNET, China: true},
+		2914:  {Name: "NTT", Class: ClassTransit},
+		174:   {Name: "Cogent", Class: ClassTransit},
+		3257:  {Name: "GTT", Class: ClassTransit},
+		1299:  {Name: "Arelion", Class: ClassTransit},
+		3491:  {Name: "PCCW", Class: ClassTransit},
+		6939:  {Name: "HE", Class: ClassTransit},
+		3356:  {Name: "Lumen", Class: ClassTransit},
+		6453:  {Name: "Tata", Class: ClassTransit},
+		17676: {Name: "SoftBank", Class: ClassTransit},
+		6461:  {Name: "Zayo", Class: ClassTransit},
+		2497:  {Name: "IIJ", Class: ClassTransit},
+		4637:  {Name: "Telstra", Class: ClassTransit},
+		701:   {Name: "Verizon", Class: ClassTransit},
+		7018:  {Name: "AT&T", Class: ClassTransit},
+		6762:  {Name: "Sparkle", Class: ClassTransit},
+		1273:  {Name: "Vodafone", Class: ClassTransit},
+		3320:  {Name: "DTAG", Class: ClassTransit},
+		9002:  {Name: "RETN", Class: ClassTransit},
+		2516:  {Name: "KDDI", Class: ClassTransit},
+		7473:  {Name: "Singtel", Class: ClassTransit},
+		4766:  {Name: "KT", Class: ClassTransit},
+		3786:  {Name: "LG U+", Class: ClassTransit},
+		6830:  {Name: "Liberty Global", Class: ClassTransit},
+		5511:  {Name: "Orange", Class: ClassTransit},
+	}
+})
 
 // chinaAccessByName recognises the Chinese carriers' provincial and metro
 // ASNs that the table does not list by the names registries give them
@@ -347,7 +352,7 @@ func CarrierForASN(asn int, name string) (Carrier, bool) {
 	if asn <= 0 {
 		return Carrier{}, false
 	}
-	c, known := asnCarriers[asn]
+	c, known := asnCarriers()[asn]
 	if !known {
 		c = Carrier{Name: name, Class: chinaAccessByName(name)}
 		c.China = c.Class != ClassOther
