@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -787,7 +788,8 @@ type csvParser struct {
 	lastRaw  []byte
 	lastT    int64
 	haveLast bool
-	plainRaw bool // lastRaw holds no comma or quote
+	plainRaw bool      // lastRaw holds no comma or quote
+	pfx      csvPrefix // lastRaw and a comma, for fastRow
 	single   string
 	prev     *csvName // the interface of the row before
 	fast     bool     // the layout is timestamp,interface,in,out (either order of in, out)
@@ -876,38 +878,42 @@ func (p *csvParser) stamp(raw []byte) (int64, string) {
 	if msg == "" {
 		p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
 		p.plainRaw = bytes.IndexByte(raw, ',') < 0 && bytes.IndexByte(raw, '"') < 0
+		p.pfx.set(raw)
 	}
 	return t, msg
 }
 
-// fastRow reads the common row in one pass: the timestamp of the row
-// before, the interface that followed the previous row's interface last
-// time, and two plain integers, with nothing else on the line (no quotes,
-// spaces, gaps, or other number forms). It does exactly what the general
-// path of parseChunk does with such a row (skipped outside the period or
-// before keepLo, else kept), and returns false, having changed nothing,
-// for any other row: the general path reads it.
-func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool {
-	n := len(p.lastRaw)
-	if !p.haveLast || !p.plainRaw || len(ln) <= n || ln[n] != ',' || string(ln[:n]) != string(p.lastRaw) {
-		return false
+// fastRow reads the common row at the start of buf in one pass: the
+// timestamp of the row before, the interface that followed the previous
+// row's interface last time, and two plain integers, with nothing else on
+// the line (no quotes, spaces, gaps, or other number forms), and finds the
+// line's end on the way. It does exactly what the general path of
+// parseChunk does with such a line (skipped outside the period, else kept)
+// and returns its length with the newline; for any other line it returns 0
+// having changed nothing, and the general path reads it.
+func (p *csvParser) fastRow(buf []byte, line int64, seq int, part *csvPart) int {
+	if !p.haveLast || !p.plainRaw || !p.pfx.match(buf) {
+		return 0
 	}
+	n := len(p.pfx.b) // the timestamp and its comma
 	t := p.lastT
 	if p.bounded && (t < p.lo || t >= p.hi) {
-		return true // the general path skips it after the timestamp too
+		// The general path skips it after the timestamp too.
+		if i := bytes.IndexByte(buf[n:], '\n'); i >= 0 {
+			return n + i + 1
+		}
+		return len(buf)
 	}
 	q := p.prev
 	if q == nil || q.succ == nil {
-		return false
+		return 0
 	}
 	e := q.succ
-	rest := ln[n+1:]
+	rest := buf[n:]
 	k := len(e.key)
-	if !e.plain || e.chunk != seq || len(rest) <= k || rest[k] != ',' || string(rest[:k]) != e.key {
-		return false
-	}
-	if t < e.keepLo {
-		return false // skipped only after the field count check: the general path's
+	if !e.plain || e.chunk != seq || len(rest) <= k || rest[k] != ',' || string(rest[:k]) != e.key || t < e.keepLo {
+		// (before keepLo: skipped only after the field count check, the general path's)
+		return 0
 	}
 	rest = rest[k+1:]
 	// in and out: digits up to the comma, then digits to the line's end.
@@ -921,15 +927,26 @@ func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool 
 		a = a*10 + uint64(rest[i]-'0')
 	}
 	if i == 0 || i > maxDigits || i >= len(rest) || rest[i] != ',' {
-		return false
+		return 0
 	}
 	rest = rest[i+1:]
 	j := 0
 	for ; j < len(rest) && rest[j] >= '0' && rest[j] <= '9'; j++ {
 		b = b*10 + uint64(rest[j]-'0')
 	}
-	if j == 0 || j > maxDigits || j != len(rest) {
-		return false
+	if j == 0 || j > maxDigits {
+		return 0
+	}
+	// The line's end: LF, CR LF, a CR or nothing at the end of the input.
+	end := j
+	switch {
+	case j == len(rest):
+	case rest[j] == '\n':
+		end++
+	case rest[j] == '\r' && (j+1 == len(rest) || rest[j+1] == '\n'):
+		end = min(j+2, len(rest))
+	default:
+		return 0
 	}
 	if p.lay.in == 3 {
 		a, b = b, a
@@ -937,7 +954,7 @@ func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool 
 	pt := csvRow{t: t, line: uint32(line)}
 	if p.lay.counters() {
 		if p.lay.bits == 32 && (a > math.MaxUint32 || b > math.MaxUint32) {
-			return false // the general path words the error
+			return 0 // the general path words the error
 		}
 		pt.in, pt.out = math.Float64frombits(a), math.Float64frombits(b)
 	} else {
@@ -949,7 +966,38 @@ func (p *csvParser) fastRow(ln []byte, line int64, seq int, part *csvPart) bool 
 	}
 	p.prev = e
 	p.keep(part, e, pt)
-	return true
+	return len(buf) - len(rest) + end
+}
+
+// csvPrefix is a timestamp and its comma, matched at a line's start by
+// three word loads instead of a call (rows repeat the timestamp of the row
+// before: it is the first test of every row).
+type csvPrefix struct {
+	b    []byte
+	w, m [3]uint64 // the bytes as little-endian words and which of them count
+}
+
+func (q *csvPrefix) set(raw []byte) {
+	q.b = append(append(q.b[:0], raw...), ',')
+	q.w, q.m = [3]uint64{}, [3]uint64{}
+	if len(q.b) > 24 {
+		return
+	}
+	for i, c := range q.b {
+		q.w[i/8] |= uint64(c) << (8 * (i % 8))
+		q.m[i/8] |= 0xff << (8 * (i % 8))
+	}
+}
+
+// match says whether b starts with the prefix.
+func (q *csvPrefix) match(b []byte) bool {
+	if len(b) >= 24 && len(q.b) <= 24 {
+		x0 := binary.LittleEndian.Uint64(b)
+		x1 := binary.LittleEndian.Uint64(b[8:])
+		x2 := binary.LittleEndian.Uint64(b[16:])
+		return (x0^q.w[0])&q.m[0]|(x1^q.w[1])&q.m[1]|(x2^q.w[2])&q.m[2] == 0
+	}
+	return len(b) >= len(q.b) && string(b[:len(q.b)]) == string(q.b)
 }
 
 // keep adds a kept row of the interface at index k of the chunk's part: to
@@ -1063,6 +1111,13 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		return res
 	}
 	for len(buf) > 0 {
+		if p.fast {
+			if n := p.fastRow(buf, line+1, c.seq, &res.part); n > 0 {
+				buf = buf[n:]
+				line++
+				continue
+			}
+		}
 		var ln []byte
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 			ln, buf = buf[:i], buf[i+1:]
@@ -1074,9 +1129,6 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			ln = ln[:n-1]
 		}
 		if len(ln) == 0 || ln[0] == '#' {
-			continue
-		}
-		if p.fast && p.fastRow(ln, line, c.seq, &res.part) {
 			continue
 		}
 		// Fast skip: with the timestamp first, a row outside the period is

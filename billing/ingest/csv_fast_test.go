@@ -105,6 +105,8 @@ func fastCases(t *testing.T) []fastCase {
 		return plain(i, t, ifc)
 	}), period)
 	add("no final newline", strings.TrimSuffix(fastRows(hdr, ifs, plain), "\n"), period)
+	add("CR but no final newline", strings.TrimSuffix(strings.ReplaceAll(fastRows(hdr, ifs, plain), "\n", "\r\n"), "\n"), period)
+	add("stray CR", fastRows(hdr, ifs, at(in, func(t int64, ifc, _ string) string { return fmt.Sprintf("%d,%s,1,2\rx", t, ifc) })), period)
 	add("comments and blank lines", fastRows(hdr, ifs, func(i int, t int64, ifc string) string {
 		switch i % 41 {
 		case 3:
@@ -191,6 +193,7 @@ func fastCases(t *testing.T) []fastCase {
 	}
 	add("RFC 3339", fastRows(hdr, ifs, iso(time.UTC, time.RFC3339)), period)
 	add("RFC 3339 with offset", fastRows(hdr, ifs, iso(shanghai, time.RFC3339)), period)
+	add("RFC 3339 with fraction and offset", fastRows(hdr, ifs, iso(shanghai, "2006-01-02T15:04:05.000000Z07:00")), period)
 	add("naive times in a zone", fastRows(hdr, ifs, iso(shanghai, "2006-01-02 15:04:05")),
 		ReadOptions{From: fastFrom - 8*3600, To: fastTo - 8*3600, Loc: shanghai})
 	add("fractional unix seconds", fastRows(hdr, ifs, func(i int, t int64, ifc string) string {
