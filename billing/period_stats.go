@@ -22,7 +22,7 @@ type view struct {
 	gaps     string // skip or zero
 
 	days      [][2]int64
-	dayOf     []int32 // day index of each slot
+	dayOf     []int32 // day index of each slot (slotDays makes it when needed)
 	dayBytes  []float64
 	validDays int
 	validExp  int // expected slots in valid days
@@ -58,13 +58,11 @@ func newView(s *Series, p Period, boundary Boundary, gaps string, scale float64)
 	v.expected = int(max(ceilDiv(b, width)-ceilDiv(a, width), 0))
 	v.days = p.Days()
 	v.dayBytes = make([]float64, len(v.days))
-	v.dayOf = make([]int32, len(v.slots))
 	d := 0
-	for i, sl := range v.slots {
+	for _, sl := range v.slots {
 		for d < len(v.days)-1 && sl.Start >= v.days[d][1] {
 			d++
 		}
-		v.dayOf[i] = int32(d)
 		v.dayBytes[d] += sl.In + sl.Out
 	}
 	for i := range v.days {
@@ -74,6 +72,22 @@ func newView(s *Series, p Period, boundary Boundary, gaps string, scale float64)
 		}
 	}
 	return v
+}
+
+// slotDays returns the day index of each slot, made on first use: only
+// offers' valid-day and daily rules read it, not the 95th block.
+func (v *view) slotDays() []int32 {
+	if v.dayOf == nil {
+		v.dayOf = make([]int32, len(v.slots))
+		d := 0
+		for i, sl := range v.slots {
+			for d < len(v.days)-1 && sl.Start >= v.days[d][1] {
+				d++
+			}
+			v.dayOf[i] = int32(d)
+		}
+	}
+	return v.dayOf
 }
 
 // daySlots is the number of slots of day d inside the period's window.
@@ -129,8 +143,9 @@ func (v *view) sample(part Direction, valid bool) sortedSample {
 		return s
 	}
 	vals := make([]float64, 0, len(v.slots))
+	dayOf := v.slotDays()
 	for i, sl := range v.slots {
-		if valid && v.dayBytes[v.dayOf[i]] <= 0 {
+		if valid && v.dayBytes[dayOf[i]] <= 0 {
 			continue
 		}
 		vals = append(vals, v.rate(part.of(sl)))
@@ -182,6 +197,14 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 		case DirOut:
 			for i, sl := range v.slots {
 				vals[i] = sl.Out
+			}
+		case DirMax: // Direction.Apply's, without its switch per slot
+			for i, sl := range v.slots {
+				vals[i] = max(sl.In, sl.Out)
+			}
+		case DirSum:
+			for i, sl := range v.slots {
+				vals[i] = sl.In + sl.Out
 			}
 		default:
 			for i, sl := range v.slots {
@@ -298,8 +321,9 @@ func (v *view) average(direction Direction, valid bool) stat {
 func (v *view) dailyPeakAverage(dailyNth, topDays int, direction Direction, valid bool) stat {
 	return v.byRule(direction, func(c Direction) stat {
 		perDay := make([][]float64, len(v.days))
+		dayOf := v.slotDays()
 		for i, sl := range v.slots {
-			perDay[v.dayOf[i]] = append(perDay[v.dayOf[i]], v.rate(c.of(sl)))
+			perDay[dayOf[i]] = append(perDay[dayOf[i]], v.rate(c.of(sl)))
 		}
 		var peaks []float64
 		n := 0
@@ -339,8 +363,8 @@ func (v *view) daysShorterThan(nth int, valid bool) int {
 		return 0
 	}
 	count := make([]int, len(v.days))
-	for i := range v.slots {
-		count[v.dayOf[i]]++
+	for _, d := range v.slotDays() {
+		count[d]++
 	}
 	short := 0
 	for d, c := range count {
@@ -400,7 +424,9 @@ func (v *view) gapRuns(limit int) ([]GapRun, int) {
 	}
 	next := ceilDiv(v.from, v.width) * v.width
 	for _, s := range v.slots {
-		add(next, s.Start)
+		if s.Start-next >= v.width { // add's own test, without a call per slot
+			add(next, s.Start)
+		}
 		next = s.Start + v.width
 	}
 	add(next, ceilDiv(v.to, v.width)*v.width)

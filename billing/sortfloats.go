@@ -151,9 +151,11 @@ func rankFiltered(v []float64, buf []uint64, k int) (first, next uint64, ok bool
 		b := floatKey(x)
 		nan = nan || x != x
 		buf[m] = b
+		inc := 0 // branch-free: about one key in ten is kept
 		if b >= pivot {
-			m++
+			inc = 1
 		}
+		m += inc
 	}
 	below := n - m // keys < pivot: the smallest ranks
 	if nan || below > k || m == 0 {
