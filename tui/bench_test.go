@@ -172,8 +172,13 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 			// (Feed.Next, which the program runs in a command once the
 			// last batch is folded in: what arrives meanwhile waits in the
 			// feed and comes as one batch), then Update and View.
+			// A frame's CPU time is its thread's (its own work and the
+			// runtime's on its behalf, GC assists), when it ran on one
+			// thread throughout (cpu < 0 when it did not: not counted).
+			var cpu time.Duration
 			frame := func() (upd, view time.Duration, n int) {
 				msg := feed.Next(ctx)
+				tid0, c0 := threadCPU()
 				t0 := time.Now()
 				if u, ok := msg.(UpdatesMsg); ok {
 					n = len(u)
@@ -183,7 +188,13 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 				m.inflight = false
 				t1 := time.Now()
 				_ = m.View()
-				return t1.Sub(t0), time.Since(t1), n
+				t2 := time.Now()
+				tid1, c1 := threadCPU()
+				cpu = c1 - c0
+				if tid0 != tid1 || tid0 < 0 {
+					cpu = -1
+				}
+				return t1.Sub(t0), t2.Sub(t1), n
 			}
 			// Warm up for two seconds (every loop sending, each trace loop
 			// two snapshots so that hops have a chart); the first frame
@@ -193,12 +204,15 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 			for t := time.Now(); time.Since(t) < 2100*time.Millisecond; {
 				frame()
 			}
-			var frames, updates, views []time.Duration
+			var frames, updates, views, cpus []time.Duration
 			folded := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				u, v, n := frame()
 				frames, updates, views = append(frames, u+v), append(updates, u), append(views, v)
+				if cpu >= 0 {
+					cpus = append(cpus, cpu)
+				}
 				folded += n
 			}
 			if folded == 0 || len(frames) < 2 {
@@ -222,6 +236,13 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 			}{{"update-p99-ms", updates}, {"view-p99-ms", views}} {
 				slices.Sort(part.d)
 				b.ReportMetric(float64(part.d[len(part.d)*99/100].Nanoseconds())/1e6, part.unit)
+			}
+			// The frames' CPU time: what of the tail is their work and
+			// what waiting for a CPU (wall minus CPU).
+			if len(cpus) > len(frames)/2 {
+				slices.Sort(cpus)
+				b.ReportMetric(float64(cpus[len(cpus)*99/100].Nanoseconds())/1e6, "cpu-p99-ms")
+				b.ReportMetric(float64(cpus[len(cpus)-1].Nanoseconds())/1e6, "cpu-max-ms")
 			}
 		})
 	}

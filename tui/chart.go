@@ -133,7 +133,7 @@ type hline struct {
 // same chart on a canvas of its own; this one draws the charts whose range
 // lies within one second (ntcharts then keeps a range of its own) and is
 // the oracle of TestTimeChartMatchesNtcharts.
-func renderTimeChartNtcharts(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st Styles) string {
+func renderTimeChartNtcharts(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st *Styles) string {
 	if w < 20 || h < 4 || !t1.After(t0) || ymax <= 0 {
 		return ""
 	}

@@ -12,11 +12,11 @@ import (
 // renderCost is the cost detail of the selected candidate: the month's
 // traffic with the 95th line(s) and the commit, the per-scheme breakdown and
 // the offer's other items.
-func (m *Model) renderCost(width, height int) string {
+func (m *Model) renderCost(width, height int) []string {
 	st := m.st
 	c := m.current()
 	if c == nil {
-		return m.renderTitle("Cost", width)
+		return []string{m.renderTitle("Cost", width)}
 	}
 	o := m.costOpts
 	out := []string{m.renderTitle("Cost "+c.Name, width)}
@@ -49,7 +49,7 @@ func (m *Model) renderCost(width, height int) string {
 	out = append(out, m.chart.lines...)
 	out = append(out, "")
 	out = append(out, breakdown...)
-	return strings.Join(out, "\n")
+	return out
 }
 
 // chartCache holds the last traffic panel drawn.
@@ -61,7 +61,7 @@ type chartCache struct {
 
 // renderTrafficPanel is the legend line and the traffic chart, height lines
 // in all; the plotted series follows the direction rule.
-func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int, st Styles) []string {
+func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int, st *Styles) []string {
 	if tr == nil || len(tr.InMbps) == 0 {
 		return []string{st.Dim.Render(" no traffic profile: costs are shown without a chart")}
 	}
@@ -161,7 +161,7 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 
 // renderBreakdown is the per-scheme table and the other items, side by
 // side when there is room.
-func renderBreakdown(c Cost, width int, st Styles) []string {
+func renderBreakdown(c Cost, width int, st *Styles) []string {
 	if c.Err != "" {
 		return []string{st.Fail.Render(line(" cost: "+c.Err, width))}
 	}

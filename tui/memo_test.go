@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func freshRender(m Model) string {
 	m.rttChart = &chartCache{}
 	m.hopChart = &chartCache{}
 	m.details = &detailMemo{}
+	m.help = &helpMemo{}
 	return m.Render()
 }
 
@@ -62,6 +64,16 @@ func TestMemoisedFramesEqualFreshOnes(t *testing.T) {
 				t.Helper()
 				if got, want := m.Render(), freshRender(m); got != want {
 					t.Fatalf("after %s the memoised frame differs from a fresh one:\n%s\n---- fresh:\n%s", what, got, want)
+				}
+				// And the ranking from the memoised keys is the ranking
+				// from keys worked out afresh.
+				got := m.Order()
+				for _, c := range m.cands {
+					c.rankKeyed, c.rankParsed = false, false
+				}
+				m.resort()
+				if want := m.Order(); !slices.Equal(got, want) {
+					t.Fatalf("after %s the order from memoised rank keys is\n%v, afresh\n%v", what, got, want)
 				}
 			}
 			check("loading")

@@ -92,13 +92,14 @@ type Model struct {
 	lastErr  string
 	noColor  bool
 
-	st       Styles
+	st       *Styles
 	chart    *chartCache             // memo of the cost screen's traffic panel
 	rttChart *chartCache             // memo of the route screen's RTT chart
 	sparks   map[string]sparkMemo    // memo of the overview's sparklines, by candidate
 	rows     map[*Candidate]*rowMemo // memo of the overview's rows
 	details  *detailMemo             // memo of the overview's detail block
 	hopChart *chartCache             // memo of the route screen's hop RTT chart
+	help     *helpMemo               // memo of the help screen
 }
 
 // New returns a model that loads from src when it starts.
@@ -116,13 +117,14 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		hop:      -1,
 		costOpts: DefaultCostOptions(),
 		noColor:  opts.NoColor,
-		st:       NewStyles(!opts.NoColor),
+		st:       newStylesPtr(!opts.NoColor),
 		chart:    &chartCache{},
 		rttChart: &chartCache{},
 		sparks:   map[string]sparkMemo{},
 		rows:     map[*Candidate]*rowMemo{},
 		details:  &detailMemo{},
 		hopChart: &chartCache{},
+		help:     &helpMemo{},
 	}
 }
 
@@ -626,7 +628,11 @@ func (m *Model) resort() {
 	}
 	keys := make([]compare.RankKey, len(m.cands))
 	for i, c := range m.cands {
-		keys[i] = rankKey(c)
+		// A candidate's key changes only with the candidate (its rev).
+		if !c.rankKeyed || c.rankRev != c.rev {
+			c.rank, c.rankRev, c.rankKeyed = rankKey(c), c.rev, true
+		}
+		keys[i] = c.rank
 	}
 	sort.SliceStable(m.order, func(i, j int) bool {
 		a, b := m.cands[m.order[i]], m.cands[m.order[j]]
@@ -658,8 +664,14 @@ func rankKey(c *Candidate) compare.RankKey {
 	if !amt.Valid() {
 		amt = c.Cost.Total
 	}
-	if d, err := decimal.NewFromString(amt.Amount); err == nil && c.Cost.Err == "" {
-		k.Cost, k.Priced = d, true
+	// The amount is parsed again only when it changed: resort runs after
+	// every batch, costs change on a cost key.
+	if !c.rankParsed || c.rankAmount != amt.Amount {
+		d, err := decimal.NewFromString(amt.Amount)
+		c.rankParsed, c.rankAmount, c.rankCost, c.rankOK = true, amt.Amount, d, err == nil
+	}
+	if c.rankOK && c.Cost.Err == "" {
+		k.Cost, k.Priced = c.rankCost, true
 	}
 	return k
 }

@@ -89,7 +89,7 @@ func shrinkToContent[T any](cols []column[T], rows []T, keep ...string) []column
 }
 
 // renderHeader renders the column titles, marking the sort column.
-func renderHeader[T any](cols []column[T], sortKey string, desc bool, st Styles) string {
+func renderHeader[T any](cols []column[T], sortKey string, desc bool, st *Styles) string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for _, c := range cols {
@@ -109,7 +109,7 @@ func renderHeader[T any](cols []column[T], sortKey string, desc bool, st Styles)
 
 // renderRow renders one row; the selected row is reverse video and marked
 // with › so the selection survives a monochrome terminal.
-func renderRow[T any](cols []column[T], r T, selected bool, st Styles) string {
+func renderRow[T any](cols []column[T], r T, selected bool, st *Styles) string {
 	var b strings.Builder
 	if selected {
 		b.WriteString("›")
@@ -473,7 +473,7 @@ func layoutSig(cols []column[overviewRow], buf []byte) []byte {
 
 // renderOverview is the main screen: one row per candidate, then the
 // selected candidate's SLA checks, cost and route summary.
-func (m *Model) renderOverview(width, height int) string {
+func (m *Model) renderOverview(width, height int) []string {
 	st := m.st
 	cheapest := m.cheapestPassing()
 	shown := m.overviewColumnsShown()
@@ -551,7 +551,7 @@ func (m *Model) renderOverview(width, height int) string {
 		rm, sel := memos[i], cur != nil && c.Name == cur.Name
 		if rm.line == "" || rm.sig != sig || rm.selected != sel {
 			r := overviewRow{c: c, cheapest: rm.cheapest, sparkW: sparkW, spark: m.sparks}
-			rm.line, rm.sig, rm.selected = renderMemoRow(cols, where, rm, r, sel, &st), sig, sel
+			rm.line, rm.sig, rm.selected = renderMemoRow(cols, where, rm, r, sel, st), sig, sel
 		}
 		out = append(out, rm.line)
 		rowsShown++
@@ -566,7 +566,7 @@ func (m *Model) renderOverview(width, height int) string {
 	out = append(out, "")
 	out = append(out, detail...)
 	out = append(out, "", legend)
-	return strings.Join(out, "\n")
+	return out
 }
 
 // whatIfText names the cost settings that differ from each offer's own

@@ -138,3 +138,10 @@ func NewStyles(colour bool) Styles {
 	st.affixes = &aff
 	return st
 }
+
+// newStylesPtr is NewStyles for a Model, which holds its styles by pointer:
+// the model is copied at every message, the styles (10 KB) never change.
+func newStylesPtr(colour bool) *Styles {
+	st := NewStyles(colour)
+	return &st
+}

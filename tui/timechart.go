@@ -19,7 +19,7 @@ import (
 // allocated twice per drawing: a 300×80 route screen's RTT chart took
 // 10–15 ms whenever a probe arrived. TestTimeChartMatchesNtcharts checks
 // the two drawings are the same.
-func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st Styles) string {
+func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, levels []hline, xfmt linechart.LabelFormatter, st *Styles) string {
 	if w < 20 || h < 4 || !t1.After(t0) || ymax <= 0 {
 		return ""
 	}

@@ -22,7 +22,7 @@ func TestTimeChartMatchesNtcharts(t *testing.T) {
 		charts = 200
 	}
 	for n := 0; n < charts; n++ {
-		st := styles[n%2]
+		st := &styles[n%2]
 		w, h := 20+rng.IntN(281), 4+rng.IntN(77)
 		t0 := FixtureStart().Add(time.Duration(rng.IntN(86400)) * time.Second).Add(time.Duration(rng.IntN(1000)) * time.Millisecond)
 		span := time.Duration(1+rng.IntN([]int{60, 3600, 31 * 86400}[rng.IntN(3)])) * time.Second
@@ -33,7 +33,7 @@ func TestTimeChartMatchesNtcharts(t *testing.T) {
 		ymax := niceMax(math.Pow(10, rng.Float64()*6-2))
 		var ss []series
 		for k := 0; k < 1+rng.IntN(3); k++ {
-			s := series{name: string(rune('a' + k)), style: []Styles{st}[0].ChartOut}
+			s := series{name: string(rune('a' + k)), style: st.ChartOut}
 			if k == 1 {
 				s.style = st.ChartIn
 			}
@@ -62,7 +62,7 @@ func TestTimeChartMatchesNtcharts(t *testing.T) {
 		}
 		var levels []hline
 		for k := 0; k < rng.IntN(4); k++ {
-			levels = append(levels, hline{v: rng.Float64() * ymax * 1.1, r: []rune{'─', '═', '╌', '┄'}[k], style: []Styles{st}[0].Level})
+			levels = append(levels, hline{v: rng.Float64() * ymax * 1.1, r: []rune{'─', '═', '╌', '┄'}[k], style: st.Level})
 		}
 		xfmt := timeLabels(layouts[rng.IntN(len(layouts))])
 		got := renderTimeChart(w, h, t0, t1, ymax, ss, levels, xfmt, st)

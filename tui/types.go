@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
@@ -74,6 +76,15 @@ type Candidate struct {
 	// rev counts the changes to the candidate (Model.touched, a new cost):
 	// the views' memos of it are keyed by it.
 	rev uint64
+	// The ranking's parse of the cost amount (rankKey), for rankAmount.
+	rankParsed bool
+	rankOK     bool
+	rankAmount string
+	rankCost   decimal.Decimal
+	// The ranking key (rankKey) as of revision rankRev.
+	rankKeyed bool
+	rankRev   uint64
+	rank      compare.RankKey
 }
 
 // sparkMemo is a drawn sparkline and what it was drawn from.

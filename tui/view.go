@@ -21,12 +21,12 @@ func (m Model) View() tea.View {
 // wider than width. Golden tests compare it with ANSI stripped.
 func (m Model) Render() string {
 	w, h := max(m.width, 20), max(m.height, 5)
-	var body string
+	var body []string
 	switch {
 	case !m.loaded:
-		body = m.renderTitle("loading", w) + "\n\n " + "loading candidates…"
+		body = []string{m.renderTitle("loading", w), "", " loading candidates…"}
 		if m.lastErr != "" {
-			body += "\n " + m.st.Fail.Render(m.lastErr)
+			body = append(body, " "+m.st.Fail.Render(m.lastErr))
 		}
 	case m.screen == ScreenHelp:
 		body = m.renderHelp(w, h-1)
@@ -37,15 +37,22 @@ func (m Model) Render() string {
 	default:
 		body = m.renderOverview(w, h-1)
 	}
-	lines := strings.Split(body, "\n")
-	if len(lines) > h-1 {
-		lines = lines[:h-1]
+	// The screen's lines (an element may hold several), h-1 of them, each
+	// cut to the width, then the status line.
+	lines := make([]string, 0, h)
+	for _, l := range body {
+		for len(lines) < h-1 {
+			i := strings.IndexByte(l, '\n')
+			if i < 0 {
+				lines = append(lines, line(l, w))
+				break
+			}
+			lines = append(lines, line(l[:i], w))
+			l = l[i+1:]
+		}
 	}
 	for len(lines) < h-1 {
 		lines = append(lines, "")
-	}
-	for i, l := range lines {
-		lines[i] = line(l, w)
 	}
 	lines = append(lines, m.renderStatus(w))
 	return strings.Join(lines, "\n")
@@ -138,8 +145,34 @@ func (m *Model) renderStatus(width int) string {
 }
 
 // renderHelp lists every key.
-func (m *Model) renderHelp(width, height int) string {
-	out := []string{m.renderTitle("Help", width), ""}
+func (m *Model) renderHelp(width, height int) []string {
+	// Under the title the screen never changes: it is drawn once.
+	if m.help == nil || m.help.lines == nil {
+		body := m.helpBody()
+		if m.help == nil {
+			return clipLines(append([]string{m.renderTitle("Help", width)}, body...), height)
+		}
+		m.help.lines = body
+	}
+	return clipLines(append([]string{m.renderTitle("Help", width)}, m.help.lines...), height)
+}
+
+// clipLines keeps the first n lines.
+func clipLines(out []string, n int) []string {
+	if len(out) > n {
+		return out[:n]
+	}
+	return out
+}
+
+// helpMemo holds the help screen's lines under its title.
+type helpMemo struct {
+	lines []string
+}
+
+// helpBody is the help screen under its title: every key, then the legend.
+func (m *Model) helpBody() []string {
+	out := []string{""}
 	for _, g := range helpGroups() {
 		out = append(out, " "+m.st.Header.Render(g.Title))
 		for _, b := range g.Keys {
@@ -156,10 +189,7 @@ func (m *Model) renderHelp(width, height int) string {
 		" MONTHLY: the offer's total in the compare currency; FIXED PER-GB 95TH: the same traffic",
 		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its",
 		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss).")
-	if len(out) > height {
-		out = out[:height]
-	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // hopColumns are the route detail's columns, mtr style.
@@ -228,11 +258,11 @@ func hopMs(h Hop, v float64) string {
 
 // renderRoute is the route detail of the selected candidate: hops mtr
 // style, the rate-limit notes, and the destination RTT over time.
-func (m *Model) renderRoute(width, height int) string {
+func (m *Model) renderRoute(width, height int) []string {
 	st := m.st
 	c := m.current()
 	if c == nil {
-		return m.renderTitle("Route", width)
+		return []string{m.renderTitle("Route", width)}
 	}
 	r, dir := c.Forward, "forward"
 	via := ""
@@ -337,7 +367,7 @@ func (m *Model) renderRoute(width, height int) string {
 	} else {
 		out = append(out, m.renderRTTChart(c, width, chartH)...)
 	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // renderHopChart charts one hop's RTT over the trace snapshots received
