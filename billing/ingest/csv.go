@@ -864,23 +864,32 @@ func newCSVParser(file string, lay *csvLayout, opts ReadOptions) *csvParser {
 	if opts.To > opts.From {
 		p.bounded, p.lo, p.hi = true, opts.From-csvMargin, opts.To+csvMargin
 	}
-	p.fast = csvFastRows && lay.n == 4 && lay.ts == 0 && lay.iface == 1 && (lay.in == 2 && lay.out == 3 || lay.in == 3 && lay.out == 2)
+	// timestamp, interface, in, out (in and out either way round), or
+	// timestamp, in, out without an interface column
+	p.fast = csvFastRows && lay.ts == 0 && (lay.n == 4 && lay.iface == 1 && (lay.in == 2 && lay.out == 3 || lay.in == 3 && lay.out == 2) ||
+		lay.n == 3 && lay.iface < 0 && (lay.in == 1 && lay.out == 2 || lay.in == 2 && lay.out == 1))
 	return p
 }
 
 // stamp parses a timestamp, reusing the last result: exports repeat the
 // same timestamp for every interface.
-func (p *csvParser) stamp(raw []byte) (int64, string) {
+func (p *csvParser) stamp(raw []byte, plain bool) (int64, string) {
 	if p.haveLast && string(raw) == string(p.lastRaw) {
 		return p.lastT, ""
 	}
 	t, msg := parseStamp(trimSpace(raw), p.lay.loc)
 	if msg == "" {
-		p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
-		p.plainRaw = bytes.IndexByte(raw, ',') < 0 && bytes.IndexByte(raw, '"') < 0
-		p.pfx.set(raw)
+		p.setLast(raw, t, plain || bytes.IndexByte(raw, ',') < 0 && bytes.IndexByte(raw, '"') < 0)
 	}
 	return t, msg
+}
+
+// setLast records the timestamp parsed last; plain says raw holds no comma
+// or quote.
+func (p *csvParser) setLast(raw []byte, t int64, plain bool) {
+	p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
+	p.plainRaw = plain
+	p.pfx.set(raw)
 }
 
 // fastRow reads the common row at the start of buf in one pass: the
@@ -892,10 +901,24 @@ func (p *csvParser) stamp(raw []byte) (int64, string) {
 // and returns its length with the newline; for any other line it returns 0
 // having changed nothing, and the general path reads it.
 func (p *csvParser) fastRow(buf []byte, line int64, seq int, part *csvPart) int {
-	if !p.haveLast || !p.plainRaw || !p.pfx.match(buf) {
-		return 0
+	var n int // the timestamp and its comma
+	if p.haveLast && p.plainRaw && p.pfx.match(buf) {
+		n = len(p.pfx.b)
+	} else {
+		// Another timestamp: plain unix seconds are read here, as stamp
+		// would (parseUnix takes at most 12 digits), and recorded as the
+		// last one, as stamp does: the general path then finds it repeated.
+		var t int64
+		i := 0
+		for ; i < len(buf) && i < 13 && buf[i] >= '0' && buf[i] <= '9'; i++ {
+			t = t*10 + int64(buf[i]-'0')
+		}
+		if i == 0 || i > 12 || i >= len(buf) || buf[i] != ',' {
+			return 0
+		}
+		p.setLast(buf[:i], t, true)
+		n = i + 1
 	}
-	n := len(p.pfx.b) // the timestamp and its comma
 	t := p.lastT
 	if p.bounded && (t < p.lo || t >= p.hi) {
 		// The general path skips it after the timestamp too.
@@ -910,12 +933,17 @@ func (p *csvParser) fastRow(buf []byte, line int64, seq int, part *csvPart) int 
 	}
 	e := q.succ
 	rest := buf[n:]
-	k := len(e.key)
-	if !e.plain || e.chunk != seq || len(rest) <= k || rest[k] != ',' || string(rest[:k]) != e.key || t < e.keepLo {
+	if e.chunk != seq || t < e.keepLo {
 		// (before keepLo: skipped only after the field count check, the general path's)
 		return 0
 	}
-	rest = rest[k+1:]
+	if p.lay.iface >= 0 {
+		k := len(e.key)
+		if !e.plain || len(rest) <= k || rest[k] != ',' || string(rest[:k]) != e.key {
+			return 0
+		}
+		rest = rest[k+1:]
+	}
 	// in and out: digits up to the comma, then digits to the line's end.
 	maxDigits := 18 // parseValue's integer form
 	if p.lay.counters() {
@@ -948,7 +976,7 @@ func (p *csvParser) fastRow(buf []byte, line int64, seq int, part *csvPart) int 
 	default:
 		return 0
 	}
-	if p.lay.in == 3 {
+	if p.lay.in > p.lay.out {
 		a, b = b, a
 	}
 	pt := csvRow{t: t, line: uint32(line)}
@@ -979,13 +1007,21 @@ type csvPrefix struct {
 
 func (q *csvPrefix) set(raw []byte) {
 	q.b = append(append(q.b[:0], raw...), ',')
-	q.w, q.m = [3]uint64{}, [3]uint64{}
 	if len(q.b) > 24 {
 		return
 	}
-	for i, c := range q.b {
-		q.w[i/8] |= uint64(c) << (8 * (i % 8))
-		q.m[i/8] |= 0xff << (8 * (i % 8))
+	var a [24]byte
+	copy(a[:], q.b)
+	for i := range 3 {
+		q.w[i] = binary.LittleEndian.Uint64(a[8*i:])
+		switch n := len(q.b) - 8*i; {
+		case n >= 8:
+			q.m[i] = math.MaxUint64
+		case n <= 0:
+			q.m[i] = 0
+		default:
+			q.m[i] = 1<<(8*n) - 1
+		}
 	}
 }
 
@@ -1149,7 +1185,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 				}
 				if !quoted {
 					var msg string
-					if t, msg = p.stamp(ln[:i]); msg != "" {
+					if t, msg = p.stamp(ln[:i], true); msg != "" {
 						return fail(lay.tsName, "%s", msg)
 					}
 					haveT = true
@@ -1185,7 +1221,7 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		}
 		if !haveT {
 			var msg string
-			if t, msg = p.stamp(f[lay.ts]); msg != "" {
+			if t, msg = p.stamp(f[lay.ts], false); msg != "" {
 				return fail(lay.tsName, "%s", msg)
 			}
 			if p.bounded && (t < p.lo || t >= p.hi) {

@@ -202,6 +202,15 @@ func fastCases(t *testing.T) []fastCase {
 	add("no interface column", fastRows("timestamp,in_bytes,out_bytes", []string{""}, func(i int, t int64, _ string) string {
 		return fmt.Sprintf("%d,%d,%d", t, 1000+i, 7)
 	}), period)
+	add("no interface column, out first", fastRows("timestamp,out_bytes,in_bytes", []string{""}, func(i int, t int64, _ string) string {
+		return fmt.Sprintf("%d,%d,%d", t, 1000+i, 7+i%5)
+	}), period)
+	add("no interface column, values vary", fastRows("timestamp,in_bytes,out_bytes", []string{""}, func(i int, t int64, _ string) string {
+		v := []string{"1", "", "2.5", " 3", "4"}
+		return fmt.Sprintf("%d,%s,%s", t, v[i%len(v)], v[(i+1)%len(v)])
+	}), period)
+	add("timestamp with leading zeros", fastRows(hdr, ifs, at(in, func(t int64, ifc, _ string) string { return fmt.Sprintf("00%d,%s,1,2", t, ifc) })), period)
+	add("timestamp of 13 digits", fastRows(hdr, ifs, at(in, func(t int64, ifc, _ string) string { return fmt.Sprintf("000%d,%s,1,2", t, ifc) })), period)
 	add("timestamp not first", fastRows("interface,timestamp,in_bytes,out_bytes", ifs, func(i int, t int64, ifc string) string {
 		return fmt.Sprintf("%s,%d,%d,%d", ifc, t, 1000+i, 7)
 	}), period)
