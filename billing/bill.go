@@ -342,7 +342,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		}
 		p95 := func(d Direction) stat { return v.p95(m, d, false) }
 		if len(offers) == 0 {
-			// Nothing reads the sorted samples again: select the ranks.
+			// Nothing reads the sorted samples again: select the ranks,
+			// the four parts' in one pass where it settles them.
+			v.rankParts(m)
 			p95 = func(d Direction) stat { return v.p95Ranked(m, d) }
 		}
 		g := p95(DirGreater)

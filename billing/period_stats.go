@@ -243,6 +243,41 @@ func (v *view) p95Ranked(method Method, direction Direction) stat {
 	})
 }
 
+// rankParts finds p95Ranked's figures for the four per-slot parts (in,
+// out, max, sum) under method in one pass over the slots (rankSlotParts),
+// for the 95th block; a part it cannot settle is left to p95Ranked.
+func (v *view) rankParts(method Method) {
+	zeros := 0
+	if v.gaps == "zero" {
+		zeros = max(v.expected-len(v.slots), 0)
+	}
+	n := len(v.slots) + zeros
+	r := method.Rank(n)
+	if n == 0 || r <= zeros {
+		return
+	}
+	res := rankSlotParts(v.slots, r-zeros-1)
+	for p, c := range [4]Direction{DirIn, DirOut, DirMax, DirSum} {
+		if !res[p].ok {
+			continue
+		}
+		if _, ok := v.cache[sampleKey{c, false}]; ok {
+			continue // p95Ranked reads the sorted sample
+		}
+		lo, hi := v.rate(unkey(res[p].first)), v.rate(unkey(res[p].next))
+		at := func(q int) float64 {
+			if q == r {
+				return lo
+			}
+			return hi
+		}
+		if v.ranked == nil {
+			v.ranked = map[rankedKey]stat{}
+		}
+		v.ranked[rankedKey{c, method}] = stat{bps: p95At(method, n, at), n: n, rank: r}
+	}
+}
+
 // scratchPool recycles p95Ranked's sample buffers from series to series
 // (~9,000 values each for a month): fresh ones were a tenth of the page
 // faults of billing 100 interfaces.

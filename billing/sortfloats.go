@@ -232,3 +232,90 @@ func unkey(b uint64) float64 {
 	}
 	return math.Float64frombits(b)
 }
+
+// slotKeyBufs recycles rankSlotParts' four key buffers.
+var slotKeyBufs = sync.Pool{New: func() any { return new([4][]uint64) }}
+
+// slotRank is what rankSlotParts found for one per-slot part: the keys of
+// the k-th and (k+1)-th smallest values (as rankFloats would return them),
+// or ok false when the caller must select on its own.
+type slotRank struct {
+	first, next uint64
+	ok          bool
+}
+
+// rankSlotParts does rankFiltered for the four per-slot parts of slots at
+// once (in, out, max(in, out), in+out, as Direction.Apply computes them):
+// one pass over the slots computes each part's key and keeps those at or
+// above its pivot, instead of a pass to gather each part's values and one
+// to filter them. The pivots are read off the same evenly spaced samples
+// as rankFiltered's, so a part comes out exactly as rankFloats on its
+// values would give it; a part whose sample misled is left to the caller.
+func rankSlotParts(slots []Slot, k int) (res [4]slotRank) {
+	const (
+		sampleN = 128
+		margin  = 8
+	)
+	n := len(slots)
+	if k < n/2 || n < 4*sampleN {
+		return res
+	}
+	j := k*sampleN/n - margin
+	if j <= 0 {
+		return res
+	}
+	var sample [4][sampleN]uint64
+	stride := n / sampleN
+	for i := range sampleN {
+		s := slots[i*stride]
+		sample[0][i], sample[1][i] = floatKey(s.In), floatKey(s.Out)
+		sample[2][i], sample[3][i] = floatKey(max(s.In, s.Out)), floatKey(s.In+s.Out)
+	}
+	var pivot [4]uint64
+	for p := range sample {
+		slices.Sort(sample[p][:])
+		pivot[p] = sample[p][j]
+	}
+	bp := slotKeyBufs.Get().(*[4][]uint64)
+	defer slotKeyBufs.Put(bp)
+	for p := range bp {
+		if cap(bp[p]) < n {
+			bp[p] = make([]uint64, n)
+		}
+	}
+	b0, b1, b2, b3 := bp[0][:n], bp[1][:n], bp[2][:n], bp[3][:n]
+	p0, p1, p2, p3 := pivot[0], pivot[1], pivot[2], pivot[3]
+	m0, m1, m2, m3 := 0, 0, 0, 0
+	nan := false
+	for _, s := range slots {
+		sum := s.In + s.Out
+		nan = nan || s.In != s.In || s.Out != s.Out || sum != sum
+		k0, k1, k2, k3 := floatKey(s.In), floatKey(s.Out), floatKey(max(s.In, s.Out)), floatKey(sum)
+		b0[m0], b1[m1], b2[m2], b3[m3] = k0, k1, k2, k3
+		m0 += b2i(k0 >= p0)
+		m1 += b2i(k1 >= p1)
+		m2 += b2i(k2 >= p2)
+		m3 += b2i(k3 >= p3)
+	}
+	if nan {
+		return res // rankFloats sorts, NaN first
+	}
+	for p, m := range [4]int{m0, m1, m2, m3} {
+		below := n - m
+		if below > k || m == 0 {
+			continue
+		}
+		first, next := selectKeys(bp[p][:m], k-below)
+		res[p] = slotRank{first, next, true}
+	}
+	return res
+}
+
+// b2i is 1 for true: a branch-free count.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
