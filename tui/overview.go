@@ -521,17 +521,17 @@ func (m *Model) renderOverview(width, height int) []string {
 	if cur != nil {
 		detail = m.candidateDetail(cur, width)
 	}
-	legend := st.Dim.Render(line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
+	legend := st.render(styleDim, line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
 	for _, c := range m.cands {
 		if c.warming() {
-			legend = st.Dim.Render(line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
+			legend = st.render(styleDim, line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
 			break
 		}
 	}
 	if w := whatIfText(m.costOpts); w != "" {
 		// The MONTHLY column is priced under settings changed in the cost
 		// view: say so where the column is read, not only there.
-		legend = st.Warn.Render(line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
+		legend = st.render(styleWarn, line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
 	}
 
 	var out []string

@@ -52,6 +52,8 @@ const (
 	styleSpark
 	styleSelected
 	styleHeader
+	styleTitle
+	styleStatus
 	styleCount
 )
 
@@ -74,6 +76,10 @@ func (st *Styles) get(id styleID) *lipgloss.Style {
 		return &st.Selected
 	case styleHeader:
 		return &st.Header
+	case styleTitle:
+		return &st.Title
+	case styleStatus:
+		return &st.Status
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (m *Model) renderTitle(screen string, width int) string {
 	for len(parts) > 3 && textWidth(" "+strings.Join(parts, " · ")) > width {
 		parts = parts[:len(parts)-1]
 	}
-	return m.st.Title.Render(line(" "+strings.Join(parts, " · "), width))
+	return m.st.render(styleTitle, line(" "+strings.Join(parts, " · "), width))
 }
 
 // renderStatus is the last line: feed state, probe counts, errors, key hints.
@@ -130,7 +130,7 @@ func (m *Model) renderStatus(width int) string {
 	}
 	left := " " + strings.Join(parts, " · ")
 	if m.paused {
-		left = " " + m.st.Warn.Render(parts[0]) + " · " + strings.Join(parts[1:], " · ")
+		left = " " + m.st.render(styleWarn, parts[0]) + " · " + strings.Join(parts[1:], " · ")
 	}
 	right := "?:help q:quit "
 	if m.screen != ScreenOverview {
@@ -139,9 +139,9 @@ func (m *Model) renderStatus(width int) string {
 	gap := width - textWidth(right)
 	s := fit(line(left, max(gap-1, 1)), max(gap, 0), false) + right
 	if m.errCount > 0 {
-		return m.st.Warn.Render(line(s, width))
+		return m.st.render(styleWarn, line(s, width))
 	}
-	return m.st.Status.Render(line(s, width))
+	return m.st.render(styleStatus, line(s, width))
 }
 
 // renderHelp lists every key.
