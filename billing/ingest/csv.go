@@ -213,15 +213,19 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 			continue
 		}
 		rows++
-		key := ""
+		var nb []byte
 		if lay.iface >= 0 {
-			key = string(trimSpace(f[lay.iface]))
+			nb = trimSpace(f[lay.iface])
 		}
-		o := per[key]
+		o := per[string(nb)] // no copy of the name for a lookup
 		if o == nil {
+			key := string(nb)
 			o = &obs{}
 			per[key] = o
 			order = append(order, key)
+		}
+		if len(o.in) >= csvHeadPerIface {
+			continue // enough rows of it judged: its values would not be kept
 		}
 		vi, ui, msg := parseValue(trimSpace(f[lay.in]))
 		if msg != "" || ui {

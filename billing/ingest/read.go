@@ -192,7 +192,11 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	var rr io.Reader = r
+	if src.data != nil {
+		rr = smallReads{r}
+	}
+	br := bufio.NewReaderSize(rr, 1<<20)
 	format := opts.Format
 	if format == "" {
 		head, err := br.Peek(detectBytes)
@@ -231,6 +235,13 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 	}
 	return series, nil
 }
+
+// smallReads hands out its reader's bytes at most 64 KB per Read. Over a
+// file in memory, bufio then copies only what detection and the header
+// need (readCSV parses the rest in place), not a whole 1 MB buffer.
+type smallReads struct{ r io.Reader }
+
+func (s smallReads) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), 64<<10)]) }
 
 func (o ReadOptions) check() error {
 	if o.Format != "" && !slices.Contains(Formats, o.Format) {
