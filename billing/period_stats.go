@@ -58,12 +58,19 @@ func newView(s *Series, p Period, boundary Boundary, gaps string, scale float64)
 	v.expected = int(max(ceilDiv(b, width)-ceilDiv(a, width), 0))
 	v.days = p.Days()
 	v.dayBytes = make([]float64, len(v.days))
-	d := 0
+	// Each day's sum in a local, stored when the day ends: the same
+	// additions in the same order as adding to dayBytes[d] slot by slot.
+	d, acc := 0, 0.0
 	for _, sl := range v.slots {
 		for d < len(v.days)-1 && sl.Start >= v.days[d][1] {
+			v.dayBytes[d] += acc
+			acc = 0
 			d++
 		}
-		v.dayBytes[d] += sl.In + sl.Out
+		acc += sl.In + sl.Out
+	}
+	if len(v.dayBytes) > 0 {
+		v.dayBytes[d] += acc
 	}
 	for i := range v.days {
 		if v.dayBytes[i] > 0 {
@@ -103,15 +110,16 @@ const maxVolume = float64(math.MaxInt64)
 // checkVolume refuses traffic that cannot be billed (ErrTooLarge), naming the
 // largest slot and, when the traffic is scaled, the factor.
 func (v *view) checkVolume(scale float64) error {
-	var total float64
+	var total, bigSum float64
 	big := -1
 	for i, s := range v.slots {
 		if math.IsNaN(s.In) || math.IsNaN(s.Out) || s.In < 0 || s.Out < 0 {
 			return fmt.Errorf("%w: the slot at %s holds %g bytes in, %g out: not a byte count; check the log", ErrTooLarge, v.stamp(s.Start), s.In, s.Out)
 		}
-		total += s.In + s.Out
-		if big < 0 || s.In+s.Out > v.slots[big].In+v.slots[big].Out {
-			big = i
+		sum := s.In + s.Out
+		total += sum
+		if big < 0 || sum > bigSum {
+			big, bigSum = i, sum
 		}
 	}
 	if total < maxVolume {

@@ -286,10 +286,10 @@ func rankSlotParts(slots []Slot, k int) (res [4]slotRank) {
 	b0, b1, b2, b3 := bp[0][:n], bp[1][:n], bp[2][:n], bp[3][:n]
 	p0, p1, p2, p3 := pivot[0], pivot[1], pivot[2], pivot[3]
 	m0, m1, m2, m3 := 0, 0, 0, 0
-	nan := false
+	nan := 0
 	for _, s := range slots {
 		sum := s.In + s.Out
-		nan = nan || s.In != s.In || s.Out != s.Out || sum != sum
+		nan |= b2i(sum != sum) // NaN in either part makes the sum NaN
 		k0, k1, k2, k3 := floatKey(s.In), floatKey(s.Out), floatKey(max(s.In, s.Out)), floatKey(sum)
 		b0[m0], b1[m1], b2[m2], b3[m3] = k0, k1, k2, k3
 		m0 += b2i(k0 >= p0)
@@ -297,7 +297,7 @@ func rankSlotParts(slots []Slot, k int) (res [4]slotRank) {
 		m2 += b2i(k2 >= p2)
 		m3 += b2i(k3 >= p3)
 	}
-	if nan {
+	if nan != 0 {
 		return res // rankFloats sorts, NaN first
 	}
 	for p, m := range [4]int{m0, m1, m2, m3} {
