@@ -54,6 +54,14 @@ echo "== build (no -race)"
 LC=${LINECHECK_BIN:-}
 if [ -z "$LC" ]; then go build -o "$TMP/linecheck" ./cmd/linecheck; LC=$TMP/linecheck; fi
 go build -o "$TMP/labctl" ./internal/netlab/labctl
+# For the trace part, two builds that are not what a user gets from
+# `go build` (measured beside it, never judged): static and stripped, and an
+# empty Go program, the start-up floor of any Go binary.
+CGO_ENABLED=0 go build -ldflags="-s -w" -o "$TMP/linecheck-static" ./cmd/linecheck
+mkdir -p "$TMP/empty"
+printf 'module emptygo\n\ngo 1.22\n' >"$TMP/empty/go.mod"
+printf 'package main\n\nfunc main() {}\n' >"$TMP/empty/main.go"
+(cd "$TMP/empty" && go build -o "$TMP/emptygo" .)
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r), fping $(fping -v 2>&1 | awk '{print $NF}'), $(mtr --version)"
 
 # timed CMD... : runs CMD, stdout to $TMP/out, stderr to $TMP/err, and sets
@@ -135,27 +143,33 @@ trace_lab() {
   local rtt tool r
   rtt=$(grep -o 'time=[0-9.]*' "$TMP/ping.txt" | cut -d= -f2 | median)
   echo "-- $name: path RTT (iputils ping median) $rtt ms"
-  for tool in floor help linecheck traceroute; do : >"$TMP/w_$tool"; done
+  local tools="floor emptygo help linecheck static traceroute"
+  for tool in $tools; do : >"$TMP/w_$tool"; done
   for r in $(seq 1 15); do
-    for tool in floor help linecheck traceroute; do
+    for tool in $tools; do
       case $tool in
         floor) timed ip netns exec "$c" true ;;
+        emptygo) timed ip netns exec "$c" "$TMP/emptygo" ;;
         help) timed ip netns exec "$c" "$LC" --help ;;
         linecheck) timed ip netns exec "$c" "$LC" trace --format json --cycles 1 $dst
                    [ "$(jq '.hops | length' "$TMP/out")" = 9 ] || { echo "linecheck trace: not 9 hops" >&2; cat "$TMP/out" "$TMP/err" >&2; } ;;
+        static) timed ip netns exec "$c" "$TMP/linecheck-static" trace --format json --cycles 1 $dst
+                   [ "$(jq '.hops | length' "$TMP/out")" = 9 ] || { echo "linecheck (static) trace: not 9 hops" >&2; cat "$TMP/out" "$TMP/err" >&2; } ;;
         traceroute) timed ip netns exec "$c" traceroute -n -q 1 $dst
                    [ "$(grep -c '^ *[0-9]' "$TMP/out")" = 9 ] || echo "traceroute: not 9 hops" >&2 ;;
       esac
       echo "$WALL" >>"$TMP/w_$tool"
     done
   done
-  local f h l t
-  f=$(median <"$TMP/w_floor"); h=$(median <"$TMP/w_help"); l=$(median <"$TMP/w_linecheck"); t=$(median <"$TMP/w_traceroute")
-  printf '%-40s %10s\n' "command (under ip netns exec)" "median_s"
-  printf '%-40s %10s\n' "true (the floor)" "$f" "linecheck --help" "$h" "linecheck trace --format json --cycles 1" "$l" "traceroute -n -q 1" "$t"
+  local f e h l st t
+  f=$(median <"$TMP/w_floor"); e=$(median <"$TMP/w_emptygo"); h=$(median <"$TMP/w_help"); l=$(median <"$TMP/w_linecheck")
+  st=$(median <"$TMP/w_static"); t=$(median <"$TMP/w_traceroute")
+  printf '%-58s %10s\n' "command (under ip netns exec)" "median_s"
+  printf '%-58s %10s\n' "true (the floor)" "$f" "an empty Go program (any Go binary's start-up)" "$e" "linecheck --help" "$h" \
+    "linecheck trace --format json --cycles 1" "$l" "  the same, CGO_ENABLED=0 -ldflags='-s -w' (not judged)" "$st" "traceroute -n -q 1" "$t"
   local rt
   rt=$(ratio "$l" "$t")
-  echo "ratio linecheck trace/traceroute $rt (goal <= 1.00); above the floor: linecheck $(awk -v a="$l" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s, traceroute $(awk -v a="$t" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s, linecheck --help $(awk -v a="$h" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s"
+  echo "ratio linecheck trace/traceroute $rt (goal <= 1.00); above the floor: linecheck $(awk -v a="$l" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s, traceroute $(awk -v a="$t" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s, linecheck --help $(awk -v a="$h" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s, an empty Go program $(awk -v a="$e" -v b="$f" 'BEGIN{printf "%.4f", a-b}') s"
   awk -v r="$rt" 'BEGIN{exit !(r != "n/a" && r <= 1.00)}' || MISSED+=("trace ${rt}x traceroute ($name)")
   if [ "$name" = "20 ms delay" ]; then
     : >"$TMP/w_mtr"
@@ -174,6 +188,25 @@ bench_trace() {
   echo "== trace: whole process on an 8-hop lab path, 15 interleaved rounds, median wall time"
   trace_lab "no added delay" -prefix lcbptz -hops 8
   trace_lab "20 ms delay" -prefix lcbptr -hops 8 -tun 4 -delay 20ms
+  startup_cpu
+}
+
+# startup_cpu: CPU time and page faults of start-up alone (perf stat -r 50,
+# no namespace), which a loaded machine disturbs less than wall time.
+startup_cpu() {
+  if ! command -v perf >/dev/null; then echo "(perf not installed: no start-up CPU figures)"; return; fi
+  echo "-- start-up CPU, perf stat -r 50 (task-clock ms, page faults)"
+  local name cmd
+  while IFS='|' read -r name cmd; do
+    # shellcheck disable=SC2086
+    perf stat -x, -r 50 -e task-clock,page-faults $cmd 2>&1 >/dev/null |
+      awk -F, -v n="$name" '/task-clock/{t=$1} /page-faults/{p=$1} END{printf "%-44s %8.2f ms %6d faults\n", n, t, p}'
+  done <<EOF2
+linecheck --help|$LC --help
+linecheck --help (CGO_ENABLED=0, -s -w)|$TMP/linecheck-static --help
+an empty Go program|$TMP/emptygo
+traceroute --help|traceroute --help
+EOF2
 }
 
 bench_rtt() {
