@@ -34,7 +34,16 @@ func (m *Model) renderCost(width, height int) []string {
 		out = append(out, line(l, width))
 	}
 
-	breakdown := renderBreakdown(c.Cost, width, st)
+	// The breakdown changes only with the candidate's cost (its rev) and
+	// the width.
+	bd := m.breakdown
+	if bd == nil {
+		bd = &breakdownMemo{}
+	}
+	if bd.lines == nil || bd.c != c || bd.rev != c.rev || bd.width != width {
+		*bd = breakdownMemo{c: c, rev: c.rev, width: width, lines: renderBreakdown(c.Cost, width, st)}
+	}
+	breakdown := bd.lines
 	chartH := height - len(out) - 2 - len(breakdown)
 	// The month's chart changes only with the costs, the options or the
 	// size, and drawing it is most of a frame: keep the last one.
@@ -50,6 +59,14 @@ func (m *Model) renderCost(width, height int) []string {
 	out = append(out, "")
 	out = append(out, breakdown...)
 	return out
+}
+
+// breakdownMemo is the cost breakdown last drawn, and for what.
+type breakdownMemo struct {
+	c     *Candidate
+	rev   uint64
+	width int
+	lines []string
 }
 
 // chartCache holds the last traffic panel drawn.

@@ -92,14 +92,16 @@ type Model struct {
 	lastErr  string
 	noColor  bool
 
-	st       *Styles
-	chart    *chartCache             // memo of the cost screen's traffic panel
-	rttChart *chartCache             // memo of the route screen's RTT chart
-	sparks   map[string]sparkMemo    // memo of the overview's sparklines, by candidate
-	rows     map[*Candidate]*rowMemo // memo of the overview's rows
-	details  *detailMemo             // memo of the overview's detail block
-	hopChart *chartCache             // memo of the route screen's hop RTT chart
-	help     *helpMemo               // memo of the help screen
+	st        *Styles
+	chart     *chartCache             // memo of the cost screen's traffic panel
+	rttChart  *chartCache             // memo of the route screen's RTT chart
+	sparks    map[string]sparkMemo    // memo of the overview's sparklines, by candidate
+	rows      map[*Candidate]*rowMemo // memo of the overview's rows
+	details   *detailMemo             // memo of the overview's detail block
+	hopChart  *chartCache             // memo of the route screen's hop RTT chart
+	help      *helpMemo               // memo of the help screen
+	hopRows   *hopRowMemo             // memo of the route screen's hop rows
+	breakdown *breakdownMemo          // memo of the cost screen's breakdown
 }
 
 // New returns a model that loads from src when it starts.
@@ -113,18 +115,20 @@ func New(ctx context.Context, src Source, opts Options) Model {
 	return Model{
 		ctx: ctx, src: src, opts: opts,
 		width: opts.Width, height: opts.Height,
-		sortCol:  opts.Sort,
-		hop:      -1,
-		costOpts: DefaultCostOptions(),
-		noColor:  opts.NoColor,
-		st:       newStylesPtr(!opts.NoColor),
-		chart:    &chartCache{},
-		rttChart: &chartCache{},
-		sparks:   map[string]sparkMemo{},
-		rows:     map[*Candidate]*rowMemo{},
-		details:  &detailMemo{},
-		hopChart: &chartCache{},
-		help:     &helpMemo{},
+		sortCol:   opts.Sort,
+		hop:       -1,
+		costOpts:  DefaultCostOptions(),
+		noColor:   opts.NoColor,
+		st:        newStylesPtr(!opts.NoColor),
+		chart:     &chartCache{},
+		rttChart:  &chartCache{},
+		sparks:    map[string]sparkMemo{},
+		rows:      map[*Candidate]*rowMemo{},
+		details:   &detailMemo{},
+		hopChart:  &chartCache{},
+		help:      &helpMemo{},
+		hopRows:   &hopRowMemo{},
+		breakdown: &breakdownMemo{},
 	}
 }
 

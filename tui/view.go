@@ -342,6 +342,15 @@ func (m *Model) renderRoute(width, height int) []string {
 			m.scroll = max(m.scroll, sel-hopRows+1)
 		}
 		m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
+		// A route's rows change only with a new trace (a new *Route), the
+		// width, the cursor or a hop's name: the rows drawn are kept.
+		memo := m.hopRows
+		if memo == nil {
+			memo = &hopRowMemo{}
+		}
+		if memo.r != r || memo.width != width || len(memo.rows) != len(r.Hops) {
+			*memo = hopRowMemo{r: r, width: width, rows: make([]hopRow, len(r.Hops))}
+		}
 		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
 			h := r.Hops[i]
 			// Names come from the cache at once (a lookup never holds a
@@ -349,10 +358,16 @@ func (m *Model) renderRoute(width, height int) []string {
 			if r.Live && !m.hideNames && m.opts.Names != nil && h.Addr != "" {
 				h.Name, _ = m.opts.Names.Name(h.Addr)
 			}
-			row := renderRow(cols, h, i == sel && m.hop >= 0, st)
-			if r.Hops[i].RateLimited && !(i == sel && m.hop >= 0) {
+			selected := i == sel && m.hop >= 0
+			if e := memo.rows[i]; e.drawn && e.name == h.Name && e.selected == selected {
+				out = append(out, e.row)
+				continue
+			}
+			row := renderRow(cols, h, selected, st)
+			if r.Hops[i].RateLimited && !selected {
 				row = st.Warn.Render(ansiStrip(row))
 			}
+			memo.rows[i] = hopRow{drawn: true, name: h.Name, selected: selected, row: row}
 			out = append(out, row)
 		}
 		if more := len(r.Hops) - (m.scroll + hopRows); more > 0 {
@@ -368,6 +383,21 @@ func (m *Model) renderRoute(width, height int) []string {
 		out = append(out, m.renderRTTChart(c, width, chartH)...)
 	}
 	return out
+}
+
+// hopRowMemo holds the route screen's rows as last drawn for one route at
+// one width: each hop's row, for its name and whether it was selected.
+type hopRowMemo struct {
+	r     *Route
+	width int
+	rows  []hopRow
+}
+
+type hopRow struct {
+	drawn    bool
+	name     string
+	selected bool
+	row      string
 }
 
 // renderHopChart charts one hop's RTT over the trace snapshots received
