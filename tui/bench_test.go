@@ -278,6 +278,8 @@ func BenchmarkRenderFrame(b *testing.B) {
 		{"route-200x60-all-30-hops-new-sample", []string{"enter"}, 200, 60, true},
 		{"cost-100x30", []string{"c"}, 100, 30, false},
 		{"cost-100x30-chart-redrawn", []string{"c"}, 100, 30, true},
+		{"route-300x80-new-sample", []string{"enter"}, 300, 80, true},
+		{"cost-300x80-chart-redrawn", []string{"c"}, 300, 80, true},
 		{"help-100x30", []string{"?"}, 100, 30, false},
 	} {
 		b.Run(sc.name, func(b *testing.B) {

@@ -78,7 +78,10 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 	// Each braille series on a dot grid of its own (2×4 dots a cell),
 	// lines between consecutive points, then OR-ed into the canvas.
 	dotsW, dotsH := gw*2, gh*4
-	dots := make([]bool, dotsW*dotsH)
+	// Each cell's braille dots as the rune's bits: dots 1–3 and 4–6 down
+	// its left and right columns, 7 and 8 on its bottom row.
+	cells := make([]uint8, gw*gh)
+	dotBit := [2][4]uint8{{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}}
 	xs, ys := float64(gw)/(maxX-minX), float64(oy)/ymax
 	// Data to dots: the scale factors first, then the products, in
 	// ntcharts' order (a value on a half dot rounds the same way).
@@ -108,7 +111,7 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 			// are not drawn.
 			break
 		}
-		clear(dots)
+		clear(cells)
 		for i := range px {
 			j := min(i+1, len(px)-1)
 			if (px[i] < 0 && px[j] < 0) || (px[i] > float64(gw) && px[j] > float64(gw)) {
@@ -118,17 +121,18 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 			x2, y2 := gridPoint(px[j], py[j])
 			plotLine(x1, y1, x2, y2, func(x, y int) {
 				if x >= 0 && x < dotsW && y >= 0 && y < dotsH {
-					dots[y*dotsW+x] = true
+					cells[(y/4)*gw+x/2] |= dotBit[x%2][y%4]
 				}
 			})
 		}
 		fg := s.style.GetForeground()
 		for cy := 0; cy < gh; cy++ {
 			for cx := 0; cx < gw; cx++ {
-				r := brailleCell(dots, dotsW, dotsH, cx*2, cy*4)
-				if r == 0x2800 {
+				bits := cells[cy*gw+cx]
+				if bits == 0 {
 					continue
 				}
+				r := 0x2800 | rune(bits)
 				x := ox + 1 + cx
 				if old := cv.at(x, cy).r; old >= 0x2800 && old <= 0x28ff {
 					r |= old
@@ -232,41 +236,18 @@ func plotLine(x1, y1, x2, y2 int, set func(x, y int)) {
 	}
 }
 
-// brailleCell is the braille rune of the 2×4 dots at (x, y): dots 1–3 and
-// 4–6 down the left and right columns, 7 and 8 on the bottom row.
-func brailleCell(dots []bool, w, h, x, y int) rune {
-	r := rune(0x2800)
-	bit := func(dx, dy int, b rune) {
-		if x+dx < w && y+dy < h && dots[(y+dy)*w+x+dx] {
-			r |= b
-		}
-	}
-	bit(0, 0, 0x01)
-	bit(0, 1, 0x02)
-	bit(0, 2, 0x04)
-	bit(0, 3, 0x40)
-	bit(1, 0, 0x08)
-	bit(1, 1, 0x10)
-	bit(1, 2, 0x20)
-	bit(1, 3, 0x80)
-	return r
-}
-
-// chartCanvas is a grid of runes, each with its foreground colour.
+// chartCanvas is a grid of runes, each with its foreground colour (an
+// index into the canvas's few colours: 0 is a cell never drawn).
 type chartCanvas struct {
-	w, h  int
-	r     []rune
-	fg    []color.Color
-	unset color.Color // the foreground of a cell never drawn
+	w, h    int
+	r       []rune
+	fg      []uint8
+	palette []color.Color
 }
 
 func newChartCanvas(w, h int) *chartCanvas {
-	c := &chartCanvas{w: w, h: h, r: make([]rune, w*h), fg: make([]color.Color, w*h),
-		unset: lipgloss.Style{}.GetForeground()}
-	for i := range c.fg {
-		c.fg[i] = c.unset
-	}
-	return c
+	return &chartCanvas{w: w, h: h, r: make([]rune, w*h), fg: make([]uint8, w*h),
+		palette: []color.Color{lipgloss.Style{}.GetForeground()}}
 }
 
 type chartCell struct {
@@ -276,16 +257,27 @@ type chartCell struct {
 
 func (c *chartCanvas) at(x, y int) chartCell {
 	if x < 0 || y < 0 || x >= c.w || y >= c.h {
-		return chartCell{fg: c.unset}
+		return chartCell{fg: c.palette[0]}
 	}
-	return chartCell{c.r[y*c.w+x], c.fg[y*c.w+x]}
+	return chartCell{c.r[y*c.w+x], c.palette[c.fg[y*c.w+x]]}
+}
+
+// colour is fg's index in the palette, added when new.
+func (c *chartCanvas) colour(fg color.Color) uint8 {
+	for i, p := range c.palette {
+		if p == fg {
+			return uint8(i)
+		}
+	}
+	c.palette = append(c.palette, fg)
+	return uint8(len(c.palette) - 1)
 }
 
 func (c *chartCanvas) set(x, y int, r rune, fg color.Color) {
 	if x < 0 || y < 0 || x >= c.w || y >= c.h {
 		return
 	}
-	c.r[y*c.w+x], c.fg[y*c.w+x] = r, fg
+	c.r[y*c.w+x], c.fg[y*c.w+x] = r, c.colour(fg)
 }
 
 // setString writes s from (x, y) on, what falls outside cut off.
@@ -325,11 +317,14 @@ func (c *chartCanvas) view() string {
 			b.WriteByte('\n')
 		}
 		for x := 0; x < c.w; {
-			fg := c.fg[y*c.w+x]
+			k := c.fg[y*c.w+x]
 			end := x + 1
-			for end < c.w && c.fg[y*c.w+end] == fg {
+			// A run: the cells of one colour (two indices of one colour
+			// never occur: colour finds it).
+			for end < c.w && c.fg[y*c.w+end] == k {
 				end++
 			}
+			fg := c.palette[k]
 			_, none := fg.(lipgloss.NoColor)
 			pre, post := "", ""
 			if fg != nil && !none {
