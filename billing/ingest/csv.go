@@ -241,6 +241,9 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		if len(o.in) < csvHeadPerIface {
 			o.in, o.out = append(o.in, vi), append(o.out, vo)
 		}
+		if lay.iface < 0 && len(o.in) == csvHeadPerIface {
+			break // the one series is judged: no later row can change that
+		}
 	}
 	// Counter-like names need less evidence than names that say bytes per
 	// interval, whose refusal needs an unmistakable counter.
@@ -893,7 +896,7 @@ func (p *csvParser) stamp(raw []byte, plain bool) (int64, string) {
 func (p *csvParser) setLast(raw []byte, t int64, plain bool) {
 	p.lastRaw, p.lastT, p.haveLast = append(p.lastRaw[:0], raw...), t, true
 	p.plainRaw = plain
-	p.pfx.set(raw)
+	p.pfx.set(raw, nil)
 }
 
 // fastRow reads the common row at the start of buf in one pass: the
@@ -920,7 +923,10 @@ func (p *csvParser) fastRow(buf []byte, line int64, seq int, part *csvPart) int 
 		if i == 0 || i > 12 || i >= len(buf) || buf[i] != ',' {
 			return 0
 		}
-		p.setLast(buf[:i], t, true)
+		// (setLast, with the prefix's words read off buf: a file with a
+		// timestamp per row sets one per row)
+		p.lastRaw, p.lastT, p.haveLast, p.plainRaw = append(p.lastRaw[:0], buf[:i]...), t, true, true
+		p.pfx.set(buf[:i], buf)
 		n = i + 1
 	}
 	t := p.lastT
@@ -1009,25 +1015,42 @@ type csvPrefix struct {
 	w, m [3]uint64 // the bytes as little-endian words and which of them count
 }
 
-func (q *csvPrefix) set(raw []byte) {
+// set makes raw and a comma the prefix. line, when not nil, is where raw
+// starts with its comma after it: the words are read off it.
+func (q *csvPrefix) set(raw, line []byte) {
 	q.b = append(append(q.b[:0], raw...), ',')
-	if len(q.b) > 24 {
+	n := len(q.b)
+	if n > 24 {
+		return
+	}
+	q.m = prefixMasks[n]
+	if len(line) >= 24 {
+		q.w[0] = binary.LittleEndian.Uint64(line) & q.m[0]
+		q.w[1] = binary.LittleEndian.Uint64(line[8:]) & q.m[1]
+		q.w[2] = binary.LittleEndian.Uint64(line[16:]) & q.m[2]
 		return
 	}
 	var a [24]byte
 	copy(a[:], q.b)
 	for i := range 3 {
 		q.w[i] = binary.LittleEndian.Uint64(a[8*i:])
-		switch n := len(q.b) - 8*i; {
-		case n >= 8:
-			q.m[i] = math.MaxUint64
-		case n <= 0:
-			q.m[i] = 0
-		default:
-			q.m[i] = 1<<(8*n) - 1
-		}
 	}
 }
+
+// prefixMasks[n] selects the first n bytes of three little-endian words.
+var prefixMasks = func() (m [25][3]uint64) {
+	for n := range m {
+		for i := range 3 {
+			switch k := n - 8*i; {
+			case k >= 8:
+				m[n][i] = math.MaxUint64
+			case k > 0:
+				m[n][i] = 1<<(8*k) - 1
+			}
+		}
+	}
+	return m
+}()
 
 // match says whether b starts with the prefix.
 func (q *csvPrefix) match(b []byte) bool {

@@ -8,11 +8,11 @@ import (
 	"unsafe"
 )
 
-// mapFile maps a regular file of at least 1 MB read-only into memory; ok is
+// mapFile maps a regular file of at least 64 KB read-only into memory; ok is
 // false when it cannot (small, not regular, or mmap failed): read it instead.
 func mapFile(f *os.File) (data []byte, unmap func(), ok bool) {
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < 1<<20 || st.Size() != int64(int(st.Size())) {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 64<<10 || st.Size() != int64(int(st.Size())) {
 		return nil, nil, false
 	}
 	data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)

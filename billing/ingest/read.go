@@ -110,7 +110,8 @@ func readFile(path string, opts ReadOptions, mappedHook func()) (series []*billi
 	defer f.Close()
 	data, unmap, ok := mapFile(f)
 	if !ok {
-		// A small regular file is read whole, in one allocation of its size:
+		// A small regular file (or any under 1 MB where files are not
+		// mapped) is read whole, in one allocation of its size:
 		// streamed, it would take a 4 MB chunk buffer, which for the 1,000
 		// port files of a PoP is 4 GB of buffers to clear.
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < 1<<20 {
