@@ -153,6 +153,32 @@ func ipv4Payload(b []byte) ([]byte, bool) {
 	return b[h.Len:], true
 }
 
+// echoReplyData returns the data of the echo reply in b (after the ICMP
+// type, code, checksum, id and sequence number), b being what a socket of
+// the family of v6 delivered: an IPv4 header in front when raw4. It accepts
+// exactly what ipv4Payload and parseEchoReply do, without their
+// allocations: a sweep runs it for every reply (the data aliases b).
+func echoReplyData(v6, raw4 bool, b []byte) ([]byte, bool) {
+	if raw4 {
+		if len(b) < ipv4.HeaderLen {
+			return nil, false
+		}
+		hl := int(b[0]&0x0f) << 2
+		if hl < ipv4.HeaderLen || len(b) < hl {
+			return nil, false
+		}
+		b = b[hl:]
+	}
+	want := byte(icmp4EchoReply)
+	if v6 {
+		want = icmp6EchoReply
+	}
+	if len(b) < 8 || b[0] != want {
+		return nil, false
+	}
+	return b[8:], true
+}
+
 // parseEchoReply returns the echo reply in msg (an ICMP or ICMPv6 message,
 // IP header stripped); ok is false for anything else, echo requests included
 // (a raw socket on loopback sees our own).

@@ -1,7 +1,9 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"reflect"
 	"testing"
@@ -161,4 +163,61 @@ func TestDecodeRefusesATruncatedIPv4Header(t *testing.T) {
 			t.Errorf("tcp=%v: ok %v err %v, want skipped", tcp, ok, err)
 		}
 	}
+}
+
+// echoReplyData, the sweep's allocation-free reply parser, accepts exactly
+// what x/net's parsers do (ipv4.ParseHeader, icmp.ParseMessage) and returns
+// the same echo data, on real replies, other ICMP types and every
+// truncation of them.
+func TestEchoReplyDataAgreesWithXNet(t *testing.T) {
+	echo := func(typ icmp.Type, data []byte) []byte {
+		b, err := (&icmp.Message{Type: typ, Body: &icmp.Echo{ID: 7, Seq: 9, Data: data}}).Marshal(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	withIPv4 := func(opts int, msg []byte) []byte {
+		h := make([]byte, 20+opts)
+		h[0] = 0x40 | byte((20+opts)/4)
+		h[9] = 1
+		return append(h, msg...)
+	}
+	payload := []byte("nonce123\x00\x00\x00\x05abcdefgh")
+	msgs4 := [][]byte{echo(ipv4.ICMPTypeEchoReply, payload), echo(ipv4.ICMPTypeEchoReply, nil),
+		echo(ipv4.ICMPTypeEcho, payload), echo(ipv4.ICMPTypeDestinationUnreachable, payload)}
+	msgs6 := [][]byte{echo(ipv6.ICMPTypeEchoReply, payload), echo(ipv6.ICMPTypeEchoRequest, payload)}
+	xnet := func(v6, raw4 bool, b []byte) ([]byte, bool) {
+		if raw4 {
+			var ok bool
+			if b, ok = ipv4Payload(b); !ok {
+				return nil, false
+			}
+		}
+		e, ok := parseEchoReply(v6, b)
+		if !ok {
+			return nil, false
+		}
+		return e.Data, true
+	}
+	check := func(name string, v6, raw4 bool, b []byte) {
+		for n := 0; n <= len(b); n++ {
+			got, gok := echoReplyData(v6, raw4, b[:n])
+			want, wok := xnet(v6, raw4, b[:n])
+			if gok != wok || !bytes.Equal(got, want) {
+				t.Errorf("%s[:%d]: %q %v, x/net %q %v", name, n, got, gok, want, wok)
+			}
+		}
+	}
+	for i, m := range msgs4 {
+		check(fmt.Sprintf("v4 dgram %d", i), false, false, m)
+		check(fmt.Sprintf("v4 raw %d", i), false, true, withIPv4(0, m))
+		check(fmt.Sprintf("v4 raw+options %d", i), false, true, withIPv4(8, m))
+	}
+	for i, m := range msgs6 {
+		check(fmt.Sprintf("v6 %d", i), true, false, m)
+	}
+	bad := withIPv4(0, msgs4[0])
+	bad[0] = 0x44 // header length 16 < 20
+	check("v4 raw short IHL", false, true, bad)
 }

@@ -738,19 +738,11 @@ func (r *sweep) handle(s *sock, p packet) {
 
 // handleLocked is handle with r.mu held.
 func (r *sweep) handleLocked(s *sock, p packet) {
-	msg := p.data
-	if !s.v6 && !s.dgram {
-		var ok bool
-		if msg, ok = ipv4Payload(msg); !ok {
-			return
-		}
-	}
-	e, ok := parseEchoReply(s.v6, msg)
+	payload, ok := echoReplyData(s.v6, !s.v6 && !s.dgram, p.data)
 	if !ok {
 		return
 	}
 	from := p.from
-	payload := e.Data
 	if len(payload) < 12 || [8]byte(payload[:8]) != r.nonce {
 		r.foreign(from)
 		return
