@@ -497,8 +497,8 @@ func (r *sweep) loop(ctx context.Context, socks [2]*sock, primary int) (sendErr,
 			if err := r.readQueued(prim, rb); err != nil {
 				return sendErr, nil
 			}
-			if next < total && !due(next).After(time.Now().Add(paceSlack)) {
-				continue // a full batch, or the sends took long
+			if len(idx[0]) == maxBatch || len(idx[1]) == maxBatch {
+				continue // a full batch: send the rest of the slot's probes
 			}
 		}
 		r.mu.Lock()
@@ -529,13 +529,13 @@ func (r *sweep) loop(ctx context.Context, socks [2]*sock, primary int) (sendErr,
 				wake = pauseUntil
 			}
 			if !wake.IsZero() && wake.Sub(now) <= readPause {
-				if !r.sleepUntil(ctx, wake) {
+				if !r.sleepUntil(ctx, pollDeadline(time.Now(), wake)) {
 					return sendErr, nil
 				}
 				continue
 			}
 		}
-		got, err := r.waitRead(ctx, prim, rb, wake)
+		got, err := r.waitRead(ctx, prim, rb, pollDeadline(time.Now(), wake))
 		if err != nil {
 			return sendErr, nil
 		}
@@ -543,6 +543,21 @@ func (r *sweep) loop(ctx context.Context, socks [2]*sock, primary int) (sendErr,
 			pauseUntil = time.Now().Add(readPause)
 		}
 	}
+}
+
+// pollDeadline is when to set a timer that should fire at t, seen at now,
+// so that the runtime sleeps for it once: Go's poller sleeps in whole
+// milliseconds, rounded down, and then sleeps again for the rest (a second
+// wake-up for one timer). So a wait ends on its next whole millisecond
+// instead, up to 1 ms late (as Go's timers are anyway); the 20 µs keep the
+// rounded-down sleep from ending just short of it.
+func pollDeadline(now, t time.Time) time.Time {
+	d := t.Sub(now)
+	if d <= 0 {
+		return t
+	}
+	ms := (d + time.Millisecond - 1).Truncate(time.Millisecond)
+	return now.Add(ms + 20*time.Microsecond)
 }
 
 func later(a, b time.Time) time.Time {
@@ -607,6 +622,7 @@ func (r *sweep) waitRead(ctx context.Context, s *sock, b *mmsgBuf, t time.Time) 
 // readQueued handles every reply queued on s without waiting; an error
 // only when s is closed or failed.
 func (r *sweep) readQueued(s *sock, b *mmsgBuf) error {
+	soft := 0
 	for {
 		var n int
 		var rerr error
@@ -623,7 +639,13 @@ func (r *sweep) readQueued(s *sock, b *mmsgBuf) error {
 			return nil
 		}
 		if rerr != nil {
-			return rerr
+			// A pending socket error (an ICMP error the kernel reports
+			// once, then clears) is no reason to stop reading replies.
+			soft++
+			if rerr == unix.EBADF || soft > 8 {
+				return rerr
+			}
+			continue
 		}
 		r.handleBatch(s, b, n)
 		if n < len(b.hdrs) {
