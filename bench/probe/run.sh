@@ -73,7 +73,7 @@ timed() {
   t1=$(date +%s%N)
   read -r _ USER SYS < <(tail -1 "$TMP/time")
   # /usr/bin/time's wall clock has 10 ms steps; a trace takes tens of ms.
-  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
+  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b - a) / 1e9}')
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
