@@ -31,9 +31,11 @@ const (
 	// still counts as received.
 	lostGrace = 50 * time.Millisecond
 	// paceSlack is how early a probe may leave its slot on the schedule. It
-	// matters only above ~330 probes/s: a sender that wakes for a probe sends
-	// the ones due within paceSlack too, instead of sleeping for each.
-	paceSlack = 3 * time.Millisecond
+	// matters only above 100 probes/s: a sender that wakes for a probe sends
+	// the ones due within paceSlack too, in one batch, instead of sleeping
+	// for each, so a sweep wakes about 100 times a second at most. The rate
+	// cap then holds over any window of a second to within 1 %.
+	paceSlack = 10 * time.Millisecond
 )
 
 // PingConfig configures a sweep. Zero fields take the defaults above.
@@ -265,9 +267,9 @@ func (r *sweep) pace(ctx context.Context, start time.Time, i int) bool {
 	T := len(r.targets)
 	due := start.Add(time.Duration(i/T)*r.interval + time.Duration(i%T)*r.interval/time.Duration(T))
 	// A probe may leave up to paceSlack early: at 1,000 packets/s the sender
-	// then wakes for every fourth probe instead of every one (Go timers
-	// overshoot by about 1 ms anyway); each wake-up costs a context switch
-	// and a pass of the scheduler, about as much CPU as a loopback echo.
+	// then wakes for every tenth probe instead of every one; each wake-up
+	// costs a context switch and a pass of the scheduler, about as much CPU
+	// as a loopback echo.
 	if d := time.Until(due); d > paceSlack {
 		if r.timer == nil {
 			r.timer = time.NewTimer(d)
@@ -458,7 +460,7 @@ func (r *sweep) loop(ctx context.Context, socks [2]*sock, primary int) (sendErr,
 		}
 		if next < total && !due(next).After(now.Add(paceSlack)) {
 			// Every probe due within paceSlack leaves now: at 1,000
-			// packets/s the loop wakes for every fourth probe, not for
+			// packets/s the loop wakes for every tenth probe, not for
 			// each (a wake-up costs about what a loopback echo does).
 			idx[0], idx[1] = idx[0][:0], idx[1][:0]
 			limit := now.Add(paceSlack)
