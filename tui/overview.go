@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -63,27 +62,6 @@ func layout[T any](cols []column[T], width int) []column[T] {
 				break
 			}
 		}
-	}
-	return out
-}
-
-// shrinkToContent narrows every column to the widest of its title (with
-// room for a sort mark) and its cells in rows, never wider than it was: at
-// 80 columns the room a short candidate name leaves keeps the cost
-// columns. Columns whose cell depends on the width (sparklines) stay.
-func shrinkToContent[T any](cols []column[T], rows []T, keep ...string) []column[T] {
-	out := append([]column[T](nil), cols...)
-	for i := range out {
-		c := &out[i]
-		if slices.Contains(keep, c.key) {
-			continue
-		}
-		w := textWidth(c.title) + 1
-		for _, r := range rows {
-			text, _ := c.cell(r)
-			w = max(w, textWidth(text))
-		}
-		c.width = min(c.width, w)
 	}
 	return out
 }
