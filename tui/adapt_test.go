@@ -222,6 +222,10 @@ func TestFileWithTargetsOnly(t *testing.T) {
 	if f := plain(m); !strings.Contains(f, "SLA - (the candidates file sets no thresholds)") || !strings.Contains(f, "Cost -") {
 		t.Errorf("frame:\n%s", f)
 	}
+	// The SLA column says the same: absent ("-"), not pending ("…").
+	if cell := overviewCell(t, plain(m), "lo", "SLA"); cell != "-" {
+		t.Errorf("SLA cell of a file without thresholds = %q, want -", cell)
+	}
 	// A typo is still refused with its line, as compare refuses it.
 	if err := os.WriteFile(path, []byte("candidates:\n  - name: lo\n    targets: [{addr: 127.0.0.1, protocl: tcp}]\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -229,4 +233,32 @@ func TestFileWithTargetsOnly(t *testing.T) {
 	if _, err := FeedFromFile(path, FeedOptions{Offline: true}); err == nil || !strings.Contains(err.Error(), "bare.yaml:3") {
 		t.Errorf("typo protocl: %v", err)
 	}
+}
+
+// overviewCell returns the overview's cell of the row named row under the
+// column titled col, by the column's position in the header line.
+func overviewCell(t *testing.T, frame, row, col string) string {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	for i, ln := range lines {
+		at := strings.Index(ln, " "+col+" ")
+		if at < 0 || !strings.Contains(ln, "CANDIDATE") {
+			continue
+		}
+		at = len([]rune(ln[:at+1]))
+		for _, r := range lines[i+1:] {
+			rr := []rune(r)
+			f := strings.Fields(string(rr[min(2, len(rr)):]))
+			if len(f) == 0 || f[0] != row || len(rr) <= at {
+				continue
+			}
+			end := at
+			for end < len(rr) && rr[end] != ' ' {
+				end++
+			}
+			return string(rr[at:end])
+		}
+	}
+	t.Fatalf("no row %q under column %q in:\n%s", row, col, frame)
+	return ""
 }

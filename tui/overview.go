@@ -141,7 +141,10 @@ func renderMemoRow(cols []column[overviewRow], where []int, rm *rowMemo, r overv
 type overviewRow struct {
 	c        *Candidate
 	cheapest bool // the cheapest candidate that passes the SLA
-	sparkW   int
+	// noThresholds: the candidates file sets no SLA thresholds, so the SLA
+	// cell is absent ("-"), not pending.
+	noThresholds bool
+	sparkW       int
 	// spark memoises the drawn sparklines by candidate: the view never
 	// writes into the candidate it shows.
 	spark map[string]sparkMemo
@@ -294,8 +297,12 @@ var overviewColumns = []column[overviewRow]{
 			switch {
 			case r.c.Reference:
 				return "-", styleDim
-			case !r.c.SLA.Known:
+			case !r.c.SLA.Known && !r.noThresholds:
 				return "…", styleDim
+			case !r.c.SLA.Known:
+				// Nothing to check (the file sets no thresholds): absent,
+				// as the detail line says, not pending forever.
+				return "-", styleDim
 			case r.c.warming():
 				// Too few probes for a verdict: "wait" (the SLA is
 				// pending; the figures are dimmed, the legend says so).
@@ -426,7 +433,7 @@ func (m *Model) rowOf(c *Candidate, shown []column[overviewRow], cheapest bool) 
 	}
 	*rm = rowMemo{rev: c.rev, cheapest: cheapest, ncols: len(shown),
 		text: rm.text[:0], style: rm.style[:0], width: rm.width[:0]}
-	r := overviewRow{c: c, cheapest: cheapest}
+	r := overviewRow{c: c, cheapest: cheapest, noThresholds: !hasThresholds(m.snap.SLA)}
 	for _, col := range shown {
 		text, style := "", styleNone
 		if col.key != "recent" {
