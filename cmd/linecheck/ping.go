@@ -260,7 +260,7 @@ func runPing(c *cobra.Command, args []string) error {
 	var results []probe.PingResult
 	sentPerTarget := o.count
 	if len(targets) > 0 {
-		// The sweep is one sender and one receiver per family, all I/O: with a
+		// The sweep is one I/O loop (and a reader for a second family), all I/O: with a
 		// second P the Go scheduler spins between wake-ups, which cost 40 % more
 		// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
 		// P linecheck uses about what fping does. Restored afterwards for the
