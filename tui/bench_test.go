@@ -130,6 +130,7 @@ func (bt benchTracer) Trace(ctx context.Context, addr string, cfg probe.TraceCon
 // screen apart (it draws every row and chart afresh): mean-ms, p99-ms and
 // max-ms (the slowest frame after the first) are the figures.
 func BenchmarkRenderFrameLive(b *testing.B) {
+	defer TuneGC()() // the collector's target Run sets
 	port := testbin.TCPListener(b)
 	type scenario struct {
 		name string
