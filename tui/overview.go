@@ -286,7 +286,13 @@ var overviewColumns = []column[overviewRow]{
 	{key: "stretch", title: "STR", width: 4, right: true, prio: 3,
 		cell: func(r overviewRow) (string, styleID) {
 			v := r.c.view()
-			if v.Stretch <= 0 {
+			switch {
+			case v.BelowFloor:
+				// Faster than light in fibre: an anycast address answering
+				// nearby or a wrong location, not a ratio to read (the
+				// legend says so).
+				return "<1!", styleWarn
+			case v.Stretch <= 0:
 				return "-", styleDim
 			}
 			return fmt.Sprintf("%.1f", v.Stretch), styleNone
@@ -510,6 +516,12 @@ func (m *Model) renderOverview(width, height int) []string {
 	for _, c := range m.cands {
 		if c.warming() {
 			legend = st.render(styleDim, line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
+			break
+		}
+	}
+	for _, c := range m.cands {
+		if v := c.view(); !c.warming() && v.BelowFloor {
+			legend = st.render(styleWarn, line(" STR <1! = RTT below the physical floor: an anycast address or a wrong region · * cheapest SLA pass", width))
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,7 +241,7 @@ func (c *Candidate) warming() bool {
 func (c *Candidate) view() Summary {
 	q := c.q
 	return Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min, JitterMs: q.Jitter.RFC3550,
-		Loss: q.Loss, Stretch: q.Stretch, HaveStats: q.Recv > 0}
+		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, route.FlagBelowFloor), HaveStats: q.Recv > 0}
 }
 
 // evaluate recomputes the candidate's quality and its SLA verdict with

@@ -96,13 +96,16 @@ type sparkMemo struct {
 
 // Summary is the figures a row shows, from the candidate's current quality.
 type Summary struct {
-	Sent      int
-	P50, P95  float64 // ms
-	MinRTT    float64 // ms
-	JitterMs  float64 // RFC 3550
-	Loss      float64 // fraction 0..1
-	Stretch   float64 // min RTT / floor; 0 when unknown
-	HaveStats bool
+	Sent     int
+	P50, P95 float64 // ms
+	MinRTT   float64 // ms
+	JitterMs float64 // RFC 3550
+	Loss     float64 // fraction 0..1
+	Stretch  float64 // min RTT / floor; 0 when unknown
+	// BelowFloor: the minimum RTT is under the physical floor (stretch < 1,
+	// route.FlagBelowFloor), however small the ratio rounds.
+	BelowFloor bool
+	HaveStats  bool
 }
 
 // LiveStats are running statistics over the probe records received so far.

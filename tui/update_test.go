@@ -434,3 +434,39 @@ func TestDeadTargetShowsDashAndRanksLast(t *testing.T) {
 		}
 	}
 }
+
+// A candidate answering faster than light in fibre allows from its stated
+// region (la-cu9929: floor 104.5 ms, replies in 0.05 ms, as a loopback
+// target given a city would) shows "<1!" as its stretch, not a ratio that
+// rounds to 0.0, and the legend says what it means.
+func TestStretchBelowTheFloorIsFlagged(t *testing.T) {
+	m := fixtureModel(t, 100, 30)
+	var msgs UpdatesMsg
+	for i := 0; i < 12; i++ {
+		rtt := 0.05
+		msgs = append(msgs, ProbeMsg{Candidate: "la-cu9929", Record: probe.Record{Time: FixtureStart().Add(time.Duration(100+i) * time.Second),
+			Target: "203.0.113.40", Addr: "203.0.113.40", Protocol: "icmp", Seq: 100 + i, Status: probe.StatusOK, RTTms: &rtt}})
+	}
+	c := m.Candidate("la-cu9929")
+	c.Stats, c.Others = LiveStats{}, nil
+	m = step(t, m, msgs)
+	frame := plain(m)
+	// name, line, RTT50/95, RECENT, JIT, LOSS, STR
+	str := func(name string) string {
+		for _, l := range strings.Split(frame, "\n") {
+			if f := strings.Fields(strings.TrimLeft(l, " ›")); len(f) >= 7 && f[0] == name {
+				return f[6]
+			}
+		}
+		return ""
+	}
+	if got := str("la-cu9929"); got != "<1!" {
+		t.Errorf("STR cell = %q, want <1! (0.05 ms against a 104.5 ms floor)\n%s", got, frame)
+	}
+	if !strings.Contains(frame, "STR <1! = RTT below the physical floor") {
+		t.Errorf("legend does not explain <1!:\n%s", frame)
+	}
+	if got := str("hk-cn2-gia"); got != "1.8" {
+		t.Errorf("hk-cn2-gia STR = %q, want its ratio 1.8", got)
+	}
+}
