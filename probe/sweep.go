@@ -171,6 +171,15 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 // multicast or an unspecified address. name is the target as written, for
 // the message; hint is the advice given (how the caller's user overrides
 // it, or that it cannot be).
+//
+// The interfaces (three netlink dumps) are read only for an address that
+// could be an interface's broadcast address (mayBeBroadcast): the live
+// loops check every target at every resolution, and most addresses cannot.
 func CheckUnicast(name string, a netip.Addr, hint string) error {
-	return checkCast(name, a.Unmap(), ExpandOptions{bcast: localBroadcasts(), hint: hint})
+	a = a.Unmap()
+	var bcast map[netip.Addr]string
+	if mayBeBroadcast(a) {
+		bcast = localBroadcasts()
+	}
+	return checkCast(name, a, ExpandOptions{bcast: bcast, hint: hint})
 }
