@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -213,7 +214,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	stopProgress := prProgress(stderr, func() string {
 		return fmt.Sprintf("backtrace: %d/%d targets done", done.Load(), len(sel))
 	})
-	results, err := backtraceAll(ctx, sel, cfg, newPacer(o.rate, backtraceBurst), func() { done.Add(1) })
+	results, err := backtraceAll(ctx, sel, cfg, pacing.NewBurstBudget(o.rate, backtraceBurst), func() { done.Add(1) })
 	stopProgress()
 	if err != nil {
 		return badInput(err)
@@ -265,9 +266,9 @@ type btResult struct {
 }
 
 // backtraceAll traces every target at once, each over its own socket driver,
-// with every probe of every target paced by p. A target that cannot be traced
+// with every probe of every target paced by one budget (a token bucket of backtraceBurst). A target that cannot be traced
 // gets its error; a privilege error stops the run (it would hit every target).
-func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.TraceConfig, p *pacer, each func()) ([]btResult, error) {
+func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.TraceConfig, budget *pacing.Budget, each func()) ([]btResult, error) {
 	res := make([]btResult, len(ts))
 	var wg sync.WaitGroup
 	for i, t := range ts {
@@ -282,7 +283,7 @@ func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.Tra
 				return
 			}
 			defer drv.Close()
-			run, err := probe.TraceWithDriver(ctx, &pacedDriver{Driver: drv, p: p, ctx: ctx}, t.Addr, addr, cfg, nil)
+			run, err := probe.TraceWithDriver(ctx, &pacing.PacedDriver{Driver: drv, Budget: budget, Clock: pacing.RealClock{}, Ctx: ctx}, t.Addr, addr, cfg, nil)
 			var tr *route.Trace
 			if run != nil {
 				tr = route.BuildTrace(run)
@@ -300,57 +301,4 @@ func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.Tra
 		}
 	}
 	return res, nil
-}
-
-// pacer is a token bucket shared by all targets' drivers: at most burst
-// probes at once, never more than rate per second over any longer span.
-type pacer struct {
-	mu     sync.Mutex
-	rate   float64
-	burst  float64
-	tokens float64
-	filled time.Time
-}
-
-func newPacer(rate float64, burst int) *pacer {
-	return &pacer{rate: rate, burst: float64(burst), tokens: float64(burst), filled: time.Now()}
-}
-
-// wait blocks until one probe may leave.
-func (p *pacer) wait(ctx context.Context) error {
-	p.mu.Lock()
-	now := time.Now()
-	p.tokens = min(p.burst, p.tokens+now.Sub(p.filled).Seconds()*p.rate)
-	p.filled = now
-	p.tokens-- // reserve this probe's token, possibly going into debt
-	var d time.Duration
-	if p.tokens < 0 {
-		d = time.Duration(-p.tokens / p.rate * float64(time.Second))
-	}
-	p.mu.Unlock()
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
-}
-
-// pacedDriver waits for the shared pacer before every probe.
-type pacedDriver struct {
-	probe.Driver
-	p   *pacer
-	ctx context.Context
-}
-
-func (d *pacedDriver) Send(p probe.TraceProbe) (time.Time, error) {
-	if err := d.p.wait(d.ctx); err != nil {
-		return time.Time{}, err
-	}
-	return d.Driver.Send(p)
 }

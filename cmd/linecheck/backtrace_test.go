@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,71 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
 )
-
-// The pacer never lets probes of all callers together run ahead of the
-// rate: probe i (in send order) leaves no earlier than (i+1-burst)/rate after
-// the start. Lower bounds only, so machine load cannot make it flaky.
-func TestPacerHoldsAcrossCallers(t *testing.T) {
-	const rate, burst, callers, each = 400.0, 4, 5, 12
-	p := newPacer(rate, burst)
-	start := time.Now()
-	var mu sync.Mutex
-	var at []time.Duration
-	var wg sync.WaitGroup
-	for c := 0; c < callers; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				if err := p.wait(context.Background()); err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				at = append(at, time.Since(start))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if len(at) != callers*each {
-		t.Fatalf("%d sends", len(at))
-	}
-	// at is appended under the lock after wait returned, so sort it.
-	for i := 1; i < len(at); i++ {
-		for j := i; j > 0 && at[j] < at[j-1]; j-- {
-			at[j], at[j-1] = at[j-1], at[j]
-		}
-	}
-	for i, d := range at {
-		floor := time.Duration(float64(i+1-burst) / rate * float64(time.Second))
-		if d < floor-time.Millisecond {
-			t.Errorf("send %d at %v, before the pacing floor %v", i, d, floor)
-		}
-	}
-	want := time.Duration(float64(callers*each-burst) / rate * float64(time.Second))
-	if at[len(at)-1] < want-time.Millisecond {
-		t.Errorf("%d sends took %v, want ≥ %v", len(at), at[len(at)-1], want)
-	}
-}
-
-func TestPacerStopsOnCancel(t *testing.T) {
-	p := newPacer(1, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := p.wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if err := p.wait(ctx); err == nil {
-		t.Error("wait after cancel returned nil")
-	}
-}
 
 func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
 	out, code := prRun(t, backtraceCmd, "backtrace", "--list", "--format", "json")

@@ -71,24 +71,54 @@ func Period(ts []probe.SweepTarget, cfg probe.PingConfig) time.Duration {
 // Budget keeps the probers that share it under one packets-per-second cap:
 // each spends the packets it sent, and none starts the next batch before
 // Ready, the time the cap allows it (all packets spent so far at Rate).
-// It is safe for concurrent use.
+// A budget made with a burst lets that many packets leave at once after a
+// pause, a token bucket of that size: never more than burst + Rate × t in
+// any span t. It is safe for concurrent use.
 type Budget struct {
 	rate float64
-	mu   sync.Mutex
-	at   time.Time // the cap allows the next batch from then on
+	// lag is how far behind now the next slot may be: (burst−1)/rate, so
+	// after a pause burst packets have slots at or before now.
+	lag time.Duration
+	mu  sync.Mutex
+	at  time.Time // the cap allows the next batch from then on
 }
 
 // NewBudget is a budget of rate packets a second (probe.DefaultPingRate when
-// not positive).
-func NewBudget(rate float64) *Budget {
+// not positive), without a burst: packets leave 1/rate apart.
+func NewBudget(rate float64) *Budget { return NewBurstBudget(rate, 1) }
+
+// NewBurstBudget is a budget of rate packets a second of which up to burst
+// may leave at once.
+func NewBurstBudget(rate float64, burst int) *Budget {
 	if rate <= 0 {
 		rate = probe.DefaultPingRate
 	}
-	return &Budget{rate: rate}
+	b := &Budget{rate: rate}
+	if burst > 1 {
+		b.lag = b.span(burst - 1)
+	}
+	return b
 }
 
 // Rate is the cap in packets per second.
 func (b *Budget) Rate() float64 { return b.rate }
+
+// span is how long n packets take at the cap.
+func (b *Budget) span(n int) time.Duration {
+	return time.Duration(float64(n) / b.rate * float64(time.Second))
+}
+
+// reserve takes n packets' slots from t on (under b.mu) and returns the
+// first: the slot after every packet reserved before, or t less the burst's
+// lag when the budget has been idle.
+func (b *Budget) reserve(t time.Time, n int) time.Time {
+	if floor := t.Add(-b.lag); b.at.Before(floor) {
+		b.at = floor
+	}
+	slot := b.at
+	b.at = b.at.Add(b.span(n))
+	return slot
+}
 
 // Ready is when the next batch may start.
 func (b *Budget) Ready() time.Time {
@@ -101,23 +131,17 @@ func (b *Budget) Ready() time.Time {
 func (b *Budget) Spend(start time.Time, packets int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.at.Before(start) {
-		b.at = start
-	}
-	b.at = b.at.Add(time.Duration(float64(packets) / b.rate * float64(time.Second)))
+	b.reserve(start, packets)
 }
 
 // Take reserves n packets under the cap and waits, on clk, until the first
 // of them may leave: the slot after every packet reserved before (never
-// earlier than now). It returns ctx's error when ctx ends first.
+// earlier than now, less the burst). It returns ctx's error when ctx ends
+// first.
 func (b *Budget) Take(ctx context.Context, clk probe.Clock, n int) error {
 	now := clk.Now()
 	b.mu.Lock()
-	if b.at.Before(now) {
-		b.at = now
-	}
-	slot := b.at
-	b.at = b.at.Add(time.Duration(float64(n) / b.rate * float64(time.Second)))
+	slot := b.reserve(now, n)
 	b.mu.Unlock()
 	return Sleep(ctx, clk, slot.Sub(now))
 }
