@@ -172,9 +172,10 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 // the message; hint is the advice given (how the caller's user overrides
 // it, or that it cannot be).
 //
-// The interfaces (three netlink dumps) are read only for an address that
-// could be an interface's broadcast address (mayBeBroadcast): the live
-// loops check every target at every resolution, and most addresses cannot.
+// The interfaces (three netlink dumps, a third of a millisecond of a
+// one-shot trace) are read only for an address that could be an interface's
+// broadcast address (mayBeBroadcast): traces and the live loops check every
+// target, at every resolution, and most addresses cannot be one.
 func CheckUnicast(name string, a netip.Addr, hint string) error {
 	a = a.Unmap()
 	var bcast map[netip.Addr]string

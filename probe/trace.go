@@ -199,14 +199,7 @@ func Trace(ctx context.Context, target string, cfg TraceConfig, onCycle func(*Tr
 			return nil, err
 		}
 	}
-	var bcast map[netip.Addr]string
-	if mayBeBroadcast(addr) {
-		// Reading the interfaces takes netlink dumps (a third of a
-		// millisecond in a one-shot trace): only for an address that could
-		// be an interface's broadcast address.
-		bcast = localBroadcasts()
-	}
-	if err := checkCast(target, addr, ExpandOptions{bcast: bcast, hint: "trace follows unicast addresses only"}); err != nil {
+	if err := CheckUnicast(target, addr, "trace follows unicast addresses only"); err != nil {
 		return nil, err
 	}
 	drv, err := openTraceDriver(cfg, addr)
