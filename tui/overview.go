@@ -88,30 +88,24 @@ func renderHeader[T any](cols []column[T], sortKey string, desc bool, st *Styles
 // renderRow renders one row; the selected row is reverse video and marked
 // with › so the selection survives a monochrome terminal.
 func renderRow[T any](cols []column[T], r T, selected bool, st *Styles) string {
-	var b strings.Builder
-	if selected {
-		b.WriteString("›")
-	} else {
-		b.WriteString(" ")
-	}
-	for _, c := range cols {
-		text, style := c.cell(r)
-		cell := fit(text, c.width, c.right)
-		b.WriteString(" ")
-		if !selected {
-			cell = st.render(style, cell)
-		}
-		b.WriteString(cell)
-	}
-	if selected {
-		return st.render(styleSelected, b.String())
-	}
-	return b.String()
+	return renderCells(cols, selected, st, func(_ int, c column[T]) (string, styleID) { return c.cell(r) })
 }
 
 // renderMemoRow is renderRow for an overview row from its memoised cells
 // (cols[k] is the shown column where[k]); RECENT's cell is drawn for r.
 func renderMemoRow(cols []column[overviewRow], where []int, rm *rowMemo, r overviewRow, selected bool, st *Styles) string {
+	return renderCells(cols, selected, st, func(k int, c column[overviewRow]) (string, styleID) {
+		if c.key == "recent" {
+			return c.cell(r)
+		}
+		return rm.text[where[k]], rm.style[where[k]]
+	})
+}
+
+// renderCells lays out one row of cols, cell(k, cols[k]) giving each cell's
+// text and style: the selection mark, the cells fitted to their widths and
+// styled (or the whole row reverse video when selected).
+func renderCells[T any](cols []column[T], selected bool, st *Styles, cell func(k int, c column[T]) (string, styleID)) string {
 	var b strings.Builder
 	if selected {
 		b.WriteString("›")
@@ -119,16 +113,13 @@ func renderMemoRow(cols []column[overviewRow], where []int, rm *rowMemo, r overv
 		b.WriteString(" ")
 	}
 	for k, c := range cols {
-		text, style := rm.text[where[k]], rm.style[where[k]]
-		if c.key == "recent" {
-			text, style = c.cell(r)
-		}
-		cell := fit(text, c.width, c.right)
+		text, style := cell(k, c)
+		text = fit(text, c.width, c.right)
 		b.WriteString(" ")
 		if !selected {
-			cell = st.render(style, cell)
+			text = st.render(style, text)
 		}
-		b.WriteString(cell)
+		b.WriteString(text)
 	}
 	if selected {
 		return st.render(styleSelected, b.String())
