@@ -327,17 +327,10 @@ func sparklineByNtcharts(h *Ring, w int) string {
 	if h == nil || h.Len() == 0 || w <= 0 {
 		return ""
 	}
-	vals := h.Last(w, make([]float64, 0, w))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		if !math.IsNaN(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if math.IsInf(lo, 1) {
+	vals, base, hi, ok := sparkRange(h, w)
+	if !ok {
 		return strings.Repeat("×", len(vals))
 	}
-	base := lo - math.Max((hi-lo)/4, 0.05*hi+0.001)
 	sl := sparkline.New(len(vals), 1, sparkline.WithMaxValue(hi-base), sparkline.WithNoAutoMaxValue())
 	for _, v := range vals {
 		if math.IsNaN(v) {

@@ -23,17 +23,10 @@ func renderSparkline(h *Ring, w int) string {
 	if h == nil || h.Len() == 0 || w <= 0 {
 		return ""
 	}
-	vals := h.Last(w, make([]float64, 0, w))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		if !math.IsNaN(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if math.IsInf(lo, 1) {
+	vals, base, hi, ok := sparkRange(h, w)
+	if !ok {
 		return strings.Repeat("×", len(vals))
 	}
-	base := lo - math.Max((hi-lo)/4, 0.05*hi+0.001)
 	scale := 1 / (hi - base) // one row: a bar of height 1 is the top
 	var b strings.Builder
 	b.Grow(3 * len(vals))
@@ -45,6 +38,23 @@ func renderSparkline(h *Ring, w int) string {
 		b.WriteRune(sparkBar(math.Max(v-base, 0) * scale))
 	}
 	return b.String()
+}
+
+// sparkRange returns the newest w samples of h and the range the sparkline
+// scales them over: from a little under the window's minimum (base) to its
+// maximum (hi); ok is false when every sample is a lost probe (NaN).
+func sparkRange(h *Ring, w int) (vals []float64, base, hi float64, ok bool) {
+	vals = h.Last(w, make([]float64, 0, w))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return vals, 0, 0, false
+	}
+	return vals, lo - math.Max((hi-lo)/4, 0.05*hi+0.001), hi, true
 }
 
 // sparkBars are the lower block elements, 0 to 8 eighths of a cell.
