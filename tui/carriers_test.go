@@ -14,15 +14,7 @@ import (
 // Shanghai Telecom, Beijing Unicom and Guangzhou Mobile, by design GIA, the
 // GIA tri-network hand-off through 202.97 into 219.158, and CMI).
 func TestRouteScreenSwitchesCarriers(t *testing.T) {
-	f, err := compare.Load("../samples/three-networks.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	m, feed := offlineSampleModel(t, "../samples/three-networks.yaml")
 	for _, tr := range feed.Traces {
 		m = step(t, m, tr)
 	}
@@ -58,15 +50,7 @@ func TestRouteScreenSwitchesCarriers(t *testing.T) {
 // The TUI's verdict is compare's: with CMI toward Mobile users, hk-cn2-gia
 // fails sla.line_classes_by_carrier, also after live-style records arrive.
 func TestTUIVerdictHasThePerCarrierChecks(t *testing.T) {
-	f, err := compare.Load("../samples/three-networks.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	m, feed := offlineSampleModel(t, "../samples/three-networks.yaml")
 	var msgs UpdatesMsg
 	for _, r := range feed.Streams["hk-cn2-gia"][:50] {
 		msgs = append(msgs, ProbeMsg{Candidate: "hk-cn2-gia", Record: r})
@@ -85,4 +69,19 @@ func TestTUIVerdictHasThePerCarrierChecks(t *testing.T) {
 	if !found {
 		t.Errorf("no failing line_class:mobile check in %+v", c.SLA.Checks)
 	}
+}
+
+// offlineSampleModel loads a bundled candidates file as compare does and
+// opens the TUI on its recordings, offline, at 120×40 without colour.
+func offlineSampleModel(t *testing.T, path string) (Model, *Feed) {
+	t.Helper()
+	f, err := compare.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true}), feed
 }

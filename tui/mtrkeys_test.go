@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -205,15 +204,7 @@ func TestCostRuleVolumesInUnits(t *testing.T) {
 // The cost chart of an offer billed on the 95th of in+out (the sample's
 // hk-bgp) draws the sum and its one 95th line, not in and out.
 func TestCostChartOfASumOfferDrawsTheSum(t *testing.T) {
-	f, err := compare.Load("../samples/candidates.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true})
+	m, _ := offlineSampleModel(t, "../samples/candidates.yaml")
 	m = press(t, selectRow(t, m, "hk-bgp"), "c")
 	v := plain(m)
 	if !strings.Contains(v, "⣿ sum") || strings.Contains(v, "⣿ in") || !strings.Contains(v, "95th sum") {
