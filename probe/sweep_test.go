@@ -8,27 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// acceptAll listens on a loopback port and accepts (and closes) every connection.
-func acceptAll(t *testing.T, addr string) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+	"github.com/linecheck/linecheck/internal/testbin"
+)
 
 // closedPort returns a loopback port nothing listens on (it was free a moment ago).
 func closedPort(t *testing.T) int {
@@ -49,8 +31,8 @@ func lo(s string) Target { return Target{Name: s, Addr: netip.MustParseAddr(s)} 
 // and port.
 func TestSweepMixedProtocolsInInputOrder(t *testing.T) {
 	needRaw(t)
-	a := acceptAll(t, "127.0.0.1")
-	b := acceptAll(t, "127.0.0.1")
+	a := testbin.TCPListener(t)
+	b := testbin.TCPListener(t)
 	closed := closedPort(t)
 	ts := []SweepTarget{
 		{Target: lo("127.0.0.1"), Protocol: "tcp", Port: a},
@@ -103,7 +85,7 @@ func TestSweepMixedProtocolsInInputOrder(t *testing.T) {
 // the slack being one simultaneous first probe per sweep. Were each sweep
 // given the whole cap, three sweeps would send three times as fast.
 func TestSweepSharesTheRateCap(t *testing.T) {
-	ports := []int{acceptAll(t, "127.0.0.1"), acceptAll(t, "127.0.0.1"), acceptAll(t, "127.0.0.1")}
+	ports := []int{testbin.TCPListener(t), testbin.TCPListener(t), testbin.TCPListener(t)}
 	var ts []SweepTarget
 	for i, n := range []int{1, 2, 3} {
 		for range n {
@@ -146,7 +128,7 @@ func TestSweepSharesTheRateCap(t *testing.T) {
 func TestSweepStaggersItsSweeps(t *testing.T) {
 	var ts []SweepTarget
 	for range 20 {
-		ts = append(ts, SweepTarget{Target: lo("127.0.0.1"), Protocol: "tcp", Port: acceptAll(t, "127.0.0.1")})
+		ts = append(ts, SweepTarget{Target: lo("127.0.0.1"), Protocol: "tcp", Port: testbin.TCPListener(t)})
 	}
 	const rate = 200.0
 	var mu sync.Mutex
