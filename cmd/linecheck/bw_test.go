@@ -213,6 +213,7 @@ sla: {min_throughput_mbps: 100, max_oversell: 0.5}
 				P5       *float64 `json:"p5_bps"`
 				PortBps  *float64 `json:"port_bps"`
 				Achieved *float64 `json:"achieved"`
+				Error    string   `json:"error"`
 			} `json:"throughput"`
 			SLA struct {
 				Checks []struct {

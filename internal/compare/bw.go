@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -116,12 +117,35 @@ func ReplayThroughput(path string) (*Throughput, error) {
 	return ThroughputFromResult(&r, path), nil
 }
 
+// defaultBusyRetries is how long MeasureThroughput waits before each new try
+// when the server says it is busy: an iperf3 server serves one client at a
+// time, and a connection that has only just closed (a TCP probe of the same
+// port, the previous candidate's test) can hold it for a moment.
+var defaultBusyRetries = []time.Duration{250 * time.Millisecond, time.Second, 3 * time.Second}
+
 // MeasureThroughput runs one live test against the candidate's iperf3
-// server for d, in direction (download: the server sends). A test that
-// cannot run gives a Throughput with Error and no figures.
+// server for d, in direction (download: the server sends). A busy server
+// is tried again after each of defaultBusyRetries. A test that cannot run
+// gives a Throughput with Error and no figures.
 func MeasureThroughput(ctx context.Context, t BandwidthTest, d time.Duration, direction string) *Throughput {
+	return measureThroughput(ctx, t, d, direction, defaultBusyRetries)
+}
+
+func measureThroughput(ctx context.Context, t BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) *Throughput {
 	cfg := bw.Config{Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
 	r, err := bw.Run(ctx, t.Addr, cfg)
+	for _, wait := range busyRetries {
+		if !errors.Is(err, bw.ErrBusy) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			r, err = bw.Run(ctx, t.Addr, cfg)
+			continue
+		}
+		break
+	}
 	if r == nil {
 		return &Throughput{Source: "live", Server: t.Addr, Direction: direction, Error: err.Error()}
 	}

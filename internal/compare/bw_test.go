@@ -3,6 +3,8 @@ package compare
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +155,44 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	e = Evaluate(file, c, ms[0], nil)
 	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, NoData) || len(ms[0].Warnings) != 1 {
 		t.Errorf("refused: %+v, warnings %v", e.SLA.Checks[0], ms[0].Warnings)
+	}
+}
+
+// A server that is busy for a moment (here: a connection that has not yet
+// sent its cookie, as a TCP probe of the same port leaves behind) is tried
+// again: the test runs once the hog hangs up, and nothing is reported.
+func TestLiveThroughputRetriesABusyServer(t *testing.T) {
+	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	hog, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server takes the hog as its client; a test now is refused busy.
+	bt := BandwidthTest{Addr: "127.0.0.1", Port: srv.Addr().Port}
+	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
+		t.Fatalf("with the hog connected: %v, want busy", err)
+	}
+	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
+	tp := MeasureThroughput(context.Background(), bt, time.Second, bw.Download)
+	if tp.Error != "" || tp.P5 == nil || *tp.P5 <= 0 {
+		t.Fatalf("after the hog left: %+v", tp)
+	}
+	// A server that stays busy is reported as busy after the retries.
+	hog2, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hog2.Close()
+	time.Sleep(50 * time.Millisecond)
+	tp = measureThroughput(context.Background(), bt, time.Second, bw.Download, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond})
+	if tp.P5 != nil || !strings.Contains(tp.Error, "busy") {
+		t.Fatalf("still busy: %+v", tp)
 	}
 }
