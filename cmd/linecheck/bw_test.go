@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/probe/bw"
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 )
 
 // TestHelperBWProcess is not a test: it runs linecheck with the watch's
@@ -39,23 +39,9 @@ func bwHelper(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// bwServer runs our server in-process on an ephemeral loopback port.
-func bwServer(t *testing.T) int {
-	t.Helper()
-	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return srv.Addr().Port
-}
-
 // The JSON document carries exactly the fields the contract names.
 func TestBWJSONHasTheContractFields(t *testing.T) {
-	port := bwServer(t)
+	port := bwtest.Server(t)
 	out := runLinecheck(t, "bw", "-p", fmt.Sprint(port), "-t", "1", "-b", "40M", "--format", "json", "127.0.0.1")
 	var doc map[string]any
 	if err := json.Unmarshal(out, &doc); err != nil {
@@ -132,7 +118,7 @@ func TestBWBadInputExits2AndSaysWhere(t *testing.T) {
 // report groups the tests by hour of day (the helper's clock moves an hour
 // per test).
 func TestBWWatchJournalsResumesAndReports(t *testing.T) {
-	port := bwServer(t)
+	port := bwtest.Server(t)
 	path := filepath.Join(t.TempDir(), "bw.ndjson")
 	args := []string{"bw", "--watch", "--journal", path, "--every", "1s", "-t", "1", "-i", "250ms", "-b", "20M",
 		"--watch-cycles", "2", "-p", fmt.Sprint(port), "--format", "json", "127.0.0.1"}
@@ -184,7 +170,7 @@ func TestCompareLiveRunsTheBandwidthTest(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("live compare traces the forward route: raw sockets need root")
 	}
-	port := bwServer(t)
+	port := bwtest.Server(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "offers.yaml"), []byte(`offers:
   - name: lo-offer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -122,15 +124,8 @@ candidates:
 // server it names (ours, on loopback, pacing 40 Mbit/s); the SLA checks
 // the p5 and says oversell needs a journal.
 func TestLiveThroughputTestAndItsChecks(t *testing.T) {
-	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	c := &Candidate{Name: "lo", BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: srv.Addr().Port}}
+	port := bwtest.Server(t)
+	c := &Candidate{Name: "lo", BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: port}}
 	ms := []*Measurement{{}}
 	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: 2 * time.Second})
 	tp := ms[0].Throughput
@@ -162,20 +157,10 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 // sent its cookie, as a TCP probe of the same port leaves behind) is tried
 // again: the test runs once the hog hangs up, and nothing is reported.
 func TestLiveThroughputRetriesABusyServer(t *testing.T) {
-	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	hog, err := net.Dial("tcp", srv.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	port := bwtest.Server(t)
+	hog := occupy(t, port)
 	// The server takes the hog as its client; a test now is refused busy.
-	bt := BandwidthTest{Addr: "127.0.0.1", Port: srv.Addr().Port}
+	bt := BandwidthTest{Addr: "127.0.0.1", Port: port}
 	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
 		t.Fatalf("with the hog connected: %v, want busy", err)
 	}
@@ -185,14 +170,36 @@ func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 		t.Fatalf("after the hog left: %+v", tp)
 	}
 	// A server that stays busy is reported as busy after the retries.
-	hog2, err := net.Dial("tcp", srv.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hog2.Close()
-	time.Sleep(50 * time.Millisecond)
+	defer occupy(t, port).Close()
 	tp = measureThroughput(context.Background(), bt, time.Second, bw.Download, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond})
 	if tp.P5 != nil || !strings.Contains(tp.Error, "busy") {
 		t.Fatalf("still busy: %+v", tp)
 	}
+}
+
+// occupy connects to the bw server on port and sends nothing, so that the
+// server waits for this client's cookie and is busy for everyone else. A
+// server still finishing its last test refuses the connection at once
+// (ACCESS_DENIED, then it hangs up): connect again until it waits.
+func occupy(t *testing.T, port int) net.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		var b [1]byte
+		_, err = c.Read(b[:])
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			_ = c.SetReadDeadline(time.Time{})
+			return c
+		}
+		c.Close()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the bw server never took our silent connection as its client")
+	return nil
 }

@@ -3,27 +3,21 @@ package exporter
 import (
 	"context"
 	"errors"
-	"strings"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
 func TestBWMetricsFromARealTest(t *testing.T) {
-	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	port := bwtest.Server(t)
 
 	reg := NewRegistry()
 	m := NewBWMetrics(reg)
-	target := BWTarget{Candidate: "lo", Addr: "127.0.0.1", Port: srv.Addr().Port}
+	target := BWTarget{Candidate: "lo", Addr: "127.0.0.1", Port: port}
 	var runs atomic.Int32
 	run := func(ctx context.Context, tg BWTarget, dir string) (*bw.Result, error) {
 		if runs.Add(1) == 3 {
@@ -39,7 +33,7 @@ func TestBWMetricsFromARealTest(t *testing.T) {
 		rcancel()
 	}()
 	RunBW(rctx, 10*time.Millisecond, func() []BWTarget { return []BWTarget{target} }, []string{bw.Download, bw.Upload}, run, m, nil)
-	server := target.Addr + ":" + strings.TrimPrefix(srv.Addr().String(), "127.0.0.1:")
+	server := fmt.Sprintf("%s:%d", target.Addr, port)
 	value := func(name string, labels ...string) float64 { return sampleValue(t, reg, name, labels...) }
 	got := value("linecheck_throughput_bits_per_second", "candidate", "lo", "server", server, "direction", bw.Download)
 	if got < 27e6 || got > 32e6 {
