@@ -171,11 +171,17 @@ func TestRefusedSaysWhatToStart(t *testing.T) {
 }
 
 func TestBusyServerDeniesASecondClient(t *testing.T) {
-	srv, results := startServer(t)
+	srv, results, starts := startServerStarts(t)
 	cfg := Config{Port: srv.Addr().Port, Duration: 2 * time.Second, Bitrate: 10e6}
 	first := make(chan error, 1)
 	go func() { _, err := Run(context.Background(), "127.0.0.1", cfg); first <- err }()
-	time.Sleep(500 * time.Millisecond)
+	// The second client comes once the server has started the first test
+	// (its 2 s run then leaves ample time), not after a fixed pause.
+	select {
+	case <-starts:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not start the first test within 20 s")
+	}
 	_, err := Run(context.Background(), "127.0.0.1", cfg)
 	if !errors.Is(err, ErrBusy) {
 		t.Errorf("second client: %v, want ErrBusy", err)

@@ -204,14 +204,22 @@ func TestClientAgainstStockIperf3(t *testing.T) {
 // startServer runs our --listen server on an ephemeral loopback port and
 // returns it with a channel of its results.
 func startServer(t *testing.T) (*Server, chan *Result) {
+	srv, results, _ := startServerStarts(t)
+	return srv, results
+}
+
+// startServerStarts is startServer that also returns a channel that gets
+// the parameters of each test as the server starts it.
+func startServerStarts(t *testing.T) (*Server, chan *Result, chan TestParams) {
 	t.Helper()
 	results := make(chan *Result, 4)
+	starts := make(chan TestParams, 4)
 	srv, err := Listen(ServerConfig{Addr: "127.0.0.1:0", Interval: 500 * time.Millisecond, OnResult: func(r *Result, err error) {
 		if err != nil {
 			t.Errorf("server: %v", err)
 		}
 		results <- r
-	}})
+	}, OnStart: func(_ string, p TestParams) { starts <- p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +227,7 @@ func startServer(t *testing.T) (*Server, chan *Result) {
 	done := make(chan struct{})
 	go func() { _ = srv.Serve(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return srv, results
+	return srv, results, starts
 }
 
 // TestStockIperf3ClientAgainstOurServer runs iperf3 -c against our server:
