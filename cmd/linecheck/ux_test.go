@@ -280,18 +280,42 @@ func loopbackListener(t *testing.T) string {
 	return strconv.Itoa(testbin.TCPListener(t))
 }
 
+// waitForSocket waits until process pid has a socket open. The probing
+// commands set up their SIGINT handler before they open any socket, so from
+// then on an interrupt is theirs to handle (before, it kills the process).
+func waitForSocket(t *testing.T, pid int) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the child to open its probe socket", func() bool {
+		fds, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+		for _, fd := range fds {
+			if l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd.Name()); err == nil && strings.HasPrefix(l, "socket:") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // Ctrl-C: ping prints the partial summary, says "interrupted" and exits 130.
 func TestPingInterruptedPrintsThePartialSummary(t *testing.T) {
-	port := loopbackListener(t)
+	port, conns := countingListener(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
-	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", port, "-c", "1000", "-i", "0.01",
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", strconv.Itoa(port), "-c", "1000", "-i", "0.01",
 		"--format", "json", "127.0.0.1"}, "\x1f"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second) // the signal handler is set up by then, also on a loaded machine
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	// The first probe has reached the listener: the signal handler is set up
+	// (it comes before any probe) and the summary has a probe to report.
+	waitFor(t, 30*time.Second, "the first probe", func() bool { return conns.Load() > 0 })
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -407,7 +431,17 @@ func TestTraceInterruptedReportsFinishedCycles(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second) // the signal handler is set up by then, also on a loaded machine
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	// The start of a (race-enabled) child on a loaded machine takes what it
+	// takes: wait for its raw socket. Cycles are then 10 ms apart; a second
+	// finishes some, still far from the 1000.
+	waitForSocket(t, cmd.Process.Pid)
+	time.Sleep(time.Second)
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -437,12 +471,23 @@ func TestPingCIDRSummaryLineAndLoop(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
 	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", port, "-l", "-Q", "0.3", "-i", "0.05",
 		"127.0.0.1"}, "\x1f"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2500 * time.Millisecond)
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	// Stop the loop once it has printed two interim summaries (0.3 s apart),
+	// however long the child took to start.
+	waitFor(t, 30*time.Second, "two interim summaries", func() bool {
+		return strings.Count(stderr.String(), "interim summary") >= 2
+	})
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	// With -l, Ctrl-C is the normal end: the exit status is the sweep's.
