@@ -44,8 +44,11 @@ func (d secondsDuration) Set(s string) error {
 func parseSeconds(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(t, "xXpP_") {
-		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxInt64/1e9 {
+		if math.IsNaN(f) {
 			return 0, fmt.Errorf("%q: not a duration: use seconds (0.2, 2) or a Go duration (200ms, 1m30s)", s)
+		}
+		if math.IsInf(f, 0) || math.Abs(f) > math.MaxInt64/1e9 {
+			return 0, fmt.Errorf("%q: too long a duration: at most %d seconds (about 292 years)", s, int64(math.MaxInt64)/1e9)
 		}
 		return time.Duration(math.Round(f * 1e9)), nil
 	}

@@ -42,6 +42,13 @@ func TestDurationFlagTakesSecondsAndGoDurations(t *testing.T) {
 			t.Errorf("%q: error %v does not show both forms", bad, err)
 		}
 	}
+	// A number of seconds beyond time.Duration's ~292 years is a number all
+	// the same: it is too long, not "not a duration".
+	for _, long := range []string{"99999999999", "-1e12", "Inf"} {
+		if _, err := parseSeconds(long); err == nil || !strings.Contains(err.Error(), "too long a duration: at most 9223372036 seconds") {
+			t.Errorf("%q: %v", long, err)
+		}
+	}
 }
 
 // pflag's GetDuration reads the seconds flag like its own (watch.go uses it).
