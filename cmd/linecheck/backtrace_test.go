@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
@@ -202,6 +203,66 @@ func TestServeBacktraceTargetsLabelCarrierAndCity(t *testing.T) {
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("no %s in\n%s", want, grepLines(metrics, "linecheck_line_class_info"))
+		}
+	}
+}
+
+// serve --targets --targets-proto tcp: the target list is pinged and traced
+// with TCP to the port given (a listener on loopback answers the SYNs), and
+// every series carries protocol="tcp" and target="addr:port".
+func TestServeBacktraceTargetsOverTCP(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("TCP traces need raw sockets (root)")
+	}
+	port := testbin.TCPListener(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "users.yaml")
+	os.WriteFile(p, []byte("targets:\n  - {name: lo-ct, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"), 0o644)
+	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startLinecheck(t, "serve", "--targets", p, "--targets-proto", "tcp", "--targets-port", fmt.Sprint(port),
+		"--listen", listen, "--count", "3", "--interval", "20ms", "--timeout", "1s", "--trace-every", "1")
+	target := fmt.Sprintf("127.0.0.1:%d", port)
+	var metrics string
+	waitFor(t, 20*time.Second, "a line class series and received TCP probes", func() bool {
+		resp, err := http.Get("http://" + listen + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		metrics = string(b)
+		return strings.Contains(metrics, "linecheck_line_class_info{") &&
+			strings.Contains(metrics, `linecheck_probes_received_total{candidate="backtrace",protocol="tcp",target="`+target+`"} `)
+	})
+	want := `linecheck_line_class_info{candidate="backtrace",carrier="telecom",city="Shanghai",line_class="unknown",protocol="tcp",target="` + target + `"} 1`
+	if !strings.Contains(metrics, want) {
+		t.Errorf("no %s in\n%s", want, grepLines(metrics, "linecheck_line_class_info"))
+	}
+	if strings.Contains(metrics, `protocol="icmp"`) {
+		t.Errorf("an icmp series with --targets-proto tcp:\n%s", grepLines(metrics, `protocol="icmp"`))
+	}
+}
+
+// --targets-proto and --targets-port are checked before anything runs.
+func TestServeTargetsProtoRefusals(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "users.yaml")
+	os.WriteFile(p, []byte("targets:\n  - {name: lo, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"), 0o644)
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--targets", p, "--targets-proto", "udp"}, `--targets-proto "udp": use icmp or tcp`},
+		{[]string{"--targets", p, "--targets-proto", "sctp"}, `--targets-proto "sctp": use icmp or tcp`},
+		{[]string{"--targets", p, "--targets-proto", "tcp", "--targets-port", "0"}, "--targets-port 0: not a port number"},
+		{[]string{"--targets", p, "--targets-port", "443"}, "--targets-port applies to --targets-proto tcp"},
+		{[]string{"--config", cfg, "--targets-proto", "tcp"}, "apply to --targets FILE, which is not given"},
+	} {
+		code, stderr := runLinecheckCode(t, append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

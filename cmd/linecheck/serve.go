@@ -22,9 +22,12 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-var serveOpts struct {
+// serveOptions are serve's flags.
+type serveOptions struct {
 	config      string
 	targets     string
+	targetProto string
+	targetPort  int
 	listen      string
 	count       int
 	interval    time.Duration
@@ -39,6 +42,8 @@ var serveOpts struct {
 	bwEvery     time.Duration
 	bwTime      time.Duration
 }
+
+var serveOpts serveOptions
 
 var serveCmd = &cobra.Command{
 	Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
@@ -99,6 +104,9 @@ On the rented server, --targets FILE (a backtrace target list, the YAML of
 linecheck_line_class_info carries the users' carrier and city, so a return
 route that turns into an ordinary line at night shows in Prometheus:
   linecheck_line_class_info{candidate="backtrace",carrier="telecom",line_class!="cn2-gia"}
+They are probed with ICMP, or with TCP where a network drops ICMP:
+--targets-proto tcp --targets-port 443 (as backtrace's --proto tcp --port
+443; the target label is then address:port).
 --config, --targets or both; SIGHUP re-reads both.
 
 Scaling out (several vantage points, one Prometheus, SLA rules): docs/scaleout.md.
@@ -107,6 +115,7 @@ Examples:
   linecheck serve --config candidates.yaml
   linecheck serve --config candidates.yaml --listen 10.0.0.5:9427 --count 20 --interval 500ms
   linecheck serve --targets users.yaml --trace-every 1      # return routes, on the server
+  linecheck serve --targets users.yaml --targets-proto tcp --targets-port 443
   kill -HUP $(pidof linecheck)     # reload candidates.yaml`,
 	Args: cobra.NoArgs,
 	RunE: runServe,
@@ -116,6 +125,8 @@ func init() {
 	register(serveCmd, func(f *pflag.FlagSet) {
 		f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
 		f.StringVar(&serveOpts.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
+		f.StringVar(&serveOpts.targetProto, "targets-proto", "icmp", "how the --targets list is probed (ping and trace): icmp or tcp")
+		f.IntVar(&serveOpts.targetPort, "targets-port", 80, "destination port of the --targets list with --targets-proto tcp")
 		f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
 		f.IntVarP(&serveOpts.count, "count", "c", 10, "probes per target per cycle")
 		durationVarP(f, &serveOpts.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
@@ -153,7 +164,11 @@ func runServe(c *cobra.Command, _ []string) error {
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
-	conf, err := serveTargets(o.config, o.targets)
+	tproto, err := serveTargetsProto(c, o)
+	if err != nil {
+		return badInput(err)
+	}
+	conf, err := serveTargets(o.config, o.targets, tproto, o.targetPort)
 	if err != nil {
 		return badInput(err)
 	}
@@ -222,7 +237,7 @@ loop:
 			stop()
 			break loop
 		case <-hup:
-			nc, err := serveTargets(o.config, o.targets)
+			nc, err := serveTargets(o.config, o.targets, tproto, o.targetPort)
 			if err != nil {
 				fmt.Fprintf(stderr, "linecheck serve: reload: %v (keeping the previous configuration)\n", err)
 				continue
@@ -327,12 +342,32 @@ func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Tr
 	return tr, nil
 }
 
+// serveTargetsProto checks --targets-proto and --targets-port: serve pings
+// with icmp or tcp only (a UDP "ping" has no reply to time), and a port
+// given for icmp would be ignored silently.
+func serveTargetsProto(c *cobra.Command, o serveOptions) (probe.Protocol, error) {
+	p, err := probe.ParseProtocol(o.targetProto)
+	switch {
+	case err != nil || p == probe.UDP:
+		return "", fmt.Errorf("--targets-proto %q: use icmp or tcp (serve times pings; a UDP probe has no reply to time)", o.targetProto)
+	case (c.Flags().Changed("targets-proto") || c.Flags().Changed("targets-port")) && o.targets == "":
+		return "", errors.New("--targets-proto and --targets-port apply to --targets FILE, which is not given (a candidates file names each target's protocol and port itself)")
+	case p == probe.ICMP && c.Flags().Changed("targets-port"):
+		return "", errors.New("--targets-port applies to --targets-proto tcp: ICMP has no port")
+	case p == probe.TCP:
+		if err := prCheckPort("--targets-port", o.targetPort); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
 // serveTargets reads the candidates file and the backtrace target list
-// (either may be ""): the latter's targets are probed with ICMP under
-// candidate "backtrace", labelled with the users' carrier and city.
-// The candidates file's sla block, when it has one, is judged per candidate
-// (linecheck_sla_check_pass).
-func serveTargets(config, targets string) (exporter.Config, error) {
+// (either may be ""): the latter's targets are probed with proto (and port,
+// for tcp) under candidate "backtrace", labelled with the users' carrier
+// and city. The candidates file's sla block, when it has one, is judged per
+// candidate (linecheck_sla_check_pass).
+func serveTargets(config, targets string, proto probe.Protocol, port int) (exporter.Config, error) {
 	var out exporter.Config
 	if config != "" {
 		c, err := exporter.LoadConfig(config)
@@ -347,7 +382,11 @@ func serveTargets(config, targets string) (exporter.Config, error) {
 			return exporter.Config{}, err
 		}
 		for _, t := range ts {
-			out.Targets = append(out.Targets, exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: probe.ICMP, Carrier: t.Carrier, City: t.City})
+			et := exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: proto, Carrier: t.Carrier, City: t.City}
+			if proto == probe.TCP {
+				et.Port = port
+			}
+			out.Targets = append(out.Targets, et)
 		}
 	}
 	return out, nil
