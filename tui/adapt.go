@@ -22,7 +22,9 @@ import (
 // FeedOptions say how to build the feed of a candidates file.
 type FeedOptions struct {
 	// Offline replays the recordings only; otherwise the candidates' targets
-	// are probed live (ping every target, trace the first one).
+	// are probed live (ping every target, trace the first one) and each
+	// bandwidth_test is run (compare.ThroughputLoop; Live.BWTime,
+	// Live.BWEvery; Live.NoBW leaves them out).
 	Offline bool
 	// Speed is the replay speed factor (300: a recorded 5-minute interval
 	// plays in one second).
@@ -104,6 +106,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		snap.Currency, snap.Traffic = pr.base, pr.traffic
 		pricing = pr.pr
 	}
+	monthly := map[string]*compare.Monthly{} // each candidate's offer, for RelatePort
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
 		m, err := compare.Replay(c)
@@ -114,9 +117,13 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		if pricing != nil {
 			if mo, _, err := pricing.Monthly(c); err == nil {
 				compare.RelatePort(ev.Throughput, mo)
+				monthly[c.Name] = mo
 			}
 		}
 		cand := candidateFrom(f, c, ev)
+		if c.BandwidthTest != nil && !o.Offline && !o.Live.NoBW {
+			cand.BWTest = fmt.Sprintf("%s port %d", c.BandwidthTest.Addr, c.BandwidthTest.Port)
+		}
 		cand.Carriers = carrierRoutesOf(ev, m)
 		cand.Cost = costs[c.Name]
 		snap.Candidates = append(snap.Candidates, cand)
@@ -139,12 +146,18 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	if !o.Offline {
 		mo := o.Live
 		mo.ASNDB = db
+		for _, c := range snap.Candidates {
+			if c.BWTest != "" && mo.BWNow == nil {
+				feed.BWNow = make(chan struct{}, 1)
+				mo.BWNow = feed.BWNow
+			}
+		}
 		loops, err := compare.MonitorLoops(f, mo)
 		if err != nil {
 			return nil, err
 		}
 		for _, l := range loops {
-			feed.Live = append(feed.Live, LoopFeeder(l))
+			feed.Live = append(feed.Live, relatePorts(LoopFeeder(l), monthly))
 		}
 		snap.Tracing = true
 	}
@@ -172,7 +185,7 @@ func readStream(path string) ([]probe.Record, error) {
 func candidateFrom(f *compare.File, c *compare.Candidate, ev *compare.Evaluation) Candidate {
 	q := ev.Route
 	out := Candidate{Name: c.Name, Provider: c.Provider, Region: c.Region.String(),
-		LineClass: q.LineClass, Direction: q.Direction, Recorded: q}
+		LineClass: q.LineClass, Direction: q.Direction, Recorded: q, Throughput: q.Throughput}
 	if fl, ok := compare.FloorMs(f, c); ok {
 		out.FloorMs = fl
 	}
@@ -300,8 +313,9 @@ func carryText(b billing.Bill) string {
 }
 
 // LoopFeeder runs one of the core's live loops (compare.PingLoop,
-// compare.TraceLoop) as a Feeder: records become ProbeMsg, trace snapshots
-// TraceMsg, failures FeedErrMsg.
+// compare.TraceLoop, compare.ThroughputLoop) as a Feeder: records become
+// ProbeMsg, trace snapshots TraceMsg, throughput tests ThroughputStartMsg
+// and ThroughputMsg, failures FeedErrMsg.
 func LoopFeeder(loop compare.Loop) Feeder {
 	return func(ctx context.Context, emit func(tea.Msg)) error {
 		loop(ctx, func(ev compare.Event) {
@@ -312,9 +326,27 @@ func LoopFeeder(loop compare.Loop) Feeder {
 				emit(ProbeMsg{Candidate: ev.Candidate, Record: *ev.Record})
 			case ev.Trace != nil:
 				emit(TraceMsg{Candidate: ev.Candidate, Direction: ev.Direction, Trace: *ev.Trace})
+			case ev.BWStart != nil:
+				emit(ThroughputStartMsg{Candidate: ev.Candidate, Start: *ev.BWStart})
+			case ev.Throughput != nil:
+				emit(ThroughputMsg{Candidate: ev.Candidate, Throughput: ev.Throughput})
 			}
 		})
 		return nil
+	}
+}
+
+// relatePorts relates each live throughput test to the port the
+// candidate's offer sells and the traffic's 95th (compare.RelatePort, as
+// compare does and as the recordings are related above).
+func relatePorts(fd Feeder, monthly map[string]*compare.Monthly) Feeder {
+	return func(ctx context.Context, emit func(tea.Msg)) error {
+		return fd(ctx, func(m tea.Msg) {
+			if t, ok := m.(ThroughputMsg); ok {
+				compare.RelatePort(t.Throughput, monthly[t.Candidate])
+			}
+			emit(m)
+		})
 	}
 }
 

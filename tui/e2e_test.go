@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 )
 
 // TestMain removes the binary the end-to-end tests built.
@@ -303,6 +304,53 @@ sla: {rtt_p95_ms: 60, loss: 0.005, line_classes: [cn2-gia]}
 	if strings.Contains(screen, "errors:") || !strings.Contains(screen, "0 errors") {
 		t.Errorf("the status bar reports an error on a healthy loopback target:\n%s", screen)
 	}
+	s.tmux("send-keys", "-t", "e2e", "q")
+	if screen = s.waitFor("exit", "EXIT="); !strings.Contains(screen, "EXIT=0") {
+		t.Errorf("q did not exit 0:\n%s", screen)
+	}
+}
+
+// TestEndToEndLiveThroughput runs `linecheck tui` live in tmux on a
+// candidate with a bandwidth_test at our iperf3-protocol server on
+// loopback: after the first ping round the status line says it measures,
+// then THRU shows a figure and the thru check passes; b measures again.
+func TestEndToEndLiveThroughput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: end-to-end TUI test skipped")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("live tracing needs raw sockets: run as root")
+	}
+	needTmux(t)
+	bin := testbin.Linecheck(t)
+	tcp, bwPort := testbin.TCPListener(t), bwtest.Server(t)
+	file := filepath.Join(t.TempDir(), "bw.yaml")
+	yaml := fmt.Sprintf(`candidates:
+  - name: lo-bw
+    targets: [{addr: 127.0.0.1, protocol: tcp, port: %d}]
+    bandwidth_test: {addr: 127.0.0.1, port: %d}
+sla: {min_throughput_mbps: 1}
+`, tcp, bwPort)
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("linecheck-tui-e2e-bw-%d", os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	script := fmt.Sprintf(`%s tui --no-color --interval 200ms --bw-time 3s %s; echo "EXIT=$?"; sleep 60`, bin, file)
+	s.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", "sh", "-c", script)
+	s.waitFor("live overview", "CANDIDATE", "THRU", "lo-bw")
+	s.waitFor("the test under way", "measuring throughput of lo-bw: download 3s")
+	row := regexp.MustCompile(`lo-bw .* ([0-9]+) (pass|wait|FAIL)`)
+	screen := s.waitFor("the figure", "✓ thru")
+	m := row.FindStringSubmatch(screen)
+	if m == nil || strings.Contains(screen, "measuring throughput") || strings.Contains(screen, "errors:") {
+		t.Fatalf("after the test: no THRU figure on the row, or a warning:\n%s", screen)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 1 {
+		t.Errorf("THRU %s Mbit/s on loopback:\n%s", m[1], screen)
+	}
+	s.tmux("send-keys", "-t", "e2e", "b")
+	s.waitFor("b: measured again", "measuring throughput of lo-bw")
 	s.tmux("send-keys", "-t", "e2e", "q")
 	if screen = s.waitFor("exit", "EXIT="); !strings.Contains(screen, "EXIT=0") {
 		t.Errorf("q did not exit 0:\n%s", screen)

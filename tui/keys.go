@@ -11,6 +11,7 @@ type keyMap struct {
 	Method, MethodPrev, Direction, DirectionPrev key.Binding
 	ScaleUp, ScaleDown, ScaleReset               key.Binding
 	Usage, UsagePrev                             key.Binding
+	Throughput                                   key.Binding
 }
 
 var keys = keyMap{
@@ -41,6 +42,7 @@ var keys = keyMap{
 	ScaleReset:    key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "cost: traffic as recorded (×1)")),
 	Usage:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u U", "used GPU hours up / down (re-prices at once)")),
 	UsagePrev:     key.NewBinding(key.WithKeys("U")),
+	Throughput:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "live: run the throughput tests (bandwidth_test) again now")),
 }
 
 // helpGroups orders the bindings on the help screen.
@@ -54,7 +56,7 @@ func helpGroups() []struct {
 		Keys  []key.Binding
 	}{
 		{"everywhere", []key.Binding{k.Quit, k.Help, k.Back, k.Pause, k.Up, k.Down, k.PrevCand, k.NextCand}},
-		{"overview", []key.Binding{k.Route, k.Cost, k.SortNext, k.SortInvert}},
+		{"overview", []key.Binding{k.Route, k.Cost, k.SortNext, k.SortInvert, k.Throughput}},
 		{"route detail", []key.Binding{k.Return, k.Carrier, k.Names}},
 		{"cost detail", []key.Binding{k.Method, k.Direction, k.ScaleUp, k.ScaleReset, k.Usage}},
 	}

@@ -86,11 +86,14 @@ type Model struct {
 	loaded   bool
 	done     bool
 
-	dirty    map[*Candidate]bool
-	traces   int
-	errCount int
-	lastErr  string
-	noColor  bool
+	dirty  map[*Candidate]bool
+	traces int
+	// bwNote is the live throughput test under way, bwHint the answer to
+	// the b key (until the next key); both shown in the status line.
+	bwNote, bwHint string
+	errCount       int
+	lastErr        string
+	noColor        bool
 
 	st        *Styles
 	chart     *chartCache             // memo of the cost screen's traffic panel
@@ -210,7 +213,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.settle()
 		return m, m.nextCmd()
-	case ProbeMsg, TraceMsg, FeedErrMsg:
+	case ProbeMsg, TraceMsg, FeedErrMsg, ThroughputStartMsg, ThroughputMsg:
 		m.inflight = false
 		m.apply(msg)
 		m.settle()
@@ -396,6 +399,10 @@ func (m *Model) apply(msg tea.Msg) {
 		} else {
 			m.fail(u.Err)
 		}
+	case ThroughputStartMsg:
+		m.applyThroughputStart(u)
+	case ThroughputMsg:
+		m.applyThroughput(u)
 	case UpdatesMsg:
 		for _, x := range u {
 			m.apply(x)
@@ -466,6 +473,7 @@ func (m *Model) move(d int) {
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	km := keys
+	m.bwHint = ""
 	switch {
 	case key.Matches(k, km.Quit):
 		return m, tea.Quit
@@ -527,6 +535,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.resort()
 	case key.Matches(k, km.Reset):
 		m.resetStats()
+	case key.Matches(k, km.Throughput):
+		m.askThroughput()
 	case m.screen == ScreenRoute && key.Matches(k, km.Names):
 		m.hideNames = !m.hideNames
 	case m.screen == ScreenRoute && key.Matches(k, km.Return):

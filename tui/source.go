@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -26,6 +27,19 @@ type TraceMsg struct {
 	Candidate string
 	Direction string // forward or return
 	Trace     route.Trace
+}
+
+// ThroughputStartMsg says a live throughput test of a candidate begins.
+type ThroughputStartMsg struct {
+	Candidate string
+	Start     compare.BWStart
+}
+
+// ThroughputMsg carries the outcome of a live throughput test (Error set
+// when it gave no figures), related to the port the offer sells.
+type ThroughputMsg struct {
+	Candidate  string
+	Throughput *compare.Throughput
 }
 
 // CostMsg carries the costs recomputed under Opts, by candidate name.
@@ -91,6 +105,9 @@ type Feed struct {
 	MaxGap time.Duration
 	// Live feeders run in their own goroutines from the first Next on.
 	Live []Feeder
+	// BWNow asks the live throughput loop for a round of tests (the b
+	// key); nil when no candidate has a live test.
+	BWNow chan struct{}
 	// CostFunc recomputes the costs (billing is pure: this is fast). Nil
 	// means the costs stay as loaded.
 	CostFunc func(opts CostOptions) (map[string]Cost, error)
@@ -124,6 +141,18 @@ func (f *Feed) start(ctx context.Context) {
 	for _, fd := range f.Live {
 		go func(fd Feeder) {
 			emit := func(m tea.Msg) {
+				switch m.(type) {
+				case ThroughputStartMsg, ThroughputMsg:
+					// Rare and stateful (a lost outcome would leave the row
+					// "testing" for good): waited for, never dropped. Only
+					// the throughput loop blocks, and it holds nothing the
+					// UI needs.
+					select {
+					case f.ch <- m:
+					case <-ctx.Done():
+					}
+					return
+				}
 				select {
 				case f.ch <- m:
 				default:
@@ -245,6 +274,19 @@ func (f *Feed) replayBatch() tea.Msg {
 	}
 	f.lastWall = time.Now()
 	return out
+}
+
+// TestThroughput asks for a round of live throughput tests now (the b
+// key); false when the feed has none to run.
+func (f *Feed) TestThroughput() bool {
+	if f.BWNow == nil {
+		return false
+	}
+	select {
+	case f.BWNow <- struct{}{}:
+	default: // one is asked for already
+	}
+	return true
 }
 
 // DroppedCount is how many live messages were dropped because the UI did

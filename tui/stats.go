@@ -216,7 +216,7 @@ func (c *Candidate) quality() compare.RouteQuality {
 	// server): live probing from here cannot measure them.
 	q.Carriers = c.Recorded.Carriers
 	q.LineClass, q.Direction = c.LineClass, c.Direction
-	q.Throughput = c.Recorded.Throughput // measured apart from the probes: live records do not replace it
+	q.Throughput = c.Throughput // measured apart from the probes (recorded.bw, or a live test)
 	if q.LineClass == "" {
 		q.LineClass = "unknown"
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -8,11 +9,15 @@ import (
 )
 
 // throughputColumn shows the p5 of a candidate's throughput test in Mbit/s
-// (THRU): the figure sla.min_throughput_mbps is checked on. It is shown
-// only when some candidate has a test (bandwidth_test or recorded.bw).
+// (THRU): the figure sla.min_throughput_mbps is checked on; "test…" while
+// a live test runs. It is shown only when some candidate has a test
+// (bandwidth_test live, or recorded.bw).
 var throughputColumn = column[overviewRow]{key: "thru", title: "THRU", width: 6, right: true, prio: 2,
 	cell: func(r overviewRow) (string, styleID) {
-		tp := r.c.Recorded.Throughput
+		tp := r.c.Throughput
+		if r.c.bwRunning {
+			return "test…", styleDim
+		}
 		if tp == nil || tp.P5 == nil {
 			return "-", styleDim
 		}
@@ -21,7 +26,7 @@ var throughputColumn = column[overviewRow]{key: "thru", title: "THRU", width: 6,
 	less: func(a, b overviewRow) bool { return lessFloat(thruKey(a.c), thruKey(b.c)) }}
 
 func thruKey(c *Candidate) float64 {
-	if tp := c.Recorded.Throughput; tp != nil && tp.P5 != nil {
+	if tp := c.Throughput; tp != nil && tp.P5 != nil {
 		return -*tp.P5 // most throughput first
 	}
 	return math.NaN()
@@ -37,7 +42,7 @@ func init() {
 func (m *Model) overviewColumnsShown() []column[overviewRow] {
 	has := false
 	for i := range m.snap.Candidates {
-		if m.snap.Candidates[i].Recorded.Throughput != nil {
+		if c := &m.snap.Candidates[i]; c.Throughput != nil || c.BWTest != "" {
 			has = true
 		}
 	}
@@ -57,7 +62,7 @@ func (m *Model) overviewColumnsShown() []column[overviewRow] {
 // throughputCostLine says, on the cost screen, what the line carried beside
 // the port the offer sells; "" without a throughput test.
 func throughputCostLine(c *Candidate) string {
-	tp := c.Recorded.Throughput
+	tp := c.Throughput
 	if tp == nil || tp.Mean == nil {
 		return ""
 	}
@@ -77,4 +82,51 @@ func mbOr(v *float64, f func(float64) string) string {
 		return "-"
 	}
 	return f(*v)
+}
+
+// applyThroughputStart marks the candidate's live test under way.
+func (m *Model) applyThroughputStart(u ThroughputStartMsg) {
+	c := m.find(u.Candidate)
+	if c == nil {
+		return
+	}
+	c.bwRunning = true
+	m.bwHint = ""
+	m.bwNote = fmt.Sprintf("measuring throughput of %s: %s %v from %s port %d, probes paused",
+		c.Name, u.Start.Direction, u.Start.Time, u.Start.Test.Addr, u.Start.Test.Port)
+	m.touched(c)
+}
+
+// applyThroughput takes a live test's outcome: its figures become the
+// candidate's throughput (THRU, the thru check, the cost screen's carried
+// line); a failure is a warning in the status line and keeps what was
+// there (nothing, "-", before a first good test).
+func (m *Model) applyThroughput(u ThroughputMsg) {
+	c := m.find(u.Candidate)
+	if c == nil || u.Throughput == nil {
+		return
+	}
+	c.bwRunning = false
+	m.bwNote = ""
+	tp := u.Throughput
+	if tp.Error != "" {
+		m.fail(fmt.Errorf("%s: throughput test: %s", c.Name, tp.Error))
+	}
+	if tp.P5 != nil || c.Throughput == nil || c.Throughput.P5 == nil {
+		c.Throughput = tp
+	}
+	m.touched(c)
+}
+
+// askThroughput is the b key: a round of live throughput tests now.
+func (m *Model) askThroughput() {
+	t, ok := m.src.(interface{ TestThroughput() bool })
+	switch {
+	case m.bwNote != "":
+		m.bwHint = "" // a round is under way
+	case ok && t.TestThroughput():
+		m.bwHint = "throughput tests asked for…"
+	default:
+		m.bwHint = "no live throughput test: no candidate names a bandwidth_test (or this is a replay)"
+	}
 }

@@ -59,6 +59,16 @@ type Candidate struct {
 	// SLA is the verdict; it is re-evaluated from Stats as records arrive.
 	SLA SLAResult
 
+	// Throughput is the candidate's throughput test: the recording's
+	// (recorded.bw) until a live test (bandwidth_test) gives figures; a
+	// failed live test never replaces figures (it is a warning).
+	Throughput *compare.Throughput
+	// BWTest names the live throughput test's server ("127.0.0.1 port
+	// 5201"); "" without one (no bandwidth_test, or a replay).
+	BWTest string
+	// bwRunning: the live test is under way (THRU shows "test…").
+	bwRunning bool
+
 	// Reference marks a row that is measured but not a candidate (the
 	// demo's loopback row): no SLA verdict, no cost.
 	Reference bool

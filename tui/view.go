@@ -107,6 +107,13 @@ func (m *Model) renderStatus(width int) string {
 		state = "■ done"
 	}
 	parts := []string{state}
+	// A throughput test under way (or the b key's answer) first: it says
+	// why the probe counts stand still, and a narrow line keeps it.
+	for _, n := range []string{m.bwNote, m.bwHint} {
+		if n != "" {
+			parts = append(parts, n)
+		}
+	}
 	if !last.IsZero() {
 		parts = append(parts, last.UTC().Format("15:04:05Z"))
 	}

@@ -34,9 +34,11 @@ type tuiFlags struct {
 	loopback bool
 	fixture  bool
 	usage    billing.Dec
+	bwTime   time.Duration // live: measured time of each throughput test
+	bwEvery  time.Duration // live: throughput tests again every bwEvery (0: at start and on b only)
 }
 
-var tuiOpts = tuiFlags{speed: 300, interval: time.Second}
+var tuiOpts = tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
 
 // tuiUsage is --usage-hours as typed, parsed into tuiOpts.usage.
 var tuiUsage string
@@ -60,6 +62,17 @@ update as each cycle completes); files marked recorded_only: true (the
 bundled samples) are refused live. Offers, traffic and sla are optional
 here: without them the rows show route quality only.
 
+Throughput (docs/bw.md): live, a candidate that names its iperf3 server,
+  bandwidth_test: {addr: ADDR, port: 5201}   # a stock iperf3 -s on the candidate
+gets a download test as in compare (--bw-time, 5s after 1s of warm-up), one
+candidate after another: once after the first ping round, again on b and,
+with --bw-every D, every D. Each test fills the line, so the pings and
+traces pause while the tests run (their figures never count a loaded line).
+THRU shows the p5 of the test's interval rates in Mbit/s (test… while it
+runs, - without figures; a failed test is a warning in the status line),
+checked by sla.min_throughput_mbps; the cost screen says what was carried
+beside the port sold. Offline, recorded.bw is replayed instead.
+
 Screens and keys (? shows them all):
   enter      route detail: hops mtr style, per-hop loss, the
              icmp-rate-limited flag (RL) explained, RTT percentiles,
@@ -72,6 +85,7 @@ Screens and keys (? shows them all):
              0, 100 … the month's hours) and re-price every candidate, also
              on the overview (hourly and spot compute bill the used hours)
   s S i      sort by the next / previous column, invert the order
+  b          live: run the throughput tests again now
   space p    pause / resume;  esc back;  q or ctrl+c quit
 
 NO_COLOR (or --no-color) gives a monochrome UI. Off a terminal tui refuses
@@ -81,7 +95,8 @@ Examples:
   linecheck tui --offline samples/candidates.yaml
   linecheck tui --offline --speed 1200 samples/candidates.yaml
   linecheck tui --offline --usage-hours 200 samples/candidates.yaml
-  linecheck tui mine.yaml`,
+  linecheck tui mine.yaml
+  linecheck tui --bw-time 10s --bw-every 1h mine.yaml`,
 	Args: func(c *cobra.Command, args []string) error {
 		if tuiOpts.fixture {
 			return cobra.NoArgs(c, args)
@@ -102,6 +117,8 @@ func init() {
 		f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
 		f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
 		_ = f.MarkHidden("fixture")
+		durationVarP(f, &tuiOpts.bwTime, "bw-time", "", tuiOpts.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
+		durationVarP(f, &tuiOpts.bwEvery, "bw-every", "", 0, "live: run the throughput tests again every `D` (0: only after the first ping round and on b; tests are heavy)")
 		f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
 	})
 }
@@ -112,6 +129,26 @@ func runTUICmd(c *cobra.Command, args []string) error {
 	}
 	if tuiOpts.interval <= 0 {
 		return badInput(fmt.Errorf("--interval %v: must be positive", tuiOpts.interval))
+	}
+	switch {
+	case tuiOpts.bwTime <= 0:
+		return badInput(fmt.Errorf("--bw-time %v: must be positive", tuiOpts.bwTime))
+	case tuiOpts.bwEvery < 0:
+		return badInput(fmt.Errorf("--bw-every %v: must not be negative (0: no repeat)", tuiOpts.bwEvery))
+	case tuiOpts.bwEvery > 0 && tuiOpts.bwEvery < tuiOpts.bwTime+time.Second:
+		return badInput(fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", tuiOpts.bwEvery, tuiOpts.bwTime))
+	}
+	if tuiOpts.offline {
+		var live []string
+		for _, n := range []string{"bw-time", "bw-every"} {
+			if c.Flags().Changed(n) {
+				live = append(live, "--"+n)
+			}
+		}
+		if len(live) > 0 {
+			return badInput(fmt.Errorf("--offline replays recorded.bw and runs no throughput test, so %s would be ignored: "+
+				"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " ")))
+		}
 	}
 	if tuiUsage != "" {
 		u, err := billing.ParseUsageHours(tuiUsage)
@@ -142,7 +179,7 @@ func runTUICmd(c *cobra.Command, args []string) error {
 // tuiFlags{offline: true, speed: 300, loopback: true}.
 func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
-		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval}, UsageHours: o.usage})
+		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery}, UsageHours: o.usage})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.

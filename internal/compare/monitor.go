@@ -72,7 +72,8 @@ func (s ProbeSender) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 }
 
 // Event is one live update of a candidate: a probe record, a trace snapshot
-// (after each completed cycle) or an error. Exactly one of Record, Trace and
+// (after each completed cycle), the start or the outcome of a throughput
+// test, or an error. Exactly one of Record, Trace, BWStart, Throughput and
 // Err is set.
 type Event struct {
 	Candidate string
@@ -81,7 +82,11 @@ type Event struct {
 	Trace *route.Trace
 	// Direction of Trace: "forward" (live traces are always forward).
 	Direction string
-	Err       error
+	// BWStart: a throughput test of the candidate begins; Throughput is its
+	// outcome (with Error when it gave no figures).
+	BWStart    *BWStart
+	Throughput *Throughput
+	Err        error
 }
 
 // MonitorOptions configure the live loops.
@@ -119,6 +124,18 @@ type MonitorOptions struct {
 	// (pacing.NewResolver over the system's when nil; MonitorLoops shares
 	// one among its loops).
 	Resolver *pacing.Resolver
+	// Quiet, when set, pauses the ping and trace loops while a throughput
+	// test runs (ThroughputLoop holds it); MonitorLoops makes one for its
+	// loops when a candidate has a bandwidth_test.
+	Quiet *Quiet
+	// BWTime is the measured time of each throughput test (DefaultBWTime
+	// when 0: compare's --bw-time). BWEvery repeats the tests that often
+	// (0: only the first round and the rounds BWNow asks for).
+	BWTime, BWEvery time.Duration
+	// BWNow asks for a round of throughput tests now (the TUI's b key).
+	BWNow <-chan struct{}
+	// NoBW leaves the throughput tests out of MonitorLoops.
+	NoBW bool
 }
 
 func (o *MonitorOptions) defaults() {
@@ -167,7 +184,9 @@ type Loop func(ctx context.Context, emit func(Event))
 // round, so the probes of all targets share one pace) and one trace loop
 // (forward, to the first target with its protocol and port) per candidate.
 // All of them share one packets-per-second cap (o.Rate), one name resolver
-// and one clock. It refuses what a live run of compare refuses: a
+// and one clock. Unless o.NoBW, the candidates that name a bandwidth_test
+// get one ThroughputLoop over all of them, and the other loops pause while
+// it tests (one Quiet). It refuses what a live run of compare refuses: a
 // recorded_only file, documentation addresses.
 func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	if f.RecordedOnly {
@@ -175,6 +194,15 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	}
 	if err := CheckLiveTargets(f); err != nil {
 		return nil, err
+	}
+	var tests []OwnedBWTest
+	for _, c := range f.Candidates {
+		if c.BandwidthTest != nil && !o.NoBW {
+			tests = append(tests, OwnedBWTest{Candidate: c.Name, Test: *c.BandwidthTest})
+		}
+	}
+	if len(tests) > 0 && o.Quiet == nil {
+		o.Quiet = NewQuiet()
 	}
 	o.defaults()
 	var owned []OwnedTarget
@@ -190,6 +218,9 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 	}
 	if len(owned) > 0 {
 		loops = append([]Loop{SweepLoop(owned, o)}, loops...)
+	}
+	if len(tests) > 0 {
+		loops = append(loops, ThroughputLoop(tests, o))
 	}
 	return loops, nil
 }
@@ -286,10 +317,16 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 			if len(sts) == 0 {
 				continue
 			}
+			// A throughput test holds the round back (and cuts a round under
+			// way): its traffic would inflate the RTTs.
+			rctx, done, err := o.Quiet.Round(ctx)
+			if err != nil {
+				return
+			}
 			// The round's schedule starts now, after any wait for a lookup.
 			start = clk.Now()
 			period := pacing.Period(sts, cfg)
-			res, err := o.Prober.Sweep(ctx, sts, cfg, func(r probe.Record) {
+			res, err := o.Prober.Sweep(rctx, sts, cfg, func(r probe.Record) {
 				j, ok := index[keyOf(r.Addr, r.Protocol, r.Port)]
 				if !ok {
 					return
@@ -299,10 +336,16 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 					emit(Event{Candidate: targets[i].Candidate, Record: &rec})
 				}
 			})
+			done()
 			if ctx.Err() != nil {
 				return
 			}
 			o.Budget.Spend(start, cfg.Count*len(sts))
+			if roundCut(ctx, rctx) {
+				// Cut for a throughput test: the probes still in flight were
+				// left out; the targets are probed again once it is over.
+				continue
+			}
 			for j, st := range sts {
 				e := err
 				if e == nil {
@@ -346,17 +389,32 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 		clk := o.Clock
 		fails := 0
 		for ctx.Err() == nil {
-			start := clk.Now()
 			a, err := o.Resolver.Resolve(ctx, t.Addr)
+			// A throughput test holds the run back; one under way ends
+			// (its last complete cycle was emitted) and a fresh run
+			// starts after the test, so no hop counts a sample of the
+			// loaded line.
+			rctx, done, qerr := o.Quiet.Round(ctx)
+			if qerr != nil {
+				return
+			}
+			start := clk.Now()
 			if err == nil {
-				err = o.Prober.Trace(ctx, a.String(), cfg, func(tr *route.Trace) {
+				err = o.Prober.Trace(rctx, a.String(), cfg, func(tr *route.Trace) {
+					if rctx.Err() != nil {
+						return // cut: a snapshot taken while the run ends is not a cycle
+					}
 					tr.Target = t.Addr
 					route.Annotate(tr, o.ASNDB)
 					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
 				})
 			}
+			done()
 			if ctx.Err() != nil {
 				return
+			}
+			if roundCut(ctx, rctx) {
+				continue
 			}
 			if err != nil {
 				fails++

@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/probe/bw"
+)
+
+// tickingTracer sends nothing: it emits a one-hop cycle every 10 ms until
+// its context ends (a live trace run, as far as the loops can tell).
+type tickingTracer struct{ ProbeSender }
+
+func (tickingTracer) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, on func(*route.Trace)) error {
+	for c := 1; ; c++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+		on(&route.Trace{Addr: addr, Reached: true, Hops: []route.Hop{{TTL: 1, Sent: c}}})
+	}
+}
+
+// The live loops of a candidate with a bandwidth_test run its test against
+// our iperf3-protocol server on loopback (download, the time asked for),
+// and while it runs neither a ping nor a trace cycle happens: every probe
+// record was sent before the test began or after it ended, and no event
+// but the test's own arrives in between. Afterwards the pings and traces
+// go on, and b (BWNow) runs the test again.
+func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
+	port := bwtest.Server(t)
+	tcp := testbin.TCPListener(t)
+	f := &File{Candidates: []Candidate{{Name: "lo",
+		Targets:       []Target{{Addr: "127.0.0.1", Protocol: probe.TCP, Port: tcp}},
+		BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: port}}}}
+	now := make(chan struct{}, 1)
+	loops, err := MonitorLoops(f, MonitorOptions{Count: 2, Interval: 50 * time.Millisecond, TraceInterval: 10 * time.Millisecond,
+		Prober: tickingTracer{}, BWTime: time.Second, BWNow: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) != 3 {
+		t.Fatalf("%d loops: want sweep, trace, throughput", len(loops))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	events := make(chan Event, 4096)
+	for _, l := range loops {
+		go l(ctx, func(e Event) {
+			select {
+			case events <- e:
+			case <-ctx.Done():
+			}
+		})
+	}
+	type window struct{ from, to time.Time }
+	var tests []window
+	var results []*Throughput
+	inTest := false
+	var recsAfter, tracesAfter int
+	for len(results) < 2 || recsAfter == 0 || tracesAfter == 0 {
+		var e Event
+		select {
+		case e = <-events:
+		case <-ctx.Done():
+			t.Fatalf("timed out: %d tests, %d records and %d traces after the first", len(results), recsAfter, tracesAfter)
+		}
+		switch {
+		case e.Err != nil:
+			t.Fatalf("loop error: %v", e.Err)
+		case e.BWStart != nil:
+			if inTest {
+				t.Fatal("a test began while another ran")
+			}
+			if e.BWStart.Direction != bw.Download || e.BWStart.Time != time.Second || e.BWStart.Test.Port != port || e.Candidate != "lo" {
+				t.Errorf("start %+v of %s", e.BWStart, e.Candidate)
+			}
+			inTest = true
+			tests = append(tests, window{from: time.Now()})
+		case e.Throughput != nil:
+			if !inTest {
+				t.Fatal("an outcome without a start")
+			}
+			inTest = false
+			tests[len(tests)-1].to = time.Now()
+			results = append(results, e.Throughput)
+			if len(results) == 1 {
+				now <- struct{}{} // the b key: test again
+			}
+		case inTest:
+			t.Fatalf("an event during the throughput test: %+v", e)
+		case e.Record != nil:
+			for _, w := range tests {
+				if !e.Record.Time.Before(w.from) && !e.Record.Time.After(w.to) {
+					t.Fatalf("a probe sent at %v, during the test (%v to %v)", e.Record.Time, w.from, w.to)
+				}
+			}
+			if len(results) > 0 {
+				recsAfter++
+			}
+		case e.Trace != nil && len(results) > 0:
+			tracesAfter++
+		}
+	}
+	for i, tp := range results {
+		if tp.Error != "" || tp.P5 == nil || *tp.P5 <= 0 || tp.Direction != bw.Download || tp.Source != "live" {
+			t.Errorf("test %d: %+v", i+1, tp)
+		}
+	}
+}
+
+// A server that refuses (nothing listens on the port) gives an outcome
+// with the error and no figures; the loops go on.
+func TestThroughputLoopReportsARefusingServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got := make(chan Event, 4)
+	go ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+		MonitorOptions{Count: 1, Interval: time.Millisecond, BWTime: time.Second})(ctx, func(e Event) { got <- e })
+	if e := <-got; e.BWStart == nil {
+		t.Fatalf("first event %+v: want the start", e)
+	}
+	e := <-got
+	if e.Throughput == nil || e.Throughput.Error == "" || e.Throughput.P5 != nil || e.Throughput.Mean != nil {
+		t.Fatalf("outcome %+v: want an error and no figures", e.Throughput)
+	}
+}
