@@ -89,6 +89,11 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 		{"compare: no trace cycles", []string{"compare", "--cycles", "0", "../../samples/candidates.yaml"}, []string{"--cycles 0: must be at least 1"}},
 		{"compare: zero interval", []string{"compare", "--interval", "0", "../../samples/candidates.yaml"}, []string{"both must be positive"}},
 		{"tui: zero interval", []string{"tui", "--interval", "0", "../../samples/candidates.yaml"}, []string{"--interval 0s: must be positive"}},
+		{"tui: zero bw-time", []string{"tui", "--bw-time", "0", "../../samples/candidates.yaml"}, []string{"--bw-time 0s: must be positive"}},
+		{"tui: bw-every shorter than a test", []string{"tui", "--bw-every", "5s", "../../samples/candidates.yaml"},
+			[]string{"--bw-every 5s is shorter than one test (--bw-time 5s and 1s of warm-up)"}},
+		{"tui: bw flags offline", []string{"tui", "--offline", "--bw-every", "1h", "../../samples/candidates.yaml"},
+			[]string{"--offline replays recorded.bw and runs no throughput test, so --bw-every would be ignored"}},
 		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
 			[]string{"c.yaml:1: empty file"}},
 	}
