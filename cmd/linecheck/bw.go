@@ -32,6 +32,7 @@ var bwOpts struct {
 	v4, v6         bool
 	format         string
 	listen         string
+	server, oneOff bool
 	connectTimeout time.Duration
 	quiet          bool
 
@@ -82,7 +83,9 @@ Figures (docs/bw.md has the definitions):
 --listen [ADDR:]PORT runs a server instead, that stock ` + "`iperf3 -c`" + ` (or another
 linecheck bw) can test against; it serves one test at a time, prints each
 test's result from the client's point of view, and binds 127.0.0.1 unless an
-address is given (--listen 0.0.0.0:5201 to serve the network).
+address is given (--listen 0.0.0.0:5201 to serve the network). -s (--server)
+is iperf3's spelling: a server on every address at --port (default 5201), as
+iperf3 -s listens; -1 (--one-off) exits after one test, as iperf3 -s -1 does.
 
 Errors say what to do: a server busy with another client's test (iperf3
 serves one at a time), nothing listening (refused), a port a firewall drops
@@ -104,12 +107,13 @@ Examples:
   linecheck bw --reverse -P 4 -t 20s -O 2s SERVER
   linecheck bw --udp -b 200M --reverse SERVER
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
+  linecheck bw -s -1                             on the rented server: one test from anywhere, then exit
   linecheck bw --watch --every 30m --reverse --journal hk.ndjson SERVER
   linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`,
 	Args: func(c *cobra.Command, args []string) error {
-		if bwOpts.listen != "" || bwOpts.watch.report {
+		if bwOpts.listen != "" || bwOpts.server || bwOpts.watch.report {
 			if len(args) > 0 {
-				return badInput(fmt.Errorf("--listen and --report take no SERVER, got %s", strings.Join(args, " ")))
+				return badInput(fmt.Errorf("--listen, --server and --report take no SERVER, got %s", strings.Join(args, " ")))
 			}
 			return nil
 		}
@@ -135,6 +139,8 @@ func init() {
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
 		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
 		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
+		f.BoolVarP(&o.server, "server", "s", false, "run a server on every address at --port, as iperf3 -s (--listen binds one address)")
+		f.BoolVarP(&o.oneOff, "one-off", "1", false, "with --server or --listen: exit after one test, as iperf3 -s -1")
 		durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
 		f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
 
@@ -213,11 +219,15 @@ func runBW(c *cobra.Command, args []string) error {
 			return badInput(errors.New("--report needs --journal FILE"))
 		}
 		return bwReport(c)
-	case o.listen != "":
+	case o.listen != "" && o.server:
+		return badInput(errors.New("--listen and --server: choose one (--server is every address at --port; --listen ADDR:PORT one address)"))
+	case o.listen != "" || o.server:
 		if w.watch {
-			return badInput(errors.New("--listen and --watch: the watch is the client's; run the server plainly"))
+			return badInput(errors.New("--listen/--server and --watch: the watch is the client's; run the server plainly"))
 		}
 		return bwListen(c)
+	case o.oneOff:
+		return badInput(errors.New("--one-off applies to a server (--server or --listen): a client runs one test anyway"))
 	case w.journal != "" && !w.watch:
 		return badInput(errors.New("--journal needs --watch (to write) or --report (to read)"))
 	}
@@ -282,7 +292,19 @@ func writeBW(w io.Writer, r *bw.Result) error {
 // bwListen serves iperf3 clients until interrupted, printing each test.
 func bwListen(c *cobra.Command) error {
 	o := &bwOpts
-	addr := o.listen
+	flag, addr := "--listen", o.listen
+	if o.server {
+		// Every address, as iperf3 -s: [::] is IPv6 and IPv4 at once on
+		// Linux; 0.0.0.0 with -4, or where IPv6 is off (below).
+		all := "::"
+		if o.v4 {
+			all = "0.0.0.0"
+		}
+		flag, addr = "--port", net.JoinHostPort(all, strconv.Itoa(o.port))
+		if o.port < 0 || o.port > 65535 {
+			return badInput(fmt.Errorf("--port %d: not a port number (0..65535)", o.port))
+		}
+	}
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr
 	}
@@ -293,6 +315,10 @@ func bwListen(c *cobra.Command) error {
 	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
 		return badInput(fmt.Errorf("--listen %q: %q is not a port number (0..65535)", o.listen, port))
 	}
+	ctx, _, stop := interruptContext(c.Context())
+	defer stop()
+	ctx, done := context.WithCancel(ctx)
+	defer done()
 	network := "tcp"
 	if o.v4 {
 		network = "tcp4"
@@ -301,7 +327,8 @@ func bwListen(c *cobra.Command) error {
 	}
 	out, stderr := c.OutOrStdout(), c.ErrOrStderr()
 	var mu sync.Mutex
-	srv, err := bw.Listen(bw.ServerConfig{Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
+	var oneErr error // the one test's error, with --one-off
+	cfg := bw.ServerConfig{Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
 		OnStart: func(client string, p bw.TestParams) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -318,14 +345,42 @@ func bwListen(c *cobra.Command) error {
 			if err != nil {
 				fmt.Fprintln(stderr, "linecheck bw:", err)
 			}
-		}})
-	if err != nil {
-		return badInput(fmt.Errorf("--listen %s: %w", o.listen, err))
+			// One test, as iperf3 -1: a connection that never sent its
+			// cookie (a scan, a TCP ping of the port) was no test.
+			if o.oneOff && !errors.Is(err, bw.ErrNoClient) {
+				oneErr = err
+				done()
+			}
+		}}
+	srv, err := bw.Listen(cfg)
+	if err != nil && o.server && host == "::" && !o.v6 {
+		// No IPv6 on this host: every IPv4 address, then.
+		cfg.Addr = net.JoinHostPort("0.0.0.0", port)
+		srv, err = bw.Listen(cfg)
 	}
-	fmt.Fprintf(stderr, "linecheck bw: listening on %s (TCP, and UDP per test); Ctrl-C stops\n", srv.Addr())
-	ctx, _, stop := interruptContext(c.Context())
-	defer stop()
-	return srv.Serve(ctx)
+	if err != nil {
+		return badInput(fmt.Errorf("%s %s: %w", flag, strings.TrimPrefix(addr, ":"), err))
+	}
+	switch {
+	case o.oneOff:
+		fmt.Fprintf(stderr, "linecheck bw: listening on %s (TCP, and UDP per test) for one test; Ctrl-C stops\n", srv.Addr())
+	default:
+		fmt.Fprintf(stderr, "linecheck bw: listening on %s (TCP, and UDP per test); Ctrl-C stops\n", srv.Addr())
+	}
+	if o.server {
+		fmt.Fprintf(stderr, "linecheck bw: every address: anyone who can reach port %d can run a test that fills this host's line (as with iperf3 -s); --listen ADDR:PORT binds one\n", srv.Addr().Port)
+	}
+	if err := srv.Serve(ctx); err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if oneErr != nil {
+		// The one test failed (said above, as it ended); the exit code
+		// tells scripts.
+		return &exitError{code: 1, err: errors.New("--one-off: the test failed (see above)")}
+	}
+	return nil
 }
 
 func orVersion(v string) string {

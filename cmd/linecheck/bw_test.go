@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -98,6 +99,10 @@ func TestBWBadInputExits2AndSaysWhere(t *testing.T) {
 		{[]string{"bw", "--reverse", "--bidir", "127.0.0.1"}, "choose one"},
 		{[]string{"bw", "-P", "0", "127.0.0.1"}, "parallel"},
 		{[]string{"bw", "--listen", "127.0.0.1:http"}, "--listen"},
+		{[]string{"bw", "-s", "--listen", "5201"}, "--listen and --server: choose one"},
+		{[]string{"bw", "-s", "127.0.0.1"}, "take no SERVER"},
+		{[]string{"bw", "-1", "127.0.0.1"}, "--one-off applies to a server"},
+		{[]string{"bw", "-s", "-p", "70000"}, "--port 70000: not a port number"},
 		{[]string{"bw", "--udp", "-b", "0", "127.0.0.1"}, "needs a rate"},
 		{[]string{"bw", "--report"}, "--journal"},
 		{[]string{"bw", "--report", "--journal", "x", "--evening", "25-3"}, "--evening"},
@@ -251,5 +256,71 @@ func TestBWRefusesDocumentationAddresses(t *testing.T) {
 	}
 	if _, err := os.Stat(j); !os.IsNotExist(err) {
 		t.Errorf("the refused watch created its journal: %v", err)
+	}
+}
+
+// bw -s -1, as iperf3 -s -1: a server on every address at --port that exits
+// after one test, 0 when it ran; a connection that never sends a cookie (a
+// port check) is no test. A test that fails part-way makes it exit 1.
+func TestBWServerOneOff(t *testing.T) {
+	wait := func(cmd *exec.Cmd) (int, bool) {
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+			return cmd.ProcessState.ExitCode(), true
+		case <-time.After(20 * time.Second):
+			return -1, false
+		}
+	}
+	listening := func(port int) func() bool {
+		return func() bool {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				return false
+			}
+			c.Close() // no cookie: a port check, not a test
+			return true
+		}
+	}
+	port := freePort(t)
+	cmd, out := startLinecheck(t, "bw", "-s", "-1", "-p", fmt.Sprint(port))
+	waitFor(t, 10*time.Second, "bw -s listening", listening(port))
+	// The port check's session may still hold the server for a moment
+	// (busy); the test is tried again then, as compare does.
+	waitFor(t, 10*time.Second, "one test against bw -s -1", func() bool {
+		code, stderr := runLinecheckCode(t, "bw", "-p", fmt.Sprint(port), "-t", "1", "-q", "127.0.0.1")
+		if code != 0 && !strings.Contains(stderr, "server busy") {
+			t.Fatalf("bw against bw -s -1: exit %d\n%s", code, stderr)
+		}
+		return code == 0
+	})
+	if code, ok := wait(cmd); !ok || code != 0 {
+		t.Fatalf("bw -s -1 after one test: exit %d (ended %v)\n%s", code, ok, out)
+	}
+	if want := fmt.Sprintf("listening on [::]:%d", port); !strings.Contains(out.String(), want) && !strings.Contains(out.String(), fmt.Sprintf("0.0.0.0:%d", port)) {
+		t.Errorf("not on every address: want %q in\n%s", want, out)
+	}
+
+	port = freePort(t)
+	cmd, out = startLinecheck(t, "bw", "-s", "-1", "-p", fmt.Sprint(port))
+	waitFor(t, 10*time.Second, "bw -s listening", listening(port))
+	// A cookie, then nothing: the test fails at the parameters. The server
+	// answers a cookie it takes with PARAM_EXCHANGE (9); while the port
+	// check's session still holds it, with ACCESS_DENIED: connect again.
+	waitFor(t, 10*time.Second, "the server to take our cookie", func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte(strings.Repeat("x", 36) + "\x00"))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		var b [1]byte
+		n, _ := c.Read(b[:])
+		return n == 1 && b[0] == 9
+	})
+	if code, ok := wait(cmd); !ok || code != 1 || !strings.Contains(out.String(), "--one-off: the test failed") {
+		t.Fatalf("bw -s -1 after a failed test: exit %d (ended %v), want 1\n%s", code, ok, out)
 	}
 }

@@ -187,6 +187,10 @@ var (
 	// ErrDocumentation: the server is a documentation address (RFC 5737,
 	// RFC 3849), illustrative only; it is refused before any socket opens.
 	ErrDocumentation = errors.New("documentation address")
+	// ErrNoClient is what a server's OnResult gets for a connection that
+	// never sent its cookie (a port scan, a TCP ping of the port, a client
+	// that gave up): no test was attempted.
+	ErrNoClient = errors.New("no cookie")
 )
 
 // denied is ACCESS_DENIED (-1) as the byte on the wire.

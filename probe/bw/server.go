@@ -143,7 +143,7 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
 	var cookie [cookieLen]byte
 	if _, err := io.ReadFull(ctrl, cookie[:]); err != nil {
-		return nil, fmt.Errorf("%s: no cookie: %w (not an iperf3 client?)", client, err)
+		return nil, fmt.Errorf("%s: %w: %w (not an iperf3 client?)", client, ErrNoClient, err)
 	}
 	if _, err := ctrl.Write([]byte{byte(stParamExchange)}); err != nil {
 		return nil, fmt.Errorf("%s: %w", client, err)
