@@ -51,11 +51,19 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	events := make(chan Event, 4096)
+	// Each event is stamped as it is emitted: a test's outcome is emitted
+	// before the loops may probe again, so a probe sent after the test
+	// has a later time than its stamp (the time it is received could be
+	// later still, under load).
+	type stamped struct {
+		Event
+		at time.Time
+	}
+	events := make(chan stamped, 4096)
 	for _, l := range loops {
 		go l(ctx, func(e Event) {
 			select {
-			case events <- e:
+			case events <- stamped{e, time.Now()}:
 			case <-ctx.Done():
 			}
 		})
@@ -66,7 +74,7 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	inTest := false
 	var recsAfter, tracesAfter int
 	for len(results) < 2 || recsAfter == 0 || tracesAfter == 0 {
-		var e Event
+		var e stamped
 		select {
 		case e = <-events:
 		case <-ctx.Done():
@@ -83,19 +91,19 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 				t.Errorf("start %+v of %s", e.BWStart, e.Candidate)
 			}
 			inTest = true
-			tests = append(tests, window{from: time.Now()})
+			tests = append(tests, window{from: e.at})
 		case e.Throughput != nil:
 			if !inTest {
 				t.Fatal("an outcome without a start")
 			}
 			inTest = false
-			tests[len(tests)-1].to = time.Now()
+			tests[len(tests)-1].to = e.at
 			results = append(results, e.Throughput)
 			if len(results) == 1 {
 				now <- struct{}{} // the b key: test again
 			}
 		case inTest:
-			t.Fatalf("an event during the throughput test: %+v", e)
+			t.Fatalf("an event during the throughput test: %+v", e.Event)
 		case e.Record != nil:
 			for _, w := range tests {
 				if !e.Record.Time.Before(w.from) && !e.Record.Time.After(w.to) {
