@@ -4,15 +4,16 @@
 //
 // The package only renders and routes keys. Judging is the evaluation core's
 // (internal/compare), the code compare and serve use: the candidates file is
-// read by compare's strict loader, the live probes come from the core's loops
-// (compare.MonitorLoops), the figures of a row are aggregated over its
+// read by compare's strict loader, the live probes and throughput tests come
+// from the core's loops (compare.MonitorLoops), the figures of a row are aggregated over its
 // targets by compare's rule (RouteQuality.AddTargets), its SLA verdict is
 // compare.CheckSLA, the rows are in compare's ranking order
 // (compare.RankLess), and costs are re-billed and converted by
 // compare.Pricing. tui/adapt.go maps those results to the view-model structs
 // the screens draw (Candidate, Route, Cost, Traffic).
 //
-// Updates arrive as messages (ProbeMsg, TraceMsg, CostMsg) produced by a
+// Updates arrive as messages (ProbeMsg, TraceMsg, ThroughputStartMsg,
+// ThroughputMsg, CostMsg) produced by a
 // Source inside tea.Cmds: all I/O (reading recordings, sleeping for a replay,
 // probing, billing) runs in commands, and state changes only in
 // Model.Update. A trace snapshot is a document its producer never touches
