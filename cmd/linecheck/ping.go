@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,7 @@ var pingOpts struct {
 	alive, unreach bool
 	loop           bool
 	interim        time.Duration
+	file           string
 }
 
 var pingCmd = &cobra.Command{
@@ -62,7 +64,9 @@ jitter figures (rfc3550, mean_abs, pdv_p95; see docs/probe.md).
 
 Targets are addresses, host names or CIDR prefixes. A prefix of more than a
 /24 needs --allow-large (127.0.0.0/8 is exempt); broadcast and multicast
-addresses need --allow-broadcast.
+addresses need --allow-broadcast. -f FILE (fping -f) reads more targets from
+FILE, or from standard input with -f -: whitespace-separated, one or more a
+line, with # starting a comment.
 
 Loss counts only probes whose wait has ended: a reply later than --timeout is
 reported as late, not received. Replies that carry another process's or run's
@@ -95,6 +99,7 @@ Examples:
   linecheck ping -c 100 -i 0.1 127.0.0.1 ::1 --format json
   linecheck ping -q -c 3 -i 0.01 127.0.1.0/24
   linecheck ping -a -c 1 127.0.1.0/24
+  linecheck ping -f targets.txt -q -c 5
   linecheck ping -l -Q 10 127.0.0.1
   linecheck ping --rate 1000 -c 10 -i 100ms --allow-large 127.0.1.0/22
   linecheck ping --tcp 443 -c 20 127.0.0.1
@@ -125,6 +130,7 @@ func init() {
 		f.BoolVarP(&pingOpts.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
 		f.BoolVarP(&pingOpts.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
 		f.BoolVarP(&pingOpts.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
+		f.StringVarP(&pingOpts.file, "file", "f", "", "read targets from `FILE` too (- for standard input; # comments), as fping -f")
 		durationVarP(f, &pingOpts.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
 	})
 }
@@ -134,9 +140,9 @@ func runPing(c *cobra.Command, args []string) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
 	}
-	if len(args) == 0 {
-		return badInput(errors.New("ping needs at least one TARGET: an address, a host name or a CIDR prefix, " +
-			"e.g. 'linecheck ping 127.0.0.1' or 'linecheck ping -c 5 127.0.1.0/24'\nRun 'linecheck ping --help' for usage"))
+	args, err := pingArgs(c, args, o.file)
+	if err != nil {
+		return err
 	}
 	if o.count < 1 {
 		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
@@ -476,6 +482,44 @@ func lookupFrom(ctx context.Context) lookupFunc {
 		return f
 	}
 	return net.DefaultResolver.LookupNetIP
+}
+
+// pingArgs is the ping targets: the arguments, then those of -f FILE (or
+// of standard input for -f -), whitespace-separated with # comments, as
+// fping -f reads them. No target at all is bad usage.
+func pingArgs(c *cobra.Command, args []string, file string) ([]string, error) {
+	if file != "" {
+		var r io.Reader
+		name := file
+		if file == "-" {
+			r, name = c.InOrStdin(), "standard input"
+		} else {
+			f, err := os.Open(file)
+			if err != nil {
+				return nil, badInput(fmt.Errorf("-f %s: %w", file, err))
+			}
+			defer f.Close()
+			r = f
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		n := len(args)
+		for sc.Scan() {
+			line, _, _ := strings.Cut(sc.Text(), "#")
+			args = append(args, strings.Fields(line)...)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, badInput(fmt.Errorf("-f %s: %w", name, err))
+		}
+		if len(args) == n {
+			return nil, badInput(fmt.Errorf("-f %s: no targets in it (one or more a line; # starts a comment)", name))
+		}
+	}
+	if len(args) == 0 {
+		return nil, badInput(errors.New("ping needs at least one TARGET: an address, a host name or a CIDR prefix, " +
+			"e.g. 'linecheck ping 127.0.0.1' or 'linecheck ping -c 5 127.0.1.0/24', or -f FILE\nRun 'linecheck ping --help' for usage"))
+	}
+	return args, nil
 }
 
 // pingResolve expands and resolves args as fping does: a name that does not

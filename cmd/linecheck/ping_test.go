@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -114,5 +119,61 @@ func TestPingStreamFileIsReplacedWhole(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(dir); len(es) != 1 {
 		t.Fatalf("left in the directory: %v", es)
+	}
+}
+
+// -f FILE and -f - read targets as fping -f does: whitespace-separated,
+// # comments, after the arguments; a file with no target is bad usage.
+func TestPingReadsTargetsFromAFile(t *testing.T) {
+	// One port, open on 127.0.0.1 to .6: each target answers the connect.
+	port := testbin.TCPListener(t)
+	for i := 2; i <= 6; i++ {
+		testbin.TCPListenerOn(t, fmt.Sprintf("127.0.0.%d:%d", i, port))
+	}
+	dir := t.TempDir()
+	list := filepath.Join(dir, "targets.txt")
+	os.WriteFile(list, []byte("# office uplinks\n127.0.0.2   # first\n\n127.0.0.3 127.0.0.4\n   # the end\n"), 0o644)
+	targets := func(out []byte) []string {
+		var doc struct {
+			Results []struct {
+				Target string `json:"target"`
+				Recv   int    `json:"recv"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var got []string
+		for _, r := range doc.Results {
+			if r.Recv != 1 {
+				t.Errorf("%s: %d replies, want 1", r.Target, r.Recv)
+			}
+			got = append(got, r.Target)
+		}
+		return got
+	}
+	out := runLinecheck(t, "ping", "--tcp", fmt.Sprint(port), "-c", "1", "--format", "json", "-f", list, "127.0.0.1")
+	if got, want := strings.Join(targets(out), " "), "127.0.0.1 127.0.0.2 127.0.0.3 127.0.0.4"; got != want {
+		t.Errorf("targets %q, want %q", got, want)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", fmt.Sprint(port), "-c", "1", "--format", "json", "-f", "-"}, "\x1f"))
+	cmd.Stdin = strings.NewReader("127.0.0.5\n127.0.0.6 # two\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("-f -: %v", err)
+	}
+	if got, want := strings.Join(targets(out), " "), "127.0.0.5 127.0.0.6"; got != want {
+		t.Errorf("-f - targets %q, want %q", got, want)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, []byte("# nothing yet\n\n"), 0o644)
+	for _, tc := range []struct{ file, want string }{
+		{empty, "-f " + empty + ": no targets in it"},
+		{filepath.Join(dir, "missing.txt"), "-f " + filepath.Join(dir, "missing.txt") + ": open"},
+	} {
+		if code, stderr := runLinecheckCode(t, "ping", "--tcp", fmt.Sprint(port), "-c", "1", "-f", tc.file); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("-f %s: exit %d, stderr %q; want 2 and %q", tc.file, code, stderr, tc.want)
+		}
 	}
 }

@@ -155,6 +155,11 @@ func watchContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 
 func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	fl := c.Flags()
+	file, _ := fl.GetString("file")
+	args, err := pingArgs(c, args, file)
+	if err != nil {
+		return err
+	}
 	count, _ := fl.GetInt("count")
 	interval, _ := fl.GetDuration("interval")
 	timeout, _ := fl.GetDuration("timeout")

@@ -61,7 +61,14 @@ func Cleanup() {
 // port: the only address a TCP probe in a test may reach.
 func TCPListener(tb testing.TB) int {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return TCPListenerOn(tb, "127.0.0.1:0")
+}
+
+// TCPListenerOn is TCPListener on addr (a loopback address and port: port
+// 0 picks one), e.g. the same port on 127.0.0.2 as on 127.0.0.1.
+func TCPListenerOn(tb testing.TB, addr string) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		tb.Fatal(err)
 	}
