@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,12 +128,7 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 // A server that refuses (nothing listens on the port) gives an outcome
 // with the error and no figures; the loops go on.
 func TestThroughputLoopReportsARefusingServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := closedPortOf(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got := make(chan Event, 4)
@@ -145,4 +141,41 @@ func TestThroughputLoopReportsARefusingServer(t *testing.T) {
 	if e.Throughput == nil || e.Throughput.Error == "" || e.Throughput.P5 != nil || e.Throughput.Mean != nil {
 		t.Fatalf("outcome %+v: want an error and no figures", e.Throughput)
 	}
+}
+
+// With BWEvery the rounds repeat from the start of one to the start of the
+// next, the first after one ping round (Count × Interval); every
+// candidate is tested in each, in file order. On a fake clock: 5 hours at
+// 10 probes of 1 s and BWEvery 1h give rounds at 10 s, 1h0m10s, … 4h0m10s.
+func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
+	port := closedPortOf(t) // instant refusals: the clock alone sets the pace
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &jumpClock{now: t0, end: t0.Add(5 * time.Hour), cancel: cancel}
+	var starts []string
+	ThroughputLoop([]OwnedBWTest{
+		{Candidate: "a", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}},
+		{Candidate: "b", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}},
+	}, MonitorOptions{Count: 10, Interval: time.Second, BWEvery: time.Hour, Clock: clk})(ctx, func(e Event) {
+		if e.BWStart != nil {
+			starts = append(starts, e.Candidate+"@"+clk.Now().Sub(t0).String())
+		}
+	})
+	want := []string{"a@10s", "b@10s", "a@1h0m10s", "b@1h0m10s", "a@2h0m10s", "b@2h0m10s", "a@3h0m10s", "b@3h0m10s", "a@4h0m10s", "b@4h0m10s"}
+	if strings.Join(starts, " ") != strings.Join(want, " ") {
+		t.Errorf("tests at %v\nwant        %v", starts, want)
+	}
+}
+
+// closedPortOf is a loopback port nothing listens on.
+func closedPortOf(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
 }
