@@ -36,6 +36,7 @@ type tuiFlags struct {
 	usage    billing.Dec
 	bwTime   time.Duration // live: measured time of each throughput test
 	bwEvery  time.Duration // live: throughput tests again every bwEvery (0: at start and on b only)
+	quiet    *compare.Quiet // held while a live throughput test runs (openTUI makes it)
 }
 
 var tuiOpts = tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
@@ -178,8 +179,12 @@ func runTUICmd(c *cobra.Command, args []string) error {
 // openTUI runs the UI on a loaded candidates file. demo calls it with
 // tuiFlags{offline: true, speed: 300, loopback: true}.
 func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
-	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(),
-		ASNDB: o.asnDB, Live: compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery}, UsageHours: o.usage})
+	// One Quiet for every live loop, the loopback row's too: all of them
+	// pause while a throughput test fills the line.
+	o.quiet = compare.NewQuiet()
+	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB,
+		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
+		UsageHours: o.usage})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.
@@ -191,7 +196,7 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 // runTUIFeed adds the loopback row when asked and runs the UI until quit.
 func runTUIFeed(ctx context.Context, feed *tui.Feed, o tuiFlags) error {
 	if o.loopback {
-		closeLn, err := addLoopbackRow(ctx, feed, o.interval)
+		closeLn, err := addLoopbackRow(ctx, feed, o.interval, o.quiet)
 		if err != nil {
 			return err
 		}
@@ -209,8 +214,9 @@ func runTUIFeed(ctx context.Context, feed *tui.Feed, o tuiFlags) error {
 
 // addLoopbackRow opens a TCP listener on 127.0.0.1 and adds a live row that
 // measures TCP connect time to it (and ICMP echo to 127.0.0.1 when the
-// system permits it). Nothing leaves the machine.
-func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration) (func(), error) {
+// system permits it). Nothing leaves the machine. Its pings pause while
+// quiet (nil: never) is held for a throughput test.
+func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration, quiet *compare.Quiet) (func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("loopback row: %w", err)
@@ -234,7 +240,7 @@ func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration)
 	if interval <= 0 {
 		interval = time.Second
 	}
-	mo := compare.MonitorOptions{Interval: interval}
+	mo := compare.MonitorOptions{Interval: interval, Quiet: quiet}
 	feed.Live = append(feed.Live,
 		tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
 		quietICMP(tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
