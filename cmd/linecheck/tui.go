@@ -34,8 +34,8 @@ type tuiFlags struct {
 	loopback bool
 	fixture  bool
 	usage    billing.Dec
-	bwTime   time.Duration // live: measured time of each throughput test
-	bwEvery  time.Duration // live: throughput tests again every bwEvery (0: at start and on b only)
+	bwTime   time.Duration  // live: measured time of each throughput test
+	bwEvery  time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
 	quiet    *compare.Quiet // held while a live throughput test runs (openTUI makes it)
 }
 
