@@ -114,34 +114,35 @@ func interruptContext(parent context.Context) (ctx context.Context, interrupted 
 	return ctx, interrupted, stop
 }
 
-// protoSwitch is a boolean flag (-T, -U, -I …) that sets a protocol
-// string flag, as traceroute's protocol switches do.
-type protoSwitch struct {
+// valueSwitch is a boolean flag that sets a string flag to one value, as
+// traceroute's protocol switches (-T, -U, -I) set the protocol and mtr's
+// -j sets the format.
+type valueSwitch struct {
 	p     *string
-	proto string
+	value string
 	set   *bool
 }
 
-func (s protoSwitch) String() string   { return strconv.FormatBool(s.set != nil && *s.set) }
-func (s protoSwitch) Type() string     { return "bool" }
-func (s protoSwitch) IsBoolFlag() bool { return true }
+func (s valueSwitch) String() string   { return strconv.FormatBool(s.set != nil && *s.set) }
+func (s valueSwitch) Type() string     { return "bool" }
+func (s valueSwitch) IsBoolFlag() bool { return true }
 
-func (s protoSwitch) Set(v string) error {
+func (s valueSwitch) Set(v string) error {
 	b, err := strconv.ParseBool(v)
 	if err != nil {
 		return fmt.Errorf("%q: use true or false", v)
 	}
 	*s.set = b
 	if b {
-		*s.p = s.proto
+		*s.p = s.value
 	}
 	return nil
 }
 
-// protoSwitchVarP defines a switch flag that sets *p to proto.
-func protoSwitchVarP(f *pflag.FlagSet, p *string, name, short, proto, usage string) {
+// switchVarP defines a switch flag that sets *p to value.
+func switchVarP(f *pflag.FlagSet, p *string, name, short, value, usage string) {
 	var set bool
-	fl := f.VarPF(protoSwitch{p: p, proto: proto, set: &set}, name, short, usage)
+	fl := f.VarPF(valueSwitch{p: p, value: value, set: &set}, name, short, usage)
 	fl.NoOptDefVal = "true"
 }
 

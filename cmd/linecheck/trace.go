@@ -35,6 +35,8 @@ var traceOpts struct {
 	wide      bool
 	table     string
 	direction string
+	// mtr's -r and -z, accepted for the habit: what they ask is the default.
+	mtrReport, mtrASN bool
 }
 
 // replayConflicts refuses the flags that shape live probes when --replay
@@ -48,7 +50,7 @@ func replayConflicts(fl *pflag.FlagSet) error {
 			return
 		}
 		switch f.Name {
-		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "interval",
+		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "report-cycles", "interval",
 			"timeout", "wait", "flows", "rate", "ipv4", "ipv6":
 			given = append(given, "--"+f.Name)
 		}
@@ -133,15 +135,16 @@ Examples:
 func init() {
 	register(traceCmd, func(f *pflag.FlagSet) {
 		f.StringVar(&traceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
-		protoSwitchVarP(f, &traceOpts.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
-		protoSwitchVarP(f, &traceOpts.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
-		protoSwitchVarP(f, &traceOpts.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
-		protoSwitchVarP(f, &traceOpts.proto, "tcp", "T", "tcp", "probe with TCP SYN (traceroute -T, mtr -T): --proto tcp")
+		switchVarP(f, &traceOpts.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
+		switchVarP(f, &traceOpts.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
+		switchVarP(f, &traceOpts.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
+		switchVarP(f, &traceOpts.proto, "tcp", "T", "tcp", "probe with TCP SYN (traceroute -T, mtr -T): --proto tcp")
 		f.IntVarP(&traceOpts.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
 		f.IntVarP(&traceOpts.firstTTL, "first-ttl", "f", 1, "first TTL probed")
 		f.IntVarP(&traceOpts.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
 		f.IntVarP(&traceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs (mtr style): each TTL gets this many probes per flow")
 		aliasVarP(f, "cycles", "queries", "q", "probes per hop, as traceroute -q takes it: the same as --cycles")
+		aliasVarP(f, "cycles", "report-cycles", "", "as mtr --report-cycles takes it: the same as --cycles")
 		durationVarP(f, &traceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
 		durationVarP(f, &traceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
 		aliasVarP(f, "timeout", "wait", "w", "how long to wait for a reply, as traceroute -w takes it: the same as --timeout")
@@ -151,6 +154,9 @@ func init() {
 		f.BoolVarP(&traceOpts.v4, "ipv4", "4", false, "IPv4 only")
 		f.BoolVarP(&traceOpts.v6, "ipv6", "6", false, "IPv6 only")
 		f.StringVar(&traceOpts.format, "format", "table", "output format: table, json, csv or markdown")
+		switchVarP(f, &traceOpts.format, "json", "j", "json", "as mtr -j: --format json")
+		f.BoolVarP(&traceOpts.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
+		f.BoolVarP(&traceOpts.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; the asn and carrier columns are always shown")
 		f.StringVar(&traceOpts.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
 		f.BoolVar(&traceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
 		f.BoolVar(&traceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
@@ -167,6 +173,9 @@ func runTrace(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	if err := traceProtoFlags(fl); err != nil {
+		return badInput(err)
+	}
+	if err := traceJSONFlag(fl); err != nil {
 		return badInput(err)
 	}
 	if o.replay == "" && (fl.Changed("direction") || fl.Changed("table") && o.format != "csv") {
@@ -303,6 +312,17 @@ func runTrace(c *cobra.Command, args []string) error {
 	}
 	if interruptedRun {
 		return errInterrupted
+	}
+	return nil
+}
+
+// traceJSONFlag refuses mtr's -j beside a --format that is not json:
+// the one given last would win silently.
+func traceJSONFlag(fl *pflag.FlagSet) error {
+	if fl.Changed("json") && fl.Changed("format") {
+		if f, _ := fl.GetString("format"); f != "json" {
+			return errors.New("-j (--json) and --format: -j is --format json; give one")
+		}
 	}
 	return nil
 }

@@ -298,3 +298,29 @@ func csvRow(t *testing.T, out string, code int, addr string) map[string]string {
 	t.Fatalf("no row for %s:\n%s", addr, out)
 	return nil
 }
+
+// mtr's habits: -r (report mode) and -z (AS lookup) are what trace does
+// anyway, --report-cycles N is --cycles N and -j is --format json; -j beside
+// another --format is refused rather than one silently winning.
+func TestTraceTakesMTRSpellings(t *testing.T) {
+	needICMP(t)
+	out, code := prRun(t, traceCmd, "trace", "-r", "-z", "-j", "--report-cycles", "3", "-i", "0.05", "-n", "127.0.0.1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Hops   []struct {
+			Sent int `json:"sent"`
+		} `json:"hops"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != "linecheck.trace/v1" || len(doc.Hops) != 1 || doc.Hops[0].Sent != 3 {
+		t.Fatalf("-j --report-cycles 3: %v %+v\n%s", err, doc, out)
+	}
+	var errb bytes.Buffer
+	root.SetErr(&errb)
+	defer root.SetErr(nil)
+	if _, code := prRun(t, traceCmd, "trace", "-j", "--format", "csv", "127.0.0.1"); code != 2 || !strings.Contains(errb.String(), "-j is --format json") {
+		t.Errorf("-j --format csv: exit %d\n%s", code, errb.String())
+	}
+}

@@ -345,6 +345,9 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 // runTraceWatch traces the target again and again (each watch cycle is
 // --cycles rounds over all TTLs; --interval apart) and journals each trace.
 func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
+	if err := traceJSONFlag(c.Flags()); err != nil {
+		return badInput(err)
+	}
 	fl := c.Flags()
 	if replay, _ := fl.GetString("replay"); replay != "" {
 		return badInput(errors.New("--watch probes live: it cannot --replay"))
