@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,10 +60,20 @@ func waitListen(t *testing.T, lab *netlab.Lab, ns string, port int) {
 	}
 }
 
-// labLinecheck runs linecheck args in the client namespace (fake watch clock).
+// rtExec is lab.Exec of name args at real-time priority (chrt -f 10). The
+// shaped-link comparisons run every sender and receiver so: a reader that a
+// loaded machine leaves unscheduled for a few milliseconds overflows its
+// socket buffer, and a sender that catches up in a burst overflows the tbf
+// queue, and either adds loss the link does not make.
+func rtExec(lab *netlab.Lab, ns, name string, args ...string) *exec.Cmd {
+	return lab.Exec(ns, "chrt", append([]string{"-f", "10", name}, args...)...)
+}
+
+// labLinecheck runs linecheck args in the client namespace (fake watch
+// clock), at real-time priority (rtExec).
 func labLinecheck(t *testing.T, lab *netlab.Lab, ns string, args ...string) []byte {
 	t.Helper()
-	cmd := lab.Exec(ns, os.Args[0], "-test.run=^TestHelperBWProcess$")
+	cmd := rtExec(lab, ns, os.Args[0], "-test.run=^TestHelperBWProcess$")
 	cmd.Env = append(os.Environ(), "LINECHECK_BW_ARGS="+strings.Join(args, "\x1f"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -73,9 +84,11 @@ func labLinecheck(t *testing.T, lab *netlab.Lab, ns string, args ...string) []by
 	return out
 }
 
+// iperf3JSON runs iperf3 -J args in the client namespace at real-time
+// priority (rtExec) and returns its report.
 func iperf3JSON(t *testing.T, lab *netlab.Lab, args ...string) map[string]any {
 	t.Helper()
-	out, err := lab.Exec(lab.Client(), "iperf3", append([]string{"-J"}, args...)...).Output()
+	out, err := rtExec(lab, lab.Client(), "iperf3", append([]string{"-J"}, args...)...).Output()
 	if err != nil {
 		t.Fatalf("iperf3 %v: %v\n%s", args, err, out)
 	}
@@ -105,7 +118,7 @@ func within(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(a, b)
 func TestBWLabShapedLink(t *testing.T) {
 	lab := bwLab(t)
 	srv := lab.ServerAddr(false)
-	iperfd := lab.Exec(lab.Server(), "iperf3", "-s", "-p", "5201")
+	iperfd := rtExec(lab, lab.Server(), "iperf3", "-s", "-p", "5201")
 	if err := iperfd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +175,7 @@ func TestBWLabShapedLink(t *testing.T) {
 	}
 
 	// Stock iperf3 -c against linecheck bw --listen in the server namespace.
-	lc := lab.Exec(lab.Server(), os.Args[0], "-test.run=^TestHelperBWProcess$")
+	lc := rtExec(lab, lab.Server(), os.Args[0], "-test.run=^TestHelperBWProcess$")
 	lc.Env = append(os.Environ(), "LINECHECK_BW_ARGS="+strings.Join([]string{"bw", "--listen", "0.0.0.0:5301", "--format", "json"}, "\x1f"))
 	pr, pw := io.Pipe()
 	lc.Stdout = pw
