@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ var billOpts struct {
 	boundary                           string
 	method, direction                  string
 	aggregate                          bool
+	ifaces                             []string
 	aggName                            string
 	scale                              float64
 	usageHours                         string
@@ -75,7 +77,10 @@ An offer states its provider's method and direction; --p95-method and
 (a per-GB offer keeps the direction it charges), --scale F multiplies the
 traffic. Several LOGs (or a CSV with an interface column) are billed each on
 its own; --aggregate sums them per slot into one bill (per-port 95ths are never
-added). Without --offers, bill reports traffic, samples and the 95th figures.
+added). -i NAME (as vnstat -i; repeat it or give a comma list) keeps only the
+series of that name (a vnstat interface, a CSV interface column value, a
+file's base name); with --aggregate, the sum of just those. Without --offers,
+bill reports traffic, samples and the 95th figures.
 
 An offer with port_mbps is judged against the traffic: when the 95th exceeds
 the port it cannot carry it (✗, never cheapest); when only the peak does, it
@@ -88,6 +93,8 @@ Examples:
   linecheck bill samples/traffic/2026-10.csv --offers samples/offers.yaml
   linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
+  linecheck bill vnstat.json -i eth0 --daily
+  linecheck bill ports.csv -i xe-0/0/1,xe-0/0/2 --aggregate --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
@@ -115,6 +122,7 @@ func init() {
 		f.StringVar(&o.method, "p95-method", "", "override every offer's 95th method: "+strings.Join(billing.Names(billing.Methods), ", "))
 		f.StringVar(&o.direction, "direction", "", "override the direction rule of every 95th/peak/average offer: "+strings.Join(billing.Names(billing.Directions), ", "))
 		f.BoolVar(&o.aggregate, "aggregate", false, "sum all series per slot into one bill")
+		f.StringSliceVarP(&o.ifaces, "interface", "i", nil, "bill only the series named `NAME` (vnstat -i; repeat or comma-separate)")
 		f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 		f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
 		f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
@@ -245,6 +253,9 @@ func runBill(c *cobra.Command, args []string) error {
 	if len(series) == 0 {
 		return badInput(errors.New("the logs hold no traffic series"))
 	}
+	if series, err = selectSeries(series, o.ifaces); err != nil {
+		return badInput(err)
+	}
 	if o.aggregate && len(series) > 1 {
 		series = []*billing.Series{billing.Aggregate(series, o.aggName)}
 	}
@@ -272,6 +283,48 @@ func runBill(c *cobra.Command, args []string) error {
 		return report.WriteBillCSV(c.OutOrStdout(), o.table, reports)
 	}
 	return report.WriteBillWith(c.OutOrStdout(), o.format, tableOptions(c.OutOrStdout(), o.wide), reports)
+}
+
+// selectSeries keeps the series named in names (-i), in the order read;
+// every name must match one, else the error lists the names there are.
+func selectSeries(series []*billing.Series, names []string) ([]*billing.Series, error) {
+	if len(names) == 0 {
+		return series, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n == "" {
+			return nil, errors.New("--interface: an empty name")
+		}
+		want[n] = false
+	}
+	var out []*billing.Series
+	for _, s := range series {
+		if _, ok := want[s.Name]; ok {
+			want[s.Name] = true
+			out = append(out, s)
+		}
+	}
+	var missing []string
+	for n, found := range want {
+		if !found {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		have := make([]string, 0, len(series))
+		for _, s := range series {
+			have = append(have, s.Name)
+		}
+		const most = 20
+		more := ""
+		if len(have) > most {
+			more, have = fmt.Sprintf(" and %d more", len(have)-most), have[:most]
+		}
+		return nil, fmt.Errorf("--interface %s: no series of that name; the logs hold %s%s", strings.Join(missing, ", "), strings.Join(have, ", "), more)
+	}
+	return out, nil
 }
 
 // billAll bills every series on its own, on all cores (BillSeries is pure),

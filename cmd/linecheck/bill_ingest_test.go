@@ -101,3 +101,44 @@ func TestBillPrometheusLimitsExit2(t *testing.T) {
 		t.Errorf("1e308: exit %d, %q", code, stderr)
 	}
 }
+
+// -i NAME keeps only the series of that name, as vnstat -i does; with
+// --aggregate the sum of just those. Hand figures: 3,750,000 B per 5 min is
+// 100,000 bit/s (eth0), 1,875,000 B is 50,000 (eth1); eth2 carries 1 B.
+func TestBillInterfaceSelectsSeries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp,interface,in_bytes,out_bytes\n")
+	for i := range 24 {
+		ts := 1780272000 + i*300
+		fmt.Fprintf(&b, "%d,eth0,3750000,1000\n%d,eth1,1875000,1000\n%d,eth2,1,1\n", ts, ts, ts)
+	}
+	path := filepath.Join(t.TempDir(), "ports.csv")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	type doc struct {
+		Name string `json:"name"`
+		P95  struct {
+			In float64 `json:"in_bps"`
+		} `json:"p95"`
+	}
+	one := func(args ...string) doc {
+		var d doc
+		out := runLinecheck(t, append([]string{"bill", path, "--format", "json"}, args...)...)
+		if err := json.Unmarshal(out, &d); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return d
+	}
+	if d := one("-i", "eth1"); d.Name != "eth1" || d.P95.In != 50000 {
+		t.Errorf("-i eth1: %+v, want eth1 at 50000 bit/s", d)
+	}
+	if d := one("-i", "eth0,eth1", "--aggregate"); d.Name != "aggregate" || d.P95.In != 150000 {
+		t.Errorf("-i eth0,eth1 --aggregate: %+v, want 150000 bit/s (eth2 left out)", d)
+	}
+	if d := one("--interface", "eth0", "--interface", "eth1", "--aggregate"); d.P95.In != 150000 {
+		t.Errorf("--interface twice: %+v", d)
+	}
+	code, stderr := runLinecheckCode(t, "bill", path, "-i", "eth9,eth0")
+	if code != 2 || !strings.Contains(stderr, "--interface eth9: no series of that name; the logs hold eth0, eth1, eth2") {
+		t.Errorf("-i eth9: exit %d, %q", code, stderr)
+	}
+}
