@@ -109,7 +109,8 @@ func init() {
 		o := &billOpts
 		f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
 		f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
-		f.BoolVar(&o.daily, "daily", false, "traffic per day of the period (vnstat -d), instead of the bill")
+		switchVarP(f, &o.period, "monthly", "m", "all", "traffic per month of the whole history (vnstat -m): --period all")
+		f.BoolVarP(&o.daily, "daily", "d", false, "traffic per day of the period (vnstat -d), instead of the bill")
 		f.BoolVar(&o.hourly, "hourly", false, "traffic per hour of the period (vnstat -h), instead of the bill")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns)")
 		f.StringVar(&o.now, "now", "", "the current time for the month-end estimate (RFC 3339; tests)")
@@ -173,6 +174,9 @@ func runBill(c *cobra.Command, args []string) error {
 	err := report.CheckFormat(o.format)
 	if err != nil {
 		return badInput(err)
+	}
+	if fl := c.Flags(); fl.Changed("monthly") && fl.Changed("period") {
+		return badInput(errors.New("-m (--monthly) and --period: -m is --period all; give one"))
 	}
 	history := o.period == "all" || strings.Contains(o.period, "..")
 	if history || o.daily || o.hourly {

@@ -142,3 +142,25 @@ func TestBillInterfaceSelectsSeries(t *testing.T) {
 		t.Errorf("-i eth9: exit %d, %q", code, stderr)
 	}
 }
+
+// vnstat's -m and -d: -m is --period all (one row per month), -d is
+// --daily; -m beside --period is refused.
+func TestBillTakesVnstatSpellings(t *testing.T) {
+	sample := "../../samples/traffic/2026-10.csv"
+	for _, tc := range []struct{ short, long []string }{
+		{[]string{"-m"}, []string{"--period", "all"}},
+		{[]string{"-d"}, []string{"--daily"}},
+	} {
+		a := runLinecheck(t, append([]string{"bill", sample, "--format", "csv"}, tc.short...)...)
+		b := runLinecheck(t, append([]string{"bill", sample, "--format", "csv"}, tc.long...)...)
+		if string(a) != string(b) || len(a) == 0 {
+			t.Errorf("%v differs from %v:\n%s\n--\n%s", tc.short, tc.long, a, b)
+		}
+	}
+	if !strings.HasPrefix(string(runLinecheck(t, "bill", sample, "-m")), "2026-10 traffic, monthly") {
+		t.Error("-m is not the monthly history")
+	}
+	if code, stderr := runLinecheckCode(t, "bill", sample, "-m", "--period", "2026-10"); code != 2 || !strings.Contains(stderr, "-m is --period all") {
+		t.Errorf("-m --period: exit %d %q", code, stderr)
+	}
+}
