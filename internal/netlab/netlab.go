@@ -143,10 +143,16 @@ func UpForTest(t testing.TB, cfg Config) *Lab {
 	return l
 }
 
-// RequireRoot skips t with the reason when the process is not root: the lab
-// creates network namespaces, veth pairs, TUN devices and nftables rules.
+// RequireRoot skips t with the reason under -short (go test -short builds no
+// lab: a lab test takes seconds, and two runs of one test binary would tear
+// down each other's namespaces of the same prefix) and when the process is
+// not root: the lab creates network namespaces, veth pairs, TUN devices and
+// nftables rules.
 func RequireRoot(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("netlab: -short skips the lab tests (they build network namespaces); run without -short, as root, to include them")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("netlab: needs root to create network namespaces, veth/TUN links and nftables rules; run the tests as root (CI does)")
 	}
