@@ -95,7 +95,7 @@ func csvHeader(rec []string, file string, line int64, opts ReadOptions) (*csvLay
 		lay.out = find(csvOutNames)
 	}
 	if lay.ts < 0 {
-		return nil, errAt(file, line, "header", "no timestamp column (want one of %s; found %s)", strings.Join(csvTimeNames, ", "), strings.Join(rec, ", "))
+		return nil, errAt(file, line, "header", "no timestamp column (want one of %s; found %s)", strings.Join(csvTimeNames, ", "), plainOrQuoted(strings.Join(rec, ", ")))
 	}
 	if lay.in < 0 || lay.out < 0 && len(opts.Columns) != 1 {
 		return nil, errAt(file, line, "header", "no in/out columns (want in_bytes,out_bytes or in_bps,out_bps, or name them with --columns; found %s)", strings.Join(rec, ", "))
@@ -1338,3 +1338,4 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 	p.group(&res.part)
 	return res
 }
+

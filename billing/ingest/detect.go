@@ -54,6 +54,28 @@ func detect(head []byte, file string) (string, error) {
 	return "", unknown("not a recognised traffic log")
 }
 
+// binaryHead says what a log's first bytes are when they are not text at
+// all ("" when they may be): the databases users hand over instead of their
+// exports (vnstat's SQLite file, an .rrd, a gzip'd log), or other binary
+// data. A text log never holds a NUL byte.
+func binaryHead(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
+		return "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json f -i IFACE > IFACE.json, and bill that"
+	case bytes.HasPrefix(head, []byte("RRD\x00")):
+		return "an rrdtool database (.rrd), not a traffic log: export it first, rrdtool xport --showtime --start START --end END " +
+			"DEF:in=FILE.rrd:ds0:AVERAGE DEF:out=FILE.rrd:ds1:AVERAGE XPORT:in:in XPORT:out:out > FILE.xml (MRTG's .rrd names its sources ds0, ds1), and bill that"
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "gzip-compressed: gunzip it first (a rotated log such as mrtg.log.1.gz), and bill the text"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) || bytes.HasPrefix(head, []byte("BZh")) && len(head) > 3 && head[3] >= '1' && head[3] <= '9' ||
+		bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "compressed (zstd, bzip2 or xz): decompress it first, and bill the text"
+	case bytes.IndexByte(head[:min(len(head), 8<<10)], 0) >= 0:
+		return "binary data, not a text traffic log (MRTG log, vnstat --json, rrdtool xport, Prometheus JSON or CSV)"
+	}
+	return ""
+}
+
 // firstLines returns up to n non-empty, non-comment lines.
 func firstLines(s []byte, n int) [][]byte {
 	var out [][]byte

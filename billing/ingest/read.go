@@ -199,20 +199,21 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 	}
 	br := bufio.NewReaderSize(rr, 1<<20)
 	format := opts.Format
+	head, err := br.Peek(detectBytes)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, err
+	}
+	// A database or compressed file given in place of its text export is
+	// said so, forced --input or not, rather than parsed as garbage.
+	if what := binaryHead(head); what != "" {
+		return nil, &ReadError{File: name, Line: 1, Msg: what, Err: ErrUnknownFormat}
+	}
 	if format == "" {
-		head, err := br.Peek(detectBytes)
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return nil, err
-		}
-		format, err = detect(head, name)
-		if err != nil {
+		if format, err = detect(head, name); err != nil {
 			return nil, err
 		}
 	}
-	var (
-		series []*billing.Series
-		err    error
-	)
+	var series []*billing.Series
 	switch format {
 	case "csv":
 		series, err = readCSV(br, name, opts, src)

@@ -385,3 +385,42 @@ func TestRateupOutageIsCoverageButNotMeasured(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 }
+
+// The files users give in place of their text exports, made by the real
+// tools: vnstat's database, an rrdtool .rrd, a gzip'd log. Each is named with
+// the command that exports it, with --input forced or not, never parsed as
+// garbage (a binary "header" echoed to the terminal).
+func TestDatabasesGivenInsteadOfTheirExportsAreNamed(t *testing.T) {
+	vnstatd := needTool(t, "vnstatd")
+	rrd := needTool(t, "rrdtool")
+	gz := needTool(t, "gzip")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	if err := os.Mkdir(db, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "vnstat.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf("DatabaseDir %q\nUseUTC 1\n", db)), 0o644)
+	run(t, dir, []string{"TZ=UTC"}, "", vnstatd, "--config", conf, "--initdb")
+	run(t, dir, nil, "", rrd, "create", "port.rrd", "--step", "300", "DS:ds0:COUNTER:600:0:U", "DS:ds1:COUNTER:600:0:U", "RRA:AVERAGE:0.5:1:600")
+	os.WriteFile(filepath.Join(dir, "port.csv"), []byte("timestamp,in_bytes,out_bytes\n1780272000,1,2\n"), 0o644)
+	run(t, dir, nil, "", gz, "port.csv")
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(i * 7919 % 251) // includes NUL bytes
+	}
+	os.WriteFile(filepath.Join(dir, "noise.bin"), noise, 0o644)
+	for _, tc := range []struct{ file, want string }{
+		{filepath.Join(db, "vnstat.db"), "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json f"},
+		{filepath.Join(dir, "port.rrd"), "an rrdtool database (.rrd), not a traffic log: export it first, rrdtool xport"},
+		{filepath.Join(dir, "port.csv.gz"), "gzip-compressed: gunzip it first"},
+		{filepath.Join(dir, "noise.bin"), "binary data, not a text traffic log"},
+	} {
+		for _, format := range []string{"", "csv", "vnstat", "mrtg"} {
+			_, err := ReadFile(tc.file, ReadOptions{Format: format})
+			if err == nil || !strings.Contains(err.Error(), tc.file+":1: "+tc.want) {
+				t.Errorf("%s (--input %q): %v; want %q", filepath.Base(tc.file), format, err, tc.want)
+			}
+		}
+	}
+}

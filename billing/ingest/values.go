@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Hand-rolled parsers for the CSV hot path: no allocations for the common
@@ -238,4 +241,14 @@ func quoteShort(b []byte) string {
 		return strconv.Quote(string(b[:40])) + "…"
 	}
 	return strconv.Quote(string(b))
+}
+
+// plainOrQuoted shows s as it is when it is short, printable text, and
+// quoted and cut (quoteShort) otherwise, so that a stray binary header
+// cannot garble the terminal.
+func plainOrQuoted(s string) string {
+	if len(s) <= 200 && utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	return quoteShort([]byte(s))
 }
