@@ -1338,4 +1338,3 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 	p.group(&res.part)
 	return res
 }
-
