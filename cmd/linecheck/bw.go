@@ -33,6 +33,7 @@ var bwOpts struct {
 	format         string
 	listen         string
 	server, oneOff bool
+	client         string
 	connectTimeout time.Duration
 	quiet          bool
 
@@ -104,6 +105,7 @@ Oversell over time (--watch):
 
 Examples:
   linecheck bw SERVER                            upload for 10 s (SERVER runs iperf3 -s)
+  linecheck bw -c SERVER -R -J                   iperf3's spelling: download, JSON
   linecheck bw --reverse -P 4 -t 20s -O 2s SERVER
   linecheck bw --udp -b 200M --reverse SERVER
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
@@ -115,9 +117,18 @@ Examples:
 			if len(args) > 0 {
 				return badInput(fmt.Errorf("--listen, --server and --report take no SERVER, got %s", strings.Join(args, " ")))
 			}
+			if bwOpts.client != "" {
+				return badInput(errors.New("-c (--client) names the server a client tests against: it does not go with --listen, --server or --report"))
+			}
 			return nil
 		}
-		return oneArg("SERVER (the host running iperf3 -s)")(c, args)
+		if bwOpts.client != "" {
+			if len(args) > 0 {
+				return badInput(fmt.Errorf("-c %s names the SERVER already, got %s as well", bwOpts.client, strings.Join(args, " ")))
+			}
+			return nil
+		}
+		return oneArg("SERVER (the host running iperf3 -s; or -c SERVER, as iperf3 -c)")(c, args)
 	},
 	RunE: runBW,
 }
@@ -138,6 +149,8 @@ func init() {
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
 		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		switchVarP(f, &o.format, "json", "J", "json", "as iperf3 -J: --format json")
+		f.StringVarP(&o.client, "client", "c", "", "the `SERVER` to test against, as iperf3 -c SERVER (the same as the SERVER argument)")
 		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
 		f.BoolVarP(&o.server, "server", "s", false, "run a server on every address at --port, as iperf3 -s (--listen binds one address)")
 		f.BoolVarP(&o.oneOff, "one-off", "1", false, "with --server or --listen: exit after one test, as iperf3 -s -1")
@@ -209,6 +222,12 @@ func runBW(c *cobra.Command, args []string) error {
 	o := &bwOpts
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
+	}
+	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && o.format != "json" {
+		return badInput(errors.New("-J (--json) and --format: -J is --format json; give one"))
+	}
+	if o.client != "" {
+		args = []string{o.client}
 	}
 	w := &o.watch
 	switch {

@@ -102,6 +102,9 @@ func TestBWBadInputExits2AndSaysWhere(t *testing.T) {
 		{[]string{"bw", "-s", "--listen", "5201"}, "--listen and --server: choose one"},
 		{[]string{"bw", "-s", "127.0.0.1"}, "take no SERVER"},
 		{[]string{"bw", "-1", "127.0.0.1"}, "--one-off applies to a server"},
+		{[]string{"bw", "-c", "127.0.0.1", "127.0.0.2"}, "-c 127.0.0.1 names the SERVER already"},
+		{[]string{"bw", "-s", "-c", "127.0.0.1"}, "-c (--client) names the server a client tests against"},
+		{[]string{"bw", "-J", "--format", "csv", "127.0.0.1"}, "-J is --format json"},
 		{[]string{"bw", "-s", "-p", "70000"}, "--port 70000: not a port number"},
 		{[]string{"bw", "--udp", "-b", "0", "127.0.0.1"}, "needs a rate"},
 		{[]string{"bw", "--report"}, "--journal"},
@@ -288,15 +291,26 @@ func TestBWServerOneOff(t *testing.T) {
 	waitFor(t, 10*time.Second, "bw -s listening", listening(port))
 	// The port check's session may still hold the server for a moment
 	// (busy); the test is tried again then, as compare does.
+	// The client in iperf3's spelling too: -c SERVER, -J for JSON.
 	waitFor(t, 10*time.Second, "one test against bw -s -1", func() bool {
-		code, stderr := runLinecheckCode(t, "bw", "-p", fmt.Sprint(port), "-t", "1", "-q", "127.0.0.1")
+		code, stdout, stderr := runLinecheckOut(t, "bw", "-c", "127.0.0.1", "-p", fmt.Sprint(port), "-t", "1", "-q", "-J")
 		if code != 0 && !strings.Contains(stderr, "server busy") {
 			t.Fatalf("bw against bw -s -1: exit %d\n%s", code, stderr)
+		}
+		if code == 0 {
+			var doc struct{ Schema, Server string }
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "linecheck.bw/v1" || doc.Server != "127.0.0.1" {
+				t.Errorf("-c 127.0.0.1 -J: %v %+v\n%s", err, doc, stdout)
+			}
 		}
 		return code == 0
 	})
 	if code, ok := wait(cmd); !ok || code != 0 {
 		t.Fatalf("bw -s -1 after one test: exit %d (ended %v)\n%s", code, ok, out)
+	}
+	// The server's own report names the address the client reached, not [::].
+	if want := fmt.Sprintf("bw: 127.0.0.1 port %d, tcp upload", port); !strings.Contains(out.String(), want) {
+		t.Errorf("server report: want %q in\n%s", want, out)
 	}
 	if want := fmt.Sprintf("listening on [::]:%d", port); !strings.Contains(out.String(), want) && !strings.Contains(out.String(), fmt.Sprintf("0.0.0.0:%d", port)) {
 		t.Errorf("not on every address: want %q in\n%s", want, out)

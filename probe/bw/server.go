@@ -253,7 +253,16 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	if udp != nil {
 		_ = udp.Close()
 	}
-	res := &Result{Server: s.Addr().IP.String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
+	// The address the client reached: on a server bound to every address
+	// ([::], 0.0.0.0) that is the control connection's local end.
+	server := s.Addr().IP
+	if la, ok := ctrl.LocalAddr().(*net.TCPAddr); ok && server.IsUnspecified() {
+		server = la.IP
+		if v4 := server.To4(); v4 != nil {
+			server = v4
+		}
+	}
+	res := &Result{Server: server.String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
 	if p.Bandwidth > 0 {
 		res.BitrateBps = f64(p.Bandwidth)
 	}
