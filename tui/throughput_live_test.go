@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,18 +27,6 @@ func (pingOnly) Trace(ctx context.Context, _ string, _ probe.TraceConfig, _ func
 	return ctx.Err()
 }
 
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
-}
-
 // The live TUI runs each candidate's bandwidth_test, as live compare does:
 // against our iperf3-protocol server on loopback the row shows "test…"
 // and the status line says it measures, then THRU shows the p5 in Mbit/s,
@@ -52,7 +39,7 @@ func TestLiveTUIRunsTheBandwidthTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bwPort, tcp, shut := bwtest.Server(t), testbin.TCPListener(t), closedPort(t)
+	bwPort, tcp, shut := bwtest.Server(t), testbin.TCPListener(t), testbin.ClosedPort(t)
 	yaml := fmt.Sprintf(`candidates:
   - name: lo
     targets: [{addr: 127.0.0.1, protocol: tcp, port: %d}]

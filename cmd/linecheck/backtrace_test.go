@@ -186,16 +186,8 @@ func TestServeBacktraceTargetsLabelCarrierAndCity(t *testing.T) {
 	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startLinecheck(t, "serve", "--targets", p, "--listen", listen, "--count", "3", "--interval", "20ms",
 		"--timeout", "1s", "--trace-every", "1")
-	var metrics string
-	waitFor(t, 20*time.Second, "line class series of both backtrace targets", func() bool {
-		resp, err := http.Get("http://" + listen + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		metrics = string(b)
-		return strings.Count(metrics, "linecheck_line_class_info{") >= 2
+	metrics := scrapeUntil(t, listen, "line class series of both backtrace targets", func(m string) bool {
+		return strings.Count(m, "linecheck_line_class_info{") >= 2
 	})
 	for _, want := range []string{
 		`linecheck_line_class_info{candidate="backtrace",carrier="telecom",city="Shanghai",line_class="unknown",protocol="icmp",target="127.0.0.1"} 1`,
@@ -222,17 +214,9 @@ func TestServeBacktraceTargetsOverTCP(t *testing.T) {
 	startLinecheck(t, "serve", "--targets", p, "--targets-proto", "tcp", "--targets-port", fmt.Sprint(port),
 		"--listen", listen, "--count", "3", "--interval", "20ms", "--timeout", "1s", "--trace-every", "1")
 	target := fmt.Sprintf("127.0.0.1:%d", port)
-	var metrics string
-	waitFor(t, 20*time.Second, "a line class series and received TCP probes", func() bool {
-		resp, err := http.Get("http://" + listen + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		metrics = string(b)
-		return strings.Contains(metrics, "linecheck_line_class_info{") &&
-			strings.Contains(metrics, `linecheck_probes_received_total{candidate="backtrace",protocol="tcp",target="`+target+`"} `)
+	metrics := scrapeUntil(t, listen, "a line class series and received TCP probes", func(m string) bool {
+		return strings.Contains(m, "linecheck_line_class_info{") &&
+			strings.Contains(m, `linecheck_probes_received_total{candidate="backtrace",protocol="tcp",target="`+target+`"} `)
 	})
 	want := `linecheck_line_class_info{candidate="backtrace",carrier="telecom",city="Shanghai",line_class="unknown",protocol="tcp",target="` + target + `"} 1`
 	if !strings.Contains(metrics, want) {
@@ -265,6 +249,24 @@ func TestServeTargetsProtoRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// scrapeUntil scrapes serve's /metrics at listen until ok holds (at most
+// 20 s) and returns that scrape.
+func scrapeUntil(t *testing.T, listen, what string, ok func(metrics string) bool) string {
+	t.Helper()
+	var metrics string
+	waitFor(t, 20*time.Second, what, func() bool {
+		resp, err := http.Get("http://" + listen + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		metrics = string(b)
+		return ok(metrics)
+	})
+	return metrics
 }
 
 func grepLines(s, sub string) string {

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +127,7 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 // A server that refuses (nothing listens on the port) gives an outcome
 // with the error and no figures; the loops go on.
 func TestThroughputLoopReportsARefusingServer(t *testing.T) {
-	port := closedPortOf(t)
+	port := testbin.ClosedPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got := make(chan Event, 4)
@@ -148,7 +147,7 @@ func TestThroughputLoopReportsARefusingServer(t *testing.T) {
 // candidate is tested in each, in file order. On a fake clock: 5 hours at
 // 10 probes of 1 s and BWEvery 1h give rounds at 10 s, 1h0m10s, … 4h0m10s.
 func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
-	port := closedPortOf(t) // instant refusals: the clock alone sets the pace
+	port := testbin.ClosedPort(t) // instant refusals: the clock alone sets the pace
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -166,16 +165,4 @@ func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
 	if strings.Join(starts, " ") != strings.Join(want, " ") {
 		t.Errorf("tests at %v\nwant        %v", starts, want)
 	}
-}
-
-// closedPortOf is a loopback port nothing listens on.
-func closedPortOf(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
 }

@@ -84,3 +84,17 @@ func TCPListenerOn(tb testing.TB, addr string) int {
 	}()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// ClosedPort returns a loopback TCP port that nothing listened on a moment
+// ago: a connection to it is refused (or, taken since, fails the test's
+// expectation loudly rather than reaching a stranger's server).
+func ClosedPort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
