@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/net/netutil"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
@@ -212,13 +213,19 @@ func runServe(c *cobra.Command, _ []string) error {
 	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
 		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
 		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(exporter.ServeHint)}
+	if o.bwEvery > 0 {
+		// One Quiet for the probe cycles and the throughput tests: the
+		// cycles pause while a test fills the line.
+		loop.Quiet = compare.NewQuiet()
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		exp.Run(ctx, pr, loop)
 	}()
-	if n, err := startServeBW(ctx, &wg, exp, o.config, o.bwEvery, o.bwTime, stderr); err != nil {
+	if n, err := startServeBW(ctx, &wg, exp, o.config, o.bwEvery, o.bwTime,
+		time.Duration(o.count)*o.interval, loop.Quiet, stderr); err != nil {
 		stop()
 		wg.Wait()
 		return badInput(err)

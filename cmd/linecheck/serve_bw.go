@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -16,17 +17,24 @@ const serveBWHelp = `
 
 Throughput (--bw-every D, default off): every D, each candidate that names
 bandwidth_test: {addr, port} (a stock iperf3 -s on it; docs/bw.md) gets a
-download test of --bw-time, one candidate after another. Throughput tests are
-heavy: each fills the line for --bw-time (and an iperf3 server serves one
-test at a time), so run them hours apart, not every cycle.
+download test of --bw-time (after 1 s of warm-up; a busy server is tried
+again after 0.25 s, 1 s and 3 s), one candidate after another, as compare
+and the tui test; the first round starts after one cycle of pings. Pings
+and traces pause while the tests run (a cycle under way is cut: what was
+answered before counts, probes still in flight are left out, not lost) and
+resume after them, so no RTT or loss figure is taken on the line a test
+fills. Throughput tests are heavy: each fills the line for --bw-time (and
+an iperf3 server serves one test at a time), so run them hours apart, not
+every cycle.
   linecheck_throughput_bits_per_second  gauge, the last test's mean (bit/s),
                                         labelled candidate, server, direction
   linecheck_bw_tests_total              tests run, labelled result (ok, error)
 The candidates file is re-read before each round.`
 
 // startServeBW runs the throughput loop of serve --bw-every in wg until ctx
-// ends; it returns the number of candidates with a bandwidth_test.
-func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d time.Duration, log io.Writer) (int, error) {
+// ends, holding quiet for each round (the probe cycles pause) and starting
+// after first; it returns the number of candidates with a bandwidth_test.
+func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d, first time.Duration, quiet *compare.Quiet, log io.Writer) (int, error) {
 	if every <= 0 || config == "" {
 		return 0, nil
 	}
@@ -47,13 +55,12 @@ func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporte
 		}
 		return current
 	}
-	run := func(ctx context.Context, t exporter.BWTarget, dir string) (*bw.Result, error) {
-		return bw.Run(ctx, t.Addr, bw.Config{Port: t.Port, Duration: d, Omit: time.Second, Reverse: dir == bw.Download})
-	}
+	l := exporter.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
+		Run: exporter.MeasureRunner(d), Metrics: m, Log: log, Quiet: quiet}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		exporter.RunBW(ctx, every, list, []string{bw.Download}, run, m, log)
+		l.Loop(ctx)
 	}()
 	return len(targets), nil
 }

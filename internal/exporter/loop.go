@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -63,6 +64,11 @@ type LoopConfig struct {
 	// OnCycle, when set, is called after each cycle (one sweep of the
 	// targets due) with its number (from 1).
 	OnCycle func(n int)
+	// Quiet, when set, pauses the pings and traces while a throughput test
+	// runs (serve --bw-every holds it, BWLoop.Quiet): a sweep or trace in
+	// progress when the hold begins is cut, and none starts until the test
+	// is over.
+	Quiet *compare.Quiet
 }
 
 func (c LoopConfig) withDefaults() LoopConfig {
@@ -95,11 +101,19 @@ func (c LoopConfig) withDefaults() LoopConfig {
 // included), whether its probes were answered, lost or failed at once; a
 // target whose probing fails (resolution, socket, privilege) waits an
 // exponential backoff, capped at MaxBackoff, and is reported down meanwhile.
+//
+// While cfg.Quiet is held (a throughput test fills the line) no probe is
+// sent. A sweep cut by the hold counts what was decided before it (the
+// prober leaves probes still in flight out of Sent: they are not lost) and
+// is no failure; its targets are probed again once the test is over, one
+// Interval after the cut at the soonest. A trace cut by the hold is no
+// result: the target is traced again in the next cycle.
 func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	cfg = cfg.withDefaults()
 	clk := cfg.Clock
 	budget := pacing.NewBudget(cfg.Rate) // serve's one packets-per-second cap
 	n := 0                               // cycles: sweeps run (retries that fail before one are not cycles)
+	owed := map[string]bool{}            // targets whose trace a throughput test cut: traced next cycle
 	for ctx.Err() == nil {
 		// Wait until a target is due and the rate budget allows a cycle; a
 		// reload wakes the wait (its new targets are due at once).
@@ -141,16 +155,40 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 		period = cyclePeriod(ready, cfg)
 		packets := 0
 		var traced []Resolved
-		if len(ready) > 0 {
+		traceCycle := cfg.TraceEvery > 0 && n%cfg.TraceEvery == 0 // the cycle about to run is number n+1
+		swept := len(ready) > 0
+		if swept {
+			// A throughput test holds the sweep back (and cuts one under
+			// way): its traffic would inflate the RTTs and the loss.
+			rctx, done, err := cfg.Quiet.Round(ctx)
+			if err != nil {
+				return
+			}
 			n++
-			// The sweep's schedule starts now, after any wait for a lookup:
-			// the next cycle is due one period after this, not before.
+			// The sweep's schedule starts now, after any wait for a lookup
+			// or a test: the next cycle is due one period after this.
 			start = clk.Now()
-			outs := p.Ping(ctx, ready)
+			outs := p.Ping(rctx, ready)
+			done()
 			if ctx.Err() != nil {
 				return // a cycle cut short by shutdown is not a measurement
 			}
 			packets += cfg.Count * len(ready)
+			if rctx.Err() != nil {
+				// Cut for a throughput test: what was decided before counts,
+				// the probes in flight are left out (not lost).
+				cut := clk.Now()
+				for i, r := range ready {
+					if i < len(outs) && outs[i].Err == nil {
+						e.ObservePing(r.Target, outs[i])
+					}
+					e.postpone(r.Target, cut.Add(cfg.Interval))
+					if traceCycle {
+						owed[r.key()] = true
+					}
+				}
+				ready = nil
+			}
 			for i, r := range ready {
 				if i >= len(outs) {
 					// Not measured: a failure, so that it cannot be retried at once.
@@ -166,22 +204,30 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 				traced = append(traced, r)
 			}
 		}
-		if len(ready) > 0 && cfg.TraceEvery > 0 && (n-1)%cfg.TraceEvery == 0 {
-			for _, r := range traced {
-				if !e.traceDue(r.Target, clk.Now()) {
-					continue
-				}
-				tr, err := p.Trace(ctx, r)
-				if ctx.Err() != nil {
-					return
-				}
-				packets += cfg.TraceProbes
-				e.ObserveTrace(r.Target, tr, err)
-				e.traceResult(r.Target, err, clk.Now(), cfg, period)
+		for _, r := range traced {
+			if !traceCycle && !owed[r.key()] || !e.traceDue(r.Target, clk.Now()) {
+				continue
 			}
+			rctx, done, err := cfg.Quiet.Round(ctx)
+			if err != nil {
+				return
+			}
+			tr, err := p.Trace(rctx, r)
+			done()
+			if ctx.Err() != nil {
+				return
+			}
+			packets += cfg.TraceProbes
+			if rctx.Err() != nil {
+				owed[r.key()] = true // cut for a throughput test: not a result
+				continue
+			}
+			delete(owed, r.key())
+			e.ObserveTrace(r.Target, tr, err)
+			e.traceResult(r.Target, err, clk.Now(), cfg, period)
 		}
 		budget.Spend(start, packets)
-		if len(ready) > 0 {
+		if swept {
 			e.CycleDone()
 			if cfg.OnCycle != nil {
 				cfg.OnCycle(n)
@@ -315,5 +361,15 @@ func (e *Exporter) traceResult(t Target, err error, now time.Time, cfg LoopConfi
 func (e *Exporter) logf(format string, a ...any) {
 	if e.log != nil {
 		fmt.Fprintf(e.log, "linecheck serve: "+format+"\n", a...)
+	}
+}
+
+// postpone makes t due no sooner than at (a sweep cut for a throughput
+// test: neither a success nor a failure).
+func (e *Exporter) postpone(t Target, at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s := e.state[t.key()]; s != nil && s.next.Before(at) {
+		s.next = at
 	}
 }
