@@ -619,7 +619,8 @@ func stepScale(cur float64, d int) float64 {
 
 func (m *Model) cycleSort(d int) {
 	keysList := []string{""}
-	for _, c := range overviewColumns {
+	// The columns on screen: THRU too when a candidate has a throughput test.
+	for _, c := range m.overviewColumnsShown() {
 		if c.less != nil {
 			keysList = append(keysList, c.key)
 		}

@@ -356,15 +356,22 @@ func stretchKey(c *Candidate) float64 {
 	return v.Stretch
 }
 
-// columnByKey finds an overview column adapted to the *Candidate ordering.
+// columnByKey finds an overview column (THRU included) adapted to the
+// *Candidate ordering.
 func columnByKey(k string) *struct{ less func(a, b *Candidate) bool } {
+	adapt := func(c column[overviewRow]) *struct{ less func(a, b *Candidate) bool } {
+		l := c.less
+		return &struct{ less func(a, b *Candidate) bool }{
+			less: func(a, b *Candidate) bool { return l(overviewRow{c: a}, overviewRow{c: b}) },
+		}
+	}
 	for _, c := range overviewColumns {
 		if c.key == k && c.less != nil {
-			l := c.less
-			return &struct{ less func(a, b *Candidate) bool }{
-				less: func(a, b *Candidate) bool { return l(overviewRow{c: a}, overviewRow{c: b}) },
-			}
+			return adapt(c)
 		}
+	}
+	if k == throughputColumn.key {
+		return adapt(throughputColumn)
 	}
 	return nil
 }
@@ -714,10 +721,14 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 }
 
 // SortColumns lists the column keys Options.Sort accepts (the sortable
-// ones, as the s key cycles them), in screen order.
+// ones, as the s key cycles them), in screen order; thru (THRU, shown when
+// a candidate has a throughput test) before sla.
 func SortColumns() []string {
 	var keys []string
 	for _, c := range overviewColumns {
+		if c.key == "sla" {
+			keys = append(keys, throughputColumn.key)
+		}
 		if c.less != nil {
 			keys = append(keys, c.key)
 		}
