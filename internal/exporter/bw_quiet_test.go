@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -57,7 +58,9 @@ func (p *sweepProber) Ping(ctx context.Context, ts []Resolved) []PingOutcome {
 	for i, t := range ts {
 		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
 	}
-	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: time.Second}, func(r probe.Record) {
+	// A timeout no loaded machine makes a loopback answer miss: every
+	// probe decided is an answer.
+	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: 5 * time.Second}, func(r probe.Record) {
 		p.mu.Lock()
 		p.sent = append(p.sent, r.Time)
 		p.mu.Unlock()
@@ -303,4 +306,88 @@ func holdServer(t *testing.T, port int) net.Conn {
 	}
 	t.Fatal("the bw server never kept our silent connection as its client")
 	return nil
+}
+
+// A test that fails at once (nothing listens on the bw port) still cuts
+// the sweep under way; the sweep that follows keeps the target's interval:
+// its first probe leaves no sooner than one interval after the last probe
+// before the cut. The failed test counts as an error.
+func TestServeBWCutKeepsTheInterval(t *testing.T) {
+	bwPort := testbin.ClosedPort(t)
+	pingPort := acceptAll(t)
+	target := Target{Candidate: "lo", Addr: "127.0.0.1", Protocol: probe.TCP, Port: pingPort}
+	e := New(nil)
+	e.SetTargets([]Target{target}, time.Now())
+	// 20 probes 200 ms apart: a sweep lasts 4 s.
+	p := &sweepProber{count: 20, interval: 200 * time.Millisecond, records: make(chan struct{}, 1)}
+	quiet := compare.NewQuiet()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cutAt time.Time // the last probe decided before the test
+	onCycle := func(n int) {
+		if n == 2 {
+			cancel()
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, Quiet: quiet, OnCycle: onCycle})
+	}()
+	rounds := 0
+	targets := func() []BWTarget {
+		rounds++
+		if rounds > 1 {
+			return nil
+		}
+		// Right after a probe is decided: the next is due one interval on.
+		for n := 0; n < 2; n++ {
+			select {
+			case <-p.records:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		return []BWTarget{{Candidate: "lo", Addr: "127.0.0.1", Port: bwPort}}
+	}
+	run := func(ctx context.Context, tg BWTarget, dir string) (*bw.Result, error) {
+		p.mu.Lock()
+		cutAt = p.sent[len(p.sent)-1]
+		p.mu.Unlock()
+		return MeasureRunner(time.Second)(ctx, tg, dir)
+	}
+	m := NewBWMetrics(e.Registry())
+	go func() {
+		defer wg.Done()
+		BWLoop{Every: time.Hour, Targets: targets, Directions: []string{bw.Download}, Run: run, Metrics: m, Quiet: quiet}.Loop(ctx)
+	}()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("two cycles did not end within 60 s")
+	}
+	if cutAt.IsZero() {
+		t.Fatal("no test ran")
+	}
+	var next time.Time
+	for _, at := range p.sent {
+		if at.After(cutAt) {
+			next = at
+			break
+		}
+	}
+	if next.IsZero() || next.Sub(cutAt) < p.interval {
+		t.Errorf("first probe after the cut %v after the last one before it, want at least the interval %v", next.Sub(cutAt), p.interval)
+	}
+	if _, _, _, cut := p.snapshot(); cut != 1 {
+		t.Errorf("%d sweeps cut, want 1", cut)
+	}
+	server := fmt.Sprintf("127.0.0.1:%d", bwPort)
+	if n := sampleValue(t, e.Registry(), "linecheck_bw_tests_total", "candidate", "lo", "server", server, "direction", bw.Download, "result", "error"); n != 1 {
+		t.Errorf("error tests %v, want 1", n)
+	}
 }
