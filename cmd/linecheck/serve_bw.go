@@ -19,13 +19,13 @@ Throughput (--bw-every D, default off): every D, each candidate that names
 bandwidth_test: {addr, port} (a stock iperf3 -s on it; docs/bw.md) gets a
 download test of --bw-time (after 1 s of warm-up; a busy server is tried
 again after 0.25 s, 1 s and 3 s), one candidate after another, as compare
-and the tui test; the first round starts after one cycle of pings. Pings
-and traces pause while the tests run (a cycle under way is cut: what was
-answered before counts, probes still in flight are left out, not lost) and
-resume after them, so no RTT or loss figure is taken on the line a test
-fills. Throughput tests are heavy: each fills the line for --bw-time (and
-an iperf3 server serves one test at a time), so run them hours apart, not
-every cycle.
+and the tui test; the first round starts --count × --interval after launch
+(one cycle of pings, so the latency figures come first). Pings and traces
+pause while the tests run (a cycle under way is cut: what was answered
+before counts, probes still in flight are left out, not lost) and resume
+after them, so no RTT or loss figure is taken on the line a test fills.
+Throughput tests are heavy: each fills the line for --bw-time (and an iperf3
+server serves one test at a time), so run them hours apart, not every cycle.
   linecheck_throughput_bits_per_second  gauge, the last test's mean (bit/s),
                                         labelled candidate, server, direction
   linecheck_bw_tests_total              tests run, labelled result (ok, error)
