@@ -183,8 +183,7 @@ func TestServeBacktraceTargetsLabelCarrierAndCity(t *testing.T) {
 	p := filepath.Join(dir, "users.yaml")
 	os.WriteFile(p, []byte("targets:\n  - {name: lo-ct, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"+
 		"  - {name: lo-cu, carrier: unicom, city: Beijing, addr: 127.0.0.2}\n"), 0o644)
-	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	startLinecheck(t, "serve", "--targets", p, "--listen", listen, "--count", "3", "--interval", "20ms",
+	_, _, listen := startServe(t, "--targets", p, "--count", "3", "--interval", "20ms",
 		"--timeout", "1s", "--trace-every", "1")
 	metrics := scrapeUntil(t, listen, "line class series of both backtrace targets", func(m string) bool {
 		return strings.Count(m, "linecheck_line_class_info{") >= 2
@@ -210,9 +209,8 @@ func TestServeBacktraceTargetsOverTCP(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "users.yaml")
 	os.WriteFile(p, []byte("targets:\n  - {name: lo-ct, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"), 0o644)
-	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	startLinecheck(t, "serve", "--targets", p, "--targets-proto", "tcp", "--targets-port", fmt.Sprint(port),
-		"--listen", listen, "--count", "3", "--interval", "20ms", "--timeout", "1s", "--trace-every", "1")
+	_, _, listen := startServe(t, "--targets", p, "--targets-proto", "tcp", "--targets-port", fmt.Sprint(port),
+		"--count", "3", "--interval", "20ms", "--timeout", "1s", "--trace-every", "1")
 	target := fmt.Sprintf("127.0.0.1:%d", port)
 	metrics := scrapeUntil(t, listen, "a line class series and received TCP probes", func(m string) bool {
 		return strings.Contains(m, "linecheck_line_class_info{") &&

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// serveListening is the line serve writes once it listens.
+var serveListening = regexp.MustCompile(`linecheck serve: http://(127\.0\.0\.1:[0-9]+)/metrics`)
+
 // startServe starts `linecheck serve` with args in a child process, stopped
-// by PID at cleanup; it returns the process, its stderr and the listen address.
+// by PID at cleanup; it returns the process, its stderr and the listen
+// address. serve listens on an ephemeral port (127.0.0.1:0) and says which:
+// a port picked free beforehand could be taken by another test's listener
+// while the child starts.
 func startServe(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer, string) {
 	t.Helper()
-	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	args = append([]string{"serve", "--listen", listen}, args...)
+	args = append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
 	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
 	log := &syncBuffer{}
@@ -62,6 +68,14 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer, string) {
 			}
 		}
 	})
+	var listen string
+	for deadline := time.Now().Add(30 * time.Second); listen == ""; time.Sleep(50 * time.Millisecond) {
+		if m := serveListening.FindStringSubmatch(log.String()); m != nil {
+			listen = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve did not say where it listens in 30 s:\n%s", log.String())
+		}
+	}
 	waitFor(t, 20*time.Second, "serve to answer on "+listen, func() bool {
 		resp, err := http.Get("http://" + listen + "/-/healthy")
 		if err != nil {

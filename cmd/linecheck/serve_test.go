@@ -177,9 +177,7 @@ func TestServeScrapedByRealPrometheus(t *testing.T) {
     targets: [{addr: 127.0.0.2}]
 `, tcpPort)
 	os.WriteFile(cfgPath, []byte(cfg), 0o644)
-	servePort := freePort(t)
-	listen := fmt.Sprintf("127.0.0.1:%d", servePort)
-	serve, serveLog := startLinecheck(t, "serve", "--config", cfgPath, "--listen", listen,
+	serve, serveLog, listen := startServe(t, "--config", cfgPath,
 		"--count", "5", "--interval", "20ms", "--timeout", "2s", "--trace-every", "1")
 	waitFor(t, 20*time.Second, "serve /-/healthy", func() bool {
 		resp, err := http.Get("http://" + listen + "/-/healthy")
