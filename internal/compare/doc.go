@@ -15,9 +15,10 @@
 //     does (per-target interval across rounds, one shared rate cap,
 //     backoff of failing targets, names resolved at a bounded rate with a
 //     cache), on an injected clock; the throughput tests (bandwidth_test)
-//     are MeasureThroughput, run once by Run and round after round by
-//     ThroughputLoop, which holds a Quiet so the probe loops pause while a
-//     test fills the line;
+//     are RunBandwidthTest (MeasureThroughput summarises it), run once by
+//     Run and round after round by ThroughputLoop, which holds a Quiet so
+//     the probe loops pause while a test fills the line (serve's
+//     --bw-every runs the same test and holds a Quiet over its cycles);
 //   - judgement: RouteQuality.AddTargets (the worst over the targets for
 //     what the SLA bounds, the best minimum for the floor), SetFloor
 //     (stretch), Evaluate, CheckSLA (a check without data fails);
