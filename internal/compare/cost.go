@@ -115,11 +115,24 @@ func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error)
 				}
 				return nil, fmt.Errorf("%s:%d: candidate %s: %s %q is not in %s (offers: %s)", f.Path, c.Line, c.Name, field, name, f.Offers, strings.Join(names, ", "))
 			}
-			if _, err := f.FX.Convert(decimal.NewFromInt(1), o.Currency); err != nil {
-				return nil, fmt.Errorf("%s: candidate %s: offer %s is priced in %s: %w", f.Path, c.Name, name, o.Currency, err)
-			}
 			if !slices.Contains(need, o) {
 				need = append(need, o)
+			}
+		}
+	}
+	if f.FX.Base == "" {
+		fx, err := settleFX(f, need)
+		if err != nil {
+			return nil, err
+		}
+		f.FX = fx
+	}
+	for _, c := range f.Candidates {
+		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
+			if o := byName[name]; o != nil {
+				if _, err := f.FX.Convert(decimal.NewFromInt(1), o.Currency); err != nil {
+					return nil, fmt.Errorf("%s: candidate %s: offer %s is priced in %s: %w", f.Path, c.Name, name, o.Currency, err)
+				}
 			}
 		}
 	}
@@ -129,6 +142,49 @@ func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error)
 		return nil, err
 	}
 	return p, nil
+}
+
+// settleFX is the exchange for a candidates file without fx: the offers
+// file's compare_currency and exchange_rates when it gives them (the rates
+// bill uses), else the one currency every offer the candidates name is
+// priced in. Offers in several currencies with no rates at all cannot be
+// ranked (a USD total is no CNY total): that is an error, never a silent
+// comparison of raw amounts.
+func settleFX(f *File, need []*billing.Offer) (FX, error) {
+	fx := FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
+	byCur := map[string][]string{}
+	var curs []string
+	for _, o := range need {
+		if _, ok := byCur[o.Currency]; !ok {
+			curs = append(curs, o.Currency)
+		}
+		byCur[o.Currency] = append(byCur[o.Currency], o.Name)
+	}
+	if len(need) > 0 && need[0].CompareCurrency != "" {
+		fx.Base = need[0].CompareCurrency
+		for _, o := range need {
+			if o.Currency != fx.Base {
+				fx.Rates[o.Currency] = o.Rate.Decimal
+				// As written: "7.10" keeps its exponent (String would say 7.1).
+				fx.Text[o.Currency] = o.Rate.StringFixed(max(0, -o.Rate.Exponent()))
+			}
+		}
+		return fx, nil
+	}
+	switch len(curs) {
+	case 0:
+		return fx, nil
+	case 1:
+		fx.Base = curs[0]
+		return fx, nil
+	}
+	var parts []string
+	for _, c := range curs {
+		parts = append(parts, fmt.Sprintf("%s (%s)", c, strings.Join(byCur[c], ", ")))
+	}
+	return FX{}, fmt.Errorf("%s: the offers are priced in %s and there is no fx: to rank them in one currency: "+
+		"add `fx: {base: %s, %s: <%s per 1 %s>}` (rates are given, never fetched), or compare_currency and exchange_rates in %s",
+		f.Path, strings.Join(parts, " and "), curs[0], curs[1], curs[0], curs[1], f.Offers)
 }
 
 // Monthly returns a candidate's monthly cost under its offer, converted to

@@ -110,3 +110,55 @@ fx: {base: CNY}
 		t.Errorf("shape %q, want the default diurnal", p.Traffic.Shape)
 	}
 }
+
+// Without fx: the offers file's compare_currency and exchange_rates rank
+// the candidates (the rates bill uses); else the one currency they share;
+// offers in two currencies with no rate anywhere are refused, never ranked on
+// raw amounts (750 USD is not less than 6000 CNY).
+func TestPricingWithoutFX(t *testing.T) {
+	yaml := `vantage: {city: Shanghai}
+candidates:
+  - name: a
+    region: {city: Tokyo}
+    targets: [{addr: 127.0.0.1}]
+    offer: OFFER
+    what_if: [WHATIF]
+offers: offers.yaml
+traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
+`
+	load := func(offer, whatIf, offers string) *File {
+		t.Helper()
+		body := strings.NewReplacer("OFFER", offer, "WHATIF", whatIf).Replace(yaml)
+		dir := writeFiles(t, map[string]string{"c.yaml": body, "offers.yaml": offers})
+		f, err := Load(filepath.Join(dir, "c.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// Two currencies, no rate anywhere: refused, naming both and the fix.
+	f := load("port", "metered", whatIfOffers)
+	if _, err := NewPricing(f, time.Time{}); err == nil ||
+		!strings.Contains(err.Error(), "the offers are priced in CNY (port) and USD (metered) and there is no fx") ||
+		!strings.Contains(err.Error(), "add `fx: {base: CNY, USD: <CNY per 1 USD>}`") {
+		t.Errorf("CNY and USD without fx: %v", err)
+	}
+	// The offers file's rates: 750 USD at 7.10 = 5325.00 CNY, as with fx.
+	f = load("port", "metered", "compare_currency: CNY\nexchange_rates: {USD: \"7.10\"}\n"+whatIfOffers)
+	p, err := NewPricing(f, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, whatIf, err := p.Monthly(&f.Candidates[0])
+	if err != nil || f.FX.Base != "CNY" || len(whatIf) != 1 || whatIf[0].Converted.Amount != "5325.00" || whatIf[0].Converted.Currency != "CNY" {
+		t.Errorf("offers file rates: base %q, what-if %+v, %v", f.FX.Base, whatIf, err)
+	}
+	if r := NewResult(f, Options{}); r.FXBase != "CNY" || r.FX["USD"] != "7.10" {
+		t.Errorf("result fx: base %q rates %v", r.FXBase, r.FX)
+	}
+	// One currency: it is the base.
+	f = load("metered", "metered", whatIfOffers)
+	if _, err := NewPricing(f, time.Time{}); err != nil || f.FX.Base != "USD" {
+		t.Errorf("USD only: base %q, %v", f.FX.Base, err)
+	}
+}

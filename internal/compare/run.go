@@ -111,12 +111,13 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewResult(f, opt)
 	opt.progress("pricing the traffic profile under every offer")
+	// Pricing first: without fx: it settles the base currency (NewPricingWith).
 	pr, err := NewPricingWith(f, opt.Now, billing.Options{UsageHours: opt.UsageHours})
 	if err != nil {
 		return nil, err
 	}
+	r := NewResult(f, opt)
 	r.Traffic = pr.Traffic
 	var live []*Measurement
 	if !opt.Offline {
