@@ -109,6 +109,25 @@ type Evaluation struct {
 	Warnings   []string    `json:"warnings,omitempty"`
 }
 
+// ValidationGap says, in one phrase, which direction the line class was
+// not validated in ("" when both were): the SLA note, the report's warning
+// and the HTML verdict all say it this way. A trace that ran but gave no
+// class is told apart from no trace at all.
+func (q RouteQuality) ValidationGap() string {
+	switch q.Direction {
+	case "both":
+		return ""
+	case "forward":
+		return "line class validated on the forward path only; the return path (server → users) was not checked"
+	case "return":
+		return "line class validated on the return path only; the forward path (users → server) was not checked"
+	}
+	if q.ForwardClass != "" || q.ReturnClass != "" {
+		return "traced, but no direction gave a line class; the line class is not validated"
+	}
+	return "no trace in either direction; the line class is not validated"
+}
+
 // RouteQuality is what the probes and traces say about the line.
 // Each RTT, loss and jitter figure is the worst over the candidate's targets,
 // so a slow TCP port cannot hide behind a fast ICMP reply or the reverse.

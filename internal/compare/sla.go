@@ -67,14 +67,8 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		}
 		c := Check{Name: CheckLineClass, Required: s.LineClasses, Measured: cls, Unit: "class",
 			Pass: slices.Contains(s.LineClasses, cls)}
-		switch q.Direction {
-		case "both":
-		case "forward":
-			c.Note = "validated on the forward path only: the return path was not checked"
-		case "return":
-			c.Note = "validated on the return path only: the forward path was not checked"
-		default:
-			c.Note = "no trace in either direction: the line class is not validated"
+		c.Note = q.ValidationGap()
+		if q.Direction != "both" && q.Direction != "forward" && q.Direction != "return" {
 			c.Pass = c.Pass && cls != "unknown"
 		}
 		checks = append(checks, c)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,31 @@ func TestSLAWithoutThresholdsHasNoChecksAndPasses(t *testing.T) {
 	v := CheckSLA(SLA{}, RouteQuality{})
 	if len(v.Checks) != 0 || !v.Pass {
 		t.Errorf("empty SLA: %+v", v)
+	}
+}
+
+// One phrase says what was not validated, in the SLA note, the report and the
+// HTML alike; a trace that ran but gave no class (a loopback or lab route) is
+// not "no trace".
+func TestValidationGapTellsNoTraceFromNoClass(t *testing.T) {
+	for _, tc := range []struct {
+		q    RouteQuality
+		want string
+	}{
+		{RouteQuality{Direction: "both"}, ""},
+		{RouteQuality{Direction: "forward"}, "validated on the forward path only; the return path (server → users) was not checked"},
+		{RouteQuality{Direction: "return"}, "validated on the return path only; the forward path (users → server) was not checked"},
+		{RouteQuality{Direction: "none", ForwardClass: "unknown"}, "traced, but no direction gave a line class"},
+		{RouteQuality{Direction: "none"}, "no trace in either direction"},
+	} {
+		got := tc.q.ValidationGap()
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	s := SLA{LineClasses: []string{"cn2-gia"}}
+	v := CheckSLA(s, RouteQuality{Direction: "none", ForwardClass: "unknown", LineClass: "unknown"})
+	if len(v.Checks) != 1 || v.Checks[0].Pass || !strings.Contains(v.Checks[0].Note, "traced, but no direction gave a line class") {
+		t.Errorf("SLA check: %+v", v.Checks)
 	}
 }

@@ -189,13 +189,8 @@ func CompareTables(r *compare.Result, format string) []Table {
 			rank.Notes = append(rank.Notes, "note: "+n)
 		}
 		for _, e := range r.Candidates {
-			switch e.Route.Direction {
-			case "forward":
-				rank.Notes = append(rank.Notes, "warning: "+e.Name+": line class validated on the forward path only; the return path (server -> users) was NOT checked")
-			case "return":
-				rank.Notes = append(rank.Notes, "warning: "+e.Name+": line class validated on the return path only; the forward path (users -> server) was NOT checked")
-			case "none", "":
-				rank.Notes = append(rank.Notes, "warning: "+e.Name+": no trace in either direction; the line class is NOT validated")
+			if gap := e.Route.ValidationGap(); gap != "" {
+				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+gap)
 			}
 			for _, w := range e.Warnings {
 				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+w)

@@ -81,13 +81,8 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 		v.Throughput = &tp
 	}
 	for _, e := range r.Candidates {
-		switch e.Route.Direction {
-		case "forward":
-			v.Warnings = append(v.Warnings, e.Name+": line class validated on the forward path only; the return path (server → users) was not checked")
-		case "return":
-			v.Warnings = append(v.Warnings, e.Name+": line class validated on the return path only; the forward path (users → server) was not checked")
-		case "none", "":
-			v.Warnings = append(v.Warnings, e.Name+": no trace in either direction; the line class is not validated")
+		if gap := e.Route.ValidationGap(); gap != "" {
+			v.Warnings = append(v.Warnings, e.Name+": "+gap)
 		}
 		for _, w := range e.Warnings {
 			v.Warnings = append(v.Warnings, e.Name+": "+w)
