@@ -58,41 +58,72 @@ func startPrometheus(t *testing.T, config string, dataDir string, extra ...strin
 	if dataDir == "" {
 		dataDir = filepath.Join(dir, "data")
 	}
-	port := freePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	args := append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + dataDir,
-		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn"}, extra...)
-	cmd := exec.Command(bin, args...)
-	logf, _ := os.Create(filepath.Join(dir, "prometheus.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	// Prometheus takes no port 0, so a free port is picked first; another
+	// test's listener can take it while Prometheus starts. Prometheus then
+	// exits saying so, and it is started again on another port.
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		args := append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + dataDir,
+			fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn"}, extra...)
+		cmd := exec.Command(bin, args...)
+		logf, _ := os.Create(filepath.Join(dir, fmt.Sprintf("prometheus-%d.log", attempt)))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+			logf.Close()
+			if t.Failed() {
+				b, _ := os.ReadFile(logf.Name())
+				t.Logf("prometheus log:\n%s", b)
+			}
+		})
+		if promReady(t, base, exited, logf.Name(), attempt < 3) {
+			return base
+		}
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
+}
+
+// promReady waits until the Prometheus at base answers /-/ready (true). It
+// returns false when the process exited because its port was taken and
+// retry allows another try; any other exit, or 30 s, fails t.
+func promReady(t *testing.T, base string, exited <-chan struct{}, logPath string, retry bool) bool {
+	t.Helper()
+	// Until Prometheus has bound the port, something else may hold it and
+	// never answer: every check has a timeout of its own.
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
+		case <-exited:
+			b, _ := os.ReadFile(logPath)
+			if retry && strings.Contains(string(b), "address already in use") {
+				return false
+			}
+			t.Fatalf("prometheus exited before it was ready:\n%s", b)
+		default:
 		}
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", b)
+		if resp, err := client.Get(base + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return true
+			}
 		}
-	})
-	waitFor(t, 30*time.Second, "prometheus /-/ready", func() bool {
-		resp, err := http.Get(base + "/-/ready")
-		if err != nil {
-			return false
+		if time.Now().After(deadline) {
+			t.Fatal("timed out after 30s waiting for prometheus /-/ready")
 		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return base
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // promSample is one element of an instant-query vector.
