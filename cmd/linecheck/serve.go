@@ -315,24 +315,12 @@ type serveProber struct {
 // Ping probes the targets in one mixed-protocol sweep (probe.Sweep: icmp in
 // one, tcp in one per port, side by side under the --rate cap).
 func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []exporter.PingOutcome {
-	out := make([]exporter.PingOutcome, len(ts))
 	sts := make([]probe.SweepTarget, len(ts))
 	for i, t := range ts {
 		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
 	}
 	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: p.timeout, Rate: p.rate}, nil)
-	for i := range ts {
-		switch {
-		case err != nil:
-			out[i].Err = err
-		case res[i].Err != nil:
-			out[i].Err = res[i].Err
-		default:
-			r := res[i]
-			out[i] = exporter.PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
-		}
-	}
-	return out
+	return exporter.PingOutcomes(res, err, len(ts))
 }
 
 // Trace traces t once (one round over all TTLs, with the target's protocol

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -144,16 +145,10 @@ func runBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, dir
 	cfg := bw.Config{Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
 	r, err := bw.Run(ctx, t.Addr, cfg)
 	for _, wait := range busyRetries {
-		if !errors.Is(err, bw.ErrBusy) {
+		if !errors.Is(err, bw.ErrBusy) || pacing.Sleep(ctx, pacing.RealClock{}, wait) != nil {
 			break
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-			r, err = bw.Run(ctx, t.Addr, cfg)
-			continue
-		}
-		break
+		r, err = bw.Run(ctx, t.Addr, cfg)
 	}
 	return r, err
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,7 +156,7 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 // again: the test runs once the hog hangs up, and nothing is reported.
 func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
-	hog := occupy(t, port)
+	hog := bwtest.Occupy(t, port)
 	// The server takes the hog as its client; a test now is refused busy.
 	bt := BandwidthTest{Addr: "127.0.0.1", Port: port}
 	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
@@ -170,39 +168,9 @@ func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 		t.Fatalf("after the hog left: %+v", tp)
 	}
 	// A server that stays busy is reported as busy after the retries.
-	defer occupy(t, port).Close()
+	defer bwtest.Occupy(t, port).Close()
 	tp = measureThroughput(context.Background(), bt, time.Second, bw.Download, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond})
 	if tp.P5 != nil || !strings.Contains(tp.Error, "busy") {
 		t.Fatalf("still busy: %+v", tp)
 	}
-}
-
-// occupy connects to the bw server on port and sends nothing, so that the
-// server waits for this client's cookie and is busy for everyone else. A
-// server still finishing its last test refuses the connection at once
-// (ACCESS_DENIED, then it hangs up): connect again until it waits. "At
-// once" is judged over a second of silence, not 200 ms: a refusal that a
-// loaded machine delays past the wait would pass for a server holding us,
-// and the test after it would find the server free.
-func occupy(t *testing.T, port int) net.Conn {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = c.SetReadDeadline(time.Now().Add(time.Second))
-		var b [1]byte
-		_, err = c.Read(b[:])
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			_ = c.SetReadDeadline(time.Time{})
-			return c
-		}
-		c.Close()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the bw server never took our silent connection as its client")
-	return nil
 }

@@ -89,7 +89,8 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 }
 
 // NewPricingWith is NewPricing with o's rules for every offer (compare's
-// --usage-hours is o.UsageHours).
+// --usage-hours is o.UsageHours). A file without fx: gets its exchange
+// settled here, in f.FX (settleFX), since only the offers tell it.
 func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
 	offers, err := billing.LoadOffers(f.Offers)
 	if err != nil {

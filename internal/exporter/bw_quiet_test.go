@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -69,19 +68,7 @@ func (p *sweepProber) Ping(ctx context.Context, ts []Resolved) []PingOutcome {
 		default:
 		}
 	})
-	out := make([]PingOutcome, len(ts))
-	for i := range ts {
-		switch {
-		case err != nil:
-			out[i].Err = err
-		case res[i].Err != nil:
-			out[i].Err = res[i].Err
-		default:
-			r := res[i]
-			out[i] = PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
-		}
-	}
-	return out
+	return PingOutcomes(res, err, len(ts))
 }
 
 func (p *sweepProber) Trace(ctx context.Context, _ Resolved) (*route.Trace, error) {
@@ -96,27 +83,6 @@ func (p *sweepProber) snapshot() (active, pings, decided, cut int) {
 	return p.active, p.pings, len(p.sent), p.cut
 }
 
-// acceptAll listens on an ephemeral loopback port and accepts (and closes)
-// every connection until the test ends: a TCP ping target that answers all.
-func acceptAll(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // While serve's throughput test runs (a real one, on loopback), no ping
 // and no trace is under way or starts: the sweep in progress is cut, and
 // the pings resume after the test. The probes the cut left in flight are
@@ -124,7 +90,7 @@ func acceptAll(t *testing.T) int {
 // received must agree.
 func TestServeBWPausesThePings(t *testing.T) {
 	bwPort := bwtest.Server(t)
-	pingPort := acceptAll(t)
+	pingPort := testbin.TCPListener(t)
 	target := Target{Candidate: "lo", Addr: "127.0.0.1", Protocol: probe.TCP, Port: pingPort}
 	e := New(nil)
 	e.SetTargets([]Target{target}, time.Now())
@@ -255,7 +221,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 // counts as ok once it is free.
 func TestServeBWRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
-	hog := holdServer(t, port)
+	hog := bwtest.Occupy(t, port)
 	if _, err := bw.Run(context.Background(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
 		t.Fatalf("with the silent client connected: %v, want busy", err)
 	}
@@ -284,37 +250,13 @@ func TestServeBWRetriesABusyServer(t *testing.T) {
 	}
 }
 
-// holdServer connects to the bw server on port without ever sending its
-// cookie: the server waits for this client and tells everyone else it is
-// busy. A server still closing its previous test turns the connection away
-// at once; connect again until one is kept waiting.
-func holdServer(t *testing.T, port int) net.Conn {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		var b [1]byte
-		_, err = c.Read(b[:])
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			_ = c.SetReadDeadline(time.Time{})
-			return c
-		}
-		c.Close()
-	}
-	t.Fatal("the bw server never kept our silent connection as its client")
-	return nil
-}
-
 // A test that fails at once (nothing listens on the bw port) still cuts
 // the sweep under way; the sweep that follows keeps the target's interval:
 // its first probe leaves no sooner than one interval after the last probe
 // before the cut. The failed test counts as an error.
 func TestServeBWCutKeepsTheInterval(t *testing.T) {
 	bwPort := testbin.ClosedPort(t)
-	pingPort := acceptAll(t)
+	pingPort := testbin.TCPListener(t)
 	target := Target{Candidate: "lo", Addr: "127.0.0.1", Protocol: probe.TCP, Port: pingPort}
 	e := New(nil)
 	e.SetTargets([]Target{target}, time.Now())

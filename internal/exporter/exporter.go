@@ -37,6 +37,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // RTTBuckets are the upper bounds of linecheck_rtt_seconds: 1-2-5 steps from
@@ -329,6 +330,25 @@ type PingOutcome struct {
 	Sent, Recv, Late, Dup int
 	RTTms                 []float64 // RTTs of received replies, in ms
 	Err                   error     // the cycle failed for this target
+}
+
+// PingOutcomes turns one probe.Sweep over some targets (res in their order,
+// err the sweep's own error) into each target's outcome: a sweep that failed
+// as a whole fails every target, else each keeps its own error or counts.
+func PingOutcomes(res []probe.SweepResult, err error, n int) []PingOutcome {
+	out := make([]PingOutcome, n)
+	for i := range out {
+		switch {
+		case err != nil:
+			out[i].Err = err
+		case res[i].Err != nil:
+			out[i].Err = res[i].Err
+		default:
+			r := res[i]
+			out[i] = PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
+		}
+	}
+	return out
 }
 
 // ObservePing adds one cycle's outcome for t. Outcomes of targets that left
