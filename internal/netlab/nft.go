@@ -44,7 +44,11 @@ func (l *Lab) Loss(router int, everyNth int, pct float64) error {
 	default:
 		return l.nft(router, b.String())
 	}
-	fmt.Fprintf(&b, "add rule inet netlab pre iifname %q icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert, nd-redirect } accept\n", iif)
+	// The link's own IPv6 control traffic passes and is never counted: ND,
+	// and MLD, whose reports go out with hop limit 1 and so would share
+	// (and shift) the counter of the probes that arrive with hop limit 1.
+	fmt.Fprintf(&b, "add rule inet netlab pre iifname %q icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert, nd-redirect, "+
+		"mld-listener-query, mld-listener-report, mld-listener-done, mld2-listener-report } accept\n", iif)
 	for _, fam := range []struct{ tag, field string }{{"v4", "ip ttl"}, {"v6", "ip6 hoplimit"}} {
 		for ttl := 1; ttl <= maxTTLClass+1; ttl++ {
 			cmp := strconv.Itoa(ttl)
