@@ -20,7 +20,7 @@ func detect(head []byte, file string) (string, error) {
 			" (known formats: " + strings.Join(Formats, ", ") + "; force one with --input)", Err: ErrUnknownFormat}
 	}
 	if len(s) == 0 {
-		return "", &ReadError{File: file, Line: 1, Msg: "empty input", Err: ErrEmpty}
+		return "", &ReadError{File: file, Line: 1, Msg: "the input is empty: no traffic data to bill", Err: ErrEmpty}
 	}
 	switch s[0] {
 	case '{':

@@ -26,7 +26,7 @@ func newJSONDoc(r io.Reader, file string) (*jsonDoc, error) {
 		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &ReadError{File: file, Line: 1, Msg: "empty input", Err: ErrEmpty}
+		return nil, &ReadError{File: file, Line: 1, Msg: "the input is empty: no traffic data to bill", Err: ErrEmpty}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

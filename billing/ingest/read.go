@@ -117,7 +117,8 @@ func readFile(path string, opts ReadOptions, mappedHook func()) (series []*billi
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < 1<<20 {
 			data := make([]byte, st.Size()+1) // +1: a file that grew meanwhile still reads to its end
 			n, err := io.ReadFull(f, data)
-			if err != nil && err != io.ErrUnexpectedEOF {
+			// io.EOF: the file is empty (read reports that with its name).
+			if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 				return nil, err
 			}
 			if n == len(data) {

@@ -107,8 +107,8 @@ func TestDetectByContentNotName(t *testing.T) {
 
 func TestUnknownAndEmptyInputs(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"", "f:1: empty input"},
-		{"  \n\n", "f:1: empty input"},
+		{"", "f:1: the input is empty: no traffic data to bill"},
+		{"  \n\n", "f:1: the input is empty: no traffic data to bill"},
 		{"hello world\n", "f:1: not a recognised traffic log (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
 		{`{"foo":1}`, "f:1: JSON that is neither vnstat --json, rrdtool xport --json nor a Prometheus query_range response (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
 		{"<vnstat/>", "f:1: vnstat XML is not read; use vnstat --json f (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
@@ -119,6 +119,16 @@ func TestUnknownAndEmptyInputs(t *testing.T) {
 	_, err := readStr("f", "", ReadOptions{})
 	if !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty input: %v does not wrap ErrEmpty", err)
+	}
+	// An empty regular file, read whole as small files are, names itself
+	// (it said "EOF" with no file before).
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadFile(empty, ReadOptions{})
+	if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), empty+":1: the input is empty") {
+		t.Errorf("empty file: %v, want %s:1: the input is empty … wrapping ErrEmpty", err, empty)
 	}
 	_, err = readStr("f", "hello\n", ReadOptions{})
 	if !errors.Is(err, ErrUnknownFormat) {
