@@ -312,8 +312,8 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		r.Samples.GapList = []GapRun{}
 	}
 	if r.Samples.Missing > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %d gap(s)); percentiles %s",
-			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, r.Samples.GapRuns, map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[opt.Gaps]))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %s); percentiles %s",
+			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, Count(r.Samples.GapRuns, "gap", ""), map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[opt.Gaps]))
 	}
 	if coarse {
 		if needPct {

@@ -859,7 +859,7 @@ offers:
 		t.Errorf("nth 24 of 24 is the smallest sample by the offer's own rule: flags %q", r.Bills[1].Flags)
 	}
 	f := strings.Join(r.Bills[2].Flags, "; ")
-	if !strings.Contains(f, "daily_nth 25 is above the sample count of 1 day(s)") || !strings.Contains(f, "top_days 5 is above the 1 days") {
+	if !strings.Contains(f, "daily_nth 25 is above the sample count of 1 day:") || !strings.Contains(f, "top_days 5 is above the 1 day with") {
 		t.Errorf("daily peak flags %q", f)
 	}
 	if !strings.Contains(strings.Join(r.Warnings, "\n"), "pk: nth 30 is above") {

@@ -61,8 +61,8 @@ func JudgeCarry(portMbps, p95Bps, peakBps float64, above SlotsAbove) Carry {
 		c.Reason = fmt.Sprintf("cannot carry the traffic: its 95th (%s Mbps) exceeds the %s Mbps port", sig(c.P95Mbps), sig(portMbps))
 	case above.In > 0 || above.Out > 0:
 		c.Status = CarryPeakAbove
-		c.Reason = fmt.Sprintf("peak %s Mbps exceeds the %s Mbps port in %d slots in, %d out (%d in+out)",
-			sig(c.PeakMbps), sig(portMbps), above.In, above.Out, above.Sum)
+		c.Reason = fmt.Sprintf("peak %s Mbps exceeds the %s Mbps port in %s in, %d out (%d in+out)",
+			sig(c.PeakMbps), sig(portMbps), Count(above.In, "slot", ""), above.Out, above.Sum)
 	}
 	return c
 }

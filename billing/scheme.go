@@ -79,17 +79,17 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 		st = v.peak(bw.Nth, dir, valid)
 		if bw.Nth > st.n {
 			// nthLargest clamps to the smallest sample: say so, it is not the offer's rule.
-			b.Flags = append(b.Flags, fmt.Sprintf("nth %d is above the %d samples of the period: billed the smallest sample instead (the offer's rule needs at least %d samples)", bw.Nth, st.n, bw.Nth))
+			b.Flags = append(b.Flags, fmt.Sprintf("nth %d is above the %s of the period: billed the smallest sample instead (the offer's rule needs at least %s)", bw.Nth, Count(st.n, "sample", ""), Count(bw.Nth, "sample", "")))
 		}
 	case "average":
 		st = v.average(dir, valid)
 	case "daily-peak-average":
 		st = v.dailyPeakAverage(bw.DailyNth, bw.TopDays, dir, valid)
 		if short := v.daysShorterThan(bw.DailyNth, valid); short > 0 {
-			b.Flags = append(b.Flags, fmt.Sprintf("daily_nth %d is above the sample count of %d day(s): those days billed their smallest sample instead", bw.DailyNth, short))
+			b.Flags = append(b.Flags, fmt.Sprintf("daily_nth %d is above the sample count of %s: those days billed their smallest sample instead", bw.DailyNth, Count(short, "day", "")))
 		}
 		if bw.TopDays > st.rank {
-			b.Flags = append(b.Flags, fmt.Sprintf("top_days %d is above the %d days with samples: averaged over all %d", bw.TopDays, st.rank, st.rank))
+			b.Flags = append(b.Flags, fmt.Sprintf("top_days %d is above the %s with samples: averaged over all %d", bw.TopDays, Count(st.rank, "day", ""), st.rank))
 		}
 	}
 	if isRate(bw.Scheme) {
@@ -316,13 +316,13 @@ func ruleText(bw Bandwidth, r Rule, billable decimal.Decimal) string {
 	var s string
 	switch r.Statistic {
 	case "p95":
-		s = fmt.Sprintf("95th %s: rank %d of %d samples", r.Method, r.Rank, r.N)
+		s = fmt.Sprintf("95th %s: rank %d of %s", r.Method, r.Rank, Count(r.N, "sample", ""))
 	case "peak":
-		s = fmt.Sprintf("peak: rank %d of %d samples", r.Rank, r.N)
+		s = fmt.Sprintf("peak: rank %d of %s", r.Rank, Count(r.N, "sample", ""))
 	case "average":
-		s = fmt.Sprintf("average rate over %d samples", r.N)
+		s = fmt.Sprintf("average rate over %s", Count(r.N, "sample", ""))
 	case "daily-peak-average":
-		s = fmt.Sprintf("average of daily peaks over %d days", r.Rank)
+		s = fmt.Sprintf("average of daily peaks over %s", Count(r.Rank, "day", ""))
 	}
 	s += ", direction " + string(r.Direction)
 	if r.Decided != "" {

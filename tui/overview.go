@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -679,7 +680,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 			for _, it := range c.Cost.Items {
 				sum += it.Amount.Float()
 			}
-			parts = append(parts, fmt.Sprintf("%d items %s", len(c.Cost.Items), moneyWhole(sum)))
+			parts = append(parts, fmt.Sprintf("%s %s", billing.Count(len(c.Cost.Items), "item", ""), moneyWhole(sum)))
 		}
 		if len(parts) > 0 {
 			cost += " = " + strings.Join(parts, " + ")

@@ -106,7 +106,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 			{"average " + RateUnit, mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
 			{"peak " + RateUnit, mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
 			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), PctPrec(sm.Coverage, 2),
-				fmt.Sprintf("%d missing in %d gap(s), --gaps %s; %d of %d days with traffic", sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days) + filledNote(sm)},
+				fmt.Sprintf("%d missing in %s, --gaps %s; %d of %s with traffic", sm.Missing, billing.Count(sm.GapRuns, "gap", ""), sm.Gaps, sm.ValidDays, billing.Count(r.Period.Days, "day", "")) + filledNote(sm)},
 		},
 	}
 	if r.Scale != 1 {
@@ -118,7 +118,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 	tables := []Table{traffic}
 	if p := r.P95; p != nil {
 		tables = append(tables, Table{
-			Title:   title(fmt.Sprintf("95th percentile, %s: rank %d of %d samples (gaps %s)", p.Method, p.Rank, p.N, p.Gaps)),
+			Title:   title(fmt.Sprintf("95th percentile, %s: rank %d of %s (gaps %s)", p.Method, p.Rank, billing.Count(p.N, "sample", ""), p.Gaps)),
 			Headers: []string{"rule", RateUnit, "what it is"},
 			Align:   "lrl",
 			Rows:    p95Rows(p, mbps),
@@ -267,8 +267,8 @@ func BillCSVTables(r *billing.Report, named bool) []Table {
 			{"average_bps", num(tr.InAvgBps), num(tr.OutAvgBps), "over measured time"},
 			{"peak_bps", num(tr.InPeakBps), num(tr.OutPeakBps), "highest 5-minute slot"},
 			{"samples", strconv.Itoa(sm.Present), strconv.Itoa(sm.Present),
-				fmt.Sprintf("of %d expected (coverage %s); %d missing in %d gap(s), --gaps %s; %d of %d days with traffic; boundary %s",
-					sm.Expected, num(sm.Coverage), sm.Missing, sm.GapRuns, sm.Gaps, sm.ValidDays, r.Period.Days, r.Period.Boundary) + filledNote(sm)},
+				fmt.Sprintf("of %d expected (coverage %s); %d missing in %s, --gaps %s; %d of %s with traffic; boundary %s",
+					sm.Expected, num(sm.Coverage), sm.Missing, billing.Count(sm.GapRuns, "gap", ""), sm.Gaps, sm.ValidDays, billing.Count(r.Period.Days, "day", ""), r.Period.Boundary) + filledNote(sm)},
 		},
 	}}
 	if p := r.P95; p != nil {

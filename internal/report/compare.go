@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -74,9 +75,9 @@ func compareHeader(r *compare.Result, format string) string {
 	}
 	lines = append(lines, where)
 	if t := r.Traffic; t != nil {
-		lines = append(lines, fmt.Sprintf("traffic: %s, %s to %s, in %s, out %s, p95 %s, %d samples (%d missing)",
+		lines = append(lines, fmt.Sprintf("traffic: %s, %s to %s, in %s, out %s, p95 %s, %s (%d missing)",
 			t.Source, t.PeriodStart.Format("2006-01-02 15:04 MST"), t.PeriodEnd.Format("2006-01-02 15:04 MST"),
-			fmtBytes(t.InBytes), fmtBytes(t.OutBytes), fmtBps(t.P95bps), t.Samples, t.Missing))
+			fmtBytes(t.InBytes), fmtBytes(t.OutBytes), fmtBps(t.P95bps), billing.Count(t.Samples, "sample", ""), t.Missing))
 	}
 	var rates []string
 	for cur, rate := range r.FX {
