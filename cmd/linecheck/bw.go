@@ -36,6 +36,8 @@ var bwOpts struct {
 	client         string
 	connectTimeout time.Duration
 	quiet          bool
+	idleTimeout    time.Duration
+	maxDuration    time.Duration
 
 	watch    watchOpts
 	every    time.Duration
@@ -154,6 +156,8 @@ func init() {
 		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
 		f.BoolVarP(&o.server, "server", "s", false, "run a server on every address at --port, as iperf3 -s (--listen binds one address)")
 		f.BoolVarP(&o.oneOff, "one-off", "1", false, "with --server or --listen: exit after one test, as iperf3 -s -1")
+		durationVarP(f, &o.idleTimeout, "idle-timeout", "", bw.DefaultIdleTimeout, "server: end a test in which no data moved, either way, for this long")
+		durationVarP(f, &o.maxDuration, "max-duration", "", bw.DefaultMaxDuration, "server: refuse tests longer than this (time + omit; iperf3 clients ask up to 24h) and cut byte-limited ones there")
 		durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
 		f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
 
@@ -347,7 +351,11 @@ func bwListen(c *cobra.Command) error {
 	out, stderr := c.OutOrStdout(), c.ErrOrStderr()
 	var mu sync.Mutex
 	var oneErr error // the one test's error, with --one-off
+	if o.idleTimeout <= 0 || o.maxDuration <= 0 {
+		return badInput(fmt.Errorf("--idle-timeout %v, --max-duration %v: both must be positive", o.idleTimeout, o.maxDuration))
+	}
 	cfg := bw.ServerConfig{Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
+		IdleTimeout: o.idleTimeout, MaxDuration: o.maxDuration,
 		OnStart: func(client string, p bw.TestParams) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -251,7 +251,7 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 		}
 		close(merged)
 	}()
-	m := measure(streams, upstream, start, cfg.Omit, cfg.Interval, start.Add(cfg.Omit+cfg.Duration), merged, cfg.Progress)
+	m := measure(streams, upstream, start, cfg.Omit, cfg.Interval, start.Add(cfg.Omit+cfg.Duration), merged, cfg.Progress, 0)
 	res := &Result{Server: host, Port: cfg.Port, Protocol: proto(cfg.UDP), Streams: cfg.Parallel}
 	if cfg.Bitrate > 0 {
 		res.BitrateBps = f64(cfg.Bitrate)

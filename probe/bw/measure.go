@@ -56,13 +56,16 @@ type measurement struct {
 	final    []snap        // per stream, at end, less the warm-up
 	samples  []sample
 	cpu      [3]float64 // total, user, system, in per cent of one core over the test
+	idle     bool       // ended because no data moved for the idle timeout
 }
 
 // measure runs streams from start until until (the planned end; zero for
 // none) or until stop is closed, whichever comes first, sampling every
 // interval. upstream[i] tells whether stream i carries data client→server.
+// With idle > 0 it also ends when no stream sent or received a byte for
+// idle (checked at each interval).
 func measure(streams []*stream, upstream []bool, start time.Time, omit, interval time.Duration, until time.Time,
-	stop <-chan struct{}, progress func(Progress)) measurement {
+	stop <-chan struct{}, progress func(Progress), idle time.Duration) measurement {
 	var ru0 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	var wg sync.WaitGroup
@@ -83,6 +86,7 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 		tickAt = nextOmit
 	}
 	lastTick := start
+	lastMoved, moved := start, int64(0)
 	var failed bool
 	for {
 		next := tickAt
@@ -156,7 +160,16 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 		} else if progress != nil {
 			progress(Progress{Elapsed: now.Sub(start), Total: total, Omitting: true})
 		}
-		if stopped || failed || !until.IsZero() && !now.Before(until) {
+		var sum int64
+		for i := range cur {
+			sum += cur[i].bytes
+		}
+		if sum != moved {
+			lastMoved, moved = now, sum
+		} else if idle > 0 && now.Sub(lastMoved) >= idle {
+			m.idle = true
+		}
+		if stopped || failed || m.idle || !until.IsZero() && !now.Before(until) {
 			m.end = now
 			break
 		}

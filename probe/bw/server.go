@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,7 +28,35 @@ type ServerConfig struct {
 	OnResult func(res *Result, err error)
 	// OnStart, when set, is told of each test as it starts.
 	OnStart func(client string, p TestParams)
+	// IdleTimeout ends a running test in which no data moved, in either
+	// direction, for this long; 0 = DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxDuration is the longest test the server runs: a client asking
+	// for more (time + omit) is refused, and a byte- or block-limited test
+	// is cut there; 0 = DefaultMaxDuration.
+	MaxDuration time.Duration
 }
+
+// DefaultIdleTimeout ends a test whose data stopped: a client that asked
+// for an hour and sends nothing holds the server this long, not the hour.
+const DefaultIdleTimeout = 30 * time.Second
+
+// DefaultMaxDuration is the longest test a server runs unless told
+// otherwise (iperf3 clients may ask for up to 24 h).
+const DefaultMaxDuration = 10 * time.Minute
+
+// serverBufferBudget bounds the bytes the server allocates for the blocks
+// of one test's streams, whatever the client asks for (128 streams each
+// way with 1 MiB blocks would take 256 MiB).
+const serverBufferBudget = 64 << 20
+
+// maxBlock is the largest TCP block a client may ask for: iperf3's own
+// client refuses more than 1 MiB.
+const maxBlock = 1 << 20
+
+// maxPendingStreams bounds the data connections whose cookie the server
+// is still waiting for during one test's setup.
+const maxPendingStreams = 64
 
 // TestParams is what a client asked for.
 type TestParams struct {
@@ -47,10 +77,38 @@ type Server struct {
 	cfg ServerConfig
 	ln  *net.TCPListener
 
-	mu       sync.Mutex
-	busy     bool
-	dataConn chan *net.TCPConn // non-nil while a test is connecting its streams
-	wg       sync.WaitGroup
+	mu    sync.Mutex
+	busy  bool
+	setup *streamSetup // non-nil while a TCP test is connecting its streams
+	wg    sync.WaitGroup
+}
+
+// streamSetup is a test connecting its TCP data streams: each newcomer's
+// cookie is read on its own goroutine, so a stranger that sends a wrong
+// cookie, or none, neither delays nor displaces the client's streams.
+type streamSetup struct {
+	cookie  [cookieLen]byte
+	ch      chan *net.TCPConn // connections that presented the cookie
+	done    chan struct{}     // closed when the setup ends
+	pending atomic.Int32
+}
+
+// admit reads a data connection's cookie and hands it to the test when it
+// matches; anything else is told ACCESS_DENIED, as iperf3 does.
+func (su *streamSetup) admit(c *net.TCPConn) {
+	_ = c.SetReadDeadline(time.Now().Add(setupWait))
+	var got [cookieLen]byte
+	if _, err := io.ReadFull(c, got[:]); err != nil || got != su.cookie {
+		_, _ = c.Write([]byte{denied})
+		_ = c.Close()
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	select {
+	case su.ch <- c:
+	case <-su.done:
+		_ = c.Close()
+	}
 }
 
 // Listen opens the server's TCP port (UDP streams use the same port number
@@ -61,6 +119,12 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.Interval == 0 {
 		cfg.Interval = time.Second
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxDuration == 0 {
+		cfg.MaxDuration = DefaultMaxDuration
 	}
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
@@ -100,14 +164,21 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		s.mu.Lock()
 		switch {
-		case s.dataConn != nil:
-			ch := s.dataConn
+		case s.setup != nil:
+			su := s.setup
 			s.mu.Unlock()
-			select {
-			case ch <- c:
-			case <-time.After(time.Second):
+			if su.pending.Add(1) > maxPendingStreams {
+				su.pending.Add(-1)
+				_, _ = c.Write([]byte{denied})
 				_ = c.Close()
+				continue
 			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer su.pending.Add(-1)
+				su.admit(c)
+			}()
 		case s.busy:
 			s.mu.Unlock()
 			// As iperf3: never read from a newcomer while a test runs
@@ -122,7 +193,7 @@ func (s *Server) Serve(ctx context.Context) error {
 				defer s.wg.Done()
 				res, err := s.session(ctx, c)
 				s.mu.Lock()
-				s.busy, s.dataConn = false, nil
+				s.busy, s.setup = false, nil
 				s.mu.Unlock()
 				if s.cfg.OnResult != nil && (res != nil || err != nil) {
 					s.cfg.OnResult(res, err)
@@ -152,7 +223,7 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	if err := readJSON(ctrl, &p); err != nil {
 		return nil, fmt.Errorf("%s: reading the test parameters: %w", client, err)
 	}
-	tp, err := checkParams(p)
+	tp, err := checkParams(p, s.cfg.MaxDuration)
 	if err != nil {
 		// A stock client prints "the server has terminated" for this.
 		_, _ = ctrl.Write([]byte{byte(stServerTerm)})
@@ -177,61 +248,32 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		_ = udp.SetReadBuffer(4 << 20)
 		_ = udp.SetWriteBuffer(4 << 20)
 	}
-	ch := make(chan *net.TCPConn)
+	su := &streamSetup{cookie: cookie, ch: make(chan *net.TCPConn), done: make(chan struct{})}
+	defer func() {
+		s.mu.Lock()
+		if s.setup == su {
+			s.setup = nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-su.done:
+		default:
+			close(su.done)
+		}
+	}()
 	if !p.UDP {
 		s.mu.Lock()
-		s.dataConn = ch
+		s.setup = su
 		s.mu.Unlock()
 	}
 	if _, err := ctrl.Write([]byte{byte(stCreateStreams)}); err != nil {
 		return nil, fmt.Errorf("%s: %w", client, err)
 	}
-	streams := make([]*stream, 0, n)
-	upstream := make([]bool, 0, n)
-	defer func() {
-		for _, st := range streams {
-			st.close()
-		}
-	}()
-	deadline := time.Now().Add(setupWait)
-	for i := range n {
-		// The client connects its sending streams first (bidir), so the
-		// first Parallel streams are the ones this side receives.
-		sender := p.Reverse || p.Bidir && i >= p.Parallel
-		st := &stream{id: streamID(i), sender: sender, udp: p.UDP, blk: p.Len, c64: p.Counters64}
-		if sender {
-			st.rate = p.Bandwidth
-		}
-		if p.UDP {
-			addr, err := udpGreeting(udp, deadline, streams)
-			if err != nil {
-				return nil, fmt.Errorf("%s: UDP stream %d: %w", client, st.id, err)
-			}
-			st.uconn, st.peer = udp, addr
-		} else {
-			c, err := acceptStream(ch, cookie, deadline)
-			if err != nil {
-				return nil, fmt.Errorf("%s: stream %d: %w", client, st.id, err)
-			}
-			st.tcp = c
-		}
-		streams = append(streams, st)
-		upstream = append(upstream, !sender)
-	}
-	s.mu.Lock()
-	s.dataConn = nil
-	s.mu.Unlock()
-	if _, err := ctrl.Write([]byte{byte(stTestStart), byte(stTestRunning)}); err != nil {
-		return nil, fmt.Errorf("%s: %w", client, err)
-	}
-	_ = ctrl.SetDeadline(time.Time{})
-	start := time.Now()
-
-	if p.UDP {
-		go udpDemux(udp, streams)
-	}
-	// The client ends the test with TEST_END; a close, CLIENT_TERMINATE or
-	// a client gone quiet past the planned end cuts it short.
+	// From here the client says nothing on the control connection until
+	// it ends the test: TEST_END, CLIENT_TERMINATE, or a close. Watching it
+	// already during the setup lets a client that connects no streams and
+	// hangs up free the server at once, not after setupWait.
+	_ = ctrl.SetReadDeadline(time.Time{})
 	stop := make(chan struct{})
 	var endState int8
 	var endErr error
@@ -241,11 +283,96 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		endState = int8(b[0])
 		close(stop)
 	}()
+	ended := func() string {
+		if endErr != nil {
+			return "closed the control connection"
+		}
+		return "sent " + stateName(endState)
+	}
+	streams := make([]*stream, 0, n)
+	upstream := make([]bool, 0, n)
+	defer func() {
+		for _, st := range streams {
+			st.close()
+		}
+	}()
+	deadline := time.Now().Add(setupWait)
+	endSetup := func() {}
+	if udp != nil {
+		// A close of the control connection wakes the greeting wait.
+		setupEnd := make(chan struct{})
+		var once sync.Once
+		endSetup = func() { once.Do(func() { close(setupEnd) }) }
+		defer endSetup()
+		go func() {
+			select {
+			case <-stop:
+				_ = udp.SetReadDeadline(time.Unix(1, 0))
+			case <-setupEnd:
+			}
+		}()
+	}
+	blk := p.Len
+	if !p.UDP {
+		blk = streamBlock(p.Len, n)
+	}
+	for i := range n {
+		// The client connects its sending streams first (bidir), so the
+		// first Parallel streams are the ones this side receives.
+		sender := p.Reverse || p.Bidir && i >= p.Parallel
+		st := &stream{id: streamID(i), sender: sender, udp: p.UDP, blk: blk, c64: p.Counters64}
+		if sender {
+			st.rate = p.Bandwidth
+		}
+		if p.UDP {
+			addr, err := udpGreeting(udp, deadline, streams)
+			if err != nil {
+				select {
+				case <-stop:
+					return nil, fmt.Errorf("%s %s while its UDP streams were being set up", client, ended())
+				default:
+				}
+				return nil, fmt.Errorf("%s: UDP stream %d: %w", client, st.id, err)
+			}
+			st.uconn, st.peer = udp, addr
+		} else {
+			select {
+			case c := <-su.ch:
+				st.tcp = c
+			case <-stop:
+				return nil, fmt.Errorf("%s %s while its data streams were being set up (%d of %d connected)", client, ended(), i, n)
+			case <-time.After(time.Until(deadline)):
+				return nil, fmt.Errorf("%s: stream %d: the client did not connect its data streams within %v (a firewall passes the control connection only?)", client, streamID(i), setupWait)
+			}
+		}
+		streams = append(streams, st)
+		upstream = append(upstream, !sender)
+	}
+	endSetup()
+	s.mu.Lock()
+	s.setup = nil
+	s.mu.Unlock()
+	close(su.done)
+	if _, err := ctrl.Write([]byte{byte(stTestStart), byte(stTestRunning)}); err != nil {
+		return nil, fmt.Errorf("%s: %w", client, err)
+	}
+	_ = ctrl.SetDeadline(time.Time{})
+	start := time.Now()
+
+	if p.UDP {
+		go udpDemux(udp, streams)
+	}
+	// The client ends the test with TEST_END; a close, CLIENT_TERMINATE,
+	// a client gone quiet past the planned end, data that stopped moving
+	// for IdleTimeout, or MaxDuration cuts it short.
 	var until time.Time
-	if p.Time > 0 {
+	capped := p.Time == 0
+	if capped {
+		until = start.Add(s.cfg.MaxDuration)
+	} else {
 		until = start.Add(tp.Omit + tp.Duration + 30*time.Second)
 	}
-	m := measure(streams, upstream, start, tp.Omit, s.cfg.Interval, until, stop, nil)
+	m := measure(streams, upstream, start, tp.Omit, s.cfg.Interval, until, stop, nil, s.cfg.IdleTimeout)
 	// The client's data is no longer wanted: close now, as iperf3 does.
 	for _, st := range streams {
 		st.close()
@@ -273,15 +400,18 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		<-stop
 		build(res, streams, upstream, m, nil, s.cfg.Interval)
 		res.CutShort = true
+		switch {
+		case m.idle:
+			return res, fmt.Errorf("%w after %.1f s: no data moved for %v (the idle timeout): %s stopped sending or reading", ErrCutShort, m.end.Sub(start).Seconds(), s.cfg.IdleTimeout, client)
+		case capped:
+			return res, fmt.Errorf("%w: %s's byte- or block-limited test ran for %v, the longest this server runs", ErrCutShort, client, s.cfg.MaxDuration)
+		}
 		return res, fmt.Errorf("%w: %s did not end the test within 30 s of its planned end", ErrCutShort, client)
 	}
 	if endErr != nil || endState != stTestEnd {
 		build(res, streams, upstream, m, nil, s.cfg.Interval)
 		res.CutShort = true
-		why := "closed the control connection"
-		if endErr == nil {
-			why = "sent " + stateName(endState)
-		}
+		why := ended()
 		if ctx.Err() != nil {
 			why = "the server was stopped"
 			_ = ctrl.SetDeadline(time.Time{})
@@ -317,8 +447,18 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	return res, nil
 }
 
-// checkParams refuses what the server will not run.
-func checkParams(p params) (TestParams, error) {
+// streamBlock is the block size the server uses for each of n TCP streams
+// when the client asked for blocks of length bytes: at most what keeps all
+// n streams' buffers (a receiver reads into at least 128 KiB) within
+// serverBufferBudget. TCP carries a byte stream, so the server's block size
+// changes no figure.
+func streamBlock(length, n int) int {
+	return max(min(length, serverBufferBudget/max(n, 1)), 1)
+}
+
+// checkParams refuses what the server will not run; longest is the
+// longest test it runs.
+func checkParams(p params, longest time.Duration) (TestParams, error) {
 	tp := TestParams{Protocol: proto(p.UDP), Streams: p.Parallel, Bitrate: p.Bandwidth, Length: p.Len, Version: p.ClientVersion,
 		Duration: time.Duration(p.Time * float64(time.Second)), Omit: time.Duration(p.Omit * float64(time.Second))}
 	switch {
@@ -334,39 +474,20 @@ func checkParams(p params) (TestParams, error) {
 		return tp, errors.New("the test is neither TCP nor UDP (SCTP is not supported)")
 	case p.Parallel < 1 || p.Parallel > 128:
 		return tp, fmt.Errorf("parallel %d: 1..128", p.Parallel)
-	case p.Time < 0 || p.Time > 86400 || p.Omit < 0 || p.Omit > 3600:
+	case p.Time < 0 || p.Time > 86400 || p.Omit < 0 || p.Omit > 3600 || math.IsNaN(p.Time) || math.IsNaN(p.Omit):
 		return tp, fmt.Errorf("time %g s, omit %g s: out of range", p.Time, p.Omit)
+	case tp.Duration+tp.Omit > longest:
+		return tp, fmt.Errorf("time %g s with omit %g s: longer than %v, the longest test this server runs (its --max-duration)", p.Time, p.Omit, longest)
 	case p.Time == 0 && (p.Num > 0 || p.Blockcount > 0) && (p.Reverse || p.Bidir):
 		return tp, errors.New("a byte- or block-limited test (-n, -k) with the server sending is not supported: use -t")
 	case p.UDP && (p.Len < 16 || p.Len > 65507):
 		return tp, fmt.Errorf("UDP length %d: 16..65507", p.Len)
-	case !p.UDP && (p.Len < 1 || p.Len > 1<<24):
-		return tp, fmt.Errorf("length %d: 1..16M", p.Len)
+	case !p.UDP && (p.Len < 1 || p.Len > maxBlock):
+		return tp, fmt.Errorf("length %d: 1..%d (1 MiB, iperf3's limit)", p.Len, maxBlock)
 	case p.Bandwidth < 0:
 		return tp, fmt.Errorf("bandwidth %g: negative", p.Bandwidth)
 	}
 	return tp, nil
-}
-
-// acceptStream takes the next data connection that presents the test's
-// cookie; strangers are told ACCESS_DENIED, as iperf3 does.
-func acceptStream(ch chan *net.TCPConn, cookie [cookieLen]byte, deadline time.Time) (*net.TCPConn, error) {
-	for {
-		select {
-		case c := <-ch:
-			_ = c.SetReadDeadline(deadline)
-			var got [cookieLen]byte
-			if _, err := io.ReadFull(c, got[:]); err != nil || got != cookie {
-				_, _ = c.Write([]byte{denied})
-				_ = c.Close()
-				continue
-			}
-			_ = c.SetReadDeadline(time.Time{})
-			return c, nil
-		case <-time.After(time.Until(deadline)):
-			return nil, errors.New("the client did not connect its data streams in time (a firewall passes the control connection only?)")
-		}
-	}
 }
 
 // udpGreeting waits for a new client address's greeting datagram and
