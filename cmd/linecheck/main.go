@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/asn"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -198,7 +199,7 @@ func versionText() string {
 			}
 		}
 	}
-	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", v, rev, goVersion, runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", v, rev, goVersion, runtime.GOOS, runtime.GOARCH) + asn.VersionText()
 }
 
 func main() {
