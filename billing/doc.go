@@ -113,7 +113,9 @@
 //
 // # Money
 //
-// Prices are exact decimals (github.com/shopspring/decimal); every item keeps
-// its exact amount and the offer's total is rounded once, half away from zero,
-// to the currency's minor unit (2 digits; 0 for JPY and KRW).
+// Prices are exact decimals (github.com/shopspring/decimal), read from the
+// YAML text as written (an unquoted 19.50 is 19.50); every item keeps its
+// exact amount and the offer's total is rounded once, half away from zero,
+// to the currency's minor unit (2 digits; 0 for JPY and KRW). Amounts read
+// from a file are below 10^15 with at most 12 decimal places (ParseAmount).
 package billing

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,18 +16,78 @@ type Dec struct {
 	Set bool // the key was present in the file
 }
 
-// UnmarshalYAML parses a YAML scalar ("12.50", 12.50, "1_000") as an exact decimal.
+// UnmarshalYAML parses a YAML scalar ("12.50", 12.50, "1_000") as an exact
+// decimal from its text as written: an unquoted 19.50 is the node's literal
+// "19.50", never a float64. A number beyond the bounds of ParseAmount is an
+// *AmountError with the node's position (ParseOffers names the key).
 func (d *Dec) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: want a number, got a %s", n.Line, kindName(n.Kind))
 	}
-	s := strings.ReplaceAll(strings.TrimSpace(n.Value), "_", "")
-	v, err := decimal.NewFromString(s)
+	v, err := ParseAmount(n.Value)
 	if err != nil {
+		var ae *AmountError
+		if errors.As(err, &ae) {
+			ae.Line, ae.Column = n.Line, n.Column
+			return ae
+		}
 		return fmt.Errorf("line %d: %q is not a decimal number", n.Line, n.Value)
 	}
 	d.Decimal, d.Set = v, true
 	return nil
+}
+
+// Bounds of an amount read from a file: every price, quantity and rate of
+// an offer is below 10^15 in magnitude (a quadrillion: far above any monthly
+// bill, far below where "1e400" would print 400 digits) and has at most 12
+// decimal places (beyond them no price, share or rate means anything).
+const (
+	MaxAmountDigits = 15
+	MaxAmountPlaces = 12
+)
+
+var maxAmount = decimal.New(1, MaxAmountDigits)
+
+// AmountError is a number outside the bounds of ParseAmount; Line and Column
+// (1-based) are set when it was read from YAML.
+type AmountError struct {
+	Text         string
+	Line, Column int
+	tooPrecise   bool
+}
+
+func (e *AmountError) Error() string {
+	t := e.Text
+	if len(t) > 40 {
+		t = t[:40] + "…"
+	}
+	if e.tooPrecise {
+		return fmt.Sprintf("%q has more than %d decimal places: round it to the precision the provider states", t, MaxAmountPlaces)
+	}
+	return fmt.Sprintf("%q is beyond the bound of 10^%d: state the amount in the currency's units (a price, quantity or rate below 1,000,000,000,000,000)", t, MaxAmountDigits)
+}
+
+// ParseAmount reads a decimal number exactly as written ("19.50",
+// "1_000", "2.5e3"), refusing magnitudes of 10^15 and more and more than 12
+// decimal places with an *AmountError.
+func ParseAmount(text string) (decimal.Decimal, error) {
+	s := strings.ReplaceAll(strings.TrimSpace(text), "_", "")
+	v, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	// The exponent is bounded first: comparing "1e999999999" with the bound
+	// would build its billion digits.
+	if e := v.Exponent(); !v.IsZero() && (e > MaxAmountDigits || e < -MaxAmountPlaces-64) {
+		return decimal.Decimal{}, &AmountError{Text: text, tooPrecise: e < 0}
+	}
+	if v.Abs().GreaterThanOrEqual(maxAmount) {
+		return decimal.Decimal{}, &AmountError{Text: text}
+	}
+	if v.Exponent() < -MaxAmountPlaces && !v.Equal(v.Round(MaxAmountPlaces)) {
+		return decimal.Decimal{}, &AmountError{Text: text, tooPrecise: true}
+	}
+	return v, nil
 }
 
 // MarshalYAML writes the decimal as a string.

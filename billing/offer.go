@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -155,7 +154,7 @@ func (it *Item) UnmarshalYAML(n *yaml.Node) error {
 
 // LoadOffers reads an offers YAML file; errors name file:line.
 func LoadOffers(path string) ([]*Offer, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlmsg.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +180,7 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 	}
 	var f OffersFile
 	if err := yamlmsg.DecodeStrict(root.Content[0], &f); err != nil {
-		return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
+		return nil, offersErr(name, root.Content[0], err)
 	}
 	offersNode := mapValue(root.Content[0], "offers")
 	if offersNode == nil || len(f.Offers) == 0 {
@@ -198,7 +197,7 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 			return nil, fmt.Errorf("%s:%d: offers: item %d is not an offer (want name, currency, bandwidth, items)", name, on.Line, i+1)
 		}
 		if err := yamlmsg.DecodeStrict(on, o); err != nil {
-			return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
+			return nil, offersErr(name, root.Content[0], err)
 		}
 		o.Pos = fmt.Sprintf("%s:%d", name, on.Line)
 		o.line = on.Line
@@ -232,6 +231,51 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		}
 	}
 	return &f, nil
+}
+
+// offersErr is a decoding error as "file:line: …"; a number out of bounds
+// names the key it is the value of ("offers[2].bandwidth.price").
+func offersErr(name string, doc *yaml.Node, err error) error {
+	var ae *AmountError
+	if errors.As(err, &ae) && ae.Line > 0 {
+		key := keyPath(doc, ae.Line, ae.Column, "")
+		if key == "" {
+			key = "value"
+		}
+		return fmt.Errorf("%s:%d: %s: %w", name, ae.Line, key, ae)
+	}
+	return fmt.Errorf("%s:%w", name, yamlErr(err))
+}
+
+// keyPath is the dotted path of the mapping key whose value is the node at
+// line:col under n ("" when none is).
+func keyPath(n *yaml.Node, line, col int, prefix string) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if v.Line == line && v.Column == col && v.Kind == yaml.ScalarNode {
+				return p
+			}
+			if found := keyPath(v, line, col, p); found != "" {
+				return found
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if c.Line == line && c.Column == col && c.Kind == yaml.ScalarNode {
+				return fmt.Sprintf("%s[%d]", prefix, i+1)
+			}
+			if found := keyPath(c, line, col, fmt.Sprintf("%s[%d]", prefix, i+1)); found != "" {
+				return found
+			}
+		}
+	}
+	return ""
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 func TestOffersErrorsNameFileAndLine(t *testing.T) {
@@ -154,4 +156,51 @@ offers:
 			t.Fatalf("negative volume %+v", r.Traffic)
 		}
 	})
+}
+
+// Amounts beyond the bounds are refused naming the key; before, "1e400" was
+// accepted and printed with 400 digits.
+func TestOffersRefuseAmountsBeyondTheBound(t *testing.T) {
+	head := "offers:\n  - name: x\n    currency: USD\n"
+	for _, tc := range []struct{ yml, want string }{
+		{head + "    bandwidth: {scheme: fixed, port_mbps: 100, price: \"1e400\"}\n", `offers.yaml:4: offers[1].bandwidth.price: "1e400" is beyond the bound of 10^15`},
+		{head + "    bandwidth: {scheme: fixed, port_mbps: 100, price: 1e15}\n", `offers.yaml:4: offers[1].bandwidth.price: "1e15" is beyond the bound`},
+		{head + "    bandwidth: {scheme: fixed, port_mbps: 100, price: \"1\"}\n    items:\n      - {kind: storage, gb: 100, price_per_gb_month: \"1e-400\"}\n",
+			`offers.yaml:6: offers[1].items[1].price_per_gb_month: "1e-400" has more than 12 decimal places`},
+		{"compare_currency: CNY\nexchange_rates: {USD: 7.1234567890123}\n" + head + "    bandwidth: {scheme: fixed, port_mbps: 100, price: \"1\"}\n",
+			`offers.yaml:2: exchange_rates.USD: "7.1234567890123" has more than 12 decimal places`},
+		{"usage: {hours: 1e20}\n" + head + "    bandwidth: {scheme: fixed, port_mbps: 100, price: \"1\"}\n", `offers.yaml:1: usage.hours: "1e20" is beyond the bound`},
+	} {
+		_, err := ParseOffers([]byte(tc.yml), "offers.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q:\n got %v\nwant %s…", tc.yml, err, tc.want)
+		}
+	}
+	// At the bounds: 15 integer digits and 12 places are read exactly,
+	// quoted or not (the node's text, never a float64: 19.50 unquoted is 19.50).
+	f, err := ParseOffers([]byte(head+"    bandwidth: {scheme: fixed, port_mbps: 0.000000000001, price: 999999999999999.999999999999}\n    items:\n      - {kind: support, price_per_month: 19.50}\n"), "offers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.Offers[0].Bandwidth
+	if got := b.Price.String(); got != "999999999999999.999999999999" {
+		t.Errorf("price read as %s", got)
+	}
+	if got := b.PortMbps.String(); got != "0.000000000001" {
+		t.Errorf("port_mbps read as %s", got)
+	}
+	if p := f.Offers[0].Items[0].PricePerMonth; p.Exponent() != -2 || p.Coefficient().Int64() != 1950 {
+		t.Errorf("unquoted 19.50 read as %s (exponent %d): want the text as written", p.String(), p.Exponent())
+	}
+}
+
+// An endless offers file is refused at the configuration size limit (it grew
+// to gigabytes before).
+func TestLoadOffersStopsAtTheSizeLimit(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := LoadOffers("/dev/zero"); !errors.Is(err, yamlmsg.ErrTooLarge) {
+		t.Errorf("LoadOffers(/dev/zero): %v, want the size limit", err)
+	}
 }

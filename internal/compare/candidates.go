@@ -343,7 +343,7 @@ func Load(path string) (*File, error) {
 
 // LoadWith is Load with the requirements of a command other than compare.
 func LoadWith(path string, o LoadOptions) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := yamlmsg.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -648,7 +648,12 @@ func (v *validator) fx(n *yaml.Node) FX {
 			v.errf(k.Line, "fx.%s: not a currency code (three letters, e.g. USD)", k.Value)
 			continue
 		}
-		d, err := decimal.NewFromString(val.Value)
+		d, err := billing.ParseAmount(val.Value)
+		var ae *billing.AmountError
+		if errors.As(err, &ae) {
+			v.errf(val.Line, "fx.%s: %v", k.Value, ae)
+			continue
+		}
 		if err != nil || !d.IsPositive() {
 			v.errf(val.Line, "fx.%s: %q is not a positive rate (%s per 1 %s)", k.Value, val.Value, "base", cur)
 			continue

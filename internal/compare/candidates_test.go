@@ -1,12 +1,15 @@
 package compare
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 // writeFiles creates files (name → content) in a temp dir and returns it.
@@ -99,6 +102,7 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 		{"bad loss", [2]string{"loss: 0.005", "loss: 5"}, "c.yaml:19: sla.loss: 5: a fraction 0..1"},
 		{"bad class", [2]string{"cu-9929,", "cu9929,"}, `c.yaml:19: sla.line_classes: "cu9929": not a line class`},
 		{"bad fx", [2]string{"USD: 7.10", "USD: seven"}, `c.yaml:18: fx.USD: "seven" is not a positive rate`},
+		{"fx beyond the bound", [2]string{"USD: 7.10", "USD: 1e400"}, `c.yaml:18: fx.USD: "1e400" is beyond the bound of 10^15`},
 		{"fx without base", [2]string{"base: CNY, ", ""}, "c.yaml:18: fx.base: required"},
 		{"traffic both", [2]string{"{monthly_gb", "{log: t.csv, monthly_gb"}, "c.yaml:17: traffic: give either log or monthly_gb/peak_mbps"},
 		{"traffic incomplete", [2]string{"peak_mbps: 800, ", ""}, "c.yaml:17: traffic: required: {log: FILE} or both monthly_gb and peak_mbps"},
@@ -171,5 +175,16 @@ func TestFXConvertsByHand(t *testing.T) {
 	}
 	if _, err := fx.Convert(decimal.NewFromInt(1), "EUR"); err == nil || !strings.Contains(err.Error(), "no rate for EUR") {
 		t.Errorf("missing rate: err = %v", err)
+	}
+}
+
+// serve --config /dev/zero grew to gigabytes: the candidates file has the
+// configuration size limit.
+func TestLoadStopsAtTheSizeLimit(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); !errors.Is(err, yamlmsg.ErrTooLarge) {
+		t.Errorf("Load(/dev/zero): %v, want the size limit", err)
 	}
 }
