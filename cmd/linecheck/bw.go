@@ -47,14 +47,16 @@ var bwOpts struct {
 	failExit bool
 }
 
-// bwClockKey holds, in a command's context, the bw watch's clock: tests
-// put one there that moves an hour per call; the real one is time.Now.
-type bwClockKey struct{}
+// clockKey holds, in a command's context, the clock of the bw watch and
+// of compare's report time: tests put one there (one that moves an hour
+// per call, or a fixed instant for the golden files); the real one is
+// time.Now.
+type clockKey struct{}
 
-// bwClock returns the watch's clock from ctx, time.Now when none was put in.
-func bwClock(ctx context.Context) func() time.Time {
+// clockFrom returns the clock from ctx, time.Now when none was put in.
+func clockFrom(ctx context.Context) func() time.Time {
 	if ctx != nil {
-		if f, ok := ctx.Value(bwClockKey{}).(func() time.Time); ok {
+		if f, ok := ctx.Value(clockKey{}).(func() time.Time); ok {
 			return f
 		}
 	}
@@ -445,7 +447,7 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 	defer closeFn()
 	stderr := c.ErrOrStderr()
 	tty := !o.quiet && prIsTTY(stderr)
-	now := bwClock(c.Context())
+	now := clockFrom(c.Context())
 	for n := 1; w.cycles == 0 || n <= w.cycles; n++ {
 		start := now()
 		wall := time.Now()

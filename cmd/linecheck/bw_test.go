@@ -30,7 +30,7 @@ func TestHelperBWProcess(t *testing.T) {
 	base := time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC)
 	n := 0
 	clock := func() time.Time { n++; return base.Add(time.Duration(n-1) * time.Hour) }
-	os.Exit(runContext(context.WithValue(context.Background(), bwClockKey{}, clock), strings.Split(argv, "\x1f")))
+	os.Exit(runContext(context.WithValue(context.Background(), clockKey{}, clock), strings.Split(argv, "\x1f")))
 }
 
 // bwHelper returns the command that runs linecheck args with the fake clock.

@@ -157,7 +157,7 @@ func runCompare(c *cobra.Command, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	opt := compare.Options{Offline: o.offline, Now: time.Now().UTC(), Count: o.count, Interval: o.interval,
+	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
 		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, BWTime: o.bwTime}
 	if o.usage != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
