@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/net/netutil"
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
@@ -92,7 +91,9 @@ last error). SIGHUP re-reads --config (a bad file is reported and the old
 one stays in force; series of removed targets are deleted). SIGINT or
 SIGTERM stops probing and shuts the server down gracefully. The HTTP server
 cuts off slow clients (read and write timeouts) and serves 32 connections
-at most at once.
+at most at once; a new scraper that finds them all taken reclaims the
+longest-idle keep-alive connection (idle ones close after 15 s anyway),
+or one that has sent no complete request for 0.25 s.
 
 serve binds 127.0.0.1 unless told otherwise. On any other address it warns
 that /metrics and / show everyone who can reach the port the candidates,
@@ -275,15 +276,19 @@ type httpLimits struct {
 	maxHeader                     int
 }
 
+// A keep-alive connection idle for 15 s is closed (Prometheus reconnects
+// for its next scrape at no cost); with every slot taken, idle ones are
+// reclaimed first in any case (serve_slots.go).
 var defaultHTTPLimits = httpLimits{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second,
-	idle: time.Minute, maxConns: 32, maxHeader: 16 << 10}
+	idle: 15 * time.Second, maxConns: 32, maxHeader: 16 << 10}
 
 // newHTTPServer returns the server for h and ln wrapped to hold at most
-// l.maxConns connections.
+// l.maxConns connections, reclaiming idle ones for newcomers.
 func newHTTPServer(h http.Handler, ln net.Listener, l httpLimits) (*http.Server, net.Listener) {
+	sl := newSlotListener(ln, l.maxConns, 250*time.Millisecond)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write,
-		IdleTimeout: l.idle, MaxHeaderBytes: l.maxHeader}
-	return srv, netutil.LimitListener(ln, l.maxConns)
+		IdleTimeout: l.idle, MaxHeaderBytes: l.maxHeader, ConnState: sl.connState}
+	return srv, sl
 }
 
 // exposureWarning says what a non-loopback --listen exposes ("" on loopback).

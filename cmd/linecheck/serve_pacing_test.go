@@ -278,6 +278,7 @@ func TestServeHTTPLimits(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(600 * time.Millisecond)
 		io.WriteString(w, "late")
@@ -318,7 +319,9 @@ func TestServeHTTPLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Write([]byte("GET / HTTP/1.1\r\n")) // an unfinished request holds its slot
+		// A request being answered holds its slot (an idle or silent
+		// connection is reclaimed: TestServeHTTPNewScrapeWhileSlotsAreHeld).
+		c.Write([]byte("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"))
 		hold = append(hold, c)
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -363,5 +366,88 @@ func TestExposureWarning(t *testing.T) {
 		if w != "" && (!strings.Contains(w, "target addresses") || !strings.Contains(w, "without authentication")) {
 			t.Errorf("%v: %q does not say what is exposed", tc.addr, w)
 		}
+	}
+}
+
+// Idle keep-alive connections, or connections that send nothing, must not
+// starve a new scraper: with 32 slots and a 60 s idle timeout, 200 idle
+// keep-alive clients left 168 with nothing and a fresh scrape waiting a
+// minute. The limits are serve's own (defaultHTTPLimits).
+func TestServeHTTPNewScrapeWhileSlotsAreHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hold func(c net.Conn, r *bufio.Reader) error
+	}{
+		{"200 idle keep-alive clients", func(c net.Conn, r *bufio.Reader) error {
+			if _, err := io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				return err
+			}
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return err // and then keep the connection open, idle
+		}},
+		{"200 clients that send nothing", func(net.Conn, *bufio.Reader) error { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "up 1\n") })
+			srv, ln := newHTTPServer(mux, ln, defaultHTTPLimits)
+			go srv.Serve(ln)
+			defer srv.Close()
+			addr := ln.Addr().String()
+			var mu sync.Mutex
+			var held []net.Conn
+			defer func() {
+				for _, c := range held {
+					c.Close()
+				}
+			}()
+			var wg sync.WaitGroup
+			errs := make(chan error, 200)
+			for range 200 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c, err := net.Dial("tcp", addr)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					held = append(held, c)
+					mu.Unlock()
+					c.SetDeadline(time.Now().Add(20 * time.Second))
+					if err := tc.hold(c, bufio.NewReader(c)); err != nil {
+						errs <- err
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			n := 0
+			for err := range errs {
+				if n++; n <= 3 {
+					t.Errorf("a holding client: %v", err)
+				}
+			}
+			client := &http.Client{Timeout: 4 * time.Second}
+			resp, err := client.Get("http://" + addr + "/metrics")
+			if err != nil {
+				t.Fatalf("a fresh scrape while 200 connections are held: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(b) != "up 1\n" {
+				t.Errorf("fresh scrape: %d %q", resp.StatusCode, b)
+			}
+		})
 	}
 }
