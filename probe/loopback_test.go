@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -305,22 +304,19 @@ func TestPingDatagramSocketsInPrivateNamespace(t *testing.T) {
 	}
 }
 
-// CheckAddr vets the resolved address before any socket opens: a refusal
-// ends the trace with its error and nothing is opened or sent.
-func TestTraceCheckAddrRunsBeforeAnySocket(t *testing.T) {
+// The gate vets the address a target resolves to before any socket opens:
+// a documentation address, written as an address or as an IPv4-mapped one,
+// ends the trace with ErrDocumentation and nothing is opened or sent.
+func TestTraceRefusesDocumentationAddressesBeforeAnySocket(t *testing.T) {
 	opened := 0
 	count := func(int, int, int) (int, error) { opened++; return -1, unix.EPERM }
-	errRefused := errors.New("refused by the check")
-	var got netip.Addr
-	check := func(target string, a netip.Addr) error { got = a; return errRefused }
-	_, err := Trace(context.Background(), "127.0.0.1", TraceConfig{OpenSocket: count, CheckAddr: check}, nil)
-	if !errors.Is(err, errRefused) {
-		t.Fatalf("trace: %v, want the check's error", err)
+	for _, target := range []string{"192.0.2.9", "::ffff:198.51.100.3", "2001:db8::1"} {
+		_, err := Trace(context.Background(), target, TraceConfig{OpenSocket: count}, nil)
+		if !errors.Is(err, ErrDocumentation) || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), target+" ") {
+			t.Errorf("trace %s: %v, want a refusal naming it", target, err)
+		}
 	}
 	if opened != 0 {
-		t.Errorf("%d sockets opened before the check refused the address, want 0", opened)
-	}
-	if got != netip.MustParseAddr("127.0.0.1") {
-		t.Errorf("check saw %v, want the resolved 127.0.0.1", got)
+		t.Errorf("%d sockets opened before the gate refused the address, want 0", opened)
 	}
 }

@@ -126,11 +126,24 @@ func Ping(ctx context.Context, targets []string, cfg PingConfig, onRecord func(R
 	if err != nil {
 		return nil, err
 	}
-	return PingTargets(ctx, ts, cfg, onRecord)
+	return pingTargets(ctx, ts, cfg, onRecord)
 }
 
-// PingTargets is Ping for targets already resolved.
+// PingTargets is Ping for targets already resolved. Every target passes the
+// safety gate (CheckTarget, lifted for broadcasts by cfg.AllowBroadcast)
+// before a socket opens; one refused target refuses the sweep.
 func PingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func(Record)) ([]PingResult, error) {
+	g := newGate(cfg.AllowBroadcast, "")
+	for _, t := range ts {
+		if err := g.check(t.Name, t.Addr); err != nil {
+			return nil, err
+		}
+	}
+	return pingTargets(ctx, ts, cfg, onRecord)
+}
+
+// pingTargets is PingTargets for targets that passed the gate.
+func pingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func(Record)) ([]PingResult, error) {
 	cfg = cfg.withDefaults()
 	if len(ts) == 0 {
 		return nil, errors.New("no targets")

@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"sync"
 	"time"
 )
@@ -41,7 +40,9 @@ type sweepGroup struct {
 // sweeps together keep to the cap. Results are in input order. onRecord,
 // when not nil, gets every probe's outcome; calls are serialized across
 // the sweeps. The error is for bad input only (an unknown protocol, a port
-// out of range); a sweep that fails sets Err on its targets' results.
+// out of range); a sweep that fails sets Err on its targets' results, and a
+// target the safety gate refuses (CheckTarget) gets its refusal as Err and
+// is not probed while the others are.
 func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(Record)) ([]SweepResult, error) {
 	cfg = cfg.withDefaults()
 	groups, err := groupSweep(ts)
@@ -49,6 +50,10 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 		return nil, err
 	}
 	out := make([]SweepResult, len(ts))
+	gt := newGate(cfg.AllowBroadcast, "a sweep of listed targets probes unicast addresses only")
+	for _, g := range groups {
+		g.gate(gt, out)
+	}
 	if onRecord != nil {
 		var mu sync.Mutex
 		inner := onRecord
@@ -70,13 +75,16 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 		gc.Rate = cfg.Rate * float64(len(g.targets)) / float64(len(ts))
 		offset := iv * time.Duration(pos) / time.Duration(len(ts))
 		pos += len(g.targets)
+		if len(g.targets) == 0 {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var res []PingResult
 			err := sleepCtx(ctx, offset)
 			if err == nil {
-				res, err = PingTargets(ctx, g.targets, gc, onRecord)
+				res, err = pingTargets(ctx, g.targets, gc, onRecord)
 			}
 			for k, i := range g.idx {
 				if err != nil {
@@ -90,6 +98,23 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// gate leaves out of g the targets the safety gate refuses, their refusal
+// set as Err in out.
+func (g *sweepGroup) gate(gt *gate, out []SweepResult) {
+	kept := 0
+	for k, t := range g.targets {
+		if err := gt.check(t.Name, t.Addr); err != nil {
+			i := g.idx[k]
+			out[i].Err = err
+			out[i].Target, out[i].Addr = t.Name, t.Addr.String()
+			continue
+		}
+		g.targets[kept], g.idx[kept] = t, g.idx[k]
+		kept++
+	}
+	g.targets, g.idx = g.targets[:kept], g.idx[:kept]
 }
 
 // SweepSpan is how long after its start Sweep sends its last probe (by the
@@ -163,24 +188,4 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 		g.idx = append(g.idx, i)
 	}
 	return groups, nil
-}
-
-// CheckUnicast refuses what a sweep never sends to without an explicit
-// override (ResolveTargets' guards): a broadcast address (255.255.255.255,
-// 127.255.255.255, the broadcast address of an interface of this host), a
-// multicast or an unspecified address. name is the target as written, for
-// the message; hint is the advice given (how the caller's user overrides
-// it, or that it cannot be).
-//
-// The interfaces (three netlink dumps, a third of a millisecond of a
-// one-shot trace) are read only for an address that could be an interface's
-// broadcast address (mayBeBroadcast): traces and the live loops check every
-// target, at every resolution, and most addresses cannot be one.
-func CheckUnicast(name string, a netip.Addr, hint string) error {
-	a = a.Unmap()
-	var bcast map[netip.Addr]string
-	if mayBeBroadcast(a) {
-		bcast = localBroadcasts()
-	}
-	return checkCast(name, a, ExpandOptions{bcast: bcast, hint: hint})
 }

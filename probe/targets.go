@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Target is one resolved probe destination.
@@ -26,11 +24,17 @@ const (
 	MaxLoopbackSweep = 1 << 16
 )
 
+// loopback8 is exempt from MaxSweep.
+var loopback8 = netip.MustParsePrefix("127.0.0.0/8")
+
 // ExpandOptions are the safety switches of ResolveTargets.
 type ExpandOptions struct {
 	Network        string // "ip4", "ip6" or "" (either; names resolve to the first address)
 	AllowLarge     bool   // allow a CIDR of more than MaxSweep addresses
 	AllowBroadcast bool   // allow broadcast and multicast addresses
+	// Lookup resolves a host name (net.DefaultResolver.LookupNetIP when
+	// nil); tests and callers with their own resolver inject it.
+	Lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
 
 	// bcast maps the broadcast addresses of this host's IPv4 interfaces to
 	// the interface name; filled once per ResolveTargets.
@@ -54,7 +58,9 @@ func (o ExpandOptions) WithInterfaces() ExpandOptions {
 // ResolveTargets turns addresses, host names and CIDR prefixes into targets.
 // A CIDR of more than a /24 (256 addresses) needs AllowLarge, except inside
 // 127.0.0.0/8; the network and broadcast addresses of an IPv4 prefix shorter
-// than /31 are skipped; broadcast and multicast addresses need AllowBroadcast.
+// than /31 are skipped; every address passes the safety gate (CheckTarget):
+// broadcast and multicast addresses need AllowBroadcast, documentation
+// addresses are refused. A name that does not resolve gives a *ResolveError.
 func ResolveTargets(ctx context.Context, args []string, o ExpandOptions) ([]Target, error) {
 	var out []Target
 	if !o.AllowBroadcast && o.bcast == nil {
@@ -69,7 +75,7 @@ func ResolveTargets(ctx context.Context, args []string, o ExpandOptions) ([]Targ
 			}
 			out = append(out, ts...)
 		default:
-			addr, err := resolveOne(ctx, a, o.Network)
+			addr, err := resolveWith(ctx, a, o.Network, o.Lookup)
 			if err != nil {
 				return nil, err
 			}
@@ -85,7 +91,41 @@ func ResolveTargets(ctx context.Context, args []string, o ExpandOptions) ([]Targ
 	return out, nil
 }
 
+// ResolveTraceTarget resolves a trace's target (an address or a name) in
+// network ("ip4", "ip6" or "") and passes it through the safety gate, as
+// Trace does before its sockets open: a caller that creates something
+// before its first trace (a journal) refuses a target with it first.
+func ResolveTraceTarget(ctx context.Context, target, network string) (netip.Addr, error) {
+	addr, err := resolveOne(ctx, target, network)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	if err := CheckTarget(target, addr, "trace follows unicast addresses only"); err != nil {
+		return netip.Addr{}, err
+	}
+	return addr, nil
+}
+
+// ResolveError is a host name that did not resolve: Err is the resolver's
+// error (a *net.DNSError) or that it gave no address.
+type ResolveError struct {
+	Name string
+	Err  error
+}
+
+func (e *ResolveError) Error() string { return fmt.Sprintf("target %q: %v", e.Name, e.Err) }
+
+// Unwrap returns the resolver's error.
+func (e *ResolveError) Unwrap() error { return e.Err }
+
+// errNoAddress is a name the resolver answered with no address.
+var errNoAddress = errors.New("no address")
+
 func resolveOne(ctx context.Context, s, network string) (netip.Addr, error) {
+	return resolveWith(ctx, s, network, nil)
+}
+
+func resolveWith(ctx context.Context, s, network string, lookup func(context.Context, string, string) ([]netip.Addr, error)) (netip.Addr, error) {
 	if addr, err := netip.ParseAddr(s); err == nil {
 		addr = addr.Unmap()
 		if addr.Zone() != "" {
@@ -100,9 +140,12 @@ func resolveOne(ctx context.Context, s, network string) (netip.Addr, error) {
 	if nw == "" {
 		nw = "ip"
 	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, nw, s)
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupNetIP
+	}
+	addrs, err := lookup(ctx, nw, s)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("target %q: %w", s, err)
+		return netip.Addr{}, &ResolveError{Name: s, Err: err}
 	}
 	// Prefer IPv4 when either family will do, as ping does.
 	for _, a := range addrs {
@@ -111,7 +154,7 @@ func resolveOne(ctx context.Context, s, network string) (netip.Addr, error) {
 		}
 	}
 	if len(addrs) == 0 {
-		return netip.Addr{}, fmt.Errorf("target %q: no address", s)
+		return netip.Addr{}, &ResolveError{Name: s, Err: errNoAddress}
 	}
 	return addrs[0].Unmap(), nil
 }
@@ -124,106 +167,6 @@ func checkFamily(s string, a netip.Addr, network string) error {
 		return fmt.Errorf("target %q is not an IPv6 address (-6 was given)", s)
 	}
 	return nil
-}
-
-func checkCast(s string, a netip.Addr, o ExpandOptions) error {
-	if o.AllowBroadcast {
-		return nil
-	}
-	hint := o.hint
-	if hint == "" {
-		hint = "add --allow-broadcast if you really mean it"
-	}
-	if a.IsMulticast() || a == limitedBroadcast || a == loopbackBroadcast {
-		return fmt.Errorf("target %q is a broadcast or multicast address: %s", s, hint)
-	}
-	if ifc, ok := o.bcast[a]; ok {
-		return fmt.Errorf("target %q is the broadcast address of interface %s: %s", s, ifc, hint)
-	}
-	if !a.IsValid() || a.IsUnspecified() {
-		return fmt.Errorf("target %q is not a unicast address", s)
-	}
-	return nil
-}
-
-var (
-	loopback8 = netip.MustParsePrefix("127.0.0.0/8")
-	// limitedBroadcast is 255.255.255.255; loopbackBroadcast the broadcast
-	// address of 127.0.0.0/8, which the kernel treats as broadcast even where
-	// lo carries only 127.0.0.1/32 or no address is configured.
-	limitedBroadcast  = netip.AddrFrom4([4]byte{255, 255, 255, 255})
-	loopbackBroadcast = netip.AddrFrom4([4]byte{127, 255, 255, 255})
-)
-
-// localBroadcasts returns the broadcast address (the last address of each
-// IPv4 prefix shorter than /31) of every interface address of this host,
-// mapped to the interface name; empty when the interfaces cannot be read.
-func localBroadcasts() map[netip.Addr]string {
-	m := map[netip.Addr]string{}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return m
-	}
-	for _, ifc := range ifs {
-		addrs, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			ip, ok := netip.AddrFromSlice(ipn.IP.To4())
-			ones, bits := ipn.Mask.Size()
-			if !ok || bits != 32 || ones > 30 {
-				continue
-			}
-			if b, ok := lastAddr(netip.PrefixFrom(ip, ones)); ok {
-				m[b] = ifc.Name
-			}
-		}
-	}
-	return m
-}
-
-// mayBeBroadcast tells whether a can be what localBroadcasts returns: the
-// last address of an IPv4 prefix of at most /30, so its two lowest bits
-// are set. Any other address needs no look at the interfaces.
-func mayBeBroadcast(a netip.Addr) bool {
-	if !a.Is4() {
-		return false
-	}
-	return a.As4()[3]&3 == 3
-}
-
-// lastAddr is the highest address of an IPv4 prefix.
-func lastAddr(p netip.Prefix) (netip.Addr, bool) {
-	if !p.Addr().Is4() {
-		return netip.Addr{}, false
-	}
-	b := p.Masked().Addr().As4()
-	host := uint32(1)<<(32-p.Bits()) - 1
-	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) | host
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-// broadcastSendError explains an EACCES from sendto towards an IPv4
-// address: Linux returns it when the destination is a broadcast address and
-// the socket lacks SO_BROADCAST, whatever the privileges, so "run as root"
-// would mislead. Other errors are returned as they are.
-func broadcastSendError(what string, dst netip.Addr, err error) error {
-	if !dst.Is4() || !errors.Is(err, unix.EACCES) {
-		return err
-	}
-	why := "the kernel treats it as a broadcast address"
-	if ifc, ok := localBroadcasts()[dst]; ok {
-		why = "it is the broadcast address of interface " + ifc
-	} else if dst == limitedBroadcast || dst == loopbackBroadcast {
-		why = "it is a broadcast address"
-	}
-	return fmt.Errorf("%s to %s: %w: %s, and linecheck does not send broadcasts (SO_BROADCAST); "+
-		"this is not a privilege problem: probe a unicast address", what, dst, err, why)
 }
 
 func expandCIDR(s string, o ExpandOptions) ([]Target, error) {

@@ -38,10 +38,6 @@ type TraceConfig struct {
 	Clock Clock
 	// OpenSocket opens the sockets (unix.Socket when nil); tests inject one.
 	OpenSocket SocketFunc
-	// CheckAddr, when not nil, vets the address the target resolved to
-	// before any socket opens; its error ends the trace. The command uses it
-	// to refuse documentation addresses that a host name resolves to.
-	CheckAddr func(target string, addr netip.Addr) error
 }
 
 func (c TraceConfig) withDefaults() (TraceConfig, error) {
@@ -190,16 +186,8 @@ func Trace(ctx context.Context, target string, cfg TraceConfig, onCycle func(*Tr
 	if err != nil {
 		return nil, err
 	}
-	addr, err := resolveOne(ctx, target, cfg.Network)
+	addr, err := ResolveTraceTarget(ctx, target, cfg.Network)
 	if err != nil {
-		return nil, err
-	}
-	if cfg.CheckAddr != nil {
-		if err := cfg.CheckAddr(target, addr); err != nil {
-			return nil, err
-		}
-	}
-	if err := CheckUnicast(target, addr, "trace follows unicast addresses only"); err != nil {
 		return nil, err
 	}
 	drv, err := openTraceDriver(cfg, addr)

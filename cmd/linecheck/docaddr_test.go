@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,21 +43,11 @@ func TestPingResolveRefusesDocumentationAddresses(t *testing.T) {
 	}
 }
 
-// trace and trace --watch check an address literal before probe.Trace opens
-// its sockets.
+// trace and trace --watch are refused by probe's gate before probe.Trace
+// opens its sockets (probe's TestTraceRefusesDocumentationAddressesBeforeAnySocket).
 func TestTraceTargetRefusesDocumentationAddresses(t *testing.T) {
-	for _, a := range []string{"192.0.2.9", "[2001:db8::1]", "::ffff:198.51.100.3"} {
-		if err := refuseDocumentationTarget(a); err == nil || !strings.Contains(err.Error(), "documentation address") {
-			t.Errorf("%s: %v", a, err)
-		}
-	}
-	for _, a := range []string{"127.0.0.1", "::1", "localhost", "192.0.3.1"} {
-		if err := refuseDocumentationTarget(a); err != nil {
-			t.Errorf("%s: %v", a, err)
-		}
-	}
-	// The command refuses with exit 2 before it probes: the check comes
-	// right after the flags are validated.
+	// The command refuses with exit 2 before it probes; a watch does not
+	// create its journal.
 	var errb bytes.Buffer
 	root.SetErr(&errb)
 	defer root.SetErr(nil)
@@ -64,6 +56,14 @@ func TestTraceTargetRefusesDocumentationAddresses(t *testing.T) {
 		if _, code := prRun(t, traceCmd, args...); code != 2 || !strings.Contains(errb.String(), args[len(args)-1]+" is a documentation address") {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errb.String())
 		}
+	}
+	j := filepath.Join(t.TempDir(), "trace.ndjson")
+	errb.Reset()
+	if _, code := prRun(t, traceCmd, "trace", "--watch", "--journal", j, "2001:db8::9"); code != 2 || !strings.Contains(errb.String(), "2001:db8::9 is a documentation address (2001:db8::/32)") {
+		t.Errorf("trace --watch --journal: exit %d\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(j); !os.IsNotExist(err) {
+		t.Errorf("the refused watch created its journal: %v", err)
 	}
 }
 

@@ -524,58 +524,27 @@ func pingArgs(c *cobra.Command, args []string, file string) ([]string, error) {
 
 // pingResolve expands and resolves args as fping does: a name that does not
 // resolve is listed with its error and the others are probed; anything else
-// wrong (a prefix too large, a broadcast address, the wrong family) is bad
-// input that stops the run.
+// wrong (a prefix too large, an address the safety gate refuses, the wrong
+// family) is bad input that stops the run.
 func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, lookup lookupFunc) (pingResolved, error) {
 	var rs pingResolved
 	o = o.WithInterfaces()
+	o.Lookup = lookup
 	for _, a := range args {
-		if _, err := netip.ParseAddr(a); err == nil || strings.Contains(a, "/") {
-			ts, err := probe.ResolveTargets(ctx, []string{a}, o)
-			if err != nil {
-				return rs, err
-			}
-			if err := refuseDocumentation(ts); err != nil {
-				return rs, err
-			}
-			if strings.Contains(a, "/") {
-				rs.prefixes = append(rs.prefixes, pingPrefix{prefix: a, first: len(rs.targets), last: len(rs.targets) + len(ts) - 1})
-			}
-			rs.targets = append(rs.targets, ts...)
-			continue
-		}
-		nw := o.Network
-		if nw == "" {
-			nw = "ip"
-		}
-		addrs, err := lookup(ctx, nw, a)
-		if err == nil && len(addrs) == 0 {
-			err = errors.New("no address")
-		}
-		if err != nil {
+		ts, err := probe.ResolveTargets(ctx, []string{a}, o)
+		var re *probe.ResolveError
+		if errors.As(err, &re) {
 			if ctx.Err() != nil {
 				return rs, ctx.Err()
 			}
-			rs.unresolved = append(rs.unresolved, report.PingUnresolved{Target: a, Error: resolveErrText(err)})
+			rs.unresolved = append(rs.unresolved, report.PingUnresolved{Target: a, Error: resolveErrText(re.Err)})
 			continue
 		}
-		addr := addrs[0].Unmap()
-		// Prefer IPv4 when either family will do, as ping does.
-		for _, x := range addrs {
-			if x.Unmap().Is4() {
-				addr = x.Unmap()
-				break
-			}
-		}
-		ts, err := probe.ResolveTargets(ctx, []string{addr.String()}, o)
 		if err != nil {
-			return rs, fmt.Errorf("target %q (%s): %w", a, addr, err)
-		}
-		for i := range ts {
-			ts[i].Name = a
-		}
-		if err := refuseDocumentation(ts); err != nil {
 			return rs, err
+		}
+		if strings.Contains(a, "/") {
+			rs.prefixes = append(rs.prefixes, pingPrefix{prefix: a, first: len(rs.targets), last: len(rs.targets) + len(ts) - 1})
 		}
 		rs.targets = append(rs.targets, ts...)
 	}
@@ -667,42 +636,4 @@ func (w flushWriter) Write(p []byte) (int, error) {
 		err = w.f.Flush()
 	}
 	return n, err
-}
-
-// refuseDocumentation refuses targets in a documentation range (RFC 5737,
-// RFC 3849: route.DocumentationPrefix), which stand in examples and are never
-// probed, as compare and serve refuse them; it runs before any socket opens.
-func refuseDocumentation(ts []probe.Target) error {
-	for _, t := range ts {
-		if err := refuseDocumentationAddr(t.Name, t.Addr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func refuseDocumentationAddr(name string, a netip.Addr) error {
-	p, ok := route.DocumentationPrefix(a.Unmap())
-	if !ok {
-		return nil
-	}
-	what := name
-	if s := a.Unmap().String(); s != name {
-		what = name + " (" + s + ")"
-	}
-	return fmt.Errorf("%s is a documentation address (%s), illustrative only: linecheck never probes it; give a real target", what, p)
-}
-
-// refuseDocumentationTarget is refuseDocumentationAddr for a target as
-// written (trace's): an address literal is checked here, before any socket.
-func refuseDocumentationTarget(target string) error {
-	h := strings.TrimSuffix(strings.TrimPrefix(target, "["), "]")
-	if i := strings.IndexByte(h, '%'); i >= 0 {
-		h = h[:i]
-	}
-	a, err := netip.ParseAddr(h)
-	if err != nil {
-		return nil
-	}
-	return refuseDocumentationAddr(target, a)
 }

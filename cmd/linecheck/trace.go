@@ -221,12 +221,8 @@ func runTrace(c *cobra.Command, args []string) error {
 		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 		}
-		if err := refuseDocumentationTarget(args[0]); err != nil {
-			return badInput(err)
-		}
 		cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network,
-			CheckAddr: refuseDocumentationAddr}
+			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network}
 		ctx, interrupted, stop := interruptContext(c.Context())
 		defer stop()
 		stderr := c.ErrOrStderr()

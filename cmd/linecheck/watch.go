@@ -189,9 +189,6 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	ctx, stop := watchContext(c)
 	defer stop()
 	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: allowLarge, AllowBroadcast: allowBcast})
-	if err == nil {
-		err = refuseDocumentation(targets)
-	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -369,9 +366,6 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if rounds < 1 || flows < 1 || rate <= 0 || interval <= 0 || timeout <= 0 {
 		return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 	}
-	if err := refuseDocumentationTarget(args[0]); err != nil {
-		return badInput(err)
-	}
 	loc, err := watchLoc(o.reportTZ)
 	if err != nil {
 		return badInput(err)
@@ -384,6 +378,10 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		Interval: interval, Timeout: timeout, Flows: flows, Rate: rate, Network: network}
 	ctx, stop := watchContext(c)
 	defer stop()
+	// The gate's refusal comes before the journal is created.
+	if _, err := probe.ResolveTraceTarget(ctx, args[0], network); err != nil {
+		return badInput(err)
+	}
 	appendFn, closeFn, _, err := openWatchJournal(c, o, journal.KindTrace)
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/pacing"
-	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -230,16 +229,15 @@ func (v *validator) bandwidthTest(rt *rawBWTest, field string) *BandwidthTest {
 	if t.Port == 0 {
 		t.Port = bw.DefaultPort
 	}
-	switch a, err := netip.ParseAddr(t.Addr); {
+	_, perr := netip.ParseAddr(t.Addr)
+	switch {
 	case t.Addr == "":
 		v.errf(rt.line, "%s.addr: required (the address of the candidate's iperf3 -s)", bf)
-	case err != nil && !hostName(t.Addr):
+	case perr != nil && !hostName(t.Addr):
 		v.errf(rt.line, "%s.addr: %q is neither an IP address nor a host name", bf, t.Addr)
-	case err == nil && (a.IsMulticast() || a.IsUnspecified()):
-		v.errf(rt.line, "%s.addr: %s is not a unicast address", bf, t.Addr)
-	case err == nil && v.opt.Live:
-		if p, ok := route.DocumentationPrefix(a); ok {
-			v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never tested", bf, t.Addr, p)
+	default:
+		if err := v.gate(t.Addr, "it is never tested"); err != nil {
+			v.errf(rt.line, "%s.addr: %v", bf, err)
 		}
 	}
 	if t.Port < 1 || t.Port > 65535 {

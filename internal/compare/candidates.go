@@ -17,7 +17,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -467,6 +466,22 @@ type validator struct {
 	errs []error
 }
 
+// gate passes an address literal through probe's safety gate, which a live
+// run's probes pass anyway: here it gives the refusal its file and line.
+// Documentation addresses are refused only for a live run (replayed
+// recordings carry them); a name is checked once it resolves.
+func (v *validator) gate(addr, hint string) error {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return nil
+	}
+	err = probe.CheckTarget(addr, a, hint)
+	if !v.opt.Live && errors.Is(err, probe.ErrDocumentation) {
+		return nil
+	}
+	return err
+}
+
 func (v *validator) errf(line int, format string, a ...any) {
 	v.errs = append(v.errs, fmt.Errorf("%s:%d: %s", v.path, line, fmt.Sprintf(format, a...)))
 }
@@ -534,8 +549,8 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rt.line, "%s.addr: %q: one address or host name, not a range or list", tf, t.Addr)
 		} else if _, err := netip.ParseAddr(t.Addr); err != nil && !hostName(t.Addr) {
 			v.errf(rt.line, "%s.addr: %q is neither an IP address nor a host name", tf, t.Addr)
-		} else if a, err := netip.ParseAddr(t.Addr); err == nil && (a.IsMulticast() || a.IsUnspecified() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255})) {
-			v.errf(rt.line, "%s.addr: %s is not a unicast address", tf, t.Addr)
+		} else if err := v.gate(t.Addr, "it is never probed"); err != nil {
+			v.errf(rt.line, "%s.addr: %v", tf, err)
 		}
 		switch t.Protocol {
 		case probe.ICMP:
@@ -548,11 +563,6 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			}
 		default:
 			v.errf(rt.line, "%s.protocol: %q: use icmp or tcp", tf, rt.Protocol)
-		}
-		if a, err := netip.ParseAddr(t.Addr); err == nil && v.opt.Live {
-			if p, ok := route.DocumentationPrefix(a); ok {
-				v.errf(rt.line, "%s.addr: %s is a documentation address (%s), illustrative only: it is never probed", tf, t.Addr, p)
-			}
 		}
 		if prev, dup := listed[t]; dup {
 			v.errf(rt.line, "%s: %s is already listed on line %d", tf, t, prev)

@@ -7,7 +7,7 @@
 // One definition of each rule lives here:
 //   - the candidates file: Load / LoadWith (strict: every key and value
 //     checked, errors with file:line; LoadOptions make parts optional for
-//     the TUI and serve), ErrRecordedOnly (documentation addresses are route.DocumentationPrefix);
+//     the TUI and serve), ErrRecordedOnly (documentation addresses are refused by probe.CheckTarget);
 //   - measurement: Replay (recordings), Run / Probe (a one-shot live run)
 //     and MonitorLoops / PingLoop / TraceLoop (continuous, mtr style), all
 //     probing through an injected Prober (ProbeSender sends with package

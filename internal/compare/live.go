@@ -71,8 +71,9 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 	return ms, nil
 }
 
-// resolveTarget turns a listed target into exactly one probe target and
-// refuses anything that resolves to a documentation address.
+// resolveTarget turns a listed target into exactly one probe target; probe's
+// safety gate refuses what is never probed (a name resolving to a
+// documentation address here, an address literal when it is probed).
 func resolveTarget(ctx context.Context, t Target) (probe.Target, error) {
 	var pt probe.Target
 	if a, err := netip.ParseAddr(t.Addr); err == nil {
@@ -86,9 +87,6 @@ func resolveTarget(ctx context.Context, t Target) (probe.Target, error) {
 			return pt, fmt.Errorf("resolves to %d addresses, want one", len(ts))
 		}
 		pt = ts[0]
-	}
-	if p, ok := route.DocumentationPrefix(pt.Addr); ok {
-		return pt, fmt.Errorf("%s is a documentation address (%s): never probed", pt.Addr, p)
 	}
 	return pt, nil
 }

@@ -430,8 +430,9 @@ func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, 
 	return out, extra
 }
 
-// CheckLiveTargets refuses a live run whose targets include documentation
-// addresses (illustrative data) — those are only ever replayed.
+// CheckLiveTargets refuses a live run whose targets probe's safety gate
+// refuses (documentation addresses, illustrative data, are only ever
+// replayed), naming the candidate's line.
 func CheckLiveTargets(f *File) error {
 	for _, c := range f.Candidates {
 		for _, t := range c.Targets {
@@ -439,9 +440,11 @@ func CheckLiveTargets(f *File) error {
 			if err != nil {
 				continue
 			}
-			if p, ok := route.DocumentationPrefix(a); ok {
-				return fmt.Errorf("%s:%d: candidate %s: target %s is a documentation address (%s), illustrative only: it is never probed; run with --offline",
-					f.Path, c.Line, c.Name, t.Addr, p)
+			if err := probe.CheckTarget(t.Addr, a, "it is never probed"); err != nil {
+				if errors.Is(err, probe.ErrDocumentation) {
+					return fmt.Errorf("%s:%d: candidate %s: %v, or run with --offline", f.Path, c.Line, c.Name, err)
+				}
+				return fmt.Errorf("%s:%d: candidate %s: %v", f.Path, c.Line, c.Name, err)
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func TestParseTargetsRefusesWhatTheLoaderRejects(t *testing.T) {
 		{"port as a word", "candidates:\n  - name: a\n    targets: [{addr: x, protocol: tcp, port: https}]", `c.yaml:3: `},
 		{"tcp without port", "candidates: [{name: a, targets: [{addr: x, protocol: tcp}]}]", "port: required for protocol tcp"},
 		{"icmp with port", "candidates: [{name: a, targets: [{addr: x, port: 80}]}]", "ICMP has no port"},
-		{"broadcast", "candidates: [{name: a, targets: [{addr: 255.255.255.255}]}]", "is not a unicast address"},
+		{"broadcast", "candidates: [{name: a, targets: [{addr: 255.255.255.255}]}]", "255.255.255.255\" is a broadcast or multicast address: it is never probed"},
 		{"not a name", "candidates: [{name: a, targets: [{addr: 'a..b'}]}]", "neither an IP address nor a host name"},
 		{"no candidates", "candidates: []", "c.yaml:1: candidates: at least one candidate is required"},
 		{"no targets", "candidates: [{name: a}]", "candidates[0] (a).targets: at least one probe target is required"},

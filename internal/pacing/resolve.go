@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -125,19 +124,16 @@ func (r *Resolver) Resolve(ctx context.Context, host string) (netip.Addr, error)
 	return c.addr, c.err
 }
 
-// checkProbeable refuses what linecheck never probes live: what probe's sweep guards
-// refuse (broadcast, multicast, unspecified addresses), and documentation
-// addresses, which are illustrative.
+// checkProbeable refuses what linecheck never probes live, by probe's
+// safety gate (broadcast, multicast, unspecified and documentation
+// addresses), so that a refused name is cached with its refusal.
 func checkProbeable(host string, a netip.Addr, hint string) (netip.Addr, error) {
 	a = a.Unmap()
 	if a.Zone() != "" {
 		return netip.Addr{}, fmt.Errorf("target %q: zoned addresses are not supported", host)
 	}
-	if err := probe.CheckUnicast(host, a, hint); err != nil {
+	if err := probe.CheckTarget(host, a, hint); err != nil {
 		return netip.Addr{}, err
-	}
-	if _, ok := route.DocumentationPrefix(a); ok {
-		return netip.Addr{}, fmt.Errorf("%s is %s, a documentation address: illustrative only, never probed", host, a)
 	}
 	return a, nil
 }

@@ -258,19 +258,6 @@ func SpecialRange(ip netip.Addr) (string, bool) {
 	return "", false
 }
 
-// DocumentationPrefix reports the documentation range (RFC 5737, RFC 3849)
-// that holds ip, if any: such addresses are illustrative, replayed and never
-// probed by compare, the TUI or serve. It reads the same list as SpecialRange.
-func DocumentationPrefix(ip netip.Addr) (netip.Prefix, bool) {
-	ip = ip.Unmap()
-	for _, s := range specialRanges() {
-		if s.kind == "documentation" && s.p.Contains(ip) {
-			return s.p, true
-		}
-	}
-	return netip.Prefix{}, false
-}
-
 // asnCarriers names the networks an ASN database answer can be mapped to.
 // Metro/provincial ASNs of the Chinese carriers are their access networks.
 // Made on first use (a map literal is built by package init otherwise).

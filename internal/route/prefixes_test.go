@@ -176,18 +176,3 @@ func TestBundledTableNestingIsDeliberate(t *testing.T) {
 		}
 	}
 }
-
-// The documentation ranges are RFC 5737's three /24s and RFC 3849's /32.
-func TestDocumentationPrefix(t *testing.T) {
-	cases := map[string]string{
-		"192.0.2.1": "192.0.2.0/24", "198.51.100.255": "198.51.100.0/24", "203.0.113.10": "203.0.113.0/24",
-		"::ffff:203.0.113.10": "203.0.113.0/24", "2001:db8::1": "2001:db8::/32",
-		"192.0.3.1": "", "198.51.101.1": "", "203.0.114.1": "", "2001:db9::1": "", "127.0.0.1": "", "10.0.0.1": "",
-	}
-	for ip, want := range cases {
-		p, ok := DocumentationPrefix(netip.MustParseAddr(ip))
-		if ok != (want != "") || (ok && p.String() != want) {
-			t.Errorf("%s: %v %v, want %q", ip, p, ok, want)
-		}
-	}
-}

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // DefaultPort is iperf3's port.
@@ -48,9 +48,10 @@ type Config struct {
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
-// CheckServer refuses a server that is a documentation address (RFC 5737,
-// RFC 3849): such addresses stand in examples and are never tested. A name
-// is checked once resolved, when Run dials it.
+// CheckServer refuses a server address that probe's safety gate refuses
+// (probe.CheckTarget): a documentation address (RFC 5737, RFC 3849), which
+// stands in examples and is never tested, a broadcast, multicast or
+// unspecified one. A name is checked once resolved, when Run dials it.
 func CheckServer(host string) error {
 	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if i := strings.IndexByte(h, '%'); i >= 0 {
@@ -64,22 +65,14 @@ func CheckServer(host string) error {
 }
 
 func checkAddr(host string, a netip.Addr) error {
-	if p, ok := route.DocumentationPrefix(a.Unmap()); ok {
-		what := host
-		if h := a.Unmap().String(); h != host {
-			what = host + " (" + h + ")"
-		}
-		return docError(fmt.Sprintf("%s is a documentation address (%s), illustrative only: linecheck never tests it; give the address of your iperf3 -s server", what, p))
+	const advice = "give the address of your iperf3 -s server"
+	err := probe.CheckTarget(host, a, advice)
+	var re *probe.RefusedError
+	if errors.As(err, &re) {
+		re.Advice = advice
 	}
-	return nil
+	return err
 }
-
-// docError is the sentence of a refused documentation address; it is
-// ErrDocumentation to errors.Is without repeating its words.
-type docError string
-
-func (e docError) Error() string        { return string(e) }
-func (e docError) Is(target error) bool { return target == ErrDocumentation }
 
 // dial opens one connection through cfg.Dial, or a net.Dialer that refuses
 // a name resolving to a documentation address before it connects.
@@ -167,7 +160,7 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 	where := net.JoinHostPort(host, strconv.Itoa(cfg.Port))
 	cc, err := cfg.dial(ctx, host, cfg.Network, where)
 	if err != nil {
-		if errors.Is(err, ErrDocumentation) {
+		if errors.Is(err, probe.ErrRefused) {
 			return nil, err
 		}
 		return nil, dialError(host, cfg, err)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
 // The control-connection states of the iperf3 protocol: one signed byte
@@ -185,8 +187,9 @@ var (
 	// reset or closed mid-test, or the results never came).
 	ErrCutShort = errors.New("test cut short")
 	// ErrDocumentation: the server is a documentation address (RFC 5737,
-	// RFC 3849), illustrative only; it is refused before any socket opens.
-	ErrDocumentation = errors.New("documentation address")
+	// RFC 3849), illustrative only; probe's safety gate refuses it before
+	// any socket opens. It is probe.ErrDocumentation.
+	ErrDocumentation = probe.ErrDocumentation
 	// ErrNoClient is what a server's OnResult gets for a connection that
 	// never sent its cookie (a port scan, a TCP ping of the port, a client
 	// that gave up): no test was attempted.
