@@ -151,6 +151,7 @@ func init() {
 	// is given, not at start-up of every command.
 	cobra.AddTemplateFunc("linecheckVersion", versionText)
 	root.SetVersionTemplate("{{linecheckVersion}}")
+	register(newGPUCmd())
 	register(&cobra.Command{
 		Use:   "version",
 		Short: "Print the linecheck version, commit and Go version (same as --version)",

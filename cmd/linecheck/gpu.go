@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/report"
+)
+
+// gpuOptions are the flags of `linecheck gpu`.
+type gpuOptions struct {
+	from, xml, text, query, topo string
+	contract                     string
+	nvidiaSMI                    string
+	format                       string
+	wide                         bool
+}
+
+const gpuLong = `gpu reports what the NVIDIA driver says about this server's GPUs, the way
+a buyer checks a rental against the order: per card the product name, the
+form factor derived from the evidence (SXM5, SXM4, PCIe, NVL: the product
+name, the PCI device id, NVLink to every other card, a power limit no PCIe
+card has), memory, the power limit in force beside the default and max,
+PCIe generation and width (current and max), ECC and MIG modes, driver and
+CUDA versions, serial and UUID; and the card-to-card matrix (NVLink count
+per pair, or the PCIe path: PIX, PXB, PHB, NODE, SYS) with each card's
+nearest NIC.
+
+Inputs: without any input flag, nvidia-smi is run here (nvidia-smi -q -x and
+nvidia-smi topo -m). To judge files a provider sent, --from DIR reads
+whichever of these are there:
+  nvidia-smi-q.xml   nvidia-smi -q -x
+  nvidia-smi-q.txt   nvidia-smi -q (or -a)
+  query.csv          nvidia-smi --query-gpu=index,name,memory.total,… --format=csv
+  topo.txt           nvidia-smi topo -m
+and --xml, --text, --query, --topo take one file each. The query CSV and the
+topo matrix alone (what forums and providers usually paste) are enough.
+
+Contract (--contract FILE, a YAML file with a gpu: block, the same block a
+candidate of compare takes):
+  gpu:
+    count: 8                         cards, at least
+    model: H100 SXM5                 as buyers write it: H100 PCIe, H100 NVL, H200, A100 80GB
+    memory_gib: 80                   per card, 3% below allowed (the driver's reservation)
+    interconnect: nvlink-all-pairs   or nvlink-pairs (bridged pairs), pcie
+    power_limit_w: 700               the limit in force on every card, at least
+    pcie_gen: 5                      the link's max generation, at least
+    ecc: true
+    mig: false
+Each key is a check with its required and measured value; a figure no input
+gives fails its check ("no data"). Exit 1 when a check fails.
+
+Formats: table (default), json (linecheck.gpu/v1), csv, markdown.
+docs/gpu.md has the rules (form factor, model matching) and examples.
+
+Examples:
+  linecheck gpu                                   on the rented server
+  linecheck gpu --contract order.yaml             … against the order
+  linecheck gpu --from ./provider-files --contract order.yaml --format json
+  linecheck gpu --query query.csv --topo topo.txt`
+
+func newGPUCmd() *cobra.Command {
+	o := &gpuOptions{}
+	c := &cobra.Command{
+		Use:   "gpu [flags]",
+		Short: "What GPU server was delivered (model, form factor, memory, power cap, NVLink, ECC, MIG) against the contract",
+		Long:  gpuLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runGPU(c, o) },
+	}
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.StringVar(&o.from, "from", "", "read saved outputs from `DIR` ("+gpu.FileXML+", "+gpu.FileQText+", "+gpu.FileCSV+", "+gpu.FileTopo+", whichever are there)")
+		f.StringVar(&o.xml, "xml", "", "read nvidia-smi -q -x from `FILE`")
+		f.StringVar(&o.text, "text", "", "read nvidia-smi -q (text) from `FILE`")
+		f.StringVar(&o.query, "query", "", "read nvidia-smi --query-gpu=… --format=csv from `FILE`")
+		f.StringVar(&o.topo, "topo", "", "read nvidia-smi topo -m from `FILE`")
+		f.StringVar(&o.contract, "contract", "", "check against the gpu: block of `FILE` (YAML)")
+		f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi `PROGRAM` to run when no input is given")
+		f.StringVar(&o.format, "format", "table", "output `FORMAT`: table, json, csv, markdown")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of a table on one line")
+	})
+	return c
+}
+
+func runGPU(c *cobra.Command, o *gpuOptions) error {
+	if err := report.CheckFormat(o.format); err != nil {
+		return badInput(err)
+	}
+	var ct *gpu.Contract
+	if o.contract != "" {
+		b, err := os.ReadFile(o.contract)
+		if err != nil {
+			return badInput(fmt.Errorf("--contract: %w", err))
+		}
+		v, err := gpu.ParseContractFile(b, o.contract)
+		if err != nil {
+			return badInput(err)
+		}
+		ct = &v
+	}
+	m, err := gpuMachine(c.Context(), o)
+	if err != nil {
+		return err
+	}
+	d := gpu.NewDoc(m, ct)
+	out := c.OutOrStdout()
+	switch o.format {
+	case "json":
+		err = report.WriteJSON(out, d)
+	case "csv":
+		err = report.Write(out, "csv", report.GPUTables(d)...)
+	default:
+		err = report.WriteWith(out, o.format, tableOptions(out, o.wide), report.GPUTables(d)...)
+	}
+	if err != nil {
+		return err
+	}
+	if d.Verdict == gpu.VerdictFail {
+		var failed []string
+		for _, ch := range d.Checks {
+			if !ch.Pass {
+				failed = append(failed, ch.Name)
+			}
+		}
+		return verdictFailed("gpu: the delivery does not meet the contract: " + strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// gpuMachine reads the inputs the flags name, or runs nvidia-smi.
+func gpuMachine(ctx context.Context, o *gpuOptions) (*gpu.Machine, error) {
+	files := gpu.Files{XML: o.xml, QText: o.text, CSV: o.query, Topo: o.topo}
+	if o.from != "" {
+		d, err := gpu.FromDir(o.from)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		// a file flag beside --from wins for its kind
+		if files.XML == "" {
+			files.XML = d.XML
+		}
+		if files.QText == "" {
+			files.QText = d.QText
+		}
+		if files.CSV == "" {
+			files.CSV = d.CSV
+		}
+		if files.Topo == "" {
+			files.Topo = d.Topo
+		}
+	}
+	if files != (gpu.Files{}) {
+		m, err := gpu.Read(files)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		return m, nil
+	}
+	return liveMachine(ctx, o.nvidiaSMI)
+}
+
+// nvidiaSMITimeout bounds one nvidia-smi run: a driver in a bad state can
+// hang it, and a report that never comes helps nobody.
+const nvidiaSMITimeout = 60 * time.Second
+
+// runNVIDIASMI runs the program with args and returns its stdout.
+func runNVIDIASMI(ctx context.Context, prog string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, nvidiaSMITimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = strings.TrimSpace(stdout.String())
+		}
+		if len(msg) > 400 {
+			msg = msg[:400] + "…"
+		}
+		return nil, fmt.Errorf("%s %s: %v: %s", prog, strings.Join(args, " "), err, msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// liveMachine runs nvidia-smi here: -q -x for the cards, topo -m for the
+// matrix (a failing topo, as on a single-card VM, leaves the matrix out).
+func liveMachine(ctx context.Context, prog string) (*gpu.Machine, error) {
+	if _, err := exec.LookPath(prog); err != nil {
+		return nil, badInput(fmt.Errorf("%s not found (%v): run linecheck gpu on the GPU server, or give saved outputs with --from DIR (or --xml, --text, --query, --topo)", prog, err))
+	}
+	b, err := runNVIDIASMI(ctx, prog, "-q", "-x")
+	if err != nil {
+		return nil, err
+	}
+	m, err := gpu.ParseXML(b, prog+" -q -x")
+	if err != nil {
+		return nil, err
+	}
+	inputs := []string{prog + " -q -x"}
+	var topo *gpu.Topology
+	if tb, err := runNVIDIASMI(ctx, prog, "topo", "-m"); err == nil {
+		if topo, err = gpu.ParseTopo(tb, prog+" topo -m"); err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, prog+" topo -m")
+	}
+	out, err := gpu.Merge(topo, m)
+	if err != nil {
+		return nil, err
+	}
+	out.Inputs = inputs
+	return out, nil
+}
