@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,8 +86,8 @@ func init() {
 		f.BoolVar(&backtraceOpts.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
 		f.BoolVar(&backtraceOpts.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
 		f.StringVar(&backtraceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
-		f.IntVar(&backtraceOpts.port, "port", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
-		f.IntVar(&backtraceOpts.maxTTL, "max-ttl", probe.DefaultMaxTTL, "highest TTL probed")
+		f.IntVarP(&backtraceOpts.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+		f.IntVarP(&backtraceOpts.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
 		f.IntVarP(&backtraceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
 		durationVarP(f, &backtraceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
 		durationVarP(f, &backtraceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds or a Go duration)")
@@ -193,6 +192,10 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 		return badInput(errors.New("--cycles, --rate, --interval and --timeout must be positive"))
 	}
+	if o.maxTTL < 0 || o.maxTTL > 255 {
+		// Before any target is traced: each would fail the same way.
+		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
+	}
 	var sel []route.BacktraceTarget
 	for _, t := range targets {
 		a := netip.MustParseAddr(t.Addr)
@@ -207,7 +210,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	}
 	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
 		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
 	var done atomic.Int32
@@ -219,7 +222,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if ctx.Err() != nil {
+	if interrupted() {
 		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers what was traced so far")
 	}
 	vantage := o.vantage
@@ -246,7 +249,13 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		}
 		doc.Results = append(doc.Results, route.NewBacktraceResult(t, res.trace, why))
 	}
-	return writeBacktrace(out, o.format, doc)
+	if err := writeBacktrace(out, o.format, doc); err != nil {
+		return err
+	}
+	if interrupted() {
+		return errInterrupted
+	}
+	return nil
 }
 
 func writeBacktrace(w io.Writer, format string, doc *route.BacktraceDoc) error {

@@ -95,7 +95,7 @@ iperf3 -s listens; -1 (--one-off) exits after one test, as iperf3 -s -1 does.
 Errors say what to do: a server busy with another client's test (iperf3
 serves one at a time), nothing listening (refused), a port a firewall drops
 (no answer), a program that does not speak iperf3, a test cut short (the
-partial result is printed and the exit code is 1).
+partial result is printed and the exit code is 1; after Ctrl-C it is 130).
 
 Oversell over time (--watch):
   --watch runs a test every --every (default 1h) until stopped, appending each
@@ -268,7 +268,7 @@ func runBW(c *cobra.Command, args []string) error {
 	if w.watch {
 		return bwWatch(c, args[0], cfg)
 	}
-	ctx, _, stop := interruptContext(c.Context())
+	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
 	if !o.quiet && prIsTTY(stderr) {
@@ -280,6 +280,16 @@ func runBW(c *cobra.Command, args []string) error {
 		if werr := writeBW(c.OutOrStdout(), res); werr != nil {
 			return werr
 		}
+	}
+	if interrupted() {
+		// Ctrl-C: the partial result is above; exit 130 as ping and trace.
+		if cfg.Progress != nil {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		if res != nil {
+			fmt.Fprintln(stderr, "linecheck: interrupted; the result covers the test so far")
+		}
+		return errInterrupted
 	}
 	if err != nil {
 		if errors.Is(err, bw.ErrDocumentation) { // a name that resolved to one

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+)
+
+// interruptHelper starts linecheck args in a child, waits for its probe
+// socket and a further settle, sends SIGINT, and returns the exit code,
+// stdout and stderr.
+func interruptHelper(t *testing.T, settle time.Duration, args ...string) (int, []byte, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	waitForSocket(t, cmd.Process.Pid)
+	time.Sleep(settle)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.Bytes(), errb.String()
+}
+
+// Ctrl-C during a bw test: the partial result is printed and the exit code
+// is 130, as for ping and trace (it was 1, the code of a failed test).
+func TestBWInterruptedPrintsThePartialResultAndExits130(t *testing.T) {
+	port := bwtest.Server(t)
+	code, out, errs := interruptHelper(t, 1500*time.Millisecond, "bw", "-p", fmt.Sprint(port), "-t", "30", "-b", "20M", "--format", "json", "127.0.0.1")
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, errs)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, errs)
+	}
+	if doc["cut_short"] != true {
+		t.Errorf("cut_short %v, want true", doc["cut_short"])
+	}
+	if b, _ := doc["bytes"].(float64); b <= 0 || b >= 20e6/8*30 {
+		t.Errorf("bytes %v: want the part of the 30 s test that ran", doc["bytes"])
+	}
+	if !strings.Contains(errs, "linecheck: interrupted") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+// Ctrl-C during a backtrace: the report of what was traced, then exit 130
+// (it was 0, as if the run had finished).
+func TestBacktraceInterruptedReportsAndExits130(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw sockets); CI runs as root")
+	}
+	targets := filepath.Join(t.TempDir(), "lo.yaml")
+	if err := os.WriteFile(targets, []byte("targets:\n  - {name: lo, carrier: telecom, city: X, addr: 127.0.0.1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := interruptHelper(t, time.Second, "backtrace", "--targets", targets, "-c", "1000", "-i", "0.01", "-m", "3", "--format", "json")
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, errs)
+	}
+	var doc route.BacktraceDoc
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Results) != 1 || doc.Results[0].Trace == nil || len(doc.Results[0].Trace.Hops) != 1 ||
+		doc.Results[0].Trace.Hops[0].Sent == 0 || doc.Results[0].Trace.Hops[0].Sent >= 1000 {
+		t.Errorf("results %+v", doc.Results)
+	}
+	if !strings.Contains(errs, "interrupted; the report covers what was traced so far") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+// backtrace takes trace's -p and -m.
+func TestBacktraceTakesTracesShortFlags(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (raw sockets); CI runs as root")
+	}
+	targets := filepath.Join(t.TempDir(), "lo.yaml")
+	if err := os.WriteFile(targets, []byte("targets:\n  - {name: lo, carrier: telecom, city: X, addr: 127.0.0.1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := prRun(t, backtraceCmd, "backtrace", "--targets", targets, "--proto", "udp", "-p", "33500", "-m", "2", "-c", "1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var doc route.BacktraceDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Results) != 1 || doc.Results[0].Trace == nil || doc.Results[0].Trace.Port != 33500 || doc.Results[0].Trace.Protocol != "udp" {
+		t.Errorf("results %+v", doc.Results)
+	}
+	if _, code := prRun(t, backtraceCmd, "backtrace", "--targets", targets, "-m", "300"); code != 2 {
+		t.Errorf("-m 300: exit %d, want 2 before any target is traced", code)
+	}
+}
