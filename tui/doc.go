@@ -24,9 +24,11 @@
 // Live statistics use bounded ring buffers: a target keeps the last
 // HistorySize RTT samples (sparkline, percentiles, jitter, RTT chart) and
 // running counters (sent, received, lost, late, duplicates), so memory does
-// not grow over a long run. Percentiles are nearest-rank (route.NearestRank)
-// and jitter is RFC 3550, both from route.Summarize, as compare computes them.
+// not grow over a long run. The figures of the window (loss, percentiles,
+// jitter) come from compare.Window.Result, the one window statistic compare
+// and serve use too; JIT is the window's jitter the SLA checks (mean |D|),
+// the route screen shows RFC 3550's running value beside it as "now".
 //
-// Definitions (loss, percentiles, RFC 3550 jitter, stretch, icmp-rate-limited)
+// Definitions (loss, percentiles, jitter, stretch, icmp-rate-limited)
 // are those of docs/definitions.md; percentiles are nearest-rank (route.NearestRank).
 package tui

@@ -72,10 +72,12 @@ func (r *Ring) Last(n int, dst []float64) []float64 {
 	return dst
 }
 
-// applyRecord folds one probe record into the running statistics.
+// applyRecord folds one probe record into the running statistics: the
+// counts since the start, the drawing's history and the statistics window.
 func (s *LiveStats) applyRecord(rec probe.Record) {
 	if s.History == nil {
 		s.History = NewRing(HistorySize)
+		s.win = compare.NewWindow(HistorySize)
 	}
 	if rec.Time.After(s.Last) {
 		s.Last = rec.Time
@@ -84,6 +86,7 @@ func (s *LiveStats) applyRecord(rec probe.Record) {
 	case probe.StatusDup:
 		// A duplicate is counted apart, never as a received probe.
 		s.Dup++
+		s.win.Add(rec)
 		return
 	case probe.StatusLost:
 		s.Sent++
@@ -103,43 +106,37 @@ func (s *LiveStats) applyRecord(rec probe.Record) {
 	default:
 		return
 	}
+	s.win.Add(rec)
 	s.dirty = true
 }
 
 // settle recomputes what applyRecord left stale; called once per batch.
 func (s *LiveStats) settle() {
-	if s.dirty && s.History != nil {
+	if s.dirty && s.win != nil {
 		s.summarize()
 		s.dirty = false
 	}
 }
 
-// summarize recomputes the RTT statistics and jitter over the received
-// samples in the window with route.Summarize — the statistics compare
-// computes over a run — reusing one scratch slice for the samples.
+// summarize recomputes the window's figures with compare's one window
+// statistic (compare.Window.Result, as compare and serve compute them),
+// reusing one scratch slice for the samples.
 func (s *LiveStats) summarize() {
-	if cap(s.scratch) < s.History.Cap() {
-		s.scratch = make([]float64, 0, s.History.Cap())
+	if cap(s.scratch) < s.win.Size() {
+		s.scratch = make([]float64, 0, s.win.Size())
 	}
-	xs := s.scratch[:0]
-	for i := 0; i < s.History.Len(); i++ {
-		if _, v := s.History.At(i); !math.IsNaN(v) {
-			xs = append(xs, v)
-		}
-	}
-	s.RTT, s.J = route.Summarize(xs)
-	s.P50, s.P95, s.MinRTT, s.Jitter = s.RTT.P50, s.RTT.P95, s.RTT.Min, s.J.RFC3550
-	s.scratch = xs
+	s.res = s.win.Result(compare.Target{}, s.scratch)
+	s.scratch = s.res.Samples[:0]
+	s.res.Samples = nil // the scratch is reused: the result keeps no view of it
+	s.RTT, s.J = s.res.RTT, s.res.Jitter
+	s.P50, s.P95, s.MinRTT, s.Jitter = s.RTT.P50, s.RTT.P95, s.RTT.Min, s.J.MeanAbs
 }
 
-// result is the target's statistics as compare states them (loss and
-// counts over every probe so far, RTT and jitter over the window).
+// result is the target's statistics over the window, as compare and serve
+// state them (compare.Window.Result).
 func (s *LiveStats) result(target string) compare.TargetResult {
-	r := compare.TargetResult{Target: compare.Target{Addr: target}, Sent: s.Sent, Recv: s.Recv, Late: s.Late,
-		Duplicates: s.Dup, RTT: s.RTT, Jitter: s.J}
-	if s.Sent > 0 {
-		r.Loss = 1 - float64(s.Recv)/float64(s.Sent)
-	}
+	r := s.res
+	r.Target = compare.Target{Addr: target}
 	return r
 }
 
@@ -240,7 +237,7 @@ func (c *Candidate) warming() bool {
 // view returns the statistics to display, from the current quality.
 func (c *Candidate) view() Summary {
 	q := c.q
-	return Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min, JitterMs: q.Jitter.RFC3550,
+	return Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min, JitterMs: q.Jitter.MeanAbs,
 		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, route.FlagBelowFloor), HaveStats: q.Recv > 0}
 }
 

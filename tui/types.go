@@ -109,7 +109,7 @@ type Summary struct {
 	Sent     int
 	P50, P95 float64 // ms
 	MinRTT   float64 // ms
-	JitterMs float64 // RFC 3550
+	JitterMs float64 // the window's mean |D| (the SLA's jitter)
 	Loss     float64 // fraction 0..1
 	Stretch  float64 // min RTT / floor; 0 when unknown
 	// BelowFloor: the minimum RTT is under the physical floor (stretch < 1,
@@ -121,16 +121,18 @@ type Summary struct {
 // LiveStats are running statistics over the probe records received so far.
 // Counters are cumulative; percentiles are over the last HistorySize samples.
 type LiveStats struct {
-	Sent, Recv, Lost, Late, Dup int
+	Sent, Recv, Lost, Late, Dup int            // since the start
 	MinRTT                      float64        // ms, over the window
-	Jitter                      float64        // RFC 3550, ms, over the window's consecutive received RTTs
+	Jitter                      float64        // the window's jitter (mean |D|, the SLA's figure), ms
 	P50, P95                    float64        // ms, over the window
-	RTT                         route.RTTStats // route.Summarize over the window
-	J                           route.Jitter
+	RTT                         route.RTTStats // over the window (compare.Window.Result)
+	J                           route.Jitter   // over the window; J.RFC3550 is the running value, "now"
 	Last                        time.Time
 	History                     *Ring // recent samples; NaN marks a lost probe
 
-	dirty   bool // percentiles are stale
+	win     *compare.Window      // the latest HistorySize probes, for the figures
+	res     compare.TargetResult // win's figures as of the last settle
+	dirty   bool                 // percentiles are stale
 	scratch []float64
 }
 

@@ -246,16 +246,18 @@ func TestResizeChangesFrame(t *testing.T) {
 }
 
 func TestLiveStatsAgainstHand(t *testing.T) {
-	// Hand computation (testdata/FIXTURE.md) and route.Summarize as a second oracle.
+	// Hand computation (testdata/FIXTURE.md) and route.Summarize as a second
+	// oracle. jit is the window's mean |D| (what JIT and the SLA show), now
+	// RFC 3550's running value.
 	cases := []struct {
-		name               string
-		p50, p95, min, jit float64
-		loss               float64
+		name                    string
+		p50, p95, min, jit, now float64
+		loss                    float64
 	}{
-		{"hk-cn2-gia", 23, 26, 22, 0.80860, 0},
-		{"hk-bgp", 44, 61, 35, 4.21478, 0.2},
-		{"tokyo-ntt", 48, 50, 47, 0.56633, 0},
-		{"la-cu9929", 132, 140, 131, 1.51153, 0},
+		{"hk-cn2-gia", 23, 26, 22, 16.0 / 9, 0.80860, 0},
+		{"hk-bgp", 44, 61, 35, 80.0 / 7, 4.21478, 0.2},
+		{"tokyo-ntt", 48, 50, 47, 12.0 / 9, 0.56633, 0},
+		{"la-cu9929", 132, 140, 131, 31.0 / 9, 1.51153, 0},
 	}
 	for _, c := range cases {
 		var s LiveStats
@@ -267,12 +269,13 @@ func TestLiveStatsAgainstHand(t *testing.T) {
 			}
 		}
 		s.settle()
-		if s.P50 != c.p50 || s.P95 != c.p95 || s.MinRTT != c.min || math.Abs(s.Jitter-c.jit) > 1e-4 || s.Loss() != c.loss {
-			t.Errorf("%s: p50 %v p95 %v min %v jitter %.5f loss %v; want %v %v %v %.5f %v",
-				c.name, s.P50, s.P95, s.MinRTT, s.Jitter, s.Loss(), c.p50, c.p95, c.min, c.jit, c.loss)
+		if s.P50 != c.p50 || s.P95 != c.p95 || s.MinRTT != c.min || math.Abs(s.Jitter-c.jit) > 1e-9 ||
+			math.Abs(s.J.RFC3550-c.now) > 1e-4 || s.Loss() != c.loss || math.Abs(s.result("").Loss-c.loss) > 1e-12 {
+			t.Errorf("%s: p50 %v p95 %v min %v jitter %.5f now %.5f loss %v; want %v %v %v %.5f %.5f %v",
+				c.name, s.P50, s.P95, s.MinRTT, s.Jitter, s.J.RFC3550, s.Loss(), c.p50, c.p95, c.min, c.jit, c.now, c.loss)
 		}
 		st, j := route.Summarize(rtts)
-		if st.P50 != s.P50 || st.P95 != s.P95 || math.Abs(j.RFC3550-s.Jitter) > 1e-9 {
+		if st.P50 != s.P50 || st.P95 != s.P95 || math.Abs(j.MeanAbs-s.Jitter) > 1e-9 || math.Abs(j.RFC3550-s.J.RFC3550) > 1e-9 {
 			t.Errorf("%s: disagrees with route.Summarize: %+v %+v", c.name, st, j)
 		}
 	}
@@ -468,5 +471,15 @@ func TestStretchBelowTheFloorIsFlagged(t *testing.T) {
 	}
 	if got := str("hk-cn2-gia"); got != "1.8" {
 		t.Errorf("hk-cn2-gia STR = %q, want its ratio 1.8", got)
+	}
+}
+
+// The route screen shows the window's jitter (JIT, the SLA's figure) and
+// RFC 3550's running value labelled "now" where the line has room:
+// hk-cn2-gia 16/9 = 1.78 ms and 0.81 (testdata/FIXTURE.md).
+func TestRouteScreenShowsJitterNow(t *testing.T) {
+	frame := plain(press(t, fixtureModel(t, 130, 30), "enter"))
+	if !contains(frame, "jitter 1.8, now 0.81") {
+		t.Errorf("route screen at 130 columns lacks the window jitter and the running value:\n%s", frame)
 	}
 }

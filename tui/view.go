@@ -191,8 +191,8 @@ func (m *Model) helpBody() []string {
 		}
 	}
 	out = append(out, "",
-		" RTT50/95 (p50/p95) and RECENT cover the last "+fmt.Sprint(HistorySize)+" probes; LOSS and JIT (RFC 3550",
-		" jitter) all so far; worst target shown. STR = stretch: min RTT / physical floor.",
+		" RTT50/95, RECENT, LOSS and JIT (mean |ΔRTT|, the SLA's jitter) cover the last "+fmt.Sprint(HistorySize),
+		" probes; worst target shown. STR = stretch: min RTT / physical floor.",
 		" MONTHLY: the offer's total in the compare currency; FIXED PER-GB 95TH: the same traffic",
 		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its",
 		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss).")
@@ -482,6 +482,11 @@ func (m *Model) renderRTTChart(c *Candidate, width, height int) []string {
 	t1, _ := h.At(h.Len() - 1)
 	head := fmt.Sprintf(" RTT to %s (ms), last %d probes %s–%s UTC: p50 %s p95 %s, %d lost",
 		c.Name, h.Len(), t0.Format("15:04:05"), t1.Format("15:04:05"), ms(c.Stats.P50), ms(c.Stats.P95), lost)
+	// The window's jitter (JIT, the SLA's figure) and RFC 3550's running
+	// value beside it, labelled "now", where the line has room for them.
+	if jit := fmt.Sprintf("; jitter %s, now %s", ms(c.Stats.J.MeanAbs), ms(c.Stats.J.RFC3550)); lipglossWidth(head+jit) < width && c.Stats.res.Recv > 1 {
+		head += jit
+	}
 	if math.IsInf(lo, 1) {
 		return []string{line(head, width)}
 	}

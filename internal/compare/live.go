@@ -51,10 +51,9 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 		}
 		o := owners[k]
 		tr := &ms[o[0]].Targets[o[1]]
-		tr.Sent, tr.Recv, tr.Late, tr.Duplicates = pr.Sent, pr.Recv, pr.Late, pr.Dup
-		tr.Loss = pr.Loss()
-		tr.Samples = pr.RTTs
-		tr.RTT, tr.Jitter = route.Summarize(pr.RTTs)
+		w := NewWindow(0)
+		w.AddCycle(pr.Sent, pr.Recv, pr.Late, pr.Dup, pr.RTTs)
+		*tr = w.Result(tr.Target, nil)
 		if pr.Refused > 0 {
 			ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: connection refused %d times: the port is closed", tr.Target, pr.Refused))
 		}

@@ -358,7 +358,8 @@ func Replay(c *Candidate) (*Measurement, error) {
 }
 
 // TargetsFromRecords computes per-target statistics from probe records, in
-// the order of targets. Records of other targets are returned by name.
+// the order of targets, each over a window of all its records in time order
+// (Window.Result). Records of other targets are returned by name.
 func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, []string) {
 	type key struct {
 		addr  string
@@ -406,26 +407,11 @@ func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, 
 			}
 			return rs[a].Seq < rs[b].Seq
 		})
-		t := &out[i]
+		w := NewWindow(0)
 		for _, r := range rs {
-			switch r.Status {
-			case probe.StatusOK:
-				t.Sent++
-				t.Recv++
-				t.Samples = append(t.Samples, *r.RTTms)
-			case probe.StatusLost:
-				t.Sent++
-			case probe.StatusLate:
-				t.Sent++
-				t.Late++
-			case probe.StatusDup:
-				t.Duplicates++
-			}
+			w.Add(r)
 		}
-		if t.Sent > 0 {
-			t.Loss = 1 - float64(t.Recv)/float64(t.Sent)
-		}
-		t.RTT, t.Jitter = route.Summarize(t.Samples)
+		out[i] = w.Result(out[i].Target, nil)
 	}
 	return out, extra
 }

@@ -59,7 +59,10 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		}
 		checks = append(checks, c)
 	}
-	upper(CheckJitter, "ms", s.JitterRFC3550ms, q.Jitter.RFC3550, "jitter")
+	// The whole window's jitter, not the estimator's last value: RFC 3550's
+	// running J reflects about the last 16 probes, and a verdict on it
+	// flipped with them (issue 20; docs/definitions.md, "SLA jitter").
+	upper(CheckJitter, "ms", s.JitterRFC3550ms, q.Jitter.MeanAbs, "jitter")
 	if len(s.LineClasses) > 0 {
 		cls := q.LineClass
 		if cls == "" {

@@ -12,7 +12,7 @@ var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterRFC3550ms: ptr(5), 
 // goodRoute passes every threshold of testSLA.
 func goodRoute() RouteQuality {
 	return RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 200, Recv: 200,
-		RTT: RTTSummary{Min: 20, P50: 25, P95: 31}, Jitter: JitterSummary{RFC3550: 1.2}, FloorMs: 12.27, Stretch: 1.63}
+		RTT: RTTSummary{Min: 20, P50: 25, P95: 31}, Jitter: JitterSummary{RFC3550: 1.2, MeanAbs: 1.3}, FloorMs: 12.27, Stretch: 1.63}
 }
 
 func checkByName(v Verdict, name string) (Check, bool) {
@@ -35,7 +35,11 @@ func TestSLAChecks(t *testing.T) {
 		{"p95 above the limit", func(q *RouteQuality) { q.RTT.P95 = 60.01 }, []string{CheckRTTP95}},
 		{"loss 1 in 200 = 0.5 % passes", func(q *RouteQuality) { q.Recv = 199; q.Loss = 0.005 }, nil},
 		{"loss 2 in 200 fails", func(q *RouteQuality) { q.Recv = 198; q.Loss = 0.01 }, []string{CheckLoss}},
-		{"jitter above", func(q *RouteQuality) { q.Jitter.RFC3550 = 5.5 }, []string{CheckJitter}},
+		{"jitter above", func(q *RouteQuality) { q.Jitter.MeanAbs = 5.5 }, []string{CheckJitter}},
+		// The verdict is the whole window's mean |D|: a calm last 16 probes (a
+		// low running RFC 3550 value) do not pass a jittery window.
+		{"jitter above, running value below", func(q *RouteQuality) { q.Jitter.MeanAbs, q.Jitter.RFC3550 = 5.5, 0.2 }, []string{CheckJitter}},
+		{"running value above, window below", func(q *RouteQuality) { q.Jitter.RFC3550 = 9 }, nil},
 		{"ordinary 163 line", func(q *RouteQuality) { q.LineClass = "chinanet-163" }, []string{CheckLineClass}},
 		{"class unknown", func(q *RouteQuality) { q.LineClass = "" }, []string{CheckLineClass}},
 		{"stretch above", func(q *RouteQuality) { q.Stretch = 2.4 }, []string{CheckStretch}},

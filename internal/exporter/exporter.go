@@ -61,6 +61,7 @@ type Exporter struct {
 	hops       GaugeVec
 	lineClass  GaugeVec
 	up         GaugeVec
+	jitter     GaugeVec
 	cycles     Counter
 	configLoad Gauge
 
@@ -77,7 +78,7 @@ type Exporter struct {
 	// The SLA judged over each target's latest probes (sla.go).
 	sla       compare.SLA
 	floor     map[string]float64
-	win       map[string]*window
+	win       map[string]*compare.Window
 	slaPass   GaugeVec
 	slaChecks map[string]map[string]bool // per candidate, the checks exported
 	verdicts  map[string]compare.Verdict
@@ -98,6 +99,7 @@ func New(log io.Writer) *Exporter {
 	hops := newFamily("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", gaugeType, targetLabels, nil)
 	lineClass := newFamily("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", gaugeType, withClass, nil)
 	up := newFamily("linecheck_target_up", "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters.", gaugeType, targetLabels, nil)
+	jitter := newFamily("linecheck_jitter_seconds", "Jitter of the target's answers over its SLA window (the latest "+strconv.Itoa(SLAWindow)+" probes): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", gaugeType, targetLabels, nil)
 	cycles := newFamily("linecheck_cycles_total", "Completed probe cycles.", counterType, nil, nil)
 	configLoad := newFamily("linecheck_config_last_reload_success_timestamp_seconds", "When the candidates file was last loaded.", gaugeType, nil, nil)
 	slaPass := newFamily("linecheck_sla_check_pass", "1 when the candidate passes the SLA check over its targets' latest probes (compare's rule), 0 when it fails (a check without data fails); absent before any probe of the candidate ended.", gaugeType, []string{"candidate", "check"}, nil)
@@ -116,19 +118,20 @@ func New(log io.Writer) *Exporter {
 		hops:       GaugeVec{vec{hops}},
 		lineClass:  GaugeVec{vec{lineClass}},
 		up:         GaugeVec{vec{up}},
+		jitter:     GaugeVec{vec{jitter}},
 		cycles:     Counter{cycles, cycles.plain},
 		configLoad: Gauge{configLoad, configLoad.plain},
 		slaPass:    GaugeVec{vec{slaPass}},
 		maxTTL:     map[string]int{},
 		class:      map[string]string{},
-		win:        map[string]*window{},
+		win:        map[string]*compare.Window{},
 		slaChecks:  map[string]map[string]bool{},
 		verdicts:   map[string]compare.Verdict{},
 	}
 	// Every metric of the exporter is read under its lock, so one scrape
 	// never sees a cycle half applied (sent counted, received not yet): on
 	// loopback received == sent must hold in every scrape.
-	e.reg.add(&e.mu, rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, cycles, configLoad, slaPass)
+	e.reg.add(&e.mu, rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, jitter, cycles, configLoad, slaPass)
 	e.handler = sync.OnceValue(func() http.Handler { return newMetricsHandler(e.reg) })
 	return e
 }
@@ -278,7 +281,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		}
 		l := labelsOf(old)
 		for _, v := range []interface{ DeletePartialMatch(Labels) int }{
-			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up} {
+			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.jitter} {
 			v.DeletePartialMatch(l)
 		}
 		delete(e.maxTTL, old.key())
@@ -375,10 +378,15 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 	if o.Sent > 0 {
 		w := e.win[t.key()]
 		if w == nil {
-			w = &window{}
+			w = compare.NewWindow(SLAWindow)
 			e.win[t.key()] = w
 		}
-		w.add(o)
+		w.AddCycle(o.Sent, o.Recv, o.Late, o.Dup, o.RTTms)
+		if r := w.Result(compare.Target{}, nil); r.Recv > 1 {
+			e.jitter.With(l).Set(r.Jitter.MeanAbs / 1000)
+		} else {
+			e.jitter.Delete(l)
+		}
 		e.judge(t.Candidate)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/route"
 )
 
 // SLAWindow is how many of a target's latest probes serve judges the SLA
@@ -36,39 +35,6 @@ func LoadConfig(path string) (Config, error) {
 		}
 	}
 	return c, nil
-}
-
-// window is a target's latest probe outcomes, SLAWindow probes at most.
-type window struct {
-	cycles []PingOutcome
-	sent   int
-}
-
-func (w *window) add(o PingOutcome) {
-	o.RTTms = append([]float64(nil), o.RTTms...)
-	o.Err = nil
-	w.cycles = append(w.cycles, o)
-	w.sent += o.Sent
-	for len(w.cycles) > 1 && w.sent-w.cycles[0].Sent >= SLAWindow {
-		w.sent -= w.cycles[0].Sent
-		w.cycles = w.cycles[1:]
-	}
-}
-
-func (w *window) result(t Target) compare.TargetResult {
-	r := compare.TargetResult{Target: compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}}
-	for _, c := range w.cycles {
-		r.Sent += c.Sent
-		r.Recv += c.Recv
-		r.Late += c.Late
-		r.Duplicates += c.Dup
-		r.Samples = append(r.Samples, c.RTTms...)
-	}
-	if r.Sent > 0 {
-		r.Loss = 1 - float64(r.Recv)/float64(r.Sent)
-	}
-	r.RTT, r.Jitter = route.Summarize(r.Samples)
-	return r
 }
 
 // SLAStatus is one candidate's SLA verdict over the window, shown on /.
@@ -110,8 +76,8 @@ func (e *Exporter) judge(candidate string) {
 			class, traced = e.class[t.key()]
 			first = false
 		}
-		if w := e.win[t.key()]; w != nil && w.sent > 0 {
-			results = append(results, w.result(t))
+		if w := e.win[t.key()]; w != nil && w.Len() > 0 {
+			results = append(results, w.Result(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, nil))
 		}
 	}
 	old := e.slaChecks[candidate]

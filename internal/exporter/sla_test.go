@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"io"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -99,5 +100,51 @@ func TestSLAWindowForgetsOldProbes(t *testing.T) {
 	}
 	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 1 {
 		t.Errorf("loss after the lossy cycle left the window: %v, want 1 (pass)", v)
+	}
+}
+
+// linecheck_jitter_seconds is the window's mean |D| (the SLA's jitter),
+// not RFC 3550's running value: absent before two answers, and gone with
+// its target.
+func TestJitterGaugeIsTheWindowMeanAbsD(t *testing.T) {
+	jit := 5.0
+	e := New(nil)
+	a := tgt("a", "127.0.0.1")
+	e.SetTargets([]Target{a}, time.Now())
+	e.SetSLA(compare.SLA{JitterRFC3550ms: &jit}, nil)
+	gauge := func() (float64, bool) {
+		m := metric(t, e, "linecheck_jitter_seconds", map[string]string{"candidate": "a"})
+		if m == nil {
+			return 0, false
+		}
+		return m.GetGauge().GetValue(), true
+	}
+	e.ObservePing(a, PingOutcome{Sent: 2, Recv: 1, RTTms: []float64{10}})
+	if v, ok := gauge(); ok {
+		t.Fatalf("jitter %v after one answer, want absent", v)
+	}
+	// By hand: 20 answers alternating 10/22 ms (|D| = 12 × 19), then 16
+	// answers at 30 ms (|D| = 8 once, then 0): window mean |D| over the
+	// 36 answers = (228 + 8) / 35 = 6.742857 ms; the running RFC 3550
+	// value after the calm tail is 3.21 ms and would pass.
+	var rtts []float64
+	for i := range 19 {
+		rtts = append(rtts, 10+12*float64((i+1)%2))
+	}
+	for range 16 {
+		rtts = append(rtts, 30)
+	}
+	e.ObservePing(a, PingOutcome{Sent: 35, Recv: 35, RTTms: rtts})
+	v, ok := gauge()
+	want := (12*19 + 8) / 35.0 / 1000
+	if !ok || math.Abs(v-want) > 1e-12 {
+		t.Errorf("jitter %v s (present %v), want %v", v, ok, want)
+	}
+	if p, _ := slaGauge(t, e, "a", compare.CheckJitter); p != 0 {
+		t.Errorf("jitter check passes on a calm tail of a jittery window")
+	}
+	e.SetTargets(nil, time.Now())
+	if _, ok := gauge(); ok {
+		t.Error("jitter gauge outlived its target")
 	}
 }

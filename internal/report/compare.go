@@ -108,7 +108,7 @@ func slaText(s compare.SLASpec) string {
 		p = append(p, fmt.Sprintf("loss <= %s", fmtPct(*s.Loss)))
 	}
 	if s.JitterRFC3550ms != nil {
-		p = append(p, fmt.Sprintf("jitter (RFC 3550) <= %g ms", *s.JitterRFC3550ms))
+		p = append(p, fmt.Sprintf("jitter (mean |D|) <= %g ms", *s.JitterRFC3550ms))
 	}
 	if len(s.LineClasses) > 0 {
 		p = append(p, "line class in {"+strings.Join(s.LineClasses, ", ")+"}")
@@ -170,7 +170,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
 		if q.Recv > 0 {
 			rtt50, rtt95 = fmtMs1(q.RTT.P50), fmtMs1(q.RTT.P95)
-			jit = fmtMs1(q.Jitter.RFC3550)
+			jit = fmtMs1(q.Jitter.MeanAbs)
 		}
 		if q.Sent > 0 {
 			loss = fmtPct(q.Loss)
@@ -261,7 +261,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 				loss = fmtPct(t.Loss)
 			}
 			if t.Recv > 0 {
-				mn, p50, p95, mx, jit = fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.RFC3550)
+				mn, p50, p95, mx, jit = fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.MeanAbs)
 			}
 			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), loss,
 				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), mn, p50, p95, mx, jit})

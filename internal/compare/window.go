@@ -1,0 +1,122 @@
+package compare
+
+import (
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// Window is one target's latest ended probes, oldest first: at most its
+// size (0 keeps every probe), duplicates counted apart. compare's recorded
+// and live runs, the TUI and serve each keep one per target and read its
+// figures with Result, so the statistics of a window (docs/definitions.md)
+// are computed by one function whichever surface shows them.
+type Window struct {
+	size    int
+	ring    []windowProbe
+	head, n int
+	dups    int
+}
+
+// windowProbe is one ended probe: received (with its RTT), lost or late.
+type windowProbe struct {
+	status probe.Status
+	rtt    float64 // ms, when received
+}
+
+// NewWindow returns an empty window of at most size probes; size ≤ 0 keeps
+// every probe (a recording, a batch run).
+func NewWindow(size int) *Window {
+	if size < 0 {
+		size = 0
+	}
+	return &Window{size: size}
+}
+
+// Size is the most probes the window holds; 0 means unbounded.
+func (w *Window) Size() int { return w.size }
+
+// Len is the number of ended probes in the window.
+func (w *Window) Len() int { return w.n }
+
+// Add folds one probe record in: a duplicate is counted apart, a lost or
+// late probe counts as sent, an answered one adds its RTT. A record that
+// is not an ended probe (an answer without its RTT, an unknown status) is
+// ignored, as probe.ReadStream refuses them in files.
+func (w *Window) Add(r probe.Record) {
+	switch r.Status {
+	case probe.StatusDup:
+		w.dups++
+	case probe.StatusLost, probe.StatusLate:
+		w.push(windowProbe{status: r.Status})
+	case probe.StatusOK:
+		if r.RTTms != nil {
+			w.push(windowProbe{status: r.Status, rtt: *r.RTTms})
+		}
+	}
+}
+
+// AddCycle folds in one sweep's counts for the target (serve's cycles): the
+// answers in rtts (ms, in send order), then late and lost probes. A sweep
+// does not say where its lost probes fell among the answers; that changes
+// no figure while the cycle stays in the window, and only which probes of
+// the oldest cycle leave first.
+func (w *Window) AddCycle(sent, recv, late, dup int, rtts []float64) {
+	w.dups += dup
+	for _, v := range rtts {
+		w.push(windowProbe{status: probe.StatusOK, rtt: v})
+	}
+	for range late {
+		w.push(windowProbe{status: probe.StatusLate})
+	}
+	for range sent - recv - late {
+		w.push(windowProbe{status: probe.StatusLost})
+	}
+}
+
+func (w *Window) push(p windowProbe) {
+	if w.size == 0 {
+		w.ring = append(w.ring, p)
+		w.n++
+		return
+	}
+	if w.ring == nil {
+		w.ring = make([]windowProbe, w.size)
+	}
+	i := (w.head + w.n) % w.size
+	if w.n == w.size {
+		w.head = (w.head + 1) % w.size
+	} else {
+		w.n++
+	}
+	w.ring[i] = p
+}
+
+// Result is the target's statistics over the window — the one window
+// statistic of compare, the TUI and serve: sent, received, late and loss
+// over the probes in the window (duplicates over all the window saw), the
+// RTT figures and the three jitters over its answers in send order
+// (route.Summarize; docs/definitions.md). samples, when not nil, is reused
+// for Samples.
+func (w *Window) Result(t Target, samples []float64) TargetResult {
+	r := TargetResult{Target: t, Duplicates: w.dups}
+	xs := samples[:0]
+	for i := range w.n {
+		p := w.ring[(w.head+i)%len(w.ring)]
+		r.Sent++
+		switch p.status {
+		case probe.StatusOK:
+			r.Recv++
+			xs = append(xs, p.rtt)
+		case probe.StatusLate:
+			r.Late++
+		}
+	}
+	if r.Sent > 0 {
+		r.Loss = 1 - float64(r.Recv)/float64(r.Sent)
+	}
+	if len(xs) > 0 {
+		r.Samples = xs
+	}
+	r.RTT, r.Jitter = route.Summarize(xs)
+	return r
+}
