@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
 
