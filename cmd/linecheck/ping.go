@@ -206,6 +206,9 @@ func runPing(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	targets := rs.targets
+	if err := checkPingTotal(o.count, len(targets), o.loop); err != nil {
+		return badInput(err)
+	}
 	stderr := c.ErrOrStderr()
 	for _, u := range rs.unresolved {
 		fmt.Fprintf(stderr, "linecheck: %s: not probed: %s\n", u.Target, u.Error)
@@ -636,4 +639,19 @@ func (w flushWriter) Write(p []byte) (int, error) {
 		err = w.f.Flush()
 	}
 	return n, err
+}
+
+// maxPingProbes bounds the probes of one run (targets × --count): each is
+// held in memory, about 50 bytes, until the summary; 10 million is half a
+// gigabyte and 115 days of one target at the default interval.
+const maxPingProbes = 10_000_000
+
+// checkPingTotal refuses a run whose probe table would not fit
+// (ping -c 1000000000000 died out of memory with a runtime stack).
+func checkPingTotal(count, targets int, loop bool) error {
+	if loop || targets == 0 || count <= maxPingProbes/targets {
+		return nil
+	}
+	return fmt.Errorf("--count %d × %d target(s): more than %d probes in one run, each held in memory until the summary: "+
+		"use a smaller --count (or -l, which probes until Ctrl-C)", count, targets, maxPingProbes)
 }

@@ -189,6 +189,9 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	ctx, stop := watchContext(c)
 	defer stop()
 	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: allowLarge, AllowBroadcast: allowBcast})
+	if err == nil {
+		err = checkPingTotal(count, len(targets), false)
+	}
 	if err != nil {
 		return badInput(err)
 	}
