@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -107,13 +108,25 @@ func TestPingTCPConnectTime(t *testing.T) {
 func TestTraceLoopbackReachesTheDestinationAtTTL1(t *testing.T) {
 	needRaw(t)
 	has6(t)
+	// A listener: tcp to it ends in a SYN-ACK, tcp to port 9 in a RST.
+	ln, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	open := ln.Addr().(*net.TCPAddr).Port
 	for _, target := range []string{"127.0.0.1", "::1"} {
-		for _, proto := range []Protocol{ICMP, UDP, TCP} {
-			t.Run(target+"/"+string(proto), func(t *testing.T) {
-				cfg := TraceConfig{Proto: proto, Cycles: 3, Interval: 20 * time.Millisecond, Timeout: time.Second}
-				if proto == "tcp" {
-					cfg.Port = 9 // closed: the target answers with RST
-				}
+		for _, c := range []struct {
+			proto Protocol
+			port  int
+			mode  TraceMode
+		}{{ICMP, 0, ""}, {UDP, 0, ""}, {TCP, 9, ""}, {UDP, 0, ModeRecverr}, {TCP, 9, ModeRecverr}, {TCP, open, ModeRecverr}, {TCP, open, ModeRaw}} {
+			proto := c.proto
+			if c.port == open && target == "::1" {
+				continue // the listener is on one family only
+			}
+			t.Run(fmt.Sprintf("%s/%s/%d/%s", target, proto, c.port, c.mode), func(t *testing.T) {
+				cfg := TraceConfig{Proto: proto, Port: c.port, Mode: c.mode, Cycles: 3, Interval: 20 * time.Millisecond, Timeout: time.Second}
 				cycles := 0
 				run, err := Trace(context.Background(), target, cfg, func(*TraceRun) { cycles++ })
 				if err != nil {
@@ -136,6 +149,9 @@ func TestTraceLoopbackReachesTheDestinationAtTTL1(t *testing.T) {
 				}
 				if run.Counts.Late != 0 {
 					t.Errorf("counts %+v", run.Counts)
+				}
+				if want := c.mode; run.Mode != want && (want != "" || run.Mode != ModeRaw) {
+					t.Errorf("mode %q, want %q", run.Mode, want)
 				}
 			})
 		}

@@ -47,6 +47,10 @@ type TraceRun struct {
 	Port     int // 0 for icmp
 	// Flows is how many Paris flows each TTL was probed with.
 	Flows int
+	// Mode is the sockets the probes used (raw, datagram, recverr).
+	Mode TraceMode
+	// MaxTTL is the highest TTL the run would probe.
+	MaxTTL int
 	// Start is when the first cycle began (the trace's clock).
 	Start  time.Time
 	Counts TraceCounts

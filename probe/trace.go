@@ -33,6 +33,9 @@ type TraceConfig struct {
 	Flows            int           // flows per TTL (Paris flow ids 0..Flows−1), 1 by default
 	Rate             float64       // packets per second while sending a cycle
 	Network          string        // "ip4", "ip6" or ""
+	// Mode forces the sockets (ModeRaw, ModeDatagram for icmp, ModeRecverr
+	// for udp and tcp); "" picks them (see OpenTraceDriver).
+	Mode TraceMode
 	// Clock is the time the algorithm runs on (cycle starts, timeouts,
 	// pacing, RTTs of drivers that take it); the real clock when nil.
 	Clock Clock
@@ -60,6 +63,15 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 		}
 	default:
 		return c, fmt.Errorf("protocol %q: use icmp, udp or tcp", c.Proto)
+	}
+	switch {
+	case c.Mode == "" || c.Mode == ModeRaw:
+	case c.Mode == ModeDatagram && c.Proto != ICMP:
+		return c, fmt.Errorf("mode datagram traces with ICMP only (udp and tcp use recverr)")
+	case c.Mode == ModeRecverr && c.Proto == ICMP:
+		return c, fmt.Errorf("mode recverr traces with udp or tcp (icmp uses datagram)")
+	case c.Mode != ModeDatagram && c.Mode != ModeRecverr:
+		return c, fmt.Errorf("mode %q: use raw, datagram or recverr", c.Mode)
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		return c, fmt.Errorf("port %d: not a port number", c.Port)
@@ -115,6 +127,13 @@ type TraceReply struct {
 	MPLS []MPLS
 }
 
+// ErrPastDestination is what a Driver's Send may return for a probe of a
+// flow whose earlier probe at a lower TTL the destination already answered
+// (a driver that sends one probe of a flow at a time knows it): the probe
+// would only reach the destination again and is left out of the hops anyway,
+// so the algorithm drops it without a result.
+var ErrPastDestination = errors.New("the destination already answered this flow at a lower TTL")
+
 // ErrForeign is what a Driver's Receive returns (wrapped in a *ForeignError)
 // for a packet that looks like a trace reply but belongs to another process
 // or run. It is retryable: the caller counts it and reads on.
@@ -128,16 +147,43 @@ func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
 // Driver sends trace probes and receives their replies; the traceroute
 // algorithm (TraceWithDriver) is written once on top of it. Send returns when
-// the probe left, with the time just before it was handed to the kernel.
-// Receive returns the next queued reply, even when ctx has already ended;
-// with none queued it blocks until one arrives or ctx ends (returning ctx's
-// error). Packets of other runs give a *ForeignError; unrelated traffic is
-// skipped.
+// the probe left, with the time just before it was handed to the kernel (it
+// may block first, e.g. until the flow's previous probe is decided, and may
+// refuse a probe with ErrPastDestination). Every probe of one Flow leaves
+// with the same header fields that routers hash (Paris), whatever its TTL
+// and Key. Receive returns the next queued reply, even when ctx has already
+// ended; with none queued it blocks until one arrives or ctx ends (returning
+// ctx's error). Packets of other runs give a *ForeignError; unrelated
+// traffic is skipped. Mode names the sockets it uses, for the report.
 type Driver interface {
 	Send(p TraceProbe) (time.Time, error)
 	Receive(ctx context.Context) (TraceReply, error)
 	Close() error
+	Mode() TraceMode
 }
+
+// TraceMode is which sockets a trace ran on; its string is the "mode" of
+// the linecheck.trace/v1 document.
+type TraceMode string
+
+// Trace modes.
+const (
+	// ModeRaw: raw sockets (root or CAP_NET_RAW). Every header field is
+	// ours, and ICMP errors arrive whole, with their extensions (MPLS).
+	ModeRaw TraceMode = "raw"
+	// ModeDatagram: ICMP datagram ("ping") sockets, for icmp without
+	// privileges where net.ipv4.ping_group_range allows; errors come from
+	// the socket's error queue, without ICMP extensions (no MPLS labels).
+	ModeDatagram TraceMode = "datagram"
+	// ModeRecverr: ordinary UDP and TCP sockets with IP_RECVERR, for udp and
+	// tcp without any privilege (as tracepath); errors come from the error
+	// queue, without ICMP extensions (no MPLS labels).
+	ModeRecverr TraceMode = "recverr"
+)
+
+// ShowsMPLS tells whether a mode can see MPLS label stacks (ICMP
+// extensions): raw only. "" (a recording that does not say) counts as raw.
+func (m TraceMode) ShowsMPLS() bool { return m == "" || m == ModeRaw }
 
 // TraceCounts are the replies that were not counted as received.
 type TraceCounts struct {
@@ -146,28 +192,44 @@ type TraceCounts struct {
 	Foreign    int // replies to another process or run, or to no probe of ours
 }
 
-// openTraceDriver opens the raw-socket driver, and for ICMP without
-// CAP_NET_RAW falls back to unprivileged ICMP datagram sockets.
+// openTraceDriver opens the driver cfg.Mode names or, with no mode, the
+// raw-socket driver, falling back without CAP_NET_RAW to ICMP datagram
+// sockets (icmp) or to ordinary sockets and the error queue (udp, tcp).
 func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	switch cfg.Mode {
+	case ModeRaw:
+		return openRawDriver(cfg, dst)
+	case ModeDatagram:
+		return openDgramDriver(cfg, dst)
+	case ModeRecverr:
+		return openRecverrDriver(cfg, dst)
+	}
 	d, err := openRawDriver(cfg, dst)
-	if err == nil || !errors.Is(err, ErrPrivilege) || cfg.Proto != ICMP {
+	if err == nil || !errors.Is(err, ErrPrivilege) {
 		return d, err
+	}
+	if cfg.Proto != ICMP {
+		return openRecverrDriver(cfg, dst)
 	}
 	dd, derr := openDgramDriver(cfg, dst)
 	if derr == nil {
 		return dd, nil
 	}
 	if isPermission(derr) {
-		return nil, privilegeError("trace needs raw sockets (or, for --proto icmp, unprivileged ICMP sockets)",
+		return nil, privilegeError("trace --proto icmp needs unprivileged ICMP sockets or raw sockets (--proto udp and --proto tcp need neither)",
 			fmt.Errorf("raw socket: %v; datagram socket: %w", errors.Unwrap(err), derr), true)
 	}
 	return nil, derr
 }
 
-// OpenTraceDriver opens the socket driver Trace uses for a trace to dst
-// (raw sockets; for icmp without CAP_NET_RAW, ICMP datagram sockets). Callers
-// that run several traces at once wrap it, e.g. to pace all of them under one
-// rate, and run TraceWithDriver on it.
+// OpenTraceDriver opens the socket driver Trace uses for a trace to dst:
+// cfg.Mode's, or else raw sockets when the process may open them (root or
+// CAP_NET_RAW); without that privilege, for icmp, ICMP datagram sockets
+// (where net.ipv4.ping_group_range allows; otherwise an ErrPrivilege error
+// naming the sysctl and the setcap command), and for udp and tcp ordinary
+// sockets with IP_RECVERR, which need no privilege at all. Callers that run
+// several traces at once wrap it, e.g. to pace all of them under one rate,
+// and run TraceWithDriver on it.
 func OpenTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -403,7 +465,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 	start := t.clk.Now()
 	doc := func() *TraceRun {
 		return &TraceRun{Target: target, Addr: addr, Protocol: cfg.Proto, Port: cfg.Port, Flows: cfg.Flows,
-			Start: start, Counts: t.counts, Results: slices.Clone(t.results)}
+			Mode: drv.Mode(), MaxTTL: cfg.MaxTTL, Start: start, Counts: t.counts, Results: slices.Clone(t.results)}
 	}
 	if onCycle != nil {
 		t.onCycle = func() { onCycle(doc()) }
@@ -443,6 +505,9 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 				tokens--
 				key := t.nextKey()
 				at, err := drv.Send(TraceProbe{TTL: ttl, Flow: f, Key: key})
+				if errors.Is(err, ErrPastDestination) {
+					continue
+				}
 				if err != nil {
 					if errors.Is(err, ErrPrivilege) {
 						return nil, err

@@ -101,7 +101,8 @@ func (f *fakeDriver) Receive(ctx context.Context) (probe.TraceReply, error) {
 	return probe.TraceReply{}, ctx.Err()
 }
 
-func (f *fakeDriver) Close() error { return nil }
+func (f *fakeDriver) Close() error          { return nil }
+func (f *fakeDriver) Mode() probe.TraceMode { return probe.ModeRaw }
 
 var path4 = []string{"10.77.0.2", "10.77.1.2", "10.77.2.2", "10.77.3.2"}
 
@@ -557,7 +558,8 @@ func (d *clockDriver) Receive(ctx context.Context) (probe.TraceReply, error) {
 	return probe.TraceReply{}, ctx.Err()
 }
 
-func (d *clockDriver) Close() error { return nil }
+func (d *clockDriver) Close() error          { return nil }
+func (d *clockDriver) Mode() probe.TraceMode { return probe.ModeRaw }
 
 // The algorithm runs on the injected clock: three cycles an hour apart with
 // a minute's timeout finish at once in real time, the run starts at the
@@ -613,5 +615,50 @@ func TestTraceRunsOnTheInjectedClock(t *testing.T) {
 	tr := route.BuildTrace(run)
 	if tr.Start != "2026-01-02T03:04:05Z" || !tr.Reached || len(tr.Hops) != 4 || tr.Hops[1].Loss != 1 {
 		t.Errorf("document: start %s reached %v hops %v", tr.Start, tr.Reached, hopAddrs(tr))
+	}
+}
+
+// pastDestDriver refuses, as the unprivileged TCP driver does, every probe
+// of a flow above the TTL at which the destination answered that flow.
+type pastDestDriver struct {
+	*fakeDriver
+	destTTL map[int]int
+	refused int
+}
+
+func (d *pastDestDriver) Send(p probe.TraceProbe) (time.Time, error) {
+	if t, ok := d.destTTL[p.Flow]; ok && p.TTL > t {
+		d.refused++
+		return time.Time{}, probe.ErrPastDestination
+	}
+	if p.TTL >= len(d.path) {
+		d.destTTL[p.Flow] = p.TTL
+	}
+	return d.fakeDriver.Send(p)
+}
+
+func (d *pastDestDriver) Mode() probe.TraceMode { return probe.ModeRecverr }
+
+// Probes a driver refuses with ErrPastDestination get no result and end
+// nothing: the hops are those of a driver that sent them, and the run
+// carries the driver's mode.
+func TestTracePastDestinationProbesAreLeftOut(t *testing.T) {
+	d := &pastDestDriver{fakeDriver: newFake(path4...), destTTL: map[int]int{}}
+	run, err := probe.TraceWithDriver(context.Background(), d, "lab", d.path[3], fastCfg(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := route.BuildTrace(run)
+	if got := hopAddrs(tr); !slices.Equal(got, path4) || !tr.Reached {
+		t.Fatalf("hops %v reached %v, want %v", got, tr.Reached, path4)
+	}
+	for _, h := range tr.Hops {
+		if h.Sent != 3 || h.Loss != 0 {
+			t.Errorf("hop %d: sent %d loss %v, want 3 and 0", h.TTL, h.Sent, h.Loss)
+		}
+	}
+	// Cycle 1 asks for TTLs 1..8 and gets 5..8 refused; later cycles stop at 4.
+	if d.refused != 4 || len(run.Results) != 12 || run.Mode != probe.ModeRecverr || tr.Mode != probe.ModeRecverr {
+		t.Errorf("refused %d, %d results, mode %q/%q; want 4, 12, recverr", d.refused, len(run.Results), run.Mode, tr.Mode)
 	}
 }

@@ -80,10 +80,11 @@ func (d *dgramDriver) read() {
 			return
 		}
 		if rerr != nil {
-			if errors.Is(rerr, unix.EINTR) {
-				continue
-			}
-			return
+			// EINTR, or the socket's pending error: every ICMP error sets
+			// it after queueing itself, so once the queue was read empty a
+			// plain read can still return it (and clear it). Ending the
+			// reader there lost every later reply; only Close ends it.
+			continue
 		}
 		r, ok := decodeDgram(d.s.v6, d.dst, buf[:n], oob[:oobn], from, errq)
 		if !ok {
@@ -197,27 +198,29 @@ func (d *dgramDriver) Send(p TraceProbe) (time.Time, error) {
 		}
 		d.ttl = p.TTL
 	}
-	// Every ICMP error also sets the socket's pending error, and the next
-	// sendto returns it (and sends nothing) while the error itself waits on
-	// the error queue. Such an error is consumed by that sendto, so sending
-	// again works; a real one (no route) comes back every time.
-	send := func(b []byte) (time.Time, error) {
-		var at time.Time
-		var err error
-		for range 4 {
-			at, err = d.s.sendTo(b, d.dst, 0)
-			if !errors.Is(err, unix.EHOSTUNREACH) && !errors.Is(err, unix.ENETUNREACH) &&
-				!errors.Is(err, unix.ECONNREFUSED) && !errors.Is(err, unix.EHOSTDOWN) && !errors.Is(err, unix.EPROTO) {
-				break
-			}
-		}
-		return at, err
-	}
 	// The kernel writes the id and the checksum; the id is the same for every
 	// probe of this socket, so the compensated payload keeps the checksum too.
 	b := parisEcho(d.s.v6, 0, p.Key, p.Flow, 32)
 	b[2], b[3] = 0, 0
-	return send(b)
+	return sendPastErrors(d.s, b, d.dst, 0)
+}
+
+// sendPastErrors sends b on a socket with IP_RECVERR. Every ICMP error also
+// sets such a socket's pending error, and the next sendto returns it (and
+// sends nothing) while the error itself waits on the error queue. Such an
+// error is consumed by that sendto, so sending again works; a real one (no
+// route) comes back every time.
+func sendPastErrors(s *sock, b []byte, dst netip.Addr, port int) (time.Time, error) {
+	var at time.Time
+	var err error
+	for range 4 {
+		at, err = s.sendTo(b, dst, port)
+		if !errors.Is(err, unix.EHOSTUNREACH) && !errors.Is(err, unix.ENETUNREACH) &&
+			!errors.Is(err, unix.ECONNREFUSED) && !errors.Is(err, unix.EHOSTDOWN) && !errors.Is(err, unix.EPROTO) {
+			break
+		}
+	}
+	return at, err
 }
 
 // Receive returns the next reply (queued ones first, see Driver).
@@ -234,6 +237,9 @@ func (d *dgramDriver) Receive(ctx context.Context) (TraceReply, error) {
 		return r, nil
 	}
 }
+
+// Mode is ModeDatagram.
+func (d *dgramDriver) Mode() TraceMode { return ModeDatagram }
 
 // Close closes the socket and waits for the reader.
 func (d *dgramDriver) Close() error {

@@ -127,6 +127,9 @@ func (d *rawDriver) read(s *sock, tcp bool) {
 	}()
 }
 
+// Mode is ModeRaw.
+func (d *rawDriver) Mode() TraceMode { return ModeRaw }
+
 // Close closes the sockets and waits for the readers.
 func (d *rawDriver) Close() error {
 	close(d.stop)

@@ -104,9 +104,13 @@ hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout).
 Durations are seconds (-w 2, -i 0.5) or Go durations (500ms). Ctrl-C prints
 the cycles finished so far, says "interrupted" and exits 130.
 
-trace uses raw sockets (root or CAP_NET_RAW); without them an ICMP trace
-falls back to unprivileged ICMP sockets where net.ipv4.ping_group_range
-allows (no MPLS labels then). The error message says exactly what to run.
+trace needs no privilege for udp and tcp: with raw sockets (root or
+CAP_NET_RAW) it writes every header itself; without them it uses ordinary
+UDP and TCP sockets and reads the ICMP errors from their error queue
+(IP_RECVERR, as tracepath). icmp uses raw sockets, else unprivileged ICMP
+sockets where net.ipv4.ping_group_range allows; otherwise the error message
+says exactly what to run. The report and JSON ("mode") say which ran: raw,
+datagram or recverr; the unprivileged ones do not see MPLS labels.
 
 Examples:
   linecheck trace 127.0.0.1
@@ -218,6 +222,11 @@ func runTrace(c *cobra.Command, args []string) error {
 				return badInput(err)
 			}
 		}
+		for _, n := range []string{"first-ttl", "max-ttl"} {
+			if v, _ := fl.GetInt(n); fl.Changed(n) && (v < 1 || v > 255) {
+				return badInput(fmt.Errorf("--%s %d: a TTL is 1..255", n, v))
+			}
+		}
 		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 		}
@@ -264,11 +273,16 @@ func runTrace(c *cobra.Command, args []string) error {
 				counts.Late, counts.Duplicates, counts.Foreign)
 		}
 		if !t.Reached && err == nil {
-			msg := fmt.Sprintf("linecheck: %s did not answer within --timeout %v", t.Addr, o.timeout)
-			if counts.Late > 0 {
-				msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
+			if maxTTLAnswered(run) {
+				fmt.Fprintf(stderr, "linecheck: max TTL %d reached without reaching %s: a router still answered at TTL %d; try a larger --max-ttl\n",
+					run.MaxTTL, t.Addr, run.MaxTTL)
+			} else {
+				msg := fmt.Sprintf("linecheck: %s did not answer within --timeout %v", t.Addr, o.timeout)
+				if counts.Late > 0 {
+					msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
+				}
+				fmt.Fprintln(stderr, msg)
 			}
-			fmt.Fprintln(stderr, msg)
 		}
 		tr = t
 	}
@@ -310,6 +324,18 @@ func runTrace(c *cobra.Command, args []string) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// maxTTLAnswered tells whether a router other than the target answered a
+// probe at the run's highest TTL: the path is longer than --max-ttl, which
+// is not the target failing to answer in time.
+func maxTTLAnswered(run *probe.TraceRun) bool {
+	for _, r := range run.Results {
+		if r.TTL == run.MaxTTL && !r.Dest && (r.Addr != "" || r.Late) {
+			return true
+		}
+	}
+	return false
 }
 
 // traceJSONFlag refuses mtr's -j beside a --format that is not json:

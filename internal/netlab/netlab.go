@@ -19,8 +19,9 @@
 // (icmp_ratelimit=0, icmp_ratemask=0, a huge icmp_msgs_per_sec and burst,
 // net.ipv6.icmp.ratelimit=0), ping_group_range "0 2147483647" (unprivileged
 // ICMP datagram sockets allowed), no duplicate address detection, rp_filter
-// off, and the L4 multipath hash (fib_multipath_hash_policy=1) with a fixed
-// hash seed so that ECMP choices repeat from run to run.
+// off, and an L4 multipath hash over the header fields (policy 3, see
+// optionalSysctls) with a fixed hash seed so that ECMP choices repeat from
+// run to run.
 //
 // Impairments:
 //   - Config.TUNLink replaces one veth link with a userspace wire (the tunlink

@@ -295,10 +295,26 @@ func (l *Lab) nodeSysctls(nd *node) [][2]string {
 }
 
 // optionalSysctls may be missing on older kernels.
+//
+// The custom multipath hash (policy 3) over addresses, protocol and ports
+// replaces policy 1 where the kernel has it. Policy 1 takes a packet's
+// precomputed L4 hash when it has one, and a veth hands a forwarded packet
+// over with the hash its sender's socket gave it: for TCP that is the
+// socket's random sk_txhash, new for every connect(), so every TCP
+// connection attempt would pick its own path whatever its ports, which no
+// router on a wire does (it hashes the header fields, as policy 3 does).
 var optionalSysctls = [][2]string{
 	{"net/ipv4/fib_multipath_hash_seed", hashSeed},
 	{"net/ipv6/fib_multipath_hash_seed", hashSeed},
+	{"net/ipv4/fib_multipath_hash_fields", multipathFields},
+	{"net/ipv6/fib_multipath_hash_fields", multipathFields},
+	{"net/ipv4/fib_multipath_hash_policy", "3"},
+	{"net/ipv6/fib_multipath_hash_policy", "3"},
 }
+
+// multipathFields are the fields of the custom multipath hash: source and
+// destination address, IP protocol, source and destination port.
+const multipathFields = "0x0037"
 
 // makeNS creates the named namespace, writes its sysctls and brings lo up.
 // netns.NewNamed switches the calling thread into the new namespace, and

@@ -58,6 +58,9 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 		state = "reached"
 	}
 	title := fmt.Sprintf("trace to %s (%s), %s%s, %s", tr.Target, tr.Addr, tr.Protocol, PortText(tr.Port), state)
+	if tr.Mode != "" {
+		title += ", " + string(tr.Mode) + " sockets"
+	}
 	if tr.Source != "" && tr.Source != "live" {
 		title += ", from " + tr.Source
 	}
@@ -185,6 +188,9 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 	}
 	if tr.Foreign > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
+	}
+	if !tr.Mode.ShowsMPLS() {
+		t.Notes = append(t.Notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
 	}
 	if tr.Source == "mtr-json" {
 		t.Notes = append(t.Notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")

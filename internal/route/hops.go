@@ -37,7 +37,7 @@ func BuildTrace(run *probe.TraceRun) *Trace {
 		}
 	}
 	return &Trace{Schema: TraceSchema, Target: run.Target, Addr: run.Addr.String(), Protocol: run.Protocol,
-		Port: run.Port, Reached: reached, Source: "live", Start: run.Start.UTC().Format(time.RFC3339),
+		Port: run.Port, Mode: run.Mode, Reached: reached, Source: "live", Start: run.Start.UTC().Format(time.RFC3339),
 		Foreign: run.Counts.Foreign, Hops: hops}
 }
 

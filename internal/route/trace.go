@@ -15,7 +15,13 @@ type Trace struct {
 	Addr     string         `json:"addr"`
 	Protocol probe.Protocol `json:"protocol"` // icmp, udp, tcp
 	Port     int            `json:"port,omitempty"`
-	Reached  bool           `json:"reached"`
+	// Mode is the sockets a live trace ran on: "raw" (raw sockets, root or
+	// CAP_NET_RAW), "datagram" (unprivileged ICMP sockets) or "recverr"
+	// (unprivileged UDP/TCP sockets and the error queue). Neither of the
+	// unprivileged modes sees MPLS labels: there, no "mpls" means not seen,
+	// not none. Absent from recordings that do not say.
+	Mode    probe.TraceMode `json:"mode,omitempty"`
+	Reached bool            `json:"reached"`
 	// Source tells where the trace came from: "live", "replay", "mtr-json".
 	Source string `json:"source,omitempty"`
 	// Start is the RFC 3339 time the first probe was sent, when known.
