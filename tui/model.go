@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,8 @@ type Model struct {
 	showRet  bool
 	// hideNames turns the route screen's reverse DNS names off (n).
 	hideNames bool
+	// pendingNames are live hops' addresses to look up (namesCmd).
+	pendingNames []string
 	// hop is the route screen's hop cursor (-1: the destination).
 	hop     int
 	hopHist map[string]*Ring // each hop's RTT per trace snapshot, by hopKey
@@ -163,6 +166,26 @@ func (m *Model) nextCmd() tea.Cmd {
 	return func() tea.Msg { return src.Next(ctx) }
 }
 
+// NamesMsg says that reverse lookups of live hops ended (Options.Names
+// holds their names now).
+type NamesMsg struct{}
+
+// namesCmd looks up the names of the live hops that arrived since the last
+// call, in a command (I/O never runs in Update or View); nil when there are
+// none or names are off.
+func (m *Model) namesCmd() tea.Cmd {
+	addrs := m.pendingNames
+	m.pendingNames = nil
+	if len(addrs) == 0 || m.opts.Names == nil {
+		return nil
+	}
+	names, ctx := m.opts.Names, m.ctx
+	return func() tea.Msg {
+		names.Wait(ctx, addrs)
+		return NamesMsg{}
+	}
+}
+
 func (m *Model) costCmd() tea.Cmd {
 	if m.src == nil {
 		return nil
@@ -212,12 +235,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.apply(u)
 		}
 		m.settle()
-		return m, m.nextCmd()
+		return m, tea.Batch(m.nextCmd(), m.namesCmd())
 	case ProbeMsg, TraceMsg, FeedErrMsg, ThroughputStartMsg, ThroughputMsg:
 		m.inflight = false
 		m.apply(msg)
 		m.settle()
-		return m, m.nextCmd()
+		return m, tea.Batch(m.nextCmd(), m.namesCmd())
+	case NamesMsg:
+		// The lookups ended: the frame this Update brings shows them.
+		return m, nil
 	case FeedDoneMsg:
 		m.inflight = false
 		m.done = true
@@ -375,6 +401,13 @@ func (m *Model) apply(msg tea.Msg) {
 		}
 		m.traces++
 		r := routeFromTrace(u.Direction, u.Trace)
+		if r.Live && m.opts.Names != nil {
+			for _, h := range r.Hops {
+				if _, done := m.opts.Names.Cached(h.Addr); !done && !slices.Contains(m.pendingNames, h.Addr) {
+					m.pendingNames = append(m.pendingNames, h.Addr)
+				}
+			}
+		}
 		tr := u.Trace
 		m.recordHops(c.Name, u.Direction, r, tr)
 		if u.Direction == "return" {
@@ -674,7 +707,7 @@ func (m *Model) resort() {
 
 // rankKey is a row's ranking key, from its current verdict and cost.
 func rankKey(c *Candidate) compare.RankKey {
-	k := compare.RankKey{Name: c.Name, Pass: c.SLA.Known && c.SLA.Pass, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
+	k := compare.RankKey{Name: c.Name, Pass: c.slaKnown() && c.SLA.Pass, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
 	amt := c.Cost.TotalBase
 	if !amt.Valid() {
 		amt = c.Cost.Total

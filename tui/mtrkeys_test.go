@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -72,15 +74,29 @@ func TestNamesKeyOnLiveRoutesOnly(t *testing.T) {
 	mu.Unlock()
 
 	tr.Trace.Source = "live"
-	m = step(t, m, tr)
-	_ = plain(m) // starts the lookups; the frame does not wait for them
-	var addrs []string
-	for _, h := range tr.Trace.Hops {
-		for _, r := range h.Responders {
-			addrs = append(addrs, r.Addr)
+	m.done = true // the feed's next batch is not this test's: only the names command runs
+	nm, cmd := m.Update(tr)
+	m = nm.(Model)
+	_ = plain(m) // the view reads the cache only: it starts no lookup
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("the view started lookups: %v", asked)
+	}
+	mu.Unlock()
+	// The lookups run in the command Update returned (with the feed's).
+	if cmd == nil {
+		t.Fatal("no command for the live route's names")
+	}
+	var named bool
+	for _, msg := range runCmd(cmd) {
+		if _, ok := msg.(NamesMsg); ok {
+			named = true
+			m = step(t, m, msg)
 		}
 	}
-	names.Wait(context.Background(), addrs)
+	if !named {
+		t.Fatal("the names command brought no NamesMsg")
+	}
 	v := plain(m)
 	if !strings.Contains(v, "hop-10-0-0-1.test") || !strings.Contains(v, "n: show addresses") {
 		t.Errorf("live route without names:\n%s", v)
@@ -214,4 +230,21 @@ func TestCostChartOfASumOfferDrawsTheSum(t *testing.T) {
 	if v := plain(m); !strings.Contains(v, "⣿ in") || !strings.Contains(v, "95th out") {
 		t.Errorf("hk-cn2-gia (greater) cost chart:\n%s", v)
 	}
+}
+
+// runCmd runs a command and, for a batch, each of its commands, returning
+// the messages.
+func runCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, runCmd(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
 }

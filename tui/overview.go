@@ -295,9 +295,9 @@ var overviewColumns = []column[overviewRow]{
 			switch {
 			case r.c.Reference:
 				return "-", styleDim
-			case !r.c.SLA.Known && !r.noThresholds:
+			case !r.c.slaKnown() && !r.noThresholds:
 				return "…", styleDim
-			case !r.c.SLA.Known:
+			case !r.c.slaKnown():
 				// Nothing to check (the file sets no thresholds): absent,
 				// as the detail line says, not pending forever.
 				return "-", styleDim
@@ -624,9 +624,9 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 	switch {
 	case c.Reference:
 		sla.WriteString(" SLA - (a reference row, not a candidate)")
-	case !c.SLA.Known && !hasThresholds(m.snap.SLA):
+	case !c.slaKnown() && !hasThresholds(m.snap.SLA):
 		sla.WriteString(" SLA - (the candidates file sets no thresholds)")
-	case !c.SLA.Known:
+	case !c.slaKnown():
 		sla.WriteString(" SLA …")
 	case c.warming():
 		sent, _, _ := c.sent()
@@ -646,13 +646,13 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if perCarrier {
 			name = carrier // line_class:telecom → "telecom forward cn2-gia, return cn2-gia"
 		}
-		measured := ch.Measured
+		measured := checkMeasured(ch)
 		if perCarrier && (measured == "" || measured == "-") {
 			measured = "not measured"
 		}
 		sla.WriteString("  " + style.Render(mark) + " " + name + " " + measured)
 		if ch.Name != "line_class" && !perCarrier {
-			sla.WriteString(" " + ch.Required)
+			sla.WriteString(" " + checkRequired(ch))
 		}
 	}
 	// Two lines when the checks do not fit in one: a verdict is not cut.

@@ -247,24 +247,24 @@ func (c *Candidate) view() Summary {
 func (c *Candidate) evaluate(s compare.SLA) {
 	c.q = c.quality()
 	if c.Reference {
-		c.SLA = SLAResult{}
+		c.SLA = compare.Verdict{}
 		return
 	}
-	c.SLA = slaResult(compare.CheckSLA(s, c.q))
+	c.SLA = compare.CheckSLA(s, c.q)
 }
 
-// slaResult turns compare's verdict into the rows the views show.
-func slaResult(v compare.Verdict) SLAResult {
-	out := SLAResult{Pass: v.Pass, Known: len(v.Checks) > 0}
-	for _, ch := range v.Checks {
-		row := Check{Name: ch.Name, Pass: ch.Pass, Note: ch.Note,
-			Required: checkValue(ch.Name, ch.Required, ch.Unit, true), Measured: checkValue(ch.Name, ch.Measured, ch.Unit, false)}
-		if ch.Measured == nil {
-			row.Measured = "no data"
-		}
-		out.Checks = append(out.Checks, row)
+// checkMeasured is a check's measured figure as the screen shows it:
+// "41.0 ms", "0%", "no data" when nothing was measured.
+func checkMeasured(ch compare.Check) string {
+	if ch.Measured == nil {
+		return "no data"
 	}
-	return out
+	return checkValue(ch.Name, ch.Measured, ch.Unit, false)
+}
+
+// checkRequired is a check's threshold as the screen shows it: "≤ 60 ms".
+func checkRequired(ch compare.Check) string {
+	return checkValue(ch.Name, ch.Required, ch.Unit, true)
 }
 
 // checkValue formats a check's required or measured value for the
@@ -323,3 +323,7 @@ func pct(f float64) string {
 		return fmt.Sprintf("%.0f%%", f*100)
 	}
 }
+
+// slaKnown reports whether the candidate has been checked (a verdict with
+// checks: thresholds are set and it is not a reference row).
+func (c *Candidate) slaKnown() bool { return len(c.SLA.Checks) > 0 }

@@ -56,8 +56,9 @@ type Candidate struct {
 	// worst figure over the targets.
 	Stats  LiveStats
 	Others map[string]*LiveStats
-	// SLA is the verdict; it is re-evaluated from Stats as records arrive.
-	SLA SLAResult
+	// SLA is compare's verdict (compare.CheckSLA), re-evaluated from Stats
+	// as records arrive; no checks until there is something to check.
+	SLA compare.Verdict
 
 	// Throughput is the candidate's throughput test: the recording's
 	// (recorded.bw) until a live test (bandwidth_test) gives figures; a
@@ -144,22 +145,6 @@ func (s *LiveStats) Loss() float64 {
 		return 0
 	}
 	return float64(s.Lost+s.Late) / float64(done)
-}
-
-// Check is one SLA check: name, required, measured, pass/fail.
-type Check struct {
-	Name     string // as compare names them: rtt_p95_ms, loss, jitter_rfc3550_ms, line_class, stretch
-	Required string // "≤ 60 ms"
-	Measured string // "41.00 ms"; "no data" when nothing was measured
-	Pass     bool
-	Note     string // compare's note: no data, the direction validated
-}
-
-// SLAResult is the verdict of a candidate.
-type SLAResult struct {
-	Pass   bool
-	Known  bool // false until there is something to check
-	Checks []Check
 }
 
 // CostOptions are the billing choices the cost detail keys change.

@@ -360,10 +360,11 @@ func (m *Model) renderRoute(width, height int) []string {
 		}
 		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
 			h := r.Hops[i]
-			// Names come from the cache at once (a lookup never holds a
-			// frame); one that arrives later shows at the next redraw.
+			// Names come from the cache only: the lookups run in a
+			// command started when the route arrived (Model.namesCmd), and
+			// a name that ends later shows at the redraw its NamesMsg brings.
 			if r.Live && !m.hideNames && m.opts.Names != nil && h.Addr != "" {
-				h.Name, _ = m.opts.Names.Name(h.Addr)
+				h.Name, _ = m.opts.Names.Cached(h.Addr)
 			}
 			selected := i == sel && m.hop >= 0
 			if e := memo.rows[i]; e.drawn && e.name == h.Name && e.selected == selected {

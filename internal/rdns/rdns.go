@@ -45,6 +45,19 @@ func New(resolve Resolver) *Cache {
 	return &Cache{resolve: resolve, sem: make(chan struct{}, 8), names: map[string]string{}, pending: map[string]chan struct{}{}}
 }
 
+// Cached returns the name of addr if a lookup of it has ended ("" when it
+// failed) and whether one has; it never starts a lookup, so a view can
+// call it (the TUI starts its lookups with Wait, in a command).
+func (c *Cache) Cached(addr string) (string, bool) {
+	if addr == "" || addr == "*" {
+		return "", true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.names[addr]
+	return n, ok
+}
+
 // Name returns the name of addr if it is known ("" when the lookup failed
 // or has not ended yet) and whether the lookup has ended; it never blocks,
 // and starts the lookup the first time it sees addr.
