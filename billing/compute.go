@@ -12,8 +12,9 @@ import (
 )
 
 // Billing models of a compute item (its billing key). An item without one
-// keeps the older rule: cards × price_per_card_hour for every hour of the
-// period (or its hours), or price_per_month.
+// is hourly when priced per card-hour (cards × used hours ×
+// price_per_card_hour, or its own hours when it states them) and monthly
+// when priced per month.
 const (
 	// BillHourly is cards × used hours × price_per_card_hour: pay as you go, shut down when idle.
 	BillHourly = "hourly"
@@ -234,11 +235,16 @@ func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineI
 			li.Unit, li.Note = "month", fmt.Sprintf("monthly: 1 month × %s, whatever the use", it.PricePerMonth.String())
 			add(li, one, it.PricePerMonth.Decimal)
 		case it.Kind == "compute" && it.Cards.Set:
-			h := hours
+			// A price per card-hour is an hourly price: without a billing
+			// key it bills the used hours, as billing: hourly does (it
+			// billed every hour of the period, whatever the usage said:
+			// issue 20). Hours stated on the item are billed as stated.
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s used h", cards.String(), exact(u))
+			h := u
 			if it.Hours.Set {
 				h = it.Hours.Decimal
+				li.Note = fmt.Sprintf("%s cards × %s h (the item's hours, whatever the use)", cards.String(), exact(h))
 			}
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s h", cards.String(), exact(h))
 			add(li, cards.Mul(h), price)
 		case it.Kind == "storage":
 			li.Unit = "GB-month"

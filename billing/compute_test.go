@@ -275,7 +275,7 @@ func TestGPUHandFiguresAndSentences(t *testing.T) {
 	if u := bill["hourly"].Usage; u.UsedHours != 300 || u.PeriodHours != 744 || u.From != "offers.yaml:2: usage.hours" {
 		t.Errorf("usage %+v", u)
 	}
-	found := false
+	found, crossed := false, false
 	for _, be := range r.Compare.BreakEvenHours {
 		if be.A == "hourly" && be.B == "monthly" {
 			found = true
@@ -283,12 +283,28 @@ func TestGPUHandFiguresAndSentences(t *testing.T) {
 				t.Errorf("hourly/monthly break-even %+v", be)
 			}
 		}
-		if be.A == "reserved" && be.B == "older-rule" || be.B == "reserved" && be.A == "older-rule" {
-			t.Errorf("two offers that do not depend on use never cross: %+v", be)
+		// reserved 81526 flat against 850 + 156 U: U = 80676 / 156 = 517.1538… h.
+		if be.A == "reserved" && be.B == "older-rule" {
+			crossed = true
+			if be.Hours != 517.15 || be.Amount != "81526.00" {
+				t.Errorf("reserved/older-rule break-even %+v, want 517.15 h at 81526.00", be)
+			}
 		}
 	}
 	if !found {
 		t.Errorf("no hourly/monthly crossing in %+v", r.Compare.BreakEvenHours)
+	}
+	if !crossed {
+		t.Errorf("no reserved/older-rule crossing in %+v (a per-card-hour price depends on use)", r.Compare.BreakEvenHours)
+	}
+	// A per-card-hour price without billing: is hourly (issue 20): at 300
+	// used hours 650 + 300·8·19.50 + 8·25 = 47650, idle 850; it billed all
+	// 744 h (116,914.00) before while the usage said 300.
+	if b := bill["older-rule"]; b.Amount != "47650.00" || b.Usage.IdleAmount != "850.00" {
+		t.Errorf("older-rule at 300 h = %s idle %s, want 47650.00 idle 850.00", b.Amount, b.Usage.IdleAmount)
+	}
+	if it := bill["older-rule"].Items[1]; it.Quantity != "2400" || it.Note != "8 cards × 300 used h" {
+		t.Errorf("older-rule compute item %+v, want 2400 card-hours at 8 cards × 300 used h", it)
 	}
 }
 

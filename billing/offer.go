@@ -102,7 +102,7 @@ type Tier struct {
 //	            monthly   price_per_month (cards optional, for the cost per GPU-hour)
 //	            reserved  cards × H × price_per_card_hour + upfront / term_months
 //	            spot      cards × U × (1 + interruption_overhead) × price_per_card_hour
-//	          without billing: cards × price_per_card_hour × hours (default H), or price_per_month
+//	          without billing: cards × price_per_card_hour × hours (default U: the used hours), or price_per_month
 //	storage   gb × price_per_gb_month
 //	ip        count × price_each
 //	transfer  gb × price_per_gb (cross-region traffic, stated, not measured)

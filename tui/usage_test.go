@@ -27,8 +27,10 @@ func TestStepUsage(t *testing.T) {
 // The u key on the bundled scenario: from the offers file's 300 h to 400 h,
 // every candidate re-priced at once. By hand: hk-bgp's what-if gpu-spot =
 // 15000 port + 2800 storage + 200 IPs + 400 h × 8 cards × 1.15 × 5 = 36400
-// CNY; hk-bgp's own bill (every hour) stays 128064, i.e. 128064 / 400 / 8 =
-// 40.02 CNY per used GPU-hour.
+// CNY; hk-bgp's own bill (8 cards × 19.50 per card-hour, billed at the used
+// hours) goes from 9000 + 46800 + 3000 = 58800 (24.50 per used GPU-hour) to
+// 9000 + 8 × 400 × 19.50 + 3000 = 74400, i.e. 74400 / 400 / 8 = 23.25 CNY per
+// used GPU-hour, idle month 9000 + 2800 + 200 = 12000.
 func TestUsageKeyRepricesAtOnce(t *testing.T) {
 	if _, err := os.Stat(samplesFile); err != nil {
 		t.Skip("samples not present")
@@ -39,7 +41,7 @@ func TestUsageKeyRepricesAtOnce(t *testing.T) {
 	}
 	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 140, Height: 40, NoColor: true})
 	m.selected, m.moved = "hk-bgp", true
-	if !strings.Contains(plain(m), "at 300 of 744 h used, 53.36 CNY per GPU-hour") {
+	if !strings.Contains(plain(m), "at 300 of 744 h used, 24.50 CNY per GPU-hour") {
 		t.Fatalf("overview lacks the offers file's 300 h:\n%s", plain(m))
 	}
 	nm, cmd := m.Update(keyMsg("u"))
@@ -49,7 +51,7 @@ func TestUsageKeyRepricesAtOnce(t *testing.T) {
 	}
 	m = step(t, m, cmd())
 	frame := plain(m)
-	if !strings.Contains(frame, "at 400 of 744 h used, 40.02 CNY per GPU-hour") {
+	if !strings.Contains(frame, "at 400 of 744 h used, 23.25 CNY per GPU-hour") {
 		t.Errorf("overview not re-priced at 400 h:\n%s", frame)
 	}
 	c := m.current()
@@ -66,7 +68,7 @@ func TestUsageKeyRepricesAtOnce(t *testing.T) {
 		t.Fatal("hk-bgp has no gpu-spot what-if")
 	}
 	frame = plain(press(t, m, "c"))
-	for _, want := range []string{"used 400 h", "used 400 of 744 h · idle month 128,064.00 CNY", "per used GPU-hour 40.02 CNY", "gpu-spot"} {
+	for _, want := range []string{"used 400 h", "used 400 of 744 h · idle month 12,000.00 CNY", "per used GPU-hour 23.25 CNY", "gpu-spot"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("cost view lacks %q:\n%s", want, frame)
 		}

@@ -56,7 +56,9 @@ def item_cost(it, H, U, early=False):
             return cards * H * F(it["price_per_card_hour"]) + share
         if model == "monthly" or "price_per_month" in it:
             return F(it["price_per_month"])
-        hours = F(it["hours"]) if "hours" in it else H
+        # No billing key: a price per card-hour is an hourly price (issue 20),
+        # billed at the used hours U, unless the item states its own hours.
+        hours = F(it["hours"]) if "hours" in it else U
         return cards * hours * F(it["price_per_card_hour"])
     if kind == "storage":
         return F(it["gb"]) * F(it["price_per_gb_month"])

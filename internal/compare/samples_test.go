@@ -71,16 +71,17 @@ func librenms(n int) int    { return int(math.Round(0.95*float64(n))) - 1 }
 //	tokyo       fails the line class only (p95 ≈ 50, stretch 42/17.6 = 2.4)
 //	la          fails rtt (≈ 160), jitter and class (stretch 131/104 = 1.26 passes)
 //
-// Prices (samples/offers.yaml, October 2026 = 744 h, fx 7.10):
+// Prices (samples/offers.yaml, October 2026 = 744 h, usage 300 h, fx 7.10;
+// a price per card-hour bills the used hours):
 //
 //	la      650 + 14500 + 4000×0.05 + 8×2 = 15366.00 USD = 109098.60 CNY
-//	hk-bgp  commit 9000 (95th of in+out ≤ 300 Mbps) + 8×744×19.50 + 4000×0.70 + 8×25 = 128064.00 CNY
+//	hk-bgp  commit 9000 (95th of in+out ≤ 300 Mbps) + 8×300×19.50 + 4000×0.70 + 8×25 = 58800.00 CNY
 //	hk-cn2  16000 + (95th − 200)×95 + 118000 + 4000×0.80 + 8×30 + 1500
-//	tokyo   tiers on (out GB − 100 free) + 8×744×2.95 + 4000×0.096 + 8×3.60 + 2000×0.09 + 1000 USD
+//	tokyo   tiers on (out GB − 100 free) + 8×300×2.95 + 4000×0.096 + 8×3.60 + 2000×0.09 + 1000 USD
 //
 // Ranking: the only passing candidate first, then the failing ones by CNY
-// cost: la < hk-bgp < tokyo (tokyo's compute alone is 17558.40 USD =
-// 124664.64 CNY, more than hk-bgp before any bandwidth).
+// cost: hk-bgp < tokyo < la (tokyo's compute is 7080 USD = 50268 CNY, its
+// egress ≈ 4725.72 USD; la's flat 14500 USD machine is the dearest).
 func TestOfflineSamplesRankingByHand(t *testing.T) {
 	f, err := Load(samplesFile)
 	if err != nil {
@@ -93,7 +94,7 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"hk-cn2-gia", "la", "hk-bgp", "tokyo"}; !reflect.DeepEqual(r.Ranking, want) {
+	if want := []string{"hk-cn2-gia", "hk-bgp", "tokyo", "la"}; !reflect.DeepEqual(r.Ranking, want) {
 		t.Errorf("ranking %v, want %v", r.Ranking, want)
 	}
 	if r.Recommended != "hk-cn2-gia" || r.Savings != nil {
@@ -145,13 +146,13 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 	if billable < 10240 || billable > 51200 {
 		t.Fatalf("hand oracle: %.0f billable GB outside tier 2", billable)
 	}
-	tokyo := 10240*0.114 + (billable-10240)*0.089 + 8*744*2.95 + 4000*0.096 + 8*3.60 + 2000*0.09 + 1000
+	tokyo := 10240*0.114 + (billable-10240)*0.089 + 8*300*2.95 + 4000*0.096 + 8*3.60 + 2000*0.09 + 1000
 	cases := []struct {
 		name, currency string
 		total, cny     float64
 	}{
 		{"la", "USD", 15366.00, 109098.60},
-		{"hk-bgp", "CNY", 128064.00, 128064.00},
+		{"hk-bgp", "CNY", 58800.00, 58800.00},
 		{"hk-cn2-gia", "CNY", hkCN2, hkCN2},
 		{"tokyo", "USD", tokyo, tokyo * 7.10},
 	}

@@ -44,7 +44,7 @@ func TestSamplesTextFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 5 || rows[1][1] != "hk-cn2-gia" || rows[2][14] != "109098.60" || rows[2][13] != "USD" {
+	if len(rows) != 5 || rows[1][1] != "hk-cn2-gia" || rows[4][1] != "la" || rows[4][14] != "109098.60" || rows[4][13] != "USD" || rows[2][1] != "hk-bgp" || rows[2][14] != "58800.00" {
 		t.Errorf("csv ranking table: %q", rows)
 	}
 }

@@ -42,7 +42,9 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 			row = strings.Join(f, " ")
 		}
 	}
-	if row != "hk-bgp hk-bgp 300 8 128,064.00 128,064.00 100.0 % 53.36" {
+	// hk-bgp at 300 used h: 9000 + 8 × 300 × 19.50 + 2800 + 200 = 58800; idle
+	// 12000 (20.4 %); 58800 / 300 / 8 = 24.50 per used GPU-hour.
+	if row != "hk-bgp hk-bgp 300 8 58,800.00 12,000.00 20.4 % 24.50" {
 		t.Errorf("hk-bgp usage row %q", row)
 	}
 	// csv: absent figures are empty cells, not "-".
