@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -903,5 +904,37 @@ func TestRangePeriodIsBounded(t *testing.T) {
 	}
 	if got, err := ParseTime("253402300799", nil); err != nil || got.Year() != 9999 {
 		t.Errorf("ParseTime(253402300799) = %v, %v; want 9999-12-31T23:59:59Z", got, err)
+	}
+}
+
+// A crossing at a traffic that an offer's port cannot carry is no
+// break-even. By hand: 100 Mbit/s out for October (744 h) is
+// 100e6/8 × 2,678,400 s = 33,480 GB; at 0.05 per GB the per-GB offer costs
+// 1674 × k, so it meets a 5000 flat port at k = 5000/1674 = 2.987 (95th
+// 298.7 Mbit/s): within a 500 Mbit/s port, beyond a 200 Mbit/s one (it
+// carries up to 2×).
+func TestBreakEvenOnlyWhereThePortCarriesTheTraffic(t *testing.T) {
+	offers := mustOffers(t, `offers:
+  - {name: pergb, currency: USD, bandwidth: {scheme: per-gb, price_per_gb: "0.05"}}
+  - {name: port500, currency: USD, bandwidth: {scheme: fixed, port_mbps: 500, price: "5000"}}
+  - {name: port200, currency: USD, bandwidth: {scheme: fixed, port_mbps: 200, price: "5000"}}
+`)
+	p := MonthPeriod(2026, time.October, time.UTC)
+	r, err := BillSeries(constSeries(p, 10, 100, nil), p, offers, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Cheapest != "pergb" {
+		t.Fatalf("cheapest %s, want pergb (1674.00)", r.Cheapest)
+	}
+	var got []string
+	for _, be := range r.Compare.BreakEven {
+		got = append(got, be.Offer+"/"+be.Versus)
+		if be.Offer == "port500" && math.Abs(be.Scale-5000.0/1674) > 1e-4 {
+			t.Errorf("port500/pergb at %v×, want %.6f×", be.Scale, 5000.0/1674)
+		}
+	}
+	if !slices.Equal(got, []string{"port500/pergb"}) {
+		t.Errorf("break-evens %v, want only port500/pergb (port200 cannot carry 2.99× this traffic)", got)
 	}
 }

@@ -85,16 +85,31 @@ func compareBills(r *Report, v *view) {
 	if tot := float64(r.Traffic.TotalBytes); tot > 0 {
 		hi = min(hi, maxVolume/tot/2)
 	}
+	// A port carries its 95th up to port/95th × this traffic (the 95th scales
+	// with the traffic): a crossing beyond it is no break-even, since that
+	// offer could not carry the traffic there (issue 20: "hk-gia-fixed costs
+	// the same as la-pergb at 42.3× this traffic" for a 500 Mbps port).
+	carries := func(i int) float64 {
+		c := r.Bills[i].Carry
+		if c == nil || c.P95Mbps <= 0 {
+			return math.Inf(1)
+		}
+		return c.PortMbps / c.P95Mbps
+	}
 	for _, pr := range pairs {
 		if hi <= 0.01 {
 			break
 		}
 		m, n := r.measures[pr.a], r.measures[pr.b]
+		limit := min(carries(pr.a), carries(pr.b))
 		f := func(k float64) float64 {
 			d, _ := cost(m, k).Sub(cost(n, k)).Float64()
 			return d
 		}
 		for _, k := range crossings(f, 0.01, hi) {
+			if k > limit {
+				continue
+			}
 			c.BreakEven = append(c.BreakEven, BreakEven{
 				Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
 				Amount: FormatMoney(cost(n, k), cur), Currency: cur,

@@ -142,17 +142,22 @@ type overviewRow struct {
 	spark map[string]sparkMemo
 }
 
+// schemeCell is a FIXED / PER-GB / 95TH cell: the bandwidth charge alone of
+// the cheapest offer of that scheme (the candidate's offer and its what-ifs).
+// The totals would compare other items too: a what-if of another provider
+// prices another GPU machine (issue 20: hk-bgp's FIXED showed gpu-spot's
+// 31.8k against its own 58.8k, a different machine, not a cheaper port).
 func schemeCell(name string) func(r overviewRow) (string, styleID) {
 	return func(r overviewRow) (string, styleID) {
-		s, ok := r.c.Cost.Scheme(name)
+		s, ok := bandwidthScheme(r.c.Cost, name)
 		if !ok {
 			return "-", styleDim
 		}
-		txt := moneyCompact(s.Total.Float() * fx(r.c.Cost))
+		txt := moneyCompact(s.Amount.Float() * fx(r.c.Cost))
 		if s.CannotCarry {
 			return txt + "!", styleFail
 		}
-		if cheapestScheme(r.c.Cost) == name {
+		if cheapestBandwidth(r.c.Cost) == name {
 			return txt + "*", styleCheapest
 		}
 		return txt + " ", styleNone
@@ -161,10 +166,48 @@ func schemeCell(name string) func(r overviewRow) (string, styleID) {
 
 func schemeLess(name string) func(a, b overviewRow) bool {
 	return func(a, b overviewRow) bool {
-		x, _ := a.c.Cost.Scheme(name)
-		y, _ := b.c.Cost.Scheme(name)
-		return lessFloat(x.Total.Float()*fx(a.c.Cost), y.Total.Float()*fx(b.c.Cost))
+		x, _ := bandwidthScheme(a.c.Cost, name)
+		y, _ := bandwidthScheme(b.c.Cost, name)
+		return lessFloat(x.Amount.Float()*fx(a.c.Cost), y.Amount.Float()*fx(b.c.Cost))
 	}
+}
+
+// bandwidthScheme is the offer of scheme name with the lowest bandwidth
+// charge among those priced, preferring one that can carry the traffic.
+func bandwidthScheme(c Cost, name string) (SchemeCost, bool) {
+	var best SchemeCost
+	ok := false
+	for _, s := range c.Schemes {
+		if s.Scheme != name || !s.Amount.Valid() {
+			continue
+		}
+		if !ok || best.CannotCarry && !s.CannotCarry ||
+			best.CannotCarry == s.CannotCarry && s.Amount.Float() < best.Amount.Float() {
+			best, ok = s, true
+		}
+	}
+	return best, ok
+}
+
+// cheapestBandwidth names the scheme with the lowest bandwidth charge that
+// can carry the traffic ("" when fewer than two schemes are priced).
+func cheapestBandwidth(c Cost) string {
+	best, bestV := "", math.Inf(1)
+	n := 0
+	for _, name := range []string{"fixed", "per-gb", "p95"} {
+		s, ok := bandwidthScheme(c, name)
+		if !ok || s.CannotCarry {
+			continue
+		}
+		n++
+		if v := s.Amount.Float(); v < bestV {
+			best, bestV = name, v
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	return best
 }
 
 // cheapestScheme names the scheme of the cheapest priced offer of a cost

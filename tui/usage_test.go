@@ -85,3 +85,28 @@ func TestUsageHoursAboveTheMonth(t *testing.T) {
 		t.Errorf("800 h: %v", err)
 	}
 }
+
+// FIXED / PER-GB / 95TH compare the bandwidth schemes alone (issue 20):
+// hk-bgp's what-ifs are 15000 ports, some with another GPU machine, so the
+// FIXED cell is 15.0k (not gpu-spot's whole 31.8k against hk-bgp's 58.8k)
+// and its own 95th commit of 9000 is the cheapest bandwidth (starred).
+func TestSchemeColumnsCompareBandwidthOnly(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	feed, err := FeedFromFile(samplesFile, FeedOptions{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 140, Height: 40, NoColor: true})
+	for _, l := range strings.Split(plain(m), "\n") {
+		f := strings.Fields(strings.TrimLeft(l, "› "))
+		if len(f) > 0 && f[0] == "hk-bgp" {
+			if got := strings.Join(f[len(f)-4:], " "); got != "58,800 15.0k - 9000*" {
+				t.Errorf("hk-bgp MONTHLY FIXED PER-GB 95TH = %q, want \"58,800 15.0k - 9000*\"", got)
+			}
+			return
+		}
+	}
+	t.Errorf("no hk-bgp row:\n%s", plain(m))
+}
