@@ -71,6 +71,9 @@ type PingResult struct {
 	Refused      int // TCP only: connection refused (the port is closed)
 	// RTTs are the round-trip times in ms of received replies, in send order.
 	RTTs []float64
+	// Blocked is set (wrapping ErrFirewall) when this host's firewall
+	// refused to send the target's probes; those probes count as lost.
+	Blocked error
 }
 
 // Loss is 1 − Recv/Sent (0 when nothing was sent).
@@ -709,9 +712,14 @@ func (r *sweep) sendProbes(s *sock, b *mmsgBuf, idx []int, payload []byte) (send
 		}
 		k += n
 		var failed int
+		blocked := err != nil && isFirewall(err)
 		if err != nil && k < len(idx) {
 			failed = idx[k]
-			if sendErr == nil {
+			res := &r.results[failed%T]
+			switch {
+			case blocked && res.Blocked == nil:
+				res.Blocked = firewallError("sending ICMP echo", r.targets[failed%T].Addr, err)
+			case !blocked && sendErr == nil:
 				sendErr = fmt.Errorf("sending to %s: %w", r.targets[failed%T].Addr, err)
 			}
 			if p := &r.probes[failed]; p.state == stPending {
@@ -723,7 +731,7 @@ func (r *sweep) sendProbes(s *sock, b *mmsgBuf, idx []int, payload []byte) (send
 			k++
 		}
 		r.mu.Unlock()
-		if err != nil && isPermission(err) {
+		if err != nil && isPermission(err) && !blocked {
 			a := r.targets[failed%T].Addr
 			if berr := broadcastSendError("sending ICMP echo", a, err); berr != err {
 				return sendErr, berr
@@ -852,8 +860,12 @@ func (r *sweep) runTCP(ctx context.Context) ([]PingResult, error) {
 			case ctx.Err() != nil:
 				p.state = stUnsent
 			default:
+				res := &r.results[i%len(r.targets)]
 				if errors.Is(err, syscall.ECONNREFUSED) {
-					r.results[i%len(r.targets)].Refused++
+					res.Refused++
+				}
+				if isFirewall(err) && res.Blocked == nil {
+					res.Blocked = firewallError("connecting", t.Addr, err)
 				}
 				p.state = stLost
 				r.resolved++

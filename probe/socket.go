@@ -18,6 +18,24 @@ import (
 // process may open neither an unprivileged ICMP socket nor a raw socket.
 var ErrPrivilege = errors.New("missing privilege to open ICMP or raw sockets")
 
+// ErrFirewall is returned (wrapped, naming the target) when this host
+// refused to send a probe on a socket it had opened: sendto or connect gave
+// EPERM, which Linux returns when a netfilter rule (nftables, iptables) on
+// the output path drops or rejects the packet, or a security module denies
+// it. It is a fact about one destination, not a missing privilege: only
+// that target fails, the others are probed.
+var ErrFirewall = errors.New("blocked by a local firewall")
+
+// firewallError says that this host's firewall refused what to dst.
+func firewallError(what string, dst netip.Addr, cause error) error {
+	return fmt.Errorf("%s to %s: %w: an output rule of this host's firewall (nftables, iptables) or a security policy refused the packet (%w); other targets are probed", what, dst, ErrFirewall, cause)
+}
+
+// isFirewall tells a send refused by this host's firewall (EPERM on a
+// socket that is already open) from a missing privilege or a broadcast
+// (EACCES).
+func isFirewall(err error) bool { return errors.Is(err, unix.EPERM) }
+
 // privilegeError wraps ErrPrivilege with the commands that fix it. dgramToo
 // says whether unprivileged ICMP sockets would also do (ping, not trace).
 func privilegeError(what string, cause error, dgramToo bool) error {

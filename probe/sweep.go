@@ -19,7 +19,8 @@ type SweepTarget struct {
 type SweepResult struct {
 	PingResult
 	// Err is set when the sweep of this target's protocol and port failed
-	// as a whole (a socket or privilege error): nothing was measured for it.
+	// as a whole (a socket or privilege error): nothing was measured for it;
+	// or, for this target alone, to its Blocked error.
 	Err error
 }
 
@@ -93,6 +94,9 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 					continue
 				}
 				out[i].PingResult = res[k]
+				if res[k].Blocked != nil {
+					out[i].Err = res[k].Blocked
+				}
 			}
 		}()
 	}

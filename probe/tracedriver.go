@@ -165,6 +165,9 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 		d.ttl = p.TTL
 	}
 	at, err := s.sendTo(b, d.dst, 0)
+	if err != nil && isFirewall(err) {
+		return at, firewallError("sending a trace probe", d.dst, err)
+	}
 	if err != nil && isPermission(err) {
 		if berr := broadcastSendError("sending a trace probe", d.dst, err); berr != err {
 			return at, berr

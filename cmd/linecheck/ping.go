@@ -301,6 +301,11 @@ func runPing(c *cobra.Command, args []string) error {
 			return fmt.Errorf("--stream-file: %w", err)
 		}
 	}
+	for _, r := range results {
+		if r.Blocked != nil {
+			fmt.Fprintf(stderr, "linecheck: %s: %v\n", r.Target, r.Blocked)
+		}
+	}
 	doc := pingDocument(results, rs, proto, o.tcp, sentPerTarget, iv, o.timeout)
 	doc.Partial = partial
 	if err := writePing(out, doc, o.format, o.table, o.alive, o.unreach, o.quiet, tableOptions(out, o.wide)); err != nil {
@@ -446,6 +451,9 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			s.Foreign += r.Foreign
 			s.Refused += r.Refused
 			s.RTTs = append(s.RTTs, r.RTTs...)
+			if s.Blocked == nil {
+				s.Blocked = r.Blocked
+			}
 		}
 		if every > 0 && ctx.Err() == nil {
 			doc := pingDocument(res, pingResolved{}, proto, cfg.TCPPort, cfg.Count, iv, cfg.Timeout)

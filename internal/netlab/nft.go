@@ -3,6 +3,7 @@ package netlab
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -213,4 +214,24 @@ func (l *Lab) ICMPDropped(router int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// ClientBlock makes the client's own firewall drop every packet the client
+// sends to dst (an nftables rule in the client namespace's output hook), as
+// a host firewall that blocks one destination does: the kernel then fails
+// the sender's sendto or connect with EPERM. An empty dst removes the rule.
+func (l *Lab) ClientBlock(dst string) error {
+	script := "table inet netlab_block {\n  chain out {\n    type filter hook output priority filter; policy accept;\n  }\n}\nflush chain inet netlab_block out\n"
+	if dst != "" {
+		a, err := netip.ParseAddr(dst)
+		if err != nil {
+			return fmt.Errorf("netlab %s: client block: %w", l.cfg.Prefix, err)
+		}
+		field := "ip daddr"
+		if a.Is6() {
+			field = "ip6 daddr"
+		}
+		script += fmt.Sprintf("add rule inet netlab_block out %s %s counter drop\n", field, a)
+	}
+	return l.nft(0, script)
 }
