@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,5 +110,45 @@ func TestCSVCountersOfManyInterfacesAreDetected(t *testing.T) {
 	ss := mustRead(t, "many.csv", b.String(), ReadOptions{})
 	if len(ss) != 1000 || ss[999].Slots[0].In != 37_500_000 || ss[0].Slots[0].Out != 300 {
 		t.Fatalf("%d series, first slot %+v", len(ss), ss[999].Slots[0])
+	}
+}
+
+// A 32-bit counter polled every 300 s wraps more than once above
+// 2^32·8/300 = 114.53 Mbit/s (hand: 34,359,738,368 / 300 / 1e6). At 200
+// Mbit/s (7.5e9 bytes per poll, 1.746 × 2^32) every poll wraps once or
+// twice: it read as 85 Mbit/s with a "reset" at every second poll. It is
+// refused naming the limit, with exit 2 as bad input.
+func TestCSV32BitCounterTooFastForItsPollIsRefused(t *testing.T) {
+	doc := counterCSV("timestamp,ifInOctets,ifOutOctets", 289, 0, 7_500_000_000, 32)
+	for _, units := range []string{"counter32", "counter"} {
+		_, err := readStr("fast32.csv", doc, ReadOptions{Units: units})
+		var re *ReadError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "a 32-bit octet counter polled every 300 s can be read up to 114.5 Mbit/s") {
+			t.Fatalf("200 Mbit/s on a 32-bit counter (--units %s): %v, want a ReadError naming 114.5 Mbit/s at 300 s", units, err)
+		}
+	}
+	// At 100 Mbit/s (3.75e9 bytes per poll, 0.873 × 2^32) each wrap is a drop
+	// of more than half the range, which reads as a reset: refused too.
+	doc = counterCSV("timestamp,ifInOctets,ifOutOctets", 289, 0, 3_750_000_000, 32)
+	if _, err := readStr("100m.csv", doc, ReadOptions{Units: "counter32"}); err == nil || !strings.Contains(err.Error(), "above 57.3 Mbit/s, reads as a reset") {
+		t.Errorf("100 Mbit/s on a 32-bit counter: %v", err)
+	}
+	// At 50 Mbit/s (1.875e9 bytes per poll, 0.437 × 2^32) every wrap is
+	// seen and the volume is right, with a warning that it is near the limit.
+	doc = counterCSV("timestamp,ifInOctets,ifOutOctets", 289, 0, 1_875_000_000, 32)
+	s := mustRead(t, "near32.csv", doc, ReadOptions{Units: "counter32"})[0]
+	for _, sl := range s.Slots {
+		if sl.In != 1_875_000_000 {
+			t.Fatalf("50 Mbit/s slot %+v, want 1875000000 bytes in", sl)
+		}
+	}
+	if !hasWarning(s, "within a factor 2 of the 57.3 Mbit/s above which a wrap between polls every 300 s reads as a reset") {
+		t.Errorf("no warning near the 32-bit limit: %q", s.Warnings)
+	}
+	// 64-bit counters at 200 Mbit/s are read exactly.
+	doc = counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 289, 0, 7_500_000_000, 64)
+	s = mustRead(t, "hc.csv", doc, ReadOptions{Units: "counter64"})[0]
+	if s.Slots[0].In != 7_500_000_000 {
+		t.Errorf("64-bit slot %+v", s.Slots[0])
 	}
 }

@@ -319,6 +319,15 @@ func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
 	step := diffs[len(diffs)/2]
 	b.s.Step = step
 	prev := -1
+	// A 32-bit counter wraps every 2^32 bytes: polled every step seconds it
+	// can be read up to 2^32·8/step bit/s (114.5 Mbit/s at 300 s). Above
+	// that it wraps more than once between polls and the volume is lost:
+	// each interval reads as a smaller increase or, past half the range,
+	// as a "reset" (a 200 Mbit/s log billed 85 Mbit/s with thousands of
+	// reset warnings, issue 20). Many drops of a 32-bit counter say so.
+	var resets32, intervals int
+	var firstReset int64
+	var max32 uint64
 	for i, p := range pts {
 		if p.unknown {
 			continue
@@ -338,7 +347,18 @@ func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
 		ni, no := math.Float64bits(p.in), math.Float64bits(p.out)
 		di, wi, oki := counterDelta(ci, ni, bits)
 		do, wo, oko := counterDelta(co, no, bits)
+		intervals++
+		is32 := bits == 32 || bits == 0 && max(ci, ni, co, no) <= math.MaxUint32
+		if is32 && oki && oko {
+			max32 = max(max32, di*uint64(step)/uint64(span), do*uint64(step)/uint64(span))
+		}
 		if !oki || !oko {
+			if is32 {
+				if resets32 == 0 {
+					firstReset = p.line
+				}
+				resets32++
+			}
 			dir, from, to := "in", ci, ni
 			if oki {
 				dir, from, to = "out", co, no
@@ -357,6 +377,18 @@ func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
 		}
 		b.checkRate(p.line, float64(di), float64(do), span)
 		b.addProportional(a.t, p.t, float64(di), float64(do))
+	}
+	limit := float64(uint64(1)<<32) * 8 / float64(step) / 1e6
+	// A real reset (a reboot) is rare; more than 3 drops that are 1 % of
+	// the intervals or more are a counter too fast for its polling.
+	if resets32 > 3 && resets32*100 >= intervals {
+		return errAt(b.file, firstReset, field, "a 32-bit octet counter polled every %d s can be read up to %.1f Mbit/s (2^32 bytes per poll; a drop of more than half of that, above %.1f Mbit/s, reads as a reset); %d of %d intervals dropped like a reset, the sign of a faster link: the counter wrapped unseen between polls and the volume cannot be recovered. Poll the 64-bit ifHCInOctets/ifHCOutOctets (--units counter64), or poll more often (every 60 s reads up to %.1f Mbit/s)",
+			step, limit, limit/2, resets32, intervals, float64(uint64(1)<<32)*8/60/1e6)
+	}
+	if max32 > 1<<30 {
+		// First, not after the per-wrap notes the warning limit may cut.
+		b.s.Warnings = slices.Insert(b.s.Warnings, 0, fmt.Sprintf("%s: 32-bit octet counter at up to %.1f Mbit/s, within a factor 2 of the %.1f Mbit/s above which a wrap between polls every %d s reads as a reset (and of the %.1f Mbit/s above which it wraps unseen): a faster burst is lost; poll the 64-bit counters (--units counter64)",
+			b.file, float64(max32)*8/float64(step)/1e6, limit/2, step, limit))
 	}
 	return nil
 }
