@@ -195,8 +195,12 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 		return nil, err
 	}
 	var rr io.Reader = r
+	var tail *tailWatch
 	if src.data != nil {
 		rr = smallReads{r}
+	} else {
+		tail = &tailWatch{r: r}
+		rr = tail
 	}
 	br := bufio.NewReaderSize(rr, 1<<20)
 	format := opts.Format
@@ -218,6 +222,9 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 	switch format {
 	case "csv":
 		series, err = readCSV(br, name, opts, src)
+		if err == nil {
+			cutLastLine(series, name, src, tail)
+		}
 	case "mrtg":
 		series, err = readMRTG(br, name, opts)
 	case "vnstat":
@@ -237,6 +244,44 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 		s.Format = format
 	}
 	return series, nil
+}
+
+// tailWatch passes a stream through, counting its newlines and keeping its
+// last byte, so that a last line without a newline is found without a
+// second pass.
+type tailWatch struct {
+	r     io.Reader
+	lines int64
+	last  byte
+}
+
+func (t *tailWatch) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		t.last = p[n-1]
+	}
+	return n, err
+}
+
+// cutLastLine warns when a CSV's last line lacks its newline: a file still
+// being written may end in a row cut mid-number ("1790813400,1000000,20"),
+// which reads as a valid, smaller figure. Journals treat their last entry
+// the same way; a CSV row cannot be told whole, so it is billed and named.
+func cutLastLine(series []*billing.Series, name string, src mapped, tail *tailWatch) {
+	var line int64
+	switch {
+	case src.data != nil && len(src.data) > 0 && src.data[len(src.data)-1] != '\n':
+		line = int64(bytes.Count(src.data, []byte{'\n'})) + 1
+	case tail != nil && tail.last != 0 && tail.last != '\n':
+		line = tail.lines + 1
+	default:
+		return
+	}
+	w := fmt.Sprintf("%s:%d: the last line has no newline: it may be cut (a file still being written) and is billed as read; check it, or bill the file once it is complete", name, line)
+	for _, s := range series {
+		s.Warnings = append(s.Warnings, w)
+	}
 }
 
 // smallReads hands out its reader's bytes at most 64 KB per Read. Over a

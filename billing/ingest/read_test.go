@@ -185,3 +185,31 @@ func TestReadFilesEqualsOneByOne(t *testing.T) {
 		t.Errorf("err %v, want the first failing path's", err)
 	}
 }
+
+// A CSV whose last row lacks its newline may have been cut mid-number by a
+// writer still at work ("…,20" of "…,2000000"): it is billed as read, with a
+// warning naming file:line, read whole, mapped or streamed. With its
+// newline no warning is given.
+func TestCSVLastLineWithoutNewlineIsNamed(t *testing.T) {
+	doc := "timestamp,in_bytes,out_bytes\n1790812800,1000000,2000000\n1790813100,1000000,2000000\n1790813400,1000000,20"
+	want := "cut.csv:4: the last line has no newline: it may be cut"
+	s := mustRead(t, "cut.csv", doc, ReadOptions{})[0]
+	if !hasWarning(s, want) {
+		t.Errorf("streamed: no warning %q in %q", want, s.Warnings)
+	}
+	path := filepath.Join(t.TempDir(), "cut.csv")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := ReadFile(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(ss[0], path+":4: the last line has no newline") {
+		t.Errorf("file: no warning in %q", ss[0].Warnings)
+	}
+	s = mustRead(t, "whole.csv", doc+"00\n", ReadOptions{})[0]
+	if hasWarning(s, "no newline") {
+		t.Errorf("a whole last line warned: %q", s.Warnings)
+	}
+}
