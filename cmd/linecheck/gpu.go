@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,6 +24,16 @@ type gpuOptions struct {
 	nvidiaSMI                    string
 	format                       string
 	wide                         bool
+
+	// the watch (gpu_watch.go)
+	watch    bool
+	every    time.Duration
+	journal  string
+	cycles   int
+	report   bool
+	queryLog string
+	plot     string
+	tz       string
 }
 
 const gpuLong = `gpu reports what the NVIDIA driver says about this server's GPUs, the way
@@ -87,7 +98,16 @@ func newGPUCmd() *cobra.Command {
 		f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi `PROGRAM` to run when no input is given")
 		f.StringVar(&o.format, "format", "table", "output `FORMAT`: table, json, csv, markdown")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of a table on one line")
+		f.BoolVar(&o.watch, "watch", false, "sample temperature, power, clocks, utilisation, throttle reasons and ECC every --every until stopped, journaling every sample (see Under load)")
+		durationVarP(f, &o.every, "every", "", 5*time.Second, "time between samples of a --watch (5s, 1m, or seconds)")
+		f.StringVar(&o.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
+		f.IntVar(&o.cycles, "watch-cycles", 0, "stop a --watch after `N` samples of this run (0: until stopped)")
+		f.BoolVar(&o.report, "report", false, "print the per-card summary of --journal FILE (or --query-log FILE) and exit")
+		f.StringVar(&o.queryLog, "query-log", "", "--report over `FILE`, a log of nvidia-smi --query-gpu=timestamp,index,… --format=csv -l N")
+		f.StringVar(&o.plot, "plot", "", "with --report (or when a --watch stops): draw the temperature curve of every card to `FILE`.svg or .png")
+		f.StringVar(&o.tz, "tz", "Local", "time zone nvidia-smi's timestamps of --query-log are in (IANA name, or Local)")
 	})
+	c.Long += gpuWatchHelp
 	return c
 }
 
@@ -95,17 +115,19 @@ func runGPU(c *cobra.Command, o *gpuOptions) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
 	}
-	var ct *gpu.Contract
-	if o.contract != "" {
-		b, err := os.ReadFile(o.contract)
-		if err != nil {
-			return badInput(fmt.Errorf("--contract: %w", err))
-		}
-		v, err := gpu.ParseContractFile(b, o.contract)
-		if err != nil {
-			return badInput(err)
-		}
-		ct = &v
+	ct, err := gpuContract(o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.watch && o.report:
+		return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
+	case o.report:
+		return gpuReport(c, o, ct)
+	case o.watch:
+		return gpuWatch(c, o, ct)
+	case o.journal != "" || o.queryLog != "" || o.plot != "":
+		return badInput(errors.New("--journal, --query-log and --plot go with --watch or --report"))
 	}
 	m, err := gpuMachine(c.Context(), o)
 	if err != nil {
@@ -124,16 +146,37 @@ func runGPU(c *cobra.Command, o *gpuOptions) error {
 	if err != nil {
 		return err
 	}
-	if d.Verdict == gpu.VerdictFail {
-		var failed []string
-		for _, ch := range d.Checks {
-			if !ch.Pass {
-				failed = append(failed, ch.Name)
-			}
-		}
-		return verdictFailed("gpu: the delivery does not meet the contract: " + strings.Join(failed, ", "))
+	return gpuVerdict(d.Verdict, d.Checks, "the delivery does not meet the contract")
+}
+
+// gpuVerdict exits 1 naming the failed checks.
+func gpuVerdict(verdict string, checks []gpu.Check, what string) error {
+	if verdict != gpu.VerdictFail {
+		return nil
 	}
-	return nil
+	var failed []string
+	for _, ch := range checks {
+		if !ch.Pass {
+			failed = append(failed, ch.Name)
+		}
+	}
+	return verdictFailed("gpu: " + what + ": " + strings.Join(failed, ", "))
+}
+
+// gpuContract reads --contract.
+func gpuContract(o *gpuOptions) (*gpu.Contract, error) {
+	if o.contract == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(o.contract)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--contract: %w", err))
+	}
+	v, err := gpu.ParseContractFile(b, o.contract)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return &v, nil
 }
 
 // gpuMachine reads the inputs the flags name, or runs nvidia-smi.

@@ -15,7 +15,9 @@
 // A trace journal carries "trace": a linecheck.trace/v1 document of that one
 // cycle instead of "ping"; a bw journal (`bw --watch`) carries "bw": the
 // linecheck.bw/v1 result of that cycle's throughput test. Summarize (and
-// SummarizeBW for bw) turns a journal into the hourly profile.
+// SummarizeBW for bw) turns a journal into the hourly profile. A gpu journal
+// (`gpu --watch`) carries "gpu": one sample per card of that cycle, and
+// "xid": the Xid errors the kernel logged since the cycle before.
 package journal
 
 import (
@@ -30,6 +32,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -42,6 +45,7 @@ const (
 	KindPing  = "ping"
 	KindTrace = "trace"
 	KindBW    = "bw"
+	KindGPU   = "gpu"
 )
 
 // Entry is one completed cycle, one journal line.
@@ -61,6 +65,10 @@ type Entry struct {
 	Trace *route.Trace `json:"trace,omitempty"`
 	// BW is the throughput test of this cycle (kind bw).
 	BW *bw.Result `json:"bw,omitempty"`
+	// GPU holds one sample per card (kind gpu); Xid the Xid errors logged
+	// during the cycle.
+	GPU []gpu.Sample `json:"gpu,omitempty"`
+	Xid []gpu.Xid    `json:"xid,omitempty"`
 	// Error is set when the cycle could not probe at all (network down, no
 	// route): Ping (or Trace) then names the targets with nothing sent, so
 	// the cycle counts as down for each and adds nothing to sent or loss.
@@ -105,8 +113,8 @@ type Writer struct {
 // a journal of another kind.
 func Open(path, kind string) (*Writer, Recovery, error) {
 	var rec Recovery
-	if kind != KindPing && kind != KindTrace && kind != KindBW {
-		return nil, rec, fmt.Errorf("journal: kind %q is not ping, trace or bw", kind)
+	if kind != KindPing && kind != KindTrace && kind != KindBW && kind != KindGPU {
+		return nil, rec, fmt.Errorf("journal: kind %q is not ping, trace, bw or gpu", kind)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -284,8 +292,12 @@ func parseLine(b []byte) (Entry, error) {
 		if e.BW == nil && e.Error == "" {
 			return e, errors.New("bw: missing in a bw cycle")
 		}
+	case KindGPU:
+		if len(e.GPU) == 0 && e.Error == "" {
+			return e, errors.New("gpu: no sample in a gpu cycle")
+		}
 	default:
-		return e, fmt.Errorf("kind: %q is not ping, trace or bw", e.Kind)
+		return e, fmt.Errorf("kind: %q is not ping, trace, bw or gpu", e.Kind)
 	}
 	if e.Cycle < 1 {
 		return e, fmt.Errorf("cycle: %d is not a positive number", e.Cycle)
@@ -359,6 +371,17 @@ func validate(e Entry) error {
 			v := iv.Bps
 			if err := check(fmt.Sprintf("interval %d", i+1), &v); err != nil {
 				return err
+			}
+		}
+	}
+	for i, g := range e.GPU {
+		for _, v := range []struct {
+			what     string
+			p        *float64
+			min, max float64
+		}{{"temp_c", g.TempC, -60, 200}, {"power_w", g.PowerW, 0, 5000}, {"util_gpu_pct", g.UtilGPU, 0, 100}, {"sm_clock_mhz", g.SMClockMHz, 0, 10000}} {
+			if v.p != nil && (math.IsNaN(*v.p) || *v.p < v.min || *v.p > v.max) {
+				return fmt.Errorf("gpu[%d] (card %d): %s %g is not a reading (%g to %g)", i, g.Index, v.what, *v.p, v.min, v.max)
 			}
 		}
 	}

@@ -1,0 +1,437 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WatchQuery is the --query-gpu list `gpu --watch` samples. Drivers before
+// 530 name the reasons clocks_throttle_reasons.*: an unknown field fails
+// the whole query, so the watch asks WatchQueryOld after such a refusal.
+const (
+	WatchQuery    = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_event_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
+	WatchQueryOld = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_throttle_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
+)
+
+// Clock-event (throttle) reason bits, as NVML defines them and nvidia-smi
+// prints them in clocks_event_reasons.active.
+const (
+	ReasonIdle              uint64 = 0x1
+	ReasonAppClocks         uint64 = 0x2
+	ReasonSWPowerCap        uint64 = 0x4
+	ReasonHWSlowdown        uint64 = 0x8
+	ReasonSyncBoost         uint64 = 0x10
+	ReasonSWThermalSlowdown uint64 = 0x20
+	ReasonHWThermalSlowdown uint64 = 0x40
+	ReasonHWPowerBrake      uint64 = 0x80
+	ReasonDisplayClocks     uint64 = 0x100
+)
+
+// Throttling are the reasons that hold the clocks below what the load asks
+// for: the cap, the cooling, the power supply (package doc).
+var Throttling = []struct {
+	Bit  uint64
+	Name string // the field name after clocks_event_reasons.
+}{
+	{ReasonSWPowerCap, "sw_power_cap"},
+	{ReasonHWSlowdown, "hw_slowdown"},
+	{ReasonSWThermalSlowdown, "sw_thermal_slowdown"},
+	{ReasonHWThermalSlowdown, "hw_thermal_slowdown"},
+	{ReasonHWPowerBrake, "hw_power_brake_slowdown"},
+}
+
+// ThrottleMask is the union of the Throttling bits.
+const ThrottleMask = ReasonSWPowerCap | ReasonHWSlowdown | ReasonSWThermalSlowdown | ReasonHWThermalSlowdown | ReasonHWPowerBrake
+
+// Sample is one card at one instant. Pointers are nil where the driver
+// gave no figure ([N/A], [Not Supported]).
+type Sample struct {
+	Time        time.Time `json:"time"`
+	Index       int       `json:"index"`
+	UUID        string    `json:"uuid,omitempty"`
+	TempC       *float64  `json:"temp_c"`
+	PowerW      *float64  `json:"power_w"`
+	PowerLimitW *float64  `json:"power_limit_w"`
+	SMClockMHz  *float64  `json:"sm_clock_mhz"`
+	MemClockMHz *float64  `json:"mem_clock_mhz"`
+	UtilGPU     *float64  `json:"util_gpu_pct"`
+	UtilMem     *float64  `json:"util_mem_pct"`
+	// Reasons is the clocks_event_reasons.active bit mask.
+	Reasons        *uint64  `json:"reasons"`
+	ECCUncorrected *float64 `json:"ecc_uncorrected_volatile"`
+	ECCCorrected   *float64 `json:"ecc_corrected_volatile"`
+}
+
+// Xid is one Xid error the driver logged in the kernel log.
+type Xid struct {
+	Time  time.Time `json:"time"`
+	BusID string    `json:"bus_id"`
+	Code  int       `json:"code"`
+	Text  string    `json:"text"`
+}
+
+// ParseSamples reads query CSV output with a timestamp column (one run of
+// WatchQuery, or a log of `nvidia-smi --query-gpu=… --format=csv -l N`),
+// nvidia-smi's local-time timestamps read in loc. The reasons come from the
+// .active mask or, when only the per-reason columns were asked for, from
+// those ("Active" / "Not Active").
+func ParseSamples(b []byte, name string, loc *time.Location) ([]Sample, error) {
+	t, err := readQueryCSV(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := t.index["timestamp"]; !ok {
+		return nil, perr(name, 1, "no timestamp column: a watch needs --query-gpu=timestamp,index,… (the query gpu --watch runs is %s)", WatchQuery)
+	}
+	if _, ok := t.index["index"]; !ok {
+		return nil, perr(name, 1, "no index column: nothing says which card a row is")
+	}
+	var out []Sample
+	for k, row := range t.rows {
+		ln := t.lines[k]
+		var s Sample
+		ts, _ := t.get(row, "timestamp")
+		tm, err := parseQueryTime(ts, loc)
+		if err != nil {
+			return nil, perr(name, ln, "%v", err)
+		}
+		s.Time = tm
+		var errs []string
+		num := func(dst **float64, col string) {
+			if v, ok := t.get(row, col); ok {
+				if err := setNum(dst, v); err != nil {
+					errs = append(errs, fmt.Sprintf("column %s: %v", col, err))
+				}
+			}
+		}
+		var idx *float64
+		num(&idx, "index")
+		if idx == nil {
+			return nil, perr(name, ln, "no card index")
+		}
+		s.Index = int(*idx)
+		s.UUID, _ = t.get(row, "uuid")
+		num(&s.TempC, "temperature.gpu")
+		num(&s.PowerW, "power.draw")
+		num(&s.PowerLimitW, "power.limit")
+		if s.PowerLimitW == nil {
+			num(&s.PowerLimitW, "enforced.power.limit")
+		}
+		num(&s.SMClockMHz, "clocks.sm")
+		num(&s.MemClockMHz, "clocks.mem")
+		num(&s.UtilGPU, "utilization.gpu")
+		num(&s.UtilMem, "utilization.memory")
+		num(&s.ECCUncorrected, "ecc.errors.uncorrected.volatile.total")
+		num(&s.ECCCorrected, "ecc.errors.corrected.volatile.total")
+		if v, ok := t.get(row, "clocks_event_reasons.active"); ok && !absent(v) {
+			m, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 64)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("column clocks_event_reasons.active: %q is not a hex bit mask", v))
+			} else {
+				s.Reasons = &m
+			}
+		} else {
+			var m uint64
+			seen := false
+			for _, r := range append(Throttling, struct {
+				Bit  uint64
+				Name string
+			}{ReasonIdle, "gpu_idle"}) {
+				v, ok := t.get(row, "clocks_event_reasons."+r.Name)
+				if !ok || absent(v) {
+					continue
+				}
+				seen = true
+				switch strings.ToLower(v) {
+				case "active":
+					m |= r.Bit
+				case "not active":
+				default:
+					errs = append(errs, fmt.Sprintf("column clocks_event_reasons.%s: %q is neither Active nor Not Active", r.Name, v))
+				}
+			}
+			if seen {
+				s.Reasons = &m
+			}
+		}
+		if len(errs) > 0 {
+			return nil, perr(name, ln, "%s", strings.Join(errs, "; "))
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, perr(name, 1, "a header and no sample: the output is cut short")
+	}
+	return out, nil
+}
+
+// parseQueryTime reads the timestamp column ("2024/11/14 07:00:14.123").
+func parseQueryTime(s string, loc *time.Location) (time.Time, error) {
+	for _, layout := range []string{"2006/01/02 15:04:05.000", "2006/01/02 15:04:05", time.RFC3339Nano} {
+		if t, err := time.ParseInLocation(layout, strings.TrimSpace(s), loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("timestamp %q is not nvidia-smi's YYYY/MM/DD HH:MM:SS.mmm", s)
+}
+
+// CardWatch is the summary of one card's samples.
+type CardWatch struct {
+	Index   int    `json:"index"`
+	UUID    string `json:"uuid,omitempty"`
+	Samples int    `json:"samples"`
+	// First and Last bound the samples in time.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// MaxTempC and MeanTempC over the samples with a temperature.
+	MaxTempC  *float64 `json:"max_temp_c"`
+	MeanTempC *float64 `json:"mean_temp_c"`
+	// ThrottleShare is the share of samples with reasons reported that hold a
+	// throttling reason; ByReason per reason (a sample may hold several).
+	ReasonSamples int                `json:"reason_samples"`
+	ThrottleShare *float64           `json:"throttle_share"`
+	ByReason      map[string]float64 `json:"throttle_share_by_reason"`
+	// Power against the cap: the highest and mean draw, the cap (the
+	// highest limit seen), and the share of samples drawing 98 % of it or more.
+	MaxPowerW     *float64 `json:"max_power_w"`
+	MeanPowerW    *float64 `json:"mean_power_w"`
+	PowerCapW     *float64 `json:"power_cap_w"`
+	AtCapShare    *float64 `json:"at_cap_share"`
+	MaxSMClockMHz *float64 `json:"max_sm_clock_mhz"`
+	MinSMClockMHz *float64 `json:"min_sm_clock_mhz"`
+	MeanUtilGPU   *float64 `json:"mean_util_gpu_pct"`
+	// ECCNew is the rise of the volatile uncorrected ECC count over the
+	// watch (counts reset at driver load, so the rise is what happened).
+	ECCUncorrectedNew *float64 `json:"ecc_uncorrected_new"`
+	ECCCorrectedNew   *float64 `json:"ecc_corrected_new"`
+}
+
+// AtCapFraction is how close to the cap a draw counts as at the cap:
+// the driver holds the draw a little under its limit.
+const AtCapFraction = 0.98
+
+// Summarize groups samples by card (index order) and summarises each.
+func Summarize(samples []Sample) []CardWatch {
+	by := map[int][]Sample{}
+	for _, s := range samples {
+		by[s.Index] = append(by[s.Index], s)
+	}
+	var idx []int
+	for i := range by {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	var out []CardWatch
+	for _, i := range idx {
+		ss := by[i]
+		sort.SliceStable(ss, func(a, b int) bool { return ss[a].Time.Before(ss[b].Time) })
+		w := CardWatch{Index: i, Samples: len(ss), First: ss[0].Time, Last: ss[len(ss)-1].Time, ByReason: map[string]float64{}}
+		var tSum, tN, pSum, pN, uSum, uN float64
+		throttled := 0
+		perReason := map[string]int{}
+		var firstU, lastU, firstC, lastC *float64
+		for _, s := range ss {
+			if w.UUID == "" {
+				w.UUID = s.UUID
+			}
+			if s.TempC != nil {
+				w.MaxTempC = maxp(w.MaxTempC, *s.TempC)
+				tSum += *s.TempC
+				tN++
+			}
+			if s.PowerW != nil {
+				w.MaxPowerW = maxp(w.MaxPowerW, *s.PowerW)
+				pSum += *s.PowerW
+				pN++
+			}
+			if s.PowerLimitW != nil {
+				w.PowerCapW = maxp(w.PowerCapW, *s.PowerLimitW)
+			}
+			if s.SMClockMHz != nil {
+				w.MaxSMClockMHz = maxp(w.MaxSMClockMHz, *s.SMClockMHz)
+				w.MinSMClockMHz = minp(w.MinSMClockMHz, *s.SMClockMHz)
+			}
+			if s.UtilGPU != nil {
+				uSum += *s.UtilGPU
+				uN++
+			}
+			if s.Reasons != nil {
+				w.ReasonSamples++
+				if *s.Reasons&ThrottleMask != 0 {
+					throttled++
+				}
+				for _, r := range Throttling {
+					if *s.Reasons&r.Bit != 0 {
+						perReason[r.Name]++
+					}
+				}
+			}
+			if s.ECCUncorrected != nil {
+				if firstU == nil {
+					firstU = s.ECCUncorrected
+				}
+				lastU = s.ECCUncorrected
+			}
+			if s.ECCCorrected != nil {
+				if firstC == nil {
+					firstC = s.ECCCorrected
+				}
+				lastC = s.ECCCorrected
+			}
+		}
+		if tN > 0 {
+			w.MeanTempC = fptr(round(tSum/tN, 2))
+		}
+		if pN > 0 {
+			w.MeanPowerW = fptr(round(pSum/pN, 2))
+		}
+		if uN > 0 {
+			w.MeanUtilGPU = fptr(round(uSum/uN, 2))
+		}
+		if w.ReasonSamples > 0 {
+			w.ThrottleShare = fptr(float64(throttled) / float64(w.ReasonSamples))
+			for n, k := range perReason {
+				w.ByReason[n] = float64(k) / float64(w.ReasonSamples)
+			}
+		}
+		if w.PowerCapW != nil && pN > 0 {
+			at := 0
+			for _, s := range ss {
+				if s.PowerW != nil && *s.PowerW >= AtCapFraction**w.PowerCapW {
+					at++
+				}
+			}
+			w.AtCapShare = fptr(float64(at) / pN)
+		}
+		if firstU != nil {
+			w.ECCUncorrectedNew = fptr(math.Max(0, *lastU-*firstU))
+		}
+		if firstC != nil {
+			w.ECCCorrectedNew = fptr(math.Max(0, *lastC-*firstC))
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func maxp(p *float64, v float64) *float64 {
+	if p == nil || v > *p {
+		return fptr(v)
+	}
+	return p
+}
+
+func minp(p *float64, v float64) *float64 {
+	if p == nil || v < *p {
+		return fptr(v)
+	}
+	return p
+}
+
+// CheckWatch checks the watch keys of the contract (max_temp_c,
+// max_throttle_share) on the hottest and the most throttled card.
+func CheckWatch(ct Contract, cards []CardWatch) []Check {
+	var out []Check
+	if ct.MaxTempC != nil {
+		c := Check{Name: CheckMaxTempC, Required: *ct.MaxTempC}
+		var worst *float64
+		var bad []string
+		for _, w := range cards {
+			if w.MaxTempC == nil {
+				continue
+			}
+			worst = maxp(worst, *w.MaxTempC)
+			if *w.MaxTempC > *ct.MaxTempC {
+				bad = append(bad, fmt.Sprintf("card %d reached %.0f °C", w.Index, *w.MaxTempC))
+			}
+		}
+		if worst == nil {
+			c.Note = NoData + ": no temperature sampled"
+		} else {
+			c.Measured = *worst
+			c.Pass = len(bad) == 0
+			c.Note = notes(bad)
+		}
+		out = append(out, c)
+	}
+	if ct.MaxThrottleShare != nil {
+		c := Check{Name: CheckMaxThrottleShare, Required: *ct.MaxThrottleShare}
+		var worst *float64
+		var bad []string
+		for _, w := range cards {
+			if w.ThrottleShare == nil {
+				continue
+			}
+			worst = maxp(worst, *w.ThrottleShare)
+			if *w.ThrottleShare > *ct.MaxThrottleShare {
+				var rs []string
+				for _, r := range Throttling {
+					if v, ok := w.ByReason[r.Name]; ok {
+						rs = append(rs, fmt.Sprintf("%s %.1f%%", r.Name, v*100))
+					}
+				}
+				bad = append(bad, fmt.Sprintf("card %d throttled %.1f%% of the time (%s)", w.Index, *w.ThrottleShare*100, strings.Join(rs, ", ")))
+			}
+		}
+		if worst == nil {
+			c.Note = NoData + ": no throttle reasons sampled"
+		} else {
+			c.Measured = round(*worst, 4)
+			c.Pass = len(bad) == 0
+			c.Note = notes(bad)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// WatchSchema names the document of `gpu --report`.
+const WatchSchema = "linecheck.gpu-watch/v1"
+
+// WatchDoc is the `gpu --report` document.
+type WatchDoc struct {
+	Schema  string      `json:"schema"`
+	Source  string      `json:"source"`
+	Cards   []CardWatch `json:"cards"`
+	Xid     []Xid       `json:"xid"`
+	Checks  []Check     `json:"checks"`
+	Verdict string      `json:"verdict"`
+	// Samples are kept for the temperature curve (not in the JSON: the
+	// journal or the CSV has them).
+	Samples []Sample `json:"-"`
+}
+
+// NewWatchDoc summarises samples and checks the contract's watch keys.
+func NewWatchDoc(source string, samples []Sample, xids []Xid, ct *Contract) WatchDoc {
+	d := WatchDoc{Schema: WatchSchema, Source: source, Cards: Summarize(samples), Xid: xids, Checks: []Check{}, Samples: samples}
+	if d.Xid == nil {
+		d.Xid = []Xid{}
+	}
+	if ct != nil {
+		d.Checks = CheckWatch(*ct, d.Cards)
+	}
+	d.Verdict = Verdict(d.Checks)
+	return d
+}
+
+// xidLine matches the driver's Xid message in the kernel log:
+// "NVRM: Xid (PCI:0000:18:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+var xidLine = regexp.MustCompile(`NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+),?\s*(.*)$`)
+
+// ParseXid reads one kernel log message; ok is false when it is no Xid.
+func ParseXid(msg string, at time.Time) (Xid, bool) {
+	m := xidLine.FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return Xid{}, false
+	}
+	code, err := strconv.Atoi(m[2])
+	if err != nil {
+		return Xid{}, false
+	}
+	return Xid{Time: at, BusID: normBusID(m[1]), Code: code, Text: strings.TrimSpace(m[3])}, true
+}
