@@ -7,7 +7,10 @@
 // and matches replies by a per-run nonce and a 32-bit probe number in the
 // payload. Receive times are the kernel's (SO_TIMESTAMPNS). Loss counts only
 // probes whose wait has ended; late, duplicate and foreign replies are
-// counted apart (docs/definitions.md). Sweep takes targets of
+// counted apart (docs/definitions.md). The sweep algorithm is written once,
+// on an injected clock (PingConfig.Clock), over a small per-protocol driver
+// (ICMP echo in ping_icmp.go, TCP connect in ping_tcp.go; a new protocol is
+// one file plus its line in pingDrivers). Sweep takes targets of
 // mixed protocols (ICMP echo, TCP connect to per-target ports) and runs one
 // such sweep per protocol and port, side by side, sharing one rate cap;
 // compare, tui and serve probe through it.
@@ -27,6 +30,10 @@
 // Protocol (icmp, tcp, udp) and Status (ok, lost, late, dup) are the typed
 // vocabularies of targets and probe outcomes that compare, the TUI and serve
 // use too; their strings are the ones every JSON document carries.
+//
+// Every destination passes one safety gate (CheckTarget) before a socket
+// sends to it: documentation addresses are refused, and broadcast,
+// multicast and unspecified ones unless the caller lifts that guard.
 //
 // Missing privileges give an error that wraps ErrPrivilege and names the
 // exact command to run.

@@ -12,10 +12,9 @@ func newTestSweep(t0 time.Time) (*sweep, *[]Record) {
 	var recs []Record
 	ts := []Target{{Name: "a", Addr: netip.MustParseAddr("10.77.0.2")}, {Name: "b", Addr: netip.MustParseAddr("10.77.1.2")}}
 	r := &sweep{cfg: PingConfig{Count: 2, Timeout: 100 * time.Millisecond}.withDefaults(), targets: ts,
-		onRecord: func(rec Record) { recs = append(recs, rec) }, proto: "icmp"}
+		onRecord: func(rec Record) { recs = append(recs, rec) }, proto: ICMP}
 	r.results = make([]PingResult, 2)
 	r.byAddr = map[netip.Addr]int{ts[0].Addr: 0, ts[1].Addr: 1}
-	copy(r.nonce[:], "testnonc")
 	r.probes = make([]probeState, 4)
 	for i := range r.probes {
 		r.probes[i] = probeState{sent: t0, state: stPending}
@@ -37,16 +36,19 @@ func TestSweepCountsLateDuplicateAndForeignApart(t *testing.T) {
 	t0 := time.Now()
 	r, recs := newTestSweep(t0)
 	s := &sock{dgram: true}
+	d := &icmpDriver{r: r}
+	copy(d.nonce[:], "testnonc")
+	handle := func(p packet) { r.mu.Lock(); defer r.mu.Unlock(); d.handleLocked(s, p) }
 	a, b := r.targets[0].Addr, r.targets[1].Addr
 	ms := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Millisecond))) }
 
-	r.handle(s, packet{data: reply("testnonc", 0), from: a, at: ms(5)})   // a#0 ok, 5 ms
-	r.handle(s, packet{data: reply("testnonc", 0), from: a, at: ms(6)})   // a#0 duplicate
-	r.handle(s, packet{data: reply("testnonc", 1), from: b, at: ms(150)}) // b#0 late (timeout 100 ms)
-	r.handle(s, packet{data: reply("othernon", 2), from: a, at: ms(7)})   // another run's reply from a
-	r.handle(s, packet{data: reply("testnonc", 3), from: a, at: ms(8)})   // b#1's number but from a: foreign
-	r.reap(ms(100 + 50 + 1))                                              // a#1 and b#1 lost
-	r.handle(s, packet{data: reply("testnonc", 2), from: a, at: ms(90)})  // a#1 stamped in time, read after the reaper: received
+	handle(packet{data: reply("testnonc", 0), from: a, at: ms(5)})   // a#0 ok, 5 ms
+	handle(packet{data: reply("testnonc", 0), from: a, at: ms(6)})   // a#0 duplicate
+	handle(packet{data: reply("testnonc", 1), from: b, at: ms(150)}) // b#0 late (timeout 100 ms)
+	handle(packet{data: reply("othernon", 2), from: a, at: ms(7)})   // another run's reply from a
+	handle(packet{data: reply("testnonc", 3), from: a, at: ms(8)})   // b#1's number but from a: foreign
+	r.reap(ms(100 + 50 + 1))                                         // a#1 and b#1 lost
+	handle(packet{data: reply("testnonc", 2), from: a, at: ms(90)})  // a#1 stamped in time, read after the reaper: received
 	res := r.finish()
 
 	want := []PingResult{
