@@ -2,6 +2,8 @@ package billing
 
 import (
 	"fmt"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // Method is a 95th-percentile method: the rank rule of one tool
@@ -61,8 +63,8 @@ func (method Method) Rank(n int) int {
 		r = m / 100
 	case Linear:
 		r = 95*(n-1)/100 + 1
-	default: // nearest-rank
-		r = (m + 99) / 100
+	default: // nearest-rank, the rule of every other percentile too
+		r = stats.Rank(n, 95)
 	}
 	return min(max(r, 1), n)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -19,7 +20,7 @@ func ExamplePing() {
 		return
 	}
 	for _, r := range res {
-		st, jit := route.Summarize(r.RTTs)
+		st, jit := stats.Summarize(r.RTTs)
 		fmt.Printf("%s: %d/%d received, p50 %.3f ms, jitter %.3f ms\n", r.Target, r.Recv, r.Sent, st.P50, jit.RFC3550)
 	}
 }

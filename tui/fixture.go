@@ -8,6 +8,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -184,7 +185,7 @@ func hop(ttl int, addr string, asn int, carrier string, loss float64, flags []st
 	}
 	recv := int(math.Round(10 * (1 - loss)))
 	h.Responders = []route.Responder{{Addr: addr, Recv: recv, ASN: asn, Carrier: carrier,
-		RTT:     route.RTTStats{Min: min, Avg: avg, P50: p50, P95: p95, P99: max, Max: max, Stdev: sd},
+		RTT:     stats.RTTStats{Min: min, Avg: avg, P50: p50, P95: p95, P99: max, Max: max, Stdev: sd},
 		Samples: []float64{last}}}
 	return h
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // HistorySize is how many recent RTT samples a candidate keeps for its
@@ -126,8 +127,8 @@ type LiveStats struct {
 	MinRTT                      float64        // ms, over the window
 	Jitter                      float64        // the window's jitter (mean |D|, the SLA's figure), ms
 	P50, P95                    float64        // ms, over the window
-	RTT                         route.RTTStats // over the window (compare.Window.Result)
-	J                           route.Jitter   // over the window; J.RFC3550 is the running value, "now"
+	RTT                         stats.RTTStats // over the window (compare.Window.Result)
+	J                           stats.Jitter   // over the window; J.RFC3550 is the running value, "now"
 	Last                        time.Time
 	History                     *Ring // recent samples; NaN marks a lost probe
 
@@ -304,7 +305,7 @@ type Hop struct {
 	RateLimited bool    // icmp-rate-limited: the loss does not carry on to later hops
 	Flags       []string
 	Last        float64 // ms; NaN when unknown
-	RTT         route.RTTStats
+	RTT         stats.RTTStats
 	MPLS        bool
 	Alternates  []string
 }

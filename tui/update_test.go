@@ -11,7 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -246,7 +246,7 @@ func TestResizeChangesFrame(t *testing.T) {
 }
 
 func TestLiveStatsAgainstHand(t *testing.T) {
-	// Hand computation (testdata/FIXTURE.md) and route.Summarize as a second
+	// Hand computation (testdata/FIXTURE.md) and stats.Summarize as a second
 	// oracle. jit is the window's mean |D| (what JIT and the SLA show), now
 	// RFC 3550's running value.
 	cases := []struct {
@@ -274,9 +274,9 @@ func TestLiveStatsAgainstHand(t *testing.T) {
 			t.Errorf("%s: p50 %v p95 %v min %v jitter %.5f now %.5f loss %v; want %v %v %v %.5f %.5f %v",
 				c.name, s.P50, s.P95, s.MinRTT, s.Jitter, s.J.RFC3550, s.Loss(), c.p50, c.p95, c.min, c.jit, c.now, c.loss)
 		}
-		st, j := route.Summarize(rtts)
+		st, j := stats.Summarize(rtts)
 		if st.P50 != s.P50 || st.P95 != s.P95 || math.Abs(j.MeanAbs-s.Jitter) > 1e-9 || math.Abs(j.RFC3550-s.J.RFC3550) > 1e-9 {
-			t.Errorf("%s: disagrees with route.Summarize: %+v %+v", c.name, st, j)
+			t.Errorf("%s: disagrees with stats.Summarize: %+v %+v", c.name, st, j)
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -383,7 +383,7 @@ func pingDocument(results []probe.PingResult, rs pingResolved, proto string, por
 			pj.Loss = &l
 		}
 		if len(r.RTTs) > 0 {
-			st, jt := route.Summarize(r.RTTs)
+			st, jt := stats.Summarize(r.RTTs)
 			pj.RTT = &st
 			if len(r.RTTs) > 1 {
 				pj.Jitter = &jt
@@ -414,7 +414,7 @@ func pingDocument(results []probe.PingResult, rs pingResolved, proto string, por
 			p.Loss = &l
 		}
 		if len(all) > 0 {
-			st, _ := route.Summarize(all)
+			st, _ := stats.Summarize(all)
 			p.RTTMinMS, p.RTTAvgMS, p.RTTMaxMS = &st.Min, &st.Avg, &st.Max
 		}
 		doc.Prefixes = append(doc.Prefixes, p)

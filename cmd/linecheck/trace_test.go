@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // prRun runs the CLI in-process after resetting the flags of c (cobra keeps
@@ -270,7 +271,7 @@ func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tr); err != nil || code != 0 {
 		t.Fatalf("exit %d %v\n%s", code, err, out)
 	}
-	if r := tr.Hops[0].Responders[0]; r.Jitter != (route.Jitter{}) || r.RTT.P50 != 0 || r.RTT.Max != 0.064 {
+	if r := tr.Hops[0].Responders[0]; r.Jitter != (stats.Jitter{}) || r.RTT.P50 != 0 || r.RTT.Max != 0.064 {
 		t.Errorf("JSON responder %+v, want the numbers as read (jitter and p50 0)", r)
 	}
 }

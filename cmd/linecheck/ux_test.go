@@ -23,6 +23,7 @@ import (
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/internal/testbin"
 )
 
@@ -274,7 +275,7 @@ func TestHopNamesAreLookedUpOncePerAddress(t *testing.T) {
 // traceFixture is a reached two-hop trace inside the lab's addresses.
 func traceFixture() *route.Trace {
 	rs := func(addr string, ms float64) []route.Responder {
-		return []route.Responder{{Addr: addr, Recv: 2, RTT: route.RTTStats{Min: ms, Avg: ms, P50: ms, P95: ms, P99: ms, Max: ms}}}
+		return []route.Responder{{Addr: addr, Recv: 2, RTT: stats.RTTStats{Min: ms, Avg: ms, P50: ms, P95: ms, P99: ms, Max: ms}}}
 	}
 	return &route.Trace{Schema: route.TraceSchema, Target: "10.77.0.2", Addr: "10.77.0.2", Protocol: "icmp", Reached: true,
 		Hops: []route.Hop{{TTL: 1, Sent: 2, Flags: []string{}, Responders: rs("10.77.0.1", 0.05)},

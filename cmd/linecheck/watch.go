@@ -16,6 +16,7 @@ import (
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -289,7 +290,7 @@ func nonNil(v []float64) []float64 {
 func pingCycleText(rs []journal.PingResult) string {
 	s := ""
 	for _, r := range rs {
-		st, _ := route.Summarize(r.RTTms)
+		st, _ := stats.Summarize(r.RTTms)
 		s += fmt.Sprintf("  %s %d/%d", r.Target, r.Recv, r.Sent)
 		if r.Recv > 0 {
 			s += " p50 " + report.MS(st.P50) + " ms"

@@ -3,7 +3,7 @@ package compare
 import (
 	"encoding/json"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // A figure without data is absent: in the linecheck.compare/v1 document it
@@ -34,7 +34,7 @@ type jitterJSON struct {
 	PDVP95  *float64 `json:"pdv_p95"`
 }
 
-func jitterOf(j route.Jitter, ok bool) jitterJSON {
+func jitterOf(j stats.Jitter, ok bool) jitterJSON {
 	return jitterJSON{num(j.RFC3550, ok), num(j.MeanAbs, ok), num(j.PDVP95, ok)}
 }
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // TestNoDataIsNullInJSON: a target that never answered has no RTT, jitter
@@ -89,6 +89,6 @@ func TestNoDataIsNullInJSON(t *testing.T) {
 // answered is a target that answered every probe with rtts.
 func answered(t Target, rtts []float64) TargetResult {
 	r := TargetResult{Target: t, Sent: len(rtts), Recv: len(rtts), Samples: rtts}
-	r.RTT, r.Jitter = route.Summarize(rtts)
+	r.RTT, r.Jitter = stats.Summarize(rtts)
 	return r
 }

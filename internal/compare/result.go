@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
-
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // Schema names the compare document.
@@ -173,7 +173,7 @@ type RTTSummary struct {
 
 // JitterSummary is the jitter block of a route, in ms: route's three
 // labelled figures (RFC 3550, mean absolute, PDV p95).
-type JitterSummary = route.Jitter
+type JitterSummary = stats.Jitter
 
 // TargetResult is one probe target's statistics.
 type TargetResult struct {
@@ -183,8 +183,8 @@ type TargetResult struct {
 	Late       int            `json:"late"`
 	Duplicates int            `json:"duplicates"`
 	Loss       float64        `json:"loss"`
-	RTT        route.RTTStats `json:"rtt_ms"`
-	Jitter     route.Jitter   `json:"jitter_ms"`
+	RTT        stats.RTTStats `json:"rtt_ms"`
+	Jitter     stats.Jitter   `json:"jitter_ms"`
 	// Samples are RTTs (ms) of received replies in send order.
 	Samples []float64 `json:"-"`
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -54,9 +54,9 @@ func TestEvaluateTakesTheWorstTargetAndTheBestMin(t *testing.T) {
 	c := &Candidate{Name: "hk", Region: Place{City: "Hong Kong"}}
 	m := &Measurement{Targets: []TargetResult{
 		{Target: Target{Addr: "a", Protocol: "icmp"}, Sent: 100, Recv: 100, Samples: []float64{30},
-			RTT: route.RTTStats{Min: 24, P50: 30, P95: 35, Max: 40}, Jitter: route.Jitter{RFC3550: 1}},
+			RTT: stats.RTTStats{Min: 24, P50: 30, P95: 35, Max: 40}, Jitter: stats.Jitter{RFC3550: 1}},
 		{Target: Target{Addr: "a", Protocol: "tcp", Port: 443}, Sent: 100, Recv: 99, Loss: 0.01, Samples: []float64{31},
-			RTT: route.RTTStats{Min: 25, P50: 29, P95: 62, Max: 70}, Jitter: route.Jitter{RFC3550: 0.5}},
+			RTT: stats.RTTStats{Min: 25, P50: 29, P95: 62, Max: 70}, Jitter: stats.Jitter{RFC3550: 0.5}},
 		{Target: Target{Addr: "a", Protocol: "tcp", Port: 22}},
 	}}
 	e := Evaluate(f, c, m, nil)

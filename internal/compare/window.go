@@ -1,7 +1,7 @@
 package compare
 
 import (
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -95,7 +95,7 @@ func (w *Window) push(p windowProbe) {
 // statistic of compare, the TUI and serve: sent, received, late and loss
 // over the probes in the window (duplicates over all the window saw), the
 // RTT figures and the three jitters over its answers in send order
-// (route.Summarize; docs/definitions.md). samples, when not nil, is reused
+// (stats.Summarize; docs/definitions.md). samples, when not nil, is reused
 // for Samples.
 func (w *Window) Result(t Target, samples []float64) TargetResult {
 	r := TargetResult{Target: t, Duplicates: w.dups}
@@ -117,6 +117,6 @@ func (w *Window) Result(t Target, samples []float64) TargetResult {
 	if len(xs) > 0 {
 		r.Samples = xs
 	}
-	r.RTT, r.Jitter = route.Summarize(xs)
+	r.RTT, r.Jitter = stats.Summarize(xs)
 	return r
 }

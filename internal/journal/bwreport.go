@@ -2,9 +2,10 @@ package journal
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // BWReportSchema names the document of `bw --report`.
@@ -153,7 +154,7 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 		if len(a.samples) > 0 {
 			v := append([]float64(nil), a.samples...)
 			sort.Float64s(v)
-			s.P5, s.P50 = ptr(nearest(v, 0.05)), ptr(nearest(v, 0.50))
+			s.P5, s.P50 = ptr(stats.NearestRank(v, 5)), ptr(stats.NearestRank(v, 50))
 		}
 		if len(a.means) > 0 {
 			sum := 0.0
@@ -215,10 +216,3 @@ func (r BWReport) VerdictText() string {
 }
 
 func ptr(v float64) *float64 { return &v }
-
-// nearest is the nearest-rank q-quantile of sorted v.
-func nearest(v []float64, q float64) float64 {
-	k := int(math.Ceil(q * float64(len(v))))
-	k = min(max(k, 1), len(v))
-	return v[k-1]
-}

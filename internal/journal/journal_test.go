@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 func pingEntry(t0 time.Time, sent, recv int, rtts ...float64) Entry {
@@ -282,7 +283,7 @@ func TestSummarizeTraceUsesTheDestinationEntry(t *testing.T) {
 	mk := func(reached bool, rtt float64) Entry {
 		tr := &route.Trace{Schema: route.TraceSchema, Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp",
 			Reached: reached, Hops: []route.Hop{{TTL: 1, Sent: 1, Responders: []route.Responder{{Addr: "127.0.0.1", Recv: 1,
-				RTT: route.RTTStats{Avg: rtt, Min: rtt}}}}}}
+				RTT: stats.RTTStats{Avg: rtt, Min: rtt}}}}}}
 		if !reached {
 			tr.Hops[0].Responders = []route.Responder{}
 			tr.Hops[0].Loss = 1

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // ReportSchema names the document of `--report`.
@@ -54,7 +55,7 @@ type Target struct {
 	// Loss is null when nothing was sent (every cycle failed): no data, not 0.
 	Loss *float64 `json:"loss"`
 	// RTT is null when no reply came.
-	RTT   *route.RTTStats `json:"rtt_ms"`
+	RTT   *stats.RTTStats `json:"rtt_ms"`
 	Hours []Hour          `json:"hours"` // hours of the day that have data, ascending
 }
 
@@ -148,7 +149,7 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 		t.Availability = ratio(t.UpCycles, t.Cycles)
 		t.Loss = lossOf(t.Sent, t.Recv)
 		if len(a.rtts) > 0 {
-			st, _ := route.Summarize(a.rtts)
+			st, _ := stats.Summarize(a.rtts)
 			t.RTT = &st
 		}
 		t.Hours = []Hour{}
@@ -162,7 +163,7 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 			hr := Hour{Hour: h, Cycles: hb.cycles, Sent: hb.sent, Recv: hb.recv,
 				Loss: lossOf(hb.sent, hb.recv), Availability: ratio(hb.up, hb.cycles)}
 			if len(sorted) > 0 {
-				p50, p95, p99 := route.NearestRank(sorted, 50), route.NearestRank(sorted, 95), route.NearestRank(sorted, 99)
+				p50, p95, p99 := stats.NearestRank(sorted, 50), stats.NearestRank(sorted, 95), stats.NearestRank(sorted, 99)
 				hr.P50ms, hr.P95ms, hr.P99ms = &p50, &p95, &p99
 			}
 			t.Hours = append(t.Hours, hr)

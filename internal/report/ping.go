@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // PingSchema names the JSON document of `linecheck ping`.
@@ -46,8 +46,8 @@ type PingTarget struct {
 	Foreign    int      `json:"foreign"`
 	Refused    *int     `json:"refused,omitempty"`
 	// RTT is null when no reply came; Jitter needs two replies.
-	RTT    *route.RTTStats `json:"rtt_ms"`
-	Jitter *route.Jitter   `json:"jitter_ms"`
+	RTT    *stats.RTTStats `json:"rtt_ms"`
+	Jitter *stats.Jitter   `json:"jitter_ms"`
 }
 
 // PingUnresolved is a target name that could not be resolved.

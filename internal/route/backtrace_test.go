@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 func TestBundledTargetsAreCompleteAndUnique(t *testing.T) {
@@ -57,7 +59,7 @@ func TestParseTargetsErrorsNameLineAndField(t *testing.T) {
 func TestBacktraceResultFromTrace(t *testing.T) {
 	tr := mkTrace("101.85.1.1", true, "10.0.0.1", "59.43.246.1", "59.43.187.9", "59.43.130.22", "61.152.24.1", "101.85.1.1")
 	tr.Hops[5].Loss = 0.25
-	tr.Hops[5].Responders[0].RTT = RTTStats{Min: 130, Avg: 131, P50: 131, P95: 135, Max: 136}
+	tr.Hops[5].Responders[0].RTT = stats.RTTStats{Min: 130, Avg: 131, P50: 131, P95: 135, Max: 136}
 	Annotate(tr, testDB)
 	r := NewBacktraceResult(BacktraceTarget{Name: "sh", Carrier: CarrierTelecom, City: "Shanghai", Addr: "101.85.1.1"}, tr, "")
 	if r.LineClass != LineCN2GIA || !r.Reached || r.Loss == nil || *r.Loss != 0.25 || *r.RTT.P95 != 135 {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -125,7 +126,7 @@ func BuildHops(results []probe.ProbeResult) (hops []Hop, reached bool) {
 		recv := 0
 		for _, a := range byTTL[ttl] {
 			r := *a.r
-			r.RTT, r.Jitter = Summarize(r.Samples)
+			r.RTT, r.Jitter = stats.Summarize(r.Samples)
 			for f := range a.flows {
 				r.Flows = append(r.Flows, f)
 			}

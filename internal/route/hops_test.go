@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -234,7 +235,7 @@ func TestBuildHopsResponderStatsAndFlows(t *testing.T) {
 	}
 	// By hand: min 1, max 3, mean 2, sample stdev 1, median 2; diffs |1−3|=2, |2−1|=1:
 	// mean_abs 1.5, rfc3550 = 2/16 then + (1 − 0.125)/16 = 0.1796875.
-	want := RTTStats{Min: 1, Avg: 2, P50: 2, P95: 3, P99: 3, Max: 3, Stdev: 1}
+	want := stats.RTTStats{Min: 1, Avg: 2, P50: 2, P95: 3, P99: 3, Max: 3, Stdev: 1}
 	if a.RTT != want {
 		t.Errorf("A rtt %+v, want %+v", a.RTT, want)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // ReadTraceFile reads a recorded trace from path (see ReadTrace).
@@ -193,7 +195,7 @@ func readMTR(data []byte, name string) (*Trace, error) {
 				recv = int(hb.Rcv.v)
 			}
 			r := Responder{Addr: hb.Host, Recv: recv,
-				RTT: RTTStats{Min: hb.Best.v, Avg: hb.Avg.v, Max: hb.Wrst.v, Stdev: hb.StDev.v}}
+				RTT: stats.RTTStats{Min: hb.Best.v, Avg: hb.Avg.v, Max: hb.Wrst.v, Stdev: hb.StDev.v}}
 			if hb.Javg.set && recv > 1 {
 				r.Jitter.MeanAbs = hb.Javg.v * float64(recv) / float64(recv-1)
 			}

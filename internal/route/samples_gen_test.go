@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // The bundled sample routes (samples/rec/<candidate>-forward.json and
@@ -127,7 +129,7 @@ func buildOwnTrace(rng *rand.Rand, r sampleRoute) *Trace {
 		hop := Hop{TTL: i + 1, Sent: sampleCycles, Loss: float64(sampleCycles-len(got)) / sampleCycles,
 			Flags: []string{}, Responders: []Responder{}}
 		if len(got) > 0 {
-			st, j := Summarize(got)
+			st, j := stats.Summarize(got)
 			hop.Responders = append(hop.Responders, Responder{Addr: h.addr, Recv: len(got), RTT: st, Jitter: j, Samples: got})
 		}
 		if i == len(r.hops)-1 {
@@ -164,7 +166,7 @@ func buildMTR(rng *rand.Rand, r sampleRoute) []byte {
 		if len(got) > 0 {
 			host = h.addr
 			loss = r3(100 * float64(sampleCycles-len(got)) / sampleCycles)
-			st, _ := Summarize(got)
+			st, _ := stats.Summarize(got)
 			last, avg, best, wrst, sd = got[len(got)-1], r3(st.Avg), st.Min, st.Max, r3(st.Stdev)
 		}
 		if i > 0 {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/stats"
 )
 
 // TestBundledSampleRoutes replays the illustrative recordings in samples/rec
@@ -55,7 +57,7 @@ func TestBundledSampleRoutes(t *testing.T) {
 			}
 			for _, h := range fwd.Hops {
 				for _, r := range h.Responders {
-					st, j := Summarize(r.Samples)
+					st, j := stats.Summarize(r.Samples)
 					if st != r.RTT || j != r.Jitter || r.Recv != len(r.Samples) {
 						t.Errorf("TTL %d %s: stored stats %+v %+v differ from samples_ms %+v %+v", h.TTL, r.Addr, r.RTT, r.Jitter, st, j)
 					}

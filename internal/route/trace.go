@@ -1,6 +1,9 @@
 package route
 
-import "github.com/linecheck/linecheck/probe"
+import (
+	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/probe"
+)
 
 // TraceSchema is the schema name of a trace document.
 const TraceSchema = "linecheck.trace/v1"
@@ -57,13 +60,13 @@ type Hop struct {
 
 // Responder is one address that answered at a TTL (several with ECMP).
 type Responder struct {
-	Addr    string       `json:"addr"`
-	Recv    int          `json:"recv"`
-	RTT     RTTStats     `json:"rtt_ms"`
-	Jitter  Jitter       `json:"jitter_ms"`
-	ASN     int          `json:"asn,omitempty"`
-	Carrier string       `json:"carrier,omitempty"`
-	MPLS    []probe.MPLS `json:"mpls,omitempty"`
+	Addr    string         `json:"addr"`
+	Recv    int            `json:"recv"`
+	RTT     stats.RTTStats `json:"rtt_ms"`
+	Jitter  stats.Jitter   `json:"jitter_ms"`
+	ASN     int            `json:"asn,omitempty"`
+	Carrier string         `json:"carrier,omitempty"`
+	MPLS    []probe.MPLS   `json:"mpls,omitempty"`
 	// Flows lists the flow numbers (0-based) that saw this responder, with --flows.
 	Flows []int `json:"flows,omitempty"`
 	// Samples are the RTTs in ms of received replies in send order; kept so that

@@ -19,6 +19,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/internal/testbin"
 )
 
@@ -142,7 +143,7 @@ type pingResult struct {
 	Late       int            `json:"late"`
 	Duplicates int            `json:"duplicates"`
 	Foreign    int            `json:"foreign"` // not in the issue's list; 0 when absent
-	RTT        route.RTTStats `json:"rtt_ms"`
+	RTT        stats.RTTStats `json:"rtt_ms"`
 }
 
 func parsePing(t *testing.T, r result) pingDoc {

@@ -1,4 +1,4 @@
-package route
+package stats
 
 import (
 	"math"
@@ -62,5 +62,33 @@ func TestJitterConstantStepIsRFCValue(t *testing.T) {
 	}
 	if _, j1 := Summarize([]float64{777}); j1.RFC3550 != 0 || j1.MeanAbs != 0 {
 		t.Errorf("a single sample has no jitter: %+v", j1)
+	}
+}
+
+// Rank against a float ceil(p/100·n) over every size up to 100,000 for the
+// percentiles linecheck uses (the float form is exact at these sizes but
+// for the ranks the integer form guards against).
+func TestRankMatchesCeil(t *testing.T) {
+	if Rank(0, 95) != 0 || Rank(-1, 50) != 0 {
+		t.Error("no values: want rank 0")
+	}
+	for _, p := range []float64{5, 50, 95, 99} {
+		for n := 1; n <= 100000; n++ {
+			want := int(math.Ceil(math.Round(p*10) * float64(n) / 1000))
+			want = min(max(want, 1), n)
+			if got := Rank(n, p); got != want {
+				t.Fatalf("Rank(%d, %v) = %d, want %d", n, p, got, want)
+			}
+		}
+	}
+	// The hand cases billing's default and the bw percentiles rely on.
+	for _, c := range []struct {
+		n    int
+		p    float64
+		want int
+	}{{20, 95, 19}, {20, 5, 1}, {21, 5, 2}, {10, 50, 5}, {11, 50, 6}, {8640, 95, 8208}, {1, 99, 1}} {
+		if got := Rank(c.n, c.p); got != c.want {
+			t.Errorf("Rank(%d, %v) = %d, want %d", c.n, c.p, got, c.want)
+		}
 	}
 }

@@ -1,4 +1,21 @@
-package route
+// Package stats holds the statistics every surface shows over samples: the
+// one nearest-rank percentile (RTT percentiles, the throughput percentiles
+// of bw reports, billing's default 95th), RTT statistics and the three
+// labelled jitter figures. It is pure and depends on no other package of
+// this module.
+//
+// Definitions (docs/definitions.md has them with their public sources):
+//
+//   - Percentiles are nearest-rank: the value of rank ceil(p/100·n) in the
+//     ascending sort, computed in integers (Rank). Stdev is the sample
+//     standard deviation (n−1).
+//   - Jitter, each over the RTTs of received replies in send order; the first
+//     sample never counts as a difference:
+//     rfc3550:  J += (|D|−J)/16 over consecutive RTT differences D, in ms,
+//     no integer scaling (mtr shows ≈16× this);
+//     mean_abs: mean |RTT_n − RTT_n−1| (mtr's Javg, without its first-sample 0);
+//     pdv_p95:  nearest-rank p95 of RTT − min RTT.
+package stats
 
 import (
 	"math"
@@ -23,24 +40,25 @@ type Jitter struct {
 	PDVP95  float64 `json:"pdv_p95"`
 }
 
-// NearestRank returns the p-th percentile (0 < p <= 100) of sorted ascending
-// values by the nearest-rank rule: rank ceil(p/100·n), clamped into 1..n.
-// It returns 0 for an empty slice.
-func NearestRank(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
+// Rank is the 1-based nearest-rank of the p-th percentile (0 < p <= 100)
+// among n ascending values: ceil(p/100·n), clamped into 1..n, computed in
+// integers on per-mille (no ceil(0.95·20) = 20.000000000000004 style
+// errors). n < 1 gives 0.
+func Rank(n int, p float64) int {
+	if n < 1 {
 		return 0
 	}
-	// Integer arithmetic on per-mille avoids ceil(0.95*20) = 20.000000000000004 style errors.
 	pm := int(math.Round(p * 10))
-	rank := (pm*n + 999) / 1000
-	if rank < 1 {
-		rank = 1
+	return min(max((pm*n+999)/1000, 1), n)
+}
+
+// NearestRank returns the p-th percentile (0 < p <= 100) of sorted ascending
+// values by the nearest-rank rule (Rank). It returns 0 for an empty slice.
+func NearestRank(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
 	}
-	if rank > n {
-		rank = n
-	}
-	return sorted[rank-1]
+	return sorted[Rank(len(sorted), p)-1]
 }
 
 // Summarize computes RTT statistics and jitter for RTTs (ms) of received
