@@ -154,16 +154,64 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 //
 // It works on one direction; CombineDirections joins forward and return.
 func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
-	ev := &LineEvidence{Hops: []EvidenceHop{}}
 	if t == nil || len(t.Hops) == 0 {
-		ev.Rule = "no hops"
-		ev.Confidence = ConfidenceLow
-		return LineUnknown, ev
+		return LineUnknown, &LineEvidence{Hops: []EvidenceHop{}, Rule: "no hops", Confidence: ConfidenceLow}
 	}
+	c := newClassification(t, db)
+	// The rules in order: the first that decides gives the class.
+	for _, rule := range []func() (string, bool){c.cn2, c.cu9929, c.cmin2, c.ordinaryBackbone, c.noLineClass, c.transit} {
+		if class, ok := rule(); ok {
+			return class, c.ev
+		}
+	}
+	return c.notEnough(), c.ev
+}
+
+// classification is one trace on its way through Classify's rules: the
+// responders that map to a carrier (seq) and its long-haul segment (long =
+// seq[head:cut], the access network before and the destination's network
+// after left out), grouped by class (by, in order of first appearance).
+type classification struct {
+	ev        *LineEvidence
+	seq       []evHop
+	head, cut int
+	long      []evHop
+	tail      []evHop // the destination's own network at the end
+	dest      Carrier
+	destKnown bool
+	// reachesChina is set when the destination or the trailing network is
+	// a Chinese one.
+	reachesChina bool
+	by           map[string][]evHop
+	order        []string
+}
+
+// newClassification collects the evidence of t (evidence), cuts the long
+// haul out of it (longHaul) and groups it by class.
+func newClassification(t *Trace, db ASNDB) *classification {
+	c := &classification{ev: &LineEvidence{Hops: []EvidenceHop{}}}
 	hops := append([]Hop(nil), t.Hops...)
 	sort.SliceStable(hops, func(a, b int) bool { return hops[a].TTL < hops[b].TTL })
+	c.evidence(hops, db)
+	c.dest, c.destKnown = destinationCarrier(t, hops, db)
+	c.longHaul()
+	c.by = map[string][]evHop{}
+	for _, e := range c.long {
+		k := e.c.Class
+		if k == ClassChinaNet && !e.c.Backbone {
+			k = "chinanet-edge"
+		}
+		if _, seen := c.by[k]; !seen {
+			c.order = append(c.order, k)
+		}
+		c.by[k] = append(c.by[k], e)
+	}
+	return c
+}
 
-	var seq []evHop
+// evidence maps every responder of hops (in TTL order) to its carrier into
+// c.seq, noting the hops that carry no evidence.
+func (c *classification) evidence(hops []Hop, db ASNDB) {
 	var special []string
 	lastResponding := -1
 	for i, h := range hops {
@@ -179,22 +227,26 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
 				continue
 			}
-			if c, ok := responderCarrier(ip, r, db); ok {
-				seq = append(seq, evHop{ttl: h.TTL, addr: r.Addr, c: c})
+			if cr, ok := responderCarrier(ip, r, db); ok {
+				c.seq = append(c.seq, evHop{ttl: h.TTL, addr: r.Addr, c: cr})
 			}
 		}
 	}
 	if len(special) > 0 {
-		ev.Notes = append(ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops (TTL "+strings.Join(special, ", ")+")")
+		c.ev.Notes = append(c.ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops (TTL "+strings.Join(special, ", ")+")")
 	}
-	ev.Notes = append(ev.Notes, silentRunNotes(hops, lastResponding, seq)...)
+	c.ev.Notes = append(c.ev.Notes, silentRunNotes(hops, lastResponding, c.seq)...)
+}
 
-	// The destination's own network at the end is no evidence.
-	dest, destKnown := destinationCarrier(t, hops, db)
+// longHaul cuts the long-haul segment out of c.seq: the destination's own
+// network at the end is no evidence, nor is the vantage's access network at
+// the start, nor a Unicom user's own 4837 leg before a 9929 exit.
+func (c *classification) longHaul() {
+	seq, ev := c.seq, c.ev
 	cut := len(seq)
-	if destKnown {
-		key := carrierKey(dest)
-		for cut > 0 && carrierKey(seq[cut-1].c) == key && (!seq[cut-1].c.Backbone || dest.Backbone) {
+	if c.destKnown {
+		key := carrierKey(c.dest)
+		for cut > 0 && carrierKey(seq[cut-1].c) == key && (!seq[cut-1].c.Backbone || c.dest.Backbone) {
 			cut--
 		}
 	} else {
@@ -226,184 +278,210 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 			head = h
 		}
 	}
-	tail := seq[cut:]
-	long := seq[head:cut]
-	reachesChina := destKnown && dest.China
-	if len(tail) > 0 {
+	c.head, c.cut = head, cut
+	c.tail, c.long = seq[cut:], seq[head:cut]
+	c.reachesChina = c.destKnown && c.dest.China
+	if len(c.tail) > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the destination's own network (%s): not counted",
-			ttlSpan(tail[0].ttl, tail[len(tail)-1].ttl), tail[0].c.Name))
-		for _, e := range tail {
+			ttlSpan(c.tail[0].ttl, c.tail[len(c.tail)-1].ttl), c.tail[0].c.Name))
+		for _, e := range c.tail {
 			if e.c.China {
-				reachesChina = true
+				c.reachesChina = true
 			}
 		}
 	}
+}
 
-	by := map[string][]evHop{}
-	var order []string
-	for _, e := range long {
-		k := e.c.Class
-		if k == ClassChinaNet && !e.c.Backbone {
-			k = "chinanet-edge"
-		}
-		if _, seen := by[k]; !seen {
-			order = append(order, k)
-		}
-		by[k] = append(by[k], e)
-	}
-	n := func(k string) int { return distinctTTLs(by[k]) }
-	// use lists the hops of classes ks as evidence and returns the count
-	// phrase of exactly those hops, so rule text and list always agree.
-	use := func(ks ...string) string {
-		var hs []evHop
-		var parts []string
-		for _, k := range ks {
-			if len(by[k]) == 0 {
-				continue
-			}
-			hs = append(hs, by[k]...)
-			for _, e := range by[k] {
-				ev.Hops = append(ev.Hops, e.evidence())
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n(k), classLabel(k)))
-		}
-		sort.SliceStable(ev.Hops, func(a, b int) bool { return ev.Hops[a].TTL < ev.Hops[b].TTL })
-		return fmt.Sprintf("%d evidence hop(s) (%s)", distinctTTLs(hs), strings.Join(parts, ", "))
-	}
-	before := func(a, b string) bool { // first a hop precedes the first b hop
-		return len(by[a]) > 0 && len(by[b]) > 0 && by[a][0].ttl < by[b][0].ttl
-	}
-	// landing names the network the route is delivered by: the
-	// destination's own network when known, else the last long-haul hop of
-	// a class other than the deciding ones that comes after them.
-	landing := func(deciding ...string) string {
-		if destKnown {
-			return dest.Name
-		}
-		if len(tail) > 0 {
-			return tail[len(tail)-1].c.Name
-		}
-		isDeciding := func(e evHop) bool {
-			for _, k := range deciding {
-				if e.c.Class == k || (k == ClassChinaNet && e.c.Class == ClassChinaNet) {
-					return true
-				}
-			}
-			return false
-		}
-		// Hops after the deciding ones: Chinese networks on a return trace,
-		// the international carrier or hoster on a forward trace.
-		if i := len(long) - 1; i >= 0 && !isDeciding(long[i]) {
-			return long[i].c.Name
-		}
-		return ""
-	}
-	finish := func(class string, deciding ...string) (string, *LineEvidence) {
-		ev.Landing = landing(deciding...)
-		return class, ev
-	}
+// n is the number of distinct TTLs of class k on the long haul.
+func (c *classification) n(k string) int { return distinctTTLs(c.by[k]) }
 
-	switch {
-	case n(ClassCN2) > 0:
-		cn2, bb := n(ClassCN2), n(ClassChinaNet)
-		if bb >= 2 {
-			// The GIA tri-network hand-off: CN2 carries the long haul, a
-			// ChinaNet backbone run hands over, and the route lands in another
-			// carrier's backbone. GT leads into Telecom's own network instead.
-			last := by[ClassChinaNet][len(by[ClassChinaNet])-1].ttl
-			var other *evHop
-			for i := range seq[head:] {
-				e := &seq[head+i]
-				if e.ttl > last && handoffCarrier(e.c.Class) {
-					other = e
-					break
-				}
-			}
-			if other != nil && before(ClassCN2, ClassChinaNet) {
-				ev.Rule = fmt.Sprintf("CN2 (59.43.0.0/16, AS4809) long haul handing over through the ChinaNet backbone into %s (the GIA tri-network hand-off): %s",
-					other.c.Name, use(ClassCN2, ClassChinaNet))
-				ev.Confidence = ConfidenceMedium
-				if cn2 < 2 {
-					ev.Confidence = ConfidenceLow
-				}
-				ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s (TTL %d) after a ChinaNet backbone hand-off: CN2 GIA sold for all three networks, not CN2 GT; confidence lowered, the hand-off is inferred",
-					other.c.Name, other.ttl))
-				class, ev := finish(LineCN2GIA, ClassCN2, ClassChinaNet)
-				ev.Landing = other.c.Name
-				if destKnown {
-					ev.Landing = dest.Name
-				}
-				return class, ev
-			}
-			ev.Rule = fmt.Sprintf("CN2 (AS4809) and a ChinaNet backbone (202.97.0.0/16) run of ≥2 hops on the long haul, in Telecom's own network: %s",
-				use(ClassCN2, ClassChinaNet))
-			ev.Confidence = ConfidenceHigh
-			if cn2 < 2 {
-				ev.Confidence = ConfidenceMedium
-			}
-			return finish(LineCN2GT, ClassCN2, ClassChinaNet)
+// use lists the hops of classes ks as evidence and returns the count phrase
+// of exactly those hops, so rule text and list always agree.
+func (c *classification) use(ks ...string) string {
+	var hs []evHop
+	var parts []string
+	for _, k := range ks {
+		if len(c.by[k]) == 0 {
+			continue
 		}
-		ks := []string{ClassCN2}
-		if bb == 1 {
-			ks = append(ks, ClassChinaNet)
-			ev.Notes = append(ev.Notes, "one ChinaNet backbone hop tolerated as hand-off (GT needs ≥2)")
+		hs = append(hs, c.by[k]...)
+		for _, e := range c.by[k] {
+			c.ev.Hops = append(c.ev.Hops, e.evidence())
 		}
-		if n(ClassCTGNet) > 0 {
-			ks = append(ks, ClassCTGNet)
-			ev.Notes = append(ev.Notes, "CTGNet (AS23764) with CN2: \"CTG GIA\"")
+		parts = append(parts, fmt.Sprintf("%d %s", c.n(k), classLabel(k)))
+	}
+	sort.SliceStable(c.ev.Hops, func(a, b int) bool { return c.ev.Hops[a].TTL < c.ev.Hops[b].TTL })
+	return fmt.Sprintf("%d evidence hop(s) (%s)", distinctTTLs(hs), strings.Join(parts, ", "))
+}
+
+// before tells whether the first hop of class a precedes the first of b.
+func (c *classification) before(a, b string) bool {
+	return len(c.by[a]) > 0 && len(c.by[b]) > 0 && c.by[a][0].ttl < c.by[b][0].ttl
+}
+
+// landing names the network the route is delivered by: the destination's
+// own network when known, else the last long-haul hop of a class other than
+// the deciding ones that comes after them.
+func (c *classification) landing(deciding ...string) string {
+	if c.destKnown {
+		return c.dest.Name
+	}
+	if len(c.tail) > 0 {
+		return c.tail[len(c.tail)-1].c.Name
+	}
+	isDeciding := func(e evHop) bool {
+		for _, k := range deciding {
+			if e.c.Class == k || (k == ClassChinaNet && e.c.Class == ClassChinaNet) {
+				return true
+			}
 		}
-		ev.Rule = "CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: " + use(ks...)
-		ev.Confidence = ConfidenceHigh
+		return false
+	}
+	// Hops after the deciding ones: Chinese networks on a return trace,
+	// the international carrier or hoster on a forward trace.
+	if i := len(c.long) - 1; i >= 0 && !isDeciding(c.long[i]) {
+		return c.long[i].c.Name
+	}
+	return ""
+}
+
+// finish sets the landing network by the deciding classes and returns class.
+func (c *classification) finish(class string, deciding ...string) (string, bool) {
+	c.ev.Landing = c.landing(deciding...)
+	return class, true
+}
+
+// cn2 is the CN2 rule: GIA, GT, or GIA handed over to another carrier.
+func (c *classification) cn2() (string, bool) {
+	ev := c.ev
+	if c.n(ClassCN2) == 0 {
+		return "", false
+	}
+	cn2, bb := c.n(ClassCN2), c.n(ClassChinaNet)
+	if bb >= 2 {
+		return c.cn2WithBackbone(cn2)
+	}
+	ks := []string{ClassCN2}
+	if bb == 1 {
+		ks = append(ks, ClassChinaNet)
+		ev.Notes = append(ev.Notes, "one ChinaNet backbone hop tolerated as hand-off (GT needs ≥2)")
+	}
+	if c.n(ClassCTGNet) > 0 {
+		ks = append(ks, ClassCTGNet)
+		ev.Notes = append(ev.Notes, "CTGNet (AS23764) with CN2: \"CTG GIA\"")
+	}
+	ev.Rule = "CN2 (59.43.0.0/16, AS4809) on the long haul without a ChinaNet backbone run: " + c.use(ks...)
+	ev.Confidence = ConfidenceHigh
+	if cn2 < 2 {
+		ev.Confidence = ConfidenceLow
+		ev.Notes = append(ev.Notes, "a single CN2 hop: GIA not confirmed")
+	}
+	for _, k := range []string{ClassCU4837, ClassCU9929, ClassCMI, ClassCMIN2, ClassCMNET} {
+		if c.before(ClassCN2, k) {
+			ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s after CN2 (a tri-net premium hand-off; the long haul is CN2)", c.by[k][0].c.Name))
+		}
+	}
+	return c.finish(LineCN2GIA, ClassCN2, ClassChinaNet, ClassCTGNet)
+}
+
+// cn2WithBackbone is CN2 with a ChinaNet backbone run of ≥2 hops: the GIA
+// tri-network hand-off when the run hands over to another carrier's
+// backbone, else GT (into Telecom's own network).
+func (c *classification) cn2WithBackbone(cn2 int) (string, bool) {
+	ev := c.ev
+	// The GIA tri-network hand-off: CN2 carries the long haul, a
+	// ChinaNet backbone run hands over, and the route lands in another
+	// carrier's backbone. GT leads into Telecom's own network instead.
+	last := c.by[ClassChinaNet][len(c.by[ClassChinaNet])-1].ttl
+	var other *evHop
+	for i := range c.seq[c.head:] {
+		e := &c.seq[c.head+i]
+		if e.ttl > last && handoffCarrier(e.c.Class) {
+			other = e
+			break
+		}
+	}
+	if other != nil && c.before(ClassCN2, ClassChinaNet) {
+		ev.Rule = fmt.Sprintf("CN2 (59.43.0.0/16, AS4809) long haul handing over through the ChinaNet backbone into %s (the GIA tri-network hand-off): %s",
+			other.c.Name, c.use(ClassCN2, ClassChinaNet))
+		ev.Confidence = ConfidenceMedium
 		if cn2 < 2 {
 			ev.Confidence = ConfidenceLow
-			ev.Notes = append(ev.Notes, "a single CN2 hop: GIA not confirmed")
 		}
-		for _, k := range []string{ClassCU4837, ClassCU9929, ClassCMI, ClassCMIN2, ClassCMNET} {
-			if before(ClassCN2, k) {
-				ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s after CN2 (a tri-net premium hand-off; the long haul is CN2)", by[k][0].c.Name))
-			}
+		ev.Notes = append(ev.Notes, fmt.Sprintf("lands on %s (TTL %d) after a ChinaNet backbone hand-off: CN2 GIA sold for all three networks, not CN2 GT; confidence lowered, the hand-off is inferred",
+			other.c.Name, other.ttl))
+		class, _ := c.finish(LineCN2GIA, ClassCN2, ClassChinaNet)
+		ev.Landing = other.c.Name
+		if c.destKnown {
+			ev.Landing = c.dest.Name
 		}
-		return finish(LineCN2GIA, ClassCN2, ClassChinaNet, ClassCTGNet)
-	case n(ClassCU9929) > 0:
-		ev.Rule = "Unicom 9929 (AS9929) on the long haul: " + use(ClassCU9929, ClassCUG)
-		ev.Confidence = confidenceByCount(n(ClassCU9929))
-		if before(ClassCU4837, ClassCU9929) {
-			ev.Notes = append(ev.Notes, "Unicom 4837 before 9929: mixed route")
-			ev.Confidence = ConfidenceMedium
-		}
-		if n(ClassCUG) > 0 {
-			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
-		}
-		return finish(LineCU9929, ClassCU9929, ClassCUG)
-	case n(ClassCMIN2) > 0:
-		ev.Rule = "CMIN2 (AS58807) on the long haul: " + use(ClassCMIN2)
-		cnt := n(ClassCMIN2)
-		listOnly := true // every CMIN2 hop rests on the IPv4 rows of the table
-		for _, e := range by[ClassCMIN2] {
-			if e.c.Source != "table" || !strings.Contains(e.addr, ".") {
-				listOnly = false
-			}
-		}
-		switch {
-		case cnt >= 3:
-			ev.Confidence = ConfidenceHigh
-		case cnt == 2 && !listOnly:
-			ev.Confidence = ConfidenceHigh
-		case cnt == 2:
-			ev.Confidence = ConfidenceMedium
-			ev.Notes = append(ev.Notes, "two CMIN2 hops in the IPv4 ranges only: medium confidence (three or more, or ASN/IPv6 evidence, give high)")
-		default:
-			ev.Confidence = ConfidenceMedium
-			ev.Notes = append(ev.Notes, "a single CMIN2 hop")
-		}
-		if before(ClassCMI, ClassCMIN2) {
-			ev.Notes = append(ev.Notes, "CMI before CMIN2: mixed route")
-		}
-		return finish(LineCMIN2, ClassCMIN2)
+		return class, true
 	}
+	ev.Rule = fmt.Sprintf("CN2 (AS4809) and a ChinaNet backbone (202.97.0.0/16) run of ≥2 hops on the long haul, in Telecom's own network: %s",
+		c.use(ClassCN2, ClassChinaNet))
+	ev.Confidence = ConfidenceHigh
+	if cn2 < 2 {
+		ev.Confidence = ConfidenceMedium
+	}
+	return c.finish(LineCN2GT, ClassCN2, ClassChinaNet)
+}
 
-	// Ordinary backbones: the first one on the long haul decides.
-	for _, k := range order {
+// cu9929 is the Unicom 9929 rule (also behind CUG AS10099).
+func (c *classification) cu9929() (string, bool) {
+	ev := c.ev
+	if c.n(ClassCU9929) == 0 {
+		return "", false
+	}
+	ev.Rule = "Unicom 9929 (AS9929) on the long haul: " + c.use(ClassCU9929, ClassCUG)
+	ev.Confidence = confidenceByCount(c.n(ClassCU9929))
+	if c.before(ClassCU4837, ClassCU9929) {
+		ev.Notes = append(ev.Notes, "Unicom 4837 before 9929: mixed route")
+		ev.Confidence = ConfidenceMedium
+	}
+	if c.n(ClassCUG) > 0 {
+		ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
+	}
+	return c.finish(LineCU9929, ClassCU9929, ClassCUG)
+}
+
+// cmin2 is the CMIN2 rule; two hops in the IPv4 ranges alone are medium.
+func (c *classification) cmin2() (string, bool) {
+	ev := c.ev
+	if c.n(ClassCMIN2) == 0 {
+		return "", false
+	}
+	ev.Rule = "CMIN2 (AS58807) on the long haul: " + c.use(ClassCMIN2)
+	cnt := c.n(ClassCMIN2)
+	listOnly := true // every CMIN2 hop rests on the IPv4 rows of the table
+	for _, e := range c.by[ClassCMIN2] {
+		if e.c.Source != "table" || !strings.Contains(e.addr, ".") {
+			listOnly = false
+		}
+	}
+	switch {
+	case cnt >= 3:
+		ev.Confidence = ConfidenceHigh
+	case cnt == 2 && !listOnly:
+		ev.Confidence = ConfidenceHigh
+	case cnt == 2:
+		ev.Confidence = ConfidenceMedium
+		ev.Notes = append(ev.Notes, "two CMIN2 hops in the IPv4 ranges only: medium confidence (three or more, or ASN/IPv6 evidence, give high)")
+	default:
+		ev.Confidence = ConfidenceMedium
+		ev.Notes = append(ev.Notes, "a single CMIN2 hop")
+	}
+	if c.before(ClassCMI, ClassCMIN2) {
+		ev.Notes = append(ev.Notes, "CMI before CMIN2: mixed route")
+	}
+	return c.finish(LineCMIN2, ClassCMIN2)
+}
+
+// ordinaryBackbone is the rule of the ordinary backbones: the first one on
+// the long haul (ChinaNet → chinanet-163, Unicom 4837 → cu-4837, CMI →
+// cmi) decides; CMNET is domestic delivery and never does.
+func (c *classification) ordinaryBackbone() (string, bool) {
+	ev := c.ev
+	for _, k := range c.order {
 		var class string
 		switch k {
 		case ClassChinaNet, "chinanet-edge":
@@ -421,22 +499,22 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		}
 		var hs []evHop
 		for _, kk := range ks {
-			hs = append(hs, by[kk]...)
+			hs = append(hs, c.by[kk]...)
 		}
-		if n(ClassCUG) > 0 && class == LineCU4837 {
+		if c.n(ClassCUG) > 0 && class == LineCU4837 {
 			ks = append(ks, ClassCUG)
 			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
 		}
-		cnt, bb := distinctTTLs(hs), 0
+		cnt := distinctTTLs(hs)
 		var bbHops []evHop
 		for _, e := range hs {
 			if e.c.Backbone {
 				bbHops = append(bbHops, e)
 			}
 		}
-		bb = distinctTTLs(bbHops)
+		bb := distinctTTLs(bbHops)
 		ev.Rule = fmt.Sprintf("first China backbone on the long haul is %s (%s), %d of its hop(s) in its backbone ranges: %s",
-			hs[0].c.Name, classASN(class), bb, use(ks...))
+			hs[0].c.Name, classASN(class), bb, c.use(ks...))
 		switch {
 		case bb >= 2:
 			ev.Confidence = ConfidenceHigh
@@ -453,47 +531,68 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 		case LineCMI:
 			deciding = []string{ClassCMI}
 		}
-		class, ev := finish(class, deciding...)
+		c.finish(class, deciding...)
 		if ev.Landing == "" && class != LineCMI {
 			// An ordinary line is delivered by the carrier's own network.
 			ev.Landing = hs[len(hs)-1].c.Name
 		}
-		return class, ev
+		return class, true
 	}
+	return "", false
+}
 
+// noLineClass is the rule of China networks seen without a long-haul
+// backbone that names a class: CTGNet alone, CUG alone, or only CMNET or
+// the destination in China: unknown, with what was seen.
+func (c *classification) noLineClass() (string, bool) {
+	ev := c.ev
 	switch {
-	case n(ClassCTGNet) > 0:
-		ev.Rule = "CTGNet (AS23764) without CN2 or a ChinaNet backbone hop, no matching line class: " + use(ClassCTGNet)
+	case c.n(ClassCTGNet) > 0:
+		ev.Rule = "CTGNet (AS23764) without CN2 or a ChinaNet backbone hop, no matching line class: " + c.use(ClassCTGNet)
 		ev.Confidence = ConfidenceLow
-		return finish(LineUnknown, ClassCTGNet)
-	case n(ClassCUG) > 0:
-		ev.Rule = "Unicom CUG (AS10099) without a visible 9929 or 4837 segment (hidden domestic segment?): " + use(ClassCUG)
+		return c.finish(LineUnknown, ClassCTGNet)
+	case c.n(ClassCUG) > 0:
+		ev.Rule = "Unicom CUG (AS10099) without a visible 9929 or 4837 segment (hidden domestic segment?): " + c.use(ClassCUG)
 		ev.Confidence = ConfidenceLow
-		return finish(LineUnknown, ClassCUG)
-	case n(ClassCMNET) > 0 || reachesChina:
-		if n(ClassCMNET) > 0 {
-			ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible: " + use(ClassCMNET)
+		return c.finish(LineUnknown, ClassCUG)
+	case c.n(ClassCMNET) > 0 || c.reachesChina:
+		if c.n(ClassCMNET) > 0 {
+			ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible: " + c.use(ClassCMNET)
 		} else {
 			ev.Rule = "reaches a Chinese network but no long-haul China backbone hop is visible: 0 evidence hop(s)"
 		}
 		ev.Confidence = ConfidenceLow
-		return finish(LineUnknown)
-	case n(ClassTransit) >= 2:
-		ev.Rule = "no China backbone hop, known non-China carriers only: " + use(ClassTransit)
-		ev.Confidence = ConfidenceMedium
-		if n(ClassTransit) >= 3 {
-			ev.Confidence = ConfidenceHigh
-		}
-		return finish(LineTransit, ClassTransit)
+		return c.finish(LineUnknown)
 	}
-	ev.Rule = fmt.Sprintf("not enough evidence (%d long-haul hop(s) of known carriers): ", len(long))
-	if n(ClassTransit) > 0 {
-		ev.Rule += use(ClassTransit)
+	return "", false
+}
+
+// transit is the rule of a route that reaches no China network, with at
+// least two hops of known non-China carriers.
+func (c *classification) transit() (string, bool) {
+	if c.n(ClassTransit) < 2 {
+		return "", false
+	}
+	c.ev.Rule = "no China backbone hop, known non-China carriers only: " + c.use(ClassTransit)
+	c.ev.Confidence = ConfidenceMedium
+	if c.n(ClassTransit) >= 3 {
+		c.ev.Confidence = ConfidenceHigh
+	}
+	return c.finish(LineTransit, ClassTransit)
+}
+
+// notEnough is the last word: unknown, for want of evidence.
+func (c *classification) notEnough() string {
+	ev := c.ev
+	ev.Rule = fmt.Sprintf("not enough evidence (%d long-haul hop(s) of known carriers): ", len(c.long))
+	if c.n(ClassTransit) > 0 {
+		ev.Rule += c.use(ClassTransit)
 	} else {
 		ev.Rule += "0 evidence hop(s)"
 	}
 	ev.Confidence = ConfidenceLow
-	return finish(LineUnknown, ClassTransit)
+	class, _ := c.finish(LineUnknown, ClassTransit)
+	return class
 }
 
 // handoffCarrier is a class a CN2 route can be handed to inside China by
