@@ -11,7 +11,6 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -35,6 +34,8 @@ type FeedOptions struct {
 	Live compare.MonitorOptions
 	// ASNDB is an optional offline IP-to-ASN file.
 	ASNDB string
+	// NoASN leaves the offline dataset and the AS columns out (--no-asn).
+	NoASN bool
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage); the `u` key changes it.
 	UsageHours billing.Dec
@@ -72,13 +73,9 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			return nil, err
 		}
 	}
-	var db route.ASNDB
-	if o.ASNDB != "" {
-		d, err := route.LoadASNDB(o.ASNDB)
-		if err != nil {
-			return nil, err
-		}
-		db = d
+	db, err := compare.LoadHopNames(o.ASNDB, o.NoASN)
+	if err != nil {
+		return nil, err
 	}
 	mode := "live"
 	if o.Offline {

@@ -114,7 +114,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	s.tmux("resize-window", "-t", "e2e", "-x", "100", "-y", "30")
 	s.waitFor("overview back at 100×30", "RECENT")
 	s.tmux("send-keys", "-t", "e2e", "Enter")
-	s.waitFor("route detail", "HOP", "ADDRESS", "CARRIER", "RTT to "+first)
+	s.waitFor("route detail", "HOP", "ADDRESS", "NETWORK", "RTT to "+first)
 	s.tmux("send-keys", "-t", "e2e", "?")
 	s.waitFor("help", "quit (from any screen)", "icmp-rate-limited")
 	s.tmux("send-keys", "-t", "e2e", "Escape")

@@ -287,6 +287,8 @@ type Route struct {
 	Confidence string
 	Hops       []Hop
 	Notes      []string
+	// ASPath is the chain of networks the route crosses (route.ASPathText).
+	ASPath string
 	// Live is a route traced from here (probe.Trace's Source "live"): only
 	// its hops are named by reverse DNS.
 	Live bool
@@ -299,7 +301,8 @@ type Hop struct {
 	Addr        string // "" for a silent hop
 	Name        string // reverse DNS name of Addr, filled in when the route screen shows names
 	ASN         int
-	Carrier     string
+	Carrier     string // the carrier table's name, the AS name or the special range's kind
+	Country     string
 	Sent        int
 	Loss        float64 // fraction
 	RateLimited bool    // icmp-rate-limited: the loss does not carry on to later hops
@@ -319,6 +322,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		Reached:   t.Reached,
 		LineClass: t.LineClass,
 		Live:      t.Source == "live",
+		ASPath:    route.ASPathText(t.ASPath),
 	}
 	if t.Port != 0 {
 		r.Protocol += "/" + strconv.Itoa(t.Port)
@@ -351,7 +355,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		}
 		if best >= 0 {
 			rs := h.Responders[best]
-			row.Addr, row.ASN, row.Carrier, row.RTT = rs.Addr, rs.ASN, rs.Carrier, rs.RTT
+			row.Addr, row.ASN, row.Carrier, row.Country, row.RTT = rs.Addr, rs.ASN, route.ShortName(rs.Carrier), rs.Country, rs.RTT
 			row.MPLS = len(rs.MPLS) > 0
 			if n := len(rs.Samples); n > 0 {
 				row.Last = rs.Samples[n-1]

@@ -220,8 +220,10 @@ var hopColumns = []column[Hop]{
 			}
 			return fmt.Sprintf("AS%d", h.ASN), styleNone
 		}},
-	{key: "carrier", title: "CARRIER", width: 13,
+	{key: "carrier", title: "NETWORK", width: 13,
 		cell: func(h Hop) (string, styleID) { return orDash(h.Carrier), styleNone }},
+	{key: "cc", title: "CC", width: 2, prio: 3,
+		cell: func(h Hop) (string, styleID) { return h.Country, styleNone }},
 	{key: "loss", title: "LOSS", width: 5, right: true,
 		cell: func(h Hop) (string, styleID) { return pct(h.Loss), styleNone }},
 	{key: "sent", title: "SNT", width: 4, right: true, prio: 3,
@@ -323,6 +325,9 @@ func (m *Model) renderRoute(width, height int) []string {
 			ev += ": " + r.Rule
 		}
 		out = append(out, wrapLines(ev, width, 2, "   ", " ")...)
+		if r.ASPath != "" {
+			out = append(out, st.Dim.Render(line(" as path: "+r.ASPath, width)))
+		}
 
 		var notes []string
 		for _, h := range r.Hops {

@@ -34,6 +34,7 @@ var backtraceOpts struct {
 	v4, v6      bool
 	format      string
 	asnDB       string
+	noASN       bool
 	prefixTable string
 	vantage     string
 	samples     bool
@@ -96,6 +97,7 @@ func init() {
 		f.BoolVarP(&backtraceOpts.v6, "ipv6", "6", false, "IPv6 targets only")
 		f.StringVar(&backtraceOpts.format, "format", "table", "output format: table, json, csv or markdown")
 		f.StringVar(&backtraceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+		f.BoolVar(&backtraceOpts.noASN, "no-asn", false, noASNUsage)
 		f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
 		f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
 		f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
@@ -172,13 +174,9 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	if err := usePrefixTable(o.prefixTable); err != nil {
 		return badInput(err)
 	}
-	var db route.ASNDB
-	if o.asnDB != "" {
-		d, err := route.LoadASNDB(o.asnDB)
-		if err != nil {
-			return badInput(err)
-		}
-		db = d
+	db, err := hopNamesDB(o.asnDB, o.noASN, c.ErrOrStderr())
+	if err != nil {
+		return badInput(err)
 	}
 	network, err := prNetwork(o.v4, o.v6)
 	if err != nil {
@@ -229,7 +227,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	if vantage == "" {
 		vantage, _ = os.Hostname()
 	}
-	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage}
+	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage, ASNData: route.DataInfo(db)}
 	for i, t := range sel {
 		res := results[i]
 		if res.trace != nil {
@@ -262,7 +260,9 @@ func writeBacktrace(w io.Writer, format string, doc *route.BacktraceDoc) error {
 	if format == "json" {
 		return report.WriteJSON(w, doc)
 	}
-	return report.Write(w, format, report.BacktraceTable(doc, format))
+	// Fitted like trace's table: the AS path and the evidence move under
+	// the grid when the rows are wider than the terminal (120 columns off one).
+	return report.WriteWith(w, format, tableOptions(w, false), report.BacktraceTable(doc, format))
 }
 
 // backtraceBurst is how many probes (of all targets together) may leave at

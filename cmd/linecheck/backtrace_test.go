@@ -103,7 +103,7 @@ func TestBacktraceLoopbackJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
-	if keys := sortedKeys(raw); strings.Join(keys, ",") != "results,schema,vantage" {
+	if keys := sortedKeys(raw); strings.Join(keys, ",") != "asn_data,results,schema,vantage" {
 		t.Errorf("top-level keys %v", keys)
 	}
 	var results []map[string]json.RawMessage

@@ -29,6 +29,7 @@ var compareOpts struct {
 	timeout  time.Duration
 	cycles   int
 	asnDB    string
+	noASN    bool
 	usage    string
 	bwTime   time.Duration
 }
@@ -113,6 +114,7 @@ func init() {
 		durationVarP(f, &compareOpts.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
 		f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
 		f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
+		f.BoolVar(&compareOpts.noASN, "no-asn", false, noASNUsage)
 		f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
@@ -158,7 +160,7 @@ func runCompare(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, BWTime: o.bwTime}
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, BWTime: o.bwTime}
 	if o.usage != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))

@@ -152,6 +152,7 @@ func init() {
 	cobra.AddTemplateFunc("linecheckVersion", versionText)
 	root.SetVersionTemplate("{{linecheckVersion}}")
 	register(newGPUCmd())
+	register(newASNCmd())
 	register(&cobra.Command{
 		Use:   "version",
 		Short: "Print the linecheck version, commit and Go version (same as --version)",

@@ -31,6 +31,8 @@ var traceOpts struct {
 	replay    string
 	samples   bool
 	asnDB     string
+	noASN     bool
+	showIPs   bool
 	noDNS     bool
 	wide      bool
 	table     string
@@ -160,7 +162,9 @@ func init() {
 		f.StringVar(&traceOpts.format, "format", "table", "output format: table, json, csv or markdown")
 		switchVarP(f, &traceOpts.format, "json", "j", "json", "as mtr -j: --format json")
 		f.BoolVarP(&traceOpts.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
-		f.BoolVarP(&traceOpts.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; the asn and carrier columns are always shown")
+		f.BoolVarP(&traceOpts.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; AS number, network and country are shown by default (--no-asn turns them off)")
+		f.BoolVar(&traceOpts.noASN, "no-asn", false, noASNUsage)
+		f.BoolVarP(&traceOpts.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
 		f.StringVar(&traceOpts.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
 		f.BoolVar(&traceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
 		f.BoolVar(&traceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
@@ -195,13 +199,9 @@ func runTrace(c *cobra.Command, args []string) error {
 	default:
 		return badInput(fmt.Errorf("--direction %q: use forward (recorded toward the server) or return (recorded on the server toward you)", o.direction))
 	}
-	var db route.ASNDB
-	if o.asnDB != "" {
-		d, err := route.LoadASNDB(o.asnDB)
-		if err != nil {
-			return badInput(err)
-		}
-		db = d
+	db, err := hopNamesDB(o.asnDB, o.noASN, c.ErrOrStderr())
+	if err != nil {
+		return badInput(err)
 	}
 	var tr *route.Trace
 	interruptedRun := false
@@ -286,7 +286,8 @@ func runTrace(c *cobra.Command, args []string) error {
 		}
 		tr = t
 	}
-	// Carrier, ASN and line class per responder, offline (bundled table, --asn-db).
+	// Carrier, ASN, network, country and line class per responder, offline
+	// (--prefix-table, carrier table, --asn-db, dataset).
 	route.Annotate(tr, db)
 	if !o.samples {
 		for i := range tr.Hops {
@@ -301,7 +302,7 @@ func runTrace(c *cobra.Command, args []string) error {
 			return err
 		}
 	} else {
-		view := report.TraceView{Direction: o.direction}
+		view := report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}
 		// Reverse DNS names only for people watching a live trace on a
 		// terminal: never for a recording (its addresses are someone
 		// else's), machine formats, or -n.

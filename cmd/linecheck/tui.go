@@ -30,6 +30,7 @@ type tuiFlags struct {
 	noColor  bool
 	sort     string
 	asnDB    string
+	noASN    bool
 	interval time.Duration
 	loopback bool
 	fixture  bool
@@ -114,6 +115,7 @@ func init() {
 		f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
 		f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
 		f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
+		f.BoolVar(&tuiOpts.noASN, "no-asn", false, noASNUsage)
 		durationVarP(f, &tuiOpts.interval, "interval", "i", tuiOpts.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
 		f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
 		f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
@@ -182,7 +184,7 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	// One Quiet for every live loop, the loopback row's too: all of them
 	// pause while a throughput test fills the line.
 	o.quiet = compare.NewQuiet()
-	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB,
+	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN,
 		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
 		UsageHours: o.usage})
 	if err != nil {

@@ -266,8 +266,14 @@ func TestHopNamesAreLookedUpOncePerAddress(t *testing.T) {
 		t.Errorf("names %v, calls %v", names, calls)
 	}
 	var b bytes.Buffer
-	report.WriteWith(&b, "table", report.Options{Width: 120}, report.TraceTables(tr, "table", report.TraceView{Names: names})...)
+	report.WriteWith(&b, "table", report.Options{Width: 120}, report.TraceTables(tr, "table", report.TraceView{Names: names, ShowIPs: true})...)
 	if !strings.Contains(b.String(), "r1.lab.test (10.77.0.1)") {
+		t.Errorf("-b table:\n%s", b.String())
+	}
+	// Without -b (mtr's default) a named hop shows its name alone.
+	b.Reset()
+	report.WriteWith(&b, "table", report.Options{Width: 120}, report.TraceTables(tr, "table", report.TraceView{Names: names})...)
+	if !strings.Contains(b.String(), "r1.lab.test ") || strings.Contains(b.String(), "(10.77.0.1)") {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
@@ -410,11 +416,11 @@ func TestCSVLoadsInPandas(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	if got := pandasShape(t, out, "rtt_p95_ms"); got != "12 26 float64" {
+	if got := pandasShape(t, out, "rtt_p95_ms"); got != "12 29 float64" {
 		t.Errorf("trace hops: %s", got)
 	}
 	out, _ = prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv", "--table", "route")
-	if got := pandasShape(t, out, "line_class"); got != "1 12 object" {
+	if got := pandasShape(t, out, "line_class"); got != "1 14 object" {
 		t.Errorf("trace route: %s\n%s", got, out)
 	}
 	port := loopbackListener(t)

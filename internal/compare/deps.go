@@ -27,11 +27,23 @@ func placeLocation(p Place) (route.Location, bool) {
 // userCarrier tells whether c is a carrier users and targets may name.
 func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
-func loadASNDB(path string) (route.ASNDB, error) {
-	if path == "" {
-		return nil, nil
+// LoadHopNames is the chain of AS sources the hops are named from, for
+// compare, the TUI and serve: the --asn-db file (path may be ""), then the
+// offline dataset unless noASN (--no-asn).
+func LoadHopNames(path string, noASN bool) (route.ASNDB, error) {
+	var file route.ASNDB
+	if path != "" {
+		d, err := route.LoadASNDB(path)
+		if err != nil {
+			return nil, err
+		}
+		file = d
 	}
-	return route.LoadASNDB(path)
+	n, _, err := route.NewNames(file, !noASN)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // readTrace reads a recorded trace: our JSON or `mtr --json`.

@@ -46,6 +46,9 @@ type Result struct {
 	// Notes name the cheaper candidates the SLA rejected, and why.
 	Notes    []string `json:"notes,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// ASNData names the IP-to-AS dataset the hops were named from
+	// (snapshot, attribution); absent with --no-asn.
+	ASNData *route.ASNData `json:"asn_data,omitempty"`
 }
 
 // Savings compares the recommended candidate with the next passing one.
@@ -139,7 +142,11 @@ type RouteQuality struct {
 	Evidence     *route.LineEvidence `json:"evidence,omitempty"`
 	ForwardClass string              `json:"forward_class,omitempty"`
 	ReturnClass  string              `json:"return_class,omitempty"`
-	Notes        []string            `json:"notes,omitempty"`
+	// ForwardASPath and ReturnASPath are the chains of networks each
+	// direction crosses (route.ASPath); absent with --no-asn.
+	ForwardASPath []route.ASHop `json:"forward_as_path,omitempty"`
+	ReturnASPath  []route.ASHop `json:"return_as_path,omitempty"`
+	Notes         []string      `json:"notes,omitempty"`
 	// Carriers is the route toward the users of each carrier (users with a
 	// carrier): return class from a backtrace recording, forward class when
 	// the vantage is on that carrier, sla.line_classes_by_carrier checked.

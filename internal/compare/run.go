@@ -32,6 +32,9 @@ type Options struct {
 	TraceCycles int
 	// ASNDB is an optional offline IP-to-ASN file (iptoasn TSV or mmdb).
 	ASNDB string
+	// NoASN leaves the offline dataset out and the AS fields and paths out
+	// of the document (--no-asn).
+	NoASN bool
 	// BWTime is the measured time of each candidate's live throughput test
 	// (bandwidth_test); 0 means DefaultBWTime.
 	BWTime time.Duration
@@ -107,7 +110,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	db, err := loadASNDB(opt.ASNDB)
+	db, err := LoadHopNames(opt.ASNDB, opt.NoASN)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +122,9 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	}
 	r := NewResult(f, opt)
 	r.Traffic = pr.Traffic
+	if !opt.NoASN {
+		r.ASNData = route.DataInfo(db)
+	}
 	var live []*Measurement
 	if !opt.Offline {
 		cs := make([]*Candidate, len(f.Candidates))
@@ -233,6 +239,12 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		}
 	}
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, ret, db)
+	if m.Forward != nil {
+		q.ForwardASPath = m.Forward.ASPath
+	}
+	if ret != nil {
+		q.ReturnASPath = ret.ASPath
+	}
 	q.Carriers = carrierRoutes(f, m)
 	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
 	if floor, ok := FloorMs(f, c); ok {

@@ -15,8 +15,9 @@ import (
 func BacktraceTable(d *route.BacktraceDoc, format string) Table {
 	t := Table{
 		Title:   fmt.Sprintf("backtrace from %s: %d target(s)", d.Vantage, len(d.Results)),
-		Headers: []string{"target", "carrier", "city", "addr", "line class", "confidence", "evidence", "p50 ms", "p95 ms", "loss", "reached"},
-		Align:   "lllllllrrrl",
+		Headers: []string{"target", "carrier", "city", "addr", "line class", "confidence", "evidence", "p50 ms", "p95 ms", "loss", "reached", "as path"},
+		Align:   "lllllllrrrll",
+		Movable: []string{"as path", "evidence"},
 	}
 	reached := 0
 	for _, r := range d.Results {
@@ -25,11 +26,26 @@ func BacktraceTable(d *route.BacktraceDoc, format string) Table {
 			state = "yes"
 			reached++
 		}
+		path := "-"
+		if r.Trace != nil {
+			p := r.Trace.ASPath
+			if p == nil {
+				// A recording made before AS paths: its hops still carry their ASNs.
+				p = route.ASPath(r.Trace)
+			}
+			if len(p) > 0 {
+				path = route.ASPathText(p)
+			}
+		}
 		t.Rows = append(t.Rows, []string{r.Name, r.Carrier, r.City, r.Addr, r.LineClass, r.Confidence,
-			r.EvidencePhrase(), msOrDash(r.RTT.P50), msOrDash(r.RTT.P95), lossOrDash(format, r.Loss), state})
+			r.EvidencePhrase(), msOrDash(r.RTT.P50), msOrDash(r.RTT.P95), lossOrDash(format, r.Loss), state, path})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d of %d reached; RTT and loss are the destination's own (nearest-rank percentiles); - = no data", reached, len(d.Results)))
 	t.Notes = append(t.Notes, "line class from the route's long haul (docs/route.md); the full trace per target is in --format json")
+	if a := d.ASNData; a != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("as path: the networks the route crosses, (ttl N) where each begins; dataset %s (%s): %s",
+			a.Snapshot, a.Origin, a.Attribution))
+	}
 	return t
 }
 

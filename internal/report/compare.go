@@ -9,6 +9,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 // CompareFormats are the formats WriteCompare accepts.
@@ -268,10 +269,11 @@ func CompareTables(r *compare.Result, format string) []Table {
 		}
 	}
 	routes := Table{
-		Title:   "Route evidence",
-		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms", "evidence hops"},
-		Align:   "llllllrrrl",
-		Movable: []string{"evidence hops", "rule"},
+		Title: "Route evidence",
+		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms",
+			"evidence hops", "forward as path", "return as path"},
+		Align:   "llllllrrrlll",
+		Movable: []string{"evidence hops", "rule", "forward as path", "return as path"},
 	}
 	for _, e := range r.Candidates {
 		q := e.Route
@@ -285,9 +287,14 @@ func CompareTables(r *compare.Result, format string) []Table {
 			hops = strings.Join(hs, " ")
 		}
 		routes.Rows = append(routes.Rows, []string{e.Name, dashIfEmpty(q.ForwardClass), dashIfEmpty(q.ReturnClass), dashIfEmpty(q.LineClass), q.Direction, rule, conf,
-			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops})
+			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops,
+			dashIfEmpty(route.ASPathText(q.ForwardASPath)), dashIfEmpty(route.ASPathText(q.ReturnASPath))})
 	}
 	if format != "csv" {
+		if d := r.ASNData; d != nil {
+			routes.Notes = append(routes.Notes, fmt.Sprintf("as path: the networks each direction crosses, (ttl N) where each begins; dataset %s (%s): %s",
+				d.Snapshot, d.Origin, d.Attribution))
+		}
 		for _, e := range r.Candidates {
 			for _, n := range e.Route.Notes {
 				routes.Notes = append(routes.Notes, e.Name+": "+n)

@@ -18,6 +18,9 @@ type TraceView struct {
 	// server: "forward" (from here toward the target: every live trace) or
 	// "return" (recorded on the server toward the user).
 	Direction string
+	// ShowIPs (mtr -b) shows a named hop as "name (address)"; without it a
+	// reverse DNS name stands alone.
+	ShowIPs bool
 }
 
 // Directions a line class can be measured in.
@@ -64,27 +67,31 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 	if tr.Source != "" && tr.Source != "live" {
 		title += ", from " + tr.Source
 	}
+	if p := route.ASPathText(tr.ASPath); p != "" {
+		title += "\nas path: " + p
+	}
 	t := Table{Name: "hops", Title: title,
-		Headers: []string{"ttl", "host", "asn", "carrier", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
+		Headers: []string{"ttl", "host", "asn", "network", "cc", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
 			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "flags"},
-		Align:   "rlrlrrrrrrrrrrrlll",
-		Movable: []string{"mean_abs ms", "stdev ms", "mpls", "p50 ms", "asn", "flows"},
+		Align:   "rlrllrrrrrrrrrrrlll",
+		Movable: []string{"mean_abs ms", "stdev ms", "mpls", "p50 ms", "flows", "max ms", "jitter ms"},
 	}
 	// Late and duplicate columns only when some hop has any: they are rare,
 	// and the table is wide already.
-	var anyLate, anyDup, anyMPLS, anyFlows bool
+	var anyLate, anyDup, anyMPLS, anyFlows, anyCC bool
 	for _, h := range tr.Hops {
 		anyLate = anyLate || h.Late > 0
 		anyDup = anyDup || h.Duplicates > 0
 		for _, r := range h.Responders {
 			anyMPLS = anyMPLS || len(r.MPLS) > 0
 			anyFlows = anyFlows || len(r.Flows) > 0
+			anyCC = anyCC || r.Country != ""
 		}
 	}
 	var hs []string
 	al := ""
 	for i, h := range t.Headers {
-		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) {
+		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) || (h == "cc" && !anyCC) {
 			continue
 		}
 		hs, al = append(hs, h), al+t.Align[i:i+1]
@@ -149,11 +156,15 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 			}
 			host := r.Addr
 			if n := v.Names[r.Addr]; n != "" {
-				host = n + " (" + r.Addr + ")"
+				host = n
+				if v.ShowIPs {
+					host = n + " (" + r.Addr + ")"
+				}
 			}
 			set(row, "host", host)
 			set(row, "asn", asText(r.ASN))
-			set(row, "carrier", r.Carrier)
+			set(row, "network", route.ShortName(r.Carrier))
+			set(row, "cc", r.Country)
 			set(row, "recv", strconv.Itoa(r.Recv))
 			// A figure the source did not carry (mtr --json: percentiles,
 			// jitter without mtr's jitter columns) is "-", not a measured 0.
@@ -178,6 +189,7 @@ func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
 		}
 	}
 	t.Notes = append(t.Notes, LineClassLines(tr, v.Direction)...)
+	t.Notes = append(t.Notes, ASNotes(tr)...)
 	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream; "+
 		"* = no reply at that TTL; jitter = RFC 3550 interarrival jitter")
 	if notRecorded > 0 {
@@ -220,7 +232,7 @@ func LineClassLines(tr *route.Trace, dir string) []string {
 }
 
 func traceHopsCSV(tr *route.Trace, v TraceView) Table {
-	t := Table{Name: "hops", Headers: []string{"target", "ttl", "recorded", "addr", "asn", "carrier", "hop_sent", "hop_loss",
+	t := Table{Name: "hops", Headers: []string{"target", "ttl", "recorded", "addr", "asn", "carrier", "as_name", "country", "as_source", "hop_sent", "hop_loss",
 		"hop_late", "hop_duplicates", "recv", "rtt_min_ms", "rtt_avg_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_max_ms",
 		"rtt_stdev_ms", "jitter_rfc3550_ms", "jitter_mean_abs_ms", "pdv_p95_ms", "mpls_labels", "flows", "flags", "line_class", "direction"}}
 	for _, h := range tr.Hops {
@@ -231,15 +243,15 @@ func traceHopsCSV(tr *route.Trace, v TraceView) Table {
 		}
 		tail := []string{strings.Join(h.Flags, " "), tr.LineClass, v.Direction}
 		if len(h.Responders) == 0 {
-			row := append(append(append([]string{}, base...), "", "", ""), hop...)
+			row := append(append(append([]string{}, base...), "", "", "", "", "", ""), hop...)
 			row = append(row, "0", "", "", "", "", "", "", "", "", "", "", "", "")
 			t.Rows = append(t.Rows, append(row, tail...))
 			continue
 		}
 		for _, r := range h.Responders {
-			row := append(append([]string{}, base...), r.Addr, "", r.Carrier)
+			row := append(append([]string{}, base...), r.Addr, "", r.Carrier, r.ASName, r.Country, r.ASSource)
 			if r.ASN != 0 {
-				row[len(row)-2] = strconv.Itoa(r.ASN)
+				row[len(row)-5] = strconv.Itoa(r.ASN)
 			}
 			row = append(row, hop...)
 			row = append(row, strconv.Itoa(r.Recv))
@@ -267,7 +279,7 @@ func traceHopsCSV(tr *route.Trace, v TraceView) Table {
 
 func traceRouteCSV(tr *route.Trace, v TraceView) Table {
 	t := Table{Name: "route", Headers: []string{"target", "addr", "protocol", "port", "reached", "source", "hops",
-		"line_class", "direction", "confidence", "rule", "foreign"}}
+		"line_class", "direction", "confidence", "rule", "foreign", "as_path", "asn_snapshot"}}
 	port := ""
 	if tr.Port != 0 {
 		port = strconv.Itoa(tr.Port)
@@ -277,8 +289,64 @@ func traceRouteCSV(tr *route.Trace, v TraceView) Table {
 		conf, rule = e.Confidence, e.Rule
 	}
 	t.Rows = [][]string{{tr.Target, tr.Addr, string(tr.Protocol), port, strconv.FormatBool(tr.Reached), tr.Source,
-		strconv.Itoa(len(tr.Hops)), tr.LineClass, v.Direction, conf, rule, strconv.Itoa(tr.Foreign)}}
+		strconv.Itoa(len(tr.Hops)), tr.LineClass, v.Direction, conf, rule, strconv.Itoa(tr.Foreign),
+		route.ASPathText(tr.ASPath), snapshotOf(tr.ASNData)}}
 	return t
+}
+
+func snapshotOf(d *route.ASNData) string {
+	if d == nil {
+		return ""
+	}
+	return d.Snapshot
+}
+
+// ASNotes explains the asn, network and cc columns: which sources named the
+// hops, which were never looked up, and the dataset's snapshot with the
+// credit its licence asks for. Nothing when the trace carries no AS data
+// (--no-asn).
+func ASNotes(tr *route.Trace) []string {
+	bySource := map[string]int{}
+	var special []string
+	any := false
+	for _, h := range tr.Hops {
+		for _, r := range h.Responders {
+			if r.ASSource == "" {
+				continue
+			}
+			any = true
+			switch r.ASSource {
+			case route.SourcePrefixTable, route.SourceCarrierTable, route.SourceASNDB, route.SourceDataset, route.SourceRecording, route.SourceNone:
+				bySource[r.ASSource]++
+			default:
+				special = append(special, fmt.Sprintf("TTL %d %s", h.TTL, r.ASSource))
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	var parts []string
+	for _, s := range []string{route.SourcePrefixTable, route.SourceCarrierTable, route.SourceASNDB, route.SourceDataset, route.SourceRecording} {
+		if n := bySource[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d from %s", n, s))
+		}
+	}
+	if n := bySource[route.SourceNone]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d public but in no source", n))
+	}
+	s := "asn/network: hops named by, in order, --prefix-table, the carrier table, --asn-db, the dataset"
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	out := []string{s}
+	if len(special) > 0 {
+		out = append(out, "  not looked up (private, CGNAT or reserved ranges): "+strings.Join(special, ", "))
+	}
+	if d := tr.ASNData; d != nil {
+		out = append(out, fmt.Sprintf("  dataset %s (%s): %s", d.Snapshot, d.Origin, d.Attribution))
+	}
+	return out
 }
 
 func asText(asn int) string {

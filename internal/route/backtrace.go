@@ -152,7 +152,10 @@ func validUserCarrier(c string) bool {
 type BacktraceDoc struct {
 	Schema string `json:"schema"`
 	// Vantage names the server the traces ran from (--vantage, else the host name).
-	Vantage string            `json:"vantage"`
+	Vantage string `json:"vantage"`
+	// ASNData names the IP-to-AS dataset the hops were named from; absent
+	// with --no-asn or in recordings made before it.
+	ASNData *ASNData          `json:"asn_data,omitempty"`
 	Results []BacktraceResult `json:"results"`
 }
 

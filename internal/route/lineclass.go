@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/linecheck/linecheck/internal/asn"
 )
 
 // Line classes a route can get (Trace.LineClass).
@@ -52,7 +54,7 @@ type evHop struct {
 }
 
 func (e evHop) evidence() EvidenceHop {
-	return EvidenceHop{TTL: e.ttl, Addr: e.addr, ASN: e.c.ASN, Carrier: e.c.Name}
+	return EvidenceHop{TTL: e.ttl, Addr: e.addr, ASN: e.c.ASN, Carrier: e.c.Name, ASSource: sourceName(e.c.Source)}
 }
 
 // carrierKey groups hops of one network: the class for known carriers, the
@@ -81,14 +83,17 @@ func responded(h Hop) bool {
 	return false
 }
 
-// Annotate fills Responder.ASN and Responder.Carrier for every responder (the
-// carrier's short name, or the special range's kind such as "private",
-// "cgnat", "dod") and t.LineClass / t.LineEvidence. db may be nil: the
-// bundled prefix table is used alone then.
+// Annotate fills, for every responder, ASN, ASName, Country, ASSource and
+// Carrier (the carrier's short name, or the special range's kind such as
+// "private", "cgnat", "dod", whose addresses are never looked up), then
+// t.ASPath and t.LineClass / t.LineEvidence. db may be nil: the prefix
+// tables are used alone then; a *Names adds the --asn-db file and the
+// dataset (and t.ASNData), in that order.
 func Annotate(t *Trace, db ASNDB) {
 	if t == nil {
 		return
 	}
+	ds := dataset(db)
 	for i := range t.Hops {
 		for j := range t.Hops[i].Responders {
 			r := &t.Hops[i].Responders[j]
@@ -97,15 +102,52 @@ func Annotate(t *Trace, db ASNDB) {
 				continue
 			}
 			if kind, ok := noEvidenceRange(ip); ok {
-				r.ASN, r.Carrier = 0, kind
+				r.ASN, r.Carrier, r.ASName, r.Country, r.ASSource = 0, kind, "", "", kind
 				continue
 			}
-			if c, ok := responderCarrier(ip, *r, db); ok {
-				r.ASN, r.Carrier = c.ASN, c.Name
+			var inf asn.Info
+			if ds != nil {
+				inf, _ = ds.Lookup(ip)
+				r.Country = inf.Country
+			}
+			c, ok := responderCarrier(ip, *r, db)
+			if !ok {
+				if r.ASSource == "" {
+					r.ASSource = SourceNone
+				}
+				continue
+			}
+			r.ASN, r.Carrier, r.ASSource = c.ASN, c.Name, sourceName(c.Source)
+			r.ASName = c.ASName
+			// A carrier table names the line; the registry's name of the
+			// same AS says whose network it is.
+			if inf.ASN != 0 && int(inf.ASN) == c.ASN && inf.Name != "" {
+				r.ASName = inf.Name
+			}
+			if r.ASName == "" {
+				r.ASName = c.Name
 			}
 		}
 	}
+	t.ASPath = ASPath(t)
+	if info := DataInfo(db); info != nil {
+		t.ASNData = info
+	}
 	t.LineClass, t.LineEvidence = Classify(t, db)
+	if n, ok := db.(*Names); ok && n != nil && n.Off {
+		ClearASN(t)
+		for i := range t.LineEvidence.Hops {
+			t.LineEvidence.Hops[i].ASSource = ""
+		}
+	}
+}
+
+// sourceName is the ASSource of a Carrier.Source.
+func sourceName(s string) string {
+	if s == "table" {
+		return SourceCarrierTable
+	}
+	return s
 }
 
 // noEvidenceRange is SpecialRange, except for addresses the operator table

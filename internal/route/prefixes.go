@@ -48,11 +48,14 @@ type Carrier struct {
 	Backbone bool
 	// Source is where the answer came from: "table" (bundled prefix table,
 	// with Ref naming the table's source column), "prefix-table" (the
-	// operator's --prefix-table file, Ref its source column), "asn-db" or
-	// "recording".
+	// operator's --prefix-table file, Ref its source column), "asn-db",
+	// "dataset" (package asn) or "recording".
 	Source string
 	// Ref is the bundled table's source column, or the prefix for asn-db.
 	Ref string
+	// ASName is the AS database's name of the network (asn-db and dataset
+	// answers), "" for the tables.
+	ASName string
 }
 
 //go:embed data/prefixes.tsv
@@ -374,9 +377,20 @@ func LookupCarrier(ip netip.Addr, db ASNDB) (Carrier, bool) {
 	if db == nil {
 		return Carrier{}, false
 	}
+	if n, isNames := db.(*Names); isNames {
+		a, name, source, ok := n.lookup(ip)
+		if !ok {
+			return Carrier{}, false
+		}
+		c, ok := CarrierForASN(a, name)
+		c.Source, c.ASName = source, name
+		return c, ok
+	}
 	asn, name, ok := db.Lookup(ip)
 	if !ok {
 		return Carrier{}, false
 	}
-	return CarrierForASN(asn, name)
+	c, ok := CarrierForASN(asn, name)
+	c.ASName = name
+	return c, ok
 }

@@ -37,8 +37,14 @@ type Trace struct {
 	// Foreign counts replies to another process or run, or to no probe of
 	// this one: never counted as received. Always written; 0 in replays of
 	// files that do not carry it (mtr --json, older linecheck files).
-	Foreign int   `json:"foreign"`
-	Hops    []Hop `json:"hops"`
+	Foreign int `json:"foreign"`
+	// ASPath is the chain of networks the route crosses (route.ASPath), set
+	// by Annotate; absent with --no-asn.
+	ASPath []ASHop `json:"as_path,omitempty"`
+	// ASNData names the IP-to-AS dataset the hops were named from (snapshot,
+	// attribution); absent when none was used.
+	ASNData *ASNData `json:"asn_data,omitempty"`
+	Hops    []Hop    `json:"hops"`
 }
 
 // Hop is one TTL of a trace.
@@ -60,13 +66,21 @@ type Hop struct {
 
 // Responder is one address that answered at a TTL (several with ECMP).
 type Responder struct {
-	Addr    string         `json:"addr"`
-	Recv    int            `json:"recv"`
-	RTT     stats.RTTStats `json:"rtt_ms"`
-	Jitter  stats.Jitter   `json:"jitter_ms"`
-	ASN     int            `json:"asn,omitempty"`
-	Carrier string         `json:"carrier,omitempty"`
-	MPLS    []probe.MPLS   `json:"mpls,omitempty"`
+	Addr   string         `json:"addr"`
+	Recv   int            `json:"recv"`
+	RTT    stats.RTTStats `json:"rtt_ms"`
+	Jitter stats.Jitter   `json:"jitter_ms"`
+	ASN    int            `json:"asn,omitempty"`
+	// ASName is the network's registered name (the dataset's or the
+	// --asn-db file's; the carrier table's name for its ranges).
+	ASName string `json:"as_name,omitempty"`
+	// Country is the ISO 3166 code the registries give the address's range.
+	Country string `json:"country,omitempty"`
+	// ASSource is where ASN and ASName came from (SourcePrefixTable …), or
+	// the special range's kind for addresses never looked up.
+	ASSource string       `json:"as_source,omitempty"`
+	Carrier  string       `json:"carrier,omitempty"`
+	MPLS     []probe.MPLS `json:"mpls,omitempty"`
 	// Flows lists the flow numbers (0-based) that saw this responder, with --flows.
 	Flows []int `json:"flows,omitempty"`
 	// Samples are the RTTs in ms of received replies in send order; kept so that
@@ -92,4 +106,6 @@ type EvidenceHop struct {
 	Addr    string `json:"addr"`
 	ASN     int    `json:"asn,omitempty"`
 	Carrier string `json:"carrier"`
+	// ASSource is the source that named the hop (Responder.ASSource).
+	ASSource string `json:"as_source,omitempty"`
 }
