@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -70,6 +71,32 @@ func isPermission(err error) bool {
 // TraceConfig take one so that tests can simulate a missing privilege; nil
 // is unix.Socket.
 type SocketFunc func(domain, typ, proto int) (int, error)
+
+// defaultSocket is the opener of configs without one (nil: unix.Socket).
+var defaultSocket atomic.Pointer[SocketFunc]
+
+// SetDefaultSocketFunc makes f open the sockets of every ping, sweep and
+// trace whose config has no OpenSocket; nil restores unix.Socket. A command
+// whose raw sockets come from a privileged helper process (it holds no
+// capability itself) sets it once, before it probes.
+func SetDefaultSocketFunc(f SocketFunc) {
+	if f == nil {
+		defaultSocket.Store(nil)
+		return
+	}
+	defaultSocket.Store(&f)
+}
+
+// socketFunc is open, or else the default opener.
+func socketFunc(open SocketFunc) SocketFunc {
+	if open != nil {
+		return open
+	}
+	if f := defaultSocket.Load(); f != nil {
+		return *f
+	}
+	return unix.Socket
+}
 
 // sock is a non-blocking socket registered with Go's poller, so reads block a
 // goroutine (not a thread) and Close wakes them.
@@ -141,9 +168,7 @@ func openBareSock(open SocketFunc, v6 bool, typ, proto int) (*sock, error) {
 
 // openFD opens the socket of openSock and sets its options.
 func openFD(open SocketFunc, v6 bool, typ, proto int) (*sock, int, error) {
-	if open == nil {
-		open = unix.Socket
-	}
+	open = socketFunc(open)
 	family := unix.AF_INET
 	if v6 {
 		family = unix.AF_INET6

@@ -297,10 +297,7 @@ func (d *recverrDriver) sendUDP(fl *recverrFlow, p TraceProbe) (time.Time, error
 // connect starts one TCP connection attempt for p; a goroutine watches it
 // and hands the token of the flow back once it is decided.
 func (d *recverrDriver) connect(fl *recverrFlow, p TraceProbe) (time.Time, error) {
-	open := d.cfg.OpenSocket
-	if open == nil {
-		open = unix.Socket
-	}
+	open := socketFunc(d.cfg.OpenSocket)
 	family := unix.AF_INET
 	var sa unix.Sockaddr
 	if d.v6 {

@@ -145,6 +145,9 @@ func usePrefixTable(path string) error {
 }
 
 func runBacktrace(c *cobra.Command, _ []string) error {
+	if err := keepPrivilegesInHelper(); err != nil {
+		return err
+	}
 	o := backtraceOpts
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)

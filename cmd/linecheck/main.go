@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/asn"
+	"github.com/linecheck/linecheck/internal/privsep"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -205,6 +206,10 @@ func versionText() string {
 }
 
 func main() {
+	if privsep.IsHelper() {
+		os.Exit(privsep.RunHelper())
+	}
+	separatePrivileges = true
 	os.Exit(run(os.Args[1:]))
 }
 

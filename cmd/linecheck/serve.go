@@ -147,6 +147,9 @@ func init() {
 }
 
 func runServe(c *cobra.Command, _ []string) error {
+	if err := keepPrivilegesInHelper(); err != nil {
+		return err
+	}
 	o := serveOpts
 	switch {
 	case o.config == "" && o.targets == "":

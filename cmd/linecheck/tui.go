@@ -127,6 +127,9 @@ func init() {
 }
 
 func runTUICmd(c *cobra.Command, args []string) error {
+	if err := keepPrivilegesInHelper(); err != nil {
+		return err
+	}
 	if tuiOpts.speed <= 0 {
 		return badInput(fmt.Errorf("--speed %g: want a factor above 0", tuiOpts.speed))
 	}
