@@ -31,6 +31,9 @@ type OffersFile struct {
 	// Usage is the buyer's used hours, for every offer without its own.
 	Usage  *Usage   `yaml:"usage"`
 	Offers []*Offer `yaml:"offers"`
+	// FX is the exchange CompareCurrency and ExchangeRates state (the zero
+	// FX without compare_currency), set by ParseOffers.
+	FX FX `yaml:"-"`
 }
 
 // Offer is one provider's price sheet for one server: a bandwidth scheme with
@@ -48,11 +51,10 @@ type Offer struct {
 	// every hour of the period); --usage-hours overrides both.
 	Usage *Usage `yaml:"usage"`
 
-	// Rate converts this offer's currency into the file's compare currency
-	// (1 when they are the same; zero when unknown).
-	Rate Dec `yaml:"-"`
-	// CompareCurrency is the file's compare currency ("" = the offer's own).
+	// CompareCurrency is the file's compare currency ("" = the offer's own);
+	// the rate into it is the file's FX (OffersFX).
 	CompareCurrency string `yaml:"-"`
+	fx              *FX
 	// Pos is "file:line" of the offer, for messages.
 	Pos string `yaml:"-"`
 
@@ -214,22 +216,25 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 	}
 	setUsage(&f, name)
 	cc := strings.ToUpper(f.CompareCurrency)
+	fx := &FX{Base: cc, Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
 	for _, o := range f.Offers {
 		o.CompareCurrency = cc
-		switch {
-		case cc == "" || o.Currency == cc:
-			o.Rate = Dec{Decimal: one, Set: true}
-		default:
-			r, ok := f.ExchangeRates[o.Currency]
-			if !ok {
-				return nil, fmt.Errorf("%s: offer %q is in %s but exchange_rates has no %s (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, o.Currency, cc, o.Currency)
-			}
-			if !r.IsPositive() {
-				return nil, fmt.Errorf("%s: offer %q: exchange_rates: %s %q is not a positive rate (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, r.String(), cc, o.Currency)
-			}
-			o.Rate = r
+		o.fx = fx
+		if cc == "" || o.Currency == cc {
+			continue
 		}
+		r, ok := f.ExchangeRates[o.Currency]
+		if !ok {
+			return nil, fmt.Errorf("%s: offer %q is in %s but exchange_rates has no %s (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, o.Currency, cc, o.Currency)
+		}
+		if !r.IsPositive() {
+			return nil, fmt.Errorf("%s: offer %q: exchange_rates: %s %q is not a positive rate (units of %s per 1 %s)", o.Pos, o.Name, o.Currency, r.String(), cc, o.Currency)
+		}
+		fx.Rates[o.Currency] = r.Decimal
+		// As written: "7.10" keeps its exponent (String would say 7.1).
+		fx.Text[o.Currency] = r.StringFixed(max(0, -r.Exponent()))
 	}
+	f.FX = *fx
 	return &f, nil
 }
 
@@ -453,11 +458,14 @@ func (it *Item) check() error {
 	}
 }
 
-// rate converts the offer's currency into its compare currency: the loaded
-// rate, or 1 for an offer built in code without one.
+// rate converts the offer's currency into its compare currency through
+// the file's FX: 1 for the same currency or an offer built in code.
 func (o *Offer) rate() decimal.Decimal {
-	if o.Rate.Set && o.Rate.IsPositive() {
-		return o.Rate.Decimal
+	if o.fx == nil {
+		return one
+	}
+	if r, _, ok := o.fx.Rate(o.Currency); ok {
+		return r
 	}
 	return one
 }

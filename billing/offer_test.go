@@ -75,8 +75,8 @@ func TestSampleOffersLoad(t *testing.T) {
 	for _, o := range offers {
 		currencies[o.Currency]++
 		schemes[o.Bandwidth.Scheme] = true
-		if !o.Rate.IsPositive() || o.CompareCurrency != "CNY" {
-			t.Errorf("%s: rate %v to %s", o.Name, o.Rate, o.CompareCurrency)
+		if r := o.rate(); !r.IsPositive() || o.CompareCurrency != "CNY" {
+			t.Errorf("%s: rate %v to %s", o.Name, r, o.CompareCurrency)
 		}
 	}
 	if len(offers) != 15 || currencies["CNY"] == 0 || currencies["USD"] == 0 || !schemes["p95"] || !schemes["per-gb"] || !schemes["fixed"] {

@@ -213,7 +213,7 @@ func newPricer(f *compare.File, now time.Time) (*pricer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pricer{file: f, pr: pr, base: f.FX.Base}
+	p := &pricer{file: f, pr: pr, base: pr.FX().Base}
 	ts := pr.Traffic
 	if ts != nil && len(ts.Times) > 0 {
 		step := billing.SlotSeconds * time.Second
@@ -269,7 +269,7 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			cost.CommitMbps = q.Offer.Bandwidth.CommitMbps.InexactFloat64()
 		}
 		if q.Err == nil {
-			cost.TotalBase = Money{q.Converted.Amount, q.Converted.Currency}
+			cost.TotalBase = Money{q.Converted.Text(), q.Converted.Currency}
 			cost.FX = q.RateValue.InexactFloat64()
 			fillUsage(&cost, b, q.RateValue, q.Converted.Currency)
 		} else {

@@ -49,7 +49,7 @@ func TestFeedFromSamplesMatchesCompare(t *testing.T) {
 		if c.Cost.Total.Amount != e.Monthly.Total || c.Cost.Total.Currency != e.Monthly.Currency {
 			t.Errorf("%s: total %s %s, compare says %s %s", c.Name, c.Cost.Total.Amount, c.Cost.Total.Currency, e.Monthly.Total, e.Monthly.Currency)
 		}
-		if c.Cost.TotalBase.Amount != e.Monthly.Converted.Amount {
+		if c.Cost.TotalBase.Amount != e.Monthly.Converted.Text() {
 			t.Errorf("%s: converted %s, compare says %s", c.Name, c.Cost.TotalBase.Amount, e.Monthly.Converted.Amount)
 		}
 		mc := m.Candidate(c.Name)

@@ -128,26 +128,9 @@ type Traffic struct {
 	TZ string
 }
 
-// FX holds exchange rates given by the user (never fetched): 1 unit of a
-// currency = Rates[currency] units of Base.
-type FX struct {
-	Base  string
-	Rates map[string]decimal.Decimal
-	// Text holds each rate as written in the YAML (7.10, not 7.1), for reports.
-	Text map[string]string
-}
-
-// Convert converts amount in currency cur to the base currency.
-func (fx FX) Convert(amount decimal.Decimal, cur string) (decimal.Decimal, error) {
-	if cur == fx.Base || fx.Base == "" && len(fx.Rates) == 0 {
-		return amount, nil
-	}
-	r, ok := fx.Rates[cur]
-	if !ok {
-		return decimal.Decimal{}, fmt.Errorf("fx: no rate for %s (add `%s: <%s per %s>` under fx)", cur, cur, fx.Base, cur)
-	}
-	return amount.Mul(r), nil
-}
+// FX is billing's one exchange model: a candidates file's fx: is read into
+// it, as an offers file's compare_currency and exchange_rates are.
+type FX = billing.FX
 
 // SLA holds the thresholds every candidate is checked against; a nil
 // pointer or empty list means "not required".

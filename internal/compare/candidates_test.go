@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
@@ -165,15 +166,15 @@ func TestFXConvertsByHand(t *testing.T) {
 		{"0.01", "USD", "0.071"},
 	}
 	for _, c := range cases {
-		got, err := fx.Convert(decimal.RequireFromString(c.amount), c.cur)
+		gotM, err := fx.Convert(billing.MoneyOf(decimal.RequireFromString(c.amount), c.cur))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !got.Equal(decimal.RequireFromString(c.want)) {
+		if got := gotM.Amount; gotM.Currency != "CNY" || !got.Equal(decimal.RequireFromString(c.want)) {
 			t.Errorf("%s %s = %s CNY, want %s", c.amount, c.cur, got, c.want)
 		}
 	}
-	if _, err := fx.Convert(decimal.NewFromInt(1), "EUR"); err == nil || !strings.Contains(err.Error(), "no rate for EUR") {
+	if _, err := fx.Convert(billing.MoneyOf(decimal.NewFromInt(1), "EUR")); err == nil || !strings.Contains(err.Error(), "no rate for EUR") {
 		t.Errorf("missing rate: err = %v", err)
 	}
 }

@@ -89,8 +89,8 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 }
 
 // NewPricingWith is NewPricing with o's rules for every offer (compare's
-// --usage-hours is o.UsageHours). A file without fx: gets its exchange
-// settled here, in f.FX (settleFX), since only the offers tell it.
+// --usage-hours is o.UsageHours). A file without fx: is priced in the
+// exchange its offers file states (settleFX, Pricing.FX); f is not written.
 func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
 	offers, err := billing.LoadOffers(f.Offers)
 	if err != nil {
@@ -121,23 +121,23 @@ func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error)
 			}
 		}
 	}
-	if f.FX.Base == "" {
-		fx, err := settleFX(f, need)
-		if err != nil {
+	fx := f.FX
+	if fx.Base == "" {
+		if fx, err = settleFX(f, need); err != nil {
 			return nil, err
 		}
-		f.FX = fx
 	}
 	for _, c := range f.Candidates {
 		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
 			if o := byName[name]; o != nil {
-				if _, err := f.FX.Convert(decimal.NewFromInt(1), o.Currency); err != nil {
+				if _, _, ok := fx.Rate(o.Currency); !ok {
+					_, err := fx.Convert(billing.MoneyOf(decimal.NewFromInt(1), o.Currency))
 					return nil, fmt.Errorf("%s: candidate %s: offer %s is priced in %s: %w", f.Path, c.Name, name, o.Currency, err)
 				}
 			}
 		}
 	}
-	p := &Pricing{fx: f.FX, bills: map[string]offerBill{}, offers: need, byName: byName, opts: o}
+	p := &Pricing{fx: fx, bills: map[string]offerBill{}, offers: need, byName: byName, opts: o}
 	p.Traffic, p.series, p.period, p.bills, err = billTraffic(f, now, need, o)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,6 @@ func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error)
 // ranked (a USD total is no CNY total): that is an error, never a silent
 // comparison of raw amounts.
 func settleFX(f *File, need []*billing.Offer) (FX, error) {
-	fx := FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
 	byCur := map[string][]string{}
 	var curs []string
 	for _, o := range need {
@@ -161,17 +160,10 @@ func settleFX(f *File, need []*billing.Offer) (FX, error) {
 		}
 		byCur[o.Currency] = append(byCur[o.Currency], o.Name)
 	}
-	if len(need) > 0 && need[0].CompareCurrency != "" {
-		fx.Base = need[0].CompareCurrency
-		for _, o := range need {
-			if o.Currency != fx.Base {
-				fx.Rates[o.Currency] = o.Rate.Decimal
-				// As written: "7.10" keeps its exponent (String would say 7.1).
-				fx.Text[o.Currency] = o.Rate.StringFixed(max(0, -o.Rate.Exponent()))
-			}
-		}
+	if fx := billing.OffersFX(need); fx.Base != "" {
 		return fx, nil
 	}
+	fx := FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
 	switch len(curs) {
 	case 0:
 		return fx, nil
@@ -216,25 +208,18 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	return m, whatIf, nil
 }
 
+// FX is the exchange the candidates are ranked in: the file's fx:, else the
+// one its offers file states, else their one currency.
+func (p *Pricing) FX() FX { return p.fx }
+
 // convertExact turns a bill's exact total into the fx base currency,
 // rounded once to the base currency's minor unit (never rounded before the
 // conversion and again after it).
 func (p *Pricing) convertExact(b offerBill) (Money, string, decimal.Decimal, error) {
-	base := p.fx.Base
-	if base == "" {
-		base = b.currency
-	}
-	v, err := p.fx.Convert(b.total, b.currency)
+	v, err := p.fx.Convert(billing.MoneyOf(b.total, b.currency))
 	if err != nil {
 		return Money{}, "", decimal.Decimal{}, err
 	}
-	rate, rv := "1", decimal.NewFromInt(1)
-	if b.currency != base {
-		rv = p.fx.Rates[b.currency]
-		rate = rv.String()
-		if t, ok := p.fx.Text[b.currency]; ok {
-			rate = t
-		}
-	}
-	return Money{Amount: billing.RoundMoney(v, base).StringFixed(billing.MinorUnit(base)), Currency: base}, rate, rv, nil
+	rv, rate, _ := p.fx.Rate(b.currency)
+	return v.Rounded(), rate, rv, nil
 }

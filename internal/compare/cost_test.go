@@ -46,12 +46,12 @@ fx: {base: CNY, USD: 7.10}
 		t.Fatal(err)
 	}
 	// 1000 (port) + 5000 (server), already CNY.
-	if m.Total != "6000.00" || m.Currency != "CNY" || m.Converted.Amount != "6000.00" || m.Rate != "1" {
+	if m.Total != "6000.00" || m.Currency != "CNY" || m.Converted.Text() != "6000.00" || m.Rate != "1" {
 		t.Errorf("monthly = %+v", m)
 	}
 	// 1000 GB × 0.05 = 50 USD + 700 USD = 750 USD = 5325.00 CNY at 7.10.
 	if len(whatIf) != 1 || whatIf[0].Offer != "metered" || whatIf[0].Scheme != "per-gb" || whatIf[0].Total != "750.00" ||
-		whatIf[0].Currency != "USD" || whatIf[0].Converted.Amount != "5325.00" {
+		whatIf[0].Currency != "USD" || whatIf[0].Converted.Text() != "5325.00" {
 		t.Errorf("what-if = %+v", whatIf)
 	}
 	if tr := p.Traffic; tr == nil || tr.PeriodStart != time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC) || len(tr.Times) != 8928 {
@@ -150,15 +150,22 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 		t.Fatal(err)
 	}
 	_, whatIf, err := p.Monthly(&f.Candidates[0])
-	if err != nil || f.FX.Base != "CNY" || len(whatIf) != 1 || whatIf[0].Converted.Amount != "5325.00" || whatIf[0].Converted.Currency != "CNY" {
-		t.Errorf("offers file rates: base %q, what-if %+v, %v", f.FX.Base, whatIf, err)
+	if err != nil || p.FX().Base != "CNY" || len(whatIf) != 1 || whatIf[0].Converted.Text() != "5325.00" || whatIf[0].Converted.Currency != "CNY" {
+		t.Errorf("offers file rates: base %q, what-if %+v, %v", p.FX().Base, whatIf, err)
 	}
-	if r := NewResult(f, Options{}); r.FXBase != "CNY" || r.FX["USD"] != "7.10" {
+	// The pricing does not write its settled exchange into the file it was
+	// given (NewPricingWith set f.FX before: issue 19).
+	if f.FX.Base != "" || len(f.FX.Rates) != 0 {
+		t.Errorf("NewPricing wrote into its input: f.FX = %+v", f.FX)
+	}
+	r := NewResult(f, Options{})
+	r.useFX(p.FX())
+	if r.FXBase != "CNY" || r.FX["USD"] != "7.10" {
 		t.Errorf("result fx: base %q rates %v", r.FXBase, r.FX)
 	}
 	// One currency: it is the base.
 	f = load("metered", "metered", whatIfOffers)
-	if _, err := NewPricing(f, time.Time{}); err != nil || f.FX.Base != "USD" {
-		t.Errorf("USD only: base %q, %v", f.FX.Base, err)
+	if p, err := NewPricing(f, time.Time{}); err != nil || p.FX().Base != "USD" || f.FX.Base != "" {
+		t.Errorf("USD only: base %q (file %q), %v", p.FX().Base, f.FX.Base, err)
 	}
 }

@@ -23,8 +23,10 @@
 //     what the SLA bounds, the best minimum for the floor), SetFloor
 //     (stretch), Evaluate, CheckSLA (a check without data fails);
 //   - money: NewPricing, Pricing.Monthly and Pricing.Rebill (billing's
-//     bills, converted with the file's exchange rates, rounded once), with
-//     billing's judgement of whether an offer's port can carry the traffic;
+//     bills, converted with one billing.FX — the file's fx:, else the offers
+//     file's, Pricing.FX — and rounded once; amounts are billing.Money, exact
+//     decimals, rendered only by the reports), with billing's judgement of
+//     whether an offer's port can carry the traffic;
 //   - ranking: RankLess over RankKey, Rank, RankingRule.
 //
 // Result, Evaluation and the other result types are the

@@ -12,11 +12,10 @@ import (
 
 // cost returns the candidate's monthly cost in the fx base currency.
 func (e *Evaluation) cost() (decimal.Decimal, bool) {
-	if e.Monthly == nil || e.Monthly.Converted.Amount == "" {
+	if e.Monthly == nil || !e.Monthly.Converted.Valid() {
 		return decimal.Decimal{}, false
 	}
-	d, err := decimal.NewFromString(e.Monthly.Converted.Amount)
-	return d, err == nil
+	return e.Monthly.Converted.Amount, true
 }
 
 // RankingRule states the order of Rank, for reports and docs.

@@ -4,12 +4,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 func cand(name string, pass bool, costCNY string) *Evaluation {
 	e := &Evaluation{Name: name, SLA: Verdict{Pass: pass}}
 	if costCNY != "" {
-		e.Monthly = &Monthly{Total: costCNY, Currency: "CNY", Converted: Money{Amount: costCNY, Currency: "CNY"}, Rate: "1"}
+		e.Monthly = &Monthly{Total: costCNY, Currency: "CNY", Converted: billing.MoneyOf(decimal.RequireFromString(costCNY), "CNY"), Rate: "1"}
 	}
 	return e
 }

@@ -237,10 +237,7 @@ type Monthly struct {
 func (m *Monthly) CanCarry() bool { return m == nil || m.Carry == nil || m.Carry.CanCarry }
 
 // Money is an amount with its currency.
-type Money struct {
-	Amount   string `json:"amount"`
-	Currency string `json:"currency"`
-}
+type Money = billing.Money
 
 // CostItem is one line of a monthly bill. Quantity, Unit, UnitPrice and
 // AmountExact are the bill's own fields (quantity × unit_price =

@@ -121,6 +121,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		return nil, err
 	}
 	r := NewResult(f, opt)
+	r.useFX(pr.FX())
 	r.Traffic = pr.Traffic
 	if !opt.NoASN {
 		r.ASNData = route.DataInfo(db)
@@ -203,16 +204,20 @@ func NewResult(f *File, opt Options) *Result {
 	for _, u := range f.Users {
 		r.Users = append(r.Users, u.String())
 	}
-	if len(f.FX.Rates) > 0 {
+	r.useFX(f.FX)
+	return r
+}
+
+// useFX states the exchange the result is ranked in: the file's fx:, or
+// the one its pricing settled (Pricing.FX).
+func (r *Result) useFX(fx FX) {
+	r.FXBase, r.FX = fx.Base, nil
+	if len(fx.Rates) > 0 {
 		r.FX = map[string]string{}
-		for cur, rate := range f.FX.Rates {
-			r.FX[cur] = rate.String()
-			if t, ok := f.FX.Text[cur]; ok {
-				r.FX[cur] = t
-			}
+		for cur := range fx.Rates {
+			_, r.FX[cur], _ = fx.Rate(cur)
 		}
 	}
-	return r
 }
 
 // Evaluate turns one candidate's measurement into its evaluation: line class

@@ -58,22 +58,23 @@ func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
 	idle, used := u.Exact()
 	base := p.base(b.currency)
 	out := &CandidateUsage{UsedHours: u.UsedHours, PeriodHours: u.PeriodHours, Cards: u.Cards}
-	iv, err := p.fx.Convert(idle, b.currency)
+	im, err := p.fx.Convert(billing.MoneyOf(idle, b.currency))
 	if err != nil {
 		return nil
 	}
-	tv, err := p.fx.Convert(b.total, b.currency)
+	tm, err := p.fx.Convert(billing.MoneyOf(b.total, b.currency))
 	if err != nil {
 		return nil
 	}
-	out.Idle = Money{billing.FormatMoney(iv, base), base}
+	iv, tv := im.Amount, tm.Amount
+	out.Idle = billing.MoneyOf(iv, base).Rounded()
 	if tv.IsPositive() {
 		s, _ := iv.DivRound(tv, 6).Float64()
 		out.IdleShare = &s
 	}
 	if u.Cards != nil && used.IsPositive() {
-		per := tv.DivRound(used.Mul(decimal.NewFromFloat(*u.Cards)), 24)
-		out.PerGPUHour = &Money{billing.FormatMoney(per, base), base}
+		per := billing.MoneyOf(tv.DivRound(used.Mul(decimal.NewFromFloat(*u.Cards)), 24), base).Rounded()
+		out.PerGPUHour = &per
 	}
 	return out
 }
@@ -102,8 +103,9 @@ func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
 	base := ""
 	for i, l := range r.Report.UsageLines() {
 		b := r.Report.Bills[i]
-		rate, err := p.fx.Convert(decimal.NewFromInt(1), b.Currency)
-		if err != nil {
+		rate, _, ok := p.fx.Rate(b.Currency)
+		if !ok {
+			_, err := p.fx.Convert(billing.MoneyOf(decimal.NewFromInt(1), b.Currency))
 			return nil, err
 		}
 		cur := p.base(b.Currency)
@@ -119,7 +121,7 @@ func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
 			}
 		}
 		s.Offers = append(s.Offers, UsageCurve{Offer: l.Offer, Candidates: names,
-			AtZero: Money{billing.FormatMoney(l.At0, cur), cur}, AtPeriod: Money{billing.FormatMoney(l.At(h), cur), cur}})
+			AtZero: billing.MoneyOf(l.At0, cur).Rounded(), AtPeriod: billing.MoneyOf(l.At(h), cur).Rounded()})
 	}
 	s.BreakEvenHours = billing.CrossHours(lines, h, base)
 	return s, nil

@@ -81,14 +81,14 @@ candidates:
 				}
 				continue
 			}
-			if e.Monthly.Converted.Amount != c.hourly {
+			if e.Monthly.Converted.Text() != c.hourly {
 				t.Errorf("at %q h: by-hour %s CNY, want %s", c.flag, e.Monthly.Converted.Amount, c.hourly)
 			}
-			if e.Usage == nil || e.Usage.PerGPUHour == nil || e.Usage.PerGPUHour.Amount != c.perGPU || e.Usage.PerGPUHour.Currency != "CNY" {
+			if e.Usage == nil || e.Usage.PerGPUHour == nil || e.Usage.PerGPUHour.Text() != c.perGPU || e.Usage.PerGPUHour.Currency != "CNY" {
 				t.Errorf("at %q h: per GPU-hour %+v, want %s CNY", c.flag, e.Usage, c.perGPU)
 			}
 			// Idle: 200 USD = 1420 CNY.
-			if e.Usage.Idle.Amount != "1420.00" {
+			if e.Usage.Idle.Text() != "1420.00" {
 				t.Errorf("idle %+v, want 1420.00 CNY", e.Usage.Idle)
 			}
 		}
@@ -99,7 +99,7 @@ candidates:
 		if be := u.BreakEvenHours[0]; be.A != "by-hour" || be.B != "by-month" || be.Hours != 412.5 || be.Amount != "71710.00" || be.Currency != "CNY" {
 			t.Errorf("break-even %+v, want by-hour/by-month at 412.5 h, 71710.00 CNY", be)
 		}
-		if o := u.Offers[0]; o.AtZero.Amount != "1420.00" || o.AtPeriod.Amount != "128197.60" { // (200 + 24 × 744) × 7.10 = 18056 × 7.10
+		if o := u.Offers[0]; o.AtZero.Text() != "1420.00" || o.AtPeriod.Text() != "128197.60" { // (200 + 24 × 744) × 7.10 = 18056 × 7.10
 			t.Errorf("by-hour curve %+v", o)
 		}
 	}

@@ -166,7 +166,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		monthly, cur, conv := "-", "", "-"
 		if e.Monthly != nil {
 			monthly, cur = fmtMoney(e.Monthly.Total), e.Monthly.Currency
-			conv = fmtMoney(e.Monthly.Converted.Amount)
+			conv = fmtMoney(e.Monthly.Converted.Text())
 		}
 		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
 		if q.Recv > 0 {
@@ -236,12 +236,12 @@ func CompareTables(r *compare.Result, format string) []Table {
 		total := "total"
 		detail := ""
 		if m.Currency != m.Converted.Currency {
-			detail = fmt.Sprintf("= %s %s at %s", fmtMoney(m.Converted.Amount), m.Converted.Currency, m.Rate)
+			detail = fmt.Sprintf("= %s %s at %s", fmtMoney(m.Converted.Text()), m.Converted.Currency, m.Rate)
 		}
 		cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, total, fmtMoney(m.Total), m.Currency, detail})
 		for _, w := range e.WhatIf {
 			cost.Rows = append(cost.Rows, []string{e.Name, w.Offer, "what-if: " + w.Scheme + " (total)", fmtMoney(w.Total), w.Currency,
-				fmt.Sprintf("= %s %s", fmtMoney(w.Converted.Amount), w.Converted.Currency)})
+				fmt.Sprintf("= %s %s", fmtMoney(w.Converted.Text()), w.Converted.Currency)})
 		}
 	}
 	if r.Savings != nil && format != "csv" {

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -40,11 +43,11 @@ func handResult() *compare.Result {
 		Candidates: []*compare.Evaluation{
 			{Name: "hk", Provider: "P1", Region: "Hong Kong", Route: compare.RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 31, P95: 35}, FloorMs: 12.3, Stretch: 2.2, Samples: s1},
 				SLA: compare.Verdict{Pass: true, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 35.0, Unit: "ms", Pass: true}}},
-				Monthly: &compare.Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: compare.Money{Amount: "150000.00", Currency: "CNY"},
+				Monthly: &compare.Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("150000.00"), "CNY"),
 					Items: []compare.CostItem{{Name: "commit", Kind: "bandwidth", Amount: "30000.00"}, {Name: "GPU", Kind: "compute", Amount: "118000.00"}, {Name: "IPs", Kind: "ip", Amount: "2000.00"}}}},
 			{Name: "la", Provider: "P2", Region: "Los Angeles", Route: compare.RouteQuality{LineClass: "transit", Direction: "forward", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 140, P95: 165}, FloorMs: 104, Stretch: 1.25, Samples: s2},
 				SLA: compare.Verdict{Pass: false, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 165.0, Unit: "ms", Pass: false}}},
-				Monthly: &compare.Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: compare.Money{Amount: "106500.00", Currency: "CNY"},
+				Monthly: &compare.Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: billing.MoneyOf(decimal.RequireFromString("106500.00"), "CNY"),
 					Items: []compare.CostItem{{Name: "egress", Kind: "bandwidth", Amount: "2000.00"}, {Name: "GPU", Kind: "compute", Amount: "13000.00"}}}},
 		}}
 	compare.Rank(r)

@@ -8,6 +8,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -81,7 +84,7 @@ func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 		Route:   compare.RouteQuality{LineClass: "unknown", Direction: "none", Sent: 20, Loss: 1, FloorMs: 17.7},
 		Targets: []compare.TargetResult{{Target: compare.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
 		SLA:     compare.Verdict{Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Unit: "ms", Note: "no probe was answered"}}},
-		Monthly: &compare.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: compare.Money{Amount: "1000.00", Currency: "CNY"}}}
+		Monthly: &compare.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("1000.00"), "CNY")}}
 	r.Candidates = append(r.Candidates, dead)
 	compare.Rank(r)
 	if got := r.Ranking[len(r.Ranking)-1]; got != "dead" {

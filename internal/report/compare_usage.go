@@ -41,12 +41,12 @@ func compareUsageTable(r *compare.Result, format string) *Table {
 			}
 		}
 		if u.PerGPUHour != nil {
-			per = money(u.PerGPUHour.Amount)
+			per = money(u.PerGPUHour.Text())
 		}
 		if format == "csv" {
 			cards, share, per = csvDash(cards), csvDash(share), csvDash(per)
 		}
-		t.Rows = append(t.Rows, []string{e.Name, m.Offer, fmtHours(u.UsedHours), cards, money(m.Converted.Amount), money(u.Idle.Amount), share, per})
+		t.Rows = append(t.Rows, []string{e.Name, m.Offer, fmtHours(u.UsedHours), cards, money(m.Converted.Text()), money(u.Idle.Text()), share, per})
 	}
 	if format != "csv" {
 		for _, be := range r.Usage.BreakEvenHours {
@@ -79,11 +79,10 @@ func usageSVG(r *compare.Result) string {
 		VLines: []plot.VLine{{Label: fmtHours(u.UsedHours) + " h used", X: u.UsedHours}},
 	}
 	for _, o := range u.Offers {
-		a, errA := strconv.ParseFloat(o.AtZero.Amount, 64)
-		b, errB := strconv.ParseFloat(o.AtPeriod.Amount, 64)
-		if errA != nil || errB != nil {
+		if !o.AtZero.Valid() || !o.AtPeriod.Valid() {
 			continue
 		}
+		a, b := o.AtZero.Amount.InexactFloat64(), o.AtPeriod.Amount.InexactFloat64()
 		ch.Curves = append(ch.Curves, plot.Curve{Name: o.Offer, X: []float64{0, u.PeriodHours}, Y: []float64{a, b}})
 	}
 	for _, be := range u.BreakEvenHours {
