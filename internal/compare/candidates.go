@@ -444,9 +444,10 @@ func lineMsg(path, msg string) error {
 }
 
 type validator struct {
-	path string
-	opt  LoadOptions
-	errs []error
+	path  string
+	opt   LoadOptions
+	errs  []error
+	probe probe.Gate // the interfaces read once per file, not per target
 }
 
 // gate passes an address literal through probe's safety gate, which a live
@@ -458,7 +459,7 @@ func (v *validator) gate(addr, hint string) error {
 	if err != nil {
 		return nil
 	}
-	err = probe.CheckTarget(addr, a, hint)
+	err = v.probe.Check(addr, a, hint)
 	if !v.opt.Live && errors.Is(err, probe.ErrDocumentation) {
 		return nil
 	}

@@ -70,6 +70,7 @@ type Exporter struct {
 
 	mu      sync.Mutex
 	targets []Target
+	byCand  map[string][]Target     // targets by candidate, so judging one is not a scan of all
 	state   map[string]*targetState // per target key
 	// state per target key: the TTLs and line class currently exported, so a
 	// shorter trace or a new class removes the stale series.
@@ -308,8 +309,10 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		cands[t.Candidate] = true
 	}
 	e.targets = append([]Target(nil), ts...)
+	e.byCand = make(map[string][]Target, len(cands))
 	for _, t := range ts {
 		cands[t.Candidate] = true
+		e.byCand[t.Candidate] = append(e.byCand[t.Candidate], t)
 	}
 	for c := range cands {
 		e.judge(c) // a removed candidate's gauges go, a changed one is judged again

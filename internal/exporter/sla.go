@@ -68,10 +68,7 @@ func (e *Exporter) judge(candidate string) {
 	var results []compare.TargetResult
 	class, traced := "", false
 	first := true
-	for _, t := range e.targets {
-		if t.Candidate != candidate {
-			continue
-		}
+	for _, t := range e.byCand[candidate] {
 		if first {
 			class, traced = e.class[t.key()]
 			first = false
