@@ -139,7 +139,7 @@ func FixtureCosts(o CostOptions) map[string]Cost {
 	gia, giaD := commit(500, 60, 90)
 	bgp, bgpD := commit(500, 30, 45)
 	la, laD := commit(500, 4.5, 6)
-	gbD := fmt.Sprintf("%s GB out × ", groupThousands(fmt.Sprintf("%.0f", gbOut)))
+	gbD := fmt.Sprintf("%s GB out × ", billing.GroupThousands(fmt.Sprintf("%.0f", gbOut)))
 	return map[string]Cost{
 		"hk-cn2-gia": mk("hk-cn2", "CNY", 1, []SchemeCost{
 			{Scheme: "fixed", Detail: "1 Gbps port", Amount: money("65000.00", "")},

@@ -108,23 +108,6 @@ func ms(v float64) string {
 	}
 }
 
-// groupThousands inserts commas into the integer part of a decimal string.
-func groupThousands(intPart string) string {
-	neg := strings.HasPrefix(intPart, "-")
-	intPart = strings.TrimPrefix(intPart, "-")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // moneyText formats an exact decimal amount with two decimals and
 // thousands separators, without going through a float.
 func moneyText(m Money) string {
@@ -137,7 +120,7 @@ func moneyText(m Money) string {
 		ip += "0"
 	}
 	fp = (fp + "00")[:2]
-	return groupThousands(ip) + "." + fp
+	return billing.GroupThousands(ip) + "." + fp
 }
 
 // moneyWhole formats an amount in whole units (rounded half up) with separators.
@@ -145,7 +128,7 @@ func moneyWhole(f float64) string {
 	if math.IsNaN(f) {
 		return "-"
 	}
-	return groupThousands(fmt.Sprintf("%.0f", math.Round(f)))
+	return billing.GroupThousands(fmt.Sprintf("%.0f", math.Round(f)))
 }
 
 // moneyCompact formats an amount in at most 6 cells: 2571, 23.4k, 1.23M.

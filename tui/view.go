@@ -7,6 +7,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 // View renders the current screen in the alternate screen buffer.
@@ -117,7 +119,7 @@ func (m *Model) renderStatus(width int) string {
 	if !last.IsZero() {
 		parts = append(parts, last.UTC().Format("15:04:05Z"))
 	}
-	p := fmt.Sprintf("%s probes %s lost", groupThousands(fmt.Sprint(sent)), groupThousands(fmt.Sprint(lost)))
+	p := fmt.Sprintf("%s probes %s lost", billing.GroupThousands(fmt.Sprint(sent)), billing.GroupThousands(fmt.Sprint(lost)))
 	if late > 0 {
 		p += fmt.Sprintf(" %d late", late)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"os"
 	"sync"
@@ -149,7 +148,8 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		return err
 	}
 	o := backtraceOpts
-	if err := report.CheckFormat(o.format); err != nil {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
 		return badInput(err)
 	}
 	targets := route.BundledTargets()
@@ -165,10 +165,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	}
 	out := c.OutOrStdout()
 	if o.list {
-		if o.format == "json" {
-			return report.WriteJSON(out, map[string]any{"targets": targets})
-		}
-		return report.Write(out, o.format, report.BacktraceTargetsTable(title, targets))
+		return report.Render(out, report.BacktraceList{Title: title, Targets: targets}, format, report.Options{})
 	}
 	if o.targets == "" && !o.bundled && !(prIsTTY(os.Stdin) && prIsTTY(c.ErrOrStderr())) {
 		return badInput(errors.New("no --targets FILE and no terminal: tracing the bundled target set (real addresses in China, see 'linecheck backtrace --list') " +
@@ -250,22 +247,13 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		}
 		doc.Results = append(doc.Results, route.NewBacktraceResult(t, res.trace, why))
 	}
-	if err := writeBacktrace(out, o.format, doc); err != nil {
+	if err := report.Render(out, report.BacktraceReport{Doc: doc}, format, tableOptions(out, false)); err != nil {
 		return err
 	}
 	if interrupted() {
 		return errInterrupted
 	}
 	return nil
-}
-
-func writeBacktrace(w io.Writer, format string, doc *route.BacktraceDoc) error {
-	if format == "json" {
-		return report.WriteJSON(w, doc)
-	}
-	// Fitted like trace's table: the AS path and the evidence move under
-	// the grid when the rows are wider than the terminal (120 columns off one).
-	return report.WriteWith(w, format, tableOptions(w, false), report.BacktraceTable(doc, format))
 }
 
 // backtraceBurst is how many probes (of all targets together) may leave at

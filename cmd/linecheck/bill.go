@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -171,7 +170,7 @@ func billPeriod(loc *time.Location) (p billing.Period, ok bool, err error) {
 
 func runBill(c *cobra.Command, args []string) error {
 	o := billOpts
-	err := report.CheckFormat(o.format)
+	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return badInput(err)
 	}
@@ -180,15 +179,13 @@ func runBill(c *cobra.Command, args []string) error {
 	}
 	history := o.period == "all" || strings.Contains(o.period, "..")
 	if history || o.daily || o.hourly {
-		return runBillTraffic(c, args, history)
+		return runBillTraffic(c, args, history, format)
 	}
-	if o.table != "" {
-		if o.format != "csv" {
-			return badInput(fmt.Errorf("--table chooses the CSV table to write (%s): add --format csv", strings.Join(report.BillCSVNames, ", ")))
-		}
-		if err := report.WriteBillCSV(io.Discard, o.table, nil); err != nil {
-			return badInput(err)
-		}
+	if err := report.CheckTableFlag(format, o.table != "", report.BillCSVNames...); err != nil {
+		return badInput(err)
+	}
+	if _, err := (report.BillReport{}).CSVTable(o.table); err != nil {
+		return badInput(err)
 	}
 	if o.gaps != "skip" && o.gaps != "zero" {
 		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
@@ -283,10 +280,9 @@ func runBill(c *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	if o.format == "csv" {
-		return report.WriteBillCSV(c.OutOrStdout(), o.table, reports)
-	}
-	return report.WriteBillWith(c.OutOrStdout(), o.format, tableOptions(c.OutOrStdout(), o.wide), reports)
+	topt := tableOptions(c.OutOrStdout(), o.wide)
+	topt.Table = o.table
+	return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
 }
 
 // selectSeries keeps the series named in names (-i), in the order read;

@@ -15,7 +15,7 @@ import (
 
 // runBillTraffic is bill --daily, --hourly and --period all|A..B: the
 // traffic per day, hour or month, vnstat's and LibreNMS's views, not a bill.
-func runBillTraffic(c *cobra.Command, args []string, history bool) error {
+func runBillTraffic(c *cobra.Command, args []string, history bool, format report.Format) error {
 	o := billOpts
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
@@ -31,7 +31,7 @@ func runBillTraffic(c *cobra.Command, args []string, history bool) error {
 	case o.hourly:
 		kind = "hourly"
 	}
-	if o.table != "" && (o.format != "csv" || o.table != kind) {
+	if o.table != "" && (!format.ChoosesTable() || o.table != kind) {
 		return badInput(fmt.Errorf("--table: the %s traffic report is one table, %s (with --format csv)", kind, kind))
 	}
 	if o.offers != "" {
@@ -131,8 +131,5 @@ func runBillTraffic(c *cobra.Command, args []string, history bool) error {
 		}
 		doc.Series = append(doc.Series, t)
 	}
-	if o.format == "json" {
-		return report.WriteJSON(c.OutOrStdout(), doc)
-	}
-	return report.WriteWith(c.OutOrStdout(), o.format, tableOptions(c.OutOrStdout(), o.wide), report.TrafficTables(doc, o.format)...)
+	return report.Render(c.OutOrStdout(), doc, format, tableOptions(c.OutOrStdout(), o.wide))
 }

@@ -229,7 +229,7 @@ func runBW(c *cobra.Command, args []string) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
 	}
-	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && o.format != "json" {
+	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && report.Format(o.format) != report.FormatJSON {
 		return badInput(errors.New("-J (--json) and --format: -J is --format json; give one"))
 	}
 	if o.client != "" {
@@ -315,13 +315,7 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 }
 
 func writeBW(w io.Writer, r *bw.Result) error {
-	if bwOpts.format == "json" {
-		return report.WriteJSON(w, r)
-	}
-	if bwOpts.format == "csv" {
-		return report.Write(w, "csv", report.BWCSVTables(r)...)
-	}
-	return report.Write(w, bwOpts.format, report.BWTables(r)...)
+	return report.Render(w, report.BWTest{Result: r}, report.Format(bwOpts.format), report.Options{})
 }
 
 // bwListen serves iperf3 clients until interrupted, printing each test.
@@ -554,14 +548,7 @@ func bwReport(c *cobra.Command) error {
 	}
 	r := journal.SummarizeBW(entries, info, w.journal, loc, ro)
 	out := c.OutOrStdout()
-	if bwOpts.format == "json" {
-		err = report.WriteJSON(out, r)
-	} else if bwOpts.format == "csv" {
-		err = report.Write(out, "csv", report.BWReportCSVTables(r)...)
-	} else {
-		err = report.Write(out, bwOpts.format, report.BWReportTables(r)...)
-	}
-	if err != nil {
+	if err := report.Render(out, report.BWWatchReport{Report: r}, report.Format(bwOpts.format), report.Options{}); err != nil {
 		return err
 	}
 	if bwOpts.failExit && r.Verdict == "oversold" {

@@ -122,13 +122,14 @@ func init() {
 
 func runCompare(c *cobra.Command, args []string) error {
 	o := compareOpts
-	if err := report.CheckFormat(o.format, report.CompareFormats...); err != nil {
+	format, err := report.ParseFormat(o.format, report.CompareFormats...)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := report.CheckTableFlag(format, o.table != "", report.CompareCSVNames...); err != nil {
 		return badInput(err)
 	}
 	if o.table != "" {
-		if o.format != "csv" {
-			return badInput(fmt.Errorf("--table chooses the CSV table to write (%s): add --format csv", strings.Join(report.CompareCSVNames, ", ")))
-		}
 		if !slices.Contains(report.CompareCSVNames, o.table) {
 			return badInput(fmt.Errorf("--table %q: compare's CSV tables are %s", o.table, strings.Join(report.CompareCSVNames, ", ")))
 		}
@@ -181,8 +182,9 @@ func runCompare(c *cobra.Command, args []string) error {
 		}
 		return badInput(err)
 	}
-	if o.format == "csv" { // the one table asked for; a missing optional one is bad input, before anything is written
-		if _, err := report.Pick(report.CompareCSVTables(r), o.table); err != nil {
+	doc := report.CompareReport{Result: r}
+	if format.ChoosesTable() { // the one table asked for; a missing optional one is bad input, before anything is written
+		if _, err := doc.CSVTable(o.table); err != nil {
 			return badInput(fmt.Errorf("%w (this comparison has no %s table)", err, o.table))
 		}
 	}
@@ -190,12 +192,8 @@ func runCompare(c *cobra.Command, args []string) error {
 	if o.output != "" {
 		topt = report.Options{Width: report.DefaultWidth, Wide: o.wide}
 	}
-	write := func(w io.Writer) error {
-		if o.format == "csv" {
-			return report.WriteCompareCSV(w, r, o.table)
-		}
-		return report.WriteCompareWith(w, r, o.format, topt)
-	}
+	topt.Table = o.table
+	write := func(w io.Writer) error { return report.Render(w, doc, format, topt) }
 	if o.output == "" {
 		if err := write(c.OutOrStdout()); err != nil {
 			return err

@@ -49,6 +49,10 @@ func init() {
 }
 
 func runDemo(c *cobra.Command, _ []string) error {
+	format, err := report.ParseFormat(demoOpts.format, report.CompareFormats...)
+	if err != nil {
+		return badInput(err)
+	}
 	dir, err := os.MkdirTemp("", "linecheck-demo-")
 	if err != nil {
 		return err
@@ -68,7 +72,7 @@ func runDemo(c *cobra.Command, _ []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	if demoInteractive() {
+	if demoInteractive(format) {
 		return runDemoTUI(ctx, c, f)
 	}
 	res, err := compare.Run(ctx, f, compare.Options{Offline: true})
@@ -77,11 +81,11 @@ func runDemo(c *cobra.Command, _ []string) error {
 	}
 	// Off a terminal the demo always prints its report and exits 0: a failed
 	// SLA is part of what the demo shows, not an error of the demo.
-	return report.WriteCompare(c.OutOrStdout(), res, demoOpts.format)
+	return report.Render(c.OutOrStdout(), report.CompareReport{Result: res}, format, report.Options{})
 }
 
 // demoInteractive reports whether demo should open the TUI: stdin and stdout
 // are terminals and the user asked for the table (the default).
-func demoInteractive() bool {
-	return demoOpts.format == "table" && term.IsTerminal(os.Stdout.Fd()) && term.IsTerminal(os.Stdin.Fd())
+func demoInteractive(format report.Format) bool {
+	return format.ForTerminal() && term.IsTerminal(os.Stdout.Fd()) && term.IsTerminal(os.Stdin.Fd())
 }

@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -64,37 +61,5 @@ func TestTraceTargetRefusesDocumentationAddresses(t *testing.T) {
 	}
 	if _, err := os.Stat(j); !os.IsNotExist(err) {
 		t.Errorf("the refused watch created its journal: %v", err)
-	}
-}
-
-// A target with nothing sent (a sweep interrupted before its first probe
-// ended) has no loss: null in JSON, "-" in the table, not 0 %. One whose
-// probes all went unanswered has a real 100 %.
-func TestPingLossWithoutProbesIsAbsent(t *testing.T) {
-	rs := pingResolved{prefixes: []pingPrefix{{prefix: "127.0.0.0/31", first: 0, last: 0}}}
-	results := []probe.PingResult{{Target: "127.0.0.1", Addr: "127.0.0.1"}, {Target: "127.0.0.2", Addr: "127.0.0.2", Sent: 3}}
-	doc := pingDocument(results, rs, "icmp", 0, 3, time.Second, time.Second)
-	if doc.Results[0].Loss != nil || doc.Prefixes[0].Loss != nil {
-		t.Fatalf("no probes sent: loss %v, prefix %v", doc.Results[0].Loss, doc.Prefixes[0].Loss)
-	}
-	if l := doc.Results[1].Loss; l == nil || *l != 1 {
-		t.Fatalf("all lost: %v", l)
-	}
-	b, _ := json.Marshal(doc.Results[0])
-	if !strings.Contains(string(b), `"loss":null`) {
-		t.Errorf("json %s", b)
-	}
-	var out bytes.Buffer
-	if err := writePing(&out, doc, "table", "", false, false, false, report.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	loss := map[string]string{}
-	for _, line := range strings.Split(out.String(), "\n") {
-		if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[0], "127.0.0.") {
-			loss[f[0]] = f[3]
-		}
-	}
-	if loss["127.0.0.1"] != "-" || loss["127.0.0.2"] != "100.0%" {
-		t.Errorf("loss column %v, want - and 100.0%%:\n%s", loss, out.String())
 	}
 }

@@ -143,9 +143,9 @@ func runGoldenCases(t *testing.T, dir string, cases []goldenCase) map[string]str
 }
 
 // formatCases is one case per format (and per CSV table) of args.
-func formatCases(prefix string, args []string, formats []string, csvTables ...string) []goldenCase {
+func formatCases(prefix string, args []string, formats []report.Format, csvTables ...string) []goldenCase {
 	var cs []goldenCase
-	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md", "html": "html"}
+	ext := map[report.Format]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md", "html": "html"}
 	for _, f := range formats {
 		if f == "csv" && len(csvTables) > 0 {
 			for _, tb := range csvTables {
@@ -153,12 +153,12 @@ func formatCases(prefix string, args []string, formats []string, csvTables ...st
 			}
 			continue
 		}
-		cs = append(cs, goldenCase{file: prefix + "." + ext[f], args: append(append([]string(nil), args...), "--format", f)})
+		cs = append(cs, goldenCase{file: prefix + "." + ext[f], args: append(append([]string(nil), args...), "--format", string(f))})
 	}
 	return cs
 }
 
-var textFormats = []string{"table", "json", "csv", "markdown"}
+var textFormats = report.Formats
 
 // nearestRank is the p-th percentile of v by the nearest-rank rule
 // (ceil(p/100·n), 1-based), computed here by sorting a copy.
@@ -304,11 +304,11 @@ func TestGoldenBill(t *testing.T) {
 
 func TestGoldenCompare(t *testing.T) {
 	base := []string{"compare", "--offline", "../../samples/candidates.yaml"}
-	cases := formatCases("compare", base, []string{"table", "json", "csv", "markdown", "html"},
+	cases := formatCases("compare", base, report.CompareFormats,
 		"ranking", "checks", "items", "targets", "routes", "usage")
 	three := []string{"compare", "--offline", "../../samples/three-networks.yaml"}
 	// No candidate of the three-network scenario passes: exit 1 after the report.
-	for _, c := range formatCases("compare-three", three, []string{"table", "json", "csv", "markdown"}, "ranking", "carriers") {
+	for _, c := range formatCases("compare-three", three, report.Formats, "ranking", "carriers") {
 		c.code = 1
 		cases = append(cases, c)
 	}
@@ -473,10 +473,10 @@ func TestGoldenPing(t *testing.T) {
 	icmp := pingResultsFrom(t, probe.ICMP, sampleStreams...)
 	// A target that never answers and a name that did not resolve.
 	icmp = append(icmp, probe.PingResult{Target: "127.0.0.9", Addr: "127.0.0.9", Sent: 288})
-	rs := pingResolved{unresolved: []report.PingUnresolved{{Target: "nowhere.invalid", Error: "no such host"}}}
-	docICMP := pingDocument(icmp, rs, "icmp", 0, 288, 5*time.Minute, time.Second)
+	unresolved := []report.PingUnresolved{{Target: "nowhere.invalid", Error: "no such host"}}
+	docICMP := report.NewPingDoc(report.PingSweep{Results: icmp, Unresolved: unresolved, Protocol: "icmp", Count: 288, Interval: 5 * time.Minute, Timeout: time.Second})
 	tcp := pingResultsFrom(t, probe.TCP, sampleStreams...)
-	docTCP := pingDocument(tcp, pingResolved{}, "tcp", 443, 288, 5*time.Minute, time.Second)
+	docTCP := report.NewPingDoc(report.PingSweep{Results: tcp, Protocol: "tcp", Port: 443, Count: 288, Interval: 5 * time.Minute, Timeout: time.Second})
 	// A CIDR sweep: the same results as 127.0.0.8/30's four addresses.
 	var swept []probe.PingResult
 	for i, r := range icmp[:4] {
@@ -484,10 +484,11 @@ func TestGoldenPing(t *testing.T) {
 		r.Addr = r.Target
 		swept = append(swept, r)
 	}
-	docCIDR := pingDocument(swept, pingResolved{prefixes: []pingPrefix{{prefix: "127.0.0.8/30", first: 0, last: 3}}}, "icmp", 0, 288, 5*time.Minute, time.Second)
+	docCIDR := report.NewPingDoc(report.PingSweep{Results: swept, Spans: []report.PingSpan{{Prefix: "127.0.0.8/30", First: 0, Last: 3}},
+		Protocol: "icmp", Count: 288, Interval: 5 * time.Minute, Timeout: time.Second})
 	type variant struct {
 		name           string
-		doc            pingDoc
+		doc            report.PingDoc
 		alive, unreach bool
 		quiet          bool
 	}
@@ -499,7 +500,7 @@ func TestGoldenPing(t *testing.T) {
 		{name: "ping-cidr", doc: docCIDR},
 		{name: "ping-cidr-quiet", doc: docCIDR, quiet: true},
 	}
-	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
+	ext := map[report.Format]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
 	outs := map[string]string{}
 	for _, v := range variants {
 		for _, f := range textFormats {
@@ -507,7 +508,8 @@ func TestGoldenPing(t *testing.T) {
 				continue
 			}
 			var b bytes.Buffer
-			if err := writePing(&b, v.doc, f, "", v.alive, v.unreach, v.quiet, tableOptions(&b, false)); err != nil {
+			view := report.PingReport{Doc: v.doc, Filter: pingFilter(v.alive, v.unreach), Quiet: v.quiet}
+			if err := report.Render(&b, view, f, tableOptions(&b, false)); err != nil {
 				t.Fatal(err)
 			}
 			name := v.name + "." + ext[f]
@@ -773,13 +775,11 @@ func TestGoldenBW(t *testing.T) {
 	for i := range udp.Intervals {
 		udp.Intervals[i].Retransmits, udp.Intervals[i].RTTms = nil, nil
 	}
-	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
-	defer func(f string) { bwOpts.format = f }(bwOpts.format)
+	ext := map[report.Format]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
 	for name, r := range map[string]*bw.Result{"bw": res, "bw-udp": udp} {
 		for _, f := range textFormats {
-			bwOpts.format = f
 			var b bytes.Buffer
-			if err := writeBW(&b, r); err != nil {
+			if err := report.Render(&b, report.BWTest{Result: r}, f, report.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, name+"."+ext[f], b.String())
@@ -822,7 +822,7 @@ func TestGoldenBW(t *testing.T) {
 // TestGoldenBacktrace renders the sample backtrace recordings through the
 // command's writer (backtrace itself only runs live), and the target list.
 func TestGoldenBacktrace(t *testing.T) {
-	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
+	ext := map[report.Format]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
 	for _, name := range []string{"hk-bgp", "hk-cn2-gia"} {
 		b, err := os.ReadFile("../../samples/rec/" + name + "-backtrace.json")
 		if err != nil {
@@ -834,7 +834,7 @@ func TestGoldenBacktrace(t *testing.T) {
 		}
 		for _, f := range textFormats {
 			var out bytes.Buffer
-			if err := writeBacktrace(&out, f, &doc); err != nil {
+			if err := report.Render(&out, report.BacktraceReport{Doc: &doc}, f, tableOptions(&out, false)); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, "backtrace-"+name+"."+ext[f], out.String())

@@ -112,7 +112,8 @@ func newGPUCmd() *cobra.Command {
 }
 
 func runGPU(c *cobra.Command, o *gpuOptions) error {
-	if err := report.CheckFormat(o.format); err != nil {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
 		return badInput(err)
 	}
 	ct, err := gpuContract(o)
@@ -135,15 +136,7 @@ func runGPU(c *cobra.Command, o *gpuOptions) error {
 	}
 	d := gpu.NewDoc(m, ct)
 	out := c.OutOrStdout()
-	switch o.format {
-	case "json":
-		err = report.WriteJSON(out, d)
-	case "csv":
-		err = report.Write(out, "csv", report.GPUTables(d)...)
-	default:
-		err = report.WriteWith(out, o.format, tableOptions(out, o.wide), report.GPUTables(d)...)
-	}
-	if err != nil {
+	if err := report.Render(out, report.GPUReport{Doc: d}, format, tableOptions(out, o.wide)); err != nil {
 		return err
 	}
 	return gpuVerdict(d.Verdict, d.Checks, "the delivery does not meet the contract")

@@ -230,16 +230,7 @@ func gpuReport(c *cobra.Command, o *gpuOptions, ct *gpu.Contract) error {
 
 func gpuWriteReport(c *cobra.Command, o *gpuOptions, d gpu.WatchDoc, ct *gpu.Contract) error {
 	out := c.OutOrStdout()
-	var err error
-	switch o.format {
-	case "json":
-		err = report.WriteJSON(out, d)
-	case "csv":
-		err = report.Write(out, "csv", report.GPUWatchTables(d)...)
-	default:
-		err = report.WriteWith(out, o.format, tableOptions(out, o.wide), report.GPUWatchTables(d)...)
-	}
-	if err != nil {
+	if err := report.Render(out, report.GPUWatchReport{Doc: d}, report.Format(o.format), tableOptions(out, o.wide)); err != nil {
 		return err
 	}
 	if o.plot != "" {
@@ -249,6 +240,7 @@ func gpuWriteReport(c *cobra.Command, o *gpuOptions, d gpu.WatchDoc, ct *gpu.Con
 		}
 		ts := report.GPUTempChart(d, maxT)
 		var data []byte
+		var err error
 		if strings.EqualFold(filepath.Ext(o.plot), ".png") {
 			data, err = ts.PNG(1100, 420)
 		} else {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -137,10 +136,11 @@ func init() {
 
 func runPing(c *cobra.Command, args []string) error {
 	o := pingOpts
-	if err := report.CheckFormat(o.format); err != nil {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
 		return badInput(err)
 	}
-	args, err := pingArgs(c, args, o.file)
+	args, err = pingArgs(c, args, o.file)
 	if err != nil {
 		return err
 	}
@@ -169,8 +169,8 @@ func runPing(c *cobra.Command, args []string) error {
 	if o.stream && o.streamFile != "" {
 		return badInput(errors.New("--stream and --stream-file: choose one"))
 	}
-	if c.Flags().Changed("table") && o.format != "csv" {
-		return badInput(errors.New("--table chooses the CSV table to write: add --format csv"))
+	if err := report.CheckTableFlag(format, c.Flags().Changed("table")); err != nil {
+		return badInput(err)
 	}
 	if o.alive && o.unreach {
 		return badInput(errors.New("-a (alive only) and -u (unreachable only): choose one"))
@@ -184,7 +184,7 @@ func runPing(c *cobra.Command, args []string) error {
 	if o.interim > 0 && !o.loop {
 		return badInput(errors.New("-Q N prints interim summaries of a -l loop: add -l, or leave -Q out"))
 	}
-	if o.stream && o.format != "table" {
+	if o.stream && !format.ForTerminal() {
 		return badInput(fmt.Errorf("--stream writes NDJSON records to stdout and the summary to stderr: it cannot also write --format %s; use --stream-file FILE to keep stdout for the %s", o.format, o.format))
 	}
 	network, err := prNetwork(o.v4, o.v6)
@@ -306,9 +306,13 @@ func runPing(c *cobra.Command, args []string) error {
 			fmt.Fprintf(stderr, "linecheck: %s: %v\n", r.Target, r.Blocked)
 		}
 	}
-	doc := pingDocument(results, rs, proto, o.tcp, sentPerTarget, iv, o.timeout)
+	doc := report.NewPingDoc(report.PingSweep{Results: results, Unresolved: rs.unresolved, Spans: rs.prefixes,
+		Protocol: proto, Port: o.tcp, Count: sentPerTarget, Interval: iv, Timeout: o.timeout})
 	doc.Partial = partial
-	if err := writePing(out, doc, o.format, o.table, o.alive, o.unreach, o.quiet, tableOptions(out, o.wide)); err != nil {
+	view := report.PingReport{Doc: doc, Filter: pingFilter(o.alive, o.unreach), Quiet: o.quiet}
+	topt := tableOptions(out, o.wide)
+	topt.Table = o.table
+	if err := report.Render(out, view, format, topt); err != nil {
 		return err
 	}
 	if partial {
@@ -335,91 +339,15 @@ func pingExit(doc report.PingDoc) error {
 	return nil
 }
 
-// writePing writes the report in format; -a and -u keep only alive or
-// unreachable targets (in a table: their names, one per line, as fping).
-func writePing(w io.Writer, doc report.PingDoc, format, table string, alive, unreach, quiet bool, opt report.Options) error {
-	filter := report.PingAll
+// pingFilter is the targets -a (alive) or -u (unreachable) keep.
+func pingFilter(alive, unreach bool) report.PingFilter {
 	switch {
 	case alive:
-		filter = report.PingAlive
+		return report.PingAlive
 	case unreach:
-		filter = report.PingUnreachable
+		return report.PingUnreachable
 	}
-	doc = doc.Filtered(filter)
-	if filter != report.PingAll && format == "table" {
-		for _, n := range doc.Names() {
-			if _, err := fmt.Fprintln(w, n); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if format == "json" {
-		return report.WriteJSON(w, doc)
-	}
-	tables := report.PingTables(doc, format, quiet)
-	if format == "csv" {
-		t, err := report.Pick(tables, table)
-		if err != nil {
-			return badInput(err)
-		}
-		tables = []report.Table{t}
-	}
-	return report.WriteWith(w, format, opt, tables...)
-}
-
-// pingDocument builds the linecheck.ping/v1 document.
-func pingDocument(results []probe.PingResult, rs pingResolved, proto string, port, count int, iv, timeout time.Duration) report.PingDoc {
-	doc := report.PingDoc{Schema: PingSchema, Protocol: proto, Port: port, Count: count,
-		IntervalMS: prMS(iv), TimeoutMS: prMS(timeout), Results: []report.PingTarget{}, Unresolved: rs.unresolved}
-	if doc.Unresolved == nil {
-		doc.Unresolved = []report.PingUnresolved{}
-	}
-	for _, r := range results {
-		pj := report.PingTarget{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv,
-			Late: r.Late, Duplicates: r.Dup, Foreign: r.Foreign}
-		if r.Sent > 0 {
-			l := r.Loss()
-			pj.Loss = &l
-		}
-		if len(r.RTTs) > 0 {
-			st, jt := stats.Summarize(r.RTTs)
-			pj.RTT = &st
-			if len(r.RTTs) > 1 {
-				pj.Jitter = &jt
-			}
-		}
-		if proto == "tcp" {
-			pj.Refused = &r.Refused
-		}
-		doc.Results = append(doc.Results, pj)
-	}
-	for _, g := range rs.prefixes {
-		p := report.PingPrefix{Prefix: g.prefix, First: g.first, Last: g.last}
-		var all []float64
-		for i := g.first; i <= g.last && i < len(results); i++ {
-			r := results[i]
-			p.Targets++
-			p.Sent += r.Sent
-			p.Recv += r.Recv
-			if r.Recv > 0 {
-				p.Alive++
-			} else {
-				p.Unreachable++
-			}
-			all = append(all, r.RTTs...)
-		}
-		if p.Sent > 0 {
-			l := 1 - float64(p.Recv)/float64(p.Sent)
-			p.Loss = &l
-		}
-		if len(all) > 0 {
-			st, _ := stats.Summarize(all)
-			p.RTTMinMS, p.RTTAvgMS, p.RTTMaxMS = &st.Min, &st.Avg, &st.Max
-		}
-		doc.Prefixes = append(doc.Prefixes, p)
-	}
-	return doc
+	return report.PingAll
 }
 
 // pingLoop is -l: rounds of probes until Ctrl-C, summed per target; with
@@ -456,11 +384,11 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			}
 		}
 		if every > 0 && ctx.Err() == nil {
-			doc := pingDocument(res, pingResolved{}, proto, cfg.TCPPort, cfg.Count, iv, cfg.Timeout)
-			t := report.PingTables(doc, "table", false)
+			doc := report.NewPingDoc(report.PingSweep{Results: res, Protocol: proto, Port: cfg.TCPPort, Count: cfg.Count, Interval: iv, Timeout: cfg.Timeout})
+			t := report.PingTables(doc, report.FormatTable, false)
 			t[0].Title = fmt.Sprintf("interim summary %s, the last %s", time.Now().UTC().Format("15:04:05Z"), time.Since(start).Round(time.Second))
 			t[0].Notes = nil
-			report.WriteWith(c.ErrOrStderr(), "table", tableOptions(c.ErrOrStderr(), false), t...)
+			report.WriteWith(c.ErrOrStderr(), report.FormatTable, tableOptions(c.ErrOrStderr(), false), t...)
 		}
 	}
 	sent := 0
@@ -474,12 +402,7 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 type pingResolved struct {
 	targets    []probe.Target
 	unresolved []report.PingUnresolved
-	prefixes   []pingPrefix
-}
-
-type pingPrefix struct {
-	prefix      string
-	first, last int
+	prefixes   []report.PingSpan
 }
 
 // lookupFunc resolves a host name to addresses (net.Resolver.LookupNetIP).
@@ -555,7 +478,7 @@ func pingResolve(ctx context.Context, args []string, o probe.ExpandOptions, look
 			return rs, err
 		}
 		if strings.Contains(a, "/") {
-			rs.prefixes = append(rs.prefixes, pingPrefix{prefix: a, first: len(rs.targets), last: len(rs.targets) + len(ts) - 1})
+			rs.prefixes = append(rs.prefixes, report.PingSpan{Prefix: a, First: len(rs.targets), Last: len(rs.targets) + len(ts) - 1})
 		}
 		rs.targets = append(rs.targets, ts...)
 	}
@@ -576,8 +499,6 @@ func resolveErrText(err error) string {
 	}
 	return "name lookup failed: " + err.Error()
 }
-
-func prMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 func prNetwork(v4, v6 bool) (string, error) {
 	switch {

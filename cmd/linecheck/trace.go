@@ -177,7 +177,8 @@ func init() {
 func runTrace(c *cobra.Command, args []string) error {
 	o := traceOpts
 	fl := c.Flags()
-	if err := report.CheckFormat(o.format); err != nil {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
 		return badInput(err)
 	}
 	if err := traceProtoFlags(fl); err != nil {
@@ -186,13 +187,11 @@ func runTrace(c *cobra.Command, args []string) error {
 	if err := traceJSONFlag(fl); err != nil {
 		return badInput(err)
 	}
-	if o.replay == "" && (fl.Changed("direction") || fl.Changed("table") && o.format != "csv") {
-		if fl.Changed("direction") {
-			return badInput(errors.New("--direction labels a --replay recording; a live trace always runs forward, from here toward TARGET"))
-		}
+	if o.replay == "" && fl.Changed("direction") {
+		return badInput(errors.New("--direction labels a --replay recording; a live trace always runs forward, from here toward TARGET"))
 	}
-	if fl.Changed("table") && o.format != "csv" {
-		return badInput(fmt.Errorf("--table chooses a CSV table (hops or route): add --format csv"))
+	if err := report.CheckTableFlag(format, fl.Changed("table"), "hops", "route"); err != nil {
+		return badInput(err)
 	}
 	switch o.direction {
 	case report.Forward, report.Return:
@@ -297,29 +296,17 @@ func runTrace(c *cobra.Command, args []string) error {
 		}
 	}
 	out := c.OutOrStdout()
-	if o.format == "json" {
-		if err := report.WriteJSON(out, tr); err != nil {
-			return err
-		}
-	} else {
-		view := report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}
-		// Reverse DNS names only for people watching a live trace on a
-		// terminal: never for a recording (its addresses are someone
-		// else's), machine formats, or -n.
-		if o.format == "table" && o.replay == "" && !o.noDNS && prIsTTY(out) {
-			view.Names = hopNames(c.Context(), tr, rdns.New(reverseFrom(c.Context())))
-		}
-		tables := report.TraceTables(tr, o.format, view)
-		if o.format == "csv" {
-			t, err := report.Pick(tables, o.table)
-			if err != nil {
-				return badInput(err)
-			}
-			tables = []report.Table{t}
-		}
-		if err := report.WriteWith(out, o.format, tableOptions(out, o.wide), tables...); err != nil {
-			return err
-		}
+	view := report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}
+	// Reverse DNS names only for people watching a live trace on a
+	// terminal: never for a recording (its addresses are someone
+	// else's), machine formats, or -n.
+	if format.ForTerminal() && o.replay == "" && !o.noDNS && prIsTTY(out) {
+		view.Names = hopNames(c.Context(), tr, rdns.New(reverseFrom(c.Context())))
+	}
+	topt := tableOptions(out, o.wide)
+	topt.Table = o.table
+	if err := report.Render(out, report.TraceReport{Trace: tr, View: view}, format, topt); err != nil {
+		return err
 	}
 	if interruptedRun {
 		return errInterrupted
@@ -343,7 +330,7 @@ func maxTTLAnswered(run *probe.TraceRun) bool {
 // the one given last would win silently.
 func traceJSONFlag(fl *pflag.FlagSet) error {
 	if fl.Changed("json") && fl.Changed("format") {
-		if f, _ := fl.GetString("format"); f != "json" {
+		if f, _ := fl.GetString("format"); report.Format(f) != report.FormatJSON {
 			return errors.New("-j (--json) and --format: -j is --format json; give one")
 		}
 	}

@@ -266,7 +266,7 @@ func TestHopNamesAreLookedUpOncePerAddress(t *testing.T) {
 		t.Errorf("names %v, calls %v", names, calls)
 	}
 	var b bytes.Buffer
-	report.WriteWith(&b, "table", report.Options{Width: 120}, report.TraceTables(tr, "table", report.TraceView{Names: names, ShowIPs: true})...)
+	report.Render(&b, report.TraceReport{Trace: tr, View: report.TraceView{Names: names, ShowIPs: true}}, report.FormatTable, report.Options{Width: 120})
 	if !strings.Contains(b.String(), "r1.lab.test (10.77.0.1)") {
 		t.Errorf("-b table:\n%s", b.String())
 	}

@@ -301,8 +301,9 @@ func pingCycleText(rs []journal.PingResult) string {
 
 // watchReport prints the hourly profile of --journal.
 func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
-	format, _ := c.Flags().GetString("format")
-	if err := report.CheckFormat(format); err != nil {
+	name, _ := c.Flags().GetString("format")
+	format, err := report.ParseFormat(name)
+	if err != nil {
 		return badInput(err)
 	}
 	var loc *time.Location
@@ -327,20 +328,10 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 	}
 	r := journal.Summarize(entries, info, o.journal, loc)
 	out := c.OutOrStdout()
-	if format == "json" {
-		return report.WriteJSON(out, r)
-	}
-	tables := report.WatchTables(r, format)
-	if format == "csv" {
-		name, _ := c.Flags().GetString("table")
-		t, err := report.Pick(tables, name)
-		if err != nil {
-			return badInput(err)
-		}
-		tables = []report.Table{t}
-	}
 	wide, _ := c.Flags().GetBool("wide")
-	return report.WriteWith(out, format, tableOptions(out, wide), tables...)
+	topt := tableOptions(out, wide)
+	topt.Table, _ = c.Flags().GetString("table")
+	return report.Render(out, report.WatchReport{Report: r}, format, topt)
 }
 
 // runTraceWatch traces the target again and again (each watch cycle is

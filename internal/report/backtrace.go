@@ -12,7 +12,7 @@ import (
 // RTT p50/p95 and loss to the destination, and whether it was reached. A
 // figure without data is "-". format is the output format (csv keeps loss
 // as a fraction, the others print a percentage).
-func BacktraceTable(d *route.BacktraceDoc, format string) Table {
+func BacktraceTable(d *route.BacktraceDoc, format Format) Table {
 	t := Table{
 		Title:   fmt.Sprintf("backtrace from %s: %d target(s)", d.Vantage, len(d.Results)),
 		Headers: []string{"target", "carrier", "city", "addr", "line class", "confidence", "evidence", "p50 ms", "p95 ms", "loss", "reached", "as path"},
@@ -75,11 +75,11 @@ func msOrDash(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 3, 64)
 }
 
-func lossOrDash(format string, v *float64) string {
+func lossOrDash(format Format, v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	if format == "csv" {
+	if format == FormatCSV {
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"

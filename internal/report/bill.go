@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,47 +15,6 @@ import (
 type BillSeriesDoc struct {
 	Schema string            `json:"schema"`
 	Series []*billing.Report `json:"series"`
-}
-
-// WriteBill renders bill reports (one per series) in format: the
-// linecheck.bill/v1 document for json (a "series" list for several), tables
-// rounded for reading for table and markdown, and for csv the same tables in
-// machine form: figures in base units (bytes, bit/s) at full precision, exact
-// decimals for quantities and amounts, every column named, the offer on every
-// charge row and, with several series, a leading series column.
-func WriteBill(w io.Writer, format string, reports []*billing.Report) error {
-	return WriteBillWith(w, format, Options{}, reports)
-}
-
-// WriteBillWith is WriteBill with text options: tables fit o.Width (the
-// bills' marks and notes, the charges' notes move to a detail block, long
-// notes wrap) unless o.Wide.
-func WriteBillWith(w io.Writer, format string, o Options, reports []*billing.Report) error {
-	if format == "json" {
-		if len(reports) == 1 {
-			return WriteJSON(w, reports[0])
-		}
-		doc := BillSeriesDoc{Schema: billing.Schema}
-		for _, r := range reports {
-			c := *r
-			c.Schema = ""
-			doc.Series = append(doc.Series, &c)
-		}
-		return WriteJSON(w, doc)
-	}
-	named := len(reports) > 1
-	var tables []Table
-	if named && format != "csv" {
-		tables = append(tables, PortSummary(reports))
-	}
-	for _, r := range reports {
-		if format == "csv" {
-			tables = append(tables, BillCSVTables(r, named)...)
-		} else {
-			tables = append(tables, BillTables(r, named)...)
-		}
-	}
-	return WriteWith(w, format, o, tables...)
 }
 
 // num renders a float figure at full precision (the report's figures are

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,15 +15,15 @@ import (
 // unit in the column name.
 var BillCSVNames = []string{"bills", "p95", "items", "traffic", "usage", "break_even"}
 
-// WriteBillCSV writes the one CSV table name ("" = bills) of the reports.
-func WriteBillCSV(w io.Writer, name string, reports []*billing.Report) error {
+// billCSV is the one CSV table name ("" = bills) of the reports.
+func billCSV(name string, reports []*billing.Report) (Table, error) {
 	if name == "" {
 		name = BillCSVNames[0]
 	}
 	if !slices.Contains(BillCSVNames, name) {
-		return fmt.Errorf("--table %q: bill's CSV tables are %s", name, strings.Join(BillCSVNames, ", "))
+		return Table{}, fmt.Errorf("--table %q: bill's CSV tables are %s", name, strings.Join(BillCSVNames, ", "))
 	}
-	var t Table
+	t := Table{Name: name}
 	for _, r := range reports {
 		part := billCSVTable(r, name)
 		t.Headers = append([]string{"series"}, part.Headers...)
@@ -32,7 +31,7 @@ func WriteBillCSV(w io.Writer, name string, reports []*billing.Report) error {
 			t.Rows = append(t.Rows, append([]string{r.Name}, row...))
 		}
 	}
-	return Write(w, "csv", t)
+	return t, nil
 }
 
 // billCSVTable is one report's rows of the CSV table name (without the series column).

@@ -137,9 +137,9 @@ func MonthRows(s *billing.Series, months []billing.Period, now time.Time) []Traf
 
 // TrafficTables renders a TrafficDoc as tables for reading (one per
 // series) or, for csv, as one tidy table with a series column.
-func TrafficTables(d TrafficDoc, format string) []Table {
+func TrafficTables(d TrafficDoc, format Format) []Table {
 	unit := map[string]string{"daily": "day", "hourly": "hour", "monthly": "month"}[d.Kind]
-	if format == "csv" {
+	if format == FormatCSV {
 		t := Table{Name: d.Kind, Headers: []string{"series", unit, "start", "in_bytes", "out_bytes", "total_bytes", "avg_bps", "slots", "slots_expected"}}
 		if d.Kind == "monthly" {
 			t.Headers = append(t.Headers, "p95_bps", "estimate", "estimate_in_bytes", "estimate_out_bytes", "estimate_total_bytes", "elapsed_fraction")

@@ -51,7 +51,7 @@ func TestBillTablesMarkWhatCannotCarry(t *testing.T) {
 
 func TestBillCSVCarriesFullPrecisionAndNamesTheSeries(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteBill(&b, "csv", []*billing.Report{handReport(), handReport()}); err != nil {
+	if err := Write(&b, FormatCSV, append(BillCSVTables(handReport(), true), BillCSVTables(handReport(), true)...)...); err != nil {
 		t.Fatal(err)
 	}
 	blocks := strings.Split(strings.TrimSpace(b.String()), "\n\n")

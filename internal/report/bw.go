@@ -73,15 +73,10 @@ func BWTitle(r *bw.Result) string {
 	return s
 }
 
-// BWTables renders one throughput test for reading (table, markdown): the
-// summary (a row per direction, and their sum for bidir) and the intervals,
-// rates in Mbit/s.
-func BWTables(r *bw.Result) []Table { return bwTables(r, false) }
-
-// BWCSVTables are BWTables for machines: rates in bit/s at full precision,
-// loss as the fraction 0..1, unknown figures "-".
-func BWCSVTables(r *bw.Result) []Table { return bwTables(r, true) }
-
+// bwTables renders one throughput test: the summary (a row per direction,
+// and their sum for bidir) and the intervals, rates in Mbit/s for reading,
+// or raw for machines (csv): bit/s at full precision, loss as the fraction
+// 0..1, unknown figures "-".
 func bwTables(r *bw.Result, raw bool) []Table {
 	rate, unit := Mbps, "Mbit/s"
 	pct := bwPct
@@ -138,14 +133,9 @@ func bwTables(r *bw.Result, raw bool) []Table {
 	return []Table{sum, iv}
 }
 
-// BWReportTables renders the hourly profile of a bw journal and its verdict
-// for reading, rates in Mbit/s.
-func BWReportTables(r journal.BWReport) []Table { return bwReportTables(r, false) }
-
-// BWReportCSVTables are BWReportTables for machines: rates in bit/s at full
-// precision, oversell as a fraction.
-func BWReportCSVTables(r journal.BWReport) []Table { return bwReportTables(r, true) }
-
+// bwReportTables renders the hourly profile of a bw journal and its
+// verdict, rates in Mbit/s for reading, or raw for machines (csv): bit/s at
+// full precision, oversell as a fraction.
 func bwReportTables(r journal.BWReport, raw bool) []Table {
 	rate, pct, unit := Mbps, bwPct, "Mbit/s"
 	if raw {
@@ -215,9 +205,9 @@ func slaThroughputText(s compare.SLASpec) []string {
 // compareThroughputTable is compare's throughput view: per candidate with a
 // bw test, what the line carried beside the port its offer sells; ok is
 // false when no candidate has one.
-func compareThroughputTable(r *compare.Result, format string) (Table, bool) {
+func compareThroughputTable(r *compare.Result, format Format) (Table, bool) {
 	rate, pct, unit := Mbps, bwPct, "Mbit/s"
-	if format == "csv" {
+	if format == FormatCSV {
 		rate, pct, unit = bwRaw, bwRaw, "bps"
 	}
 	t := Table{Name: "throughput", Title: "Throughput (iperf3-protocol test, linecheck bw) against the port sold",
@@ -236,11 +226,11 @@ func compareThroughputTable(r *compare.Result, format string) (Table, bool) {
 		}
 		t.Rows = append(t.Rows, []string{e.Name, tp.Source, bwDash(tp.Direction), strconv.Itoa(tp.Tests), rate(tp.P5), rate(tp.P50), rate(tp.Mean),
 			rate(tp.PortBps), pct(tp.Achieved), bwRaw(tp.P95OfCarried), pct(tp.Oversell), worst})
-		if tp.Error != "" && format != "csv" {
+		if tp.Error != "" && format != FormatCSV {
 			t.Notes = append(t.Notes, e.Name+": "+tp.Error)
 		}
 	}
-	if format != "csv" {
+	if format != FormatCSV {
 		t.Notes = append(t.Notes, "achieved = mean / the offer's port_mbps; traffic p95 / p5 above 1: the line as measured cannot carry the traffic's 95th; oversell = 1 − worst-hour p50 / best-hour p50 (a bw --watch journal)")
 	}
 	return t, any

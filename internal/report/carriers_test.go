@@ -28,9 +28,9 @@ func TestThreeNetworksTable(t *testing.T) {
 	}
 	for format, want := range rows {
 		var b bytes.Buffer
-		write := func() error { return WriteCompare(&b, r, format) }
+		write := func() error { return Render(&b, CompareReport{r}, Format(format), Options{}) }
 		if format == "csv" { // one tidy table, chosen by name; no data is an empty cell
-			write = func() error { return WriteCompareCSV(&b, r, "carriers") }
+			write = func() error { return Render(&b, CompareReport{r}, FormatCSV, Options{Table: "carriers"}) }
 		}
 		if err := write(); err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestThreeNetworksTable(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	WriteCompare(&b, r, "table")
+	Render(&b, CompareReport{r}, FormatTable, Options{})
 	if !strings.Contains(b.String(), "line class toward telecom users in {cn2-gia}") {
 		t.Errorf("the header does not state the per-carrier SLA")
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,53 +12,13 @@ import (
 )
 
 // CompareFormats are the formats WriteCompare accepts.
-var CompareFormats = []string{"table", "json", "csv", "markdown", "html"}
-
-// WriteCompare renders compare's result in format: table, json, csv,
-// markdown or html.
-func WriteCompare(w io.Writer, r *compare.Result, format string) error {
-	return WriteCompareWith(w, r, format, Options{})
-}
-
-// WriteCompareWith is WriteCompare with text options: the header and the
-// tables fit o.Width (wide columns move to a detail block, notes wrap)
-// unless o.Wide.
-func WriteCompareWith(w io.Writer, r *compare.Result, format string, o Options) error {
-	if err := CheckFormat(format, CompareFormats...); err != nil {
-		return err
-	}
-	switch format {
-	case "json":
-		return WriteJSON(w, r)
-	case "html":
-		return WriteCompareHTML(w, r)
-	}
-	if format == "csv" {
-		return WriteCompareCSV(w, r, "")
-	}
-	head := compareHeader(r, format)
-	if format == "table" && o.Width > 0 && !o.Wide {
-		var b strings.Builder
-		for _, l := range strings.SplitAfter(head, "\n") {
-			if width(strings.TrimSuffix(l, "\n")) <= o.Width {
-				b.WriteString(l)
-				continue
-			}
-			b.WriteString(strings.Join(Wrap(strings.TrimSuffix(l, "\n"), o.Width, "  "), "\n") + "\n")
-		}
-		head = b.String()
-	}
-	if _, err := io.WriteString(w, head); err != nil {
-		return err
-	}
-	return WriteWith(w, format, o, CompareTables(r, format)...)
-}
+var CompareFormats = []Format{FormatTable, FormatJSON, FormatCSV, FormatMarkdown, FormatHTML}
 
 // compareHeader is the report's preamble: what was compared and on which traffic.
-func compareHeader(r *compare.Result, format string) string {
+func compareHeader(r *compare.Result, format Format) string {
 	var b strings.Builder
 	title := "linecheck compare: " + r.Source
-	if format == "markdown" {
+	if format == FormatMarkdown {
 		b.WriteString("## " + title + "\n\n")
 	} else {
 		b.WriteString(title + "\n")
@@ -90,7 +49,7 @@ func compareHeader(r *compare.Result, format string) string {
 	}
 	lines = append(lines, "SLA: "+slaText(r.SLA))
 	for _, l := range lines {
-		if format == "markdown" {
+		if format == FormatMarkdown {
 			b.WriteString("- " + l + "\n")
 		} else {
 			b.WriteString(l + "\n")
@@ -132,11 +91,11 @@ func slaText(s compare.SLASpec) string {
 // CompareTables builds the report's tables: the ranking, the SLA checks, the cost
 // breakdown, and the per-target probe statistics. For csv the notes are left
 // out (every cell stays machine-readable).
-func CompareTables(r *compare.Result, format string) []Table {
+func CompareTables(r *compare.Result, format Format) []Table {
 	base := r.FXBase
 	// csv stays machine-readable: plain decimals, loss as a fraction.
 	fmtMoney, fmtPct, fmtMs1, msOr := fmtMoney, fmtPct, fmtMs1, msOr
-	if format == "csv" {
+	if format == FormatCSV {
 		fmtMoney = func(s string) string { return s }
 		fmtPct = Float
 		fmtMs1 = Float
@@ -148,7 +107,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		}
 	}
 	blank := []string{}
-	if format == "table" {
+	if format == FormatTable {
 		blank = []string{""}
 	}
 	rank := Table{
@@ -182,7 +141,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, dashIfEmpty(q.LineClass), q.Direction,
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
-	if format != "csv" {
+	if format != FormatCSV {
 		rank.Notes = append(append(rank.Notes, blank...), "Order: "+compare.RankingRule+".", "Verdict: "+r.Verdict)
 		if r.Recommended != "" {
 			rank.Notes = append(rank.Notes, "Recommended: "+r.Recommended)
@@ -244,7 +203,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 				fmt.Sprintf("= %s %s", fmtMoney(w.Converted.Text()), w.Converted.Currency)})
 		}
 	}
-	if r.Savings != nil && format != "csv" {
+	if r.Savings != nil && format != FormatCSV {
 		cost.Notes = append(append(cost.Notes, blank...), fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
 			r.Recommended, fmtMoney(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
 	}
@@ -290,7 +249,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops,
 			dashIfEmpty(route.ASPathText(q.ForwardASPath)), dashIfEmpty(route.ASPathText(q.ReturnASPath))})
 	}
-	if format != "csv" {
+	if format != FormatCSV {
 		if d := r.ASNData; d != nil {
 			routes.Notes = append(routes.Notes, fmt.Sprintf("as path: the networks each direction crosses, (ttl N) where each begins; dataset %s (%s): %s",
 				d.Snapshot, d.Origin, d.Attribution))
@@ -320,7 +279,7 @@ func CompareTables(r *compare.Result, format string) []Table {
 // carriersTable is the three-network view: per candidate, the route toward
 // the users of each carrier, forward and return, and the per-carrier SLA
 // classes; ok is false when no user names a carrier.
-func carriersTable(r *compare.Result, format string) (Table, bool) {
+func carriersTable(r *compare.Result, format Format) (Table, bool) {
 	t := Table{
 		Title:   "Three networks (the route toward each user carrier)",
 		Headers: []string{"candidate", "carrier", "users", "forward", "return", "return measured to", "return evidence", "allowed", "SLA"},
@@ -345,14 +304,14 @@ func carriersTable(r *compare.Result, format string) (Table, bool) {
 			}
 			t.Rows = append(t.Rows, []string{e.Name, c.Carrier, c.City, dashIfEmpty(c.Forward), dashIfEmpty(c.Return), to,
 				dashIfEmpty(c.ReturnEvidence), allowed, verdict})
-			if format != "csv" {
+			if format != FormatCSV {
 				for _, n := range c.Notes {
 					t.Notes = append(t.Notes, e.Name+", "+c.Carrier+" users: "+n)
 				}
 			}
 		}
 	}
-	if format != "csv" && len(t.Rows) > 0 {
+	if format != FormatCSV && len(t.Rows) > 0 {
 		t.Notes = append(t.Notes, "return = server → users, from the backtrace recording (linecheck backtrace on the server); forward = from the vantage, counted for the vantage's own carrier")
 	}
 	return t, len(t.Rows) > 0

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"io"
 	"strings"
 	"unicode"
 
@@ -25,7 +24,7 @@ var compareCSVOrder = []struct{ prefix, name string }{
 // cell where a figure has no data.
 func CompareCSVTables(r *compare.Result) []Table {
 	var out []Table
-	for _, t := range CompareTables(r, "csv") {
+	for _, t := range CompareTables(r, FormatCSV) {
 		for _, o := range compareCSVOrder {
 			if strings.HasPrefix(t.Title, o.prefix) {
 				t.Name = o.name
@@ -53,15 +52,6 @@ func CompareCSVTables(r *compare.Result) []Table {
 		out = append(out, t)
 	}
 	return out
-}
-
-// WriteCompareCSV writes compare's CSV table name ("" = ranking).
-func WriteCompareCSV(w io.Writer, r *compare.Result, name string) error {
-	t, err := Pick(CompareCSVTables(r), name)
-	if err != nil {
-		return err
-	}
-	return Write(w, "csv", t)
 }
 
 // csvColumn turns a table header into a CSV column name: "p50 ms" →

@@ -73,11 +73,11 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	}
 	v.CostSVG = template.HTML(costSVG(r))
 	v.UsageSVG = template.HTML(usageSVG(r))
-	v.UsageTable = compareUsageTable(r, "html")
-	if nets, ok := carriersTable(r, "html"); ok {
+	v.UsageTable = compareUsageTable(r, FormatHTML)
+	if nets, ok := carriersTable(r, FormatHTML); ok {
 		v.Carriers = &nets
 	}
-	if tp, ok := compareThroughputTable(r, "html"); ok {
+	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp
 	}
 	for _, e := range r.Candidates {

@@ -56,7 +56,7 @@ func handResult() *compare.Result {
 
 func TestHTMLIsSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteCompare(&b, handResult(), "html"); err != nil {
+	if err := Render(&b, CompareReport{handResult()}, FormatHTML, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -109,7 +109,7 @@ func renderHTML(t *testing.T, r *compare.Result) (image.Image, string, string) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if err := WriteCompare(&b, r, "html"); err != nil {
+	if err := Render(&b, CompareReport{r}, FormatHTML, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {

@@ -29,7 +29,7 @@ func TestSamplesTextFormats(t *testing.T) {
 	}
 	for _, format := range []string{"table", "markdown"} {
 		var b bytes.Buffer
-		if err := WriteCompare(&b, r, format); err != nil {
+		if err := Render(&b, CompareReport{r}, Format(format), Options{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"Recommended: hk-cn2-gia", "la would cost 109,098.60 CNY", "144,691.54", "SLA checks", "Monthly cost breakdown"} {
@@ -39,7 +39,7 @@ func TestSamplesTextFormats(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteCompare(&b, r, "csv"); err != nil {
+	if err := Render(&b, CompareReport{r}, FormatCSV, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := bytes.Cut(b.Bytes(), []byte("\n\n"))
@@ -91,7 +91,7 @@ func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 		t.Fatalf("ranking %v: the dead candidate is not last", r.Ranking)
 	}
 	var b bytes.Buffer
-	if err := WriteCompare(&b, r, "table"); err != nil {
+	if err := Render(&b, CompareReport{r}, FormatTable, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

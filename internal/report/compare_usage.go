@@ -12,12 +12,12 @@ import (
 // machine, in the base currency: the month's total, what it costs with the
 // cards idle, and per used GPU-hour; the notes say at which used hours two
 // priced offers cost the same. Nil without usage figures.
-func compareUsageTable(r *compare.Result, format string) *Table {
+func compareUsageTable(r *compare.Result, format Format) *Table {
 	if r.Usage == nil {
 		return nil
 	}
 	money := fmtMoney
-	if format == "csv" {
+	if format == FormatCSV {
 		money = func(s string) string { return s }
 	}
 	t := Table{
@@ -36,19 +36,19 @@ func compareUsageTable(r *compare.Result, format string) *Table {
 		}
 		if u.IdleShare != nil {
 			share = fmt.Sprintf("%.1f %%", 100**u.IdleShare)
-			if format == "csv" {
+			if format == FormatCSV {
 				share = strconv.FormatFloat(*u.IdleShare, 'f', -1, 64)
 			}
 		}
 		if u.PerGPUHour != nil {
 			per = money(u.PerGPUHour.Text())
 		}
-		if format == "csv" {
+		if format == FormatCSV {
 			cards, share, per = csvDash(cards), csvDash(share), csvDash(per)
 		}
 		t.Rows = append(t.Rows, []string{e.Name, m.Offer, fmtHours(u.UsedHours), cards, money(m.Converted.Text()), money(u.Idle.Text()), share, per})
 	}
-	if format != "csv" {
+	if format != FormatCSV {
 		for _, be := range r.Usage.BreakEvenHours {
 			t.Notes = append(t.Notes, "break-even: "+be.Text)
 		}

@@ -24,7 +24,7 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteCompare(&b, r, "table"); err != nil {
+	if err := Render(&b, CompareReport{r}, FormatTable, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -49,7 +49,7 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 	}
 	// csv: absent figures are empty cells, not "-".
 	b.Reset()
-	if err := WriteCompareCSV(&b, r, "usage"); err != nil {
+	if err := Render(&b, CompareReport{r}, FormatCSV, Options{Table: "usage"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(b.String(), "candidate,offer,used_hours,cards,monthly_CNY,idle_amount,idle_share_fraction,per_used_gpu_hour\n") ||

@@ -63,7 +63,7 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 	}
 	slices.Sort(moved)
 
-	grid := Table{HideEmpty: t.HideEmpty}
+	grid := Table{HideEmpty: t.HideEmpty, Bare: t.Bare}
 	for i, h := range t.Headers {
 		if keep[i] {
 			grid.Headers = append(grid.Headers, h)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // PingSchema names the JSON document of `linecheck ping`.
@@ -119,8 +120,8 @@ func (doc PingDoc) Names() []string {
 // PingTables returns the tables of a ping report for format: table and
 // markdown get one table for people (rows hidden for quiet CIDR sweeps,
 // whose summary lines stay); csv gets the tidy "targets" table.
-func PingTables(doc PingDoc, format string, quiet bool) []Table {
-	if format == "csv" {
+func PingTables(doc PingDoc, format Format, quiet bool) []Table {
+	if format == FormatCSV {
 		return []Table{pingCSV(doc)}
 	}
 	title := fmt.Sprintf("ping (%s%s, %d probes per target every %s)", doc.Protocol, PortText(doc.Port), doc.Count,
@@ -299,3 +300,88 @@ func pingCSV(doc PingDoc) Table {
 	}
 	return t
 }
+
+// PingSpan is the targets one CIDR argument expanded to: the results
+// First to Last (inclusive) of a sweep.
+type PingSpan struct {
+	Prefix      string
+	First, Last int
+}
+
+// PingSweep is what a ping run gives NewPingDoc: the sweep's results in
+// target order, the names that did not resolve, the CIDR arguments' spans,
+// and the settings the document states.
+type PingSweep struct {
+	Results    []probe.PingResult
+	Unresolved []PingUnresolved
+	Spans      []PingSpan
+	Protocol   string // icmp, tcp
+	Port       int
+	// Count is the probes sent per target.
+	Count             int
+	Interval, Timeout time.Duration
+}
+
+// NewPingDoc builds the linecheck.ping/v1 document of a sweep: per target
+// loss (absent when nothing was sent), RTT statistics and jitter (absent
+// without replies, jitter from two), and one summary per CIDR argument.
+func NewPingDoc(s PingSweep) PingDoc {
+	doc := PingDoc{Schema: PingSchema, Protocol: s.Protocol, Port: s.Port, Count: s.Count,
+		IntervalMS: durationMS(s.Interval), TimeoutMS: durationMS(s.Timeout), Results: []PingTarget{}, Unresolved: s.Unresolved}
+	if doc.Unresolved == nil {
+		doc.Unresolved = []PingUnresolved{}
+	}
+	for _, r := range s.Results {
+		pj := PingTarget{Target: r.Target, Addr: r.Addr, Sent: r.Sent, Recv: r.Recv,
+			Late: r.Late, Duplicates: r.Dup, Foreign: r.Foreign}
+		if r.Sent > 0 {
+			l := r.Loss()
+			pj.Loss = &l
+		}
+		if len(r.RTTs) > 0 {
+			st, jt := stats.Summarize(r.RTTs)
+			pj.RTT = &st
+			if len(r.RTTs) > 1 {
+				pj.Jitter = &jt
+			}
+		}
+		if s.Protocol == "tcp" {
+			pj.Refused = &r.Refused
+		}
+		doc.Results = append(doc.Results, pj)
+	}
+	for _, g := range s.Spans {
+		doc.Prefixes = append(doc.Prefixes, pingSpanSummary(g, s.Results))
+	}
+	return doc
+}
+
+// pingSpanSummary sums up the results of one CIDR argument.
+func pingSpanSummary(g PingSpan, results []probe.PingResult) PingPrefix {
+	p := PingPrefix{Prefix: g.Prefix, First: g.First, Last: g.Last}
+	var all []float64
+	for i := g.First; i <= g.Last && i < len(results); i++ {
+		r := results[i]
+		p.Targets++
+		p.Sent += r.Sent
+		p.Recv += r.Recv
+		if r.Recv > 0 {
+			p.Alive++
+		} else {
+			p.Unreachable++
+		}
+		all = append(all, r.RTTs...)
+	}
+	if p.Sent > 0 {
+		l := 1 - float64(p.Recv)/float64(p.Sent)
+		p.Loss = &l
+	}
+	if len(all) > 0 {
+		st, _ := stats.Summarize(all)
+		p.RTTMinMS, p.RTTAvgMS, p.RTTMaxMS = &st.Min, &st.Avg, &st.Max
+	}
+	return p
+}
+
+// durationMS is d in milliseconds, to the nanosecond.
+func durationMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

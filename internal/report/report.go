@@ -1,7 +1,8 @@
 // Package report renders the documents of every command in the formats the
-// CLI offers: table (aligned text for a terminal), csv, markdown and json.
-// Commands build a Table (or several) from their result and a JSON value;
-// the choice of format is made once, here.
+// CLI offers: table (aligned text for a terminal), csv, markdown and json,
+// and html for compare. Each command's result is a Document (it knows its
+// tables and its JSON value) and Render writes it in a Format: the choice
+// of format is made once, here (render.go).
 package report
 
 import (
@@ -16,22 +17,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 )
-
-// Formats every report-producing command accepts (compare adds html).
-var Formats = []string{"table", "json", "csv", "markdown"}
-
-// CheckFormat returns an error naming the allowed formats when f is not one of them.
-func CheckFormat(f string, allowed ...string) error {
-	if len(allowed) == 0 {
-		allowed = Formats
-	}
-	for _, a := range allowed {
-		if f == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("--format %q: use one of %s", f, strings.Join(allowed, ", "))
-}
 
 // Table is a titled grid of cells. Align holds 'l' or 'r' per column (default 'l').
 type Table struct {
@@ -50,6 +35,9 @@ type Table struct {
 	Movable []string
 	// HideEmpty leaves out the header line of a text table without rows.
 	HideEmpty bool
+	// Bare leaves out the header line of a text table: a list of names,
+	// one per line (ping -a).
+	Bare bool
 }
 
 // WriteJSON writes v as indented JSON followed by a newline. Fractional
@@ -144,6 +132,9 @@ type Options struct {
 	Width int
 	// Wide keeps every column on one line whatever Width says (--wide).
 	Wide bool
+	// Table names the one CSV table to write (--table) of a document that
+	// chooses (CSVChooser); "" is its first.
+	Table string
 }
 
 // DefaultWidth is the width tables fit when the terminal's is not known.
@@ -152,12 +143,12 @@ const DefaultWidth = 120
 // Write renders tables in format (table, csv or markdown) without a width
 // limit. For csv several tables are separated by an empty line, each with
 // its header row.
-func Write(w io.Writer, format string, tables ...Table) error {
+func Write(w io.Writer, format Format, tables ...Table) error {
 	return WriteWith(w, format, Options{}, tables...)
 }
 
 // WriteWith is Write with options for the text format.
-func WriteWith(w io.Writer, format string, o Options, tables ...Table) error {
+func WriteWith(w io.Writer, format Format, o Options, tables ...Table) error {
 	for i, t := range tables {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
@@ -166,15 +157,15 @@ func WriteWith(w io.Writer, format string, o Options, tables ...Table) error {
 		}
 		var err error
 		switch format {
-		case "table":
+		case FormatTable:
 			if o.Width > 0 && !o.Wide {
 				err = writeFitted(w, t, o.Width)
 			} else {
 				err = writeText(w, t)
 			}
-		case "csv":
+		case FormatCSV:
 			err = writeCSV(w, t)
-		case "markdown":
+		case FormatMarkdown:
 			err = writeMarkdown(w, t)
 		default:
 			err = fmt.Errorf("report: format %q cannot render tables", format)
@@ -261,7 +252,7 @@ func writeText(w io.Writer, t Table) error {
 	}
 	// A table whose rows are all left out (ping -q over a CIDR) prints
 	// no header: only its title and notes.
-	if len(t.Headers) > 0 && (len(t.Rows) > 0 || !t.HideEmpty) {
+	if len(t.Headers) > 0 && !t.Bare && (len(t.Rows) > 0 || !t.HideEmpty) {
 		line(t.Headers)
 	}
 	for _, r := range t.Rows {

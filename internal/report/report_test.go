@@ -7,7 +7,7 @@ import (
 
 func TestTableFormats(t *testing.T) {
 	tb := Table{Headers: []string{"name", "mbps"}, Align: "lr", Rows: [][]string{{"a", "1.5"}, {"bb|x", "10"}}}
-	cases := map[string]string{
+	cases := map[Format]string{
 		"table":    "name  mbps\na      1.5\nbb|x    10\n",
 		"csv":      "name,mbps\na,1.5\nbb|x,10\n",
 		"markdown": "| name | mbps |\n|---|---:|\n| a | 1.5 |\n| bb\\|x | 10 |\n",

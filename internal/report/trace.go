@@ -49,11 +49,11 @@ func recorded(h route.Hop) bool { return h.Sent > 0 || len(h.Responders) > 0 }
 // tidy "hops" table (one row per TTL and responder) and the one-row "route"
 // table; for table and markdown the hop table with the line class, its
 // direction, confidence and rule under it.
-func TraceTables(tr *route.Trace, format string, v TraceView) []Table {
+func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	if v.Direction == "" {
 		v.Direction = Forward
 	}
-	if format == "csv" {
+	if format == FormatCSV {
 		return []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
 	}
 	state := "not reached"

@@ -12,8 +12,8 @@ import (
 // --report) for format: for csv the tidy "summary" table (one row per
 // target) and "hours" table (one row per target and hour of day); for
 // table and markdown the summary and an hourly table per target.
-func WatchTables(r journal.Report, format string) []Table {
-	if format == "csv" {
+func WatchTables(r journal.Report, format Format) []Table {
+	if format == FormatCSV {
 		return watchCSV(r)
 	}
 	sum := Table{
