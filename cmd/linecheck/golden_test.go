@@ -849,3 +849,49 @@ func TestGoldenBacktrace(t *testing.T) {
 	list := []string{"backtrace", "--list"}
 	runGoldenCases(t, "", formatCases("backtrace-list", list, textFormats))
 }
+
+// TestGoldenGPU renders gpu's document from recorded nvidia-smi outputs
+// against the sample order.
+func TestGoldenGPU(t *testing.T) {
+	q := "../../internal/gpu/testdata/h100-sxm5-8x/nvidia-smi-q.txt"
+	args := []string{"gpu", "--text", q, "--topo", "../../internal/gpu/testdata/h100-sxm5-8x-topo/topo.txt",
+		"--contract", "../../samples/gpu/order-h100-sxm5.yaml"}
+	out := runGoldenCases(t, "", formatCases("gpu", args, textFormats))
+
+	// Cards and memory by hand from the nvidia-smi text: one "Product Name"
+	// per card, the memory check's figure = FB total MiB / 1024; every pair
+	// of 8 cards on NVLink is 8·7/2 = 28 pairs.
+	b, err := os.ReadFile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, mib := 0, 0.0
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "Product Name") {
+			cards++
+		}
+		if strings.TrimSpace(l) == "FB Memory Usage" && mib == 0 {
+			_, v, _ := strings.Cut(lines[i+1], ":")
+			mib, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " MiB"), 64)
+		}
+	}
+	parts := strings.SplitN(out["gpu.csv"], "\n\ncheck,", 2)
+	if len(parts) != 2 {
+		t.Fatalf("no checks table in the CSV:\n%s", out["gpu.csv"])
+	}
+	checks := readCSV(t, "check,"+parts[1])[1:]
+	want := map[string]string{"count": strconv.Itoa(cards), "memory_gib": strconv.FormatFloat(mib/1024, 'f', 2, 64), "interconnect": "nvlink-all-pairs"}
+	seen := 0
+	for _, r := range checks {
+		if w, ok := want[r[0]]; ok {
+			seen++
+			if r[2] != w {
+				t.Errorf("check %s measured %q, by hand %q", r[0], r[2], w)
+			}
+		}
+	}
+	if seen != len(want) || cards != 8 || !strings.Contains(out["gpu.txt"], "28 pairs NV18") {
+		t.Errorf("checks %v; %d cards by hand; want 28 NVLink pairs in:\n%s", checks, cards, out["gpu.txt"])
+	}
+}
