@@ -45,27 +45,31 @@ sb=$(size "$DIR/linecheck-base"); ss=$(size "$DIR/linecheck-stub"); sn=$(size "$
 printf 'binary size: base (%s) %d bytes, stub %d, new %d: +%.2f MB over base, +%.2f MB over stub (budget +15 MB)\n' \
   "$BASE" "$sb" "$ss" "$sn" "$(echo "($sn-$sb)/1000000" | bc -l)" "$(echo "($sn-$ss)/1000000" | bc -l)"
 
+# one LABEL BIN ARGS... : one run; appends "wall_s max_rss_kib" to $DIR/times.LABEL
+# (wall from bash's microsecond clock: /usr/bin/time's is 10 ms coarse).
+one() {
+  local label=$1; shift
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -f '%M' -o "$DIR/t1" "$@" > /dev/null 2>&1 || true
+  local t1=$EPOCHREALTIME
+  echo "$(echo "$t1 - $t0" | bc -l) $(cat "$DIR/t1")" >> "$DIR/times.$label"
+}
+median() { # median LABEL TEXT
+  sort -n "$DIR/times.$1" | awk -v n="$(wc -l < "$DIR/times.$1")" -v what="$2" \
+    'NR==int((n+1)/2) { printf "%-24s median %7.1f ms, max RSS %6d KiB\n", what, $1*1000, $2 }'
+}
 runpair() { # runpair NAME ARGS... : base, stub and new interleaved
   local name=$1; shift
-  : > "$DIR/times.$name-base"; : > "$DIR/times.$name-stub"; : > "$DIR/times.$name-new"
+  for b in base stub new; do : > "$DIR/times.$name-$b"; done
   for _ in $(seq "$RUNS"); do
-    for b in base stub new; do
-      /usr/bin/time -f '%e %M' -o "$DIR/t1" "$DIR/linecheck-$b" "$@" > /dev/null 2>&1 || true
-      cat "$DIR/t1" >> "$DIR/times.$name-$b"
-    done
+    for b in base stub new; do one "$name-$b" "$DIR/linecheck-$b" "$@"; done
   done
-  for b in base stub new; do
-    sort -n "$DIR/times.$name-$b" | awk -v n="$RUNS" -v what="$name $b" 'NR==int((n+1)/2) { printf "%-22s median %.3f s, max RSS %d KiB\n", what, $1, $2 }'
-  done
+  for b in base stub new; do median "$name-$b" "$name $b"; done
 }
 runpair version --version
 runpair bill bill samples/traffic/2026-10.csv --offers samples/offers.yaml
 runpair trace trace --replay samples/rec/hk-bgp-forward.json
 : > "$DIR/times.no-asn"
-for _ in $(seq "$RUNS"); do
-  /usr/bin/time -f '%e %M' -o "$DIR/t1" "$DIR/linecheck-new" trace --replay samples/rec/hk-bgp-forward.json --no-asn > /dev/null 2>&1
-  cat "$DIR/t1" >> "$DIR/times.no-asn"
-done
-sort -n "$DIR/times.no-asn" | awk -v n="$RUNS" 'NR==int((n+1)/2) { printf "%-22s median %.3f s, max RSS %d KiB\n", "trace --no-asn new", $1, $2 }'
-
+for _ in $(seq "$RUNS"); do one no-asn "$DIR/linecheck-new" trace --replay samples/rec/hk-bgp-forward.json --no-asn; done
+median no-asn "trace --no-asn new"
 go test -run XXX -bench 'Lookup|DecodeBundled' -benchmem -count 3 ./internal/asn/ | grep -E '^Benchmark'
