@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -238,7 +238,7 @@ func (c *Candidate) warming() bool {
 func (c *Candidate) view() Summary {
 	q := c.q
 	return Summary{Sent: q.Sent, P50: q.RTT.P50, P95: q.RTT.P95, MinRTT: q.RTT.Min, JitterMs: q.Jitter.MeanAbs,
-		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, route.FlagBelowFloor), HaveStats: q.Recv > 0}
+		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, geo.FlagBelowFloor), HaveStats: q.Recv > 0}
 }
 
 // evaluate recomputes the candidate's quality and its SLA verdict with

@@ -115,7 +115,7 @@ type Summary struct {
 	Loss     float64 // fraction 0..1
 	Stretch  float64 // min RTT / floor; 0 when unknown
 	// BelowFloor: the minimum RTT is under the physical floor (stretch < 1,
-	// route.FlagBelowFloor), however small the ratio rounds.
+	// geo.FlagBelowFloor), however small the ratio rounds.
 	BelowFloor bool
 	HaveStats  bool
 }

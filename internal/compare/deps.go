@@ -9,19 +9,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
-func cityLocation(name string) (route.Location, bool) { return route.City(name) }
+func cityLocation(name string) (geo.Location, bool) { return geo.City(name) }
 
-func placeLocation(p Place) (route.Location, bool) {
+func placeLocation(p Place) (geo.Location, bool) {
 	if p.City != "" {
-		return route.City(p.City)
+		return geo.City(p.City)
 	}
 	if p.Lat != nil && p.Lon != nil {
-		return route.Location{Name: p.String(), Lat: *p.Lat, Lon: *p.Lon}, true
+		return geo.Location{Name: p.String(), Lat: *p.Lat, Lon: *p.Lon}, true
 	}
-	return route.Location{}, false
+	return geo.Location{}, false
 }
 
 // userCarrier tells whether c is a carrier users and targets may name.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -311,7 +312,7 @@ func (q *RouteQuality) AddTargets(targets []TargetResult) []string {
 // between the vantage and the region (FloorMs) and q's minimum RTT. Without
 // an answered probe the stretch stays unknown (0).
 func (q *RouteQuality) SetFloor(floorMs float64) {
-	st := route.StretchOverFloor(floorMs, q.RTT.Min)
+	st := geo.StretchOverFloor(floorMs, q.RTT.Min)
 	q.FloorMs, q.Stretch, q.StretchFlags = round(st.FloorMs, 2), round(st.Stretch, 3), st.Flags
 	if q.Recv == 0 {
 		q.Stretch, q.StretchFlags = 0, nil
@@ -327,7 +328,7 @@ func FloorMs(f *File, c *Candidate) (float64, bool) {
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	return route.FloorRTTms(a, b), true
+	return geo.FloorRTTms(a, b), true
 }
 
 // Replay reads a candidate's recordings: the probe stream and the forward and

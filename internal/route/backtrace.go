@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
@@ -313,17 +314,17 @@ func (d *BacktraceDoc) MatchUser(carrier, city string) (BacktraceResult, bool) {
 	if len(cands) == 0 {
 		return BacktraceResult{}, false
 	}
-	uc, uok := City(city)
+	uc, uok := geo.City(city)
 	dist := func(r BacktraceResult) float64 {
 		if strings.EqualFold(strings.TrimSpace(r.City), strings.TrimSpace(city)) {
 			return -1
 		}
-		rc, rok := City(r.City)
+		rc, rok := geo.City(r.City)
 		if uok && rok {
 			if rc.Name == uc.Name {
 				return -1
 			}
-			return GreatCircleKm(uc, rc)
+			return geo.GreatCircleKm(uc, rc)
 		}
 		return math.Inf(1)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/stats"
 )
 
@@ -21,7 +22,7 @@ func TestBundledTargetsAreCompleteAndUnique(t *testing.T) {
 			per[x.Carrier] = map[string]bool{}
 		}
 		per[x.Carrier][x.City] = true
-		if _, ok := City(x.City); !ok {
+		if _, ok := geo.City(x.City); !ok {
 			t.Errorf("%s: city %q not in the city table", x.Name, x.City)
 		}
 	}

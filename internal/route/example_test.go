@@ -52,21 +52,6 @@ func ExampleLookupCarrier() {
 	// 100.64.0.1     false                    AS0
 }
 
-func ExampleStretch() {
-	sh, _ := route.City("Shanghai")
-	hk, _ := route.City("hong kong")
-	fmt.Printf("%.1f km\n", route.GreatCircleKm(sh, hk))
-	for _, min := range []float64{27, 8, 180} {
-		s := route.Stretch(sh, hk, min)
-		fmt.Printf("min %5.1f ms  floor %.2f ms  stretch %.2f  %v\n", s.MinRTTms, s.FloorMs, s.Stretch, s.Flags)
-	}
-	// Output:
-	// 1227.0 km
-	// min  27.0 ms  floor 12.27 ms  stretch 2.20  []
-	// min   8.0 ms  floor 12.27 ms  stretch 0.65  [below-floor]
-	// min 180.0 ms  floor 12.27 ms  stretch 14.67  [far-above-reference]
-}
-
 func ExampleCombineDirections() {
 	fwd := &route.Trace{LineClass: route.LineCN2GIA, Hops: []route.Hop{{TTL: 1}}}
 	ret := &route.Trace{LineClass: route.LineChinaNet163, Hops: []route.Hop{{TTL: 1}}}

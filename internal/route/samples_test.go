@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/stats"
 )
 
@@ -16,7 +17,7 @@ import (
 // that respect the physical floor from Shanghai (docs/route.md, physical floor).
 func TestBundledSampleRoutes(t *testing.T) {
 	dir := filepath.Join("..", "..", "samples", "rec")
-	vantage, _ := City("Shanghai")
+	vantage, _ := geo.City("Shanghai")
 	cases := []struct {
 		candidate, city string
 		fwd, ret        string
@@ -66,10 +67,10 @@ func TestBundledSampleRoutes(t *testing.T) {
 					t.Errorf("TTL %d: loss %g, want %g", h.TTL, h.Loss, want)
 				}
 			}
-			target, _ := City(c.city)
+			target, _ := geo.City(c.city)
 			for name, tr := range map[string]*Trace{"forward": fwd, "return": ret} {
 				last := tr.Hops[len(tr.Hops)-1].Responders[0]
-				s := Stretch(vantage, target, last.RTT.Min)
+				s := geo.Stretch(vantage, target, last.RTT.Min)
 				if last.RTT.Min < c.minLo || last.RTT.Min > c.minHi || len(s.Flags) != 0 {
 					t.Errorf("%s: destination min %.3f ms, want %g–%g; stretch %+v", name, last.RTT.Min, c.minLo, c.minHi, s)
 				}

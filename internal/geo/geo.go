@@ -1,4 +1,12 @@
-package route
+// Package geo is the geography of stretch: a bundled table of cities
+// (data/cities.tsv, WGS84), the great-circle distance between two of them,
+// the physical floor of a round trip over fibre between them and the
+// stretch of a measured RTT over that floor. It is pure: the table is
+// embedded, nothing is looked up online.
+//
+// Definitions (docs/definitions.md): floor = 2·great-circle distance /
+// (200 km per ms of fibre); stretch = measured min RTT / floor.
+package geo
 
 import (
 	_ "embed"
