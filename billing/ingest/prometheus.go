@@ -192,7 +192,7 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 			if r.Dir != "" {
 				what = queryName[r.Dir] + ": two series"
 			}
-			return nil, errAt(source, r.Line, "metric", "%s with the labels %s once the metric name is dropped", what, PromLabels(r.Labels, "__name__"))
+			return nil, errAt(source, r.Line, "metric", "%s with the labels %s once the metric name is dropped", what, plainOrQuoted(PromLabels(r.Labels, "__name__")))
 		}
 		*side = r
 		g.dirless = dirLabel == "" && r.Dir == ""
@@ -214,9 +214,9 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 		for _, g := range groups {
 			switch {
 			case g.out == nil:
-				return nil, fmt.Errorf("--query-in: series %s has no --query-out series with the same labels", g.key)
+				return nil, fmt.Errorf("--query-in: series %s has no --query-out series with the same labels", plainOrQuoted(g.key))
 			case g.in == nil:
-				return nil, fmt.Errorf("--query-out: series %s has no --query-in series with the same labels", g.key)
+				return nil, fmt.Errorf("--query-out: series %s has no --query-in series with the same labels", plainOrQuoted(g.key))
 			}
 		}
 	}
@@ -428,6 +428,9 @@ func promNames(sets []map[string]string) []string {
 				names[i] = PromLabels(s)
 			}
 		}
+		// A label value is the server's text: a 200 MB one (or control
+		// characters) is quoted and cut, as the file readers do with theirs.
+		names[i] = plainOrQuoted(names[i])
 	}
 	return names
 }

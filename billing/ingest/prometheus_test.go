@@ -169,3 +169,27 @@ func TestPromSeriesPairsByLabelsAndNamesByWhatDiffers(t *testing.T) {
 		})
 	}
 }
+
+// A label value is the server's text: a huge one becomes a series name
+// quoted and cut to 40 bytes, as the file readers show their values (it was
+// echoed whole: 200 MB to stderr), and it still names its series.
+func TestPrometheusHugeLabelValueIsQuotedAndCut(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	res := []*PromResult{
+		{Labels: map[string]string{"ifName": huge}, Dir: "in", Points: []PromPoint{{T: 600, V: 8}, {T: 900, V: 8}}},
+		{Labels: map[string]string{"ifName": huge}, Dir: "out", Points: []PromPoint{{T: 600, V: 8}, {T: 900, V: 8}}},
+	}
+	ss, err := PromSeries(res, "prom", ReadOptions{}, PromOptions{Step: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"` + strings.Repeat("x", 40) + `"…`
+	if len(ss) != 1 || ss[0].Name != want {
+		t.Errorf("series name of %d bytes %.60q, want %s", len(ss[0].Name), ss[0].Name, want)
+	}
+	// A short, printable ifName stays as it is.
+	res[0].Labels, res[1].Labels = map[string]string{"ifName": "xe-0/0/1"}, map[string]string{"ifName": "xe-0/0/1"}
+	if ss, err := PromSeries(res, "prom", ReadOptions{}, PromOptions{Step: 300}); err != nil || ss[0].Name != "xe-0/0/1" {
+		t.Errorf("short name %v, %v", ss, err)
+	}
+}

@@ -201,6 +201,13 @@ type budget struct {
 	left int64
 }
 
+// remaining is what the fetch may still keep.
+func (b *budget) remaining() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left
+}
+
 func (b *budget) take(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -366,7 +373,9 @@ func (c *Client) get(ctx context.Context, u string, bud *budget) ([]*ingest.Prom
 	head := &prefix{max: 512}
 	body := io.TeeReader(resp.Body, head)
 	var results []*ingest.PromResult
-	ans, derr := ingest.DecodePromMatrix(body, "answer", ingest.PromDecodeOptions{}, func(r *ingest.PromResult) error {
+	// The budget bounds the decoding itself, point by point: a server that
+	// streams one endless series is stopped at --max-samples, not after it.
+	ans, derr := ingest.DecodePromMatrix(body, "answer", ingest.PromDecodeOptions{MaxPoints: max(bud.remaining(), 1)}, func(r *ingest.PromResult) error {
 		if !bud.take(int64(len(r.Points))) {
 			return fmt.Errorf("more than --max-samples %d points kept for this fetch: narrow the query or the period, or raise --max-samples: %w",
 				c.cfg.MaxSamples, ingest.ErrTooLarge)
@@ -376,7 +385,23 @@ func (c *Client) get(ctx context.Context, u string, bud *budget) ([]*ingest.Prom
 		return nil
 	})
 	if errors.Is(derr, ingest.ErrTooLarge) {
+		var re *ingest.ReadError
+		if errors.As(derr, &re) {
+			derr = fmt.Errorf("more than --max-samples %d points kept for this fetch: narrow the query or the period, or raise --max-samples: %w",
+				c.cfg.MaxSamples, ingest.ErrTooLarge)
+		}
 		return nil, &APIError{Status: resp.StatusCode, ErrorType: "client", Message: derr.Error(), Err: ingest.ErrTooLarge}
+	}
+	// A body cut or stalled mid-answer (the --timeout reached while it
+	// streamed, the connection dropped) is a network error, retried as the
+	// docs say; only a complete answer with values billing cannot take is
+	// bad data.
+	var ne net.Error
+	if derr != nil && (errors.As(derr, &ne) || errors.Is(derr, io.ErrUnexpectedEOF) || errors.Is(derr, context.DeadlineExceeded)) {
+		if ne != nil && ne.Timeout() || errors.Is(derr, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("the answer stopped before its end within --timeout %v: %w", c.cfg.Timeout, derr)
+		}
+		return nil, fmt.Errorf("the answer was cut before its end: %w", derr)
 	}
 	if resp.StatusCode != http.StatusOK || ans.Status != "success" {
 		if ans.Status == "error" {

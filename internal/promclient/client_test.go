@@ -292,3 +292,76 @@ func TestTLSTrustsTheGivenCAOrNothingWithInsecure(t *testing.T) {
 		t.Errorf("--tls-insecure: %v", err)
 	}
 }
+
+// A server that streams one series without end is stopped at --max-samples
+// while it is decoded (it was checked only once a whole series had
+// arrived: 3.5–4.2 GB against such a server).
+func TestMaxSamplesStopsAnEndlessSeriesWhileDecoding(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"x"},"values":[`)
+		for i := int64(0); r.Context().Err() == nil; i++ {
+			if i > 0 {
+				fmt.Fprint(w, ",")
+			}
+			if _, err := fmt.Fprintf(w, `[%d,"1"]`, 300+i*300); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := New(Config{URL: srv.URL, Timeout: 20 * time.Second, MaxSamples: 1000})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.QueryRange(context.Background(), "q", time.Unix(0, 0), time.Unix(600, 0), Step)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "more than --max-samples 1000 points") {
+			t.Fatalf("err %v, want the --max-samples limit", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the endless series was read on past --max-samples")
+	}
+}
+
+// A body that stalls mid-answer past --timeout is a network error and is
+// retried (it was labelled bad_data and never retried).
+func TestTimeoutMidBodyIsRetried(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"x"},"values":[[300,"1"],`)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+			return
+		}
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"ifName":"x"},"values":[[300,"1"],[600,"2"]]}]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := New(Config{URL: srv.URL, Timeout: 200 * time.Millisecond, Retries: 2, Backoff: time.Millisecond})
+	res, err := c.QueryRange(context.Background(), "q", time.Unix(0, 0), time.Unix(600, 0), Step)
+	if err != nil {
+		t.Fatalf("err %v, want the retry to succeed", err)
+	}
+	if calls != 2 || len(res) != 1 || len(res[0].Points) != 2 {
+		t.Errorf("%d calls, result %+v; want 2 calls and both points", calls, res)
+	}
+	// Without retries the error says the answer stopped, not bad_data.
+	calls = 0
+	c, _ = New(Config{URL: srv.URL, Timeout: 200 * time.Millisecond})
+	_, err = c.QueryRange(context.Background(), "q", time.Unix(0, 0), time.Unix(600, 0), Step)
+	if err == nil || strings.Contains(err.Error(), "bad_data") || !strings.Contains(err.Error(), "--timeout 200ms") {
+		t.Errorf("err %v, want a timeout naming --timeout, not bad_data", err)
+	}
+}
