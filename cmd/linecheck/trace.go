@@ -84,8 +84,12 @@ flagged icmp-rate-limited: the router did not answer, packets were not lost
 (see docs/probe.md for the exact rule). A hop that never answered shows no
 responders and loss 100%, flagged no-reply when later hops answer.
 
-Responders are mapped to carriers offline (the bundled prefix table, plus
---asn-db FILE) and the route gets a line class (cn2-gia, cu-9929, transit …).
+Responders are mapped to carriers offline (--prefix-table, the bundled carrier
+table, --asn-db FILE) and the route gets a line class (cn2-gia, cu-9929,
+transit …). Every public hop shows its AS number, network name and country
+from the bundled IP-to-AS dataset (or the newer copy 'linecheck asn update'
+fetched), and the header the AS path, the networks the route crosses with the
+TTL where each begins; --no-asn leaves them out. Nothing is looked up online.
 
 --replay FILE reads a recorded trace instead of probing: linecheck's own JSON
 or the output of 'mtr --json', and prints it in any --format; --direction

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/plot"
+	"github.com/linecheck/linecheck/internal/route"
 )
 
 //go:embed compare.html.tmpl
@@ -27,6 +28,7 @@ var compareHTMLTmpl = sync.OnceValue(func() *template.Template {
 		"bytes":       fmtBytes,
 		"bps":         fmtBps,
 		"f2":          func(x float64) string { return fmt.Sprintf("%.2f", x) },
+		"aspath":      func(p []route.ASHop) string { return dashIfEmpty(route.ASPathText(p)) },
 		"sla":         slaText,
 		"rankingRule": func() string { return compare.RankingRule },
 		"when":        func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
