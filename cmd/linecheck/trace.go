@@ -30,6 +30,7 @@ var traceOpts struct {
 	format    string
 	replay    string
 	samples   bool
+	mtu       bool
 	asnDB     string
 	noASN     bool
 	showIPs   bool
@@ -53,7 +54,7 @@ func replayConflicts(fl *pflag.FlagSet) error {
 		}
 		switch f.Name {
 		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "report-cycles", "interval",
-			"timeout", "wait", "flows", "rate", "ipv4", "ipv6":
+			"timeout", "wait", "flows", "rate", "ipv4", "ipv6", "mtu":
 			given = append(given, "--"+f.Name)
 		}
 	})
@@ -118,6 +119,11 @@ sockets where net.ipv4.ping_group_range allows; otherwise the error message
 says exactly what to run. The report and JSON ("mode") say which ran: raw,
 datagram or recverr; the unprivileged ones do not see MPLS labels.
 
+--mtu then finds the path MTU per hop, as tracepath does (UDP probes with
+the don't-fragment bit, no privilege): an mtu column with the largest
+packet that reaches each TTL, and the TTL where it drops with the router
+that named the next-hop MTU (or "found by trying sizes" where none did).
+
 Examples:
   linecheck trace 127.0.0.1
   linecheck trace -n -q 3 -w 2 127.0.0.1
@@ -171,6 +177,7 @@ func init() {
 		f.BoolVarP(&traceOpts.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
 		f.StringVar(&traceOpts.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
 		f.BoolVar(&traceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
+		f.BoolVar(&traceOpts.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
 		f.BoolVar(&traceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
 		f.StringVar(&traceOpts.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
 		f.StringVar(&traceOpts.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
@@ -285,6 +292,18 @@ func runTrace(c *cobra.Command, args []string) error {
 					msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
 				}
 				fmt.Fprintln(stderr, msg)
+			}
+		}
+		if o.mtu && !interruptedRun {
+			m, err := probe.PathMTU(ctx, run.Addr, probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout})
+			switch {
+			case interrupted():
+				interruptedRun = true
+				fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
+			case err != nil:
+				fmt.Fprintf(stderr, "linecheck: path MTU: %v\n", err)
+			default:
+				route.AddMTU(t, m)
 			}
 		}
 		tr = t

@@ -72,8 +72,8 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	}
 	t := Table{Name: "hops", Title: title,
 		Headers: []string{"ttl", "host", "asn", "network", "cc", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
-			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "flags"},
-		Align:   "rlrllrrrrrrrrrrrlll",
+			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "mtu", "flags"},
+		Align:   "rlrllrrrrrrrrrrrllrl",
 		Movable: []string{"mean_abs ms", "stdev ms", "mpls", "p50 ms", "flows", "max ms", "jitter ms"},
 	}
 	// Late and duplicate columns only when some hop has any: they are rare,
@@ -91,7 +91,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	var hs []string
 	al := ""
 	for i, h := range t.Headers {
-		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) || (h == "cc" && !anyCC) {
+		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) || (h == "cc" && !anyCC) || (h == "mtu" && tr.MTU == nil) {
 			continue
 		}
 		hs, al = append(hs, h), al+t.Align[i:i+1]
@@ -136,6 +136,10 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			set(row, "loss", lossText(h.Sent, h.Loss))
 			set(row, "late", strconv.Itoa(h.Late))
 			set(row, "dup", strconv.Itoa(h.Duplicates))
+			set(row, "mtu", "-")
+			if h.MTU > 0 {
+				set(row, "mtu", strconv.Itoa(h.MTU))
+			}
 			set(row, "flags", flags)
 		}
 		if len(h.Responders) == 0 {
@@ -200,6 +204,9 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	}
 	if tr.Foreign > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
+	}
+	if tr.MTU != nil {
+		t.Notes = append(t.Notes, MTULines(tr.MTU)...)
 	}
 	if !tr.Mode.ShowsMPLS() {
 		t.Notes = append(t.Notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
@@ -370,4 +377,26 @@ func flowsText(f []int) string {
 		s = append(s, strconv.Itoa(v))
 	}
 	return strings.Join(s, " ")
+}
+
+// MTULines says what trace --mtu found: the path MTU, where it drops and
+// who said so.
+func MTULines(m *route.PathMTU) []string {
+	s := "path MTU not found (the target did not answer the MTU probes)"
+	if m.PathMTU > 0 {
+		s = fmt.Sprintf("path MTU %d bytes", m.PathMTU)
+	}
+	s += fmt.Sprintf(" (mtu = largest packet that reached the TTL; from the interface's %d", m.Start)
+	if m.Cached > 0 {
+		s += fmt.Sprintf(", ignoring the %d the kernel had cached", m.Cached)
+	}
+	out := []string{s + ")"}
+	for _, d := range m.Drops {
+		how := "found by trying sizes: larger ones got no answer"
+		if d.ReportedBy != "" {
+			how = "next-hop MTU named by " + d.ReportedBy
+		}
+		out = append(out, fmt.Sprintf("  drops to %d at TTL %d (%s)", d.MTU, d.TTL, how))
+	}
+	return out
 }

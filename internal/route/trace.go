@@ -38,6 +38,8 @@ type Trace struct {
 	// this one: never counted as received. Always written; 0 in replays of
 	// files that do not carry it (mtr --json, older linecheck files).
 	Foreign int `json:"foreign"`
+	// MTU is the path MTU search of trace --mtu, when it ran.
+	MTU *PathMTU `json:"mtu,omitempty"`
 	// ASPath is the chain of networks the route crosses (route.ASPath), set
 	// by Annotate; absent with --no-asn.
 	ASPath []ASHop `json:"as_path,omitempty"`
@@ -60,7 +62,10 @@ type Hop struct {
 	// count as lost, not received.
 	Late int `json:"late"`
 	// Duplicates counts further replies to probes already answered (not received).
-	Duplicates int         `json:"duplicates"`
+	Duplicates int `json:"duplicates"`
+	// MTU is the largest packet (IP header included) that reached this TTL,
+	// with trace --mtu; absent when not measured or no size was answered.
+	MTU        int         `json:"mtu_bytes,omitempty"`
 	Responders []Responder `json:"responders"`
 }
 
@@ -108,4 +113,54 @@ type EvidenceHop struct {
 	Carrier string `json:"carrier"`
 	// ASSource is the source that named the hop (Responder.ASSource).
 	ASSource string `json:"as_source,omitempty"`
+}
+
+// PathMTU is what trace --mtu found (probe.PathMTU): the largest packet
+// that reaches the target and the TTLs where the size that passes drops.
+type PathMTU struct {
+	// PathMTU is the largest packet (bytes) that reached the target;
+	// absent when the search did not reach it.
+	PathMTU int `json:"path_mtu_bytes,omitempty"`
+	// Start is the interface MTU the search began with.
+	Start int `json:"start_bytes"`
+	// Cached is the path MTU the kernel had learned for the target before
+	// the run (absent when none below Start); the search ignores it.
+	Cached int       `json:"cached_bytes,omitempty"`
+	Drops  []MTUDrop `json:"drops"`
+}
+
+// MTUDrop is one TTL from which on packets of the previous size no longer
+// pass.
+type MTUDrop struct {
+	TTL int `json:"ttl"`
+	MTU int `json:"mtu_bytes"` // the largest size that reaches this TTL
+	// ReportedBy is the router that named the next-hop MTU (fragmentation
+	// needed, packet too big); absent when the size was found by probing.
+	ReportedBy string `json:"reported_by,omitempty"`
+	// Probed is true when no router named the MTU: a larger probe got no
+	// answer at all, and sizes were tried until one did.
+	Probed bool `json:"probed,omitempty"`
+}
+
+// AddMTU records a path MTU search in tr: the document's MTU, and each
+// hop's largest packet by TTL.
+func AddMTU(tr *Trace, run *probe.MTURun) {
+	m := &PathMTU{PathMTU: run.PathMTU, Start: run.Start, Cached: run.Cached, Drops: []MTUDrop{}}
+	prev := run.Start
+	for _, h := range run.Hops {
+		for i := range tr.Hops {
+			if tr.Hops[i].TTL == h.TTL {
+				tr.Hops[i].MTU = h.MTU
+			}
+		}
+		if h.MTU > 0 && h.MTU < prev {
+			d := MTUDrop{TTL: h.TTL, MTU: h.MTU, Probed: h.Probed}
+			if h.ReportedBy.IsValid() {
+				d.ReportedBy = h.ReportedBy.String()
+			}
+			m.Drops = append(m.Drops, d)
+			prev = h.MTU
+		}
+	}
+	tr.MTU = m
 }
