@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -62,26 +61,31 @@ func LoadOptions() compare.LoadOptions {
 	return compare.LoadOptions{TargetsOnly: true}
 }
 
-// FeedFromCompare is FeedFromFile for a file already loaded.
+// FeedFromCompare is FeedFromFile for a file already loaded. The core
+// opens the run (compare.OpenSession: the ASN database, pricing, the
+// recordings replayed and evaluated, the probe streams, the live loops);
+// this maps it to the UI's rows and messages.
 func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
-	if !o.Offline {
-		// Refused before anything is read (MonitorLoops checks it again).
-		if f.RecordedOnly {
-			return nil, compare.ErrRecordedOnly
-		}
-		if err := compare.CheckLiveTargets(f); err != nil {
-			return nil, err
-		}
-	}
-	db, err := compare.LoadHopNames(o.ASNDB, o.NoASN)
-	if err != nil {
-		return nil, err
-	}
 	mode := "live"
 	if o.Offline {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
 	}
 	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{}}
+	live := o.Live
+	if !o.Offline && !live.NoBW && live.BWNow == nil {
+		for _, c := range f.Candidates {
+			if c.BandwidthTest != nil {
+				// The t key asks the throughput loop for a round now.
+				feed.BWNow = make(chan struct{}, 1)
+				live.BWNow = feed.BWNow
+				break
+			}
+		}
+	}
+	sess, err := compare.OpenSession(f, compare.SessionOptions{Offline: o.Offline, Now: o.Now, ASNDB: o.ASNDB, NoASN: o.NoASN, Live: live})
+	if err != nil {
+		return nil, err
+	}
 	opts := DefaultCostOptions()
 	if o.UsageHours.Set {
 		opts.UsageHours, opts.UsageSet = o.UsageHours.InexactFloat64(), true
@@ -90,32 +94,19 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	// Offers and traffic are optional for the TUI: without them the rows
 	// show route quality only and the costs are absent ("-").
 	costs := map[string]Cost{}
-	var pricing *compare.Pricing
-	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
-		pr, err := newPricer(f, o.Now)
-		if err != nil {
-			return nil, err
-		}
+	if sess.Pricing != nil {
+		pr := newPricer(f, sess.Pricing)
 		if costs, err = pr.costs(opts); err != nil {
 			return nil, err
 		}
 		feed.CostFunc = pr.costs
 		snap.Currency, snap.Traffic = pr.base, pr.traffic
-		pricing = pr.pr
 	}
 	monthly := map[string]*compare.Monthly{} // each candidate's offer, for RelatePort
-	for i := range f.Candidates {
-		c := &f.Candidates[i]
-		m, err := compare.Replay(c)
-		if err != nil {
-			return nil, err
-		}
-		ev := compare.Evaluate(f, c, m, db)
-		if pricing != nil {
-			if mo, _, err := pricing.Monthly(c); err == nil {
-				compare.RelatePort(ev.Throughput, mo)
-				monthly[c.Name] = mo
-			}
+	for _, sc := range sess.Candidates {
+		c, m, ev := sc.Candidate, sc.Measurement, sc.Evaluation
+		if ev.Monthly != nil {
+			monthly[c.Name] = ev.Monthly
 		}
 		cand := candidateFrom(f, c, ev)
 		if c.BandwidthTest != nil && !o.Offline && !o.Live.NoBW {
@@ -132,32 +123,14 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		if m.Return != nil {
 			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "return", Trace: *m.Return})
 		}
-		if o.Offline && c.Recorded.Probes != "" {
-			recs, err := readStream(c.Recorded.Probes)
-			if err != nil {
-				return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
-			}
-			feed.Streams[c.Name] = recs
+		if sc.Stream != nil {
+			feed.Streams[c.Name] = sc.Stream
 		}
 	}
-	if !o.Offline {
-		mo := o.Live
-		mo.ASNDB = db
-		for _, c := range snap.Candidates {
-			if c.BWTest != "" && mo.BWNow == nil {
-				feed.BWNow = make(chan struct{}, 1)
-				mo.BWNow = feed.BWNow
-			}
-		}
-		loops, err := compare.MonitorLoops(f, mo)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range loops {
-			feed.Live = append(feed.Live, relatePorts(LoopFeeder(l), monthly))
-		}
-		snap.Tracing = true
+	for _, l := range sess.Loops {
+		feed.Live = append(feed.Live, relatePorts(LoopFeeder(l), monthly))
 	}
+	snap.Tracing = !o.Offline
 	feed.Snapshot = snap
 	return feed, nil
 }
@@ -167,15 +140,6 @@ func speedOr1(s float64) float64 {
 		return 1
 	}
 	return s
-}
-
-func readStream(path string) ([]probe.Record, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	return probe.ReadStream(fh, path)
 }
 
 // candidateFrom maps compare's evaluation of the recordings to a row.
@@ -208,11 +172,7 @@ type pricer struct {
 	traffic *Traffic
 }
 
-func newPricer(f *compare.File, now time.Time) (*pricer, error) {
-	pr, err := compare.NewPricing(f, now)
-	if err != nil {
-		return nil, err
-	}
+func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
 	p := &pricer{file: f, pr: pr, base: pr.FX().Base}
 	ts := pr.Traffic
 	if ts != nil && len(ts.Times) > 0 {
@@ -228,7 +188,7 @@ func newPricer(f *compare.File, now time.Time) (*pricer, error) {
 		}
 		p.traffic = tr
 	}
-	return p, nil
+	return p
 }
 
 // costs re-bills every offer under o and assembles each candidate's Cost.

@@ -1,0 +1,116 @@
+package compare
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
+)
+
+// SessionOptions say how to open a session on a candidates file.
+type SessionOptions struct {
+	// Offline replays the recordings only; otherwise the live loops are
+	// made (MonitorLoops with Live) and returned for the caller to run.
+	Offline bool
+	// Now picks the month of a synthetic traffic profile (the month before it).
+	Now time.Time
+	// ASNDB is an optional offline IP-to-ASN file; NoASN leaves the
+	// bundled offline dataset out (--no-asn), as LoadHopNames does.
+	ASNDB string
+	NoASN bool
+	// Live configures the live loops; its ASNDB is the session's.
+	Live MonitorOptions
+}
+
+// Session is a run opened on a candidates file, for a surface that shows
+// it as it goes (the TUI): the hop names' AS sources loaded (LoadHopNames), the traffic priced
+// under the offers when the file has both, every candidate's recordings
+// replayed and evaluated as compare evaluates them, the recorded probe
+// streams to replay in time, and, live, the loops that measure.
+type Session struct {
+	File *File
+	ASN  route.ASNDB
+	// Pricing is nil when the file names no offers or no traffic (the TUI
+	// then shows route quality only).
+	Pricing    *Pricing
+	Candidates []SessionCandidate // in file order
+	// Loops are the live loops (MonitorLoops); nil offline.
+	Loops []Loop
+}
+
+// SessionCandidate is one candidate as the session opened it.
+type SessionCandidate struct {
+	Candidate *Candidate
+	// Measurement is what the recordings say (Replay).
+	Measurement *Measurement
+	// Evaluation is Evaluate of the recordings, with the offer's Monthly
+	// (nil when not priced) and the throughput related to its port.
+	Evaluation *Evaluation
+	// Stream is the recorded probe stream (offline), in file order.
+	Stream []probe.Record
+}
+
+// OpenSession opens f: a live session is refused for a recorded_only file
+// or one with documentation targets before anything is read. An offer that
+// cannot be priced leaves that candidate's Monthly nil (a surface shows
+// "-"); bad recordings, a bad ASN file or bad pricing inputs fail.
+func OpenSession(f *File, o SessionOptions) (*Session, error) {
+	if !o.Offline {
+		if f.RecordedOnly {
+			return nil, ErrRecordedOnly
+		}
+		if err := CheckLiveTargets(f); err != nil {
+			return nil, err
+		}
+	}
+	db, err := LoadHopNames(o.ASNDB, o.NoASN)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{File: f, ASN: db}
+	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
+		if s.Pricing, err = NewPricing(f, o.Now); err != nil {
+			return nil, err
+		}
+	}
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		m, err := Replay(c)
+		if err != nil {
+			return nil, err
+		}
+		ev := Evaluate(f, c, m, db)
+		if s.Pricing != nil {
+			if mo, whatIf, err := s.Pricing.Monthly(c); err == nil {
+				ev.Monthly, ev.WhatIf = mo, whatIf
+				RelatePort(ev.Throughput, mo)
+			}
+		}
+		sc := SessionCandidate{Candidate: c, Measurement: m, Evaluation: ev}
+		if o.Offline && c.Recorded.Probes != "" {
+			if sc.Stream, err = readStream(c.Recorded.Probes); err != nil {
+				return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
+			}
+		}
+		s.Candidates = append(s.Candidates, sc)
+	}
+	if !o.Offline {
+		mo := o.Live
+		mo.ASNDB = db
+		if s.Loops, err = MonitorLoops(f, mo); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func readStream(path string) ([]probe.Record, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return probe.ReadStream(fh, path)
+}
