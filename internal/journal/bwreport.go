@@ -172,11 +172,13 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 		}
 		r.Hours = append(r.Hours, BWHour{Hour: h, Tests: hours[h].tests, BWStats: stats(hours[h])})
 	}
+	measured := 0 // hours with a p50
 	for i := range r.Hours {
 		h := r.Hours[i]
 		if h.P50 == nil {
 			continue
 		}
+		measured++
 		if r.Worst == nil || *h.P50 < *r.Worst.P50 {
 			r.Worst = &r.Hours[i]
 		}
@@ -184,7 +186,9 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 			r.Best = &r.Hours[i]
 		}
 	}
-	if r.Worst != nil && *r.Best.P50 > 0 {
+	// Oversell compares two hours of the day: from one hour there is
+	// nothing to compare, and the figure is absent, not 0.
+	if measured >= 2 && *r.Best.P50 > 0 {
 		r.Oversell = ptr(1 - *r.Worst.P50 / *r.Best.P50)
 	}
 	es := stats(evening)

@@ -100,3 +100,20 @@ func TestImpossibleBWEntriesAreRefused(t *testing.T) {
 		t.Errorf("read: %v", err)
 	}
 }
+
+// One hour of the day measured gives no oversell (there is no other hour to
+// compare it with): absent, shown "-", where it read "oversell 0.00%".
+func TestSummarizeBWOneHourHasNoOversell(t *testing.T) {
+	day := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	es := []Entry{bwEntry(day, 90e6, 95e6), bwEntry(day.Add(20*time.Minute), 80e6)}
+	r := SummarizeBW(es, ReadInfo{}, "x", time.UTC, BWReportOptions{Share: 0.8, FromHour: 19, ToHour: 23})
+	if len(r.Hours) != 1 || r.Oversell != nil {
+		t.Errorf("hours %+v oversell %v: want one hour and no oversell", r.Hours, r.Oversell)
+	}
+	// Two hours with the same p50 do measure an oversell of 0.
+	es = append(es, bwEntry(day.Add(2*time.Hour), 90e6, 95e6), bwEntry(day.Add(2*time.Hour+20*time.Minute), 80e6))
+	r = SummarizeBW(es, ReadInfo{}, "x", time.UTC, BWReportOptions{Share: 0.8, FromHour: 19, ToHour: 23})
+	if r.Oversell == nil || *r.Oversell != 0 {
+		t.Errorf("two equal hours: oversell %v, want 0", r.Oversell)
+	}
+}
