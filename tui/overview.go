@@ -3,11 +3,13 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/geo"
 )
 
 // column is one column of a table: its title, width, the priority with
@@ -692,6 +694,11 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		measured := checkMeasured(ch)
 		if perCarrier && (measured == "" || measured == "-") {
 			measured = "not measured"
+		}
+		if ch.Name == compare.CheckStretch && ch.Measured != nil && slices.Contains(c.q.StretchFlags, geo.FlagBelowFloor) {
+			// As the STR column's "<1!": the ratio (rounded to 0.001)
+			// says less than the reason.
+			measured = "<1 (min RTT below the physical floor)"
 		}
 		sla.WriteString("  " + style.Render(mark) + " " + name + " " + measured)
 		if ch.Name != "line_class" && !perCarrier {

@@ -283,6 +283,10 @@ func checkValue(name string, v any, unit string, required bool) string {
 			s = strconv.FormatFloat(x, 'f', -1, 64)
 		case name == compare.CheckRTTP95:
 			s = fmt.Sprintf("%.1f", x)
+		case name == compare.CheckStretch && x > 0 && x < 0.01:
+			// Below the physical floor a stretch can be 0.004: two
+			// significant digits, not "0.00".
+			s = strconv.FormatFloat(x, 'g', 2, 64)
 		default:
 			s = fmt.Sprintf("%.2f", x)
 		}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -471,6 +472,19 @@ func TestStretchBelowTheFloorIsFlagged(t *testing.T) {
 	}
 	if got := str("hk-cn2-gia"); got != "1.8" {
 		t.Errorf("hk-cn2-gia STR = %q, want its ratio 1.8", got)
+	}
+	// Its SLA line gives the stretch in two significant digits and says
+	// why it fails (it read "✗ stretch 0.00 ≤ 2.5").
+	ch := compare.Check{Name: compare.CheckStretch, Measured: 0.05 / 104.5, Unit: "ratio"}
+	if got := checkMeasured(ch); got != "0.00048" {
+		t.Errorf("stretch %v shown as %q, want 0.00048", ch.Measured, got)
+	}
+	for i := 0; i < 10 && !strings.Contains(plain(m), " la-cu9929 · "); i++ {
+		m = step(t, m, keyMsg("j"))
+	}
+	frame = plain(m)
+	if strings.Contains(frame, "stretch 0.00 ") || !strings.Contains(frame, "(min RTT below the physical floor)") {
+		t.Errorf("the SLA line of la-cu9929 does not say it is below the floor:\n%s", frame)
 	}
 }
 
