@@ -73,13 +73,18 @@ func (b *Builder) AddCSV(name string, r io.Reader) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("%s:%d: %v (want ip_range_start,ip_range_end,asn,name or ip_range_start,ip_range_end,country_code)", name, pe.Line, pe.Err)
 			}
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		// FieldPos panics on a record without fields; csv never returns one
+		// without an error, but a message is not worth a panic.
+		line := 0
+		if len(rec) > 0 {
+			line, _ = cr.FieldPos(0)
 		}
 		where := name + ":" + strconv.Itoa(line)
 		if kind == 0 {
