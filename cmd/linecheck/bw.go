@@ -477,7 +477,7 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 		}
 		cycle, aerr := appendFn(e)
 		if aerr != nil {
-			return aerr
+			return journalFailed(stderr, tty, aerr, func() error { return bwReport(c) })
 		}
 		if tty && res != nil {
 			fmt.Fprintf(stderr, "\r\033[Kbw --watch: test %d: %s Mbit/s mean, p5 %s", cycle, report.Mbps(res.Throughput.Mean), report.Mbps(res.Throughput.P5))

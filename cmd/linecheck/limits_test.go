@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +29,42 @@ func TestPingRefusesCountsItCannotHold(t *testing.T) {
 	}
 	if err := checkPingTotal(1<<62, 1, true); err != nil {
 		t.Errorf("-l takes no count: %v", err)
+	}
+}
+
+// A watch whose journal's disk fills up prints the report of the cycles the
+// journal holds and exits 1 (it exited with the write error and printed
+// nothing). The disk is a 8 KiB tmpfs in a mount namespace of the child's
+// own (unshare -m), so nothing of this host's fills.
+func TestWatchOnAFullDiskPrintsItsReport(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (a tmpfs in a private mount namespace, raw ICMP); CI runs as root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := filepath.Join(dir, "watch.ndjson")
+	cmd := exec.Command(unshare, "--mount", "--propagation", "private", "sh", "-c",
+		`mount -t tmpfs -o size=8k tmpfs "$0" && exec "$@"`, dir,
+		os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--watch", "--journal", j,
+		"-c", "2", "-i", "0.005", "127.0.0.1"}, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "no space left on device") || !strings.Contains(errb.String(), "the report covers the cycles the journal holds") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+	if !strings.Contains(out.String(), "127.0.0.1") {
+		t.Errorf("no report on stdout:\n%s\n%s", out.String(), errb.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -235,7 +236,7 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			}
 			e.End = time.Now().UTC()
 			if _, err := appendFn(e); err != nil {
-				return err
+				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
 			}
 			continue
 		}
@@ -251,7 +252,7 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		if sent > 0 || ctx.Err() == nil {
 			cycle, err := appendFn(e)
 			if err != nil {
-				return err
+				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
 			}
 			if tty {
 				fmt.Fprintf(stderr, "\r\033[Kping --watch: cycle %d%s", cycle, pingCycleText(e.Ping))
@@ -268,6 +269,20 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		return nil
 	}
 	return watchReport(c, o, loc)
+}
+
+// journalFailed ends a watch whose journal could not be written (a full
+// disk): it says so, prints the report of the cycles the journal holds, and
+// exits 1. Before, the watch exited with the write error and no report.
+func journalFailed(stderr io.Writer, tty bool, err error, report func() error) error {
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	fmt.Fprintf(stderr, "linecheck: %v: the watch stops; the report covers the cycles the journal holds\n", err)
+	if rerr := report(); rerr != nil {
+		fmt.Fprintln(stderr, "linecheck:", rerr)
+	}
+	return &exitError{code: 1, err: fmt.Errorf("the journal could not be written: %w", err)}
 }
 
 // watchSleep waits until t; false when the watch was stopped meanwhile.
@@ -403,7 +418,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			down := &route.Trace{Schema: route.TraceSchema, Target: last.Target, Addr: last.Addr, Protocol: last.Protocol,
 				Port: last.Port, Hops: []route.Hop{}}
 			if _, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down}); err != nil {
-				return err
+				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
 			}
 			continue
 		}
@@ -412,7 +427,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		last = tr
 		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
 		if err != nil {
-			return err
+			return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
 		}
 		if tty {
 			fmt.Fprintf(stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
