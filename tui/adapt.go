@@ -10,6 +10,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -33,6 +34,8 @@ type FeedOptions struct {
 	Live compare.MonitorOptions
 	// ASNDB is an optional offline IP-to-ASN file.
 	ASNDB string
+	// PrefixTable is the operator's --prefix-table (nil: none).
+	PrefixTable *route.PrefixTable
 	// NoASN leaves the offline dataset and the AS columns out (--no-asn).
 	NoASN bool
 	// UsageHours prices every offer at these used hours of the GPU machine
@@ -82,7 +85,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			}
 		}
 	}
-	sess, err := compare.OpenSession(f, compare.SessionOptions{Offline: o.Offline, Now: o.Now, ASNDB: o.ASNDB, NoASN: o.NoASN, Live: live})
+	sess, err := compare.OpenSession(f, compare.SessionOptions{Offline: o.Offline, Now: o.Now, ASNDB: o.ASNDB, NoASN: o.NoASN, PrefixTable: o.PrefixTable, Live: live})
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,8 @@ func init() {
 	})
 	// The other commands that classify routes take --prefix-table too. It is
 	// wired here, in one place: the flag and a PreRunE that loads the table
-	// as the process's operator table before the command runs.
+	// and hands it to the command's run function in its context
+	// (prefixTableOf), which passes it to the lookups in route.Names.
 	for _, cmd := range []*cobra.Command{traceCmd, compareCmd, tuiCmd, serveCmd} {
 		addPrefixTableFlag(cmd)
 	}
@@ -118,9 +119,11 @@ func addPrefixTableFlag(cmd *cobra.Command) {
 	})
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
-		if err := usePrefixTable(path); err != nil {
+		t, err := loadPrefixTable(path)
+		if err != nil {
 			return badInput(err)
 		}
+		withPrefixTable(c, t)
 		if prev != nil {
 			return prev(c, args)
 		}
@@ -128,18 +131,34 @@ func addPrefixTableFlag(cmd *cobra.Command) {
 	}
 }
 
-// usePrefixTable loads --prefix-table (when given) as the process's
-// operator table; every command with the flag calls it before any lookup.
-func usePrefixTable(path string) error {
+// loadPrefixTable loads --prefix-table (nil when not given).
+func loadPrefixTable(path string) (*route.PrefixTable, error) {
 	if path == "" {
-		route.UsePrefixTable(nil)
-		return nil
+		return nil, nil
 	}
-	t, err := route.LoadPrefixTable(path)
-	if err != nil {
-		return err
+	return route.LoadPrefixTable(path)
+}
+
+// prefixTableKey holds a command's --prefix-table in its context: the table
+// is a value handed to the lookups (route.Names.Table), not process state.
+type prefixTableKey struct{}
+
+// withPrefixTable hands t to c's run function (prefixTableOf).
+func withPrefixTable(c *cobra.Command, t *route.PrefixTable) {
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	route.UsePrefixTable(t)
+	c.SetContext(context.WithValue(ctx, prefixTableKey{}, t))
+}
+
+// prefixTableOf is the --prefix-table its PreRunE loaded for c (nil: none).
+func prefixTableOf(c *cobra.Command) *route.PrefixTable {
+	if ctx := c.Context(); ctx != nil {
+		if t, ok := ctx.Value(prefixTableKey{}).(*route.PrefixTable); ok {
+			return t
+		}
+	}
 	return nil
 }
 
@@ -171,10 +190,11 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		return badInput(errors.New("no --targets FILE and no terminal: tracing the bundled target set (real addresses in China, see 'linecheck backtrace --list') " +
 			"needs a person at a terminal or --bundled; give --targets FILE to trace your own list"))
 	}
-	if err := usePrefixTable(o.prefixTable); err != nil {
+	table, err := loadPrefixTable(o.prefixTable)
+	if err != nil {
 		return badInput(err)
 	}
-	db, err := hopNamesDB(o.asnDB, o.noASN, c.ErrOrStderr())
+	db, err := hopNamesDB(o.asnDB, o.noASN, table, c.ErrOrStderr())
 	if err != nil {
 		return badInput(err)
 	}

@@ -172,6 +172,41 @@ func TestPrefixTableOnTrace(t *testing.T) {
 	if c := class(); c != route.LineChinaNet163 {
 		t.Errorf("the table outlived its run: %s", c)
 	}
+	// compare takes it as a value too (compare.Options.PrefixTable): the
+	// bundled scenario's hk-bgp, chinanet-163 on its own, turns cn2-gia.
+	cls := func(args ...string) string {
+		out, code := prRun(t, compareCmd, append([]string{"compare", "--offline", "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("compare exit %d\n%s", code, out)
+		}
+		var doc struct {
+			Candidates []struct {
+				Name  string `json:"name"`
+				Route struct {
+					LineClass string `json:"line_class"`
+				} `json:"route"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range doc.Candidates {
+			if e.Name == "hk-bgp" {
+				return e.Route.LineClass
+			}
+		}
+		t.Fatalf("no hk-bgp in %s", out)
+		return ""
+	}
+	if c := cls("../../samples/candidates.yaml"); c != route.LineChinaNet163 {
+		t.Fatalf("compare without the table: hk-bgp %s", c)
+	}
+	if c := cls("--prefix-table", tbl, "../../samples/candidates.yaml"); c != route.LineCN2GIA {
+		t.Errorf("compare with the table: hk-bgp %s", c)
+	}
+	if c := cls("../../samples/candidates.yaml"); c != route.LineChinaNet163 {
+		t.Errorf("compare: the table outlived its run: hk-bgp %s", c)
+	}
 }
 
 // serve --targets: a backtrace target list's return routes are traced

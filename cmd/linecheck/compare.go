@@ -161,7 +161,7 @@ func runCompare(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, BWTime: o.bwTime}
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime}
 	if o.usage != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))

@@ -186,6 +186,9 @@ func runServe(c *cobra.Command, _ []string) error {
 		}
 		db = d
 	}
+	if t := prefixTableOf(c); t != nil {
+		db = &route.Names{File: db, Table: t}
+	}
 	stderr := c.ErrOrStderr()
 	exp := exporter.New(stderr)
 	exp.SetTargets(targets, time.Now())

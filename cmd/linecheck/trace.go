@@ -209,7 +209,7 @@ func runTrace(c *cobra.Command, args []string) error {
 	default:
 		return badInput(fmt.Errorf("--direction %q: use forward (recorded toward the server) or return (recorded on the server toward you)", o.direction))
 	}
-	db, err := hopNamesDB(o.asnDB, o.noASN, c.ErrOrStderr())
+	db, err := hopNamesDB(o.asnDB, o.noASN, prefixTableOf(c), c.ErrOrStderr())
 	if err != nil {
 		return badInput(err)
 	}

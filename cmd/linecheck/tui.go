@@ -20,24 +20,27 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/rdns"
+	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/tui"
 )
 
 // tuiFlags are the options of `linecheck tui` (and of the demo's TUI).
 type tuiFlags struct {
-	offline  bool
-	speed    float64
-	noColor  bool
-	sort     string
-	asnDB    string
-	noASN    bool
-	interval time.Duration
-	loopback bool
-	fixture  bool
-	usage    billing.Dec
-	bwTime   time.Duration  // live: measured time of each throughput test
-	bwEvery  time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
-	quiet    *compare.Quiet // held while a live throughput test runs (openTUI makes it)
+	offline bool
+	speed   float64
+	noColor bool
+	sort    string
+	asnDB   string
+	noASN   bool
+	// prefixTable is --prefix-table, loaded by the command's PreRunE.
+	prefixTable *route.PrefixTable
+	interval    time.Duration
+	loopback    bool
+	fixture     bool
+	usage       billing.Dec
+	bwTime      time.Duration  // live: measured time of each throughput test
+	bwEvery     time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
+	quiet       *compare.Quiet // held while a live throughput test runs (openTUI makes it)
 }
 
 var tuiOpts = tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
@@ -178,7 +181,9 @@ func runTUICmd(c *cobra.Command, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	return openTUI(ctx, f, tuiOpts)
+	o := tuiOpts
+	o.prefixTable = prefixTableOf(c)
+	return openTUI(ctx, f, o)
 }
 
 // openTUI runs the UI on a loaded candidates file. demo calls it with
@@ -187,7 +192,7 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	// One Quiet for every live loop, the loopback row's too: all of them
 	// pause while a throughput test fills the line.
 	o.quiet = compare.NewQuiet()
-	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN,
+	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: o.prefixTable,
 		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
 		UsageHours: o.usage})
 	if err != nil {

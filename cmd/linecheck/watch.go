@@ -388,6 +388,11 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		Interval: interval, Timeout: timeout, Flows: flows, Rate: rate, Network: network}
 	ctx, stop := watchContext(c)
 	defer stop()
+	// --prefix-table names the hops of every cycle (no AS sources here).
+	var names route.ASNDB
+	if t := prefixTableOf(c); t != nil {
+		names = &route.Names{Table: t}
+	}
 	// The gate's refusal comes before the journal is created.
 	if _, err := probe.ResolveTraceTarget(ctx, args[0], network); err != nil {
 		return badInput(err)
@@ -423,7 +428,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			continue
 		}
 		tr := route.BuildTrace(run)
-		route.Annotate(tr, nil)
+		route.Annotate(tr, names)
 		last = tr
 		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
 		if err != nil {

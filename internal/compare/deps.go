@@ -28,10 +28,11 @@ func placeLocation(p Place) (geo.Location, bool) {
 // userCarrier tells whether c is a carrier users and targets may name.
 func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
-// LoadHopNames is the chain of AS sources the hops are named from, for
-// compare, the TUI and serve: the --asn-db file (path may be ""), then the
-// offline dataset unless noASN (--no-asn).
-func LoadHopNames(path string, noASN bool) (route.ASNDB, error) {
+// LoadHopNames is the chain of sources the hops are named from, for
+// compare, the TUI and serve: the operator's --prefix-table (table may be
+// nil), the --asn-db file (path may be ""), then the offline dataset unless
+// noASN (--no-asn).
+func LoadHopNames(path string, noASN bool, table *route.PrefixTable) (route.ASNDB, error) {
 	var file route.ASNDB
 	if path != "" {
 		d, err := route.LoadASNDB(path)
@@ -44,6 +45,7 @@ func LoadHopNames(path string, noASN bool) (route.ASNDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.Table = table
 	return n, nil
 }
 

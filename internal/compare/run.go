@@ -33,6 +33,9 @@ type Options struct {
 	TraceCycles int
 	// ASNDB is an optional offline IP-to-ASN file (iptoasn TSV or mmdb).
 	ASNDB string
+	// PrefixTable is the operator's --prefix-table (nil: none), looked up
+	// ahead of the bundled carrier table.
+	PrefixTable *route.PrefixTable
 	// NoASN leaves the offline dataset out and the AS fields and paths out
 	// of the document (--no-asn).
 	NoASN bool
@@ -111,7 +114,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	db, err := LoadHopNames(opt.ASNDB, opt.NoASN)
+	db, err := LoadHopNames(opt.ASNDB, opt.NoASN, opt.PrefixTable)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,8 @@ type SessionOptions struct {
 	// bundled offline dataset out (--no-asn), as LoadHopNames does.
 	ASNDB string
 	NoASN bool
+	// PrefixTable is the operator's --prefix-table (nil: none).
+	PrefixTable *route.PrefixTable
 	// Live configures the live loops; its ASNDB is the session's.
 	Live MonitorOptions
 }
@@ -65,7 +67,7 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	db, err := LoadHopNames(o.ASNDB, o.NoASN)
+	db, err := LoadHopNames(o.ASNDB, o.NoASN, o.PrefixTable)
 	if err != nil {
 		return nil, err
 	}

@@ -25,10 +25,15 @@ const (
 	SourceNone         = "none"
 )
 
-// Names is the chain of AS sources after the two prefix tables: the user's
-// --asn-db file, then the dataset. It is an ASNDB, so classification asks
-// the same sources in the same order as the hop annotation.
+// Names is the chain of sources a hop is named from: the operator's prefix
+// table (--prefix-table) ahead of the bundled carrier table, then, as AS
+// sources, the user's --asn-db file and the dataset. It is an ASNDB, so
+// classification asks the same sources in the same order as the hop
+// annotation; the operator's table travels with it as a value.
 type Names struct {
+	// Table is the operator's prefix table (nil without --prefix-table):
+	// consulted first, and ahead of the private/reserved exclusion.
+	Table *PrefixTable
 	// File is the --asn-db database (nil without one).
 	File ASNDB
 	// Dataset is the offline IP-to-AS table (nil with --no-asn).

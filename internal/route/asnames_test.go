@@ -88,7 +88,7 @@ func TestSampleHopsNamedByTheDataset(t *testing.T) {
 						t.Errorf("%s TTL %d %s: AS%d, the source says AS%d", f, h.TTL, r.Addr, r.ASN, w)
 					}
 				}
-				if c, ok := TableLookup(ip); ok {
+				if c, ok := TableLookup(ip, nil); ok {
 					if r.ASSource != SourceCarrierTable || r.Carrier != c.Name || r.ASN != c.ASN {
 						t.Errorf("%s TTL %d %s: %s %q AS%d, the carrier table says %q AS%d", f, h.TTL, r.Addr, r.ASSource, r.Carrier, r.ASN, c.Name, c.ASN)
 					}
@@ -171,9 +171,8 @@ func TestSourceOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	UsePrefixTable(pt)
-	defer UsePrefixTable(nil)
 	n := datasetNames(t)
+	n.Table = pt
 	n.File = hopFakeDB{"101.95.120.33": 64500, "59.43.182.198": 64501}
 	tr := &Trace{Hops: []Hop{
 		{TTL: 1, Responders: []Responder{{Addr: "61.152.8.45"}}},

@@ -101,7 +101,7 @@ func Annotate(t *Trace, db ASNDB) {
 			if err != nil {
 				continue
 			}
-			if kind, ok := noEvidenceRange(ip); ok {
+			if kind, ok := noEvidenceRange(ip, db); ok {
 				r.ASN, r.Carrier, r.ASName, r.Country, r.ASSource = 0, kind, "", "", kind
 				continue
 			}
@@ -150,10 +150,10 @@ func sourceName(s string) string {
 	return s
 }
 
-// noEvidenceRange is SpecialRange, except for addresses the operator table
-// (--prefix-table) lists: those count as the carrier it names.
-func noEvidenceRange(ip netip.Addr) (string, bool) {
-	if _, ok := operatorLookup(ip); ok {
+// noEvidenceRange is SpecialRange, except for addresses the operator's
+// table in db (--prefix-table) lists: those count as the carrier it names.
+func noEvidenceRange(ip netip.Addr, db ASNDB) (string, bool) {
+	if _, ok := operatorTable(db).lookup(ip); ok {
 		return "", false
 	}
 	return SpecialRange(ip)
@@ -165,7 +165,7 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 	if c, ok := LookupCarrier(ip, db); ok {
 		return c, true
 	}
-	if _, special := noEvidenceRange(ip); special || r.ASN <= 0 {
+	if _, special := noEvidenceRange(ip, db); special || r.ASN <= 0 {
 		return Carrier{}, false
 	}
 	c, ok := CarrierForASN(r.ASN, "")
@@ -265,7 +265,7 @@ func (c *classification) evidence(hops []Hop, db ASNDB) {
 			if err != nil {
 				continue
 			}
-			if kind, ok := noEvidenceRange(ip); ok {
+			if kind, ok := noEvidenceRange(ip, db); ok {
 				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
 				continue
 			}

@@ -149,8 +149,9 @@ func TestRuleAndEvidenceCountTheSameHops(t *testing.T) {
 	checkRuleCountsListedHops(t, ev)
 }
 
+// The operator's table is a value carried by the sources (Names.Table):
+// a lookup without it never sees its rows.
 func TestOperatorPrefixTable(t *testing.T) {
-	t.Cleanup(func() { UsePrefixTable(nil) })
 	route := mkTrace("10.77.9.2", true, "10.77.1.1", "10.77.2.1", "10.77.2.5", "10.77.3.1", "10.77.9.2")
 	if c, _ := Classify(route, nil); c != LineUnknown {
 		t.Fatalf("without a table the lab's private hops carry no evidence, got %s", c)
@@ -162,12 +163,15 @@ func TestOperatorPrefixTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	UsePrefixTable(tbl)
-	c, ev := Classify(route, nil)
+	db := &Names{Table: tbl}
+	c, ev := Classify(route, db)
 	if c != LineCN2GIA || ev.Landing != "ChinaNet Shanghai" {
 		t.Fatalf("with the table: %s landing %q (%q)", c, ev.Landing, ev.Rule)
 	}
-	Annotate(route, nil)
+	if c, _ := Classify(route, nil); c != LineUnknown {
+		t.Errorf("a lookup without the table saw its rows: %s", c)
+	}
+	Annotate(route, db)
 	if r := route.Hops[1].Responders[0]; r.ASN != 4809 || r.Carrier != "CN2" {
 		t.Errorf("annotated %+v", r)
 	}
@@ -179,11 +183,11 @@ func TestOperatorPrefixTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	UsePrefixTable(over)
-	if c, ok := LookupCarrier(netip.MustParseAddr("59.43.246.1"), nil); !ok || c.Class != ClassChinaNet || c.Source != "prefix-table" {
+	db = &Names{Table: over}
+	if c, ok := LookupCarrier(netip.MustParseAddr("59.43.246.1"), db); !ok || c.Class != ClassChinaNet || c.Source != "prefix-table" {
 		t.Errorf("operator row did not win: %+v", c)
 	}
-	if c, _ := LookupCarrier(netip.MustParseAddr("59.43.247.1"), nil); c.Class != ClassCN2 {
+	if c, _ := LookupCarrier(netip.MustParseAddr("59.43.247.1"), db); c.Class != ClassCN2 {
 		t.Errorf("bundled row outside the operator's: %+v", c)
 	}
 }

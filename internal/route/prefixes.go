@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Carrier classes (backbone tags) used in Carrier.Class.
@@ -178,17 +177,8 @@ func LoadPrefixTable(path string) (*PrefixTable, error) {
 	return ParsePrefixTable(path, string(b))
 }
 
-// operatorTable is the process-wide operator table (UsePrefixTable): the
-// commands set it once from --prefix-table before any lookup.
-var operatorTable atomic.Pointer[PrefixTable]
-
-// UsePrefixTable makes t the operator table every lookup of this process
-// consults first (nil removes it). Commands call it once from --prefix-table.
-func UsePrefixTable(t *PrefixTable) { operatorTable.Store(t) }
-
-// operatorLookup looks ip up in the operator table only.
-func operatorLookup(ip netip.Addr) (Carrier, bool) {
-	t := operatorTable.Load()
+// lookup looks ip up in t only (nil: no table).
+func (t *PrefixTable) lookup(ip netip.Addr) (Carrier, bool) {
 	if t == nil {
 		return Carrier{}, false
 	}
@@ -201,10 +191,20 @@ func operatorLookup(ip netip.Addr) (Carrier, bool) {
 	return Carrier{}, false
 }
 
-// TableLookup looks ip up in the operator table (UsePrefixTable), then the
+// operatorTable is the operator's prefix table db carries (Names.Table), if
+// any: the table is passed with the sources it is consulted before, not
+// held by the process.
+func operatorTable(db ASNDB) *PrefixTable {
+	if n, ok := db.(*Names); ok && n != nil {
+		return n.Table
+	}
+	return nil
+}
+
+// TableLookup looks ip up in the operator's table op (may be nil), then the
 // bundled prefix table (longest prefix in each).
-func TableLookup(ip netip.Addr) (Carrier, bool) {
-	if c, ok := operatorLookup(ip); ok {
+func TableLookup(ip netip.Addr, op *PrefixTable) (Carrier, bool) {
+	if c, ok := op.lookup(ip); ok {
 		return c, true
 	}
 	ip = ip.Unmap()
@@ -355,23 +355,24 @@ func CarrierForASN(asn int, name string) (Carrier, bool) {
 	return c, true
 }
 
-// LookupCarrier maps a hop address to its carrier: the operator table
-// (UsePrefixTable) first, then the bundled prefix table (CIDR, longest
-// prefix), then db (which may be nil). Private, CGNAT, DoD, link-local and
-// other special ranges give ok=false unless the operator table lists them:
+// LookupCarrier maps a hop address to its carrier: the operator's prefix
+// table db carries (Names.Table) first, then the bundled prefix table
+// (CIDR, longest prefix), then db's AS sources (db may be nil). Private, CGNAT, DoD, link-local and
+// other special ranges give ok=false unless the operator's table lists them:
 // they carry no evidence (use SpecialRange to label them).
 func LookupCarrier(ip netip.Addr, db ASNDB) (Carrier, bool) {
 	if !ip.IsValid() {
 		return Carrier{}, false
 	}
 	ip = ip.Unmap()
-	if c, ok := operatorLookup(ip); ok {
+	op := operatorTable(db)
+	if c, ok := op.lookup(ip); ok {
 		return c, true
 	}
 	if _, special := SpecialRange(ip); special {
 		return Carrier{}, false
 	}
-	if c, ok := TableLookup(ip); ok {
+	if c, ok := TableLookup(ip, nil); ok {
 		return c, true
 	}
 	if db == nil {
