@@ -227,12 +227,12 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 		if dir == "" && q.Offer != nil {
 			dir = q.Offer.Bandwidth.Direction
 		}
-		cost := Cost{Opts: o, Offer: c.Offer, Total: Money{b.Amount, b.Currency}, Levels: levelsFor(dir), Direction: dir, FX: 1}
+		cost := Cost{Opts: o, Offer: c.Offer, Total: moneyOf(b.Amount, b.Currency), Levels: levelsFor(dir), Direction: dir, FX: 1}
 		if q.Offer != nil && q.Offer.Bandwidth.CommitMbps.Set {
 			cost.CommitMbps = q.Offer.Bandwidth.CommitMbps.InexactFloat64()
 		}
 		if q.Err == nil {
-			cost.TotalBase = Money{q.Converted.Text(), q.Converted.Currency}
+			cost.TotalBase = q.Converted.Rounded()
 			cost.FX = q.RateValue.InexactFloat64()
 			fillUsage(&cost, b, q.RateValue, q.Converted.Currency)
 		} else {
@@ -246,7 +246,7 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			if it.Quantity != "" {
 				detail = strings.TrimSpace(fmt.Sprintf("%s %s × %s", it.Quantity, it.Unit, it.UnitPrice))
 			}
-			cost.Items = append(cost.Items, CostItem{Name: it.Name, Detail: detail, Amount: Money{it.Amount, b.Currency}})
+			cost.Items = append(cost.Items, CostItem{Name: it.Name, Detail: detail, Amount: moneyOf(it.Amount, b.Currency)})
 		}
 		for _, name := range append([]string{c.Offer}, c.WhatIf...) {
 			w, ok := r.Quote(name)
@@ -255,7 +255,7 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			}
 			wb := w.Bill
 			cost.Schemes = append(cost.Schemes, SchemeCost{Scheme: wb.Scheme, Offer: wb.Offer, Detail: wb.Rule.Text,
-				Amount: Money{wb.Bandwidth, wb.Currency}, Total: Money{wb.Amount, wb.Currency}, Offered: name == c.Offer,
+				Amount: moneyOf(wb.Bandwidth, wb.Currency), Total: moneyOf(wb.Amount, wb.Currency), Offered: name == c.Offer,
 				CannotCarry: !wb.CanCarry(), Carry: carryText(wb)})
 		}
 		cost.Notes = append(cost.Notes, b.Flags...)

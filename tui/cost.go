@@ -198,7 +198,7 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 	cheapV := math.Inf(1)
 	for _, s := range c.Schemes {
 		perScheme[s.Scheme]++
-		if v := s.Total.Float(); s.Scheme == cheap && !s.CannotCarry && v < cheapV {
+		if v := amountFloat(s.Total); s.Scheme == cheap && !s.CannotCarry && v < cheapV {
 			cheapV = v
 		}
 	}
@@ -214,7 +214,7 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 		switch {
 		case s.CannotCarry:
 			mark = "!"
-		case s.Scheme == cheap && s.Total.Float() == cheapV:
+		case s.Scheme == cheap && amountFloat(s.Total) == cheapV:
 			mark = "*"
 		}
 		row := mark + fit(name, 11, false) + " " + fit(line(volumeUnits(s.Detail), detW), detW, false) + fit(moneyText(s.Amount), 11, true) +
@@ -222,7 +222,7 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 		switch {
 		case s.CannotCarry:
 			row = st.Fail.Render(row)
-		case s.Scheme == cheap && s.Total.Float() == cheapV:
+		case s.Scheme == cheap && amountFloat(s.Total) == cheapV:
 			row = st.Cheapest.Render(row)
 		}
 		left = append(left, row)

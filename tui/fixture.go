@@ -58,7 +58,7 @@ func FixtureRecords(name string) []probe.Record {
 	return out
 }
 
-func money(a, cur string) Money { return Money{Amount: a, Currency: cur} }
+func money(a, cur string) billing.Money { return moneyOf(a, cur) }
 
 // FixtureTraffic is October 2026 in 5-minute slots: out 600 Mbps from 08:00
 // to 24:00 UTC and 200 Mbps from 00:00 to 08:00; in a quarter of out. Two
@@ -117,16 +117,16 @@ func FixtureCosts(o CostOptions) map[string]Cost {
 		total, itemSum := 0.0, 0.0
 		for i := range items {
 			items[i].Amount.Currency = cur
-			itemSum += items[i].Amount.Float()
+			itemSum += amountFloat(items[i].Amount)
 		}
 		for i := range schemes {
 			schemes[i].Amount.Currency = cur
 			schemes[i].Offer = offer
-			schemes[i].Total = money(amt(schemes[i].Amount.Float()+itemSum), cur)
+			schemes[i].Total = money(amt(amountFloat(schemes[i].Amount)+itemSum), cur)
 			if !schemes[i].Offered {
 				schemes[i].Offer = offer + "-" + schemes[i].Scheme
 			} else {
-				total = schemes[i].Total.Float()
+				total = amountFloat(schemes[i].Total)
 			}
 		}
 		c := Cost{Opts: o, Offer: offer, Total: money(amt(total), cur), TotalBase: money(amt(total*fxRate), "CNY"),

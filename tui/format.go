@@ -10,6 +10,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
 )
@@ -108,19 +109,34 @@ func ms(v float64) string {
 	}
 }
 
-// moneyText formats an exact decimal amount with two decimals and
-// thousands separators, without going through a float.
-func moneyText(m Money) string {
+// moneyText formats an exact amount with two decimals and thousands
+// separators, without going through a float.
+func moneyText(m billing.Money) string {
 	if !m.Valid() {
 		return "-"
 	}
-	a := strings.TrimSpace(m.Amount)
-	ip, fp, _ := strings.Cut(a, ".")
-	if ip == "" || ip == "-" {
-		ip += "0"
-	}
-	fp = (fp + "00")[:2]
+	ip, fp, _ := strings.Cut(m.Amount.StringFixed(2), ".")
 	return billing.GroupThousands(ip) + "." + fp
+}
+
+// moneyOf is an amount billing wrote as a decimal string, as
+// billing.Money: parsed once, here at the edge; "" (not priced) or text
+// that is no decimal is no amount (the zero Money).
+func moneyOf(amount, currency string) billing.Money {
+	d, err := decimal.NewFromString(strings.TrimSpace(amount))
+	if err != nil {
+		return billing.Money{}
+	}
+	return billing.MoneyOf(d, currency)
+}
+
+// amountFloat is m as a float, for ordering and compact display only; NaN
+// without an amount.
+func amountFloat(m billing.Money) float64 {
+	if !m.Valid() {
+		return math.NaN()
+	}
+	return m.Amount.InexactFloat64()
 }
 
 // moneyWhole formats an amount in whole units (rounded half up) with separators.

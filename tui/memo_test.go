@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -71,7 +72,7 @@ func TestMemoisedFramesEqualFreshOnes(t *testing.T) {
 				// from keys worked out afresh.
 				got := m.Order()
 				for _, c := range m.cands {
-					c.rankKeyed, c.rankParsed = false, false
+					c.rankKeyed = false
 				}
 				m.resort()
 				if want := m.Order(); !slices.Equal(got, want) {
@@ -137,8 +138,8 @@ func TestMemoisedFramesEqualFreshOnes(t *testing.T) {
 							c = cur // the one the cost screen shows
 						}
 						nc := c.Cost
-						nc.Total.Amount = fmt.Sprintf("%d.%02d", 10+rng.IntN(200000)*rng.IntN(2), rng.IntN(100))
-						nc.TotalBase = Money{}
+						nc.Total = moneyOf(fmt.Sprintf("%d.%02d", 10+rng.IntN(200000)*rng.IntN(2), rng.IntN(100)), nc.Total.Currency)
+						nc.TotalBase = billing.Money{}
 						costs[c.Name] = nc
 					}
 					m = step(t, m, CostMsg{Opts: m.CostOptions(), Costs: costs})

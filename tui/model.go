@@ -13,7 +13,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/rdns"
@@ -712,14 +711,8 @@ func rankKey(c *Candidate) compare.RankKey {
 	if !amt.Valid() {
 		amt = c.Cost.Total
 	}
-	// The amount is parsed again only when it changed: resort runs after
-	// every batch, costs change on a cost key.
-	if !c.rankParsed || c.rankAmount != amt.Amount {
-		d, err := decimal.NewFromString(amt.Amount)
-		c.rankParsed, c.rankAmount, c.rankCost, c.rankOK = true, amt.Amount, d, err == nil
-	}
-	if c.rankOK && c.Cost.Err == "" {
-		k.Cost, k.Priced = c.rankCost, true
+	if amt.Valid() && c.Cost.Err == "" {
+		k.Cost, k.Priced = amt.Amount, true
 	}
 	return k
 }

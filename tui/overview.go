@@ -155,7 +155,7 @@ func schemeCell(name string) func(r overviewRow) (string, styleID) {
 		if !ok {
 			return "-", styleDim
 		}
-		txt := moneyCompact(s.Amount.Float() * fx(r.c.Cost))
+		txt := moneyCompact(amountFloat(s.Amount) * fx(r.c.Cost))
 		if s.CannotCarry {
 			return txt + "!", styleFail
 		}
@@ -170,7 +170,7 @@ func schemeLess(name string) func(a, b overviewRow) bool {
 	return func(a, b overviewRow) bool {
 		x, _ := bandwidthScheme(a.c.Cost, name)
 		y, _ := bandwidthScheme(b.c.Cost, name)
-		return lessFloat(x.Amount.Float()*fx(a.c.Cost), y.Amount.Float()*fx(b.c.Cost))
+		return lessFloat(amountFloat(x.Amount)*fx(a.c.Cost), amountFloat(y.Amount)*fx(b.c.Cost))
 	}
 }
 
@@ -184,7 +184,7 @@ func bandwidthScheme(c Cost, name string) (SchemeCost, bool) {
 			continue
 		}
 		if !ok || best.CannotCarry && !s.CannotCarry ||
-			best.CannotCarry == s.CannotCarry && s.Amount.Float() < best.Amount.Float() {
+			best.CannotCarry == s.CannotCarry && amountFloat(s.Amount) < amountFloat(best.Amount) {
 			best, ok = s, true
 		}
 	}
@@ -202,7 +202,7 @@ func cheapestBandwidth(c Cost) string {
 			continue
 		}
 		n++
-		if v := s.Amount.Float(); v < bestV {
+		if v := amountFloat(s.Amount); v < bestV {
 			best, bestV = name, v
 		}
 	}
@@ -218,7 +218,7 @@ func cheapestScheme(c Cost) string {
 	best, bestV := "", math.Inf(1)
 	n := 0
 	for _, s := range c.Schemes {
-		if v := s.Total.Float(); !math.IsNaN(v) && !s.CannotCarry {
+		if v := amountFloat(s.Total); !math.IsNaN(v) && !s.CannotCarry {
 			n++
 			if v < bestV {
 				best, bestV = s.Scheme, v
@@ -251,9 +251,9 @@ func (c Cost) canCarry() bool {
 
 func totalOf(c *Candidate) float64 {
 	if c.Cost.TotalBase.Valid() {
-		return c.Cost.TotalBase.Float()
+		return amountFloat(c.Cost.TotalBase)
 	}
-	return c.Cost.Total.Float()
+	return amountFloat(c.Cost.Total)
 }
 
 var overviewColumns = []column[overviewRow]{
@@ -728,7 +728,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		if len(c.Cost.Items) > 0 {
 			var sum float64
 			for _, it := range c.Cost.Items {
-				sum += it.Amount.Float()
+				sum += amountFloat(it.Amount)
 			}
 			parts = append(parts, fmt.Sprintf("%s %s", billing.Count(len(c.Cost.Items), "item", ""), moneyWhole(sum)))
 		}

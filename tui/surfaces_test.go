@@ -129,7 +129,7 @@ func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 			t.Errorf("%s: TUI verdict %+v, compare %+v", ev.Name, c.SLA, ev.SLA)
 		}
 		// Monthly cost in the offer's currency and in the base currency.
-		if ev.Monthly == nil || c.Cost.Total.Amount != ev.Monthly.Total || c.Cost.TotalBase.Amount != ev.Monthly.Converted.Text() {
+		if ev.Monthly == nil || c.Cost.Total.Text() != ev.Monthly.Total || c.Cost.TotalBase.Text() != ev.Monthly.Converted.Text() {
 			t.Errorf("%s: TUI monthly %+v / %+v, compare %+v", ev.Name, c.Cost.Total, c.Cost.TotalBase, ev.Monthly)
 		}
 

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
@@ -88,11 +87,6 @@ type Candidate struct {
 	// rev counts the changes to the candidate (Model.touched, a new cost):
 	// the views' memos of it are keyed by it.
 	rev uint64
-	// The ranking's parse of the cost amount (rankKey), for rankAmount.
-	rankParsed bool
-	rankOK     bool
-	rankAmount string
-	rankCost   decimal.Decimal
 	// The ranking key (rankKey) as of revision rankRev.
 	rankKeyed bool
 	rankRev   uint64
@@ -183,32 +177,14 @@ func DefaultCostOptions() CostOptions {
 	return CostOptions{Scale: 1}
 }
 
-// Money is an exact decimal amount as billing computed it.
-type Money struct {
-	Amount   string // decimal string, e.g. "45923.50"; "" when not priced
-	Currency string
-}
-
-// Float is the amount as a float, for ordering and compact display only.
-func (m Money) Float() float64 {
-	f, err := strconv.ParseFloat(m.Amount, 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
-}
-
-// Valid reports whether the amount is priced.
-func (m Money) Valid() bool { return !math.IsNaN(m.Float()) }
-
 // SchemeCost is what the candidate's traffic costs under one bandwidth
 // scheme: the offer's own, or one of the provider's other offers (what-if).
 type SchemeCost struct {
 	Scheme  string // fixed, per-gb, p95 (or peak, average … as billing names them)
 	Offer   string
 	Detail  string // "612.3 Mbps billed, commit 500 Mbps"
-	Amount  Money  // the bandwidth charge alone
-	Total   Money  // the whole monthly bill of that offer (bandwidth + items)
+	Amount  billing.Money  // the bandwidth charge alone
+	Total   billing.Money  // the whole monthly bill of that offer (bandwidth + items)
 	Offered bool   // the candidate's offer: the one counted in Cost.Total
 	// CannotCarry: the traffic's 95th exceeds the offer's port, so it can
 	// never be the cheapest; Carry says why (or what the peak does).
@@ -220,7 +196,7 @@ type SchemeCost struct {
 type CostItem struct {
 	Name   string
 	Detail string
-	Amount Money
+	Amount billing.Money
 }
 
 // Level is a horizontal line on the traffic chart: a 95th value or the billed rate.
@@ -233,8 +209,8 @@ type Level struct {
 type Cost struct {
 	Opts      CostOptions
 	Offer     string
-	Total     Money   // offered scheme + items, in the offer's currency
-	TotalBase Money   // Total converted to the snapshot currency (for ranking); may equal Total
+	Total     billing.Money   // offered scheme + items, in the offer's currency
+	TotalBase billing.Money   // Total converted to the snapshot currency (for ranking); may equal Total
 	FX        float64 // snapshot currency per unit of the offer's currency; 0 means 1
 	Schemes   []SchemeCost
 	Items     []CostItem
@@ -251,8 +227,8 @@ type Cost struct {
 	// (PerGPUHour empty when the offer states no cards or no hours are used).
 	UsedHours   *float64
 	PeriodHours float64
-	Idle        Money
-	PerGPUHour  Money
+	Idle        billing.Money
+	PerGPUHour  billing.Money
 }
 
 // Scheme returns the cheapest priced offer under the named scheme.
@@ -260,7 +236,7 @@ func (c Cost) Scheme(name string) (SchemeCost, bool) {
 	var best SchemeCost
 	ok := false
 	for _, s := range c.Schemes {
-		if s.Scheme == name && s.Total.Valid() && (!ok || s.Total.Float() < best.Total.Float()) {
+		if s.Scheme == name && s.Total.Valid() && (!ok || s.Total.Amount.LessThan(best.Total.Amount)) {
 			best, ok = s, true
 		}
 	}

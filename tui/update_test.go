@@ -166,10 +166,10 @@ func TestCostKeysRecompute(t *testing.T) {
 			t.Fatalf("after %q options = %+v, want %+v", s.key, m.CostOptions(), s.opts)
 		}
 		c := m.Candidate("hk-cn2-gia")
-		if got := offered(c).Amount.Amount; got != s.p95 {
+		if got := offered(c).Amount.Text(); got != s.p95 {
 			t.Errorf("after %q p95 charge = %s, want %s", s.key, got, s.p95)
 		}
-		if got := c.Cost.Total.Amount; got != s.total {
+		if got := c.Cost.Total.Text(); got != s.total {
 			t.Errorf("after %q total = %s, want %s", s.key, got, s.total)
 		}
 		if !contains(plain(m), s.screenSubstr) {
@@ -185,7 +185,7 @@ func TestStaleCostResultIgnored(t *testing.T) {
 	nm, _ = m.Update(keyMsg("+"))
 	m = nm.(Model)
 	m = step(t, m, first()) // the ×1.25 result arrives after the user asked for ×1.5
-	if got := m.Candidate("hk-cn2-gia").Cost.Total.Amount; got != "169820.00" {
+	if got := m.Candidate("hk-cn2-gia").Cost.Total.Text(); got != "169820.00" {
 		t.Errorf("a superseded result was applied: total %s", got)
 	}
 	if !m.costPending {

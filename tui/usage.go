@@ -113,9 +113,9 @@ func fillUsage(c *Cost, b billing.Bill, rate decimal.Decimal, base string) {
 	if rate.IsZero() {
 		rate, base = decimal.NewFromInt(1), b.Currency
 	}
-	c.Idle = Money{billing.FormatMoney(idle.Mul(rate), base), base}
+	c.Idle = billing.MoneyOf(idle.Mul(rate), base).Rounded()
 	if u.Cards != nil && usedExact.IsPositive() {
 		per := b.ExactTotal().Mul(rate).DivRound(usedExact.Mul(decimal.NewFromFloat(*u.Cards)), 24)
-		c.PerGPUHour = Money{billing.FormatMoney(per, base), base}
+		c.PerGPUHour = billing.MoneyOf(per, base).Rounded()
 	}
 }

@@ -59,8 +59,8 @@ func TestUsageKeyRepricesAtOnce(t *testing.T) {
 	for _, s := range c.Cost.Schemes {
 		if s.Offer == "gpu-spot" {
 			found = true
-			if s.Total.Amount != "36400.00" {
-				t.Errorf("gpu-spot at 400 h = %s, want 36400.00", s.Total.Amount)
+			if s.Total.Text() != "36400.00" {
+				t.Errorf("gpu-spot at 400 h = %s, want 36400.00", s.Total.Text())
 			}
 		}
 	}
