@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
@@ -182,10 +181,10 @@ func DefaultCostOptions() CostOptions {
 type SchemeCost struct {
 	Scheme  string // fixed, per-gb, p95 (or peak, average … as billing names them)
 	Offer   string
-	Detail  string // "612.3 Mbps billed, commit 500 Mbps"
-	Amount  billing.Money  // the bandwidth charge alone
-	Total   billing.Money  // the whole monthly bill of that offer (bandwidth + items)
-	Offered bool   // the candidate's offer: the one counted in Cost.Total
+	Detail  string        // "612.3 Mbps billed, commit 500 Mbps"
+	Amount  billing.Money // the bandwidth charge alone
+	Total   billing.Money // the whole monthly bill of that offer (bandwidth + items)
+	Offered bool          // the candidate's offer: the one counted in Cost.Total
 	// CannotCarry: the traffic's 95th exceeds the offer's port, so it can
 	// never be the cheapest; Carry says why (or what the peak does).
 	CannotCarry bool
@@ -209,9 +208,9 @@ type Level struct {
 type Cost struct {
 	Opts      CostOptions
 	Offer     string
-	Total     billing.Money   // offered scheme + items, in the offer's currency
-	TotalBase billing.Money   // Total converted to the snapshot currency (for ranking); may equal Total
-	FX        float64 // snapshot currency per unit of the offer's currency; 0 means 1
+	Total     billing.Money // offered scheme + items, in the offer's currency
+	TotalBase billing.Money // Total converted to the snapshot currency (for ranking); may equal Total
+	FX        float64       // snapshot currency per unit of the offer's currency; 0 means 1
 	Schemes   []SchemeCost
 	Items     []CostItem
 	Levels    []Level // 95th line(s) for the chart
