@@ -149,6 +149,10 @@ type SLA struct {
 	// 1 − worst-hour p50 / best-hour p50.
 	MinThroughputMbps *float64
 	MaxOversell       *float64
+	// MinPathMTU (`sla.min_path_mtu`, bytes) is checked on the forward
+	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
+	// recording has it when traced with trace --mtu.
+	MinPathMTU *int
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -291,6 +295,7 @@ type rawSLA struct {
 	MaxStretch           *float64            `yaml:"max_stretch"`
 	MinThroughputMbps    *float64            `yaml:"min_throughput_mbps"`
 	MaxOversell          *float64            `yaml:"max_oversell"`
+	MinPathMTU           *int                `yaml:"min_path_mtu"`
 	line                 int
 }
 
@@ -681,7 +686,10 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	}
 	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses,
 		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch,
-		MinThroughputMbps: rs.MinThroughputMbps, MaxOversell: rs.MaxOversell}
+		MinThroughputMbps: rs.MinThroughputMbps, MaxOversell: rs.MaxOversell, MinPathMTU: rs.MinPathMTU}
+	if m := s.MinPathMTU; m != nil && (*m < 68 || *m > 65535) {
+		v.errf(rs.line, "sla.min_path_mtu: %d: a packet size in bytes, 68..65535 (1500 is Ethernet's)", *m)
+	}
 	pos := func(name string, p *float64) {
 		if p != nil && (math.IsNaN(*p) || *p <= 0) {
 			v.errf(rs.line, "sla.%s: %g: must be > 0", name, *p)

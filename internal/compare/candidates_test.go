@@ -101,6 +101,8 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 		{"missing recording", [2]string{"rec/hk.ndjson", "rec/nope.ndjson"}, "c.yaml:4: candidates[0] (hk).recorded.probes:"},
 		{"no offer", [2]string{"    offer: tokyo\n", ""}, "c.yaml:12: candidates[1] (coords).offer: required"},
 		{"bad loss", [2]string{"loss: 0.005", "loss: 5"}, "c.yaml:19: sla.loss: 5: a fraction 0..1"},
+		{"path MTU below IPv4's minimum", [2]string{"loss: 0.005", "loss: 0.005, min_path_mtu: 40"}, "c.yaml:19: sla.min_path_mtu: 40: a packet size in bytes, 68..65535"},
+		{"path MTU not a number", [2]string{"loss: 0.005", "loss: 0.005, min_path_mtu: big"}, "c.yaml:19"},
 		{"bad class", [2]string{"cu-9929,", "cu9929,"}, `c.yaml:19: sla.line_classes: "cu9929": not a line class`},
 		{"bad fx", [2]string{"USD: 7.10", "USD: seven"}, `c.yaml:18: fx.USD: "seven" is not a positive rate`},
 		{"fx beyond the bound", [2]string{"USD: 7.10", "USD: 1e400"}, `c.yaml:18: fx.USD: "1e400" is beyond the bound of 10^15`},

@@ -3,10 +3,30 @@ package compare
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
+
+	"github.com/linecheck/linecheck/probe"
 
 	"github.com/linecheck/linecheck/internal/route"
 )
+
+// pathMTU adds the path MTU toward addr to the live forward trace; a
+// search that fails becomes a warning (the SLA check then says no data).
+func pathMTU(ctx context.Context, c *Candidate, m *Measurement, addr netip.Addr, opt Options) {
+	mp, ok := opt.Prober.(PathMTUProber)
+	if !ok {
+		m.Warnings = append(m.Warnings, "the path MTU was not measured: this prober cannot search it")
+		return
+	}
+	opt.progress("%s: searching the path MTU to %s", c.Name, addr)
+	run, err := mp.PathMTU(ctx, addr, probe.MTUConfig{Timeout: opt.Timeout})
+	if err != nil {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("path MTU to %s: %v", addr, err))
+		return
+	}
+	route.AddMTU(m.Forward, run)
+}
 
 // liveRoutes traces the forward route (vantage → the candidate's first
 // target, with that target's protocol and port) and takes the return route
@@ -37,6 +57,9 @@ func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) 
 	if err == nil {
 		tr.Source = "live"
 		m.Forward = tr
+		if opt.PathMTU {
+			pathMTU(ctx, c, m, pt.Addr, opt)
+		}
 		return nil
 	}
 	if ctx.Err() != nil {

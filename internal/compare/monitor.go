@@ -29,6 +29,17 @@ type Prober interface {
 	Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error
 }
 
+// PathMTUProber is a Prober that also searches path MTUs (probe.PathMTU).
+type PathMTUProber interface {
+	PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error)
+}
+
+// PathMTU calls probe.PathMTU (sequential UDP probes, one at a time: the
+// trace budget does not pace it).
+func (ProbeSender) PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error) {
+	return probe.PathMTU(ctx, addr, cfg)
+}
+
 // ProbeSender is the Prober that really sends (package probe). With a
 // Budget, every trace probe takes its slot from it (the sweeps' cap is
 // their PingConfig.Rate, which the loops set to the budget's rate).

@@ -70,6 +70,7 @@ type SLASpec struct {
 	MaxStretch           *float64            `json:"max_stretch"`
 	MinThroughputMbps    *float64            `json:"min_throughput_mbps"`
 	MaxOversell          *float64            `json:"max_oversell"`
+	MinPathMTU           *int                `json:"min_path_mtu,omitempty"`
 }
 
 // TrafficSummary describes the traffic month offers were priced on.
@@ -157,7 +158,10 @@ type RouteQuality struct {
 	Sent     int               `json:"sent"`
 	Recv     int               `json:"recv"`
 	// Stretch is min RTT / physical floor; 0 when either is unknown.
-	Stretch      float64  `json:"stretch"`
+	Stretch float64 `json:"stretch"`
+	// PathMTU is the forward route's path MTU in bytes (trace --mtu, or a
+	// live run with sla.min_path_mtu); absent when not measured.
+	PathMTU      int      `json:"path_mtu_bytes,omitempty"`
 	FloorMs      float64  `json:"floor_ms"`
 	StretchFlags []string `json:"stretch_flags,omitempty"`
 	// Samples are the RTTs (ms) of the first target that answered, for the

@@ -45,6 +45,10 @@ type Options struct {
 	// Prober sends the live probes; nil means ProbeSender (package probe).
 	// Tests inject their own.
 	Prober Prober
+	// PathMTU searches the path MTU after each live forward trace (Run
+	// sets it when the SLA has min_path_mtu); the Prober must be a
+	// PathMTUProber.
+	PathMTU bool
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
 	UsageHours billing.Dec
@@ -131,6 +135,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		r.ASNData = route.DataInfo(db)
 	}
 	var live []*Measurement
+	opt.PathMTU = opt.PathMTU || f.SLA.MinPathMTU != nil
 	if !opt.Offline {
 		cs := make([]*Candidate, len(f.Candidates))
 		for i := range f.Candidates {
@@ -250,6 +255,9 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, ret, db)
 	if m.Forward != nil {
 		q.ForwardASPath = m.Forward.ASPath
+		if m.Forward.MTU != nil {
+			q.PathMTU = m.Forward.MTU.PathMTU
+		}
 	}
 	if ret != nil {
 		q.ReturnASPath = ret.ASPath

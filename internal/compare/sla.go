@@ -14,6 +14,7 @@ const (
 	CheckJitter    = "jitter_rfc3550_ms"
 	CheckLineClass = "line_class"
 	CheckStretch   = "stretch"
+	CheckPathMTU   = "min_path_mtu"
 	// CheckLineClassCarrier prefixes the per-carrier class checks of
 	// sla.line_classes_by_carrier: line_class:telecom, line_class:unicom …
 	CheckLineClassCarrier = "line_class:"
@@ -90,6 +91,16 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 				c.Pass = false
 				c.Note = fmt.Sprintf("min RTT %.1f ms is below the physical floor %.1f ms: anycast or a wrong region", q.RTT.Min, q.FloorMs)
 			}
+		}
+		checks = append(checks, c)
+	}
+	if s.MinPathMTU != nil {
+		c := Check{Name: CheckPathMTU, Required: *s.MinPathMTU, Unit: "bytes"}
+		if q.PathMTU <= 0 {
+			c.Note = NoData + ": the forward path MTU was not measured (record the forward trace with trace --mtu, or probe live)"
+		} else {
+			c.Measured = q.PathMTU
+			c.Pass = q.PathMTU >= *s.MinPathMTU
 		}
 		checks = append(checks, c)
 	}

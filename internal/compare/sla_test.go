@@ -1,8 +1,12 @@
 package compare
 
 import (
+	"context"
+	"github.com/linecheck/linecheck/probe"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 )
 
 func ptr(x float64) *float64 { return &x }
@@ -123,5 +127,65 @@ func TestValidationGapTellsNoTraceFromNoClass(t *testing.T) {
 	v := CheckSLA(s, RouteQuality{Direction: "none", ForwardClass: "unknown", LineClass: "unknown"})
 	if len(v.Checks) != 1 || v.Checks[0].Pass || !strings.Contains(v.Checks[0].Note, "traced, but no direction gave a line class") {
 		t.Errorf("SLA check: %+v", v.Checks)
+	}
+}
+
+// sla.min_path_mtu: the forward path MTU must be at least the threshold;
+// without a measurement the check fails with no data.
+func TestSLAMinPathMTU(t *testing.T) {
+	min := 1500
+	s := SLA{MinPathMTU: &min}
+	for _, c := range []struct {
+		mtu  int
+		pass bool
+		note bool
+	}{{1500, true, false}, {9000, true, false}, {1400, false, false}, {0, false, true}} {
+		q := goodRoute()
+		q.PathMTU = c.mtu
+		v := CheckSLA(s, q)
+		if len(v.Checks) != 1 || v.Checks[0].Name != CheckPathMTU {
+			t.Fatalf("path MTU %d: checks %+v, want one %s", c.mtu, v.Checks, CheckPathMTU)
+		}
+		ch := v.Checks[0]
+		if ch.Pass != c.pass || v.Pass != c.pass || (ch.Note != "") != c.note || ch.Unit != "bytes" || ch.Required != 1500 {
+			t.Errorf("path MTU %d: %+v (verdict %v), want pass %v, note %v", c.mtu, ch, v.Pass, c.pass, c.note)
+		}
+		if c.note && !strings.HasPrefix(ch.Note, NoData) {
+			t.Errorf("path MTU unmeasured: note %q, want it to begin %q", ch.Note, NoData)
+		}
+	}
+}
+
+// mtuProber is a fakeProber that also answers path MTU searches.
+type mtuProber struct {
+	fakeProber
+	asked []netip.Addr
+}
+
+func (p *mtuProber) PathMTU(_ context.Context, addr netip.Addr, _ probe.MTUConfig) (*probe.MTURun, error) {
+	p.asked = append(p.asked, addr)
+	return &probe.MTURun{Addr: addr, Start: 1500, PathMTU: 1400, Hops: []probe.MTUHop{{TTL: 1, MTU: 1400, Dest: true}}}, nil
+}
+
+// With sla.min_path_mtu a live run searches the path MTU after the forward
+// trace, toward the traced address, and the route quality carries it;
+// without it nothing is searched.
+func TestLiveRunSearchesThePathMTUWhenTheSLAAsks(t *testing.T) {
+	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	for _, want := range []bool{false, true} {
+		p := &mtuProber{}
+		opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: p, PathMTU: want}
+		opt.defaults()
+		m := &Measurement{}
+		if err := liveRoutes(context.Background(), c, m, opt); err != nil {
+			t.Fatal(err)
+		}
+		if m.Forward == nil {
+			t.Fatal("no forward trace")
+		}
+		got := m.Forward.MTU != nil && m.Forward.MTU.PathMTU == 1400 && len(p.asked) == 1 && p.asked[0].String() == "127.0.0.1"
+		if got != want || (!want && (m.Forward.MTU != nil || len(p.asked) != 0)) {
+			t.Errorf("PathMTU %v: asked %v, forward mtu %+v", want, p.asked, m.Forward.MTU)
+		}
 	}
 }

@@ -82,6 +82,9 @@ func slaText(s compare.SLASpec) string {
 		p = append(p, fmt.Sprintf("stretch <= %g", *s.MaxStretch))
 	}
 	p = append(p, slaThroughputText(s)...)
+	if s.MinPathMTU != nil {
+		p = append(p, fmt.Sprintf("path MTU >= %d bytes", *s.MinPathMTU))
+	}
 	if len(p) == 0 {
 		return "none given (every candidate passes)"
 	}
