@@ -25,6 +25,9 @@ type Options struct {
 	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
 	UsageHours  Dec       // used hours of the GPU machine for every offer (--usage-hours; unset = the offers')
+	// NoProjection leaves out the month projected from a partial recording
+	// (--no-projection; Report.Projection stays nil).
+	NoProjection bool
 }
 
 // ErrTooLarge is returned when the traffic cannot be billed: a slot that is
@@ -38,20 +41,23 @@ var ErrCoarse = errors.New("coarse data refused for percentile billing")
 
 // Report is the linecheck.bill/v1 document for one series.
 type Report struct {
-	Schema   string     `json:"schema,omitempty"`
-	Name     string     `json:"name,omitempty"`
-	Source   string     `json:"source,omitempty"`
-	Format   string     `json:"format,omitempty"`
-	Period   PeriodDoc  `json:"period"`
-	Samples  Samples    `json:"samples"`
-	Traffic  Traffic    `json:"traffic"`
-	P95      *P95Block  `json:"p95"`
-	Bills    []Bill     `json:"bills"`
-	Cheapest string     `json:"cheapest"`
-	Compare  *Compare   `json:"comparison,omitempty"`
-	Scale    float64    `json:"scale"`
-	Warnings []string   `json:"warnings"`
-	measures []*measure // per bill, for break-even
+	Schema   string    `json:"schema,omitempty"`
+	Name     string    `json:"name,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Format   string    `json:"format,omitempty"`
+	Period   PeriodDoc `json:"period"`
+	Samples  Samples   `json:"samples"`
+	Traffic  Traffic   `json:"traffic"`
+	P95      *P95Block `json:"p95"`
+	Bills    []Bill    `json:"bills"`
+	Cheapest string    `json:"cheapest"`
+	Compare  *Compare  `json:"comparison,omitempty"`
+	Scale    float64   `json:"scale"`
+	// Projection is the month projected from a partial recording (null when
+	// every day has traffic, or with --no-projection).
+	Projection *Projection `json:"projection"`
+	Warnings   []string    `json:"warnings"`
+	measures   []*measure  // per bill, for break-even
 }
 
 // PeriodDoc is the period as written in the report.
@@ -368,6 +374,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	compareBills(r, v)
 	if r.Compare != nil {
 		r.Compare.BreakEvenHours = breakEvenHours(r)
+	}
+	if !opt.NoProjection {
+		r.Projection = project(r)
 	}
 	r.tidy()
 	return r, nil

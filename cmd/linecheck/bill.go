@@ -29,6 +29,7 @@ var billOpts struct {
 	aggName                            string
 	scale                              float64
 	usageHours                         string
+	noProjection                       bool
 	allowCoarse                        bool
 	input, stamp, units                string
 	columns                            []string
@@ -125,6 +126,7 @@ func init() {
 		f.StringSliceVarP(&o.ifaces, "interface", "i", nil, "bill only the series named `NAME` (vnstat -i; repeat or comma-separate)")
 		f.StringVar(&o.aggName, "aggregate-name", "aggregate", "name of the --aggregate series")
 		f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
+		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial recording (per-GB volume scaled to the month, 95th as measured)")
 		f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
 		f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
 		f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
@@ -266,6 +268,7 @@ func runBill(c *cobra.Command, args []string) error {
 		}
 	}
 	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, Boundary: boundary, AllowCoarse: o.allowCoarse, Scale: o.scale}
+	opt.NoProjection = o.noProjection
 	if o.usageHours != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usageHours); err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))

@@ -359,3 +359,38 @@ func TestBillRefusesTrafficBeyondWhatCanBeBilled(t *testing.T) {
 		}
 	}
 }
+
+// Three days of October under a per-GB offer: the bill as recorded and,
+// beside it, the month projected from the recorded days (issue 20); by
+// hand 100 Mbit/s out for 864 slots is 3240 GB = 162.00 at 0.05, for the
+// month 33480 GB = 1674.00. --no-projection leaves it out.
+func TestBillProjectsAPartialRecording(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp,in_bytes,out_bytes\n")
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for i := range 864 {
+		fmt.Fprintf(&b, "%d,375000000,3750000000\n", start+int64(i)*300)
+	}
+	log := writeFile(t, "three.csv", b.String())
+	offers := writeFile(t, "o.yaml", "offers:\n  - {name: gb, currency: USD, bandwidth: {scheme: per-gb, price_per_gb: \"0.05\"}}\n")
+	out, errs, code := billRun(t, log, "--offers", offers, "--period", "2026-10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Projected month (not a bill: 3 of 31 days recorded") {
+		t.Fatalf("no projection:\n%s", out)
+	}
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 3 && f[0] == "gb" && f[1] == "per-gb" && strings.Contains(l, "volume") {
+			row = strings.Join(f[:5], " ")
+		}
+	}
+	if row != "gb per-gb 162.00 1,674.00 USD" {
+		t.Errorf("projection row %q, want gb per-gb 162.00 1,674.00 USD", row)
+	}
+	out, _, _ = billRun(t, log, "--offers", offers, "--period", "2026-10", "--no-projection")
+	if strings.Contains(out, "Projected month") {
+		t.Error("--no-projection kept the projection")
+	}
+}

@@ -83,7 +83,11 @@ func BillTables(r *billing.Report, named bool) []Table {
 		})
 	}
 	if len(r.Bills) > 0 {
-		tables = append(tables, billsTable(r, title), chargesTable(r, title, true))
+		tables = append(tables, billsTable(r, title))
+		if pt := projectionTable(r, title); pt != nil {
+			tables = append(tables, *pt)
+		}
+		tables = append(tables, chargesTable(r, title, true))
 		if u := billUsageTable(r, title); u != nil {
 			tables = append(tables, *u)
 		}
@@ -176,6 +180,42 @@ func billsTable(r *billing.Report, title func(string) string) Table {
 		}
 	}
 	return bills
+}
+
+// projectionTable is the month projected from a partial recording, beside
+// the bills as recorded (nil when the recording covers every day).
+func projectionTable(r *billing.Report, title func(string) string) *Table {
+	p := r.Projection
+	if p == nil {
+		return nil
+	}
+	cur := ""
+	if r.Compare != nil {
+		cur = r.Compare.Currency
+	}
+	t := Table{
+		Title: title(fmt.Sprintf("Projected month (not a bill: %d of %d days recorded, %s of the slots; --no-projection leaves it out)",
+			p.RecordedDays, p.PeriodDays, PctPrec(p.Coverage, 1))),
+		Headers: []string{"offer", "scheme", "as recorded", "projected", "currency", "projected in " + cur, "bandwidth basis"},
+		Align:   "llrrlrl",
+		Movable: []string{"bandwidth basis"},
+	}
+	for i, pb := range p.Bills {
+		cmp := money(pb.AmountCompare, cur)
+		if pb.AmountCompare == "" {
+			cmp = money(pb.Amount, pb.Currency)
+		}
+		t.Rows = append(t.Rows, []string{pb.Offer, pb.Scheme, money(r.Bills[i].Amount, pb.Currency), money(pb.Amount, pb.Currency), pb.Currency, cmp, pb.Basis})
+	}
+	if cur == "" {
+		t.Headers = slices.Delete(t.Headers, 5, 6)
+		t.Align = "llrrll"
+		for i := range t.Rows {
+			t.Rows[i] = slices.Delete(t.Rows[i], 5, 6)
+		}
+	}
+	t.Notes = append(t.Notes, p.Note)
+	return &t
 }
 
 // chargesTable lists every line item; for reading the offer is named once and
