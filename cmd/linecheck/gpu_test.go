@@ -190,3 +190,89 @@ func TestGPURealNVIDIASMIFillsEveryField(t *testing.T) {
 		t.Errorf("driver %v cuda %v", d["driver_version"], d["cuda_version"])
 	}
 }
+
+// compare puts the delivery verdict of recorded.gpu beside the line's, in
+// every format and in the HTML report.
+func TestCompareShowsGPUDeliveryInEveryFormat(t *testing.T) {
+	b, err := os.ReadFile("../../samples/candidates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := filepath.Abs("../../samples")
+	td, _ := filepath.Abs(gpuTestdata)
+	s := strings.ReplaceAll(string(b), "rec/", samples+"/rec/")
+	s = strings.Replace(s, "offers: offers.yaml", "offers: "+samples+"/offers.yaml", 1)
+	s = strings.Replace(s, "traffic: {log: traffic/", "traffic: {log: "+samples+"/traffic/", 1)
+	order := "\n    gpu: {count: 8, model: H100 SXM5, power_limit_w: 700}\n"
+	s = strings.Replace(s, "hk-cn2-gia-ping.ndjson}", "hk-cn2-gia-ping.ndjson, gpu: "+td+"/h100-sxm5-8x}"+order, 1)
+	s = strings.Replace(s, "tokyo-ping.ndjson}", "tokyo-ping.ndjson, gpu: "+td+"/h100-nvl-2x}"+order, 1)
+	cands := filepath.Join(t.TempDir(), "candidates.yaml")
+	if err := os.WriteFile(cands, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, _ := runLC(t, nil, "compare", "--offline", cands, "--wide")
+	if !strings.Contains(out, "GPU delivery (recorded nvidia-smi outputs") || !strings.Contains(out, "count, model, power_limit_w") {
+		t.Fatalf("%s\n%s", stderr, out)
+	}
+	// the ranking's GPU column, beside SLA
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 12 || (f[0] != "1" && f[0] != "2" && f[0] != "3") {
+			continue // not a ranking row
+		}
+		switch f[1] {
+		case "hk-cn2-gia":
+			if !strings.Contains(l, " pass  pass ") {
+				t.Errorf("hk-cn2-gia ranking row: %q", l)
+			}
+		case "hk-bgp":
+			if !strings.Contains(l, " FAIL  -  ") {
+				t.Errorf("hk-bgp row without recorded.gpu: %q", l)
+			}
+		case "tokyo":
+			if !strings.Contains(l, " FAIL  FAIL ") {
+				t.Errorf("tokyo ranking row: %q", l)
+			}
+		}
+	}
+	md, _, _ := runLC(t, nil, "compare", "--offline", cands, "--format", "markdown")
+	if !strings.Contains(md, "| SLA | GPU |") || !strings.Contains(md, "GPU delivery") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	csv, _, _ := runLC(t, nil, "compare", "--offline", cands, "--format", "csv", "--table", "gpu")
+	if !strings.HasPrefix(csv, "candidate,delivered,cards,interconnect,delivery,failed_checks,per_delivered_card_hour,currency,source\n") ||
+		!strings.Contains(csv, "tokyo,2 × NVIDIA H100 NVL (NVL),2,,FAIL,\"count, model, power_limit_w\",") {
+		t.Errorf("csv:\n%s", csv)
+	}
+	js, _, _ := runLC(t, nil, "compare", "--offline", cands, "--format", "json")
+	var doc struct {
+		Candidates []struct {
+			Name string `json:"name"`
+			GPU  *struct {
+				Verdict string `json:"verdict"`
+				Per     *struct {
+					Amount string `json:"amount"`
+				} `json:"per_delivered_card_hour"`
+			} `json:"gpu"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, c := range doc.Candidates {
+		if c.GPU != nil {
+			seen++
+			if c.GPU.Per == nil || c.GPU.Per.Amount == "" {
+				t.Errorf("%s: no per delivered card-hour", c.Name)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d candidates with gpu in JSON", seen)
+	}
+	html, _, _ := runLC(t, nil, "compare", "--offline", cands, "--format", "html")
+	if !strings.Contains(html, "<h2>GPU delivery</h2>") || !strings.Contains(html, "<th>GPU</th>") {
+		t.Errorf("html has no GPU delivery")
+	}
+}

@@ -2,23 +2,40 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 // replaySequence writes a stand-in nvidia-smi that only replays the query
 // outputs of testdata/watch-constructed, one per call, in order; it is not
 // nvidia-smi and answers nothing else.
-func replaySequence(t *testing.T) string {
+func replaySequence(t *testing.T) string { return replayFirst(t, 10) }
+
+// replayFirst is replaySequence of the first n samples only: call n+1 fails.
+func replayFirst(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
-	src, err := filepath.Abs(gpuTestdata + "/watch-constructed")
-	if err != nil {
+	src := filepath.Join(t.TempDir(), "samples")
+	if err := os.MkdirAll(src, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("sample-%02d.csv", i)
+		b, err := os.ReadFile(filepath.Join(gpuTestdata, "watch-constructed", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	script := `#!/bin/sh
 # replays recorded query outputs, one per call; it is not nvidia-smi
@@ -94,4 +111,67 @@ func TestGPUWatchJournalsSamplesAndReports(t *testing.T) {
 	if _, stderr, code := runLC(t, env, "gpu", "--report", "--query-log", bad); code != 2 || !strings.Contains(stderr, bad+`:2: column temperature.gpu: "hot" is not a number`) {
 		t.Errorf("exit %d %s", code, stderr)
 	}
+}
+
+// serve --gpu-every exports what the samples say: four replayed samples
+// (then the stand-in has none: an error is counted and the figures stay).
+func TestServeExportsGPUMetrics(t *testing.T) {
+	bin := replayFirst(t, 4)
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	port := testbin.TCPListener(t)
+	cfg := filepath.Join(t.TempDir(), "candidates.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("candidates:\n  - name: loopback\n    targets: [{addr: 127.0.0.1, protocol: tcp, port: %d}]\n", port)), 0o644)
+	_, log, listen := startServe(t, "--config", cfg, "--count", "2", "--interval", "200ms", "--gpu-every", "1s")
+	var body string
+	waitFor(t, 30*time.Second, "a GPU sample error after the four replayed samples", func() bool {
+		resp, err := http.Get("http://" + listen + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var sb strings.Builder
+		buf := make([]byte, 1<<16)
+		for {
+			n, err := resp.Body.Read(buf)
+			sb.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		body = sb.String()
+		return strings.Contains(body, "linecheck_gpu_sample_errors_total 1")
+	})
+	u0 := `gpu="0",uuid="GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"`
+	u1 := `gpu="1",uuid="GPU-7c3cadbd-17e5-0913-f69b-c618122ea0cd"`
+	for _, want := range []string{
+		"linecheck_gpu_samples_total{" + u0 + "} 4",
+		"linecheck_gpu_temperature_celsius{" + u0 + "} 74",
+		"linecheck_gpu_temperature_celsius{" + u1 + "} 76",
+		"linecheck_gpu_power_watts{" + u0 + "} 698",
+		"linecheck_gpu_power_limit_watts{" + u0 + "} 700",
+		"linecheck_gpu_sm_clock_hertz{" + u0 + "} 1.74e+09",
+		"linecheck_gpu_utilization_ratio{" + u0 + "} 1",
+		// card 0 held the SW power cap in samples 3 and 4 of the four
+		`linecheck_gpu_throttled_samples_total{gpu="0",reason="any",uuid="GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"} 2`,
+		`linecheck_gpu_throttled_samples_total{gpu="0",reason="sw_power_cap",uuid="GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"} 2`,
+		`linecheck_gpu_throttled{gpu="0",reason="sw_power_cap",uuid="GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"} 1`,
+		`linecheck_gpu_throttled_samples_total{gpu="1",reason="any",uuid="GPU-7c3cadbd-17e5-0913-f69b-c618122ea0cd"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s in\n%s", want, gpuLines(body))
+		}
+	}
+	if !strings.Contains(log.String(), "GPU samples every 1s") {
+		t.Errorf("log: %s", log.String())
+	}
+}
+
+func gpuLines(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "linecheck_gpu") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -41,6 +41,7 @@ type serveOptions struct {
 	resolveRate float64
 	bwEvery     time.Duration
 	bwTime      time.Duration
+	gpuEvery    time.Duration
 }
 
 var serveOpts serveOptions
@@ -143,6 +144,8 @@ func init() {
 		durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
 		durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
 		serveCmd.Long += serveBWHelp
+		durationVarP(f, &serveOpts.gpuEvery, "gpu-every", "", 0, "sample this machine's GPUs with nvidia-smi every `D` and export linecheck_gpu_* (0: never; see GPUs)")
+		serveCmd.Long += serveGPUHelp
 	})
 }
 
@@ -238,6 +241,15 @@ func runServe(c *cobra.Command, _ []string) error {
 		return badInput(err)
 	} else if n > 0 {
 		fmt.Fprintf(stderr, "linecheck serve: throughput test of %d candidates every %v (%v each)\n", n, o.bwEvery, o.bwTime)
+	}
+
+	if o.gpuEvery != 0 {
+		if err := startServeGPU(ctx, &wg, exp, o.gpuEvery, stderr); err != nil {
+			stop()
+			wg.Wait()
+			return badInput(err)
+		}
+		fmt.Fprintf(stderr, "linecheck serve: GPU samples every %v\n", o.gpuEvery)
 	}
 
 	var result error

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -83,7 +84,10 @@ type Candidate struct {
 	// BandwidthTest is the candidate's iperf3 server (`bandwidth_test:
 	// {addr, port}`); nil when the candidate declares none.
 	BandwidthTest *BandwidthTest
-	Line          int
+	// GPU is the candidate's gpu: block, what the order says of the machine
+	// (nil when it has none); checked on recorded.gpu.
+	GPU  *gpu.Contract
+	Line int
 }
 
 // Target is one probe target of a candidate.
@@ -111,6 +115,8 @@ type Recorded struct {
 	Probes string
 	// BW is a throughput test: `bw --format json`, or a `bw --watch` journal.
 	BW string
+	// GPU is a directory of saved nvidia-smi outputs (what `gpu --from` reads).
+	GPU string
 }
 
 // Traffic is the users' traffic profile: a log, or a synthetic month.
@@ -203,6 +209,7 @@ type rawCandidate struct {
 	Offer    string      `yaml:"offer"`
 	WhatIf   []string    `yaml:"what_if"`
 	BWTest   *rawBWTest  `yaml:"bandwidth_test"`
+	GPU      yaml.Node   `yaml:"gpu"`
 	line     int
 }
 
@@ -239,6 +246,7 @@ type rawRecorded struct {
 	Return  string `yaml:"return"`
 	Probes  string `yaml:"probes"`
 	BW      string `yaml:"bw"`
+	GPU     string `yaml:"gpu"`
 }
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
@@ -565,9 +573,18 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		Return:  f.resolve(rc.Recorded.Return),
 		Probes:  f.resolve(rc.Recorded.Probes),
 		BW:      f.resolve(rc.Recorded.BW),
+		GPU:     f.resolve(rc.Recorded.GPU),
+	}
+	if rc.GPU.Kind != 0 {
+		ct, err := gpu.DecodeContract(&rc.GPU, v.path)
+		if err != nil {
+			v.errs = append(v.errs, err)
+		} else {
+			c.GPU = &ct
+		}
 	}
 	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW} {
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU} {
 		if p == "" {
 			continue
 		}

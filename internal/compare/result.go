@@ -110,7 +110,10 @@ type Evaluation struct {
 	// Throughput is the bw test (live bandwidth_test or recorded.bw); nil
 	// when the candidate has none.
 	Throughput *Throughput `json:"throughput,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	// GPU is the delivery verdict of recorded.gpu against the gpu: block;
+	// nil when the candidate records no GPU outputs.
+	GPU      *GPUDelivery `json:"gpu,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
 // ValidationGap says, in one phrase, which direction the line class was

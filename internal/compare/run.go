@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -172,6 +173,19 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		RelatePort(e.Throughput, monthly)
 		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
 		e.Usage = pr.candidateUsage(c)
+		if e.GPU, err = deliveryOf(c); err != nil {
+			return nil, err
+		}
+		if e.GPU != nil {
+			var hours float64
+			if r.Traffic != nil {
+				hours = r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
+			}
+			e.GPU.PerDeliveredCardHour = perDeliveredCardHour(e, hours)
+			if e.GPU.Verdict == "fail" {
+				e.Warnings = append(e.Warnings, "GPU delivery fails the gpu: block: "+strings.Join(e.GPU.Failed(), ", ")+" (recorded.gpu "+e.GPU.Source+")")
+			}
+		}
 		r.Candidates = append(r.Candidates, e)
 	}
 	Rank(r)

@@ -144,6 +144,7 @@ func CompareTables(r *compare.Result, format Format) []Table {
 		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, dashIfEmpty(q.LineClass), q.Direction,
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
+	addGPUVerdictColumn(&rank, r)
 	if format != FormatCSV {
 		rank.Notes = append(append(rank.Notes, blank...), "Order: "+compare.RankingRule+".", "Verdict: "+r.Verdict)
 		if r.Recommended != "" {
@@ -275,6 +276,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	}
 	if tp, ok := compareThroughputTable(r, format); ok {
 		tables = append(tables, tp)
+	}
+	if g, ok := compareGPUTable(r, format); ok {
+		tables = append(tables, g)
 	}
 	return tables
 }

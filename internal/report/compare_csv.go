@@ -10,12 +10,13 @@ import (
 // CompareCSVNames are the tables `compare --format csv --table NAME` can
 // write, the default first; usage, carriers and throughput exist when the
 // comparison has GPU offers, users with carriers or bw results.
-var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput"}
+var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu"}
 
 // compareCSVOrder names CompareTables' tables by their titles' beginnings.
 var compareCSVOrder = []struct{ prefix, name string }{
 	{"Ranking", "ranking"}, {"SLA checks", "checks"}, {"Monthly cost breakdown", "items"}, {"Probe targets", "targets"},
 	{"Route evidence", "routes"}, {"GPU usage", "usage"}, {"Three networks", "carriers"}, {"Throughput", "throughput"},
+	{"GPU delivery", "gpu"},
 }
 
 // CompareCSVTables are compare's tables for machines, each one tidy: named

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/shopspring/decimal"
@@ -29,6 +30,7 @@ var compareHTMLTmpl = sync.OnceValue(func() *template.Template {
 		"bps":         fmtBps,
 		"f2":          func(x float64) string { return fmt.Sprintf("%.2f", x) },
 		"aspath":      func(p []route.ASHop) string { return dashIfEmpty(route.ASPathText(p)) },
+		"join":        strings.Join,
 		"sla":         slaText,
 		"rankingRule": func() string { return compare.RankingRule },
 		"when":        func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
@@ -47,8 +49,10 @@ type compareHTMLView struct {
 	Carriers *Table
 	// Throughput is the bw tests beside the port sold (nil without any).
 	Throughput *Table
-	Warnings   []string
-	Notes      []string
+	// GPU is the delivery verdict of recorded.gpu (nil without any).
+	GPU      *Table
+	Warnings []string
+	Notes    []string
 }
 
 type namedSVG struct {
@@ -81,6 +85,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	}
 	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp
+	}
+	if g, ok := compareGPUTable(r, FormatHTML); ok {
+		v.GPU = &g
 	}
 	for _, e := range r.Candidates {
 		if gap := e.Route.ValidationGap(); gap != "" {

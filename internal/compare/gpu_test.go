@@ -1,0 +1,84 @@
+package compare
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/internal/gpu"
+)
+
+// The bundled scenario with GPU deliveries recorded for two candidates: the
+// 8 × H100 SXM5 machine and the 2 × H100 NVL one of internal/gpu/testdata
+// (real recorded outputs), both against the same order.
+func TestCompareRecordedGPUDelivery(t *testing.T) {
+	b, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := func(d string) string {
+		p, err := filepath.Abs(filepath.Join("../gpu/testdata", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	order := "\n    gpu: {count: 8, model: H100 SXM5, memory_gib: 80, power_limit_w: 700, ecc: true, mig: false}\n"
+	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+abs("h100-sxm5-8x")+"}"+order, 1)
+	s = strings.Replace(s, "probes: rec/tokyo-ping.ndjson}", "probes: rec/tokyo-ping.ndjson, gpu: "+abs("h100-nvl-2x")+"}"+order, 1)
+	f, err := Parse([]byte(s), samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]*Evaluation{}
+	for _, e := range r.Candidates {
+		by[e.Name] = e
+	}
+	hk, tk := by["hk-cn2-gia"].GPU, by["tokyo"].GPU
+	if by["hk-bgp"].GPU != nil || hk == nil || tk == nil {
+		t.Fatalf("gpu %+v %+v %+v", by["hk-bgp"].GPU, hk, tk)
+	}
+	if hk.Verdict != gpu.VerdictPass || hk.Cards != 8 || hk.Model != "8 × NVIDIA H100 80GB HBM3 (SXM5)" {
+		t.Errorf("hk %+v", hk)
+	}
+	if tk.Verdict != gpu.VerdictFail || strings.Join(tk.Failed(), ",") != "count,model,power_limit_w" || tk.Cards != 2 {
+		t.Errorf("tokyo %+v failed %v", tk, tk.Failed())
+	}
+	// beside the line's verdict, not in it: the ranking is the bundled one
+	if strings.Join(r.Ranking, ",") != "hk-cn2-gia,hk-bgp,tokyo,la" {
+		t.Errorf("ranking %v", r.Ranking)
+	}
+	warned := false
+	for _, w := range by["tokyo"].Warnings {
+		warned = warned || strings.Contains(w, "GPU delivery fails the gpu: block: count, model, power_limit_w")
+	}
+	if !warned {
+		t.Errorf("warnings %q", by["tokyo"].Warnings)
+	}
+	// per delivered card-hour: the converted monthly total / used hours / cards delivered
+	for _, e := range []*Evaluation{by["hk-cn2-gia"], by["tokyo"]} {
+		total := e.Monthly.Converted.Amount
+		hours := r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
+		if e.Usage != nil && e.Usage.UsedHours > 0 {
+			hours = e.Usage.UsedHours
+		}
+		want := total.Div(decimal.NewFromFloat(hours).Mul(decimal.NewFromInt(int64(e.GPU.Cards)))).Round(2)
+		got := e.GPU.PerDeliveredCardHour.Amount
+		if !got.Equal(want) || e.GPU.PerDeliveredCardHour.Currency != r.FXBase {
+			t.Errorf("%s: per delivered card-hour %+v, want %s %s (total %s, %g h, %d cards)", e.Name, e.GPU.PerDeliveredCardHour, want, r.FXBase, total, hours, e.GPU.Cards)
+		}
+	}
+	// a gpu: block with a typo is refused with its line
+	bad := strings.Replace(s, "power_limit_w: 700, ecc", "power_limt_w: 700, ecc", 1)
+	if _, err := Parse([]byte(bad), samplesFile); err == nil || !strings.Contains(err.Error(), "power_limt_w") || !strings.Contains(err.Error(), "candidates.yaml:") {
+		t.Errorf("%v", err)
+	}
+}
