@@ -38,6 +38,9 @@ type Config struct {
 	// Length is the block (TCP write) or datagram size; 0 = 128 KiB for
 	// TCP, 1460 bytes for UDP.
 	Length int
+	// Percentile computes p5, p50 and p95 of the interval rates (the
+	// caller's rule, stats.NearestRank in linecheck); nil leaves them null.
+	Percentile Percentile
 	// ConnectTimeout bounds the control connection's connect and each wait
 	// for the server during setup; 0 = 5 s.
 	ConnectTimeout time.Duration
@@ -258,25 +261,25 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 	if ctx.Err() != nil {
 		// Interrupted: tell the server, as iperf3 does, and keep what ran.
 		_, _ = ctrl.Write([]byte{byte(stClientTerm)})
-		build(res, streams, upstream, m, nil, cfg.Interval)
+		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
 		res.CutShort = true
 		return res, fmt.Errorf("%w after %.1f s: interrupted; the figures cover what ran", ErrCutShort, m.end.Sub(start).Seconds())
 	}
 	// The reader's own wake-up is a timeout; anything else came from the server.
 	var ne net.Error
 	if !(errors.As(ctrlErr, &ne) && ne.Timeout()) {
-		build(res, streams, upstream, m, nil, cfg.Interval)
+		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
 		res.CutShort = true
 		return res, c.cutShort(ctrlErr, m)
 	}
 	if serr := streamErr(streams); serr != nil && m.end.Before(start.Add(cfg.Omit+cfg.Duration)) {
 		_, _ = ctrl.Write([]byte{byte(stTestEnd)})
-		build(res, streams, upstream, m, nil, cfg.Interval)
+		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
 		res.CutShort = true
 		return res, c.cutShort(serr, m)
 	}
 	results, err := c.finish(localResults(streams, m))
-	build(res, streams, upstream, m, results, cfg.Interval)
+	build(res, streams, upstream, m, results, cfg.Interval, cfg.Percentile)
 	if err != nil {
 		res.CutShort = true
 		return res, c.cutShort(err, m)

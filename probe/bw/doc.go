@@ -34,9 +34,11 @@
 //   - Intervals: every --interval, the bytes that reached the receiver in
 //     that interval as this side can tell (a TCP sender counts what TCP_INFO
 //     says the peer acknowledged, so data still in the socket buffer does not
-//     count), in bit/s. p5/p50/p95/min/max are nearest-rank over the
-//     intervals; an interval shorter than half --interval (the last one, cut
-//     by the end) is left out of them.
+//     count), in bit/s. p5/p50/p95 are over the intervals by the
+//     caller's percentile rule (Config.Percentile; linecheck passes its one
+//     nearest-rank, stats.NearestRank), min/max their extremes; an interval
+//     shorter than half --interval (the last one, cut by the end) is left
+//     out of them.
 //   - Retransmits: the sender's TCP_INFO total_retrans over the measured
 //     time (ours when we send, the server's from the results exchange when
 //     it does). Interval RTT: the smoothed RTT of TCP_INFO at the interval's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -221,18 +222,31 @@ func TestUDPAccountingAsIperf3(t *testing.T) {
 	}
 }
 
+// nearestRank is the test's own nearest-rank (rank ceil(p/100·n) of the
+// sorted values), the rule linecheck passes as Config.Percentile.
+func nearestRank(sorted []float64, p float64) float64 {
+	k := min(max(int(math.Ceil(p*float64(len(sorted))/100)), 1), len(sorted))
+	return sorted[k-1]
+}
+
 func TestPercentilesNearestRank(t *testing.T) {
 	var tp Throughput
 	bps := []float64{50, 10, 40, 20, 30, 5}
 	lens := []float64{1, 1, 1, 1, 1, 0.2} // the short last interval is left out
-	intervalStats(&tp, bps, lens, 1)
+	intervalStats(&tp, bps, lens, 1, nearestRank)
 	if *tp.P5 != 10 || *tp.P50 != 30 || *tp.P95 != 50 || *tp.Min != 10 || *tp.Max != 50 {
 		t.Errorf("p5 %v p50 %v p95 %v min %v max %v", *tp.P5, *tp.P50, *tp.P95, *tp.Min, *tp.Max)
 	}
 	var empty Throughput
-	intervalStats(&empty, nil, nil, 1)
+	intervalStats(&empty, nil, nil, 1, nearestRank)
 	if empty.P50 != nil {
 		t.Error("no intervals must leave the percentiles null")
+	}
+	// Without a percentile rule probe computes none: null, min and max kept.
+	var none Throughput
+	intervalStats(&none, bps, lens, 1, nil)
+	if none.P5 != nil || none.P50 != nil || none.P95 != nil || *none.Min != 10 || *none.Max != 50 {
+		t.Errorf("no rule: p5 %v p50 %v p95 %v min %v max %v", none.P5, none.P50, none.P95, *none.Min, *none.Max)
 	}
 }
 

@@ -151,7 +151,7 @@ func TestClientAgainstStockIperf3(t *testing.T) {
 			port := freePort(t)
 			wait := iperf3Server(t, port)
 			cfg := tc.cfg
-			cfg.Port = port
+			cfg.Port, cfg.Percentile = port, nearestRank
 			res, err := Run(context.Background(), "127.0.0.1", cfg)
 			if err != nil {
 				t.Fatalf("Run: %v", err)

@@ -101,19 +101,18 @@ type DirStats struct {
 func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 
-// Percentile is nearest-rank: the ceil(q·n)-th smallest of v (v sorted).
-func percentile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	k := int(math.Ceil(q * float64(n)))
-	k = min(max(k, 1), n)
-	return sorted[k-1]
-}
+// Percentile is the p-th percentile (0 < p <= 100) of ascending values, by
+// the rule of the caller's statistics layer (linecheck's is
+// stats.NearestRank): probe measures and computes no percentile of its own,
+// so that one rule serves every figure. Config.Percentile and
+// ServerConfig.Percentile take it; without one p5, p50 and p95 stay null.
+type Percentile func(sorted []float64, p float64) float64
 
-// intervalStats fills the percentiles of t from interval rates. Intervals
-// shorter than half the interval length (the last one, cut by the end of
-// the test) are left out: a fraction of an interval is not a sample of the
-// same size.
-func intervalStats(t *Throughput, bps []float64, lens []float64, interval float64) {
+// intervalStats fills the percentiles of t from interval rates, by pct (nil:
+// left null), and the min and max. Intervals shorter than half the interval
+// length (the last one, cut by the end of the test) are left out: a
+// fraction of an interval is not a sample of the same size.
+func intervalStats(t *Throughput, bps []float64, lens []float64, interval float64, pct Percentile) {
 	var v []float64
 	for i, b := range bps {
 		if lens[i] >= interval/2 {
@@ -124,14 +123,16 @@ func intervalStats(t *Throughput, bps []float64, lens []float64, interval float6
 		return
 	}
 	sort.Float64s(v)
-	t.P5, t.P50, t.P95 = f64(percentile(v, 0.05)), f64(percentile(v, 0.50)), f64(percentile(v, 0.95))
+	if pct != nil {
+		t.P5, t.P50, t.P95 = f64(pct(v, 5)), f64(pct(v, 50)), f64(pct(v, 95))
+	}
 	t.Min, t.Max = f64(v[0]), f64(v[len(v)-1])
 }
 
 // build turns this side's measurement and the peer's results (nil when they
 // never came) into the client's-view Result. upstream[i] tells whether
 // stream i carries client→server data.
-func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *peerResults, interval time.Duration) {
+func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *peerResults, interval time.Duration, pct Percentile) {
 	r.Schema = Schema
 	r.Start = m.start.UTC()
 	r.OmitS = m.omitEnd.Sub(m.start).Seconds()
@@ -260,7 +261,7 @@ func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *p
 			}
 			bps[i] = float64(b) * 8 / lens[i]
 		}
-		intervalStats(&d.Throughput, bps, lens, interval.Seconds())
+		intervalStats(&d.Throughput, bps, lens, interval.Seconds(), pct)
 		return d, true
 	}
 	up, hasUp := dir(true)
@@ -321,7 +322,7 @@ func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *p
 		r.Intervals = append(r.Intervals, iv)
 	}
 	if r.Direction == Bidir {
-		intervalStats(&r.Throughput, bps, lens, interval.Seconds())
+		intervalStats(&r.Throughput, bps, lens, interval.Seconds(), pct)
 	}
 }
 

@@ -22,6 +22,9 @@ type ServerConfig struct {
 	Network string
 	// Interval is the server's own reporting interval; 0 = 1 s.
 	Interval time.Duration
+	// Percentile computes the results' p5, p50 and p95 (as Config's); nil
+	// leaves them null.
+	Percentile Percentile
 	// OnResult receives every test's outcome in the client's view (the
 	// direction names what the client asked for). err is non-nil when the
 	// test failed or was cut short; res then covers what ran, if anything.
@@ -398,7 +401,7 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	default:
 		_ = ctrl.SetReadDeadline(time.Unix(1, 0))
 		<-stop
-		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
 		res.CutShort = true
 		switch {
 		case m.idle:
@@ -409,7 +412,7 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		return res, fmt.Errorf("%w: %s did not end the test within 30 s of its planned end", ErrCutShort, client)
 	}
 	if endErr != nil || endState != stTestEnd {
-		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
 		res.CutShort = true
 		why := ended()
 		if ctx.Err() != nil {
@@ -439,11 +442,11 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		return nil
 	}()
 	if err != nil {
-		build(res, streams, upstream, m, nil, s.cfg.Interval)
+		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
 		res.CutShort = true
 		return res, fmt.Errorf("%w: %s: %w", ErrCutShort, client, err)
 	}
-	build(res, streams, upstream, m, &theirs, s.cfg.Interval)
+	build(res, streams, upstream, m, &theirs, s.cfg.Interval, s.cfg.Percentile)
 	return res, nil
 }
 
