@@ -267,6 +267,9 @@ type Route struct {
 	// Live is a route traced from here (probe.Trace's Source "live"): only
 	// its hops are named by reverse DNS.
 	Live bool
+	// MTU is true when the path MTU was measured (trace --mtu): the route
+	// screen then shows each hop's MTU.
+	MTU bool
 }
 
 // Hop is one row of the route detail: a TTL and its main responder; other
@@ -285,7 +288,9 @@ type Hop struct {
 	Last        float64 // ms; NaN when unknown
 	RTT         stats.RTTStats
 	MPLS        bool
-	Alternates  []string
+	// MTU is the largest packet (bytes) that reached this TTL; 0 unknown.
+	MTU        int
+	Alternates []string
 }
 
 // routeFromTrace turns a linecheck.trace/v1 document into route rows.
@@ -298,6 +303,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		LineClass: t.LineClass,
 		Live:      t.Source == "live",
 		ASPath:    route.ASPathText(t.ASPath),
+		MTU:       t.MTU != nil,
 	}
 	if t.Port != 0 {
 		r.Protocol += "/" + strconv.Itoa(t.Port)
@@ -310,7 +316,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		r.Notes = append(r.Notes, e.Notes...)
 	}
 	for _, h := range t.Hops {
-		row := Hop{TTL: h.TTL, Sent: h.Sent, Loss: h.Loss, Flags: h.Flags, Last: math.NaN()}
+		row := Hop{TTL: h.TTL, Sent: h.Sent, Loss: h.Loss, Flags: h.Flags, Last: math.NaN(), MTU: h.MTU}
 		for _, f := range h.Flags {
 			if f == "icmp-rate-limited" {
 				row.RateLimited = true

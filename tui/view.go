@@ -244,6 +244,13 @@ var hopColumns = []column[Hop]{
 		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Max), styleNone }},
 	{key: "stdev", title: "STDEV", width: 5, right: true, prio: 4,
 		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Stdev), styleNone }},
+	{key: "mtu", title: "MTU", width: 5, right: true, prio: 1,
+		cell: func(h Hop) (string, styleID) {
+			if h.MTU <= 0 {
+				return "-", styleNone
+			}
+			return fmt.Sprint(h.MTU), styleNone
+		}},
 	{key: "flags", title: "FLAGS", width: 7, prio: 1,
 		cell: func(h Hop) (string, styleID) {
 			var f []string
@@ -258,6 +265,21 @@ var hopColumns = []column[Hop]{
 			}
 			return strings.Join(f, " "), styleNone
 		}},
+}
+
+// routeColumns are hopColumns, with the MTU column only for a route whose
+// path MTU was measured.
+func routeColumns(r *Route) []column[Hop] {
+	if r.MTU {
+		return hopColumns
+	}
+	cols := make([]column[Hop], 0, len(hopColumns))
+	for _, c := range hopColumns {
+		if c.key != "mtu" {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 func hopMs(h Hop, v float64) string {
@@ -342,7 +364,7 @@ func (m *Model) renderRoute(width, height int) []string {
 		}
 		notes = notes[:min(len(notes), 3)]
 
-		cols := layout(hopColumns, width)
+		cols := layout(routeColumns(r), width)
 		chartMin := 8
 		hopRows := max(height-len(out)-1-len(notes)-chartMin-2, 3)
 		out = append(out, renderHeader(cols, "", false, st))

@@ -2,11 +2,12 @@ package compare
 
 import (
 	"context"
-	"github.com/linecheck/linecheck/probe"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
 func ptr(x float64) *float64 { return &x }
