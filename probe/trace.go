@@ -32,7 +32,11 @@ type TraceConfig struct {
 	Timeout          time.Duration // a reply later than this is late, not received
 	Flows            int           // flows per TTL (Paris flow ids 0..Flows−1), 1 by default
 	Rate             float64       // packets per second while sending a cycle
-	Network          string        // "ip4", "ip6" or ""
+	// Burst is how many probes may leave at once before Rate applies; 0
+	// is one cycle (at most 64), as traceroute sends 16 at once. serve
+	// sets 1: every probe at Rate, as its --rate promises.
+	Burst   int
+	Network string // "ip4", "ip6" or ""
 	// Mode forces the sockets (ModeRaw, ModeDatagram for icmp, ModeRecverr
 	// for udp and tcp); "" picks them (see OpenTraceDriver).
 	Mode TraceMode
@@ -474,6 +478,9 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 	// leave at once, as traceroute sends 16 at once, and the long-run rate
 	// never exceeds cfg.Rate.
 	burst := float64(min((cfg.MaxTTL-cfg.FirstTTL+1)*cfg.Flows, 64))
+	if cfg.Burst > 0 {
+		burst = float64(cfg.Burst)
+	}
 	tokens, filled := burst, start
 	var sendErr error
 	for c := 0; c < cfg.Cycles; c++ {

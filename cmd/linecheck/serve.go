@@ -351,7 +351,7 @@ func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []export
 // class offline.
 func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
 	run, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
-		Cycles: 1, Timeout: p.timeout, Rate: p.rate}, nil)
+		Cycles: 1, Timeout: p.timeout, Rate: p.rate, Burst: 1}, nil)
 	if err != nil {
 		return nil, err
 	}
