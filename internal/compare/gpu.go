@@ -2,12 +2,16 @@ package compare
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/journal"
 )
 
 // GPUDelivery is what a candidate's recorded nvidia-smi outputs
@@ -55,6 +59,14 @@ func deliveryOf(c *Candidate) (*GPUDelivery, error) {
 		return nil, fmt.Errorf("%s: recorded.gpu: %w", c.Name, err)
 	}
 	d := gpu.NewDoc(m, c.GPU)
+	if c.GPU != nil && (c.GPU.MaxTempC != nil || c.GPU.MaxThrottleShare != nil) {
+		samples, err := watchSamples(c.Recorded.GPU)
+		if err != nil {
+			return nil, fmt.Errorf("%s: recorded.gpu: %w", c.Name, err)
+		}
+		d.Checks = append(d.Checks, gpu.CheckWatch(*c.GPU, gpu.Summarize(samples))...)
+		d.Verdict = gpu.Verdict(d.Checks)
+	}
 	out := &GPUDelivery{Source: c.Recorded.GPU, Cards: len(m.Cards), Checks: d.Checks, Verdict: d.Verdict}
 	names := map[string]int{}
 	var order []string
@@ -100,4 +112,44 @@ func perDeliveredCardHour(e *Evaluation, periodHours float64) *Money {
 	per := conv.Amount.DivRound(decimal.NewFromFloat(hours).Mul(decimal.NewFromInt(int64(g.Cards))), 24)
 	m := billing.MoneyOf(per, conv.Currency).Rounded()
 	return &m
+}
+
+// Files of recorded.gpu that hold samples under load, for the gpu: block's
+// max_temp_c and max_throttle_share.
+const (
+	GPUWatchJournal = "watch.ndjson"  // a gpu --watch journal
+	GPUQueryLog     = "query-log.csv" // nvidia-smi --query-gpu=timestamp,… --format=csv -l N, timestamps in UTC
+)
+
+// watchSamples reads the samples under load of a recorded.gpu directory;
+// none (and no error) when it holds neither file: the checks then fail
+// for want of data.
+func watchSamples(dir string) ([]gpu.Sample, error) {
+	if p := filepath.Join(dir, GPUWatchJournal); fileExists(p) {
+		entries, _, err := journal.Read(p)
+		if err != nil {
+			return nil, err
+		}
+		var s []gpu.Sample
+		for i, e := range entries {
+			if e.Kind != journal.KindGPU {
+				return nil, fmt.Errorf("%s:%d: a %s journal, not one of gpu --watch", p, i+1, e.Kind)
+			}
+			s = append(s, e.GPU...)
+		}
+		return s, nil
+	}
+	if p := filepath.Join(dir, GPUQueryLog); fileExists(p) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		return gpu.ParseSamples(b, p, time.UTC)
+	}
+	return nil, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

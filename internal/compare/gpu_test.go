@@ -82,3 +82,41 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// The gpu: block's watch keys are checked on the samples under load the
+// recorded.gpu directory holds (its query-log.csv here: the constructed
+// sequence of internal/gpu/testdata, hottest card 90 °C, most throttled 0.4).
+func TestCompareRecordedGPUWatchKeys(t *testing.T) {
+	b, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for src, dst := range map[string]string{"h100-sxm5-8x/nvidia-smi-q.txt": "nvidia-smi-q.txt", "watch-constructed/query-log.csv": GPUQueryLog} {
+		data, err := os.ReadFile(filepath.Join("../gpu/testdata", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+dir+"}\n    gpu: {count: 8, max_temp_c: 85, max_throttle_share: 0.5}\n", 1)
+	f, err := Parse([]byte(s), samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := r.Candidates[0].GPU
+	if g == nil || g.Verdict != gpu.VerdictFail || strings.Join(g.Failed(), ",") != gpu.CheckMaxTempC {
+		t.Fatalf("%+v", g)
+	}
+	for _, c := range g.Checks {
+		if c.Name == gpu.CheckMaxThrottleShare && (c.Measured != 0.4 || !c.Pass) {
+			t.Errorf("%+v", c)
+		}
+	}
+}
