@@ -1,7 +1,15 @@
 package stats
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +98,59 @@ func TestRankMatchesCeil(t *testing.T) {
 		if got := Rank(c.n, c.p); got != c.want {
 			t.Errorf("Rank(%d, %v) = %d, want %d", c.n, c.p, got, c.want)
 		}
+	}
+}
+
+// The nearest-rank percentile is written once, here: no production file
+// elsewhere declares a nearest-rank or percentile function of its own or
+// computes a rank as ceil(q·n) in floats. billing.Percentile95 picks among
+// the billing methods (its nearest-rank default calls Rank) and stays.
+func TestNearestRankWrittenOnce(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s: %v", root, err)
+	}
+	ceil := regexp.MustCompile(`math\.Ceil\(\s*\w+\s*\*\s*float64\(`)
+	name := regexp.MustCompile(`(?i)^(nearest\w*|percentile\w*|\w*nearestrank\w*)$`)
+	seen := 0
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.HasPrefix(rel, filepath.Join("internal", "stats")) {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, p, src, 0)
+		if err != nil {
+			return err
+		}
+		seen++
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && name.MatchString(fn.Name.Name) && fn.Name.Name != "Percentile95" {
+				t.Errorf("%s: func %s: the nearest-rank percentile is stats.NearestRank (stats.Rank)", rel, fn.Name.Name)
+			}
+		}
+		if loc := ceil.FindIndex(src); loc != nil {
+			t.Errorf("%s: %s: a rank computed as ceil(q·n) in floats: use stats.Rank", rel, src[loc[0]:loc[1]])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 50 {
+		t.Fatalf("only %d production files: the walk missed the tree", seen)
 	}
 }
