@@ -18,20 +18,21 @@ import (
 )
 
 var compareOpts struct {
-	offline  bool
-	strict   bool
-	format   string
-	table    string
-	wide     bool
-	output   string
-	count    int
-	interval time.Duration
-	timeout  time.Duration
-	cycles   int
-	asnDB    string
-	noASN    bool
-	usage    string
-	bwTime   time.Duration
+	noProjection bool
+	offline      bool
+	strict       bool
+	format       string
+	table        string
+	wide         bool
+	output       string
+	count        int
+	interval     time.Duration
+	timeout      time.Duration
+	cycles       int
+	asnDB        string
+	noASN        bool
+	usage        string
+	bwTime       time.Duration
 }
 
 var compareCmd = &cobra.Command{
@@ -115,6 +116,7 @@ func init() {
 		f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
 		f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
 		f.BoolVar(&compareOpts.noASN, "no-asn", false, noASNUsage)
+		f.BoolVar(&compareOpts.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
 		f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
@@ -161,7 +163,7 @@ func runCompare(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime}
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection}
 	if o.usage != "" {
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))

@@ -111,7 +111,7 @@ func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o 
 		return nil, nil, fmt.Errorf("traffic: %w", err)
 	}
 	bills := map[string]offerBill{}
-	for _, b := range rep.Bills {
+	for i, b := range rep.Bills {
 		// The exact total, not the rounded Amount: money is rounded once, after
 		// the fx conversion, never twice.
 		total := b.ExactTotal()
@@ -131,6 +131,10 @@ func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o 
 			}
 			ob.items = append(ob.items, CostItem{Name: it.Name, Kind: it.Kind, Quantity: it.Quantity, Unit: it.Unit,
 				UnitPrice: it.UnitPrice, Amount: amt, AmountExact: it.Amount, Detail: detail, Billing: it.Billing})
+		}
+		if pr := rep.Projection; pr != nil && i < len(pr.Bills) {
+			pb := pr.Bills[i]
+			ob.projected = &Projected{Total: pb.Total(), RecordedDays: pr.RecordedDays, PeriodDays: pr.PeriodDays, Basis: pb.Basis}
 		}
 		bills[b.Offer] = ob
 	}

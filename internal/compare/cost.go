@@ -32,6 +32,7 @@ type offerBill struct {
 	total                   decimal.Decimal
 	items                   []CostItem
 	bill                    billing.Bill
+	projected               *Projected // the month projected from a partial recording (Total exact, Converted unset)
 }
 
 // Quote is one offer's bill for the traffic under some rules, with its
@@ -193,6 +194,11 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	}
 	m := &Monthly{Offer: b.offer, Scheme: b.scheme, Total: billing.RoundMoney(b.total, b.currency).StringFixed(billing.MinorUnit(b.currency)), Currency: b.currency,
 		Items: b.items, Converted: conv, Rate: rate, Carry: b.bill.Carry}
+	if pr := b.projected; pr != nil {
+		if pc, err := p.fx.Convert(pr.Total); err == nil {
+			m.Projected = &Projected{Total: pr.Total.Rounded(), Converted: pc.Rounded(), RecordedDays: pr.RecordedDays, PeriodDays: pr.PeriodDays, Basis: pr.Basis}
+		}
+	}
 	var whatIf []SchemeCost
 	for _, name := range c.WhatIf {
 		w, ok := p.bills[name]

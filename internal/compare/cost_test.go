@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
 )
 
 const whatIfOffers = `offers:
@@ -167,5 +170,52 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 	f = load("metered", "metered", whatIfOffers)
 	if p, err := NewPricing(f, time.Time{}); err != nil || p.FX().Base != "USD" || f.FX.Base != "" {
 		t.Errorf("USD only: base %q (file %q), %v", p.FX().Base, f.FX.Base, err)
+	}
+}
+
+// A traffic log of 3 days of October: the candidate's bill as recorded and
+// the month projected from them (issue 20). By hand: 100 Mbit/s out for
+// 864 slots is 3240 GB, 162.00 USD at 0.05 (+ 700 server = 862.00, 6120.20
+// CNY at 7.10); the month, 33480 GB, 1674.00 (+ 700 = 2374.00, 16855.40 CNY).
+func TestPricingProjectsAPartialLog(t *testing.T) {
+	var log strings.Builder
+	log.WriteString("timestamp,in_bytes,out_bytes\n")
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for i := range 864 {
+		fmt.Fprintf(&log, "%d,375000000,3750000000\n", start+int64(i)*300)
+	}
+	yaml := `vantage: {city: Shanghai}
+candidates:
+  - name: a
+    region: {city: Tokyo}
+    targets: [{addr: 127.0.0.1}]
+    offer: metered
+offers: offers.yaml
+traffic: {log: t.csv, period: 2026-10}
+fx: {base: CNY, USD: 7.10}
+`
+	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers, "t.csv": log.String()})
+	f, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, no := range []bool{false, true} {
+		p, err := NewPricingWith(f, time.Time{}, billing.Options{NoProjection: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := p.Monthly(&f.Candidates[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Total != "862.00" || m.Converted.Text() != "6120.20" {
+			t.Errorf("as recorded %s USD = %s CNY, want 862.00 = 6120.20", m.Total, m.Converted.Text())
+		}
+		switch pr := m.Projected; {
+		case no && pr != nil:
+			t.Errorf("NoProjection kept %+v", pr)
+		case !no && (pr == nil || pr.Total.Text() != "2374.00" || pr.Converted.Text() != "16855.40" || pr.RecordedDays != 3 || pr.PeriodDays != 31):
+			t.Errorf("projected %+v, want 2374.00 USD = 16855.40 CNY from 3 of 31 days", pr)
+		}
 	}
 }

@@ -238,6 +238,20 @@ type Monthly struct {
 	// (null when the offer states no port): an offer whose port the 95th
 	// exceeds cannot carry the traffic and is never recommended.
 	Carry *billing.Carry `json:"carry"`
+	// Projected is the month projected from a partial traffic recording
+	// (null when the log covers every day of its month, or --no-projection).
+	Projected *Projected `json:"projected"`
+}
+
+// Projected is a candidate's month projected from a partial recording:
+// per-GB volume scaled to the month, the 95th as measured (billing's
+// Projection), converted like the bill.
+type Projected struct {
+	Total        Money  `json:"total"`
+	Converted    Money  `json:"converted"`
+	RecordedDays int    `json:"recorded_days"`
+	PeriodDays   int    `json:"period_days"`
+	Basis        string `json:"basis"`
 }
 
 // CanCarry reports whether the offer can carry the traffic (true without a port).

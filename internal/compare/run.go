@@ -53,6 +53,9 @@ type Options struct {
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
 	UsageHours billing.Dec
+	// NoProjection leaves out the month projected from a partial traffic
+	// recording (compare --no-projection; Monthly.Projected stays nil).
+	NoProjection bool
 }
 
 // ErrRecordedOnly is returned when a live run is asked of a file that
@@ -125,7 +128,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	}
 	opt.progress("pricing the traffic profile under every offer")
 	// Pricing first: without fx: it settles the base currency (NewPricingWith).
-	pr, err := NewPricingWith(f, opt.Now, billing.Options{UsageHours: opt.UsageHours})
+	pr, err := NewPricingWith(f, opt.Now, billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection})
 	if err != nil {
 		return nil, err
 	}

@@ -154,6 +154,13 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			rank.Notes = append(rank.Notes, "note: "+n)
 		}
 		for _, e := range r.Candidates {
+			if m := e.Monthly; m != nil && m.Projected != nil {
+				pr := m.Projected
+				rank.Notes = append(rank.Notes, fmt.Sprintf("projected month (not a bill): %s %s %s from %d of %d days of traffic recorded (bill as recorded %s %s; bandwidth: %s)",
+					e.Name, fmtMoney(pr.Converted.Text()), pr.Converted.Currency, pr.RecordedDays, pr.PeriodDays, fmtMoney(m.Converted.Text()), m.Converted.Currency, pr.Basis))
+			}
+		}
+		for _, e := range r.Candidates {
 			if gap := e.Route.ValidationGap(); gap != "" {
 				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+gap)
 			}
