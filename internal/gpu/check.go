@@ -176,10 +176,62 @@ func CheckDelivery(ct Contract, m *Machine) []Check {
 }
 
 func notes(s []string) string {
+	s = groupCards(s)
 	if len(s) > 4 {
 		s = append(s[:4:4], fmt.Sprintf("and %d more", len(s)-4))
 	}
 	return strings.Join(s, "; ")
+}
+
+// groupCards folds "card 0: X", "card 1: X" … into "cards 0–7: X": eight
+// cards capped alike say it once.
+func groupCards(s []string) []string {
+	type group struct {
+		text string
+		idx  []int
+	}
+	var order []*group
+	by := map[string]*group{}
+	var out []string
+	for _, n := range s {
+		var i int
+		var rest string
+		if k, err := fmt.Sscanf(n, "card %d:", &i); k != 1 || err != nil {
+			out = append(out, n)
+			continue
+		}
+		_, rest, _ = strings.Cut(n, ": ")
+		g, ok := by[rest]
+		if !ok {
+			g = &group{text: rest}
+			by[rest] = g
+			order = append(order, g)
+		}
+		g.idx = append(g.idx, i)
+	}
+	var cards []string
+	for _, g := range order {
+		if len(g.idx) == 1 {
+			cards = append(cards, fmt.Sprintf("card %d: %s", g.idx[0], g.text))
+			continue
+		}
+		run := true
+		for k := 1; k < len(g.idx); k++ {
+			run = run && g.idx[k] == g.idx[k-1]+1
+		}
+		var who string
+		if run {
+			who = fmt.Sprintf("%d–%d", g.idx[0], g.idx[len(g.idx)-1])
+		} else {
+			var p []string
+			for _, i := range g.idx {
+				p = append(p, fmt.Sprint(i))
+			}
+			who = strings.Join(p, ", ")
+		}
+		cards = append(cards, fmt.Sprintf("cards %s: %s", who, g.text))
+	}
+	return append(cards, out...)
 }
 
 // minCheck passes when every card's figure is at least req; measured is the
