@@ -41,8 +41,11 @@ type PingConfig struct {
 	Timeout  time.Duration // a reply later than this is late, not received
 	Size     int           // ICMP payload bytes (at least 12: nonce and probe number)
 	Rate     float64       // global packets-per-second cap over all targets
-	TCPPort  int           // 0: ICMP echo; else TCP connect time to this port
-	Network  string        // "ip4", "ip6" or "" (both)
+	TCPPort  int           // the port probed (TCP connect); set alone, it selects TCP
+	// Protocol is what is probed: ICMP echo (the default, "") or TCP
+	// connect time (pingProtocols).
+	Protocol Protocol
+	Network  string // "ip4", "ip6" or "" (both)
 	// Socket selects the ICMP socket: "" or "auto" (unprivileged datagram
 	// socket first, raw as fallback), "dgram" or "raw".
 	Socket string
@@ -105,10 +108,13 @@ func (c PingConfig) withDefaults() PingConfig {
 	return c
 }
 
-// protocol is the protocol the sweep probes with: TCP connect when TCPPort
-// is set, ICMP echo otherwise.
+// protocol is the protocol the sweep probes with: Protocol when set, else
+// TCP connect when TCPPort is set, else ICMP echo.
 func (c PingConfig) protocol() Protocol {
-	if c.TCPPort != 0 {
+	switch {
+	case c.Protocol != "":
+		return c.Protocol
+	case c.TCPPort != 0:
 		return TCP
 	}
 	return ICMP
@@ -159,12 +165,12 @@ func pingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func
 	if len(ts) == 0 {
 		return nil, errors.New("no targets")
 	}
-	open, ok := pingDrivers[cfg.protocol()]
+	pp, ok := pingProtocols[cfg.protocol()]
 	if !ok {
-		return nil, fmt.Errorf("ping: no driver for protocol %q", cfg.protocol())
+		return nil, fmt.Errorf("ping: protocol %q: use %s", cfg.protocol(), pingProtocolNames())
 	}
 	r := newSweep(ts, cfg, onRecord)
-	d, err := open(ctx, r)
+	d, err := pp.open(ctx, r)
 	if err != nil {
 		return nil, err
 	}

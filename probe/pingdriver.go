@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -12,7 +14,7 @@ import (
 // duplicate and foreign accounting — is written once, over this interface
 // (sweep.loop), and is tested with a fake driver on a fake clock.
 //
-// A new protocol is one file with its driver plus its line in pingDrivers.
+// A new protocol is one file with its driver plus its line in pingProtocols.
 type pingDriver interface {
 	// send sends the probes numbered idx, already marked pending (probe i
 	// goes to target i % T); it may place each probe's send time more
@@ -34,9 +36,29 @@ type pingDriver interface {
 	close()
 }
 
-// pingDrivers open the driver of each protocol a ping sweep probes with
-// (PingConfig.protocol) for sweep r; ctx is the sweep's.
-var pingDrivers = map[Protocol]func(ctx context.Context, r *sweep) (pingDriver, error){
-	ICMP: openICMPDriver, // ping_icmp.go
-	TCP:  openTCPDriver,  // ping_tcp.go
+// pingProtocol is a protocol a ping sweep probes with: how its driver opens
+// for sweep r (ctx is the sweep's) and whether its targets name a port.
+type pingProtocol struct {
+	open func(ctx context.Context, r *sweep) (pingDriver, error)
+	port bool
+}
+
+// pingProtocols are the protocols of Ping, PingTargets and Sweep
+// (PingConfig.protocol, SweepTarget.Protocol), one line each.
+var pingProtocols = map[Protocol]pingProtocol{
+	ICMP: {open: openICMPDriver},            // ping_icmp.go
+	TCP:  {open: openTCPDriver, port: true}, // ping_tcp.go
+}
+
+// pingProtocolNames lists pingProtocols for a message ("icmp or tcp").
+func pingProtocolNames() string {
+	var ns []string
+	for p := range pingProtocols {
+		ns = append(ns, string(p))
+	}
+	sort.Strings(ns)
+	if len(ns) < 2 {
+		return strings.Join(ns, "")
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
 }

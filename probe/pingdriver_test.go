@@ -223,3 +223,43 @@ func TestSweepCancelledLeavesInFlightProbesOut(t *testing.T) {
 		}
 	}
 }
+
+// A new protocol is one driver plus its line in pingProtocols: a fake one
+// registered here is swept by Sweep like icmp and tcp (grouped by port,
+// scheduled on the injected clock, its records named after it), and its
+// targets must name a port as it says. No socket is opened.
+func TestANewProtocolIsOneDriverAndItsLine(t *testing.T) {
+	clk := &stepClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	pingProtocols["fake"] = pingProtocol{port: true, open: func(_ context.Context, r *sweep) (pingDriver, error) {
+		script := map[int][]fakeReply{}
+		for i := range r.total() {
+			script[i] = []fakeReply{{after: ms(2), probe: -1}}
+		}
+		return &fakePing{r: r, clk: clk, script: script, start: clk.now, sends: make([]time.Time, r.total())}, nil
+	}}
+	defer delete(pingProtocols, "fake")
+	a := Target{Name: "a", Addr: netip.MustParseAddr("127.0.0.1")}
+	b := Target{Name: "b", Addr: netip.MustParseAddr("127.0.0.2")}
+	var recs []Record
+	res, err := Sweep(context.Background(), []SweepTarget{{Target: a, Protocol: "fake", Port: 7}, {Target: b, Protocol: "fake", Port: 7}},
+		PingConfig{Count: 3, Interval: ms(10), Timeout: ms(50), Clock: clk}, func(r Record) { recs = append(recs, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil || r.Sent != 3 || r.Recv != 3 || !slices.Equal(r.RTTs, []float64{2, 2, 2}) {
+			t.Errorf("%s: %+v, want 3 of 3 in 2 ms", r.Target, r)
+		}
+	}
+	if len(recs) != 6 || recs[0].Protocol != "fake" || recs[0].Port != 7 {
+		t.Errorf("records %+v, want 6 of protocol fake, port 7", recs)
+	}
+	if _, err := Sweep(context.Background(), []SweepTarget{{Target: a, Protocol: "fake"}}, PingConfig{Clock: clk}, nil); err == nil ||
+		err.Error() != "target a: fake port 0: use 1..65535" {
+		t.Errorf("a fake target without a port: %v", err)
+	}
+	if _, err := Sweep(context.Background(), []SweepTarget{{Target: a, Protocol: "sctp"}}, PingConfig{}, nil); err == nil ||
+		err.Error() != `target a: protocol "sctp": a sweep probes fake, icmp or tcp` {
+		t.Errorf("an unknown protocol: %v", err)
+	}
+}

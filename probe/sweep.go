@@ -26,15 +26,16 @@ type SweepResult struct {
 
 // sweepGroup is the targets of a Sweep that share a protocol and port.
 type sweepGroup struct {
-	port    int // 0: ICMP echo
+	proto   Protocol
+	port    int // of a protocol whose targets name one
 	targets []Target
 	idx     []int // positions in the Sweep's input
 }
 
 // Sweep probes targets of mixed protocols: one Ping sweep per protocol and
 // port (every ICMP target in one, TCP targets in one per port), the sweeps
-// side by side. cfg applies to all of them except TCPPort, which each
-// target's Port replaces. The global cfg.Rate is shared among the sweeps in
+// side by side. cfg applies to all of them except Protocol and TCPPort,
+// which each target's Protocol and Port replace. The global cfg.Rate is shared among the sweeps in
 // proportion to their sizes, and each starts at its first target's slot in
 // one interleaved sweep of all, so every target is probed at the interval
 // one sweep of all of them would use (Schedule(len(ts), cfg)) and the
@@ -72,7 +73,7 @@ func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(
 	pos := 0
 	for _, g := range groups {
 		gc := cfg
-		gc.TCPPort = g.port
+		gc.Protocol, gc.TCPPort = g.proto, g.port
 		gc.Rate = cfg.Rate * float64(len(g.targets)) / float64(len(ts))
 		offset := iv * time.Duration(pos) / time.Duration(len(ts))
 		pos += len(g.targets)
@@ -165,27 +166,36 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // groupSweep groups ts by protocol and port, groups in order of first appearance.
 func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
-	byPort := map[int]*sweepGroup{}
+	type key struct {
+		proto Protocol
+		port  int
+	}
+	byKey := map[key]*sweepGroup{}
 	var groups []*sweepGroup
 	for i, t := range ts {
+		proto := t.Protocol
+		if proto == "" {
+			proto = ICMP
+		}
+		pp, ok := pingProtocols[proto]
+		if !ok {
+			return nil, fmt.Errorf("target %s: protocol %q: a sweep probes %s", t.Name, t.Protocol, pingProtocolNames())
+		}
 		port := 0
-		switch t.Protocol {
-		case "", ICMP:
-		case TCP:
+		if pp.port {
 			if t.Port < 1 || t.Port > 65535 {
-				return nil, fmt.Errorf("target %s: tcp port %d: use 1..65535", t.Name, t.Port)
+				return nil, fmt.Errorf("target %s: %s port %d: use 1..65535", t.Name, proto, t.Port)
 			}
 			port = t.Port
-		default:
-			return nil, fmt.Errorf("target %s: protocol %q: a sweep probes icmp or tcp", t.Name, t.Protocol)
 		}
 		if !t.Addr.IsValid() {
 			return nil, fmt.Errorf("target %q: no address (resolve it first)", t.Name)
 		}
-		g := byPort[port]
+		k := key{proto, port}
+		g := byKey[k]
 		if g == nil {
-			g = &sweepGroup{port: port}
-			byPort[port] = g
+			g = &sweepGroup{proto: proto, port: port}
+			byKey[k] = g
 			groups = append(groups, g)
 		}
 		g.targets = append(g.targets, t.Target)
