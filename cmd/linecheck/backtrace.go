@@ -37,6 +37,7 @@ var backtraceOpts struct {
 	prefixTable string
 	vantage     string
 	samples     bool
+	wide        bool
 }
 
 // DefaultBacktraceRate is the packets per second of all targets together.
@@ -99,6 +100,7 @@ func init() {
 		f.BoolVar(&backtraceOpts.noASN, "no-asn", false, noASNUsage)
 		f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
 		f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
+		f.BoolVar(&backtraceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
 		f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
 	})
 	// The other commands that classify routes take --prefix-table too. It is
@@ -184,7 +186,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 	}
 	out := c.OutOrStdout()
 	if o.list {
-		return report.Render(out, report.BacktraceList{Title: title, Targets: targets}, format, report.Options{})
+		return report.Render(out, report.BacktraceList{Title: title, Targets: targets}, format, tableOptions(out, o.wide))
 	}
 	if o.targets == "" && !o.bundled && !(prIsTTY(os.Stdin) && prIsTTY(c.ErrOrStderr())) {
 		return badInput(errors.New("no --targets FILE and no terminal: tracing the bundled target set (real addresses in China, see 'linecheck backtrace --list') " +
@@ -267,7 +269,7 @@ func runBacktrace(c *cobra.Command, _ []string) error {
 		}
 		doc.Results = append(doc.Results, route.NewBacktraceResult(t, res.trace, why))
 	}
-	if err := report.Render(out, report.BacktraceReport{Doc: doc}, format, tableOptions(out, false)); err != nil {
+	if err := report.Render(out, report.BacktraceReport{Doc: doc}, format, tableOptions(out, o.wide)); err != nil {
 		return err
 	}
 	if interrupted() {

@@ -39,6 +39,7 @@ var bwOpts struct {
 	quiet          bool
 	idleTimeout    time.Duration
 	maxDuration    time.Duration
+	wide           bool
 
 	watch    watchOpts
 	every    time.Duration
@@ -159,6 +160,7 @@ func init() {
 		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")
 		f.BoolVarP(&o.server, "server", "s", false, "run a server on every address at --port, as iperf3 -s (--listen binds one address)")
 		f.BoolVarP(&o.oneOff, "one-off", "1", false, "with --server or --listen: exit after one test, as iperf3 -s -1")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns)")
 		durationVarP(f, &o.idleTimeout, "idle-timeout", "", bw.DefaultIdleTimeout, "server: end a test in which no data moved, either way, for this long")
 		durationVarP(f, &o.maxDuration, "max-duration", "", bw.DefaultMaxDuration, "server: refuse tests longer than this (time + omit; iperf3 clients ask up to 24h) and cut byte-limited ones there")
 		durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
@@ -316,7 +318,7 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 }
 
 func writeBW(w io.Writer, r *bw.Result) error {
-	return report.Render(w, report.BWTest{Result: r}, report.Format(bwOpts.format), report.Options{})
+	return report.Render(w, report.BWTest{Result: r}, report.Format(bwOpts.format), tableOptions(w, bwOpts.wide))
 }
 
 // bwListen serves iperf3 clients until interrupted, printing each test.
@@ -549,7 +551,7 @@ func bwReport(c *cobra.Command) error {
 	}
 	r := journal.SummarizeBW(entries, info, w.journal, loc, ro)
 	out := c.OutOrStdout()
-	if err := report.Render(out, report.BWWatchReport{Report: r}, report.Format(bwOpts.format), report.Options{}); err != nil {
+	if err := report.Render(out, report.BWWatchReport{Report: r}, report.Format(bwOpts.format), tableOptions(out, bwOpts.wide)); err != nil {
 		return err
 	}
 	if bwOpts.failExit && r.Verdict == "oversold" {

@@ -81,7 +81,7 @@ func runDemo(c *cobra.Command, _ []string) error {
 	}
 	// Off a terminal the demo always prints its report and exits 0: a failed
 	// SLA is part of what the demo shows, not an error of the demo.
-	return report.Render(c.OutOrStdout(), report.CompareReport{Result: res}, format, report.Options{})
+	return report.Render(c.OutOrStdout(), report.CompareReport{Result: res}, format, tableOptions(c.OutOrStdout(), false))
 }
 
 // demoInteractive reports whether demo should open the TUI: stdin and stdout

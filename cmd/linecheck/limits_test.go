@@ -68,3 +68,23 @@ func TestWatchOnAFullDiskPrintsItsReport(t *testing.T) {
 		t.Errorf("no report on stdout:\n%s\n%s", out.String(), errb.String())
 	}
 }
+
+// Off a terminal every table fits 120 columns (the demo's lines reached
+// 338, backtrace --list 139, bw --report 131); --wide keeps them whole.
+func TestTablesFit120ColumnsOffATerminal(t *testing.T) {
+	for _, args := range [][]string{{"demo"}, {"backtrace", "--list"}} {
+		out, errs, code := lcRun(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+		for i, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 120 {
+				t.Errorf("%v: line %d is %d columns: %q", args, i+1, n, l)
+			}
+		}
+	}
+	out, _, _ := lcRun(t, "backtrace", "--list", "--wide")
+	if !strings.Contains(out, "TUNA (Tsinghua University) public DNS 101.6.6.6, education network (CERNET)") {
+		t.Errorf("--wide: the source column is not kept whole:\n%s", out)
+	}
+}
