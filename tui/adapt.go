@@ -41,6 +41,9 @@ type FeedOptions struct {
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage); the `u` key changes it.
 	UsageHours billing.Dec
+	// NoProjection leaves out the month projected from a partial traffic
+	// recording (--no-projection); otherwise the cost detail notes it.
+	NoProjection bool
 }
 
 // FeedFromFile loads a candidates file with compare's strict loader (every
@@ -99,6 +102,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	costs := map[string]Cost{}
 	if sess.Pricing != nil {
 		pr := newPricer(f, sess.Pricing)
+		pr.noProjection = o.NoProjection
 		if costs, err = pr.costs(opts); err != nil {
 			return nil, err
 		}
@@ -173,6 +177,8 @@ type pricer struct {
 	pr      *compare.Pricing
 	base    string
 	traffic *Traffic
+	// noProjection: --no-projection (no projected month in the notes).
+	noProjection bool
 }
 
 func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
@@ -196,7 +202,7 @@ func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
 
 // costs re-bills every offer under o and assembles each candidate's Cost.
 func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
-	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale, UsageHours: usageOptions(o)})
+	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale, UsageHours: usageOptions(o), NoProjection: p.noProjection})
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +241,10 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			cost.TotalBase = q.Converted.Rounded()
 			cost.FX = q.RateValue.InexactFloat64()
 			fillUsage(&cost, b, q.RateValue, q.Converted.Currency)
+			if pr := q.Projected; pr != nil {
+				cost.Notes = append(cost.Notes, fmt.Sprintf("projected month (not a bill): %s from %d of %d days of traffic recorded (bandwidth: %s)",
+					pr.Converted, pr.RecordedDays, pr.PeriodDays, pr.Basis))
+			}
 		} else {
 			cost.Notes = append(cost.Notes, q.Err.Error())
 		}

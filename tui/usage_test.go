@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,4 +110,55 @@ func TestSchemeColumnsCompareBandwidthOnly(t *testing.T) {
 		}
 	}
 	t.Errorf("no hk-bgp row:\n%s", plain(m))
+}
+
+// A partial traffic log: the cost detail notes the month projected from the
+// recorded days (issue 20), and --no-projection leaves it out.
+func TestCostNotesTheProjectedMonth(t *testing.T) {
+	if _, err := os.Stat(samplesFile); err != nil {
+		t.Skip("samples not present")
+	}
+	src := filepath.Dir(samplesFile)
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "rec"), os.DirFS(filepath.Join(src, "rec"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"candidates.yaml", "offers.yaml"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(src, "traffic", "2026-10.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(log), "\n")
+	os.MkdirAll(filepath.Join(dir, "traffic"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "traffic", "2026-10.csv"), []byte(strings.Join(lines[:865], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, no := range []bool{false, true} {
+		feed, err := FeedFromFile(filepath.Join(dir, "candidates.yaml"), FeedOptions{Offline: true, NoProjection: no, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := ""
+		for _, c := range feed.Snapshot.Candidates {
+			for _, n := range c.Cost.Notes {
+				if c.Name == "tokyo" && strings.HasPrefix(n, "projected month (not a bill): ") {
+					found = n
+				}
+			}
+		}
+		switch {
+		case no && found != "":
+			t.Errorf("--no-projection kept %q", found)
+		case !no && !strings.Contains(found, "from 3 of 31 days of traffic recorded (bandwidth: volume × 10.33"):
+			t.Errorf("tokyo's projected month note %q", found)
+		}
+	}
 }

@@ -33,14 +33,15 @@ type tuiFlags struct {
 	asnDB   string
 	noASN   bool
 	// prefixTable is --prefix-table, loaded by the command's PreRunE.
-	prefixTable *route.PrefixTable
-	interval    time.Duration
-	loopback    bool
-	fixture     bool
-	usage       billing.Dec
-	bwTime      time.Duration  // live: measured time of each throughput test
-	bwEvery     time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
-	quiet       *compare.Quiet // held while a live throughput test runs (openTUI makes it)
+	prefixTable  *route.PrefixTable
+	interval     time.Duration
+	loopback     bool
+	fixture      bool
+	usage        billing.Dec
+	noProjection bool
+	bwTime       time.Duration  // live: measured time of each throughput test
+	bwEvery      time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
+	quiet        *compare.Quiet // held while a live throughput test runs (openTUI makes it)
 }
 
 var tuiOpts = tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
@@ -125,6 +126,7 @@ func init() {
 		_ = f.MarkHidden("fixture")
 		durationVarP(f, &tuiOpts.bwTime, "bw-time", "", tuiOpts.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 		durationVarP(f, &tuiOpts.bwEvery, "bw-every", "", 0, "live: run the throughput tests again every `D` (0: only after the first ping round and on b; tests are heavy)")
+		f.BoolVar(&tuiOpts.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (the cost detail notes it otherwise)")
 		f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
 	})
 }
@@ -194,7 +196,7 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	o.quiet = compare.NewQuiet()
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: o.prefixTable,
 		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
-		UsageHours: o.usage})
+		UsageHours: o.usage, NoProjection: o.noProjection})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.

@@ -51,6 +51,9 @@ type Quote struct {
 	RateValue decimal.Decimal
 	// Err says why the conversion failed (Converted is then empty).
 	Err error
+	// Projected is the month projected from a partial recording, converted
+	// like the bill (nil for a complete month or NoProjection).
+	Projected *Projected
 }
 
 // Rebilled is the traffic billed under one set of rules.
@@ -77,6 +80,7 @@ func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
 	for name, b := range bills {
 		q := Quote{Offer: p.byName[name], Bill: b.bill, Items: b.items}
 		q.Converted, q.Rate, q.RateValue, q.Err = p.convertExact(b)
+		q.Projected = p.projected(b)
 		r.quotes[name] = q
 	}
 	return r, nil
@@ -194,11 +198,7 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 	}
 	m := &Monthly{Offer: b.offer, Scheme: b.scheme, Total: billing.RoundMoney(b.total, b.currency).StringFixed(billing.MinorUnit(b.currency)), Currency: b.currency,
 		Items: b.items, Converted: conv, Rate: rate, Carry: b.bill.Carry}
-	if pr := b.projected; pr != nil {
-		if pc, err := p.fx.Convert(pr.Total); err == nil {
-			m.Projected = &Projected{Total: pr.Total.Rounded(), Converted: pc.Rounded(), RecordedDays: pr.RecordedDays, PeriodDays: pr.PeriodDays, Basis: pr.Basis}
-		}
-	}
+	m.Projected = p.projected(b)
 	var whatIf []SchemeCost
 	for _, name := range c.WhatIf {
 		w, ok := p.bills[name]
@@ -212,6 +212,19 @@ func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
 		whatIf = append(whatIf, SchemeCost{Offer: w.offer, Scheme: w.scheme, Total: billing.RoundMoney(w.total, w.currency).StringFixed(billing.MinorUnit(w.currency)), Currency: w.currency, Converted: wc, Carry: w.bill.Carry})
 	}
 	return m, whatIf, nil
+}
+
+// projected converts a bill's projected month (nil without one).
+func (p *Pricing) projected(b offerBill) *Projected {
+	pr := b.projected
+	if pr == nil {
+		return nil
+	}
+	pc, err := p.fx.Convert(pr.Total)
+	if err != nil {
+		return nil
+	}
+	return &Projected{Total: pr.Total.Rounded(), Converted: pc.Rounded(), RecordedDays: pr.RecordedDays, PeriodDays: pr.PeriodDays, Basis: pr.Basis}
 }
 
 // FX is the exchange the candidates are ranked in: the file's fx:, else the
