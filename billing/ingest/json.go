@@ -20,10 +20,18 @@ type jsonDoc struct {
 	lcLine int64
 }
 
+// maxJSONBytes bounds a vnstat or rrdtool JSON export, which is decoded
+// whole: a year of 5-minute entries for a hundred interfaces is under it,
+// and an endless stream stops there instead of filling memory.
+var maxJSONBytes = 1 << 30 // a var: tests lower it
+
 func newJSONDoc(r io.Reader, file string) (*jsonDoc, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxJSONBytes)+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxJSONBytes {
+		return nil, &ReadError{File: file, Line: 1, Msg: fmt.Sprintf("a JSON export larger than %d MiB: export a shorter range (vnstat --json f --begin/--end, rrdtool xport --start/--end)", maxJSONBytes>>20), Err: ErrTooLarge}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &ReadError{File: file, Line: 1, Msg: "the input is empty: no traffic data to bill", Err: ErrEmpty}

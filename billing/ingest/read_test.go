@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -212,4 +213,28 @@ func TestCSVLastLineWithoutNewlineIsNamed(t *testing.T) {
 	if hasWarning(s, "no newline") {
 		t.Errorf("a whole last line warned: %q", s.Warnings)
 	}
+}
+
+// A JSON export is decoded whole, so it is bounded (1 GiB): an endless
+// vnstat --json stream on stdin stops at the bound with its message instead
+// of growing to gigabytes. The test lowers the bound to 1 MiB.
+func TestJSONExportIsBounded(t *testing.T) {
+	old := maxJSONBytes
+	maxJSONBytes = 1 << 20
+	t.Cleanup(func() { maxJSONBytes = old })
+	endless := io.MultiReader(strings.NewReader(`{"vnstatversion":"2.10","jsonversion":"2","interfaces":[`), zeros{})
+	_, err := Read(endless, "-", ReadOptions{Format: "vnstat"})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "-:1: a JSON export larger than 1 MiB") {
+		t.Errorf("endless JSON: %v", err)
+	}
+}
+
+// zeros is an endless stream of spaces (valid JSON white space).
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
