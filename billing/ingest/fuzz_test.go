@@ -18,12 +18,22 @@ import (
 // result must be a well-formed series (ascending slots on the grid, finite
 // non-negative bytes).
 
+// maxSeed bounds a seed taken from a real tool's output: the fuzzer
+// minimizes every new input it finds, in time that grows with its length,
+// and one grown from a 57 KB MRTG log held a target for its whole minute
+// (issue 20); the head of the file keeps its format and fields.
+const maxSeed = 512
+
 func fuzzSeeds(f *testing.F, pattern string, extra ...string) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "readers", pattern))
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
+		}
+		if len(data) > maxSeed {
+			cut := bytes.LastIndexByte(data[:maxSeed], '\n')
+			data = data[:cut+1]
 		}
 		f.Add(data)
 	}
@@ -82,9 +92,9 @@ func FuzzReadCSV(f *testing.F) {
 		"\"timestamp\",\"in_bytes\",\"out_bytes\"\n\"600\",\"1\",\"2\"\n",
 		"time,rx,tx\n2026-06-01 08:00:00,1,1\n2026-06-01T08:05:00+08:00,1e3,\n",
 		// issue 10: rising SNMP counters under counter and byte names, 1e308 bytes
-		counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 40, 5_000_000_000_000, 37_500_000, 64),
-		counterCSV("timestamp,ifInOctets,ifOutOctets", 40, 4_000_000_000, 37_500_000, 32),
-		counterCSV("timestamp,in_bytes,out_bytes", 40, 5_000_000_000_000, 37_500_000, 64),
+		counterCSV("timestamp,ifHCInOctets,ifHCOutOctets", 6, 5_000_000_000_000, 37_500_000, 64),
+		counterCSV("timestamp,ifInOctets,ifOutOctets", 6, 4_000_000_000, 37_500_000, 32),
+		counterCSV("timestamp,in_bytes,out_bytes", 6, 5_000_000_000_000, 37_500_000, 64),
 		"timestamp,in_bytes,out_bytes\n0,1e308,1e308\n300,1e308,0\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, data, ReadOptions{Format: "csv"})
