@@ -20,7 +20,7 @@ import (
 // Shanghai metro hop is AS4812, the carrier table's CN2 hops stay CN2) and
 // --no-asn leaves all of it out.
 func TestTraceNamesHopsAndNoASNLeavesThemOut(t *testing.T) {
-	out, code := prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-cn2-gia-forward.json", "--format", "json")
+	out, code := prRun(t, "trace", "--replay", "../../samples/rec/hk-cn2-gia-forward.json", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -47,7 +47,7 @@ func TestTraceNamesHopsAndNoASNLeavesThemOut(t *testing.T) {
 	if len(doc.ASPath) != 2 || doc.ASNData["snapshot"] != "2026-06-17" {
 		t.Errorf("as_path %v, asn_data %v", doc.ASPath, doc.ASNData)
 	}
-	out, code = prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-cn2-gia-forward.json", "--format", "json", "--no-asn")
+	out, code = prRun(t, "trace", "--replay", "../../samples/rec/hk-cn2-gia-forward.json", "--format", "json", "--no-asn")
 	if code != 0 {
 		t.Fatalf("--no-asn: exit %d", code)
 	}

@@ -19,7 +19,8 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-var backtraceOpts struct {
+// backtraceOptions are the flags of the command.
+type backtraceOptions struct {
 	targets     string
 	list        bool
 	bundled     bool
@@ -43,10 +44,12 @@ var backtraceOpts struct {
 // DefaultBacktraceRate is the packets per second of all targets together.
 const DefaultBacktraceRate = 500
 
-var backtraceCmd = &cobra.Command{
-	Use:   "backtrace [flags]",
-	Short: "Return routes from this server to the Chinese carriers: line class per target (三网回程)",
-	Long: `backtrace runs on the server you rent (or consider renting) and traces the
+func newBacktraceCmd() *cobra.Command {
+	o := &backtraceOptions{}
+	c := &cobra.Command{
+		Use:   "backtrace [flags]",
+		Short: "Return routes from this server to the Chinese carriers: line class per target (三网回程)",
+		Long: `backtrace runs on the server you rent (or consider renting) and traces the
 return route, the one users download over, toward every target of a target set
 at once: China Telecom, China Unicom and China Mobile in the main cities. Each
 route is classified by its long haul (cn2-gia, cn2-gt, chinanet-163, cu-9929,
@@ -77,39 +80,32 @@ Examples:
   linecheck backtrace                               # the bundled set, from a terminal
   linecheck backtrace --targets users.yaml --cycles 10 --format json > return.json
   linecheck backtrace --targets users.yaml --proto tcp --port 443 --format markdown`,
-	Args: cobra.NoArgs,
-	RunE: runBacktrace,
-}
-
-func init() {
-	register(backtraceCmd, func(f *pflag.FlagSet) {
-		f.StringVar(&backtraceOpts.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
-		f.BoolVar(&backtraceOpts.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
-		f.BoolVar(&backtraceOpts.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
-		f.StringVar(&backtraceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
-		f.IntVarP(&backtraceOpts.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
-		f.IntVarP(&backtraceOpts.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
-		f.IntVarP(&backtraceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
-		durationVarP(f, &backtraceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
-		durationVarP(f, &backtraceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds or a Go duration)")
-		f.Float64Var(&backtraceOpts.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
-		f.BoolVarP(&backtraceOpts.v4, "ipv4", "4", false, "IPv4 targets only")
-		f.BoolVarP(&backtraceOpts.v6, "ipv6", "6", false, "IPv6 targets only")
-		f.StringVar(&backtraceOpts.format, "format", "table", "output format: table, json, csv or markdown")
-		f.StringVar(&backtraceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
-		f.BoolVar(&backtraceOpts.noASN, "no-asn", false, noASNUsage)
-		f.StringVar(&backtraceOpts.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
-		f.StringVar(&backtraceOpts.vantage, "vantage", "", "name of this server in the report (default: the host name)")
-		f.BoolVar(&backtraceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
-		f.BoolVar(&backtraceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
-	})
-	// The other commands that classify routes take --prefix-table too. It is
-	// wired here, in one place: the flag and a PreRunE that loads the table
-	// and hands it to the command's run function in its context
-	// (prefixTableOf), which passes it to the lookups in route.Names.
-	for _, cmd := range []*cobra.Command{traceCmd, compareCmd, tuiCmd, serveCmd} {
-		addPrefixTableFlag(cmd)
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runBacktrace(c, args, o) },
 	}
+
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.StringVar(&o.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
+		f.BoolVar(&o.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
+		f.BoolVar(&o.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
+		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
+		f.IntVarP(&o.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+		f.IntVarP(&o.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
+		f.IntVarP(&o.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
+		durationVarP(f, &o.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
+		durationVarP(f, &o.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds or a Go duration)")
+		f.Float64Var(&o.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
+		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 targets only")
+		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 targets only")
+		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
+		f.StringVar(&o.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
+		f.StringVar(&o.vantage, "vantage", "", "name of this server in the report (default: the host name)")
+		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+	})
+	return c
 }
 
 // addPrefixTableFlag gives cmd a --prefix-table flag, loaded (or cleared)
@@ -164,11 +160,10 @@ func prefixTableOf(c *cobra.Command) *route.PrefixTable {
 	return nil
 }
 
-func runBacktrace(c *cobra.Command, _ []string) error {
+func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	o := backtraceOpts
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return badInput(err)

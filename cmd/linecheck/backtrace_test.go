@@ -16,7 +16,7 @@ import (
 )
 
 func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
-	out, code := prRun(t, backtraceCmd, "backtrace", "--list", "--format", "json")
+	out, code := prRun(t, "backtrace", "--list", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -36,7 +36,7 @@ func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
 	if carriers["telecom"] < 3 || carriers["unicom"] < 3 || carriers["mobile"] < 3 {
 		t.Errorf("carriers %v: want Telecom, Unicom and Mobile in ≥3 cities each", carriers)
 	}
-	table, code := prRun(t, backtraceCmd, "backtrace", "--list")
+	table, code := prRun(t, "backtrace", "--list")
 	if code != 0 || !strings.Contains(table, "Shanghai Telecom") || !strings.Contains(table, "source") {
 		t.Errorf("exit %d\n%s", code, table)
 	}
@@ -45,7 +45,7 @@ func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {
 // Without --targets and without a terminal (as in every test), backtrace
 // refuses before it opens any socket: the bundled set is never probed by us.
 func TestBacktraceRefusesBundledTargetsWithoutATerminal(t *testing.T) {
-	out, code := prRun(t, backtraceCmd, "backtrace", "--cycles", "1")
+	out, code := prRun(t, "backtrace", "--cycles", "1")
 	if code != 2 || out != "" {
 		t.Fatalf("exit %d, output %q: want exit 2 and nothing written", code, out)
 	}
@@ -73,7 +73,7 @@ func TestBacktraceBadInput(t *testing.T) {
 		{[]string{"--targets", filepath.Join(dir, "ok.yaml"), "--rate", "0"}},
 	}
 	for _, c := range cases {
-		out, code := prRun(t, backtraceCmd, append([]string{"backtrace"}, c.args...)...)
+		out, code := prRun(t, append([]string{"backtrace"}, c.args...)...)
 		if code != 2 || out != "" {
 			t.Errorf("%v: exit %d, output %q; want 2 and nothing", c.args, code, out)
 		}
@@ -94,7 +94,7 @@ func TestBacktraceLoopbackJSON(t *testing.T) {
 	p := filepath.Join(dir, "lo.yaml")
 	os.WriteFile(p, []byte("targets:\n  - {name: lo1, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n"+
 		"  - {name: lo2, carrier: mobile, city: Guangzhou, addr: 127.0.0.2}\n"), 0o644)
-	out, code := prRun(t, backtraceCmd, "backtrace", "--targets", p, "--cycles", "3", "--interval", "50ms",
+	out, code := prRun(t, "backtrace", "--targets", p, "--cycles", "3", "--interval", "50ms",
 		"--vantage", "lab-server", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -153,7 +153,7 @@ func TestPrefixTableOnTrace(t *testing.T) {
 	os.WriteFile(tbl, []byte("202.97.0.0/16\t4809\tCN2\tcn2\tyes\tbackbone\toperator test row\n"), 0o644)
 	replay := "../../samples/rec/hk-bgp-forward.json"
 	class := func(args ...string) string {
-		out, code := prRun(t, traceCmd, append([]string{"trace", "--replay", replay, "--format", "json"}, args...)...)
+		out, code := prRun(t, append([]string{"trace", "--replay", replay, "--format", "json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
@@ -175,7 +175,7 @@ func TestPrefixTableOnTrace(t *testing.T) {
 	// compare takes it as a value too (compare.Options.PrefixTable): the
 	// bundled scenario's hk-bgp, chinanet-163 on its own, turns cn2-gia.
 	cls := func(args ...string) string {
-		out, code := prRun(t, compareCmd, append([]string{"compare", "--offline", "--format", "json"}, args...)...)
+		out, code := prRun(t, append([]string{"compare", "--offline", "--format", "json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("compare exit %d\n%s", code, out)
 		}

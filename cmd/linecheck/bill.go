@@ -20,7 +20,9 @@ import (
 	"github.com/linecheck/linecheck/internal/report"
 )
 
-var billOpts struct {
+// billOptions are the flags of the command.
+type billOptions struct {
+	prom                               billPromOptions
 	offers, period, from, to, tz, gaps string
 	boundary                           string
 	method, direction                  string
@@ -39,10 +41,12 @@ var billOpts struct {
 	now                                string
 }
 
-var billCmd = &cobra.Command{
-	Use:   "bill [flags] LOG...",
-	Short: "Simulate what each offer would bill for recorded traffic",
-	Long: `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
+func newBillCmd() *cobra.Command {
+	o := &billOptions{}
+	c := &cobra.Command{
+		Use:   "bill [flags] LOG...",
+		Short: "Simulate what each offer would bill for recorded traffic",
+		Long: `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
 xport XML/JSON, a saved Prometheus query_range response, or CSV; the format is
 detected by content) and prices it under every offer of --offers, side by side,
 with the numbers behind each charge: the samples it had, the 95th percentile by
@@ -100,13 +104,12 @@ Examples:
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
   linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms
   linecheck bill traffic.csv --offers offers.yaml --format csv --table items`,
-	Args: cobra.ArbitraryArgs,
-	RunE: runBill,
-}
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runBill(c, args, o) },
+	}
 
-func init() {
-	register(billCmd, func(f *pflag.FlagSet) {
-		o := &billOpts
+	addBillPromFlags(c, &o.prom)
+	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.StringVar(&o.offers, "offers", "", "price sheets (YAML `FILE`); without it only traffic and 95th figures are reported")
 		f.StringVar(&o.period, "period", "", "bill the calendar month `YYYY-MM` in --tz; all or YYYY-MM..YYYY-MM: the history, one row per month (volumes, average, 95th; the unfinished current month with its estimate)")
 		switchVarP(f, &o.period, "monthly", "m", "all", "traffic per month of the whole history (vnstat -m): --period all")
@@ -137,12 +140,12 @@ func init() {
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
 		f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	})
+	return c
 }
 
 // billPeriod resolves --period / --from / --to in loc; ok = false means "the
 // last month with data", decided after reading.
-func billPeriod(loc *time.Location) (p billing.Period, ok bool, err error) {
-	o := billOpts
+func billPeriod(o *billOptions, loc *time.Location) (p billing.Period, ok bool, err error) {
 	switch {
 	case o.period != "" && (o.from != "" || o.to != ""):
 		return p, false, errors.New("--period and --from/--to: choose one")
@@ -170,8 +173,7 @@ func billPeriod(loc *time.Location) (p billing.Period, ok bool, err error) {
 	return p, false, nil
 }
 
-func runBill(c *cobra.Command, args []string) error {
-	o := billOpts
+func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return badInput(err)
@@ -181,7 +183,7 @@ func runBill(c *cobra.Command, args []string) error {
 	}
 	history := o.period == "all" || strings.Contains(o.period, "..")
 	if history || o.daily || o.hourly {
-		return runBillTraffic(c, args, history, format)
+		return runBillTraffic(c, args, o, history, format)
 	}
 	if err := report.CheckTableFlag(format, o.table != "", report.BillCSVNames...); err != nil {
 		return badInput(err)
@@ -220,7 +222,7 @@ func runBill(c *cobra.Command, args []string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--tz %q: %w", o.tz, err))
 	}
-	period, havePeriod, err := billPeriod(loc)
+	period, havePeriod, err := billPeriod(o, loc)
 	if err != nil {
 		return badInput(err)
 	}
@@ -235,7 +237,7 @@ func runBill(c *cobra.Command, args []string) error {
 	handled := false
 	// With --prometheus the series come from PromQL (bill_prometheus.go);
 	// handled = false falls back to reading LOG files.
-	if series, handled, err = billPrometheusSeries(c, args); err != nil {
+	if series, handled, err = billPrometheusSeries(c, args, &o.prom); err != nil {
 		return err
 	}
 	if !handled {

@@ -111,7 +111,7 @@ func TestCompareCSVTablesLoadInPandas(t *testing.T) {
 		} `json:"candidates"`
 	}
 	for _, file := range []string{"../../samples/candidates.yaml", "../../samples/three-networks.yaml"} {
-		js, _ := prRun(t, compareCmd, "compare", "--offline", file, "--format", "json")
+		js, _ := prRun(t, "compare", "--offline", file, "--format", "json")
 		var d doc
 		if err := json.Unmarshal([]byte(js), &d); err != nil {
 			t.Fatalf("%s: %v", file, err)
@@ -145,7 +145,7 @@ func TestCompareCSVTablesLoadInPandas(t *testing.T) {
 			if table != "ranking" {
 				args = append(args, "--table", table)
 			}
-			out, _ := prRun(t, compareCmd, args...)
+			out, _ := prRun(t, args...)
 			got, rows := pandasTable(t, out)
 			if rows != n {
 				t.Errorf("%s --table %s: pandas reads %d rows, want %d", file, table, rows, n)

@@ -14,7 +14,8 @@ import (
 	"github.com/linecheck/linecheck/internal/promclient"
 )
 
-var billPromOpts struct {
+// billPromOptions are the flags of bill --prometheus.
+type billPromOptions struct {
 	url, queryIn, queryOut string
 	bearerFile             string
 	basicUser, basicPWFile string
@@ -47,9 +48,9 @@ Billing from Prometheus (--prometheus URL):
     --query-in  'rate(ifHCInOctets{ifName="xe-0/0/1"}[5m])*8' \
     --query-out 'rate(ifHCOutOctets{ifName="xe-0/0/1"}[5m])*8' --offers offers.yaml`
 
-func init() {
-	lazyFlags(billCmd, func(f *pflag.FlagSet) {
-		o := &billPromOpts
+// addBillPromFlags gives bill (c) the --prometheus flags, into o.
+func addBillPromFlags(c *cobra.Command, o *billPromOptions) {
+	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.StringVar(&o.url, "prometheus", "", "fetch the traffic from this Prometheus `URL` instead of LOG files")
 		f.StringVar(&o.queryIn, "query-in", "", "PromQL giving inbound bit/s, e.g. 'rate(ifHCInOctets{ifName=\"xe-0/0/1\"}[5m])*8'")
 		f.StringVar(&o.queryOut, "query-out", "", "PromQL giving outbound bit/s")
@@ -63,13 +64,12 @@ func init() {
 		f.IntVar(&o.maxPoints, "max-points", promclient.DefaultMaxPoints, "points per series per request (the server's limit)")
 		f.IntVar(&o.concurrency, "concurrency", promclient.DefaultConcurrency, "most requests to Prometheus in flight at once")
 		f.Int64Var(&o.maxSamples, "max-samples", promclient.DefaultMaxSamples, "most points one fetch keeps (16 bytes each): bounds memory")
-		billCmd.Long += billPromHelp
+		c.Long += billPromHelp
 	})
 }
 
 // billPrometheusSeries is bill's series source when --prometheus is given.
-func billPrometheusSeries(c *cobra.Command, args []string) ([]*billing.Series, bool, error) {
-	o := billPromOpts
+func billPrometheusSeries(c *cobra.Command, args []string, o *billPromOptions) ([]*billing.Series, bool, error) {
 	if o.url == "" {
 		if o.queryIn != "" || o.queryOut != "" {
 			return nil, true, badInput(errors.New("--query-in and --query-out need --prometheus URL"))

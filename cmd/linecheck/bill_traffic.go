@@ -15,8 +15,7 @@ import (
 
 // runBillTraffic is bill --daily, --hourly and --period all|A..B: the
 // traffic per day, hour or month, vnstat's and LibreNMS's views, not a bill.
-func runBillTraffic(c *cobra.Command, args []string, history bool, format report.Format) error {
-	o := billOpts
+func runBillTraffic(c *cobra.Command, args []string, o *billOptions, history bool, format report.Format) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
 	}
@@ -67,7 +66,7 @@ func runBillTraffic(c *cobra.Command, args []string, history bool, format report
 				months = append(months, m)
 			}
 		}
-	} else if period, havePeriod, err = billPeriod(loc); err != nil {
+	} else if period, havePeriod, err = billPeriod(o, loc); err != nil {
 		return badInput(err)
 	}
 	if len(args) == 0 {

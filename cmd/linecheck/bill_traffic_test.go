@@ -98,7 +98,7 @@ func TestBillAndCompareTablesFit120Columns(t *testing.T) {
 		t.Errorf("bill --wide: no row wider than 120 columns, expected the bills with their notes on one line:\n%s", out)
 	}
 	for _, f := range []string{"../../samples/candidates.yaml", "../../samples/three-networks.yaml"} {
-		out, _ := prRun(t, compareCmd, "compare", "--offline", f)
+		out, _ := prRun(t, "compare", "--offline", f)
 		if n, w := long(out); n > 0 {
 			t.Errorf("compare %s: %d lines over 120 columns (widest %d):\n%s", f, n, w, out)
 		}

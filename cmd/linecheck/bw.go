@@ -20,7 +20,8 @@ import (
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
-var bwOpts struct {
+// bwOptions are the flags of the command.
+type bwOptions struct {
 	port           int
 	duration       time.Duration
 	omit           time.Duration
@@ -65,10 +66,12 @@ func clockFrom(ctx context.Context) func() time.Time {
 	return time.Now
 }
 
-var bwCmd = &cobra.Command{
-	Use:   "bw [flags] SERVER",
-	Short: "Throughput test in the iperf3 protocol: what the port really carries, and when the line is oversold",
-	Long: `bw measures the throughput between this host and SERVER, where a stock iperf3
+func newBWCmd() *cobra.Command {
+	o := &bwOptions{}
+	c := &cobra.Command{
+		Use:   "bw [flags] SERVER",
+		Short: "Throughput test in the iperf3 protocol: what the port really carries, and when the line is oversold",
+		Long: `bw measures the throughput between this host and SERVER, where a stock iperf3
 server runs (` + "`iperf3 -s`" + `, Debian's iperf3 3.x, or any public iperf3 server), in the
 iperf3 protocol: a control connection on TCP --port (5201), then --parallel
 data streams for --time after --omit seconds of warm-up.
@@ -118,30 +121,28 @@ Examples:
   linecheck bw -s -1                             on the rented server: one test from anywhere, then exit
   linecheck bw --watch --every 30m --reverse --journal hk.ndjson SERVER
   linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`,
-	Args: func(c *cobra.Command, args []string) error {
-		if bwOpts.listen != "" || bwOpts.server || bwOpts.watch.report {
-			if len(args) > 0 {
-				return badInput(fmt.Errorf("--listen, --server and --report take no SERVER, got %s", strings.Join(args, " ")))
+		Args: func(c *cobra.Command, args []string) error {
+			if o.listen != "" || o.server || o.watch.report {
+				if len(args) > 0 {
+					return badInput(fmt.Errorf("--listen, --server and --report take no SERVER, got %s", strings.Join(args, " ")))
+				}
+				if o.client != "" {
+					return badInput(errors.New("-c (--client) names the server a client tests against: it does not go with --listen, --server or --report"))
+				}
+				return nil
 			}
-			if bwOpts.client != "" {
-				return badInput(errors.New("-c (--client) names the server a client tests against: it does not go with --listen, --server or --report"))
+			if o.client != "" {
+				if len(args) > 0 {
+					return badInput(fmt.Errorf("-c %s names the SERVER already, got %s as well", o.client, strings.Join(args, " ")))
+				}
+				return nil
 			}
-			return nil
-		}
-		if bwOpts.client != "" {
-			if len(args) > 0 {
-				return badInput(fmt.Errorf("-c %s names the SERVER already, got %s as well", bwOpts.client, strings.Join(args, " ")))
-			}
-			return nil
-		}
-		return oneArg("SERVER (the host running iperf3 -s; or -c SERVER, as iperf3 -c)")(c, args)
-	},
-	RunE: runBW,
-}
+			return oneArg("SERVER (the host running iperf3 -s; or -c SERVER, as iperf3 -c)")(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runBW(c, args, o) },
+	}
 
-func init() {
-	register(bwCmd, func(f *pflag.FlagSet) {
-		o := &bwOpts
+	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.IntVarP(&o.port, "port", "p", bw.DefaultPort, "the server's control `PORT` (UDP streams use the same number)")
 		durationVarP(f, &o.duration, "time", "t", 10*time.Second, "measured time after --omit (10s, 1m, or seconds)")
 		durationVarP(f, &o.omit, "omit", "O", 0, "warm-up left out of every figure, e.g. 2s to skip TCP slow start (0 by default, as in iperf3)")
@@ -178,11 +179,11 @@ func init() {
 		f.StringVar(&o.evening, "evening", "19-23", "the evening peak as hours of the day `FROM-TO` (in --report-tz; 22-2 crosses midnight)")
 		f.BoolVar(&o.failExit, "fail-oversold", false, "exit 1 when the report's verdict is oversold")
 	})
+	return c
 }
 
 // bwConfig reads the test flags.
-func bwConfig(c *cobra.Command) (bw.Config, error) {
-	o := &bwOpts
+func bwConfig(c *cobra.Command, o *bwOptions) (bw.Config, error) {
 	cfg := bw.Config{Percentile: stats.NearestRank, Port: o.port, Duration: o.duration, Omit: o.omit, Interval: o.interval, Reverse: o.reverse,
 		Bidir: o.bidir, Parallel: o.parallel, UDP: o.udp, Length: o.length, ConnectTimeout: o.connectTimeout}
 	if err := prCheckPort("--port", o.port); err != nil {
@@ -227,8 +228,7 @@ func bwConfig(c *cobra.Command) (bw.Config, error) {
 	return cfg, nil
 }
 
-func runBW(c *cobra.Command, args []string) error {
-	o := &bwOpts
+func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return badInput(err)
 	}
@@ -246,20 +246,20 @@ func runBW(c *cobra.Command, args []string) error {
 		if w.journal == "" {
 			return badInput(errors.New("--report needs --journal FILE"))
 		}
-		return bwReport(c)
+		return bwReport(c, o)
 	case o.listen != "" && o.server:
 		return badInput(errors.New("--listen and --server: choose one (--server is every address at --port; --listen ADDR:PORT one address)"))
 	case o.listen != "" || o.server:
 		if w.watch {
 			return badInput(errors.New("--listen/--server and --watch: the watch is the client's; run the server plainly"))
 		}
-		return bwListen(c)
+		return bwListen(c, o)
 	case o.oneOff:
 		return badInput(errors.New("--one-off applies to a server (--server or --listen): a client runs one test anyway"))
 	case w.journal != "" && !w.watch:
 		return badInput(errors.New("--journal needs --watch (to write) or --report (to read)"))
 	}
-	cfg, err := bwConfig(c)
+	cfg, err := bwConfig(c, o)
 	if err != nil {
 		return badInput(err)
 	}
@@ -269,7 +269,7 @@ func runBW(c *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	if w.watch {
-		return bwWatch(c, args[0], cfg)
+		return bwWatch(c, o, args[0], cfg)
 	}
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
@@ -280,7 +280,7 @@ func runBW(c *cobra.Command, args []string) error {
 	}
 	res, err := bw.Run(ctx, args[0], cfg)
 	if res != nil {
-		if werr := writeBW(c.OutOrStdout(), res); werr != nil {
+		if werr := writeBW(c.OutOrStdout(), res, o); werr != nil {
 			return werr
 		}
 	}
@@ -317,13 +317,12 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 	}
 }
 
-func writeBW(w io.Writer, r *bw.Result) error {
-	return report.Render(w, report.BWTest{Result: r}, report.Format(bwOpts.format), tableOptions(w, bwOpts.wide))
+func writeBW(w io.Writer, r *bw.Result, o *bwOptions) error {
+	return report.Render(w, report.BWTest{Result: r}, report.Format(o.format), tableOptions(w, o.wide))
 }
 
 // bwListen serves iperf3 clients until interrupted, printing each test.
-func bwListen(c *cobra.Command) error {
-	o := &bwOpts
+func bwListen(c *cobra.Command, o *bwOptions) error {
 	flag, addr := "--listen", o.listen
 	if o.server {
 		// Every address, as iperf3 -s: [::] is IPv6 and IPv4 at once on
@@ -374,7 +373,7 @@ func bwListen(c *cobra.Command) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if res != nil {
-				if werr := writeBW(out, res); werr != nil {
+				if werr := writeBW(out, res, o); werr != nil {
 					fmt.Fprintln(stderr, "linecheck bw:", werr)
 				}
 			}
@@ -427,8 +426,7 @@ func orVersion(v string) string {
 }
 
 // bwWatch runs a test every --every and journals each.
-func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
-	o := &bwOpts
+func bwWatch(c *cobra.Command, o *bwOptions, server string, cfg bw.Config) error {
 	w := &o.watch
 	if w.cycles < 0 {
 		return badInput(fmt.Errorf("--watch-cycles %d: must not be negative", w.cycles))
@@ -439,7 +437,7 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 	if o.every < cfg.Omit+cfg.Duration {
 		return badInput(fmt.Errorf("--every %v is shorter than a test (--omit + --time = %v)", o.every, cfg.Omit+cfg.Duration))
 	}
-	if _, err := bwReportOptions(); err != nil {
+	if _, err := bwReportOptions(o); err != nil {
 		return badInput(err)
 	}
 	if _, err := watchLoc(w.reportTZ); err != nil {
@@ -480,7 +478,7 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 		}
 		cycle, aerr := appendFn(e)
 		if aerr != nil {
-			return journalFailed(stderr, tty, aerr, func() error { return bwReport(c) })
+			return journalFailed(stderr, tty, aerr, func() error { return bwReport(c, o) })
 		}
 		if tty && res != nil {
 			fmt.Fprintf(stderr, "\r\033[Kbw --watch: test %d: %s Mbit/s mean, p5 %s", cycle, report.Mbps(res.Throughput.Mean), report.Mbps(res.Throughput.P5))
@@ -498,12 +496,11 @@ func bwWatch(c *cobra.Command, server string, cfg bw.Config) error {
 	if w.journal == "" {
 		return nil
 	}
-	return bwReport(c)
+	return bwReport(c, o)
 }
 
 // bwReportOptions reads --floor, --share and --evening.
-func bwReportOptions() (journal.BWReportOptions, error) {
-	o := &bwOpts
+func bwReportOptions(o *bwOptions) (journal.BWReportOptions, error) {
 	var ro journal.BWReportOptions
 	if o.floor != "" {
 		f, err := bw.ParseRate(o.floor)
@@ -527,9 +524,9 @@ func bwReportOptions() (journal.BWReportOptions, error) {
 }
 
 // bwReport prints the hourly profile of --journal.
-func bwReport(c *cobra.Command) error {
-	w := &bwOpts.watch
-	ro, err := bwReportOptions()
+func bwReport(c *cobra.Command, o *bwOptions) error {
+	w := &o.watch
+	ro, err := bwReportOptions(o)
 	if err != nil {
 		return badInput(err)
 	}
@@ -551,10 +548,10 @@ func bwReport(c *cobra.Command) error {
 	}
 	r := journal.SummarizeBW(entries, info, w.journal, loc, ro)
 	out := c.OutOrStdout()
-	if err := report.Render(out, report.BWWatchReport{Report: r}, report.Format(bwOpts.format), tableOptions(out, bwOpts.wide)); err != nil {
+	if err := report.Render(out, report.BWWatchReport{Report: r}, report.Format(o.format), tableOptions(out, o.wide)); err != nil {
 		return err
 	}
-	if bwOpts.failExit && r.Verdict == "oversold" {
+	if o.failExit && r.Verdict == "oversold" {
 		return verdictFailed(r.VerdictText())
 	}
 	return nil

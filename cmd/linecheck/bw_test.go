@@ -242,18 +242,18 @@ sla: {min_throughput_mbps: 100, max_oversell: 0.5}
 // probe/bw); a watch does not even create its journal.
 func TestBWRefusesDocumentationAddresses(t *testing.T) {
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
 	for _, host := range []string{"192.0.2.1", "198.51.100.20", "203.0.113.5", "2001:db8::5"} {
 		errb.Reset()
-		if _, code := prRun(t, bwCmd, "bw", "--connect-timeout", "1h", host); code != 2 ||
+		if _, code := prRun(t, "bw", "--connect-timeout", "1h", host); code != 2 ||
 			!strings.Contains(errb.String(), host+" is a documentation address") {
 			t.Errorf("bw %s: exit %d\n%s", host, code, errb.String())
 		}
 	}
 	j := filepath.Join(t.TempDir(), "bw.ndjson")
 	errb.Reset()
-	if _, code := prRun(t, bwCmd, "bw", "--watch", "--journal", j, "203.0.113.5"); code != 2 ||
+	if _, code := prRun(t, "bw", "--watch", "--journal", j, "203.0.113.5"); code != 2 ||
 		!strings.Contains(errb.String(), "documentation address (203.0.113.0/24)") {
 		t.Errorf("bw --watch: exit %d\n%s", code, errb.String())
 	}

@@ -17,7 +17,8 @@ import (
 	"github.com/linecheck/linecheck/internal/report"
 )
 
-var compareOpts struct {
+// compareOptions are the flags of the command.
+type compareOptions struct {
 	noProjection bool
 	offline      bool
 	strict       bool
@@ -35,10 +36,12 @@ var compareOpts struct {
 	bwTime       time.Duration
 }
 
-var compareCmd = &cobra.Command{
-	Use:   "compare [flags] CANDIDATES.yaml",
-	Short: "Pre-contract validation: line class, SLA verdicts and full monthly cost per candidate, ranked",
-	Long: `compare validates candidate servers before a contract is signed. For every
+func newCompareCmd() *cobra.Command {
+	o := &compareOptions{}
+	c := &cobra.Command{
+		Use:   "compare [flags] CANDIDATES.yaml",
+		Short: "Pre-contract validation: line class, SLA verdicts and full monthly cost per candidate, ranked",
+		Long: `compare validates candidate servers before a contract is signed. For every
 candidate of CANDIDATES.yaml it measures the line (live probes from this
 machine, or with --offline the recorded probe streams and traces only),
 decides which carrier line the route rides and in which direction that was
@@ -98,32 +101,32 @@ p50. The report shows what was carried beside the port the offer sells.
 
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
 1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
-	Args: oneArg("CANDIDATES.yaml"),
-	RunE: runCompare,
-}
+		Args: oneArg("CANDIDATES.yaml"),
+		RunE: func(c *cobra.Command, args []string) error { return runCompare(c, args, o) },
+	}
 
-func init() {
-	register(compareCmd, func(f *pflag.FlagSet) {
-		f.BoolVar(&compareOpts.offline, "offline", false, "use only the recordings; never send a probe")
-		f.BoolVar(&compareOpts.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
-		f.StringVar(&compareOpts.format, "format", "table", "report format: table, json, csv, markdown or html")
-		f.StringVar(&compareOpts.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
-		f.BoolVar(&compareOpts.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
-		f.StringVarP(&compareOpts.output, "output", "o", "", "write the report to this file instead of stdout")
-		f.IntVarP(&compareOpts.count, "count", "c", 20, "live: probes per target")
-		durationVarP(f, &compareOpts.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
-		durationVarP(f, &compareOpts.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
-		f.IntVar(&compareOpts.cycles, "cycles", 3, "live: trace cycles for the forward route")
-		f.StringVar(&compareOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
-		f.BoolVar(&compareOpts.noASN, "no-asn", false, noASNUsage)
-		f.BoolVar(&compareOpts.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
-		f.StringVar(&compareOpts.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
-		durationVarP(f, &compareOpts.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.BoolVar(&o.offline, "offline", false, "use only the recordings; never send a probe")
+		f.BoolVar(&o.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
+		f.StringVar(&o.format, "format", "table", "report format: table, json, csv, markdown or html")
+		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
+		f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+		f.IntVarP(&o.count, "count", "c", 20, "live: probes per target")
+		durationVarP(f, &o.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
+		durationVarP(f, &o.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
+		f.IntVar(&o.cycles, "cycles", 3, "live: trace cycles for the forward route")
+		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
+		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
+		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
+		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
+		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
+	addPrefixTableFlag(c)
+	return c
 }
 
-func runCompare(c *cobra.Command, args []string) error {
-	o := compareOpts
+func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	format, err := report.ParseFormat(o.format, report.CompareFormats...)
 	if err != nil {
 		return badInput(err)

@@ -15,14 +15,17 @@ import (
 	"github.com/linecheck/linecheck/samples"
 )
 
-var demoOpts struct {
+// demoOptions are the flags of the command.
+type demoOptions struct {
 	format string
 }
 
-var demoCmd = &cobra.Command{
-	Use:   "demo",
-	Short: "Run the main job on the bundled, illustrative samples (offline)",
-	Long: `demo runs linecheck's main job on the bundled samples, offline: four candidate
+func newDemoCmd() *cobra.Command {
+	o := &demoOptions{}
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the main job on the bundled, illustrative samples (offline)",
+		Long: `demo runs linecheck's main job on the bundled samples, offline: four candidate
 servers (Hong Kong CN2 GIA, Hong Kong BGP, Tokyo, Los Angeles) with recorded
 forward and return traces and probe streams, a month of traffic, and the
 providers' offers in CNY and USD. It classifies each line, checks the SLA,
@@ -38,18 +41,18 @@ Examples:
   linecheck demo
   linecheck demo | less
   linecheck demo --format markdown > demo.md`,
-	Args: cobra.NoArgs,
-	RunE: runDemo,
-}
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runDemo(c, args, o) },
+	}
 
-func init() {
-	register(demoCmd, func(f *pflag.FlagSet) {
-		f.StringVar(&demoOpts.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.StringVar(&o.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
 	})
+	return c
 }
 
-func runDemo(c *cobra.Command, _ []string) error {
-	format, err := report.ParseFormat(demoOpts.format, report.CompareFormats...)
+func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
+	format, err := report.ParseFormat(o.format, report.CompareFormats...)
 	if err != nil {
 		return badInput(err)
 	}

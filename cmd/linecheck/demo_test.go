@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,9 +12,9 @@ import (
 func runCapture(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out bytes.Buffer
-	root.SetOut(&out)
-	defer root.SetOut(nil)
-	code := run(args)
+	testIO.SetOut(&out)
+	defer testIO.SetOut(nil)
+	code := testIO.run(context.Background(), args)
 	return out.String(), code
 }
 

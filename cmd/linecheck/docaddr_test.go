@@ -46,17 +46,17 @@ func TestTraceTargetRefusesDocumentationAddresses(t *testing.T) {
 	// The command refuses with exit 2 before it probes; a watch does not
 	// create its journal.
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
 	for _, args := range [][]string{{"trace", "192.0.2.9"}, {"trace", "--watch", "--watch-cycles", "1", "203.0.113.1"}} {
 		errb.Reset()
-		if _, code := prRun(t, traceCmd, args...); code != 2 || !strings.Contains(errb.String(), args[len(args)-1]+" is a documentation address") {
+		if _, code := prRun(t, args...); code != 2 || !strings.Contains(errb.String(), args[len(args)-1]+" is a documentation address") {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errb.String())
 		}
 	}
 	j := filepath.Join(t.TempDir(), "trace.ndjson")
 	errb.Reset()
-	if _, code := prRun(t, traceCmd, "trace", "--watch", "--journal", j, "2001:db8::9"); code != 2 || !strings.Contains(errb.String(), "2001:db8::9 is a documentation address (2001:db8::/32)") {
+	if _, code := prRun(t, "trace", "--watch", "--journal", j, "2001:db8::9"); code != 2 || !strings.Contains(errb.String(), "2001:db8::9 is a documentation address (2001:db8::/32)") {
 		t.Errorf("trace --watch --journal: exit %d\n%s", code, errb.String())
 	}
 	if _, err := os.Stat(j); !os.IsNotExist(err) {

@@ -107,7 +107,7 @@ func TestBacktraceTakesTracesShortFlags(t *testing.T) {
 	if err := os.WriteFile(targets, []byte("targets:\n  - {name: lo, carrier: telecom, city: X, addr: 127.0.0.1}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := prRun(t, backtraceCmd, "backtrace", "--targets", targets, "--proto", "udp", "-p", "33500", "-m", "2", "-c", "1", "--format", "json")
+	out, code := prRun(t, "backtrace", "--targets", targets, "--proto", "udp", "-p", "33500", "-m", "2", "-c", "1", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -118,7 +118,7 @@ func TestBacktraceTakesTracesShortFlags(t *testing.T) {
 	if len(doc.Results) != 1 || doc.Results[0].Trace == nil || doc.Results[0].Trace.Port != 33500 || doc.Results[0].Trace.Protocol != "udp" {
 		t.Errorf("results %+v", doc.Results)
 	}
-	if _, code := prRun(t, backtraceCmd, "backtrace", "--targets", targets, "-m", "300"); code != 2 {
+	if _, code := prRun(t, "backtrace", "--targets", targets, "-m", "300"); code != 2 {
 		t.Errorf("-m 300: exit %d, want 2 before any target is traced", code)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -30,10 +31,13 @@ var commit string
 // defaultVersion is the version of a build that was not given one.
 const defaultVersion = "0.1.0-dev"
 
-var root = &cobra.Command{
-	Use:   "linecheck",
-	Short: "Line quality and monthly cost of candidate servers, side by side",
-	Long: `linecheck answers the two questions that decide where to rent a server:
+// newRootCmd builds the command tree of one run: the root and every
+// command, each with its own options (no state outlives the run).
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "linecheck",
+		Short: "Line quality and monthly cost of candidate servers, side by side",
+		Long: `linecheck answers the two questions that decide where to rent a server:
 
   How good is the line?   latency, jitter and loss sweeps (ping), hop-by-hop
                           traceroute with mtr-style statistics (trace), the
@@ -51,16 +55,44 @@ tui shows the same live; demo runs it all offline on bundled samples.
 Exit codes: 0 success, 1 a validation verdict failed (ping: a target never
 replied), 2 bad usage or bad input (ping: a name did not resolve), 130
 interrupted (Ctrl-C) after the partial report was written.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
+	})
+	root.Version = version
+	// The version text reads the build information; it is made when --version
+	// is given, not at start-up of every command.
+	root.SetVersionTemplate("{{linecheckVersion}}")
+	// The one place where the commands are added: a new command is a
+	// newXxxCmd() in its own file and one entry here.
+	root.AddCommand(
+		newPingCmd(),
+		newTraceCmd(),
+		newBacktraceCmd(),
+		newBWCmd(),
+		newBillCmd(),
+		newCompareCmd(),
+		newTUICmd(),
+		newDemoCmd(),
+		newServeCmd(),
+		newGPUCmd(),
+		newASNCmd(),
+		newVersionCmd(),
+	)
+	return root
 }
 
-// register adds a subcommand; each command file calls it from init(),
-// with the functions that define its flags (see lazyFlags).
-func register(c *cobra.Command, flags ...func(*pflag.FlagSet)) {
-	root.AddCommand(c)
-	for _, f := range flags {
-		lazyFlags(c, f)
+// newVersionCmd is `linecheck version`.
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the linecheck version, commit and Go version (same as --version)",
+		Args:  cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			fmt.Fprint(c.OutOrStdout(), versionText())
+		},
 	}
 }
 
@@ -72,8 +104,8 @@ var flagDefs = map[*cobra.Command][]func(*pflag.FlagSet){}
 
 // lazyFlags adds def to the flag definitions of c, run in the order given
 // when c is about to run (or to be shown in help or completion).
-func lazyFlags(c *cobra.Command, def func(*pflag.FlagSet)) {
-	flagDefs[c] = append(flagDefs[c], def)
+func lazyFlags(c *cobra.Command, defs ...func(*pflag.FlagSet)) {
+	flagDefs[c] = append(flagDefs[c], defs...)
 }
 
 // defineFlags makes the flags of c, once.
@@ -87,9 +119,17 @@ func defineFlags(c *cobra.Command) {
 
 // defineAllFlags makes every command's flags, for what may look at any
 // command: help, completion, a mistyped command.
-func defineAllFlags() {
+func defineAllFlags(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		defineFlags(c)
+	}
+}
+
+// forgetFlags drops the definitions a run did not need, with its tree.
+func forgetFlags(c *cobra.Command) {
+	delete(flagDefs, c)
+	for _, s := range c.Commands() {
+		forgetFlags(s)
 	}
 }
 
@@ -97,14 +137,14 @@ func defineAllFlags() {
 // help and --version need none: the command list shows names and short
 // descriptions only. Anything else that is not a plain subcommand (help
 // TOPIC, completion, a mistyped name) gets them all.
-func prepareFlags(args []string) {
+func prepareFlags(root *cobra.Command, args []string) {
 	if len(flagDefs) == 0 {
 		return
 	}
 	c, _, err := root.Find(args)
 	switch {
 	case err != nil || c == nil:
-		defineAllFlags()
+		defineAllFlags(root)
 	case c == root:
 	default:
 		defineFlags(c)
@@ -144,24 +184,8 @@ func oneArg(what string) cobra.PositionalArgs {
 }
 
 func init() {
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
-	})
-	root.Version = version
-	// The version text reads the build information; it is made when --version
-	// is given, not at start-up of every command.
+	// cobra's template functions are process-wide.
 	cobra.AddTemplateFunc("linecheckVersion", versionText)
-	root.SetVersionTemplate("{{linecheckVersion}}")
-	register(newGPUCmd())
-	register(newASNCmd())
-	register(&cobra.Command{
-		Use:   "version",
-		Short: "Print the linecheck version, commit and Go version (same as --version)",
-		Args:  cobra.NoArgs,
-		Run: func(c *cobra.Command, _ []string) {
-			fmt.Fprint(c.OutOrStdout(), versionText())
-		},
-	})
 }
 
 // versionText is what `linecheck version` and `linecheck --version` print:
@@ -216,15 +240,22 @@ func main() {
 // run executes the CLI with args and returns the exit code.
 func run(args []string) int { return runContext(context.Background(), args) }
 
-// runContext is run with a context: tests put their resolvers into it.
-func runContext(ctx context.Context, args []string) int {
+// runContext is run with a context: tests put their resolvers and clocks
+// into it.
+func runContext(ctx context.Context, args []string) int { return runIO(ctx, args, nil, nil) }
+
+// runIO is runContext writing to stdout and stderr (nil: the process's).
+func runIO(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	defer forgetFlags(root)
 	root.SetArgs(args)
-	prepareFlags(args)
-	// cobra hands the root's context only to subcommands without one: a
-	// second in-process run (tests) would keep the first run's.
-	for _, c := range root.Commands() {
-		c.SetContext(ctx)
+	if stdout != nil {
+		root.SetOut(stdout)
 	}
+	if stderr != nil {
+		root.SetErr(stderr)
+	}
+	prepareFlags(root, args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

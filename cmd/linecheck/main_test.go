@@ -12,7 +12,6 @@ import (
 // when all flags were made at start-up; lazyflags_test.go checks the binary,
 // which makes only what a run needs, against this.
 func TestMain(m *testing.M) {
-	defineAllFlags()
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)

@@ -29,7 +29,9 @@ const PingSchema = report.PingSchema
 
 type pingDoc = report.PingDoc
 
-var pingOpts struct {
+// pingOptions are the flags of the command.
+type pingOptions struct {
+	watch          watchOpts
 	count          int
 	interval       time.Duration
 	timeout        time.Duration
@@ -52,10 +54,12 @@ var pingOpts struct {
 	file           string
 }
 
-var pingCmd = &cobra.Command{
-	Use:   "ping [flags] TARGET...",
-	Short: "Latency, jitter and loss sweep: ICMP echo or TCP connect time",
-	Long: `ping sends ICMP echo requests (or, with --tcp PORT, TCP connection attempts)
+func newPingCmd() *cobra.Command {
+	o := &pingOptions{}
+	c := &cobra.Command{
+		Use:   "ping [flags] TARGET...",
+		Short: "Latency, jitter and loss sweep: ICMP echo or TCP connect time",
+		Long: `ping sends ICMP echo requests (or, with --tcp PORT, TCP connection attempts)
 to every target at once, each target every --interval, all of them under one
 global --rate cap, and reports per target: sent, received, loss, late and
 duplicate replies, RTT min/avg/p50/p95/p99/max/stdev and three labelled
@@ -104,38 +108,38 @@ Examples:
   linecheck ping --tcp 443 -c 20 127.0.0.1
   linecheck ping --stream -c 5 127.0.0.1 > probes.ndjson
   linecheck ping --stream-file probes.ndjson -c 5 127.0.0.1`,
-	RunE: runPing,
-}
+		RunE: func(c *cobra.Command, args []string) error { return runPing(c, args, o) },
+	}
 
-func init() {
-	register(pingCmd, func(f *pflag.FlagSet) {
-		f.IntVarP(&pingOpts.count, "count", "c", probe.DefaultCount, "probes per target")
-		durationVarP(f, &pingOpts.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (seconds as ping takes them, 0.2, or a Go duration, 200ms)")
-		durationVarP(f, &pingOpts.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
-		f.IntVarP(&pingOpts.size, "size", "s", probe.DefaultSize, "ICMP payload bytes (at least 12)")
-		f.Float64Var(&pingOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
-		f.IntVar(&pingOpts.tcp, "tcp", 0, "measure TCP connect time to `PORT` instead of ICMP echo")
-		f.BoolVarP(&pingOpts.v4, "ipv4", "4", false, "IPv4 only (names resolve to IPv4)")
-		f.BoolVarP(&pingOpts.v6, "ipv6", "6", false, "IPv6 only (names resolve to IPv6)")
-		f.StringVar(&pingOpts.socket, "socket", "auto", "ICMP socket: auto (unprivileged datagram first, raw fallback), dgram or raw")
-		f.BoolVar(&pingOpts.allowLarge, "allow-large", false, "allow sweeping a CIDR of more than 256 addresses")
-		f.BoolVar(&pingOpts.allowBroadcast, "allow-broadcast", false, "allow broadcast and multicast targets")
-		f.StringVar(&pingOpts.format, "format", "table", "output format: table, json, csv or markdown")
-		f.BoolVar(&pingOpts.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
-		f.StringVar(&pingOpts.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
-		f.BoolVarP(&pingOpts.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")
-		f.StringVar(&pingOpts.table, "table", "", "with --format csv: the table to write: targets (the default); with --report: summary (default) or hours")
-		f.BoolVar(&pingOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
-		f.BoolVarP(&pingOpts.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
-		f.BoolVarP(&pingOpts.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
-		f.BoolVarP(&pingOpts.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
-		f.StringVarP(&pingOpts.file, "file", "f", "", "read targets from `FILE` too (- for standard input; # comments), as fping -f")
-		durationVarP(f, &pingOpts.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.IntVarP(&o.count, "count", "c", probe.DefaultCount, "probes per target")
+		durationVarP(f, &o.interval, "interval", "i", probe.DefaultInterval, "time between two probes to the same target (seconds as ping takes them, 0.2, or a Go duration, 200ms)")
+		durationVarP(f, &o.timeout, "timeout", "W", probe.DefaultTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
+		f.IntVarP(&o.size, "size", "s", probe.DefaultSize, "ICMP payload bytes (at least 12)")
+		f.Float64Var(&o.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
+		f.IntVar(&o.tcp, "tcp", 0, "measure TCP connect time to `PORT` instead of ICMP echo")
+		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only (names resolve to IPv4)")
+		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only (names resolve to IPv6)")
+		f.StringVar(&o.socket, "socket", "auto", "ICMP socket: auto (unprivileged datagram first, raw fallback), dgram or raw")
+		f.BoolVar(&o.allowLarge, "allow-large", false, "allow sweeping a CIDR of more than 256 addresses")
+		f.BoolVar(&o.allowBroadcast, "allow-broadcast", false, "allow broadcast and multicast targets")
+		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.BoolVar(&o.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
+		f.StringVar(&o.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
+		f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")
+		f.StringVar(&o.table, "table", "", "with --format csv: the table to write: targets (the default); with --report: summary (default) or hours")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+		f.BoolVarP(&o.alive, "alive", "a", false, "list only the targets that replied (fping -a): names one per line, or only their rows with --format")
+		f.BoolVarP(&o.unreach, "unreachable", "u", false, "list only the targets that never replied, and names that did not resolve (fping -u)")
+		f.BoolVarP(&o.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
+		f.StringVarP(&o.file, "file", "f", "", "read targets from `FILE` too (- for standard input; # comments), as fping -f")
+		durationVarP(f, &o.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
 	})
+	addWatchFlags(c, &o.watch, runPingWatch)
+	return c
 }
 
-func runPing(c *cobra.Command, args []string) error {
-	o := pingOpts
+func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return badInput(err)

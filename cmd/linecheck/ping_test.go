@@ -21,9 +21,9 @@ func TestPingStreamIsPureNDJSON(t *testing.T) {
 		t.Skip("needs root (raw ICMP sockets); CI runs as root")
 	}
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
-	out, code := prRun(t, pingCmd, "ping", "--stream", "-c", "3", "-i", "10ms", "127.0.0.1", "::1")
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
+	out, code := prRun(t, "ping", "--stream", "-c", "3", "-i", "10ms", "127.0.0.1", "::1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb.String())
 	}
@@ -51,9 +51,9 @@ func TestPingStreamIsPureNDJSON(t *testing.T) {
 // leaves the host).
 func TestPingSaysWhenTheScheduleStretches(t *testing.T) {
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
-	_, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "-i", "100ms", "--rate", "10", "--timeout", "100ms",
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
+	_, code := prRun(t, "ping", "--tcp", "9", "-c", "1", "-i", "100ms", "--rate", "10", "--timeout", "100ms",
 		"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
 	// Port 9 is closed: no target replies, exit 1 as fping's.
 	if code != 1 {
@@ -71,9 +71,9 @@ func TestPingSaysWhenTheScheduleStretches(t *testing.T) {
 // nothing leaves the host).
 func TestPingCSVLossIsAFraction(t *testing.T) {
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
-	out, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--format", "csv", "127.0.0.1")
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
+	out, code := prRun(t, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--format", "csv", "127.0.0.1")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (no reply)", code)
 	}
@@ -86,7 +86,7 @@ func TestPingCSVLossIsAFraction(t *testing.T) {
 			t.Errorf("csv cell %s = %q carries a unit", k, v)
 		}
 	}
-	out, code = prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "1", "--timeout", "200ms", "127.0.0.1")
+	out, code = prRun(t, "ping", "--tcp", "9", "-c", "1", "--timeout", "200ms", "127.0.0.1")
 	if code != 1 || !strings.Contains(out, "100.0%") {
 		t.Errorf("table does not show loss 100.0%% (exit %d):\n%s", code, out)
 	}
@@ -102,9 +102,9 @@ func TestPingStreamFileIsReplacedWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
-	_, code := prRun(t, pingCmd, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--stream-file", name, "127.0.0.1")
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
+	_, code := prRun(t, "ping", "--tcp", "9", "-c", "2", "-i", "10ms", "--timeout", "200ms", "--stream-file", name, "127.0.0.1")
 	if code != 1 { // port 9 closed: no reply, fping's exit 1
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}

@@ -44,12 +44,12 @@ type serveOptions struct {
 	gpuEvery    time.Duration
 }
 
-var serveOpts serveOptions
-
-var serveCmd = &cobra.Command{
-	Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
-	Short: "Prometheus exporter: probe the candidates continuously and serve /metrics",
-	Long: `serve probes every target of every candidate in the candidates file (the
+func newServeCmd() *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
+		Short: "Prometheus exporter: probe the candidates continuously and serve /metrics",
+		Long: `serve probes every target of every candidate in the candidates file (the
 file compare reads, checked by the same loader: serve requires only candidate
 names and targets, icmp or tcp with a port; every other key present is
 checked too, and anything the loader rejects is refused: at start with exit
@@ -120,40 +120,40 @@ Examples:
   linecheck serve --targets users.yaml --trace-every 1      # return routes, on the server
   linecheck serve --targets users.yaml --targets-proto tcp --targets-port 443
   kill -HUP $(pidof linecheck)     # reload candidates.yaml`,
-	Args: cobra.NoArgs,
-	RunE: runServe,
-}
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runServe(c, args, o) },
+	}
 
-func init() {
-	register(serveCmd, func(f *pflag.FlagSet) {
-		f.StringVar(&serveOpts.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
-		f.StringVar(&serveOpts.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
-		f.StringVar(&serveOpts.targetProto, "targets-proto", "icmp", "how the --targets list is probed (ping and trace): icmp or tcp")
-		f.IntVar(&serveOpts.targetPort, "targets-port", 80, "destination port of the --targets list with --targets-proto tcp")
-		f.StringVar(&serveOpts.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
-		f.IntVarP(&serveOpts.count, "count", "c", 10, "probes per target per cycle")
-		durationVarP(f, &serveOpts.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
-		durationVarP(f, &serveOpts.timeout, "timeout", "W", time.Second, "a reply later than this is late, not received (seconds or a Go duration)")
-		f.Float64Var(&serveOpts.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
-		durationVarP(f, &serveOpts.pause, "pause", "", 0, "wait between two cycles (seconds or a Go duration)")
-		f.IntVar(&serveOpts.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
-		f.IntVar(&serveOpts.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
-		durationVarP(f, &serveOpts.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
-		f.Float64Var(&serveOpts.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
-		f.StringVar(&serveOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
-		durationVarP(f, &serveOpts.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
-		durationVarP(f, &serveOpts.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
-		serveCmd.Long += serveBWHelp
-		durationVarP(f, &serveOpts.gpuEvery, "gpu-every", "", 0, "sample this machine's GPUs with nvidia-smi every `D` and export linecheck_gpu_* (0: never; see GPUs)")
-		serveCmd.Long += serveGPUHelp
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.StringVar(&o.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
+		f.StringVar(&o.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
+		f.StringVar(&o.targetProto, "targets-proto", "icmp", "how the --targets list is probed (ping and trace): icmp or tcp")
+		f.IntVar(&o.targetPort, "targets-port", 80, "destination port of the --targets list with --targets-proto tcp")
+		f.StringVar(&o.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
+		f.IntVarP(&o.count, "count", "c", 10, "probes per target per cycle")
+		durationVarP(f, &o.interval, "interval", "i", time.Second, "time between two probes to the same target (seconds, 1, or a Go duration, 1s)")
+		durationVarP(f, &o.timeout, "timeout", "W", time.Second, "a reply later than this is late, not received (seconds or a Go duration)")
+		f.Float64Var(&o.rate, "rate", probe.DefaultPingRate, "global cap in packets per second over all targets")
+		durationVarP(f, &o.pause, "pause", "", 0, "wait between two cycles (seconds or a Go duration)")
+		f.IntVar(&o.traceEvery, "trace-every", 6, "trace every target each `N`th cycle (0: never)")
+		f.IntVar(&o.maxTTL, "max-ttl", 30, "highest TTL a trace probes (bounds the ttl label)")
+		durationVarP(f, &o.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
+		f.Float64Var(&o.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
+		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
+		durationVarP(f, &o.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
+		durationVarP(f, &o.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
+		c.Long += serveBWHelp
+		durationVarP(f, &o.gpuEvery, "gpu-every", "", 0, "sample this machine's GPUs with nvidia-smi every `D` and export linecheck_gpu_* (0: never; see GPUs)")
+		c.Long += serveGPUHelp
 	})
+	addPrefixTableFlag(c)
+	return c
 }
 
-func runServe(c *cobra.Command, _ []string) error {
+func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	o := serveOpts
 	switch {
 	case o.config == "" && o.targets == "":
 		return badInput(errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required"))
@@ -172,7 +172,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	case o.maxTTL < 1 || o.maxTTL > 255:
 		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
 	}
-	tproto, err := serveTargetsProto(c, o)
+	tproto, err := serveTargetsProto(c, *o)
 	if err != nil {
 		return badInput(err)
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-var traceOpts struct {
+// traceOptions are the flags of the command.
+type traceOptions struct {
+	watch     watchOpts
 	proto     string
 	port      int
 	firstTTL  int
@@ -65,10 +67,12 @@ func replayConflicts(fl *pflag.FlagSet) error {
 		"drop %s, or drop --replay to trace live", strings.Join(given, ", "), strings.Join(given, " "))
 }
 
-var traceCmd = &cobra.Command{
-	Use:   "trace [flags] TARGET",
-	Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
-	Long: `trace discovers the route to TARGET hop by hop. Every TTL is in flight at
+func newTraceCmd() *cobra.Command {
+	o := &traceOptions{}
+	c := &cobra.Command{
+		Use:   "trace [flags] TARGET",
+		Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
+		Long: `trace discovers the route to TARGET hop by hop. Every TTL is in flight at
 once (paced by --rate), so one cycle takes about one round trip. With
 --cycles N it repeats every --interval, mtr style, and reports per hop and per
 responder: sent, received, loss, RTT min/avg/p50/p95/p99/max/stdev and jitter
@@ -131,62 +135,63 @@ Examples:
   linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`,
-	Args: func(c *cobra.Command, args []string) error {
-		if traceOpts.replay != "" {
-			if len(args) > 0 {
-				return badInput(fmt.Errorf("--replay %s prints the recorded trace and takes no TARGET (got %s): "+
-					"drop %s to replay the file, or drop --replay to trace %s live", traceOpts.replay, strings.Join(args, " "),
-					strings.Join(args, " "), args[0]))
+		Args: func(c *cobra.Command, args []string) error {
+			if o.replay != "" {
+				if len(args) > 0 {
+					return badInput(fmt.Errorf("--replay %s prints the recorded trace and takes no TARGET (got %s): "+
+						"drop %s to replay the file, or drop --replay to trace %s live", o.replay, strings.Join(args, " "),
+						strings.Join(args, " "), args[0]))
+				}
+				if err := replayConflicts(c.Flags()); err != nil {
+					return badInput(err)
+				}
+				return nil
 			}
-			if err := replayConflicts(c.Flags()); err != nil {
-				return badInput(err)
-			}
-			return nil
-		}
-		return oneArg("TARGET (an address or host name to trace; or --replay FILE)")(c, args)
-	},
-	RunE: runTrace,
-}
+			return oneArg("TARGET (an address or host name to trace; or --replay FILE)")(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runTrace(c, args, o) },
+	}
 
-func init() {
-	register(traceCmd, func(f *pflag.FlagSet) {
-		f.StringVar(&traceOpts.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
-		switchVarP(f, &traceOpts.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
-		switchVarP(f, &traceOpts.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
-		switchVarP(f, &traceOpts.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
-		switchVarP(f, &traceOpts.proto, "tcp", "T", "tcp", "probe with TCP SYN (traceroute -T, mtr -T): --proto tcp")
-		f.IntVarP(&traceOpts.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
-		f.IntVarP(&traceOpts.firstTTL, "first-ttl", "f", 1, "first TTL probed")
-		f.IntVarP(&traceOpts.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
-		f.IntVarP(&traceOpts.cycles, "cycles", "c", 1, "rounds over all TTLs (mtr style): each TTL gets this many probes per flow")
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
+		switchVarP(f, &o.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
+		switchVarP(f, &o.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
+		switchVarP(f, &o.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
+		switchVarP(f, &o.proto, "tcp", "T", "tcp", "probe with TCP SYN (traceroute -T, mtr -T): --proto tcp")
+		f.IntVarP(&o.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
+		f.IntVarP(&o.firstTTL, "first-ttl", "f", 1, "first TTL probed")
+		f.IntVarP(&o.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
+		f.IntVarP(&o.cycles, "cycles", "c", 1, "rounds over all TTLs (mtr style): each TTL gets this many probes per flow")
 		aliasVarP(f, "cycles", "queries", "q", "probes per hop, as traceroute -q takes it: the same as --cycles")
 		aliasVarP(f, "cycles", "report-cycles", "", "as mtr --report-cycles takes it: the same as --cycles")
-		durationVarP(f, &traceOpts.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
-		durationVarP(f, &traceOpts.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
+		durationVarP(f, &o.interval, "interval", "i", time.Second, "time between the starts of two cycles (seconds, 0.5, or a Go duration, 500ms)")
+		durationVarP(f, &o.timeout, "timeout", "W", probe.DefaultTraceTimeout, "a reply later than this is late, not received (seconds, 2, or a Go duration, 2s)")
 		aliasVarP(f, "timeout", "wait", "w", "how long to wait for a reply, as traceroute -w takes it: the same as --timeout")
-		f.BoolVarP(&traceOpts.noDNS, "no-dns", "n", false, "show addresses only: no reverse DNS names for hops (names are looked up only for a table on a terminal)")
-		f.IntVar(&traceOpts.flows, "flows", 1, "number of flows (Paris flow ids) probed per TTL")
-		f.Float64Var(&traceOpts.rate, "rate", probe.DefaultTraceRate, "packets per second while a cycle is sent")
-		f.BoolVarP(&traceOpts.v4, "ipv4", "4", false, "IPv4 only")
-		f.BoolVarP(&traceOpts.v6, "ipv6", "6", false, "IPv6 only")
-		f.StringVar(&traceOpts.format, "format", "table", "output format: table, json, csv or markdown")
-		switchVarP(f, &traceOpts.format, "json", "j", "json", "as mtr -j: --format json")
-		f.BoolVarP(&traceOpts.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
-		f.BoolVarP(&traceOpts.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; AS number, network and country are shown by default (--no-asn turns them off)")
-		f.BoolVar(&traceOpts.noASN, "no-asn", false, noASNUsage)
-		f.BoolVarP(&traceOpts.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
-		f.StringVar(&traceOpts.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
-		f.BoolVar(&traceOpts.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
-		f.BoolVar(&traceOpts.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
-		f.BoolVar(&traceOpts.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
-		f.StringVar(&traceOpts.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
-		f.StringVar(&traceOpts.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
-		f.StringVar(&traceOpts.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+		f.BoolVarP(&o.noDNS, "no-dns", "n", false, "show addresses only: no reverse DNS names for hops (names are looked up only for a table on a terminal)")
+		f.IntVar(&o.flows, "flows", 1, "number of flows (Paris flow ids) probed per TTL")
+		f.Float64Var(&o.rate, "rate", probe.DefaultTraceRate, "packets per second while a cycle is sent")
+		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
+		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
+		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		switchVarP(f, &o.format, "json", "j", "json", "as mtr -j: --format json")
+		f.BoolVarP(&o.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
+		f.BoolVarP(&o.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; AS number, network and country are shown by default (--no-asn turns them off)")
+		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
+		f.BoolVarP(&o.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
+		f.StringVar(&o.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
+		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
+		f.BoolVar(&o.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
+		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+		f.StringVar(&o.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
+		f.StringVar(&o.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
+		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 	})
+	addWatchFlags(c, &o.watch, runTraceWatch)
+	addPrefixTableFlag(c)
+	return c
 }
 
-func runTrace(c *cobra.Command, args []string) error {
-	o := traceOpts
+func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	fl := c.Flags()
 	format, err := report.ParseFormat(o.format)
 	if err != nil {

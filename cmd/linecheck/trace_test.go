@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
@@ -18,21 +16,17 @@ import (
 // prRun runs the CLI in-process after resetting the flags of c (cobra keeps
 // flag values between executions in one process); it returns stdout and the
 // exit code.
-func prRun(t *testing.T, c *cobra.Command, args ...string) (string, int) {
+func prRun(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		_ = f.Value.Set(f.DefValue)
-		f.Changed = false
-	})
 	var out bytes.Buffer
-	root.SetOut(&out)
-	defer root.SetOut(nil)
-	code := run(args)
+	testIO.SetOut(&out)
+	defer testIO.SetOut(nil)
+	code := testIO.run(context.Background(), args)
 	return out.String(), code
 }
 
 func TestTraceReplayOfMTRJSONPrintsTheTraceDocument(t *testing.T) {
-	out, code := prRun(t, traceCmd, "trace", "--replay", "../../internal/route/testdata/mtr-loopback.json", "--format", "json")
+	out, code := prRun(t, "trace", "--replay", "../../internal/route/testdata/mtr-loopback.json", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -49,7 +43,7 @@ func TestTraceReplayOfMTRJSONPrintsTheTraceDocument(t *testing.T) {
 
 func TestTraceReplayTableAndCSV(t *testing.T) {
 	for _, f := range []string{"table", "csv", "markdown"} {
-		out, code := prRun(t, traceCmd, "trace", "--replay", "../../internal/route/testdata/mtr-loopback.json", "--format", f)
+		out, code := prRun(t, "trace", "--replay", "../../internal/route/testdata/mtr-loopback.json", "--format", f)
 		if code != 0 || !strings.Contains(out, "127.0.0.1") || !strings.Contains(out, "destination") {
 			t.Errorf("--format %s: exit %d\n%s", f, code, out)
 		}
@@ -62,30 +56,29 @@ func TestProbeCommandsBadInputExit2(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"schema":"linecheck.trace/v1","hops":[{"ttl":1,"loss":2}]}`), 0o644)
 	tests := []struct {
 		name string
-		cmd  *cobra.Command
 		args []string
 	}{
-		{"unknown format", pingCmd, []string{"ping", "--format", "xml", "127.0.0.1"}},
-		{"count 0", pingCmd, []string{"ping", "-c", "0", "127.0.0.1"}},
-		{"large sweep without --allow-large (refused before any probe)", pingCmd, []string{"ping", "10.77.0.0/16"}},
-		{"multicast without --allow-broadcast", pingCmd, []string{"ping", "224.0.0.1"}},
-		{"bad socket kind", pingCmd, []string{"ping", "--socket", "x", "127.0.0.1"}},
-		{"no target", pingCmd, []string{"ping"}},
-		{"trace: two targets", traceCmd, []string{"trace", "127.0.0.1", "127.0.0.2"}},
-		{"trace: bad protocol", traceCmd, []string{"trace", "--proto", "sctp", "127.0.0.1"}},
-		{"trace: replay file missing", traceCmd, []string{"trace", "--replay", dir + "/none.json"}},
-		{"trace: replay file invalid", traceCmd, []string{"trace", "--replay", bad}},
-		{"ping --tcp 0 (not a port)", pingCmd, []string{"ping", "--tcp", "0", "127.0.0.1"}},
-		{"ping --tcp 65536", pingCmd, []string{"ping", "--tcp", "65536", "127.0.0.1"}},
-		{"ping the 127/8 broadcast without --allow-broadcast", pingCmd, []string{"ping", "127.255.255.255"}},
-		{"trace: udp --port 0", traceCmd, []string{"trace", "--proto", "udp", "--port", "0", "127.0.0.1"}},
-		{"trace: tcp --port 65536", traceCmd, []string{"trace", "--proto", "tcp", "--port", "65536", "127.0.0.1"}},
-		{"trace: no target", traceCmd, []string{"trace"}},
-		{"trace: the 127/8 broadcast", traceCmd, []string{"trace", "127.255.255.255"}},
+		{"unknown format", []string{"ping", "--format", "xml", "127.0.0.1"}},
+		{"count 0", []string{"ping", "-c", "0", "127.0.0.1"}},
+		{"large sweep without --allow-large (refused before any probe)", []string{"ping", "10.77.0.0/16"}},
+		{"multicast without --allow-broadcast", []string{"ping", "224.0.0.1"}},
+		{"bad socket kind", []string{"ping", "--socket", "x", "127.0.0.1"}},
+		{"no target", []string{"ping"}},
+		{"trace: two targets", []string{"trace", "127.0.0.1", "127.0.0.2"}},
+		{"trace: bad protocol", []string{"trace", "--proto", "sctp", "127.0.0.1"}},
+		{"trace: replay file missing", []string{"trace", "--replay", dir + "/none.json"}},
+		{"trace: replay file invalid", []string{"trace", "--replay", bad}},
+		{"ping --tcp 0 (not a port)", []string{"ping", "--tcp", "0", "127.0.0.1"}},
+		{"ping --tcp 65536", []string{"ping", "--tcp", "65536", "127.0.0.1"}},
+		{"ping the 127/8 broadcast without --allow-broadcast", []string{"ping", "127.255.255.255"}},
+		{"trace: udp --port 0", []string{"trace", "--proto", "udp", "--port", "0", "127.0.0.1"}},
+		{"trace: tcp --port 65536", []string{"trace", "--proto", "tcp", "--port", "65536", "127.0.0.1"}},
+		{"trace: no target", []string{"trace"}},
+		{"trace: the 127/8 broadcast", []string{"trace", "127.255.255.255"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, code := prRun(t, tc.cmd, tc.args...); code != 2 {
+			if _, code := prRun(t, tc.args...); code != 2 {
 				t.Errorf("exit %d, want 2", code)
 			}
 		})
@@ -96,7 +89,7 @@ func TestPingJSONOnLoopback(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (raw ICMP sockets); CI runs as root")
 	}
-	out, code := prRun(t, pingCmd, "ping", "--format", "json", "-c", "3", "-i", "10ms", "127.0.0.1")
+	out, code := prRun(t, "ping", "--format", "json", "-c", "3", "-i", "10ms", "127.0.0.1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -117,15 +110,15 @@ func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 	old := dir + "/old.json"
 	os.WriteFile(old, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":true,
 "hops":[{"ttl":1,"sent":2,"loss":0,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":2,"rtt_ms":{"min":1,"avg":1,"p50":1,"p95":1,"p99":1,"max":1,"stdev":0},"jitter_ms":{"rfc3550":0,"mean_abs":0,"pdv_p95":0}}]}]}`), 0o644)
-	out, code := prRun(t, traceCmd, "trace", "--replay", old, "--format", "csv")
+	out, code := prRun(t, "trace", "--replay", old, "--format", "csv")
 	if row := csvRow(t, out, code, "127.0.0.1"); row["hop_late"] != "0" || row["hop_duplicates"] != "0" {
 		t.Errorf("old file: late/dup not 0:\n%s", out)
 	}
-	out, code = prRun(t, traceCmd, "trace", "--replay", old)
+	out, code = prRun(t, "trace", "--replay", old)
 	if head := strings.Split(out, "\n")[1]; code != 0 || strings.Contains(head, "late") || strings.Contains(head, "dup") {
 		t.Errorf("old file: exit %d\n%s", code, out)
 	}
-	out, code = prRun(t, traceCmd, "trace", "--replay", old, "--format", "json")
+	out, code = prRun(t, "trace", "--replay", old, "--format", "json")
 	if code != 0 || !strings.Contains(out, `"late": 0`) || !strings.Contains(out, `"duplicates": 0`) || !strings.Contains(out, `"foreign": 0`) {
 		t.Errorf("old file as JSON: exit %d\n%s", code, out)
 	}
@@ -134,7 +127,7 @@ func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 	os.WriteFile(withCounts, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":false,"foreign":4,
 "hops":[{"ttl":1,"sent":2,"loss":0,"late":0,"duplicates":3,"flags":[],"responders":[{"addr":"10.77.0.2","recv":2,"rtt_ms":{"min":1,"avg":1,"p50":1,"p95":1,"p99":1,"max":1,"stdev":0},"jitter_ms":{"rfc3550":0,"mean_abs":0,"pdv_p95":0}}]},
 {"ttl":2,"sent":2,"loss":1,"late":2,"duplicates":0,"flags":[],"responders":[]}]}`), 0o644)
-	out, code = prRun(t, traceCmd, "trace", "--replay", withCounts, "--format", "csv")
+	out, code = prRun(t, "trace", "--replay", withCounts, "--format", "csv")
 	lines := strings.Split(out, "\n")
 	if code != 0 || len(lines) < 3 {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -152,7 +145,7 @@ func TestTraceTableShowsLateDuplicateAndForeignCounts(t *testing.T) {
 		hop2[col["hop_duplicates"]] != "0" || hop2[col["hop_loss"]] != "1" {
 		t.Errorf("late/dup cells wrong:\n%s", out)
 	}
-	out, _ = prRun(t, traceCmd, "trace", "--replay", withCounts)
+	out, _ = prRun(t, "trace", "--replay", withCounts)
 	if !strings.Contains(out, "4 foreign replies") {
 		t.Errorf("table does not mention the foreign replies:\n%s", out)
 	}
@@ -196,7 +189,7 @@ func TestTraceICMPIgnoresPort(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (raw sockets); CI runs as root")
 	}
-	out, code := prRun(t, traceCmd, "trace", "--port", "0", "--format", "csv", "127.0.0.1")
+	out, code := prRun(t, "trace", "--port", "0", "--format", "csv", "127.0.0.1")
 	if code != 0 || !strings.Contains(out, "destination") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
@@ -222,7 +215,7 @@ func TestTraceCSVLossIsAFraction(t *testing.T) {
 	f := t.TempDir() + "/quarter.json"
 	os.WriteFile(f, []byte(`{"schema":"linecheck.trace/v1","target":"127.0.0.1","addr":"127.0.0.1","protocol":"icmp","reached":true,
 "hops":[{"ttl":1,"sent":4,"loss":0.25,"flags":["destination"],"responders":[{"addr":"127.0.0.1","recv":3,"rtt_ms":{"min":1,"avg":2,"p50":2,"p95":3,"p99":3,"max":3,"stdev":0.8},"jitter_ms":{"rfc3550":0.1,"mean_abs":1,"pdv_p95":1}}]}]}`), 0o644)
-	out, code := prRun(t, traceCmd, "trace", "--replay", f, "--format", "csv")
+	out, code := prRun(t, "trace", "--replay", f, "--format", "csv")
 	row := csvRow(t, out, code, "127.0.0.1")
 	if row["hop_loss"] != "0.25" || row["rtt_p50_ms"] != "2" || row["jitter_rfc3550_ms"] != "0.1" {
 		t.Errorf("csv row %v, want loss 0.25, p50 2, jitter rfc3550 0.1\n%s", row, out)
@@ -232,7 +225,7 @@ func TestTraceCSVLossIsAFraction(t *testing.T) {
 			t.Errorf("csv cell %s = %q carries a unit", k, v)
 		}
 	}
-	out, _ = prRun(t, traceCmd, "trace", "--replay", f)
+	out, _ = prRun(t, "trace", "--replay", f)
 	if !strings.Contains(out, "25.0%") {
 		t.Errorf("table does not show loss as 25.0%%:\n%s", out)
 	}
@@ -244,7 +237,7 @@ func TestTraceCSVLossIsAFraction(t *testing.T) {
 // docs/probe.md.
 func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
 	const mtr = "../../internal/route/testdata/mtr-loopback.json"
-	out, code := prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "csv")
+	out, code := prRun(t, "trace", "--replay", mtr, "--format", "csv")
 	row := csvRow(t, out, code, "127.0.0.1")
 	// From the file: Best 0.06, Avg 0.062, Wrst 0.064, StDev 0.002, 3 of 3.
 	want := map[string]string{"rtt_min_ms": "0.06", "rtt_avg_ms": "0.062", "rtt_max_ms": "0.064", "rtt_stdev_ms": "0.002",
@@ -255,18 +248,18 @@ func TestTraceReplayOfMTRShowsUnknownFiguresAsDash(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"table", "markdown"} {
-		out, code := prRun(t, traceCmd, "trace", "--replay", mtr, "--format", f)
+		out, code := prRun(t, "trace", "--replay", mtr, "--format", f)
 		if code != 0 || strings.Contains(out, "0.000") || !strings.Contains(out, "0.064") {
 			t.Errorf("--format %s shows an unknown figure as 0.000 (exit %d):\n%s", f, code, out)
 		}
 	}
 	// mtr with its jitter columns (Javg, Jint): jitter known, percentiles not.
-	out, code = prRun(t, traceCmd, "trace", "--replay", "../../internal/route/testdata/mtr-loopback6-wide.json", "--format", "csv")
+	out, code = prRun(t, "trace", "--replay", "../../internal/route/testdata/mtr-loopback6-wide.json", "--format", "csv")
 	row = csvRow(t, out, code, "::1")
 	if row["rtt_p50_ms"] != "" || row["jitter_rfc3550_ms"] == "" || row["jitter_mean_abs_ms"] == "" {
 		t.Errorf("mtr with jitter columns: %v", row)
 	}
-	out, code = prRun(t, traceCmd, "trace", "--replay", mtr, "--format", "json")
+	out, code = prRun(t, "trace", "--replay", mtr, "--format", "json")
 	var tr route.Trace
 	if err := json.Unmarshal([]byte(out), &tr); err != nil || code != 0 {
 		t.Fatalf("exit %d %v\n%s", code, err, out)
@@ -305,7 +298,7 @@ func csvRow(t *testing.T, out string, code int, addr string) map[string]string {
 // another --format is refused rather than one silently winning.
 func TestTraceTakesMTRSpellings(t *testing.T) {
 	needICMP(t)
-	out, code := prRun(t, traceCmd, "trace", "-r", "-z", "-j", "--report-cycles", "3", "-i", "0.05", "-n", "127.0.0.1")
+	out, code := prRun(t, "trace", "-r", "-z", "-j", "--report-cycles", "3", "-i", "0.05", "-n", "127.0.0.1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -319,9 +312,9 @@ func TestTraceTakesMTRSpellings(t *testing.T) {
 		t.Fatalf("-j --report-cycles 3: %v %+v\n%s", err, doc, out)
 	}
 	var errb bytes.Buffer
-	root.SetErr(&errb)
-	defer root.SetErr(nil)
-	if _, code := prRun(t, traceCmd, "trace", "-j", "--format", "csv", "127.0.0.1"); code != 2 || !strings.Contains(errb.String(), "-j is --format json") {
+	testIO.SetErr(&errb)
+	defer testIO.SetErr(nil)
+	if _, code := prRun(t, "trace", "-j", "--format", "csv", "127.0.0.1"); code != 2 || !strings.Contains(errb.String(), "-j is --format json") {
 		t.Errorf("-j --format csv: exit %d\n%s", code, errb.String())
 	}
 }

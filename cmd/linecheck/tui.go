@@ -42,17 +42,16 @@ type tuiFlags struct {
 	bwTime       time.Duration  // live: measured time of each throughput test
 	bwEvery      time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
 	quiet        *compare.Quiet // held while a live throughput test runs (openTUI makes it)
+	// usageText is --usage-hours as typed, parsed into usage.
+	usageText string
 }
 
-var tuiOpts = tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
-
-// tuiUsage is --usage-hours as typed, parsed into tuiOpts.usage.
-var tuiUsage string
-
-var tuiCmd = &cobra.Command{
-	Use:   "tui [flags] CANDIDATES.yaml",
-	Short: "The live terminal UI: route quality and monthly cost of every candidate side by side",
-	Long: `tui opens a terminal UI on a candidates file (the format of compare): one row
+func newTUICmd() *cobra.Command {
+	o := &tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
+	c := &cobra.Command{
+		Use:   "tui [flags] CANDIDATES.yaml",
+		Short: "The live terminal UI: route quality and monthly cost of every candidate side by side",
+		Long: `tui opens a terminal UI on a candidates file (the format of compare): one row
 per candidate with its line class, RTT p50/p95 and a sparkline of recent
 RTTs, jitter, loss, stretch, the SLA verdict and the monthly cost, with the
 same traffic priced under fixed / per-GB / 95th offers side by side and the
@@ -103,53 +102,53 @@ Examples:
   linecheck tui --offline --usage-hours 200 samples/candidates.yaml
   linecheck tui mine.yaml
   linecheck tui --bw-time 10s --bw-every 1h mine.yaml`,
-	Args: func(c *cobra.Command, args []string) error {
-		if tuiOpts.fixture {
-			return cobra.NoArgs(c, args)
-		}
-		return oneArg("CANDIDATES.yaml")(c, args)
-	},
-	RunE: runTUICmd,
-}
-
-func init() {
-	register(tuiCmd, func(f *pflag.FlagSet) {
-		f.BoolVar(&tuiOpts.offline, "offline", false, "replay the recordings only; never send a probe")
-		f.Float64Var(&tuiOpts.speed, "speed", tuiOpts.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
-		f.BoolVar(&tuiOpts.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
-		f.StringVar(&tuiOpts.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
-		f.StringVar(&tuiOpts.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
-		f.BoolVar(&tuiOpts.noASN, "no-asn", false, noASNUsage)
-		durationVarP(f, &tuiOpts.interval, "interval", "i", tuiOpts.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
-		f.BoolVar(&tuiOpts.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
-		f.BoolVar(&tuiOpts.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
+		Args: func(c *cobra.Command, args []string) error {
+			if o.fixture {
+				return cobra.NoArgs(c, args)
+			}
+			return oneArg("CANDIDATES.yaml")(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runTUICmd(c, args, o) },
+	}
+	lazyFlags(c, func(f *pflag.FlagSet) {
+		f.BoolVar(&o.offline, "offline", false, "replay the recordings only; never send a probe")
+		f.Float64Var(&o.speed, "speed", o.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
+		f.BoolVar(&o.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
+		f.StringVar(&o.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
+		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) for carrier/ASN per hop")
+		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
+		durationVarP(f, &o.interval, "interval", "i", o.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
+		f.BoolVar(&o.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
+		f.BoolVar(&o.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
 		_ = f.MarkHidden("fixture")
-		durationVarP(f, &tuiOpts.bwTime, "bw-time", "", tuiOpts.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
-		durationVarP(f, &tuiOpts.bwEvery, "bw-every", "", 0, "live: run the throughput tests again every `D` (0: only after the first ping round and on b; tests are heavy)")
-		f.BoolVar(&tuiOpts.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (the cost detail notes it otherwise)")
-		f.StringVar(&tuiUsage, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
+		durationVarP(f, &o.bwTime, "bw-time", "", o.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
+		durationVarP(f, &o.bwEvery, "bw-every", "", 0, "live: run the throughput tests again every `D` (0: only after the first ping round and on b; tests are heavy)")
+		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (the cost detail notes it otherwise)")
+		f.StringVar(&o.usageText, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
 	})
+	addPrefixTableFlag(c)
+	return c
 }
 
-func runTUICmd(c *cobra.Command, args []string) error {
+func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	if tuiOpts.speed <= 0 {
-		return badInput(fmt.Errorf("--speed %g: want a factor above 0", tuiOpts.speed))
+	if o.speed <= 0 {
+		return badInput(fmt.Errorf("--speed %g: want a factor above 0", o.speed))
 	}
-	if tuiOpts.interval <= 0 {
-		return badInput(fmt.Errorf("--interval %v: must be positive", tuiOpts.interval))
+	if o.interval <= 0 {
+		return badInput(fmt.Errorf("--interval %v: must be positive", o.interval))
 	}
 	switch {
-	case tuiOpts.bwTime <= 0:
-		return badInput(fmt.Errorf("--bw-time %v: must be positive", tuiOpts.bwTime))
-	case tuiOpts.bwEvery < 0:
-		return badInput(fmt.Errorf("--bw-every %v: must not be negative (0: no repeat)", tuiOpts.bwEvery))
-	case tuiOpts.bwEvery > 0 && tuiOpts.bwEvery < tuiOpts.bwTime+time.Second:
-		return badInput(fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", tuiOpts.bwEvery, tuiOpts.bwTime))
+	case o.bwTime <= 0:
+		return badInput(fmt.Errorf("--bw-time %v: must be positive", o.bwTime))
+	case o.bwEvery < 0:
+		return badInput(fmt.Errorf("--bw-every %v: must not be negative (0: no repeat)", o.bwEvery))
+	case o.bwEvery > 0 && o.bwEvery < o.bwTime+time.Second:
+		return badInput(fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", o.bwEvery, o.bwTime))
 	}
-	if tuiOpts.offline {
+	if o.offline {
 		var live []string
 		for _, n := range []string{"bw-time", "bw-every"} {
 			if c.Flags().Changed(n) {
@@ -161,31 +160,31 @@ func runTUICmd(c *cobra.Command, args []string) error {
 				"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " ")))
 		}
 	}
-	if tuiUsage != "" {
-		u, err := billing.ParseUsageHours(tuiUsage)
+	if o.usageText != "" {
+		u, err := billing.ParseUsageHours(o.usageText)
 		if err != nil {
 			return badInput(fmt.Errorf("--usage-hours: %w", err))
 		}
-		tuiOpts.usage = u
+		o.usage = u
 	}
-	if cols := tui.SortColumns(); tuiOpts.sort != "" && !slices.Contains(cols, tuiOpts.sort) {
-		return badInput(fmt.Errorf("--sort %q: use one of %s", tuiOpts.sort, strings.Join(cols, ", ")))
+	if cols := tui.SortColumns(); o.sort != "" && !slices.Contains(cols, o.sort) {
+		return badInput(fmt.Errorf("--sort %q: use one of %s", o.sort, strings.Join(cols, ", ")))
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
 		return badInput(errors.New("tui needs a terminal (stdin and stdout); for a report use: linecheck compare [--offline] CANDIDATES.yaml"))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if tuiOpts.fixture {
-		return runTUIFeed(ctx, tui.FixtureFeed(tuiOpts.speed), tuiOpts)
+	if o.fixture {
+		return runTUIFeed(ctx, tui.FixtureFeed(o.speed), *o)
 	}
 	f, err := compare.LoadWith(args[0], tui.LoadOptions())
 	if err != nil {
 		return badInput(err)
 	}
-	o := tuiOpts
-	o.prefixTable = prefixTableOf(c)
-	return openTUI(ctx, f, o)
+	ov := *o
+	ov.prefixTable = prefixTableOf(c)
+	return openTUI(ctx, f, ov)
 }
 
 // openTUI runs the UI on a loaded candidates file. demo calls it with

@@ -107,29 +107,30 @@ func TestHelpRendersFlagNamesLiterally(t *testing.T) {
 			walk(s)
 		}
 	}
+	root := newRootCmd()
+	defineAllFlags(root)
 	walk(root)
 	var b bytes.Buffer
+	traceCmd, _, err := root.Find([]string{"trace"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	traceCmd.SetOut(&b)
 	traceCmd.Usage()
-	traceCmd.SetOut(nil)
 	if strings.Contains(b.String(), "--replay mtr") || !strings.Contains(b.String(), "--replay FILE") {
 		t.Errorf("trace help:\n%s", b.String())
 	}
 }
 
 // lcRunCtx runs the CLI in-process with ctx after resetting c's flags.
-func lcRunCtx(t *testing.T, ctx context.Context, c *cobra.Command, args ...string) (string, string, int) {
+func lcRunCtx(t *testing.T, ctx context.Context, args ...string) (string, string, int) {
 	t.Helper()
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		_ = f.Value.Set(f.DefValue)
-		f.Changed = false
-	})
 	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	defer root.SetOut(nil)
-	defer root.SetErr(nil)
-	code := runContext(ctx, args)
+	testIO.SetOut(&out)
+	testIO.SetErr(&errb)
+	defer testIO.SetOut(nil)
+	defer testIO.SetErr(nil)
+	code := testIO.run(ctx, args)
 	return out.String(), errb.String(), code
 }
 
@@ -165,7 +166,7 @@ func TestPingSweepsOnWhenANameDoesNotResolve(t *testing.T) {
 	ctx := context.WithValue(context.Background(), lookupKey{}, lookupFunc(fakeLookup))
 	base := []string{"ping", "--tcp", port, "-c", "2", "-i", "0.01", "-W", "0.5"}
 
-	out, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "--format", "json", "ok.test", "nosuch.test", "127.0.0.1")...)
+	out, errs, code := lcRunCtx(t, ctx, append(base, "--format", "json", "ok.test", "nosuch.test", "127.0.0.1")...)
 	if code != 2 {
 		t.Errorf("exit %d, want 2\n%s", code, errs)
 	}
@@ -181,26 +182,26 @@ func TestPingSweepsOnWhenANameDoesNotResolve(t *testing.T) {
 		t.Errorf("stderr does not list the bad name:\n%s", errs)
 	}
 	for _, f := range []string{"table", "csv", "markdown"} {
-		out, _, code := lcRunCtx(t, ctx, pingCmd, append(base, "--format", f, "nosuch.test", "127.0.0.1")...)
+		out, _, code := lcRunCtx(t, ctx, append(base, "--format", f, "nosuch.test", "127.0.0.1")...)
 		if code != 2 || !strings.Contains(out, "127.0.0.1") || !strings.Contains(out, "nosuch.test") {
 			t.Errorf("--format %s: exit %d\n%s", f, code, out)
 		}
 	}
-	if _, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "127.0.0.1")...); code != 0 {
+	if _, errs, code := lcRunCtx(t, ctx, append(base, "127.0.0.1")...); code != 0 {
 		t.Errorf("all reply: exit %d, want 0\n%s", code, errs)
 	}
 	// -a lists the alive targets, -u the others (names that did not resolve too).
-	out, _, _ = lcRunCtx(t, ctx, pingCmd, append(base, "-a", "127.0.0.1", "nosuch.test")...)
+	out, _, _ = lcRunCtx(t, ctx, append(base, "-a", "127.0.0.1", "nosuch.test")...)
 	if out != "127.0.0.1\n" {
 		t.Errorf("-a: %q", out)
 	}
-	out, _, _ = lcRunCtx(t, ctx, pingCmd, append(base, "-u", "127.0.0.1", "nosuch.test")...)
+	out, _, _ = lcRunCtx(t, ctx, append(base, "-u", "127.0.0.1", "nosuch.test")...)
 	if out != "nosuch.test\n" {
 		t.Errorf("-u: %q", out)
 	}
 	ln.Close()
 	// Nobody listens any more: the port is closed, no reply, exit 1.
-	if _, errs, code := lcRunCtx(t, ctx, pingCmd, append(base, "127.0.0.1")...); code != 1 || !strings.Contains(errs, "did not reply") {
+	if _, errs, code := lcRunCtx(t, ctx, append(base, "127.0.0.1")...); code != 1 || !strings.Contains(errs, "did not reply") {
 		t.Errorf("no reply: exit %d, want 1\n%s", code, errs)
 	}
 }
@@ -230,17 +231,20 @@ func TestUsageMistakesGetASentence(t *testing.T) {
 // trace's short flags are traceroute's and mtr's: -q probes per hop, -w the
 // wait, -m/-f the TTL range, -p the port, -T/-U/-u/-I the protocol.
 func TestTraceShortFlagsAsTraceroute(t *testing.T) {
-	fs := traceCmd.Flags()
+	c := newTraceCmd()
+	defineFlags(c)
+	fs := c.Flags()
 	if err := fs.Parse([]string{"-q", "3", "-w", "2", "-m", "9", "-f", "2", "-p", "443", "-T", "-n"}); err != nil {
 		t.Fatal(err)
 	}
-	defer fs.VisitAll(func(f *pflag.Flag) { _ = f.Value.Set(f.DefValue); f.Changed = false })
-	o := traceOpts
-	if o.cycles != 3 || o.timeout != 2*time.Second || o.maxTTL != 9 || o.firstTTL != 2 || o.port != 443 || o.proto != "tcp" || !o.noDNS {
-		t.Errorf("%+v", o)
+	get := func(name string) string { return fs.Lookup(name).Value.String() }
+	if get("cycles") != "3" || get("timeout") != "2s" || get("max-ttl") != "9" || get("first-ttl") != "2" || get("port") != "443" ||
+		get("proto") != "tcp" || get("no-dns") != "true" {
+		t.Errorf("cycles %s timeout %s max-ttl %s first-ttl %s port %s proto %s no-dns %s", get("cycles"), get("timeout"),
+			get("max-ttl"), get("first-ttl"), get("port"), get("proto"), get("no-dns"))
 	}
-	if err := fs.Parse([]string{"-u"}); err != nil || traceOpts.proto != "udp" {
-		t.Errorf("-u: %v %q", err, traceOpts.proto)
+	if err := fs.Parse([]string{"-u"}); err != nil || get("proto") != "udp" {
+		t.Errorf("-u: %v %q", err, get("proto"))
 	}
 }
 
@@ -364,7 +368,7 @@ func TestTraceReplaySaysNotRecordedForAMissingTTL(t *testing.T) {
 	os.WriteFile(f, []byte(`{"report":{"mtr":{"src":"x","dst":"127.0.0.1","tests":3},"hubs":[
 {"count":1,"host":"127.0.0.2","Loss%":0,"Snt":3,"Last":0.05,"Avg":0.05,"Best":0.05,"Wrst":0.05,"StDev":0},
 {"count":3,"host":"127.0.0.1","Loss%":0,"Snt":3,"Last":0.06,"Avg":0.06,"Best":0.06,"Wrst":0.06,"StDev":0}]}}`), 0o644)
-	out, code := prRun(t, traceCmd, "trace", "--replay", f)
+	out, code := prRun(t, "trace", "--replay", f)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -378,7 +382,7 @@ func TestTraceReplaySaysNotRecordedForAMissingTTL(t *testing.T) {
 		!strings.Contains(out, "TTL 2 not recorded") {
 		t.Errorf("table:\n%s", out)
 	}
-	out, _ = prRun(t, traceCmd, "trace", "--replay", f, "--format", "csv")
+	out, _ = prRun(t, "trace", "--replay", f, "--format", "csv")
 	if !strings.Contains(out, "127.0.0.1,2,false,") {
 		t.Errorf("csv does not mark TTL 2 as not recorded:\n%s", out)
 	}
@@ -412,20 +416,20 @@ func pandasShape(t *testing.T, csv, col string) string {
 // Every --format csv is one tidy table pandas reads as is: one header, one
 // row per entity, numbers in base units (float64 columns), empty for none.
 func TestCSVLoadsInPandas(t *testing.T) {
-	out, code := prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv")
+	out, code := prRun(t, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv")
 	if code != 0 {
 		t.Fatal(code)
 	}
 	if got := pandasShape(t, out, "rtt_p95_ms"); got != "12 29 float64" {
 		t.Errorf("trace hops: %s", got)
 	}
-	out, _ = prRun(t, traceCmd, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv", "--table", "route")
+	out, _ = prRun(t, "trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--format", "csv", "--table", "route")
 	if got := pandasShape(t, out, "line_class"); got != "1 14 object" {
 		t.Errorf("trace route: %s\n%s", got, out)
 	}
 	port := loopbackListener(t)
 	ctx := context.WithValue(context.Background(), lookupKey{}, lookupFunc(fakeLookup))
-	out, _, _ = lcRunCtx(t, ctx, pingCmd, "ping", "--tcp", port, "-c", "3", "-i", "0.01", "--format", "csv", "127.0.0.1", "ok.test", "nosuch.test")
+	out, _, _ = lcRunCtx(t, ctx, "ping", "--tcp", port, "-c", "3", "-i", "0.01", "--format", "csv", "127.0.0.1", "ok.test", "nosuch.test")
 	if got := pandasShape(t, out, "rtt_avg_ms"); got != "3 23 float64" {
 		t.Errorf("ping: %s\n%s", got, out)
 	}
@@ -476,7 +480,7 @@ func TestTraceInterruptedReportsFinishedCycles(t *testing.T) {
 // stderr until stopped.
 func TestPingCIDRSummaryLineAndLoop(t *testing.T) {
 	port := loopbackListener(t)
-	out, _, code := lcRunCtx(t, context.Background(), pingCmd, "ping", "--tcp", port, "-q", "-c", "1", "-i", "0.01", "--rate", "1000", "127.0.0.0/29")
+	out, _, code := lcRunCtx(t, context.Background(), "ping", "--tcp", port, "-q", "-c", "1", "-i", "0.01", "--rate", "1000", "127.0.0.0/29")
 	// 127.0.0.1 listens; .2–.6 refuse (nobody listens there on that port).
 	if code != 1 || !strings.Contains(out, "127.0.0.0/29: 6 targets, 1 alive, 5 unreachable, loss 83.3% of 6 probes") ||
 		strings.Contains(out, "127.0.0.2 ") {
@@ -536,15 +540,15 @@ func TestWatchReportCSVTables(t *testing.T) {
 		}
 	}
 	w.Close()
-	out, code := prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "csv")
+	out, code := prRun(t, "ping", "--report", "--journal", path, "--format", "csv")
 	if code != 0 || !strings.HasPrefix(pandasShape(t, out, "rtt_p95_ms"), "1 19 ") {
 		t.Errorf("summary: exit %d\n%s", code, out)
 	}
-	out, code = prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "csv", "--table", "hours")
+	out, code = prRun(t, "ping", "--report", "--journal", path, "--format", "csv", "--table", "hours")
 	if code != 0 || !strings.Contains(out, ",3,1,1,2,2,0,10,12,12\n") || !strings.Contains(out, ",20,1,0,2,0,1,,,\n") {
 		t.Errorf("hours: exit %d\n%s", code, out)
 	}
-	out, _ = prRun(t, pingCmd, "ping", "--report", "--journal", path, "--format", "json")
+	out, _ = prRun(t, "ping", "--report", "--journal", path, "--format", "json")
 	if !strings.Contains(out, `"p50_ms": null`) {
 		t.Errorf("json hour without replies:\n%s", out)
 	}

@@ -30,11 +30,6 @@ type watchOpts struct {
 	cycles   int // stop after this many cycles of this run (0 = until stopped)
 }
 
-var (
-	pingWatch  watchOpts
-	traceWatch watchOpts
-)
-
 const watchHelp = `
 
 Long watches (--watch):
@@ -99,11 +94,6 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 		}
 		return origRun(cmd, args)
 	}
-}
-
-func init() {
-	addWatchFlags(pingCmd, &pingWatch, runPingWatch)
-	addWatchFlags(traceCmd, &traceWatch, runTraceWatch)
 }
 
 // watchLoc resolves --report-tz.
