@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -190,6 +191,9 @@ func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
 		n := int(ts.PeriodEnd.Sub(ts.PeriodStart) / step)
 		tr := &Traffic{Name: ts.Source, Start: ts.PeriodStart, Step: step,
 			InMbps: make([]float64, n), OutMbps: make([]float64, n)}
+		for k := range n {
+			tr.InMbps[k], tr.OutMbps[k] = math.NaN(), math.NaN() // absent until a slot says otherwise
+		}
 		for i, t := range ts.Times {
 			if k := int(t.Sub(ts.PeriodStart) / step); k >= 0 && k < n {
 				tr.InMbps[k], tr.OutMbps[k] = ts.InBps[i]/1e6, ts.OutBps[i]/1e6

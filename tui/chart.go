@@ -135,6 +135,10 @@ type hline struct {
 	v     float64
 	r     rune
 	style lipgloss.Style
+	// label writes the level's own value as the Y label of its row: a
+	// row spans ymax/rows of values, and its axis label (the top of a
+	// neighbouring row's span) could read 600 beside a 95th of 390.8.
+	label bool
 }
 
 // renderTimeChartNtcharts draws series against time on a w×h braille chart

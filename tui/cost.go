@@ -128,12 +128,13 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 	levelRunes := []rune{'─', '═', '╌'}
 	for k, l := range cost.Levels {
 		r := levelRunes[min(k, len(levelRunes)-1)]
-		levels = append(levels, hline{v: l.Mbps, r: r, style: st.Level})
+		levels = append(levels, hline{v: l.Mbps, r: r, style: st.Level, label: true})
 		legend += fmt.Sprintf("%s%c%s%s %s", gap, r, sp, l.Name, mbps(l.Mbps))
 		ymax = math.Max(ymax, l.Mbps)
 	}
 	if cost.CommitMbps > 0 {
-		levels = append(levels, hline{v: cost.CommitMbps, r: '┄', style: st.Commit})
+		// First, so that a 95th on the same row is drawn (and labelled) over it.
+		levels = append([]hline{{v: cost.CommitMbps, r: '┄', style: st.Commit, label: true}}, levels...)
 		legend += gap + "┄" + sp + "commit " + mbps(cost.CommitMbps)
 		ymax = math.Max(ymax, cost.CommitMbps)
 	}
@@ -154,20 +155,37 @@ func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int
 		if st.Mono && k > 0 {
 			s.mark = '•'
 		}
+		// A column without any slot of data (a day the log does not
+		// cover) is a gap: the line stops there instead of dropping to
+		// zero, as bill's --plot and --gaps skip show it. Each run of
+		// columns with data is a series of its own, so no line bridges
+		// the gap either.
+		run := s
 		for col := 0; col < cols; col++ {
 			a, b := col*n/cols, (col+1)*n/cols
 			if b <= a {
 				continue
 			}
-			peak := 0.0
+			peak, seen := 0.0, false
 			for i := a; i < b; i++ {
-				peak = math.Max(peak, value(d, i))
+				if v := value(d, i); !math.IsNaN(v) {
+					peak, seen = math.Max(peak, v), true
+				}
+			}
+			if !seen {
+				if len(run.t) > 0 {
+					ss = append(ss, run)
+					run = s
+				}
+				continue
 			}
 			ymax = math.Max(ymax, peak)
-			s.t = append(s.t, t0.Add(time.Duration(a)*step))
-			s.v = append(s.v, peak)
+			run.t = append(run.t, t0.Add(time.Duration(a)*step))
+			run.v = append(run.v, peak)
 		}
-		ss = append(ss, s)
+		if len(run.t) > 0 {
+			ss = append(ss, run)
+		}
 	}
 	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.05), ss, levels, timeLabels("01/02"), st)
 	for _, l := range strings.Split(chart, "\n") {

@@ -173,6 +173,12 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		for x := ox + 1; x < w; x++ {
 			cv.set(x, y, l.r, fg)
 		}
+		if s := yLabel(ymax, l.v); l.label && len(s) <= labelW {
+			for x := 0; x < ox; x++ {
+				cv.set(x, y, ' ', axis)
+			}
+			cv.setString(ox-len(s), y, s, fg)
+		}
 	}
 	return cv.view()
 }

@@ -247,7 +247,7 @@ type Traffic struct {
 	Name    string
 	Start   time.Time
 	Step    time.Duration // 5 minutes
-	InMbps  []float64
+	InMbps  []float64     // NaN for a slot without data (a gap in the log)
 	OutMbps []float64
 }
 
