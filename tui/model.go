@@ -345,7 +345,8 @@ func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
 	if m.hopHist == nil {
 		m.hopHist = map[string]*Ring{}
 	}
-	for _, h := range r.Hops {
+	for _, rh := range r.Hops {
+		h := showHop(rh)
 		k := hopKey(cand, dir, h.TTL)
 		ring := m.hopHist[k]
 		if ring == nil {
@@ -357,8 +358,8 @@ func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
 				continue // one sample per moment: a snapshot repeated is not a new sample
 			}
 		}
-		v := h.Last
-		if h.Addr == "" || math.IsNaN(v) {
+		v := h.last()
+		if h.addr() == "" || math.IsNaN(v) {
 			v = math.NaN()
 		}
 		ring.Push(at, v)
@@ -400,9 +401,10 @@ func (m *Model) apply(msg tea.Msg) {
 		m.traces++
 		r := routeFromTrace(u.Direction, u.Trace)
 		if r.Live && m.opts.Names != nil {
-			for _, h := range r.Hops {
-				if _, done := m.opts.Names.Cached(h.Addr); !done && !slices.Contains(m.pendingNames, h.Addr) {
-					m.pendingNames = append(m.pendingNames, h.Addr)
+			for _, rh := range r.Hops {
+				a := showHop(rh).addr()
+				if _, done := m.opts.Names.Cached(a); !done && !slices.Contains(m.pendingNames, a) {
+					m.pendingNames = append(m.pendingNames, a)
 				}
 			}
 		}

@@ -145,8 +145,8 @@ func TestTraceFeederOnLoopback(t *testing.T) {
 					t.Fatalf("trace message %+v", m)
 				}
 				r := routeFromTrace("forward", m.Trace)
-				if r.Hops[0].Addr != "127.0.0.1" || !r.Reached {
-					t.Errorf("first hop %q, reached %v", r.Hops[0].Addr, r.Reached)
+				if a := showHop(r.Hops[0]).addr(); a != "127.0.0.1" || !r.Reached {
+					t.Errorf("first hop %q, reached %v", a, r.Reached)
 				}
 			}
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -260,7 +261,7 @@ type Route struct {
 	LineClass  string
 	Rule       string
 	Confidence string
-	Hops       []Hop
+	Hops       []route.Hop // the trace's own hops (shown through showHop)
 	Notes      []string
 	// ASPath is the chain of networks the route crosses (route.ASPathText).
 	ASPath string
@@ -272,28 +273,69 @@ type Route struct {
 	MTU bool
 }
 
-// Hop is one row of the route detail: a TTL and its main responder; other
-// responders at the same TTL (ECMP) follow as Alternates.
-type Hop struct {
-	TTL         int
-	Addr        string // "" for a silent hop
-	Name        string // reverse DNS name of Addr, filled in when the route screen shows names
-	ASN         int
-	Carrier     string // the carrier table's name, the AS name or the special range's kind
-	Country     string
-	Sent        int
-	Loss        float64 // fraction
-	RateLimited bool    // icmp-rate-limited: the loss does not carry on to later hops
-	Flags       []string
-	Last        float64 // ms; NaN when unknown
-	RTT         stats.RTTStats
-	MPLS        bool
-	// MTU is the largest packet (bytes) that reached this TTL; 0 unknown.
-	MTU        int
-	Alternates []string
+// hopShown is one row of the route screen as drawn: the trace's own hop
+// (route.Hop, the core's type, rendered as it is) with its main responder
+// picked and the reverse-DNS name the screen shows for it ("" for none).
+type hopShown struct {
+	route.Hop
+	main route.Responder // the responder with the most replies; zero for a silent hop
+	name string
 }
 
-// routeFromTrace turns a linecheck.trace/v1 document into route rows.
+// showHop picks h's main responder: the one with the most replies, the
+// first of equals; the others are ECMP alternates.
+func showHop(h route.Hop) hopShown {
+	s := hopShown{Hop: h}
+	best := -1
+	for i, rs := range h.Responders {
+		if best < 0 || rs.Recv > h.Responders[best].Recv {
+			best = i
+		}
+	}
+	if best >= 0 {
+		s.main = h.Responders[best]
+	}
+	return s
+}
+
+// addr is the main responder's address, "" for a silent hop.
+func (h hopShown) addr() string { return h.main.Addr }
+
+// carrier is the main responder's network as the route screen names it
+// (the carrier table's short name, the AS name or the special range's kind).
+func (h hopShown) carrier() string {
+	return route.ShortName(h.main.Carrier)
+}
+
+// alternates counts the other responders at the TTL (ECMP).
+func (h hopShown) alternates() int { return max(len(h.Responders)-1, 0) }
+
+// rateLimited: the hop is flagged icmp-rate-limited, its loss does not
+// carry on to later hops.
+func (h hopShown) rateLimited() bool { return hopRateLimited(h.Hop) }
+
+func hopRateLimited(h route.Hop) bool { return slices.Contains(h.Flags, "icmp-rate-limited") }
+
+// last is the main responder's latest RTT (ms); NaN when unknown.
+func (h hopShown) last() float64 {
+	if n := len(h.main.Samples); n > 0 {
+		return h.main.Samples[n-1]
+	}
+	return math.NaN()
+}
+
+// rtt is the main responder's RTT statistics; percentiles a recording has
+// none of (mtr --json) are unknown (NaN), not zero.
+func (h hopShown) rtt() stats.RTTStats {
+	r := h.main.RTT
+	if h.main.Recv > 0 && r.P50 == 0 && r.P95 == 0 && r.Avg > 0 {
+		r.P50, r.P95, r.P99 = math.NaN(), math.NaN(), math.NaN()
+	}
+	return r
+}
+
+// routeFromTrace turns a linecheck.trace/v1 document into the route screen's
+// route; its hops are the document's own.
 func routeFromTrace(dir string, t route.Trace) *Route {
 	r := &Route{
 		Direction: dir,
@@ -304,6 +346,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		Live:      t.Source == "live",
 		ASPath:    route.ASPathText(t.ASPath),
 		MTU:       t.MTU != nil,
+		Hops:      t.Hops,
 	}
 	if t.Port != 0 {
 		r.Protocol += "/" + strconv.Itoa(t.Port)
@@ -315,44 +358,11 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		r.Rule, r.Confidence = e.Rule, e.Confidence
 		r.Notes = append(r.Notes, e.Notes...)
 	}
-	for _, h := range t.Hops {
-		row := Hop{TTL: h.TTL, Sent: h.Sent, Loss: h.Loss, Flags: h.Flags, Last: math.NaN(), MTU: h.MTU}
-		for _, f := range h.Flags {
-			if f == "icmp-rate-limited" {
-				row.RateLimited = true
-			}
-		}
-		best := -1
-		for i, rs := range h.Responders {
-			if best < 0 || rs.Recv > h.Responders[best].Recv {
-				best = i
-			}
-		}
-		for i, rs := range h.Responders {
-			if i == best {
-				continue
-			}
-			row.Alternates = append(row.Alternates, rs.Addr)
-		}
-		if best >= 0 {
-			rs := h.Responders[best]
-			row.Addr, row.ASN, row.Carrier, row.Country, row.RTT = rs.Addr, rs.ASN, route.ShortName(rs.Carrier), rs.Country, rs.RTT
-			row.MPLS = len(rs.MPLS) > 0
-			if n := len(rs.Samples); n > 0 {
-				row.Last = rs.Samples[n-1]
-			}
-			// mtr --json has no percentiles: unknown, not zero.
-			if rs.Recv > 0 && rs.RTT.P50 == 0 && rs.RTT.P95 == 0 && rs.RTT.Avg > 0 {
-				row.RTT.P50, row.RTT.P95, row.RTT.P99 = math.NaN(), math.NaN(), math.NaN()
-			}
-		}
-		r.Hops = append(r.Hops, row)
-	}
 	return r
 }
 
 // rateLimitNote explains a flagged hop so nobody misreads its loss.
-func rateLimitNote(h Hop) string {
+func rateLimitNote(h route.Hop) string {
 	return "loss at hop " + strconv.Itoa(h.TTL) + " does not carry on: ICMP rate limiting, not forwarding loss"
 }
 

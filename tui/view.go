@@ -202,65 +202,65 @@ func (m *Model) helpBody() []string {
 }
 
 // hopColumns are the route detail's columns, mtr style.
-var hopColumns = []column[Hop]{
+var hopColumns = []column[hopShown]{
 	{key: "ttl", title: "HOP", width: 3, right: true,
-		cell: func(h Hop) (string, styleID) { return fmt.Sprint(h.TTL), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return fmt.Sprint(h.TTL), styleNone }},
 	{key: "addr", title: "ADDRESS", width: 15, flex: true,
-		cell: func(h Hop) (string, styleID) {
-			if h.Addr == "" {
+		cell: func(h hopShown) (string, styleID) {
+			if h.addr() == "" {
 				return "???", styleNone
 			}
-			if h.Name != "" {
-				return h.Name, styleNone
+			if h.name != "" {
+				return h.name, styleNone
 			}
-			return h.Addr, styleNone
+			return h.addr(), styleNone
 		}},
 	{key: "asn", title: "ASN", width: 7, prio: 2,
-		cell: func(h Hop) (string, styleID) {
-			if h.ASN == 0 {
+		cell: func(h hopShown) (string, styleID) {
+			if h.main.ASN == 0 {
 				return "-", styleNone
 			}
-			return fmt.Sprintf("AS%d", h.ASN), styleNone
+			return fmt.Sprintf("AS%d", h.main.ASN), styleNone
 		}},
 	{key: "carrier", title: "NETWORK", width: 13,
-		cell: func(h Hop) (string, styleID) { return orDash(h.Carrier), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return orDash(h.carrier()), styleNone }},
 	{key: "cc", title: "CC", width: 2, prio: 3,
-		cell: func(h Hop) (string, styleID) { return h.Country, styleNone }},
+		cell: func(h hopShown) (string, styleID) { return h.main.Country, styleNone }},
 	{key: "loss", title: "LOSS", width: 5, right: true,
-		cell: func(h Hop) (string, styleID) { return pct(h.Loss), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return pct(h.Loss), styleNone }},
 	{key: "sent", title: "SNT", width: 4, right: true, prio: 3,
-		cell: func(h Hop) (string, styleID) { return fmt.Sprint(h.Sent), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return fmt.Sprint(h.Sent), styleNone }},
 	{key: "last", title: "LAST", width: 5, right: true, prio: 3,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.Last), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.last()), styleNone }},
 	{key: "avg", title: "AVG", width: 5, right: true,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Avg), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().Avg), styleNone }},
 	{key: "best", title: "BEST", width: 5, right: true, prio: 3,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Min), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().Min), styleNone }},
 	{key: "p50", title: "P50", width: 5, right: true, prio: 1,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.P50), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().P50), styleNone }},
 	{key: "p95", title: "P95", width: 5, right: true,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.P95), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().P95), styleNone }},
 	{key: "worst", title: "WRST", width: 5, right: true, prio: 2,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Max), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().Max), styleNone }},
 	{key: "stdev", title: "STDEV", width: 5, right: true, prio: 4,
-		cell: func(h Hop) (string, styleID) { return hopMs(h, h.RTT.Stdev), styleNone }},
+		cell: func(h hopShown) (string, styleID) { return hopMs(h, h.rtt().Stdev), styleNone }},
 	{key: "mtu", title: "MTU", width: 5, right: true, prio: 1,
-		cell: func(h Hop) (string, styleID) {
+		cell: func(h hopShown) (string, styleID) {
 			if h.MTU <= 0 {
 				return "-", styleNone
 			}
 			return fmt.Sprint(h.MTU), styleNone
 		}},
 	{key: "flags", title: "FLAGS", width: 7, prio: 1,
-		cell: func(h Hop) (string, styleID) {
+		cell: func(h hopShown) (string, styleID) {
 			var f []string
-			if h.RateLimited {
+			if h.rateLimited() {
 				f = append(f, "RL")
 			}
-			if h.MPLS {
+			if len(h.main.MPLS) > 0 {
 				f = append(f, "MPLS")
 			}
-			if n := len(h.Alternates); n > 0 {
+			if n := h.alternates(); n > 0 {
 				f = append(f, fmt.Sprintf("+%d", n))
 			}
 			return strings.Join(f, " "), styleNone
@@ -269,11 +269,11 @@ var hopColumns = []column[Hop]{
 
 // routeColumns are hopColumns, with the MTU column only for a route whose
 // path MTU was measured.
-func routeColumns(r *Route) []column[Hop] {
+func routeColumns(r *Route) []column[hopShown] {
 	if r.MTU {
 		return hopColumns
 	}
-	cols := make([]column[Hop], 0, len(hopColumns))
+	cols := make([]column[hopShown], 0, len(hopColumns))
 	for _, c := range hopColumns {
 		if c.key != "mtu" {
 			cols = append(cols, c)
@@ -282,8 +282,8 @@ func routeColumns(r *Route) []column[Hop] {
 	return cols
 }
 
-func hopMs(h Hop, v float64) string {
-	if h.Addr == "" || (h.Loss >= 1 && h.Sent > 0) {
+func hopMs(h hopShown, v float64) string {
+	if h.addr() == "" || (h.Loss >= 1 && h.Sent > 0) {
 		return "-"
 	}
 	return ms(v)
@@ -355,7 +355,7 @@ func (m *Model) renderRoute(width, height int) []string {
 
 		var notes []string
 		for _, h := range r.Hops {
-			if h.RateLimited {
+			if hopRateLimited(h) {
 				notes = append(notes, st.Warn.Render(line(" RL "+rateLimitNote(h), width)))
 			}
 		}
@@ -388,23 +388,23 @@ func (m *Model) renderRoute(width, height int) []string {
 			*memo = hopRowMemo{r: r, width: width, rows: make([]hopRow, len(r.Hops))}
 		}
 		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
-			h := r.Hops[i]
+			h := showHop(r.Hops[i])
 			// Names come from the cache only: the lookups run in a
 			// command started when the route arrived (Model.namesCmd), and
 			// a name that ends later shows at the redraw its NamesMsg brings.
-			if r.Live && !m.hideNames && m.opts.Names != nil && h.Addr != "" {
-				h.Name, _ = m.opts.Names.Cached(h.Addr)
+			if r.Live && !m.hideNames && m.opts.Names != nil && h.addr() != "" {
+				h.name, _ = m.opts.Names.Cached(h.addr())
 			}
 			selected := i == sel && m.hop >= 0
-			if e := memo.rows[i]; e.drawn && e.name == h.Name && e.selected == selected {
+			if e := memo.rows[i]; e.drawn && e.name == h.name && e.selected == selected {
 				out = append(out, e.row)
 				continue
 			}
 			row := renderRow(cols, h, selected, st)
-			if r.Hops[i].RateLimited && !selected {
+			if h.rateLimited() && !selected {
 				row = st.Warn.Render(ansiStrip(row))
 			}
-			memo.rows[i] = hopRow{drawn: true, name: h.Name, selected: selected, row: row}
+			memo.rows[i] = hopRow{drawn: true, name: h.name, selected: selected, row: row}
 			out = append(out, row)
 		}
 		if more := len(r.Hops) - (m.scroll + hopRows); more > 0 {
@@ -415,7 +415,7 @@ func (m *Model) renderRoute(width, height int) []string {
 	out = append(out, "")
 	chartH := height - len(out) - 1
 	if r != nil && m.hop >= 0 && m.hop < len(r.Hops)-1 {
-		out = append(out, m.renderHopChart(c, r, r.Hops[m.hop], width, chartH)...)
+		out = append(out, m.renderHopChart(c, r, showHop(r.Hops[m.hop]), width, chartH)...)
 	} else {
 		out = append(out, m.renderRTTChart(c, width, chartH)...)
 	}
@@ -439,16 +439,16 @@ type hopRow struct {
 
 // renderHopChart charts one hop's RTT over the trace snapshots received
 // (↑↓ on the route screen); the destination's chart is the probes'.
-func (m *Model) renderHopChart(c *Candidate, r *Route, h Hop, width, height int) []string {
+func (m *Model) renderHopChart(c *Candidate, r *Route, h hopShown, width, height int) []string {
 	st := m.st
-	who := h.Addr
+	who := h.addr()
 	if who == "" {
 		who = "no reply"
 	}
 	ring := m.hopHist[hopKey(c.Name, r.Direction, h.TTL)]
 	if ring == nil || ring.Len() < 2 {
 		return []string{line(fmt.Sprintf(" RTT at hop %d (%s): one trace so far; p50 %s p95 %s over its probes (↑↓ hop)",
-			h.TTL, who, hopMs(h, h.RTT.P50), hopMs(h, h.RTT.P95)), width)}
+			h.TTL, who, hopMs(h, h.rtt().P50), hopMs(h, h.rtt().P95)), width)}
 	}
 	s := series{name: "hop", style: st.ChartOut}
 	ymax, lost := 0.0, 0
