@@ -271,7 +271,7 @@ func (t *tailWatch) Read(p []byte) (int, error) {
 func cutLastLine(series []*billing.Series, name string, src mapped, tail *tailWatch) {
 	var line int64
 	switch {
-	case src.data != nil && len(src.data) > 0 && src.data[len(src.data)-1] != '\n':
+	case len(src.data) > 0 && src.data[len(src.data)-1] != '\n':
 		line = int64(bytes.Count(src.data, []byte{'\n'})) + 1
 	case tail != nil && tail.last != 0 && tail.last != '\n':
 		line = tail.lines + 1
