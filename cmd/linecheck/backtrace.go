@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -232,7 +231,11 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	stopProgress := prProgress(stderr, func() string {
 		return fmt.Sprintf("backtrace: %d/%d targets done", done.Load(), len(sel))
 	})
-	results, err := backtraceAll(ctx, sel, cfg, pacing.NewBurstBudget(o.rate, backtraceBurst), func() { done.Add(1) })
+	names, addrs := make([]string, len(sel)), make([]netip.Addr, len(sel))
+	for i, t := range sel {
+		names[i], addrs[i] = t.Addr, netip.MustParseAddr(t.Addr)
+	}
+	results, err := pacing.TraceAll(ctx, names, addrs, cfg, pacing.NewBurstBudget(o.rate, backtraceBurst), func() { done.Add(1) })
 	stopProgress()
 	if err != nil {
 		return badInput(err)
@@ -246,23 +249,24 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	}
 	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage, ASNData: route.DataInfo(db)}
 	for i, t := range sel {
-		res := results[i]
-		if res.trace != nil {
-			route.Annotate(res.trace, db)
+		var tr *route.Trace
+		if run := results[i].Run; run != nil {
+			tr = route.BuildTrace(run)
+			route.Annotate(tr, db)
 			if !o.samples {
-				for h := range res.trace.Hops {
-					for j := range res.trace.Hops[h].Responders {
-						res.trace.Hops[h].Responders[j].Samples = nil
+				for h := range tr.Hops {
+					for j := range tr.Hops[h].Responders {
+						tr.Hops[h].Responders[j].Samples = nil
 					}
 				}
 			}
 		}
 		why := ""
-		if res.err != nil {
-			why = res.err.Error()
-			fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, res.err)
+		if err := results[i].Err; err != nil {
+			why = err.Error()
+			fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, err)
 		}
-		doc.Results = append(doc.Results, route.NewBacktraceResult(t, res.trace, why))
+		doc.Results = append(doc.Results, route.NewBacktraceResult(t, tr, why))
 	}
 	if err := report.Render(out, report.BacktraceReport{Doc: doc}, format, tableOptions(out, o.wide)); err != nil {
 		return err
@@ -276,46 +280,3 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 // backtraceBurst is how many probes (of all targets together) may leave at
 // once before --rate applies: one TTL sweep of a single target.
 const backtraceBurst = 16
-
-type btResult struct {
-	trace *route.Trace
-	err   error
-}
-
-// backtraceAll traces every target at once, each over its own socket driver,
-// with every probe of every target paced by one budget (a token bucket of backtraceBurst). A target that cannot be traced
-// gets its error; a privilege error stops the run (it would hit every target).
-func backtraceAll(ctx context.Context, ts []route.BacktraceTarget, cfg probe.TraceConfig, budget *pacing.Budget, each func()) ([]btResult, error) {
-	res := make([]btResult, len(ts))
-	var wg sync.WaitGroup
-	for i, t := range ts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer each()
-			addr := netip.MustParseAddr(t.Addr)
-			drv, err := probe.OpenTraceDriver(cfg, addr)
-			if err != nil {
-				res[i].err = err
-				return
-			}
-			defer drv.Close()
-			run, err := probe.TraceWithDriver(ctx, &pacing.PacedDriver{Driver: drv, Budget: budget, Clock: pacing.RealClock{}, Ctx: ctx}, t.Addr, addr, cfg, nil)
-			var tr *route.Trace
-			if run != nil {
-				tr = route.BuildTrace(run)
-			}
-			res[i] = btResult{trace: tr, err: err}
-			if errors.Is(err, context.Canceled) && tr != nil {
-				res[i].err = nil
-			}
-		}()
-	}
-	wg.Wait()
-	for _, r := range res {
-		if errors.Is(r.err, probe.ErrPrivilege) {
-			return nil, r.err
-		}
-	}
-	return res, nil
-}

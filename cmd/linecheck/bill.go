@@ -281,7 +281,11 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 		return badInput(err)
 	}
 	if o.plotFile != "" {
-		if err := writeBillPlots(o.plotFile, series, reports, period, offers, o.scale); err != nil {
+		files, err := report.BillChartFiles(o.plotFile, series, reports, period, offers, o.scale)
+		if err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+		if err := writeChartFiles(files); err != nil {
 			return err
 		}
 	}
@@ -359,37 +363,12 @@ func billAll(series []*billing.Series, p billing.Period, offers []*billing.Offer
 	return reports, nil
 }
 
-// writeBillPlots draws each series' month with its 95th and commit lines.
-func writeBillPlots(file string, series []*billing.Series, reports []*billing.Report, p billing.Period, offers []*billing.Offer, scale float64) error {
-	for i, s := range series {
-		name := file
-		if len(series) > 1 {
-			ext := filepath.Ext(file)
-			name = strings.TrimSuffix(file, ext) + "-" + safeName(s.Name) + ext
-		}
-		ts := report.BillChart(s, reports[i], p, offers, scale)
-		var data []byte
-		var err error
-		if strings.EqualFold(filepath.Ext(name), ".png") {
-			data, err = ts.PNG(1100, 420)
-		} else {
-			data = []byte(ts.SVG(1100, 420))
-		}
-		if err == nil {
-			err = atomicfile.WriteFile(name, data, 0o644)
-		}
-		if err != nil {
+// writeChartFiles writes each chart file atomically (--plot).
+func writeChartFiles(files []report.ChartFile) error {
+	for _, f := range files {
+		if err := atomicfile.WriteFile(f.Name, f.Data, 0o644); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
 	return nil
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == '\\' || r == ':' {
-			return '_'
-		}
-		return r
-	}, s)
 }

@@ -7,14 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
@@ -238,19 +236,12 @@ func gpuWriteReport(c *cobra.Command, o *gpuOptions, d gpu.WatchDoc, ct *gpu.Con
 		if ct != nil {
 			maxT = ct.MaxTempC
 		}
-		ts := report.GPUTempChart(d, maxT)
-		var data []byte
-		var err error
-		if strings.EqualFold(filepath.Ext(o.plot), ".png") {
-			data, err = ts.PNG(1100, 420)
-		} else {
-			data = []byte(ts.SVG(1100, 420))
-		}
-		if err == nil {
-			err = atomicfile.WriteFile(o.plot, data, 0o644)
-		}
+		f, err := report.NewChartFile(o.plot, report.GPUTempChart(d, maxT))
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
+		}
+		if err := writeChartFiles([]report.ChartFile{f}); err != nil {
+			return err
 		}
 	}
 	return gpuVerdict(d.Verdict, d.Checks, "under load the machine does not meet the SLA")
