@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -93,5 +94,31 @@ func TestCostChartLabelsTheRowOfThe95th(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no 95th line:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A replay says how far it has got on the status line, so its interim
+// figures read as interim (the demo's replay showed them with no sign of
+// progress); once it is done the line says so instead.
+func TestReplayStatusShowsProgress(t *testing.T) {
+	m, feed := offlineSampleModel(t, "../samples/candidates.yaml")
+	feed.Speed, feed.MaxGap = 1e6, time.Millisecond
+	status := func(m Model) string {
+		lines := strings.Split(strings.TrimRight(plain(m), "\n "), "\n")
+		return lines[len(lines)-1]
+	}
+	if !strings.HasPrefix(strings.TrimSpace(status(m)), "▶ · replay 0%") {
+		t.Fatalf("before the replay: %q", status(m))
+	}
+	ctx := context.Background()
+	seen := false
+	for i := 0; i < 200 && !seen; i++ {
+		m = step(t, m, feed.Next(ctx))
+		if st := status(m); strings.Contains(st, "replay ") && !strings.Contains(st, "replay 0%") {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Errorf("the status never showed the replay's progress: %q", status(m))
 	}
 }

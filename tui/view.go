@@ -109,6 +109,16 @@ func (m *Model) renderStatus(width int) string {
 		state = "■ done"
 	}
 	parts := []string{state}
+	// A replay under way says how far it has got: its figures are interim
+	// (the demo's replay showed them with no sign of progress).
+	if r, ok := m.src.(interface{ ReplayFraction() (float64, int) }); ok && !m.done && strings.HasPrefix(m.snap.Mode, "replay") {
+		frac, loops := r.ReplayFraction()
+		rp := fmt.Sprintf("replay %d%%", int(frac*100))
+		if loops > 0 {
+			rp = fmt.Sprintf("replay loop %d %d%%", loops+1, int(frac*100))
+		}
+		parts = append(parts, rp)
+	}
 	// A throughput test under way (or the b key's answer) first: it says
 	// why the probe counts stand still, and a narrow line keeps it.
 	for _, n := range []string{m.bwNote, m.bwHint} {
