@@ -192,41 +192,62 @@ func init() {
 // the version, the commit the binary was built from and the Go toolchain,
 // read from the build information the Go linker embeds.
 func versionText() string {
-	v, rev, goVersion := version, "unknown (built without version control information)", runtime.Version()
+	b := readBuild()
+	rev := b.revision
+	if rev == "" {
+		rev = "unknown (built without version control information)"
+	} else {
+		if b.at != "" {
+			rev += " (" + b.at + ")"
+		}
+		if b.modified {
+			rev += " with uncommitted changes"
+		}
+	}
+	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", b.version, rev, b.goVersion, runtime.GOOS, runtime.GOARCH) + asn.VersionText()
+}
+
+// build is what the binary knows of its own build.
+type build struct {
+	version, goVersion string
+	revision, at       string // the commit ("" when unknown) and its time
+	modified           bool   // built with uncommitted changes
+}
+
+// readBuild reads the version (-ldflags -X main.version, or a tagged
+// module's), the commit (-X main.commit, or the toolchain's vcs stamp) and
+// the Go version from the build information the Go linker embeds.
+func readBuild() build {
+	b := build{version: version, goVersion: runtime.Version(), revision: commit}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	// A build from a tagged module (go install …@v1.2.3) knows its
+	// version; -ldflags -X main.version wins over it.
+	if version == defaultVersion && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.version = strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	if bi.GoVersion != "" {
+		b.goVersion = bi.GoVersion
+	}
 	if commit != "" {
-		rev = commit
+		return b
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		// A build from a tagged module (go install …@v1.2.3) knows its
-		// version; -ldflags -X main.version wins over it.
-		if version == defaultVersion && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = strings.TrimPrefix(bi.Main.Version, "v")
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
-		var vcsRev, at, modified string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				vcsRev = s.Value
-			case "vcs.time":
-				at = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-		if vcsRev != "" && commit == "" {
-			rev = vcsRev
-			if at != "" {
-				rev += " (" + at + ")"
-			}
-			if modified == "true" {
-				rev += " with uncommitted changes"
-			}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.revision = s.Value
+		case "vcs.time":
+			b.at = s.Value
+		case "vcs.modified":
+			b.modified = s.Value == "true"
 		}
 	}
-	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", v, rev, goVersion, runtime.GOOS, runtime.GOARCH) + asn.VersionText()
+	if b.revision == "" {
+		b.at, b.modified = "", false
+	}
+	return b
 }
 
 func main() {

@@ -78,7 +78,11 @@ protocol (hop loss adds ttl):
   linecheck_probes_late_total        replies after --timeout
   linecheck_probes_duplicate_total   duplicate replies
   linecheck_probe_errors_total       failed attempts (resolution, socket, privilege; traces too)
-  linecheck_target_up                1 while probed, 0 while backing off after errors
+  linecheck_target_up                1 when the target answered at least once in its window
+                                     (latest 300 probes); 0 when nothing answered (refused TCP
+                                     connections too), before the first answer, while backing off
+  linecheck_build_info               1, labelled version, revision, goversion
+  go_*, process_*                    the Go runtime and the process (client_golang's collectors)
   linecheck_hop_loss_ratio           loss per TTL in the last trace (0..1)
   linecheck_hops                     hops in the last trace
   linecheck_line_class_info          1, labelled with the route's line_class
@@ -194,6 +198,7 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	}
 	stderr := c.ErrOrStderr()
 	exp := exporter.New(stderr)
+	serveProcessMetrics(exp)
 	exp.SetTargets(targets, time.Now())
 	exp.SetSLA(conf.SLA, conf.FloorMs)
 

@@ -20,7 +20,8 @@
 //	linecheck_line_class_info          1, with the route's line_class from the last trace (and, for
 //	                                   backtrace targets, the users' carrier and city)
 //	linecheck_cycles_total             completed probe cycles
-//	linecheck_target_up                1 while a target is probed, 0 while it backs off after errors
+//	linecheck_target_up                1 when the target answered at least once in its window, 0 when
+//	                                   nothing answered (refused TCP included) or while it backs off
 //
 // The loop (Run) paces itself: see LoopConfig and docs/scaleout.md.
 package exporter
@@ -99,7 +100,7 @@ func New(log io.Writer) *Exporter {
 	hopLoss := newFamily("linecheck_hop_loss_ratio", "Loss per TTL in the last trace, 0..1.", gaugeType, withTTL, nil)
 	hops := newFamily("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", gaugeType, targetLabels, nil)
 	lineClass := newFamily("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", gaugeType, withClass, nil)
-	up := newFamily("linecheck_target_up", "1 while the target is probed, 0 while it backs off after errors (resolution, socket, privilege); loss is in the probe counters.", gaugeType, targetLabels, nil)
+	up := newFamily("linecheck_target_up", "1 when the target answered at least once in its window (the latest "+strconv.Itoa(SLAWindow)+" probes), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", gaugeType, targetLabels, nil)
 	jitter := newFamily("linecheck_jitter_seconds", "Jitter of the target's answers over its SLA window (the latest "+strconv.Itoa(SLAWindow)+" probes): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", gaugeType, targetLabels, nil)
 	cycles := newFamily("linecheck_cycles_total", "Completed probe cycles.", counterType, nil, nil)
 	configLoad := newFamily("linecheck_config_last_reload_success_timestamp_seconds", "When the candidates file was last loaded.", gaugeType, nil, nil)
@@ -299,9 +300,9 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		e.errs.With(l)
 		e.rtt.With(l)
 		if e.state[t.key()] == nil {
-			// New targets are due at once, and up until they fail.
+			// New targets are due at once, and down until they answer.
 			e.state[t.key()] = &targetState{}
-			e.up.With(l).Set(1)
+			e.up.With(l).Set(0)
 		}
 	}
 	cands := map[string]bool{}
@@ -385,10 +386,14 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 			e.win[t.key()] = w
 		}
 		w.AddCycle(o.Sent, o.Recv, o.Late, o.Dup, o.RTTms)
-		if r := w.Result(compare.Target{}, nil); r.Recv > 1 {
+		r := w.Result(compare.Target{}, nil)
+		if r.Recv > 1 {
 			e.jitter.With(l).Set(r.Jitter.MeanAbs / 1000)
 		} else {
 			e.jitter.Delete(l)
+		}
+		if o.Err == nil {
+			e.up.With(l).Set(upValue(r.Recv))
 		}
 		e.judge(t.Candidate)
 	}
@@ -427,6 +432,16 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 	e.class[k] = class
 	e.lineClass.With(withClass(l, t, class)).Set(1)
 	e.judge(t.Candidate)
+}
+
+// upValue is linecheck_target_up for a window with recv answers: up means
+// answered at least once, so a target that is probed without a single
+// answer (every connection refused, every echo lost) is down.
+func upValue(recv int) float64 {
+	if recv > 0 {
+		return 1
+	}
+	return 0
 }
 
 // CycleDone counts a completed cycle.

@@ -325,8 +325,8 @@ func (e *Exporter) succeed(t Target, ip netip.Addr, next time.Time) {
 	if s.fails > 0 {
 		e.logf("%s %s %s: probing again after %d failure(s)", t.Candidate, t.Protocol, t.Label(), s.fails)
 	}
+	// linecheck_target_up follows the window's answers (ObservePing).
 	s.fails, s.lastErr, s.probed, s.next, s.resolved = 0, "", true, next, ip
-	e.up.With(labelsOf(t)).Set(1)
 }
 
 func (e *Exporter) traceDue(t Target, now time.Time) bool {

@@ -19,6 +19,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Labels maps label names to values, as metric vectors take them.
@@ -271,9 +274,27 @@ func (v HistogramVec) With(l Labels) Histogram {
 
 // Registry is the set of metric families one /metrics page shows.
 type Registry struct {
-	mu     sync.Mutex
-	groups []group
-	names  map[string]bool
+	mu        sync.Mutex
+	groups    []group
+	names     map[string]bool
+	gatherers []Gatherer
+}
+
+// Gatherer is what a client_golang registry is (prometheus.Gatherer):
+// families in Prometheus' data model. serve's Go and process metrics come
+// from client_golang's collectors through one; the registry prints them
+// in the text format beside its own families.
+type Gatherer interface {
+	Gather() ([]*dto.MetricFamily, error)
+}
+
+// AddGatherer adds g's families to every rendering of r. A family whose
+// name r already has is left out (r's own wins), so a name is never
+// printed twice.
+func (r *Registry) AddGatherer(g Gatherer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gatherers = append(r.gatherers, g)
 }
 
 // group is families collected together, under lock when it is set: the
@@ -326,8 +347,29 @@ type rendered struct {
 func (r *Registry) render(filter map[string]bool) []rendered {
 	r.mu.Lock()
 	groups := append([]group(nil), r.groups...)
+	gatherers := append([]Gatherer(nil), r.gatherers...)
+	names := make(map[string]bool, len(r.names))
+	for n := range r.names {
+		names[n] = true
+	}
 	r.mu.Unlock()
 	var out []rendered
+	for _, g := range gatherers {
+		// A collector's error leaves out what it could not read (a
+		// process metric on a system without /proc), never the page.
+		mfs, _ := g.Gather()
+		for _, mf := range mfs {
+			n := mf.GetName()
+			if names[n] || filter != nil && !filter[n] || len(mf.GetMetric()) == 0 {
+				continue
+			}
+			names[n] = true
+			var b bytes.Buffer
+			if _, err := expfmt.MetricFamilyToText(&b, mf); err == nil {
+				out = append(out, rendered{n, b.Bytes()})
+			}
+		}
+	}
 	for _, g := range groups {
 		if g.lock != nil {
 			g.lock.Lock()
