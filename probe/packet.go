@@ -114,6 +114,22 @@ func udpProbe(src, dst netip.Addr, sport, dport int, key uint16, size int) []byt
 	return b
 }
 
+// ipv4Header builds the 20-byte IPv4 header of a probe written with
+// IP_HDRINCL: the kernel fills in the total length and the header checksum;
+// the don't-fragment bit is set as the kernel sets it on its own probes.
+func ipv4Header(src, dst netip.Addr, proto, ttl int, id uint16, payload int) []byte {
+	h := make([]byte, 20)
+	h[0] = 0x45
+	binary.BigEndian.PutUint16(h[2:], uint16(20+payload))
+	binary.BigEndian.PutUint16(h[4:], id)
+	binary.BigEndian.PutUint16(h[6:], 0x4000)
+	h[8], h[9] = byte(ttl), byte(proto)
+	s4, d4 := src.As4(), dst.As4()
+	copy(h[12:], s4[:])
+	copy(h[16:], d4[:])
+	return h
+}
+
 // tcpSYN builds a TCP SYN (with an MSS option) carrying seq.
 func tcpSYN(src, dst netip.Addr, sport, dport int, seq uint32) []byte {
 	b := make([]byte, 24)
@@ -226,6 +242,7 @@ func parseICMPError(v6 bool, msg []byte) (icmpError, bool) {
 type quoted struct {
 	dst   netip.Addr
 	proto int
+	id    uint16 // IPv4 identification (0 for IPv6)
 	l4    []byte
 }
 
@@ -240,6 +257,7 @@ func parseQuoted(v6 bool, data []byte) (quoted, bool) {
 		}
 		q.dst, _ = netip.AddrFromSlice(h.Dst.To4())
 		q.proto = h.Protocol
+		q.id = uint16(h.ID)
 		q.l4 = data[h.Len:]
 		return q, true
 	}

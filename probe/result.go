@@ -34,6 +34,9 @@ type ProbeResult struct {
 	Late bool
 	// Dups counts further replies to this probe.
 	Dups int
+	// NATID is the reply's NAT ID (TraceNATID) when HasNATID.
+	NATID    uint16
+	HasNATID bool
 }
 
 // TraceRun is one traceroute as measured: what was traced, how, and every
@@ -49,6 +52,9 @@ type TraceRun struct {
 	Flows int
 	// Mode is the sockets the probes used (raw, datagram, recverr).
 	Mode TraceMode
+	// NAT is true when NAT IDs were asked for (TraceConfig.NAT); only a
+	// raw-mode run measures them (ProbeResult.HasNATID).
+	NAT bool
 	// MaxTTL is the highest TTL the run would probe.
 	MaxTTL int
 	// Start is when the first cycle began (the trace's clock).

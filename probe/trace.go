@@ -40,6 +40,11 @@ type TraceConfig struct {
 	// Mode forces the sockets (ModeRaw, ModeDatagram for icmp, ModeRecverr
 	// for udp and tcp); "" picks them (see OpenTraceDriver).
 	Mode TraceMode
+	// NAT asks for the NAT ID of every reply (udp over IPv4 only): in raw
+	// mode each probe's IP ID is its UDP checksum, and the checksum quoted
+	// back is compared with it (see TraceReply.NATID). Other modes cannot
+	// set the IP ID or see the quoted header: their replies carry none.
+	NAT bool
 	// Clock is the time the algorithm runs on (cycle starts, timeouts,
 	// pacing, RTTs of drivers that take it); the real clock when nil.
 	Clock Clock
@@ -76,6 +81,9 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 		return c, fmt.Errorf("mode recverr traces with udp or tcp (icmp uses datagram)")
 	case c.Mode != ModeDatagram && c.Mode != ModeRecverr:
 		return c, fmt.Errorf("mode %q: use raw, datagram or recverr", c.Mode)
+	}
+	if c.NAT && c.Proto != UDP {
+		return c, fmt.Errorf("NAT detection traces with udp (the IP ID is set to the UDP checksum): use udp, not %s", c.Proto)
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		return c, fmt.Errorf("port %d: not a port number", c.Port)
@@ -129,6 +137,32 @@ type TraceReply struct {
 	// protocol unreachable from the target, TCP SYN-ACK or RST).
 	Dest bool
 	MPLS []MPLS
+	// NATID is the quoted UDP checksum minus the one sent (TraceNATID),
+	// when HasNATID: only a raw-mode udp trace with TraceConfig.NAT reads it.
+	NATID    uint16
+	HasNATID bool
+}
+
+// TraceNATID is the NAT ID of a reply, as dublin-traceroute reports it: the
+// UDP checksum quoted in the ICMP error minus the checksum sent, as a 16-bit
+// value. A router that rewrites the source address or port without state
+// (and fixes the checksum, RFC 1624) shifts the checksum by the one's-
+// complement difference of the old and new words, so every reply from
+// behind it carries the same non-zero NAT ID; 0 means the quoted header came
+// back as sent. The difference is taken in one's complement and written as
+// a two's-complement value, so the end-around carry of the incremental
+// update (whether a checksum wrapped past 0) does not move it by one: a
+// rewrite that adds 0x0300 to the header sum reads 0xFD00 (−0x300) for
+// every probe.
+func TraceNATID(sent, quoted uint16) uint16 {
+	d := fold(uint32(quoted) + uint32(^sent))
+	switch {
+	case d == 0xffff: // one's-complement −0
+		return 0
+	case d >= 0x8000: // negative: −k is 0xffff−k in one's complement
+		return d + 1
+	}
+	return d
 }
 
 // ErrPastDestination is what a Driver's Send may return for a probe of a
@@ -200,6 +234,9 @@ type TraceCounts struct {
 // raw-socket driver, falling back without CAP_NET_RAW to ICMP datagram
 // sockets (icmp) or to ordinary sockets and the error queue (udp, tcp).
 func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	if cfg.NAT && dst.Is6() {
+		return nil, fmt.Errorf("NAT detection traces IPv4 only (IPv6 has no IP ID to carry the checksum): %s is IPv6", dst)
+	}
 	switch cfg.Mode {
 	case ModeRaw:
 		return openRawDriver(cfg, dst)
@@ -375,6 +412,7 @@ func (t *tracer) handle(r TraceReply) {
 	p.res.RTTms = float64(r.At.Sub(p.sent).Nanoseconds()) / 1e6
 	p.res.Dest = r.Dest
 	p.res.MPLS = r.MPLS
+	p.res.NATID, p.res.HasNATID = r.NATID, r.HasNATID
 	t.finalize(p)
 	if r.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
 		t.destTTL = p.res.TTL
@@ -469,7 +507,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 	start := t.clk.Now()
 	doc := func() *TraceRun {
 		return &TraceRun{Target: target, Addr: addr, Protocol: cfg.Proto, Port: cfg.Port, Flows: cfg.Flows,
-			Mode: drv.Mode(), MaxTTL: cfg.MaxTTL, Start: start, Counts: t.counts, Results: slices.Clone(t.results)}
+			Mode: drv.Mode(), NAT: cfg.NAT, MaxTTL: cfg.MaxTTL, Start: start, Counts: t.counts, Results: slices.Clone(t.results)}
 	}
 	if onCycle != nil {
 		t.onCycle = func() { onCycle(doc()) }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -660,5 +661,104 @@ func TestTracePastDestinationProbesAreLeftOut(t *testing.T) {
 	// Cycle 1 asks for TTLs 1..8 and gets 5..8 refused; later cycles stop at 4.
 	if d.refused != 4 || len(run.Results) != 12 || run.Mode != probe.ModeRecverr || tr.Mode != probe.ModeRecverr {
 		t.Errorf("refused %d, %d results, mode %q/%q; want 4, 12, recverr", d.refused, len(run.Results), run.Mode, tr.Mode)
+	}
+}
+
+// natFake is the fake path with a router that rewrites the probe's source
+// without state (10.77.0.1 → 10.77.3.1) before TTL behind: replies from
+// there on quote the checksum as that router left it (RFC 1624), earlier
+// ones quote it as sent. mode is the driver's mode.
+type natFake struct {
+	*fakeDriver
+	behind int
+	mode   probe.TraceMode
+	ttl    map[uint16]int
+}
+
+func (f *natFake) Send(p probe.TraceProbe) (time.Time, error) {
+	f.mu.Lock()
+	f.ttl[p.Key] = p.TTL
+	f.mu.Unlock()
+	return f.fakeDriver.Send(p)
+}
+
+func (f *natFake) Receive(ctx context.Context) (probe.TraceReply, error) {
+	r, err := f.fakeDriver.Receive(ctx)
+	if err != nil || f.mode != probe.ModeRaw {
+		return r, err
+	}
+	f.mu.Lock()
+	ttl := f.ttl[r.Key]
+	f.mu.Unlock()
+	// The sent checksum is the key; the rewrite replaces the words
+	// 0x0a4d 0x0001 by 0x0a4d 0x0301: HC' = ~(~HC + ~0x0001 + 0x0301).
+	quoted := r.Key
+	if ttl >= f.behind {
+		s := uint32(^r.Key) + uint32(^uint16(0x0001)) + 0x0301
+		for s > 0xffff {
+			s = s>>16 + s&0xffff
+		}
+		quoted = ^uint16(s)
+	}
+	r.NATID, r.HasNATID = probe.TraceNATID(r.Key, quoted), true
+	return r, nil
+}
+
+func (f *natFake) Mode() probe.TraceMode { return f.mode }
+
+// With --nat, the hops before the rewriting router's next hop read NAT ID 0,
+// and from it on 64768 (0xFD00 = −0x300, the rewrite adding 0x0300 to the
+// header sum): that hop is flagged and named in the document's nat. In
+// recverr mode nothing is measured: no hop has a nat_id, and the note says
+// why. A trace without NAT asked has no nat at all (goldens unchanged).
+func TestTraceNATIDPerHopFromTheFakeDriver(t *testing.T) {
+	cfg := fastCfg(3)
+	cfg.Proto, cfg.NAT = probe.UDP, true
+	f := &natFake{fakeDriver: newFake(path4...), behind: 3, mode: probe.ModeRaw, ttl: map[uint16]int{}}
+	tr, _, err := traceDoc(context.Background(), f, f.path[len(f.path)-1], cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.NAT == nil || !tr.NAT.Measured || len(tr.NAT.Changes) != 1 {
+		t.Fatalf("nat %+v, want measured with one change", tr.NAT)
+	}
+	if c := tr.NAT.Changes[0]; c.TTL != 3 || c.NATID != 64768 || c.Addr != path4[2] {
+		t.Errorf("change %+v, want TTL 3, NAT ID 64768 from %s", c, path4[2])
+	}
+	for _, h := range tr.Hops {
+		want := 0
+		if h.TTL >= 3 {
+			want = 64768
+		}
+		if h.NATID == nil || *h.NATID != want {
+			t.Errorf("hop %d: nat_id %v, want %d", h.TTL, h.NATID, want)
+		}
+		if flagged := slices.Contains(h.Flags, route.FlagNAT); flagged != (h.TTL == 3) {
+			t.Errorf("hop %d: flags %v", h.TTL, h.Flags)
+		}
+	}
+
+	f = &natFake{fakeDriver: newFake(path4...), behind: 3, mode: probe.ModeRecverr, ttl: map[uint16]int{}}
+	tr, _, err = traceDoc(context.Background(), f, f.path[len(f.path)-1], cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.NAT == nil || tr.NAT.Measured || len(tr.NAT.Changes) != 0 || tr.NAT.Note == "" {
+		t.Errorf("recverr: nat %+v, want not measured, with a note", tr.NAT)
+	}
+	for _, h := range tr.Hops {
+		if h.NATID != nil {
+			t.Errorf("recverr: hop %d has nat_id %d", h.TTL, *h.NATID)
+		}
+	}
+
+	cfg.NAT = false
+	tr, _ = runFake(t, newFake(path4...), cfg)
+	if b, _ := json.Marshal(tr); tr.NAT != nil || (strings.Contains(string(b), `"nat"`) || strings.Contains(string(b), `"nat_id"`)) {
+		t.Errorf("without --nat: nat %+v in %s", tr.NAT, b)
+	}
+	cfg.NAT, cfg.Proto = true, probe.ICMP
+	if _, err := probe.TraceWithDriver(context.Background(), newFake(path4...), "lab", netip.MustParseAddr(path4[3]), cfg, nil); err == nil || !strings.Contains(err.Error(), "udp") {
+		t.Errorf("NAT with icmp: err %v, want a refusal naming udp", err)
 	}
 }

@@ -23,6 +23,12 @@ type rawDriver struct {
 	dst, src  netip.Addr
 	id        uint16 // ICMP id, and the high half of TCP sequence numbers
 	sportBase int    // UDP/TCP source port of flow 0; flow f uses sportBase+f
+	// nat: udp over IPv4 with NAT IDs. Probes are written with their IPv4
+	// header (IP_HDRINCL) so that the IP ID carries the UDP checksum (the
+	// probe key); replies are matched by the quoted IP ID, which a
+	// stateless address rewrite leaves alone, not by the quoted checksum,
+	// which it changes.
+	nat bool
 
 	icmp *sock // receives ICMP; sends the ICMP probes
 	l4   *sock // udp: send only; tcp: send and receive
@@ -82,6 +88,16 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		if d.l4, err = open(unix.IPPROTO_UDP); err != nil {
 			d.icmp.Close()
 			return nil, err
+		}
+		if cfg.NAT && !d.v6 {
+			d.nat = true
+			if err := d.l4.control(func(fd int) error {
+				return unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_HDRINCL, 1)
+			}); err != nil {
+				d.icmp.Close()
+				d.l4.Close()
+				return nil, fmt.Errorf("IP_HDRINCL for NAT detection: %w", err)
+			}
 		}
 		// This socket only sends; a filter that accepts nothing keeps every
 		// UDP datagram on the host from being copied into it.
@@ -154,6 +170,11 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 	case UDP:
 		s = d.l4
 		b = udpProbe(d.src, d.dst, sport, d.cfg.Port, p.Key, 24)
+		if d.nat {
+			// The TTL is in the header written here: no setsockopt.
+			b = append(ipv4Header(d.src, d.dst, protoUDP, p.TTL, p.Key, len(b)), b...)
+			return d.sendNow(s, b)
+		}
 	case TCP:
 		s = d.l4
 		b = tcpSYN(d.src, d.dst, sport, d.cfg.Port, uint32(d.id)<<16|uint32(p.Key))
@@ -164,6 +185,11 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 		}
 		d.ttl = p.TTL
 	}
+	return d.sendNow(s, b)
+}
+
+// sendNow sends b on s and words the errors.
+func (d *rawDriver) sendNow(s *sock, b []byte) (time.Time, error) {
 	at, err := s.sendTo(b, d.dst, 0)
 	if err != nil && isFirewall(err) {
 		return at, firewallError("sending a trace probe", d.dst, err)
@@ -255,6 +281,11 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted UDP ports %d→%d", sp, dp)}
 		}
 		r.Key = binary.BigEndian.Uint16(l4[6:])
+		if d.nat {
+			// The probe's checksum was its key, and so is its IP ID.
+			r.Key = q.id
+			r.NATID, r.HasNATID = TraceNATID(q.id, binary.BigEndian.Uint16(l4[6:])), true
+		}
 	case TCP:
 		if q.proto != protoTCP || len(l4) < 8 {
 			return r, false, nil

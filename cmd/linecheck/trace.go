@@ -33,6 +33,7 @@ type traceOptions struct {
 	replay    string
 	samples   bool
 	mtu       bool
+	nat       bool
 	asnDB     string
 	noASN     bool
 	showIPs   bool
@@ -56,7 +57,7 @@ func replayConflicts(fl *pflag.FlagSet) error {
 		}
 		switch f.Name {
 		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "report-cycles", "interval",
-			"timeout", "wait", "flows", "rate", "ipv4", "ipv6", "mtu":
+			"timeout", "wait", "flows", "rate", "ipv4", "ipv6", "mtu", "nat":
 			given = append(given, "--"+f.Name)
 		}
 	})
@@ -128,6 +129,14 @@ the don't-fragment bit, no privilege): an mtu column with the largest
 packet that reaches each TTL, and the TTL where it drops with the router
 that named the next-hop MTU (or "found by trying sizes" where none did).
 
+--nat (with -U, IPv4) looks for address rewriting on the path as
+dublin-traceroute does: each probe's IP ID is its UDP checksum, and the
+checksum quoted back in each ICMP error minus the one sent is the hop's NAT
+ID (nat id column, "nat_id" per hop, "nat" in the JSON); the flag nat marks
+the first hop where it changes. It needs raw sockets (root or CAP_NET_RAW):
+without them (recverr) the NAT ID is shown as not measured ("-"). A Linux
+conntrack NAT (masquerade) restores the quoted header and is invisible to it.
+
 Examples:
   linecheck trace 127.0.0.1
   linecheck trace -n -q 3 -w 2 127.0.0.1
@@ -181,6 +190,7 @@ Examples:
 		f.StringVar(&o.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
 		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
 		f.BoolVar(&o.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
+		f.BoolVar(&o.nat, "nat", false, "also report the NAT ID per hop (udp over IPv4, raw sockets): the quoted UDP checksum minus the one sent, non-zero behind a stateless address rewrite")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
 		f.StringVar(&o.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
 		f.StringVar(&o.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
@@ -245,8 +255,14 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
 			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 		}
+		if o.nat && probe.Protocol(o.proto) != probe.UDP {
+			return badInput(fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto))
+		}
+		if o.nat && o.v6 {
+			return badInput(errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6"))
+		}
 		cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network}
+			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat}
 		ctx, interrupted, stop := interruptContext(c.Context())
 		defer stop()
 		stderr := c.ErrOrStderr()

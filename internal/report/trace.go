@@ -72,8 +72,8 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	}
 	t := Table{Name: "hops", Title: title,
 		Headers: []string{"ttl", "host", "asn", "network", "cc", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
-			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "mtu", "flags"},
-		Align:   "rlrllrrrrrrrrrrrllrl",
+			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "mtu", "nat id", "flags"},
+		Align:   "rlrllrrrrrrrrrrrllrrl",
 		Movable: []string{"mean_abs ms", "stdev ms", "mpls", "p50 ms", "flows", "max ms", "jitter ms"},
 	}
 	// Late and duplicate columns only when some hop has any: they are rare,
@@ -91,7 +91,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	var hs []string
 	al := ""
 	for i, h := range t.Headers {
-		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) || (h == "cc" && !anyCC) || (h == "mtu" && tr.MTU == nil) {
+		if (h == "mpls" && !anyMPLS) || (h == "flows" && !anyFlows) || (h == "cc" && !anyCC) || (h == "mtu" && tr.MTU == nil) || (h == "nat id" && tr.NAT == nil) {
 			continue
 		}
 		hs, al = append(hs, h), al+t.Align[i:i+1]
@@ -139,6 +139,10 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			set(row, "mtu", "-")
 			if h.MTU > 0 {
 				set(row, "mtu", strconv.Itoa(h.MTU))
+			}
+			set(row, "nat id", "-")
+			if h.NATID != nil {
+				set(row, "nat id", strconv.Itoa(*h.NATID))
 			}
 			set(row, "flags", flags)
 		}
@@ -207,6 +211,9 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	}
 	if tr.MTU != nil {
 		t.Notes = append(t.Notes, MTULines(tr.MTU)...)
+	}
+	if tr.NAT != nil {
+		t.Notes = append(t.Notes, NATLines(tr.NAT)...)
 	}
 	if !tr.Mode.ShowsMPLS() {
 		t.Notes = append(t.Notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
@@ -377,6 +384,26 @@ func flowsText(f []int) string {
 		s = append(s, strconv.Itoa(v))
 	}
 	return strings.Join(s, " ")
+}
+
+// NATLines says what trace --nat found: the TTLs where the NAT ID
+// changes, or that it never did, and what the figure means.
+func NATLines(n *route.NAT) []string {
+	if !n.Measured {
+		return []string{n.Note}
+	}
+	var out []string
+	if len(n.Changes) == 0 {
+		out = append(out, "nat: the NAT ID stayed 0 at every hop that answered (no stateless rewrite seen)")
+	}
+	for _, c := range n.Changes {
+		s := fmt.Sprintf("nat: NAT ID %d (0x%04X) from TTL %d", c.NATID, c.NATID, c.TTL)
+		if c.Addr != "" {
+			s += " (" + c.Addr + ")"
+		}
+		out = append(out, s+": a router before it rewrote the probe statelessly")
+	}
+	return append(out, n.Note)
 }
 
 // MTULines says what trace --mtu found: the path MTU, where it drops and

@@ -18,6 +18,9 @@ const (
 	FlagNoReply = "no-reply"
 	// FlagDestination marks the target's own entry (the last one).
 	FlagDestination = "destination"
+	// FlagNAT marks, with trace --nat, a TTL where the NAT ID changes: the
+	// first hop behind a stateless address or port rewrite.
+	FlagNAT = "nat"
 )
 
 // MaxUnknown is how many silent TTLs after the last one that answered an
@@ -37,9 +40,13 @@ func BuildTrace(run *probe.TraceRun) *Trace {
 			}
 		}
 	}
-	return &Trace{Schema: TraceSchema, Target: run.Target, Addr: run.Addr.String(), Protocol: run.Protocol,
+	tr := &Trace{Schema: TraceSchema, Target: run.Target, Addr: run.Addr.String(), Protocol: run.Protocol,
 		Port: run.Port, Mode: run.Mode, Reached: reached, Source: "live", Start: run.Start.UTC().Format(time.RFC3339),
 		Foreign: run.Counts.Foreign, Hops: hops}
+	if run.NAT {
+		addNAT(tr, run)
+	}
+	return tr
 }
 
 // BuildHops turns per-probe results into hop entries. The destination's TTL

@@ -1,6 +1,8 @@
 package route
 
 import (
+	"fmt"
+
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -40,6 +42,9 @@ type Trace struct {
 	Foreign int `json:"foreign"`
 	// MTU is the path MTU search of trace --mtu, when it ran.
 	MTU *PathMTU `json:"mtu,omitempty"`
+	// NAT is what trace --nat found: where the NAT ID changes; absent
+	// unless asked for.
+	NAT *NAT `json:"nat,omitempty"`
 	// ASPath is the chain of networks the route crosses (route.ASPath), set
 	// by Annotate; absent with --no-asn.
 	ASPath []ASHop `json:"as_path,omitempty"`
@@ -65,7 +70,12 @@ type Hop struct {
 	Duplicates int `json:"duplicates"`
 	// MTU is the largest packet (IP header included) that reached this TTL,
 	// with trace --mtu; absent when not measured or no size was answered.
-	MTU        int         `json:"mtu_bytes,omitempty"`
+	MTU int `json:"mtu_bytes,omitempty"`
+	// NATID is the NAT ID of this TTL's replies with trace --nat (the
+	// quoted UDP checksum minus the one sent, probe.TraceNATID; the value
+	// most replies gave): 0 when the quoted header came back as sent.
+	// Absent when not measured or nothing answered.
+	NATID      *int        `json:"nat_id,omitempty"`
 	Responders []Responder `json:"responders"`
 }
 
@@ -140,6 +150,82 @@ type MTUDrop struct {
 	// Probed is true when no router named the MTU: a larger probe got no
 	// answer at all, and sizes were tried until one did.
 	Probed bool `json:"probed,omitempty"`
+}
+
+// NAT is trace --nat's finding: the TTLs where the NAT ID differs from the
+// TTL before (the first from 0, no rewrite), each the first hop behind a
+// router that rewrote the probe's address or port without state.
+type NAT struct {
+	// Measured is false when the trace's sockets cannot see it (recverr:
+	// the kernel picks the IP ID and the error queue returns no quoted
+	// header); Changes is then empty and no hop has a nat_id.
+	Measured bool        `json:"measured"`
+	Changes  []NATChange `json:"changes"`
+	// Note says what the figures mean, or why there are none.
+	Note string `json:"note"`
+}
+
+// NATChange is one TTL where the NAT ID changed.
+type NATChange struct {
+	TTL   int `json:"ttl"`
+	NATID int `json:"nat_id"`
+	// Addr is the hop that answered with it (the first address at that TTL).
+	Addr string `json:"addr,omitempty"`
+}
+
+// NAT notes.
+const (
+	NATMeasuredNote = "NAT ID = UDP checksum quoted in the ICMP error minus the one sent (the IP ID carries it); " +
+		"it changes at the first hop behind a stateless address or port rewrite. A conntrack NAT (Linux masquerade) " +
+		"restores the quoted header and is invisible to this method: no change is not proof of no NAT"
+	NATUnmeasuredNote = "NAT not measured: %s sockets (no privileges) cannot set the IP ID nor see the quoted header; " +
+		"needs raw sockets (root or CAP_NET_RAW)"
+)
+
+// addNAT records the NAT IDs of run's replies in tr: each hop's most
+// common one (ties: the smaller), the TTLs where it changes (flag "nat").
+func addNAT(tr *Trace, run *probe.TraceRun) {
+	measured := run.Mode == probe.ModeRaw
+	n := &NAT{Measured: measured, Changes: []NATChange{}, Note: NATMeasuredNote}
+	tr.NAT = n
+	if !measured {
+		n.Note = fmt.Sprintf(NATUnmeasuredNote, run.Mode)
+		return
+	}
+	counts := map[int]map[int]int{}
+	for _, r := range run.Results {
+		if r.Addr == "" || !r.HasNATID {
+			continue
+		}
+		if counts[r.TTL] == nil {
+			counts[r.TTL] = map[int]int{}
+		}
+		counts[r.TTL][int(r.NATID)]++
+	}
+	prev := 0
+	for i := range tr.Hops {
+		h := &tr.Hops[i]
+		c := counts[h.TTL]
+		if len(c) == 0 {
+			continue
+		}
+		best, most := 0, 0
+		for id, k := range c {
+			if k > most || k == most && id < best {
+				best, most = id, k
+			}
+		}
+		h.NATID = &best
+		if best != prev {
+			ch := NATChange{TTL: h.TTL, NATID: best}
+			if len(h.Responders) > 0 {
+				ch.Addr = h.Responders[0].Addr
+			}
+			n.Changes = append(n.Changes, ch)
+			h.Flags = append(h.Flags, FlagNAT)
+			prev = best
+		}
+	}
 }
 
 // AddMTU records a path MTU search in tr: the document's MTU, and each
