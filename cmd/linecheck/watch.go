@@ -352,6 +352,9 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if len(args) != 1 {
 		return badInput(errors.New("trace --watch needs exactly one TARGET"))
 	}
+	if nat, _ := fl.GetBool("nat"); nat {
+		return badInput(errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat"))
+	}
 	proto, _ := fl.GetString("proto")
 	port, _ := fl.GetInt("port")
 	firstTTL, _ := fl.GetInt("first-ttl")
