@@ -41,12 +41,8 @@ type billOptions struct {
 	now                                string
 }
 
-func newBillCmd() *cobra.Command {
-	o := &billOptions{}
-	c := &cobra.Command{
-		Use:   "bill [flags] LOG...",
-		Short: "Simulate what each offer would bill for recorded traffic",
-		Long: `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
+// billLong is the help text of the command.
+const billLong = `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
 xport XML/JSON, a saved Prometheus query_range response, or CSV; the format is
 detected by content) and prices it under every offer of --offers, side by side,
 with the numbers behind each charge: the samples it had, the 95th percentile by
@@ -103,9 +99,16 @@ Examples:
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
   linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms
-  linecheck bill traffic.csv --offers offers.yaml --format csv --table items`,
-		Args: cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runBill(c, args, o) },
+  linecheck bill traffic.csv --offers offers.yaml --format csv --table items`
+
+func newBillCmd() *cobra.Command {
+	o := &billOptions{}
+	c := &cobra.Command{
+		Use:   "bill [flags] LOG...",
+		Short: "Simulate what each offer would bill for recorded traffic",
+		Long:  billLong,
+		Args:  cobra.ArbitraryArgs,
+		RunE:  func(c *cobra.Command, args []string) error { return runBill(c, args, o) },
 	}
 
 	addBillPromFlags(c, &o.prom)

@@ -66,12 +66,8 @@ func clockFrom(ctx context.Context) func() time.Time {
 	return time.Now
 }
 
-func newBWCmd() *cobra.Command {
-	o := &bwOptions{}
-	c := &cobra.Command{
-		Use:   "bw [flags] SERVER",
-		Short: "Throughput test in the iperf3 protocol: what the port really carries, and when the line is oversold",
-		Long: `bw measures the throughput between this host and SERVER, where a stock iperf3
+// bwLong is the help text of the command.
+const bwLong = `bw measures the throughput between this host and SERVER, where a stock iperf3
 server runs (` + "`iperf3 -s`" + `, Debian's iperf3 3.x, or any public iperf3 server), in the
 iperf3 protocol: a control connection on TCP --port (5201), then --parallel
 data streams for --time after --omit seconds of warm-up.
@@ -120,7 +116,14 @@ Examples:
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
   linecheck bw -s -1                             on the rented server: one test from anywhere, then exit
   linecheck bw --watch --every 30m --reverse --journal hk.ndjson SERVER
-  linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`,
+  linecheck bw --report --journal hk.ndjson --floor 200M --report-tz Asia/Shanghai`
+
+func newBWCmd() *cobra.Command {
+	o := &bwOptions{}
+	c := &cobra.Command{
+		Use:   "bw [flags] SERVER",
+		Short: "Throughput test in the iperf3 protocol: what the port really carries, and when the line is oversold",
+		Long:  bwLong,
 		Args: func(c *cobra.Command, args []string) error {
 			if o.listen != "" || o.server || o.watch.report {
 				if len(args) > 0 {

@@ -148,48 +148,8 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.count < 1 {
-		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
-	}
-	if o.interval <= 0 || o.timeout <= 0 {
-		return badInput(errors.New("--interval and --timeout must be positive"))
-	}
-	if o.rate <= 0 {
-		return badInput(fmt.Errorf("--rate %g: must be positive", o.rate))
-	}
-	if c.Flags().Changed("tcp") {
-		if err := prCheckPort("--tcp", o.tcp); err != nil {
-			return badInput(err)
-		}
-	}
-	if o.size < 12 || o.size > 65000 {
-		return badInput(fmt.Errorf("--size %d: use 12..65000 bytes", o.size))
-	}
-	switch o.socket {
-	case "auto", "dgram", "raw":
-	default:
-		return badInput(fmt.Errorf("--socket %q: use auto, dgram or raw", o.socket))
-	}
-	if o.stream && o.streamFile != "" {
-		return badInput(errors.New("--stream and --stream-file: choose one"))
-	}
-	if err := report.CheckTableFlag(format, c.Flags().Changed("table")); err != nil {
+	if err := checkPingFlags(c, o, format); err != nil {
 		return badInput(err)
-	}
-	if o.alive && o.unreach {
-		return badInput(errors.New("-a (alive only) and -u (unreachable only): choose one"))
-	}
-	if o.loop && c.Flags().Changed("count") {
-		return badInput(errors.New("-l (loop until Ctrl-C) and --count: choose one; -l runs until stopped, --count N stops after N probes"))
-	}
-	if o.interim < 0 {
-		return badInput(fmt.Errorf("-Q %v: must be positive", o.interim))
-	}
-	if o.interim > 0 && !o.loop {
-		return badInput(errors.New("-Q N prints interim summaries of a -l loop: add -l, or leave -Q out"))
-	}
-	if o.stream && !format.ForTerminal() {
-		return badInput(fmt.Errorf("--stream writes NDJSON records to stdout and the summary to stderr: it cannot also write --format %s; use --stream-file FILE to keep stdout for the %s", o.format, o.format))
 	}
 	network, err := prNetwork(o.v4, o.v6)
 	if err != nil {
@@ -323,6 +283,55 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 		return errInterrupted
 	}
 	return pingExit(doc)
+}
+
+// checkPingFlags refuses values and combinations of ping's flags that
+// cannot run, before anything is resolved or sent.
+func checkPingFlags(c *cobra.Command, o *pingOptions, format report.Format) error {
+	if o.count < 1 {
+		return fmt.Errorf("--count %d: must be at least 1", o.count)
+	}
+	if o.interval <= 0 || o.timeout <= 0 {
+		return errors.New("--interval and --timeout must be positive")
+	}
+	if o.rate <= 0 {
+		return fmt.Errorf("--rate %g: must be positive", o.rate)
+	}
+	if c.Flags().Changed("tcp") {
+		if err := prCheckPort("--tcp", o.tcp); err != nil {
+			return err
+		}
+	}
+	if o.size < 12 || o.size > 65000 {
+		return fmt.Errorf("--size %d: use 12..65000 bytes", o.size)
+	}
+	switch o.socket {
+	case "auto", "dgram", "raw":
+	default:
+		return fmt.Errorf("--socket %q: use auto, dgram or raw", o.socket)
+	}
+	if o.stream && o.streamFile != "" {
+		return errors.New("--stream and --stream-file: choose one")
+	}
+	if err := report.CheckTableFlag(format, c.Flags().Changed("table")); err != nil {
+		return err
+	}
+	if o.alive && o.unreach {
+		return errors.New("-a (alive only) and -u (unreachable only): choose one")
+	}
+	if o.loop && c.Flags().Changed("count") {
+		return errors.New("-l (loop until Ctrl-C) and --count: choose one; -l runs until stopped, --count N stops after N probes")
+	}
+	if o.interim < 0 {
+		return fmt.Errorf("-Q %v: must be positive", o.interim)
+	}
+	if o.interim > 0 && !o.loop {
+		return errors.New("-Q N prints interim summaries of a -l loop: add -l, or leave -Q out")
+	}
+	if o.stream && !format.ForTerminal() {
+		return fmt.Errorf("--stream writes NDJSON records to stdout and the summary to stderr: it cannot also write --format %s; use --stream-file FILE to keep stdout for the %s", o.format, o.format)
+	}
+	return nil
 }
 
 // pingExit is fping's exit status: 2 when a name did not resolve, else 1

@@ -44,12 +44,8 @@ type serveOptions struct {
 	gpuEvery    time.Duration
 }
 
-func newServeCmd() *cobra.Command {
-	o := &serveOptions{}
-	c := &cobra.Command{
-		Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
-		Short: "Prometheus exporter: probe the candidates continuously and serve /metrics",
-		Long: `serve probes every target of every candidate in the candidates file (the
+// serveLong is the help text of the command.
+const serveLong = `serve probes every target of every candidate in the candidates file (the
 file compare reads, checked by the same loader: serve requires only candidate
 names and targets, icmp or tcp with a port; every other key present is
 checked too, and anything the loader rejects is refused: at start with exit
@@ -123,9 +119,16 @@ Examples:
   linecheck serve --config candidates.yaml --listen 10.0.0.5:9427 --count 20 --interval 500ms
   linecheck serve --targets users.yaml --trace-every 1      # return routes, on the server
   linecheck serve --targets users.yaml --targets-proto tcp --targets-port 443
-  kill -HUP $(pidof linecheck)     # reload candidates.yaml`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runServe(c, args, o) },
+  kill -HUP $(pidof linecheck)     # reload candidates.yaml`
+
+func newServeCmd() *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve --config CANDIDATES.yaml [--listen 127.0.0.1:9427]",
+		Short: "Prometheus exporter: probe the candidates continuously and serve /metrics",
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, args []string) error { return runServe(c, args, o) },
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {

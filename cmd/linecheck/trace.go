@@ -68,12 +68,8 @@ func replayConflicts(fl *pflag.FlagSet) error {
 		"drop %s, or drop --replay to trace live", strings.Join(given, ", "), strings.Join(given, " "))
 }
 
-func newTraceCmd() *cobra.Command {
-	o := &traceOptions{}
-	c := &cobra.Command{
-		Use:   "trace [flags] TARGET",
-		Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
-		Long: `trace discovers the route to TARGET hop by hop. Every TTL is in flight at
+// traceLong is the help text of the command.
+const traceLong = `trace discovers the route to TARGET hop by hop. Every TTL is in flight at
 once (paced by --rate), so one cycle takes about one round trip. With
 --cycles N it repeats every --interval, mtr style, and reports per hop and per
 responder: sent, received, loss, RTT min/avg/p50/p95/p99/max/stdev and jitter
@@ -143,7 +139,14 @@ Examples:
   linecheck trace -U -p 33434 --cycles 100 --interval 0.2 127.0.0.1
   linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
-  mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`,
+  mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`
+
+func newTraceCmd() *cobra.Command {
+	o := &traceOptions{}
+	c := &cobra.Command{
+		Use:   "trace [flags] TARGET",
+		Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
+		Long:  traceLong,
 		Args: func(c *cobra.Command, args []string) error {
 			if o.replay != "" {
 				if len(args) > 0 {
