@@ -114,67 +114,45 @@ type Measurement struct {
 // is part of the result.
 func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	opt.defaults()
-	if !opt.Offline && f.RecordedOnly {
-		return nil, ErrRecordedOnly
-	}
-	if !opt.Offline {
-		if err := CheckLiveTargets(f); err != nil {
-			return nil, err
-		}
-	}
-	db, err := LoadHopNames(opt.ASNDB, opt.NoASN, opt.PrefixTable)
+	opt.PathMTU = opt.PathMTU || f.SLA.MinPathMTU != nil
+	// The run is opened as every surface opens it (OpenSession): the same
+	// refusals, hop names, pricing and evaluation; live, the candidates
+	// are measured once here instead of by the loops.
+	partial := false
+	sess, err := OpenSession(f, SessionOptions{
+		Offline: opt.Offline, Now: opt.Now, ASNDB: opt.ASNDB, NoASN: opt.NoASN, PrefixTable: opt.PrefixTable,
+		Batch:    true,
+		Billing:  billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection},
+		Progress: opt.progress,
+		Measure: func(cs []*Candidate) ([]*Measurement, error) {
+			live, err := probeAll(ctx, cs, opt)
+			if err != nil {
+				return nil, err
+			}
+			measureThroughputs(ctx, cs, live, opt)
+			// Interrupted (Ctrl-C) after the probes began: what was
+			// measured is evaluated and reported, marked partial.
+			partial = ctx.Err() != nil
+			return live, nil
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	opt.progress("pricing the traffic profile under every offer")
-	// Pricing first: without fx: it settles the base currency (NewPricingWith).
-	pr, err := NewPricingWith(f, opt.Now, billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection})
-	if err != nil {
-		return nil, err
-	}
+	pr := sess.Pricing
 	r := NewResult(f, opt)
 	r.useFX(pr.FX())
 	r.Traffic = pr.Traffic
+	r.Partial = partial
 	if !opt.NoASN {
-		r.ASNData = route.DataInfo(db)
+		r.ASNData = route.DataInfo(sess.ASN)
 	}
-	var live []*Measurement
-	opt.PathMTU = opt.PathMTU || f.SLA.MinPathMTU != nil
-	if !opt.Offline {
-		cs := make([]*Candidate, len(f.Candidates))
-		for i := range f.Candidates {
-			cs[i] = &f.Candidates[i]
-		}
-		if live, err = probeAll(ctx, cs, opt); err != nil {
-			return nil, err
-		}
-		measureThroughputs(ctx, cs, live, opt)
-		// Interrupted (Ctrl-C) after the probes began: what was measured is
-		// evaluated and reported, marked partial.
-		r.Partial = ctx.Err() != nil
-	}
-	for i := range f.Candidates {
-		c := &f.Candidates[i]
+	for _, sc := range sess.Candidates {
+		c, e := sc.Candidate, sc.Evaluation
 		if err := ctx.Err(); err != nil && !r.Partial {
 			return nil, err
 		}
-		var m *Measurement
-		if opt.Offline {
-			opt.progress("%s: replaying recordings", c.Name)
-			if m, err = Replay(c); err != nil {
-				return nil, err
-			}
-		} else {
-			m = live[i]
-		}
-		monthly, whatIf, err := pr.Monthly(c)
-		if err != nil {
-			return nil, err
-		}
-		e := Evaluate(f, c, m, db)
-		e.Monthly, e.WhatIf = monthly, whatIf
-		RelatePort(e.Throughput, monthly)
-		e.Warnings = append(e.Warnings, carryWarnings(monthly, whatIf)...)
+		e.Warnings = append(e.Warnings, carryWarnings(e.Monthly, e.WhatIf)...)
 		e.Usage = pr.candidateUsage(c)
 		if e.GPU, err = deliveryOf(c); err != nil {
 			return nil, err

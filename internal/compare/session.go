@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -24,6 +25,26 @@ type SessionOptions struct {
 	PrefixTable *route.PrefixTable
 	// Live configures the live loops; its ASNDB is the session's.
 	Live MonitorOptions
+
+	// Batch opens the session for one evaluation (compare's report, Run):
+	// the traffic is always priced (a file without offers or traffic
+	// fails), an offer that cannot be priced fails the session, no probe
+	// streams are read and no loops are made; live, Measure measures every
+	// candidate once (one Measurement each, in file order) instead of the
+	// recordings being replayed.
+	Batch   bool
+	Measure func(cs []*Candidate) ([]*Measurement, error)
+	// Billing are the rules every offer is priced under (compare's
+	// --usage-hours and --no-projection).
+	Billing billing.Options
+	// Progress, when set, is told what the session is doing.
+	Progress func(format string, a ...any)
+}
+
+func (o SessionOptions) progress(format string, a ...any) {
+	if o.Progress != nil {
+		o.Progress(format, a...)
+	}
 }
 
 // Session is a run opened on a candidates file, for a surface that shows
@@ -72,33 +93,56 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{File: f, ASN: db}
-	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
-		if s.Pricing, err = NewPricing(f, o.Now); err != nil {
+	if o.Batch || f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
+		o.progress("pricing the traffic profile under every offer")
+		// Pricing first: without fx: it settles the base currency (NewPricingWith).
+		if s.Pricing, err = NewPricingWith(f, o.Now, o.Billing); err != nil {
+			return nil, err
+		}
+	}
+	var live []*Measurement
+	if o.Batch && !o.Offline && o.Measure != nil {
+		cs := make([]*Candidate, len(f.Candidates))
+		for i := range f.Candidates {
+			cs[i] = &f.Candidates[i]
+		}
+		if live, err = o.Measure(cs); err != nil {
 			return nil, err
 		}
 	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		m, err := Replay(c)
-		if err != nil {
-			return nil, err
+		var m *Measurement
+		if live != nil {
+			m = live[i]
+		} else {
+			if o.Batch {
+				o.progress("%s: replaying recordings", c.Name)
+			}
+			if m, err = Replay(c); err != nil {
+				return nil, err
+			}
 		}
 		ev := Evaluate(f, c, m, db)
 		if s.Pricing != nil {
-			if mo, whatIf, err := s.Pricing.Monthly(c); err == nil {
+			mo, whatIf, err := s.Pricing.Monthly(c)
+			if err != nil && o.Batch {
+				return nil, err
+			}
+			if err == nil {
 				ev.Monthly, ev.WhatIf = mo, whatIf
 				RelatePort(ev.Throughput, mo)
 			}
 		}
 		sc := SessionCandidate{Candidate: c, Measurement: m, Evaluation: ev}
-		if o.Offline && c.Recorded.Probes != "" {
+		if o.Offline && !o.Batch && c.Recorded.Probes != "" {
 			if sc.Stream, err = readStream(c.Recorded.Probes); err != nil {
 				return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
 			}
 		}
 		s.Candidates = append(s.Candidates, sc)
 	}
-	if !o.Offline {
+	if !o.Offline && !o.Batch {
 		mo := o.Live
 		mo.ASNDB = db
 		if s.Loops, err = MonitorLoops(f, mo); err != nil {
