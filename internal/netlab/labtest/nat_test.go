@@ -1,0 +1,197 @@
+package labtest
+
+import (
+	"encoding/json"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// natRewrite is the address router 1 writes as the client's source, and
+// natID the NAT ID that rewrite must show, computed from the two addresses
+// by hand (RFC 1624): the UDP checksum covers the source address in its
+// pseudo-header, so replacing its 16-bit words old by new adds
+// Σnew − Σold to the one's-complement sum and takes as much off the
+// checksum; the NAT ID (quoted − sent) is that, as a 16-bit value.
+func natID(t *testing.T, from, to string) int {
+	t.Helper()
+	a, b := netip.MustParseAddr(from).As4(), netip.MustParseAddr(to).As4()
+	delta := (int(b[0])<<8 | int(b[1])) + (int(b[2])<<8 | int(b[3])) - (int(a[0])<<8 | int(a[1])) - (int(a[2])<<8 | int(a[3]))
+	return -delta & 0xffff
+}
+
+// dublinHop is one probe of dublin-traceroute's JSON (flows by destination
+// port). Its "icmp" object has type and code swapped: a time exceeded
+// (type 11, code 0) is written as type 0, code 11.
+type dublinHop struct {
+	NATID int `json:"nat_id"`
+	Sent  struct {
+		IP struct {
+			TTL int `json:"ttl"`
+		} `json:"ip"`
+	} `json:"sent"`
+	Received *struct {
+		IP struct {
+			Src string `json:"src"`
+		} `json:"ip"`
+		ICMP struct {
+			Type int `json:"type"`
+			Code int `json:"code"`
+		} `json:"icmp"`
+	} `json:"received"`
+}
+
+// A stateless source rewrite on router 1 (nftables `ip saddr set` toward
+// router 2, `ip daddr set` back) changes the UDP checksum of every probe
+// it forwards: `trace -U --nat` reads NAT ID 0 at router 1 (which quotes
+// the probe before its postrouting rewrite) and 64768 (0xFD00, computed by
+// hand from 10.77.0.1 → 10.77.3.1) at router 2 and the server, flags TTL 2
+// and names it in the document's nat; dublin-traceroute --broken-nat
+// reports the same NAT ID per TTL on the same lab. Unprivileged (recverr)
+// the NAT ID is not measured and says so. A conntrack masquerade on the
+// same router is invisible to the method: every hop reads 0.
+func TestTraceNATIDMatchesDublinTracerouteBehindAStatelessRewrite(t *testing.T) {
+	t.Parallel()
+	tool(t, "dublin-traceroute")
+	tool(t, "nft")
+	tool(t, "setpriv")
+	const rewritten, behind = "10.77.3.1", 2
+	l, bin := lab(t, netlab.Config{Prefix: "lclnt", Hops: 2})
+	client, dst := l.ClientAddr(false), l.ServerAddr(false)
+	want := natID(t, client, rewritten)
+	if want != 0xfd00 {
+		t.Fatalf("hand NAT ID %#04x, want 0xfd00 for %s → %s", want, client, rewritten)
+	}
+	nft := func(t *testing.T, script string) {
+		t.Helper()
+		cmd := l.Exec(l.Router(1), "nft", "-f", "-")
+		cmd.Stdin = strings.NewReader(script)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("nft: %v: %s", err, out)
+		}
+	}
+	// Router 2 routes the rewritten address back to router 1 (the server's
+	// lab-wide route already does).
+	mustRun(t, l, l.Router(2), "ip", "route", "add", rewritten+"/32", "via", "10.77.1.1")
+	nft(t, `table ip lclnat {
+	chain post { type filter hook postrouting priority 100; policy accept; oifname "n1a" ip saddr `+client+` ip saddr set `+rewritten+`; }
+	chain pre { type filter hook prerouting priority -300; policy accept; iifname "n1a" ip daddr `+rewritten+` ip daddr set `+client+`; }
+}`)
+
+	tr := traceJSON(t, l, bin, "-U", "--nat", "-c", "3", "-i", "20ms", "--timeout", "300ms", dst)
+	if got, want := hopAddrs(tr), l.RouterAddrs(false); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("hops %q, want %q", got, want)
+	}
+	if tr.NAT == nil || !tr.NAT.Measured || tr.Mode != "raw" {
+		t.Fatalf("mode %q nat %+v, want raw, measured", tr.Mode, tr.NAT)
+	}
+	if len(tr.NAT.Changes) != 1 || tr.NAT.Changes[0] != (route.NATChange{TTL: behind, NATID: want, Addr: l.RouterAddrs(false)[behind-1]}) {
+		t.Errorf("nat changes %+v, want one at TTL %d to %d from %s", tr.NAT.Changes, behind, want, l.RouterAddrs(false)[behind-1])
+	}
+	for _, h := range tr.Hops {
+		w := 0
+		if h.TTL >= behind {
+			w = want
+		}
+		if h.NATID == nil || *h.NATID != w || hasFlag(h, route.FlagNAT) != (h.TTL == behind) {
+			t.Errorf("hop %d: nat_id %v flags %v, want %d, flagged only at TTL %d", h.TTL, h.NATID, h.Flags, w, behind)
+		}
+	}
+
+	// dublin-traceroute resolves every hop's name: its namespace gets a
+	// resolv.conf naming 127.0.0.1 (ip netns exec binds it over
+	// /etc/resolv.conf), so no query leaves the lab.
+	etc := filepath.Join("/etc/netns", l.Client())
+	if err := os.MkdirAll(etc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(etc) })
+	if err := os.WriteFile(filepath.Join(etc, "resolv.conf"), []byte("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// libtins, under dublin-traceroute, picks its interface from the default
+	// route and aborts without one: the client gets one toward router 1 for
+	// this run (router 1 has no default route, so it leads nowhere outside).
+	mustRun(t, l, l.Client(), "ip", "route", "add", "default", "via", "10.77.0.2")
+	dir := t.TempDir()
+	cmd := l.Exec(l.Client(), "dublin-traceroute", dst, "--npaths=4", "--max-ttl=4", "--broken-nat")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dublin-traceroute: %v: %s", err, out)
+	}
+	mustRun(t, l, l.Client(), "ip", "route", "del", "default")
+	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dt struct {
+		Flows map[string][]dublinHop `json:"flows"`
+	}
+	if err := json.Unmarshal(raw, &dt); err != nil || len(dt.Flows) != 4 {
+		t.Fatalf("dublin-traceroute JSON (%v): %.1500s", err, raw)
+	}
+	seen := map[int]bool{}
+	for _, hops := range dt.Flows {
+		for _, dh := range hops {
+			ttl := dh.Sent.IP.TTL
+			if dh.Received == nil || ttl > len(tr.Hops) {
+				continue
+			}
+			seen[ttl] = true
+			h := tr.Hops[ttl-1]
+			if dh.Received.IP.Src != h.Responders[0].Addr || dh.NATID != *h.NATID {
+				t.Errorf("TTL %d: dublin-traceroute %s nat_id %d, linecheck %s nat_id %d", ttl, dh.Received.IP.Src, dh.NATID, h.Responders[0].Addr, *h.NATID)
+			}
+			// Type and code swapped in dublin's JSON: time exceeded below
+			// the server, port unreachable (3, 3) from it.
+			wantType, wantCode := 0, 11
+			if ttl == len(tr.Hops) {
+				wantType, wantCode = 3, 3
+			}
+			if dh.Received.ICMP.Type != wantType || dh.Received.ICMP.Code != wantCode {
+				t.Errorf("TTL %d: dublin icmp type %d code %d, want (swapped) %d %d", ttl, dh.Received.ICMP.Type, dh.Received.ICMP.Code, wantType, wantCode)
+			}
+		}
+	}
+	// dublin sends one probe per TTL and flow: now and then one goes
+	// unanswered, so each TTL must be answered in one of its 4 flows.
+	if len(seen) != len(tr.Hops) {
+		t.Errorf("dublin-traceroute answered TTLs %v of 1..%d: %.1500s", seen, len(tr.Hops), raw)
+	}
+
+	// Without privileges (recverr) the trace runs and the NAT ID is absent.
+	ubin := worldBinary(t, bin)
+	args := append(append([]string{}, nobody[1:]...), ubin, "trace", "-U", "--nat", "--timeout", "300ms", "--format", "json", dst)
+	un := parseTrace(t, mustRun(t, l, l.Client(), nobody[0], args...))
+	if un.Mode != "recverr" || un.NAT == nil || un.NAT.Measured || !strings.Contains(un.NAT.Note, "not measured") {
+		t.Errorf("unprivileged: mode %q nat %+v, want recverr, not measured", un.Mode, un.NAT)
+	}
+	for _, h := range un.Hops {
+		if h.NATID != nil {
+			t.Errorf("unprivileged hop %d: nat_id %d, want absent", h.TTL, *h.NATID)
+		}
+	}
+
+	// A conntrack masquerade restores the quoted header: NAT ID 0 everywhere.
+	nft(t, `delete table ip lclnat
+table ip lclnat {
+	chain post { type nat hook postrouting priority 100; policy accept; oifname "n1a" masquerade; }
+}`)
+	tr = traceJSON(t, l, bin, "-U", "--nat", "-c", "3", "-i", "20ms", "--timeout", "300ms", dst)
+	if got, want := hopAddrs(tr), l.RouterAddrs(false); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("masquerade: hops %q, want %q", got, want)
+	}
+	for _, h := range tr.Hops {
+		if h.NATID == nil || *h.NATID != 0 {
+			t.Errorf("masquerade hop %d: nat_id %v, want 0 (conntrack restores the quoted header)", h.TTL, h.NATID)
+		}
+	}
+	if tr.NAT == nil || len(tr.NAT.Changes) != 0 || !strings.Contains(tr.NAT.Note, "invisible") {
+		t.Errorf("masquerade: nat %+v, want no change and the note that conntrack NAT is invisible", tr.NAT)
+	}
+}
