@@ -240,97 +240,11 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		}
 		tr = t
 	} else {
-		network, err := prNetwork(o.v4, o.v6)
+		t, cut, err := traceLive(c, o, args[0])
 		if err != nil {
-			return badInput(err)
-		}
-		// --port applies to udp and tcp; icmp ignores it (help text).
-		if fl.Changed("port") && o.proto != "icmp" {
-			if err := prCheckPort("--port", o.port); err != nil {
-				return badInput(err)
-			}
-		}
-		for _, n := range []string{"first-ttl", "max-ttl"} {
-			if v, _ := fl.GetInt(n); fl.Changed(n) && (v < 1 || v > 255) {
-				return badInput(fmt.Errorf("--%s %d: a TTL is 1..255", n, v))
-			}
-		}
-		if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-			return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
-		}
-		if o.nat && probe.Protocol(o.proto) != probe.UDP {
-			return badInput(fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto))
-		}
-		if o.nat && o.v6 {
-			return badInput(errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6"))
-		}
-		cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-			Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat}
-		ctx, interrupted, stop := interruptContext(c.Context())
-		defer stop()
-		stderr := c.ErrOrStderr()
-		cycle := 0
-		var hops int
-		stopProgress := prProgress(stderr, func() string {
-			return fmt.Sprintf("trace: cycle %d/%d, %d hops", cycle, o.cycles, hops)
-		})
-		var onCycle func(*probe.TraceRun)
-		if prIsTTY(stderr) {
-			// A snapshot per cycle costs a copy and a BuildTrace over every
-			// result so far: only worth it when someone watches the progress line.
-			onCycle = func(r *probe.TraceRun) { cycle++; hops = len(route.BuildTrace(r).Hops) }
-		}
-		run, err := probe.Trace(ctx, args[0], cfg, onCycle)
-		stopProgress()
-		var t *route.Trace
-		var counts probe.TraceCounts
-		if run != nil {
-			t, counts = route.BuildTrace(run), run.Counts
-		}
-		switch {
-		case err == nil:
-		case interrupted() && t != nil:
-			interruptedRun = true
-			fmt.Fprintln(stderr, "linecheck: interrupted; the report covers the cycles finished so far")
-		case interrupted():
-			return errInterrupted
-		case errors.Is(err, context.Canceled) && t != nil:
-		case errors.Is(err, probe.ErrPrivilege):
-			return badInput(err)
-		case t == nil:
-			return badInput(err)
-		default:
 			return err
 		}
-		if counts != (probe.TraceCounts{}) {
-			fmt.Fprintf(stderr, "linecheck: not counted as received: %d late, %d duplicate, %d foreign replies\n",
-				counts.Late, counts.Duplicates, counts.Foreign)
-		}
-		if !t.Reached && err == nil {
-			if maxTTLAnswered(run) {
-				fmt.Fprintf(stderr, "linecheck: max TTL %d reached without reaching %s: a router still answered at TTL %d; try a larger --max-ttl\n",
-					run.MaxTTL, t.Addr, run.MaxTTL)
-			} else {
-				msg := fmt.Sprintf("linecheck: %s did not answer within --timeout %v", t.Addr, o.timeout)
-				if counts.Late > 0 {
-					msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
-				}
-				fmt.Fprintln(stderr, msg)
-			}
-		}
-		if o.mtu && !interruptedRun {
-			m, err := probe.PathMTU(ctx, run.Addr, probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout})
-			switch {
-			case interrupted():
-				interruptedRun = true
-				fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
-			case err != nil:
-				fmt.Fprintf(stderr, "linecheck: path MTU: %v\n", err)
-			default:
-				route.AddMTU(t, m)
-			}
-		}
-		tr = t
+		tr, interruptedRun = t, cut
 	}
 	// Carrier, ASN, network, country and line class per responder, offline
 	// (--prefix-table, carrier table, --asn-db, dataset).
@@ -371,6 +285,102 @@ func maxTTLAnswered(run *probe.TraceRun) bool {
 		}
 	}
 	return false
+}
+
+// traceLive traces target as the flags say: the trace, whether Ctrl-C cut
+// it (the report then covers the cycles finished), or the error that
+// stops the command.
+func traceLive(c *cobra.Command, o *traceOptions, target string) (t *route.Trace, cut bool, err error) {
+	network, err := prNetwork(o.v4, o.v6)
+	if err != nil {
+		return nil, false, badInput(err)
+	}
+	// --port applies to udp and tcp; icmp ignores it (help text).
+	if c.Flags().Changed("port") && o.proto != "icmp" {
+		if err := prCheckPort("--port", o.port); err != nil {
+			return nil, false, badInput(err)
+		}
+	}
+	for _, n := range []string{"first-ttl", "max-ttl"} {
+		if v, _ := c.Flags().GetInt(n); c.Flags().Changed(n) && (v < 1 || v > 255) {
+			return nil, false, badInput(fmt.Errorf("--%s %d: a TTL is 1..255", n, v))
+		}
+	}
+	if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
+		return nil, false, badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
+	}
+	if o.nat && probe.Protocol(o.proto) != probe.UDP {
+		return nil, false, badInput(fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto))
+	}
+	if o.nat && o.v6 {
+		return nil, false, badInput(errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6"))
+	}
+	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
+		Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat}
+	ctx, interrupted, stop := interruptContext(c.Context())
+	defer stop()
+	stderr := c.ErrOrStderr()
+	cycle := 0
+	var hops int
+	stopProgress := prProgress(stderr, func() string {
+		return fmt.Sprintf("trace: cycle %d/%d, %d hops", cycle, o.cycles, hops)
+	})
+	var onCycle func(*probe.TraceRun)
+	if prIsTTY(stderr) {
+		// A snapshot per cycle costs a copy and a BuildTrace over every
+		// result so far: only worth it when someone watches the progress line.
+		onCycle = func(r *probe.TraceRun) { cycle++; hops = len(route.BuildTrace(r).Hops) }
+	}
+	run, err := probe.Trace(ctx, target, cfg, onCycle)
+	stopProgress()
+	var counts probe.TraceCounts
+	if run != nil {
+		t, counts = route.BuildTrace(run), run.Counts
+	}
+	switch {
+	case err == nil:
+	case interrupted() && t != nil:
+		cut = true
+		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers the cycles finished so far")
+	case interrupted():
+		return nil, false, errInterrupted
+	case errors.Is(err, context.Canceled) && t != nil:
+	case errors.Is(err, probe.ErrPrivilege):
+		return nil, false, badInput(err)
+	case t == nil:
+		return nil, false, badInput(err)
+	default:
+		return nil, false, err
+	}
+	if counts != (probe.TraceCounts{}) {
+		fmt.Fprintf(stderr, "linecheck: not counted as received: %d late, %d duplicate, %d foreign replies\n",
+			counts.Late, counts.Duplicates, counts.Foreign)
+	}
+	if !t.Reached && err == nil {
+		if maxTTLAnswered(run) {
+			fmt.Fprintf(stderr, "linecheck: max TTL %d reached without reaching %s: a router still answered at TTL %d; try a larger --max-ttl\n",
+				run.MaxTTL, t.Addr, run.MaxTTL)
+		} else {
+			msg := fmt.Sprintf("linecheck: %s did not answer within --timeout %v", t.Addr, o.timeout)
+			if counts.Late > 0 {
+				msg += fmt.Sprintf("; %d replies came later than that: try a longer --timeout", counts.Late)
+			}
+			fmt.Fprintln(stderr, msg)
+		}
+	}
+	if o.mtu && !cut {
+		m, err := probe.PathMTU(ctx, run.Addr, probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout})
+		switch {
+		case interrupted():
+			cut = true
+			fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
+		case err != nil:
+			fmt.Fprintf(stderr, "linecheck: path MTU: %v\n", err)
+		default:
+			route.AddMTU(t, m)
+		}
+	}
+	return t, cut, nil
 }
 
 // traceJSONFlag refuses mtr's -j beside a --format that is not json:
