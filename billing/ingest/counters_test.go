@@ -152,3 +152,35 @@ func TestCSV32BitCounterTooFastForItsPollIsRefused(t *testing.T) {
 		t.Errorf("64-bit slot %+v", s.Slots[0])
 	}
 }
+
+// Without --units, the same 200 Mbit/s 32-bit counter does not look like a
+// counter at all (it falls at about every other poll: hand, 7.5e9 mod 2^32 =
+// 3,205,032,704 per poll, so a reading rises only while it stays under 2^32)
+// and is read as bytes per interval, as before — but no longer silently: a
+// warning names the 114.5 Mbit/s limit of a 300 s poll. Bytes per interval
+// that do not fall, or that exceed 32 bits, get no such warning.
+func TestCSVWrapping32BitCounterWithoutUnitsIsNamed(t *testing.T) {
+	doc := counterCSV("timestamp,ifInOctets,ifOutOctets", 289, 0, 7_500_000_000, 32)
+	s := mustRead(t, "fast32.csv", doc, ReadOptions{})[0]
+	if !hasWarning(s, "are named like octet counters but fall in") || !hasWarning(s, "polled every 300 s (this log's step) it can be read up to 114.5 Mbit/s") {
+		t.Fatalf("no warning for a wrapping 32-bit counter read without --units: %q", s.Warnings)
+	}
+	var b strings.Builder
+	b.WriteString("timestamp,in_octets,out_octets\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", 1780272000+i*300, 5_000_000_000+i%7*1000, 1000+i%5) // > 2^32: not a 32-bit counter
+	}
+	if s := mustRead(t, "bytes.csv", b.String(), ReadOptions{})[0]; hasWarning(s, "named like octet counters") {
+		t.Errorf("bytes per interval above 32 bits warned as a 32-bit counter: %q", s.Warnings)
+	}
+	// A steady 100 Mbit/s in bytes per interval (about 3.75e9, up and down
+	// by a few MB) falls half the time within 32 bits but spans no range.
+	b.Reset()
+	b.WriteString("timestamp,in_octets,out_octets\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", 1780272000+i*300, 3_750_000_000+i%2*4_000_000, 3_700_000_000-i%3*1_000_000)
+	}
+	if s := mustRead(t, "steady.csv", b.String(), ReadOptions{})[0]; hasWarning(s, "named like octet counters") {
+		t.Errorf("steady bytes per interval warned as a wrapping 32-bit counter: %q", s.Warnings)
+	}
+}

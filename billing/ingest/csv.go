@@ -194,7 +194,10 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 	if units != "" || lay.units != "bytes" {
 		return "", nil // --units given, or the columns are named as rates
 	}
-	type obs struct{ in, out []float64 }
+	type obs struct {
+		in, out []float64
+		ts      []int64
+	}
 	per := map[string]*obs{}
 	var order []string
 	f := make([][]byte, lay.n)
@@ -240,6 +243,9 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		}
 		if len(o.in) < csvHeadPerIface {
 			o.in, o.out = append(o.in, vi), append(o.out, vo)
+			if t, msg := parseStamp(trimSpace(f[lay.ts]), lay.loc); msg == "" {
+				o.ts = append(o.ts, t)
+			}
 		}
 		if lay.iface < 0 && len(o.in) == csvHeadPerIface {
 			break // the one series is judged: no later row can change that
@@ -264,6 +270,9 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		}
 	}
 	if judged == 0 || counting*2 <= judged {
+		if named {
+			return wrapped32(lay, per[order[0]].in, per[order[0]].out, per[order[0]].ts), nil
+		}
 		return "", nil
 	}
 	names := lay.shown[lay.inName]
@@ -281,6 +290,64 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		lay.units, lay.bits = "counter64", 64
 	}
 	return fmt.Sprintf("%s: SNMP octet counters (the readings only rise): read as --units %s (each delta is the traffic between two polls); --units bytes reads them as bytes per interval", names, lay.units), nil
+}
+
+// wrapped32 speaks when columns named like octet counters do not read as
+// counters and every reading fits 32 bits with many falls: the pattern of a
+// 32-bit counter (IF-MIB ifInOctets) polled too slowly for its link. Above
+// 2^32·8/step bit/s (114.5 Mbit/s at 300 s) it wraps more than once between
+// polls, each reading looks random in 0..2^32, and neither reading recovers
+// the volume (issue 20: read as counters a 200 Mbit/s log billed 85 Mbit/s;
+// read as bytes per interval it bills the readings themselves). They are
+// read as bytes per interval, as before, but not silently.
+func wrapped32(lay *csvLayout, in, out []float64, ts []int64) string {
+	// A counter that wraps between polls reads like a random number in
+	// 0..2^32: the readings span most of the range. Bytes per interval of a
+	// steady link cluster, and small ones never reach the upper half.
+	falls, steps := 0, 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range [][]float64{in, out} {
+		for i, x := range v {
+			if x > math.MaxUint32 || x < 0 {
+				return ""
+			}
+			lo, hi = min(lo, x), max(hi, x)
+			if i > 0 {
+				steps++
+				if x < v[i-1] {
+					falls++
+				}
+			}
+		}
+	}
+	if steps == 0 || falls*10 < steps || hi < 1<<31 || lo >= 1<<30 {
+		return ""
+	}
+	step := int64(0)
+	if len(ts) > 1 {
+		d := make([]int64, 0, len(ts)-1)
+		for i := 1; i < len(ts); i++ {
+			if ts[i] > ts[i-1] {
+				d = append(d, ts[i]-ts[i-1])
+			}
+		}
+		if len(d) > 0 {
+			slices.Sort(d)
+			step = d[len(d)/2]
+		}
+	}
+	names := lay.shown[lay.inName]
+	if lay.out >= 0 {
+		names += ", " + lay.shown[lay.outName]
+	}
+	limit := func(s int64) string { return fmt.Sprintf("%.1f Mbit/s", float64(uint64(1)<<32)*8/float64(s)/1e6) }
+	poll := "polled every 300 s it can be read up to " + limit(300)
+	if step > 0 {
+		poll = fmt.Sprintf("polled every %d s (this log's step) it can be read up to %s", step, limit(step))
+	}
+	return fmt.Sprintf("%s are named like octet counters but fall in %d of %d readings and all fit 32 bits: read as bytes per interval. "+
+		"If they are 32-bit counters, %s and a faster link wraps unseen between polls, so the volume cannot be recovered: "+
+		"poll the 64-bit ifHCInOctets/ifHCOutOctets, or poll more often; --units counter32 checks them as counters", names, falls, steps, poll)
 }
 
 // cumulative says whether readings look like a counter: nearly every step
