@@ -194,36 +194,10 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	network, err := prNetwork(o.v4, o.v6)
+	sel, cfg, err := backtraceSelect(c, o, targets, from)
 	if err != nil {
 		return badInput(err)
 	}
-	if c.Flags().Changed("port") && o.proto != "icmp" {
-		if err := prCheckPort("--port", o.port); err != nil {
-			return badInput(err)
-		}
-	}
-	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-		return badInput(errors.New("--cycles, --rate, --interval and --timeout must be positive"))
-	}
-	if o.maxTTL < 0 || o.maxTTL > 255 {
-		// Before any target is traced: each would fail the same way.
-		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
-	}
-	var sel []route.BacktraceTarget
-	for _, t := range targets {
-		a := netip.MustParseAddr(t.Addr)
-		if (network == "ip4" && !a.Is4()) || (network == "ip6" && a.Is4()) {
-			continue
-		}
-		sel = append(sel, t)
-	}
-	if len(sel) == 0 {
-		return badInput(fmt.Errorf("no target of %s is an %s address: drop -%s or add such targets", from,
-			map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network], map[string]string{"ip4": "4", "ip6": "6"}[network]))
-	}
-	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
-		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
@@ -275,6 +249,42 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// backtraceSelect checks the probing flags and keeps the targets of the
+// family -4/-6 asks for (from names where they came from); cfg is the
+// trace of each.
+func backtraceSelect(c *cobra.Command, o *backtraceOptions, targets []route.BacktraceTarget, from string) (sel []route.BacktraceTarget, cfg probe.TraceConfig, err error) {
+	network, err := prNetwork(o.v4, o.v6)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if c.Flags().Changed("port") && o.proto != "icmp" {
+		if err := prCheckPort("--port", o.port); err != nil {
+			return nil, cfg, err
+		}
+	}
+	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
+		return nil, cfg, errors.New("--cycles, --rate, --interval and --timeout must be positive")
+	}
+	if o.maxTTL < 0 || o.maxTTL > 255 {
+		// Before any target is traced: each would fail the same way.
+		return nil, cfg, fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL)
+	}
+	for _, t := range targets {
+		a := netip.MustParseAddr(t.Addr)
+		if (network == "ip4" && !a.Is4()) || (network == "ip6" && a.Is4()) {
+			continue
+		}
+		sel = append(sel, t)
+	}
+	if len(sel) == 0 {
+		return nil, cfg, fmt.Errorf("no target of %s is an %s address: drop -%s or add such targets", from,
+			map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[network], map[string]string{"ip4": "4", "ip6": "6"}[network])
+	}
+	cfg = probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, MaxTTL: o.maxTTL, Cycles: o.cycles,
+		Interval: o.interval, Timeout: o.timeout, Rate: o.rate}
+	return sel, cfg, nil
 }
 
 // backtraceBurst is how many probes (of all targets together) may leave at
