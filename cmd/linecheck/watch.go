@@ -252,8 +252,15 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			break
 		}
 	}
+	return watchEnd(c, o, loc, tty)
+}
+
+// watchEnd clears the progress line of a watch that stopped and prints
+// the report of its journal (none without --journal: the lines went to
+// stdout).
+func watchEnd(c *cobra.Command, o *watchOpts, loc *time.Location, tty bool) error {
 	if tty {
-		fmt.Fprint(stderr, "\r\033[K")
+		fmt.Fprint(c.ErrOrStderr(), "\r\033[K")
 	}
 	if o.journal == "" {
 		return nil
@@ -435,11 +442,5 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 			break
 		}
 	}
-	if tty {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
-	if o.journal == "" {
-		return nil
-	}
-	return watchReport(c, o, loc)
+	return watchEnd(c, o, loc, tty)
 }
