@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -177,30 +176,14 @@ type pricer struct {
 	file    *compare.File
 	pr      *compare.Pricing
 	base    string
-	traffic *Traffic
+	traffic *compare.TrafficSummary
 	// noProjection: --no-projection (no projected month in the notes).
 	noProjection bool
 }
 
 func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
 	p := &pricer{file: f, pr: pr, base: pr.FX().Base}
-	ts := pr.Traffic
-	if ts != nil && len(ts.Times) > 0 {
-		step := billing.SlotSeconds * time.Second
-		// The present slots, placed on the period's grid so gaps stay gaps.
-		n := int(ts.PeriodEnd.Sub(ts.PeriodStart) / step)
-		tr := &Traffic{Name: ts.Source, Start: ts.PeriodStart, Step: step,
-			InMbps: make([]float64, n), OutMbps: make([]float64, n)}
-		for k := range n {
-			tr.InMbps[k], tr.OutMbps[k] = math.NaN(), math.NaN() // absent until a slot says otherwise
-		}
-		for i, t := range ts.Times {
-			if k := int(t.Sub(ts.PeriodStart) / step); k >= 0 && k < n {
-				tr.InMbps[k], tr.OutMbps[k] = ts.InBps[i]/1e6, ts.OutBps[i]/1e6
-			}
-		}
-		p.traffic = tr
-	}
+	p.traffic = pr.Traffic
 	return p
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
 // renderCost is the cost detail of the selected candidate: the month's
@@ -53,7 +54,7 @@ func (m *Model) renderCost(width, height int) []string {
 	}
 	if m.chart.key != key || m.chart.traffic != m.snap.Traffic || m.chart.lines == nil {
 		*m.chart = chartCache{key: key, traffic: m.snap.Traffic,
-			lines: renderTrafficPanel(m.snap.Traffic, c.Cost, o, width, chartH, st)}
+			lines: renderTrafficPanel(gridOf(m.snap.Traffic), c.Cost, o, width, chartH, st)}
 	}
 	out = append(out, m.chart.lines...)
 	out = append(out, "")
@@ -72,13 +73,13 @@ type breakdownMemo struct {
 // chartCache holds the last traffic panel drawn.
 type chartCache struct {
 	key     string
-	traffic *Traffic
+	traffic *compare.TrafficSummary
 	lines   []string
 }
 
 // renderTrafficPanel is the legend line and the traffic chart, height lines
 // in all; the plotted series follows the direction rule.
-func renderTrafficPanel(tr *Traffic, cost Cost, o CostOptions, width, height int, st *Styles) []string {
+func renderTrafficPanel(tr *trafficGrid, cost Cost, o CostOptions, width, height int, st *Styles) []string {
 	if tr == nil || len(tr.InMbps) == 0 {
 		return []string{st.Dim.Render(" no traffic profile: costs are shown without a chart")}
 	}

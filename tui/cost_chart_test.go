@@ -13,9 +13,9 @@ import (
 
 // tenDays is 10 days of 5-minute slots at 100 Mbps in and out, with days
 // 4 to 6 missing (NaN, as adapt.go places a log's gaps on the grid).
-func tenDays() *Traffic {
+func tenDays() *trafficGrid {
 	n := 10 * 288
-	tr := &Traffic{Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Step: 5 * time.Minute,
+	tr := &trafficGrid{Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Step: 5 * time.Minute,
 		InMbps: make([]float64, n), OutMbps: make([]float64, n)}
 	for i := range n {
 		tr.InMbps[i], tr.OutMbps[i] = 100, 100

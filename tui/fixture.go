@@ -64,17 +64,21 @@ func money(a, cur string) billing.Money { return moneyOf(a, cur) }
 // to 24:00 UTC and 200 Mbps from 00:00 to 08:00; in a quarter of out. Two
 // thirds of the slots are at the day rate, so every 95th method gives
 // 600 Mbps out and 150 Mbps in.
-func FixtureTraffic() *Traffic {
+func FixtureTraffic() *compare.TrafficSummary {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	n := 31 * 288
-	tr := &Traffic{Name: "traffic/2026-10.csv", Start: start, Step: 5 * time.Minute,
-		InMbps: make([]float64, n), OutMbps: make([]float64, n)}
+	step := 5 * time.Minute
+	tr := &compare.TrafficSummary{Source: "traffic/2026-10.csv", PeriodStart: start, PeriodEnd: start.Add(time.Duration(n) * step),
+		P95bps: 600e6, PeakBps: 600e6, Samples: n,
+		Times: make([]time.Time, n), InBps: make([]float64, n), OutBps: make([]float64, n)}
 	for i := 0; i < n; i++ {
-		out := 600.0
+		out := 600e6
 		if (i%288)*5 < 8*60 {
-			out = 200
+			out = 200e6
 		}
-		tr.OutMbps[i], tr.InMbps[i] = out, out/4
+		tr.Times[i], tr.OutBps[i], tr.InBps[i] = start.Add(time.Duration(i)*step), out, out/4
+		tr.OutBytes += int64(out * step.Seconds() / 8)
+		tr.InBytes += int64(out / 4 * step.Seconds() / 8)
 	}
 	return tr
 }

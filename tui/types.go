@@ -20,13 +20,13 @@ const HistorySize = 300
 // candidates with their static analysis (line class, routes, costs), the SLA
 // thresholds and the traffic profile. A Source loads it.
 type Snapshot struct {
-	Title      string      // shown in the title bar, e.g. the candidates file
-	Mode       string      // "replay ×10", "live", "replay ×10 + live"
-	SLA        compare.SLA // thresholds the live statistics are checked against (compare.CheckSLA)
-	Candidates []Candidate // in file order
-	Traffic    *Traffic    // the traffic profile the costs are computed on; nil when none
-	Currency   string      // the currency totals are compared in (fx base)
-	Cost       CostOptions // the options the snapshot's costs were computed with
+	Title      string                  // shown in the title bar, e.g. the candidates file
+	Mode       string                  // "replay ×10", "live", "replay ×10 + live"
+	SLA        compare.SLA             // thresholds the live statistics are checked against (compare.CheckSLA)
+	Candidates []Candidate             // in file order
+	Traffic    *compare.TrafficSummary // the traffic profile the costs are computed on (the core's); nil when none
+	Currency   string                  // the currency totals are compared in (fx base)
+	Cost       CostOptions             // the options the snapshot's costs were computed with
 	// Tracing says live forward traces are running: a route not yet
 	// received is being traced, not missing.
 	Tracing bool
@@ -243,13 +243,34 @@ func (c Cost) Scheme(name string) (SchemeCost, bool) {
 	return best, ok
 }
 
-// Traffic is the month of traffic the costs are computed on, as rates.
-type Traffic struct {
-	Name    string
+// trafficGrid is the traffic chart's drawing buffer: the snapshot's
+// traffic (compare.TrafficSummary, the core's) with its slots placed on
+// the period's 5-minute grid, so gaps stay gaps (NaN).
+type trafficGrid struct {
 	Start   time.Time
-	Step    time.Duration // 5 minutes
-	InMbps  []float64     // NaN for a slot without data (a gap in the log)
+	Step    time.Duration
+	InMbps  []float64
 	OutMbps []float64
+}
+
+// gridOf places ts's present slots on its period's grid; nil without
+// traffic or without slots.
+func gridOf(ts *compare.TrafficSummary) *trafficGrid {
+	if ts == nil || len(ts.Times) == 0 {
+		return nil
+	}
+	step := billing.SlotSeconds * time.Second
+	n := max(int(ts.PeriodEnd.Sub(ts.PeriodStart)/step), 0)
+	g := &trafficGrid{Start: ts.PeriodStart, Step: step, InMbps: make([]float64, n), OutMbps: make([]float64, n)}
+	for k := range n {
+		g.InMbps[k], g.OutMbps[k] = math.NaN(), math.NaN() // absent until a slot says otherwise
+	}
+	for i, t := range ts.Times {
+		if k := int(t.Sub(ts.PeriodStart) / step); k >= 0 && k < n && i < len(ts.InBps) && i < len(ts.OutBps) {
+			g.InMbps[k], g.OutMbps[k] = ts.InBps[i]/1e6, ts.OutBps[i]/1e6
+		}
+	}
+	return g
 }
 
 // Route is one traced direction of a candidate, mtr style.

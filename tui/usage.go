@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/compare"
 )
 
 // usageOptions are the billing options for o's used hours (unset: the offers file's usage).
@@ -50,8 +51,9 @@ func stepUsage(cur, h float64, d int) float64 {
 }
 
 // periodHours is the length of the traffic month in hours (0 without traffic).
-func periodHours(tr *Traffic) float64 {
-	if tr == nil || tr.Step <= 0 {
+func periodHours(ts *compare.TrafficSummary) float64 {
+	tr := gridOf(ts)
+	if tr == nil {
 		return 0
 	}
 	return math.Round(float64(len(tr.InMbps))*tr.Step.Hours()*1e6) / 1e6
