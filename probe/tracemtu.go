@@ -40,6 +40,8 @@ type MTURun struct {
 	// are sent with IP_PMTUDISC_PROBE, so every run starts from Start.
 	Cached int
 	Hops   []MTUHop
+	// SourcePort is the UDP source port the probes left from (the flow).
+	SourcePort int
 	// PathMTU is the largest packet that reached the target (0 when it
 	// was not reached).
 	PathMTU int
@@ -50,6 +52,10 @@ type MTUConfig struct {
 	MaxTTL  int           // 30 by default
 	Timeout time.Duration // per probe, 1 s by default
 	Port    int           // UDP destination port, 33434 by default
+	// SourcePort is the UDP source port of the search's flow (0: the
+	// kernel picks one); with the destination port it fixes the flow an
+	// ECMP router hashes, so a search per source port probes one flow each.
+	SourcePort int
 }
 
 // Minimum packet sizes every IPv4 / IPv6 link must carry (RFC 791, RFC 8200).
@@ -84,7 +90,7 @@ func PathMTU(ctx context.Context, dst netip.Addr, cfg MTUConfig) (*MTURun, error
 		return nil, err
 	}
 	defer m.s.Close()
-	run := &MTURun{Addr: dst}
+	run := &MTURun{Addr: dst, SourcePort: m.sport}
 	if run.Start, err = m.deviceMTU(); err != nil {
 		return nil, err
 	}
@@ -154,6 +160,8 @@ type mtuSock struct {
 	cfg MTUConfig
 	seq uint32
 	buf []byte
+	// sport is the socket's UDP source port.
+	sport int
 }
 
 func openMTUSock(dst netip.Addr, cfg MTUConfig) (*mtuSock, error) {
@@ -178,14 +186,36 @@ func openMTUSock(dst netip.Addr, cfg MTUConfig) (*mtuSock, error) {
 			}
 			sa = &unix.SockaddrInet4{Addr: dst.As4(), Port: cfg.Port}
 		}
+		if cfg.SourcePort > 0 {
+			var local unix.Sockaddr = &unix.SockaddrInet4{Port: cfg.SourcePort}
+			if v6 {
+				local = &unix.SockaddrInet6{Port: cfg.SourcePort}
+			}
+			if err := unix.Bind(fd, local); err != nil {
+				return fmt.Errorf("source port %d: %w", cfg.SourcePort, err)
+			}
+		}
 		// Connected: IP_MTU then reads the kernel's path MTU for dst.
 		return unix.Connect(fd, sa)
 	})
+	var sport int
+	if err == nil {
+		err = s.control(func(fd int) error {
+			sa, err := unix.Getsockname(fd)
+			switch a := sa.(type) {
+			case *unix.SockaddrInet4:
+				sport = a.Port
+			case *unix.SockaddrInet6:
+				sport = a.Port
+			}
+			return err
+		})
+	}
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("UDP socket for the path MTU: %w", err)
 	}
-	return &mtuSock{s: s, v6: v6, dst: dst, cfg: cfg, buf: make([]byte, 65536)}, nil
+	return &mtuSock{s: s, v6: v6, dst: dst, cfg: cfg, buf: make([]byte, 65536), sport: sport}, nil
 }
 
 // headers is the IP and UDP header bytes of a probe.

@@ -124,6 +124,8 @@ datagram or recverr; the unprivileged ones do not see MPLS labels.
 the don't-fragment bit, no privilege): an mtu column with the largest
 packet that reaches each TTL, and the TTL where it drops with the router
 that named the next-hop MTU (or "found by trying sizes" where none did).
+With --flows N it searches N flows (source ports P..P+N-1) and lists each
+flow's path MTU: an ECMP branch may carry a smaller MTU than its sibling.
 
 --nat (with -U, IPv4) looks for address rewriting on the path as
 dublin-traceroute does: each probe's IP ID is its UDP checksum, and the
@@ -369,15 +371,29 @@ func traceLive(c *cobra.Command, o *traceOptions, target string) (t *route.Trace
 		}
 	}
 	if o.mtu && !cut {
-		m, err := probe.PathMTU(ctx, run.Addr, probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout})
-		switch {
-		case interrupted():
-			cut = true
-			fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
-		case err != nil:
-			fmt.Fprintf(stderr, "linecheck: path MTU: %v\n", err)
-		default:
-			route.AddMTU(t, m)
+		// One search per flow: flow 0 from the port the kernel picks, flow
+		// f from that port + f, so each flow is one 5-tuple an ECMP router
+		// hashes (and may send over a branch with another MTU).
+		var runs []*probe.MTURun
+		for f := 0; f < o.flows; f++ {
+			cfg := probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout}
+			if f > 0 {
+				cfg.SourcePort = (runs[0].SourcePort+f-1)%65535 + 1
+			}
+			m, err := probe.PathMTU(ctx, run.Addr, cfg)
+			if interrupted() {
+				cut = true
+				fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
+				break
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "linecheck: path MTU (flow %d): %v\n", f, err)
+				break
+			}
+			runs = append(runs, m)
+		}
+		if !cut && len(runs) > 0 {
+			route.AddMTUFlows(t, runs)
 		}
 	}
 	return t, cut, nil

@@ -425,5 +425,23 @@ func MTULines(m *route.PathMTU) []string {
 		}
 		out = append(out, fmt.Sprintf("  drops to %d at TTL %d (%s)", d.MTU, d.TTL, how))
 	}
+	if len(m.Flows) > 0 {
+		out[0] += " for flow 0; mtu column: flow 0"
+	}
+	for _, f := range m.Flows {
+		s := fmt.Sprintf("  flow %d (source port %d): ", f.Flow, f.SourcePort)
+		if f.PathMTU > 0 {
+			s += fmt.Sprintf("path MTU %d", f.PathMTU)
+		} else {
+			s += "target not reached"
+		}
+		for _, d := range f.Drops {
+			s += fmt.Sprintf(", %d from TTL %d", d.MTU, d.TTL)
+			if d.ReportedBy != "" {
+				s += " (" + d.ReportedBy + ")"
+			}
+		}
+		out = append(out, s)
+	}
 	return out
 }

@@ -36,3 +36,32 @@ func TestAddMTUListsEachDropOnce(t *testing.T) {
 		t.Errorf("mtu %+v, want %+v", tr.MTU, want)
 	}
 }
+
+// Two flows over two ECMP branches, one of them at 1400 from TTL 3: the
+// document's figures and the mtu column are flow 0's, and each flow lists
+// its own source port, path MTU and drops. One flow lists no flows.
+func TestAddMTUFlowsListsEachFlow(t *testing.T) {
+	rb := netip.MustParseAddr("10.77.100.2")
+	wide := &probe.MTURun{Start: 1500, PathMTU: 1500, SourcePort: 40000, Hops: []probe.MTUHop{
+		{TTL: 1, MTU: 1500}, {TTL: 2, MTU: 1500}, {TTL: 3, MTU: 1500, Dest: true}}}
+	narrow := &probe.MTURun{Start: 1500, PathMTU: 1400, SourcePort: 40001, Hops: []probe.MTUHop{
+		{TTL: 1, MTU: 1500}, {TTL: 2, MTU: 1500}, {TTL: 3, MTU: 1400, ReportedBy: rb, Dest: true}}}
+	doc := func() *Trace { return &Trace{Hops: []Hop{{TTL: 1}, {TTL: 2}, {TTL: 3}}} }
+	tr := doc()
+	AddMTUFlows(tr, []*probe.MTURun{wide, narrow})
+	want := &PathMTU{PathMTU: 1500, Start: 1500, Drops: []MTUDrop{}, Flows: []MTUFlow{
+		{Flow: 0, SourcePort: 40000, PathMTU: 1500, Drops: []MTUDrop{}},
+		{Flow: 1, SourcePort: 40001, PathMTU: 1400, Drops: []MTUDrop{{TTL: 3, MTU: 1400, ReportedBy: "10.77.100.2"}}},
+	}}
+	if !reflect.DeepEqual(tr.MTU, want) {
+		t.Errorf("mtu %+v, want %+v", tr.MTU, want)
+	}
+	if tr.Hops[2].MTU != 1500 {
+		t.Errorf("hop 3 mtu_bytes %d, want flow 0's 1500", tr.Hops[2].MTU)
+	}
+	tr = doc()
+	AddMTUFlows(tr, []*probe.MTURun{narrow})
+	if tr.MTU.Flows != nil || tr.MTU.PathMTU != 1400 {
+		t.Errorf("one flow: mtu %+v, want flow 0's figures and no flows", tr.MTU)
+	}
+}

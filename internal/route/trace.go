@@ -137,6 +137,20 @@ type PathMTU struct {
 	// the run (absent when none below Start); the search ignores it.
 	Cached int       `json:"cached_bytes,omitempty"`
 	Drops  []MTUDrop `json:"drops"`
+	// Flows is one search per flow with trace --mtu --flows N (N > 1): each
+	// flow's source port, path MTU and drops (an ECMP branch may carry a
+	// smaller MTU than its sibling); absent for one flow. The fields above
+	// are flow 0's.
+	Flows []MTUFlow `json:"flows,omitempty"`
+}
+
+// MTUFlow is the path MTU search of one flow.
+type MTUFlow struct {
+	Flow       int `json:"flow"`
+	SourcePort int `json:"source_port"`
+	// PathMTU is absent when the flow did not reach the target.
+	PathMTU int       `json:"path_mtu_bytes,omitempty"`
+	Drops   []MTUDrop `json:"drops"`
 }
 
 // MTUDrop is one TTL from which on packets of the previous size no longer
@@ -231,22 +245,47 @@ func addNAT(tr *Trace, run *probe.TraceRun) {
 // AddMTU records a path MTU search in tr: the document's MTU, and each
 // hop's largest packet by TTL.
 func AddMTU(tr *Trace, run *probe.MTURun) {
-	m := &PathMTU{PathMTU: run.PathMTU, Start: run.Start, Cached: run.Cached, Drops: []MTUDrop{}}
-	prev := run.Start
+	m := &PathMTU{PathMTU: run.PathMTU, Start: run.Start, Cached: run.Cached, Drops: mtuDrops(run)}
 	for _, h := range run.Hops {
 		for i := range tr.Hops {
 			if tr.Hops[i].TTL == h.TTL {
 				tr.Hops[i].MTU = h.MTU
 			}
 		}
+	}
+	tr.MTU = m
+}
+
+// AddMTUFlows records one search per flow (runs[f] is flow f): flow 0 as
+// AddMTU does, and with more than one flow each flow's port, path MTU and
+// drops in tr.MTU.Flows.
+func AddMTUFlows(tr *Trace, runs []*probe.MTURun) {
+	if len(runs) == 0 {
+		return
+	}
+	AddMTU(tr, runs[0])
+	if len(runs) < 2 {
+		return
+	}
+	for f, r := range runs {
+		tr.MTU.Flows = append(tr.MTU.Flows, MTUFlow{Flow: f, SourcePort: r.SourcePort, PathMTU: r.PathMTU, Drops: mtuDrops(r)})
+	}
+}
+
+// mtuDrops lists the TTLs where the size that passes drops below the one
+// before (from the interface's MTU).
+func mtuDrops(run *probe.MTURun) []MTUDrop {
+	drops := []MTUDrop{}
+	prev := run.Start
+	for _, h := range run.Hops {
 		if h.MTU > 0 && h.MTU < prev {
 			d := MTUDrop{TTL: h.TTL, MTU: h.MTU, Probed: h.Probed}
 			if h.ReportedBy.IsValid() {
 				d.ReportedBy = h.ReportedBy.String()
 			}
-			m.Drops = append(m.Drops, d)
+			drops = append(drops, d)
 			prev = h.MTU
 		}
 	}
-	tr.MTU = m
+	return drops
 }

@@ -2,6 +2,7 @@ package labtest
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,12 +19,15 @@ import (
 // both branches; on addresses, every probe of both tools from the client
 // to the server is one flow, on the branch `ip route get` names. Both
 // branches are tried with the drop, so one run covers the flow on the
-// dropping branch and the flow beside it.
+// dropping branch and the flow beside it. Then, with the lab's own hashing
+// (ports too), `--mtu --flows 8` gives each flow the MTU of the branch
+// `ip route get` names for its source port.
 func TestTraceMTUOnOneECMPBranchFollowsTheFlowsBranch(t *testing.T) {
 	t.Parallel()
 	tool(t, "tracepath")
 	l, bin := lab(t, netlab.Config{Prefix: "lclme", Hops: 4, Multipath: true})
 	client, dst := l.ClientAddr(false), l.ServerAddr(false)
+	policy := strings.TrimSpace(string(mustRun(t, l, l.Router(1), "sysctl", "-n", "net.ipv4.fib_multipath_hash_policy").stdout))
 	mustRun(t, l, l.Router(1), "sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy=0")
 	got := string(mustRun(t, l, l.Router(1), "ip", "route", "get", dst, "from", client, "iif", "n0b").stdout)
 	branches := l.HopAddrs(false)[1] // r2, r2b (their addresses toward r1)
@@ -77,4 +81,39 @@ func TestTraceMTUOnOneECMPBranchFollowsTheFlowsBranch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// Hashing on the lab's header fields again (its policy: addresses
+	// and ports), --mtu --flows 8 searches 8 flows (source
+	// ports P..P+7): with r2b → r3 at 1400, each flow's path MTU is 1400
+	// from TTL 3 named by r2b when `ip route get` with its ports names r2b,
+	// else 1500.
+	mustRun(t, l, l.Router(1), "sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy="+policy)
+	if err := l.MTU(links[1], 1400); err != nil {
+		t.Fatal(err)
+	}
+	tr := traceJSON(t, l, bin, "-U", "--mtu", "--flows", "8", "--timeout", "300ms", dst)
+	if tr.MTU == nil || len(tr.MTU.Flows) != 8 {
+		t.Fatalf("--flows 8: mtu %+v, want 8 flows", tr.MTU)
+	}
+	seen := map[string]int{}
+	for _, f := range tr.MTU.Flows {
+		got := string(mustRun(t, l, l.Router(1), "ip", "route", "get", dst, "from", client, "iif", "n0b",
+			"ipproto", "udp", "sport", strconv.Itoa(f.SourcePort), "dport", "33434").stdout)
+		small := strings.Contains(got, "via "+branches[1]+" ")
+		if !small && !strings.Contains(got, "via "+branches[0]+" ") {
+			t.Fatalf("flow %d: ip route get names neither branch: %s", f.Flow, got)
+		}
+		if small {
+			seen[branches[1]]++
+			if f.PathMTU != 1400 || len(f.Drops) != 1 || f.Drops[0].TTL != 3 || f.Drops[0].ReportedBy != branches[1] {
+				t.Errorf("flow %d (port %d) via %s: %+v, want 1400 from TTL 3 named by it", f.Flow, f.SourcePort, branches[1], f)
+			}
+		} else {
+			seen[branches[0]]++
+			if f.PathMTU != 1500 || len(f.Drops) != 0 {
+				t.Errorf("flow %d (port %d) via %s: %+v, want 1500 and no drop", f.Flow, f.SourcePort, branches[0], f)
+			}
+		}
+	}
+	t.Logf("--flows 8 with %s → r3 at 1400: flows per branch %v", branches[1], seen)
 }
