@@ -169,12 +169,15 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 			// or a test: the next cycle is due one period after this.
 			start = clk.Now()
 			outs := p.Ping(rctx, ready)
+			// Read before done(): done cancels rctx, so afterwards every
+			// sweep would look cut by a test.
+			cutByTest := rctx.Err() != nil
 			done()
 			if ctx.Err() != nil {
 				return // a cycle cut short by shutdown is not a measurement
 			}
 			packets += cfg.Count * len(ready)
-			if rctx.Err() != nil {
+			if cutByTest {
 				// Cut for a throughput test: what was decided before counts,
 				// the probes in flight are left out (not lost).
 				cut := clk.Now()
@@ -213,12 +216,13 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 				return
 			}
 			tr, err := p.Trace(rctx, r)
+			cutByTest := rctx.Err() != nil // before done(), which cancels rctx
 			done()
 			if ctx.Err() != nil {
 				return
 			}
 			packets += cfg.TraceProbes
-			if rctx.Err() != nil {
+			if cutByTest {
 				owed[r.key()] = true // cut for a throughput test: not a result
 				continue
 			}

@@ -9,7 +9,7 @@ import (
 
 // The example rules and configuration of docs/scaleout.md are checked by
 // promtool itself, and the alerts are unit-tested against hand-computed
-// series (docs/prometheus/tests).
+// series (deploy/prometheus/tests).
 func TestExampleRulesPassPromtool(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -18,15 +18,15 @@ func TestExampleRulesPassPromtool(t *testing.T) {
 		}
 		t.Skip("promtool not installed and not root")
 	}
-	docs := filepath.Join("..", "..", "docs", "prometheus")
-	rules, _ := filepath.Glob(filepath.Join(docs, "*.yml"))
+	docs := filepath.Join("..", "..", "deploy", "prometheus")
+	rules, _ := filepath.Glob(filepath.Join(docs, "*.rules.yml"))
 	tests, _ := filepath.Glob(filepath.Join(docs, "tests", "*.yml"))
 	if len(rules) == 0 || len(tests) == 0 {
 		t.Fatalf("no rule files (%v) or rule tests (%v) under %s", rules, tests, docs)
 	}
 	for _, args := range [][]string{
 		append([]string{"check", "rules"}, rules...),
-		{"check", "config", filepath.Join(docs, "config", "prometheus.yml")},
+		{"check", "config", filepath.Join(docs, "prometheus.yml")},
 		append([]string{"test", "rules"}, tests...),
 	} {
 		out, err := exec.Command(promtool, args...).CombinedOutput()
