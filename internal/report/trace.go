@@ -401,6 +401,9 @@ func NATLines(n *route.NAT) []string {
 		if c.Addr != "" {
 			s += " (" + c.Addr + ")"
 		}
+		if len(c.Flows) > 0 {
+			s += " in flows " + flowsText(c.Flows)
+		}
 		out = append(out, s+": a router before it rewrote the probe statelessly")
 	}
 	return append(out, n.Note)

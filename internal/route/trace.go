@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
@@ -183,8 +184,11 @@ type NAT struct {
 type NATChange struct {
 	TTL   int `json:"ttl"`
 	NATID int `json:"nat_id"`
-	// Addr is the hop that answered with it (the first address at that TTL).
+	// Addr is the hop that answered with it (in the first of its flows).
 	Addr string `json:"addr,omitempty"`
+	// Flows are the flows (0-based) whose NAT ID changed here, with --flows;
+	// absent for one flow.
+	Flows []int `json:"flows,omitempty"`
 }
 
 // NAT notes.
@@ -197,7 +201,10 @@ const (
 )
 
 // addNAT records the NAT IDs of run's replies in tr: each hop's most
-// common one (ties: the smaller), the TTLs where it changes (flag "nat").
+// common one (ties: the smaller), and, per flow, the TTLs where that flow's
+// NAT ID changes from its TTL before (flag "nat" on them). With --flows,
+// flows over different ECMP branches can change at different TTLs, or only
+// some of them: each change lists its flows.
 func addNAT(tr *Trace, run *probe.TraceRun) {
 	measured := run.Mode == probe.ModeRaw
 	n := &NAT{Measured: measured, Changes: []NATChange{}, Note: NATMeasuredNote}
@@ -206,7 +213,11 @@ func addNAT(tr *Trace, run *probe.TraceRun) {
 		n.Note = fmt.Sprintf(NATUnmeasuredNote, run.Mode)
 		return
 	}
+	type key struct{ flow, ttl int }
 	counts := map[int]map[int]int{}
+	perFlow := map[key]map[int]int{}
+	addr := map[key]string{}
+	flows := 0
 	for _, r := range run.Results {
 		if r.Addr == "" || !r.HasNATID {
 			continue
@@ -215,31 +226,72 @@ func addNAT(tr *Trace, run *probe.TraceRun) {
 			counts[r.TTL] = map[int]int{}
 		}
 		counts[r.TTL][int(r.NATID)]++
-	}
-	prev := 0
-	for i := range tr.Hops {
-		h := &tr.Hops[i]
-		c := counts[h.TTL]
-		if len(c) == 0 {
-			continue
+		k := key{r.Flow, r.TTL}
+		if perFlow[k] == nil {
+			perFlow[k] = map[int]int{}
+			addr[k] = r.Addr
 		}
+		perFlow[k][int(r.NATID)]++
+		flows = max(flows, r.Flow+1)
+	}
+	mostCommon := func(c map[int]int) int {
 		best, most := 0, 0
 		for id, k := range c {
 			if k > most || k == most && id < best {
 				best, most = id, k
 			}
 		}
-		h.NATID = &best
-		if best != prev {
-			ch := NATChange{TTL: h.TTL, NATID: best}
-			if len(h.Responders) > 0 {
-				ch.Addr = h.Responders[0].Addr
-			}
-			n.Changes = append(n.Changes, ch)
-			h.Flags = append(h.Flags, FlagNAT)
-			prev = best
+		return best
+	}
+	for i := range tr.Hops {
+		if c := counts[tr.Hops[i].TTL]; len(c) > 0 {
+			id := mostCommon(c)
+			tr.Hops[i].NATID = &id
 		}
 	}
+	type change struct{ ttl, id int }
+	byChange := map[change]*NATChange{}
+	for f := 0; f < flows; f++ {
+		prev := 0
+		for i := range tr.Hops {
+			h := &tr.Hops[i]
+			k := key{f, h.TTL}
+			c := perFlow[k]
+			if len(c) == 0 {
+				continue
+			}
+			id := mostCommon(c)
+			if id == prev {
+				continue
+			}
+			prev = id
+			ch := byChange[change{h.TTL, id}]
+			if ch == nil {
+				ch = &NATChange{TTL: h.TTL, NATID: id, Addr: addr[k]}
+				byChange[change{h.TTL, id}] = ch
+			}
+			if run.Flows > 1 {
+				ch.Flows = append(ch.Flows, f)
+			}
+		}
+	}
+	for i := range tr.Hops {
+		h := &tr.Hops[i]
+		for _, ch := range byChange {
+			if ch.TTL == h.TTL && !slices.Contains(h.Flags, FlagNAT) {
+				h.Flags = append(h.Flags, FlagNAT)
+			}
+		}
+	}
+	for _, ch := range byChange {
+		n.Changes = append(n.Changes, *ch)
+	}
+	slices.SortFunc(n.Changes, func(a, b NATChange) int {
+		if a.TTL != b.TTL {
+			return a.TTL - b.TTL
+		}
+		return a.NATID - b.NATID
+	})
 }
 
 // AddMTU records a path MTU search in tr: the document's MTU, and each

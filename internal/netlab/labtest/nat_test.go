@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestTraceNATIDMatchesDublinTracerouteBehindAStatelessRewrite(t *testing.T) 
 	if tr.NAT == nil || !tr.NAT.Measured || tr.Mode != "raw" {
 		t.Fatalf("mode %q nat %+v, want raw, measured", tr.Mode, tr.NAT)
 	}
-	if len(tr.NAT.Changes) != 1 || tr.NAT.Changes[0] != (route.NATChange{TTL: behind, NATID: want, Addr: l.RouterAddrs(false)[behind-1]}) {
+	if len(tr.NAT.Changes) != 1 || !reflect.DeepEqual(tr.NAT.Changes[0], route.NATChange{TTL: behind, NATID: want, Addr: l.RouterAddrs(false)[behind-1]}) {
 		t.Errorf("nat changes %+v, want one at TTL %d to %d from %s", tr.NAT.Changes, behind, want, l.RouterAddrs(false)[behind-1])
 	}
 	for _, h := range tr.Hops {
@@ -194,4 +195,62 @@ table ip lclnat {
 	if tr.NAT == nil || len(tr.NAT.Changes) != 0 || !strings.Contains(tr.NAT.Note, "invisible") {
 		t.Errorf("masquerade: nat %+v, want no change and the note that conntrack NAT is invisible", tr.NAT)
 	}
+}
+
+// On the multipath lab, with the stateless rewrite on one branch only (r2b
+// writes the client's source as 10.77.0.99 toward r3; r1 writes it back on
+// the replies, which return through r2), `trace -U --nat --flows 16` sees
+// the NAT ID change at TTL 3 to 65438 (−0x62, by hand from the addresses)
+// in exactly the flows that crossed r2b, those that hop 2 shows answered by
+// r2b, and no change in the flows over r2.
+func TestTraceNATIDPerFlowOnOneECMPBranch(t *testing.T) {
+	t.Parallel()
+	tool(t, "nft")
+	const rewritten = "10.77.0.99"
+	l, bin := lab(t, netlab.Config{Prefix: "lclnm", Hops: 4, Multipath: true})
+	client, dst := l.ClientAddr(false), l.ServerAddr(false)
+	want := natID(t, client, rewritten)
+	if want != 0xff9e {
+		t.Fatalf("hand NAT ID %#04x, want 0xff9e", want)
+	}
+	branches := l.HopAddrs(false)[1] // r2, r2b
+	nft := func(t *testing.T, ns, script string) {
+		t.Helper()
+		cmd := l.Exec(ns, "nft", "-f", "-")
+		cmd.Stdin = strings.NewReader(script)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("nft in %s: %v: %s", ns, err, out)
+		}
+	}
+	r2b := l.Namespaces()[len(l.Namespaces())-1]
+	if !strings.HasSuffix(r2b, "r2b") {
+		t.Fatalf("namespaces %v: r2b not last", l.Namespaces())
+	}
+	nft(t, r2b, "table ip lclnat {\n chain post {\n  type filter hook postrouting priority 100; policy accept;\n  oifname \"m1a\" ip saddr "+client+" ip saddr set "+rewritten+"\n }\n}\n")
+	nft(t, l.Router(1), "table ip lclnat {\n chain pre {\n  type filter hook prerouting priority -300; policy accept;\n  iifname \"n1a\" ip daddr "+rewritten+" ip daddr set "+client+"\n }\n}\n")
+
+	tr := traceJSON(t, l, bin, "-U", "--nat", "--flows", "16", "-c", "2", "-i", "20ms", "--timeout", "300ms", dst)
+	if len(tr.Hops) != 5 || tr.NAT == nil || !tr.NAT.Measured {
+		t.Fatalf("hops %q nat %+v, want 5 hops, measured", hopAddrs(tr), tr.NAT)
+	}
+	var viaB []int
+	for _, r := range tr.Hops[1].Responders {
+		if r.Addr == branches[1] {
+			viaB = r.Flows
+		}
+	}
+	if len(viaB) == 0 || len(viaB) == 16 {
+		t.Fatalf("hop 2 responders %+v: want flows over both branches", tr.Hops[1].Responders)
+	}
+	if len(tr.NAT.Changes) != 1 {
+		t.Fatalf("nat changes %+v, want one", tr.NAT.Changes)
+	}
+	c := tr.NAT.Changes[0]
+	if c.TTL != 3 || c.NATID != want || !reflect.DeepEqual(c.Flows, viaB) {
+		t.Errorf("nat change %+v, want TTL 3 NAT ID %d in flows %v (those hop 2 saw via %s)", c, want, viaB, branches[1])
+	}
+	if !hasFlag(tr.Hops[2], route.FlagNAT) || hasFlag(tr.Hops[1], route.FlagNAT) {
+		t.Errorf("flags hop 2 %v hop 3 %v, want nat on hop 3 only", tr.Hops[1].Flags, tr.Hops[2].Flags)
+	}
+	t.Logf("flows via %s: %v; change %+v", branches[1], viaB, c)
 }
