@@ -120,20 +120,6 @@ func countingListener(t *testing.T) (int, *atomic.Int64) {
 	return ln.Addr().(*net.TCPAddr).Port, &n
 }
 
-// cpuTime is the user+system CPU time a process has used so far.
-func cpuTime(t *testing.T, pid int) time.Duration {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Fields after the command name (which may hold spaces) start after ")".
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	utime, _ := strconv.Atoi(f[11])
-	stime, _ := strconv.Atoi(f[12])
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
-}
-
 // Live: `--count 1 --interval 200ms` to a TCP listener of this test. The
 // listener counts the connections serve makes: one per interval, not one
 // per cycle as fast as cycles end (once 500 probes in 5 s at 1 s).
