@@ -333,3 +333,41 @@ func TestServeBWCutKeepsTheInterval(t *testing.T) {
 		t.Errorf("error tests %v, want 1", n)
 	}
 }
+
+// With a Quiet (serve --bw-every) but no throughput test under way, the
+// sweeps and traces are not cut: every cycle's trace is exported. The loop
+// used to ask the round's context whether it was cut after done(), which
+// cancels it, so every sweep looked cut and no trace ever ran.
+func TestServeQuietWithoutATestCutsNothing(t *testing.T) {
+	pingPort := testbin.TCPListener(t)
+	target := Target{Candidate: "lo", Addr: "127.0.0.1", Protocol: probe.TCP, Port: pingPort}
+	e := New(nil)
+	e.SetTargets([]Target{target}, time.Now())
+	p := &sweepProber{count: 2, interval: 10 * time.Millisecond, records: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hops := make(chan bool, 1)
+	onCycle := func(n int) {
+		if n == 3 {
+			hops <- metric(t, e, "linecheck_hops", map[string]string{"candidate": "lo"}) != nil
+			cancel()
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: compare.NewQuiet(), OnCycle: onCycle})
+	}()
+	select {
+	case ok := <-hops:
+		if !ok {
+			t.Error("3 cycles with a Quiet and no throughput test: no linecheck_hops (every trace taken for cut)")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("3 cycles did not end in 30 s")
+	}
+	<-done
+	if _, _, _, cut := p.snapshot(); cut > 1 {
+		t.Errorf("%d sweeps or traces saw their context end (only the shutdown may cut one)", cut)
+	}
+}
