@@ -41,6 +41,7 @@ type traceOptions struct {
 	wide      bool
 	table     string
 	direction string
+	hideHops  int
 	// mtr's -r and -z, accepted for the habit: what they ask is the default.
 	mtrReport, mtrASN bool
 }
@@ -135,12 +136,19 @@ the first hop where it changes. It needs raw sockets (root or CAP_NET_RAW):
 without them (recverr) the NAT ID is shown as not measured ("-"). A Linux
 conntrack NAT (masquerade) restores the quoted header and is invisible to it.
 
+--hide-hops N masks the hops at TTL 1 to N in every format (a report for a
+provider need not show your own network): their address reads "hidden", with
+no reverse DNS name, AS number, AS name, country or carrier, and the AS path
+leaves them out; the report says so ("hidden_hops" in JSON). Statistics and
+the line class are still computed on the real hops.
+
 Examples:
   linecheck trace 127.0.0.1
   linecheck trace -n -q 3 -w 2 127.0.0.1
   linecheck trace -U -p 33434 --cycles 100 --interval 0.2 127.0.0.1
   linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
+  linecheck trace --replay route.json --hide-hops 2 --format json
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`
 
 func newTraceCmd() *cobra.Command {
@@ -200,6 +208,7 @@ func newTraceCmd() *cobra.Command {
 		f.StringVar(&o.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
 		f.StringVar(&o.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
+		hideHopsFlag(f, &o.hideHops)
 	})
 	addWatchFlags(c, &o.watch, runTraceWatch)
 	addPrefixTableFlag(c)
@@ -210,6 +219,9 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	fl := c.Flags()
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
 	if err := traceProtoFlags(fl); err != nil {
@@ -258,6 +270,9 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 			}
 		}
 	}
+	// Masked before anything reads the hops for show (reverse DNS
+	// included): the line class above was set on the real ones.
+	tr = route.NewHopMask(o.hideHops, tr).Trace(tr)
 	out := c.OutOrStdout()
 	view := report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}
 	// Reverse DNS names only for people watching a live trace on a

@@ -77,6 +77,11 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 	}
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		switch {
+		case (o.report || o.watch) && cmd.Flags().Changed("hide-hops"):
+			// The hourly report names the target only, no hop, and the
+			// journal is the record of the real hops.
+			return badInput(errors.New("--hide-hops masks the hops of a trace report; the --watch report shows no hops and " +
+				"the journal keeps the real ones: drop --hide-hops"))
 		case o.report && o.watch:
 			return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
 		case o.report:

@@ -196,6 +196,9 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			t.Rows = append(t.Rows, row)
 		}
 	}
+	if n := route.HiddenHopsNote(tr.HiddenHops); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	t.Notes = append(t.Notes, LineClassLines(tr, v.Direction)...)
 	t.Notes = append(t.Notes, ASNotes(tr)...)
 	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream; "+
@@ -305,6 +308,11 @@ func traceRouteCSV(tr *route.Trace, v TraceView) Table {
 	t.Rows = [][]string{{tr.Target, tr.Addr, string(tr.Protocol), port, strconv.FormatBool(tr.Reached), tr.Source,
 		strconv.Itoa(len(tr.Hops)), tr.LineClass, v.Direction, conf, rule, strconv.Itoa(tr.Foreign),
 		route.ASPathText(tr.ASPath), snapshotOf(tr.ASNData)}}
+	// Only with --hide-hops: the table keeps its columns otherwise.
+	if tr.HiddenHops > 0 {
+		t.Headers = append(t.Headers, "hidden_hops")
+		t.Rows[0] = append(t.Rows[0], strconv.Itoa(tr.HiddenHops))
+	}
 	return t
 }
 

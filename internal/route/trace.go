@@ -52,7 +52,11 @@ type Trace struct {
 	// ASNData names the IP-to-AS dataset the hops were named from (snapshot,
 	// attribution); absent when none was used.
 	ASNData *ASNData `json:"asn_data,omitempty"`
-	Hops    []Hop    `json:"hops"`
+	// HiddenHops is N when the hops at TTL 1..N are masked (--hide-hops N,
+	// HopMask): their addresses read "hidden" and carry no names or AS
+	// numbers. Absent when nothing is masked.
+	HiddenHops int   `json:"hidden_hops,omitempty"`
+	Hops       []Hop `json:"hops"`
 }
 
 // Hop is one TTL of a trace.
