@@ -38,6 +38,7 @@ type backtraceOptions struct {
 	vantage     string
 	samples     bool
 	wide        bool
+	hideHops    int
 }
 
 // DefaultBacktraceRate is the packets per second of all targets together.
@@ -74,6 +75,11 @@ person at a terminal, or --bundled in scripts: nothing traces it by accident.
 precedence over the bundled table and over the private/reserved exclusion, so
 your own numbering (or a lab) can stand in for carrier ranges.
 
+--hide-hops N masks the hops at TTL 1 to N of every route (the server's own
+network) in every format: address "hidden", no AS number, name, country or
+carrier, left out of the AS path; the report says so ("hidden_hops" in JSON).
+The line class is still computed on the real hops.
+
 Examples:
   linecheck backtrace --list
   linecheck backtrace                               # the bundled set, from a terminal
@@ -103,6 +109,7 @@ Examples:
 		f.StringVar(&o.vantage, "vantage", "", "name of this server in the report (default: the host name)")
 		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
+		hideHopsFlag(f, &o.hideHops)
 	})
 	return c
 }
@@ -165,6 +172,9 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	}
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
 	targets := route.BundledTargets()
@@ -242,6 +252,8 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 		}
 		doc.Results = append(doc.Results, route.NewBacktraceResult(t, tr, why))
 	}
+	// Masked once, after every route was classified on its real hops.
+	doc = route.HideBacktraceHops(doc, o.hideHops)
 	if err := report.Render(out, report.BacktraceReport{Doc: doc}, format, tableOptions(out, o.wide)); err != nil {
 		return err
 	}

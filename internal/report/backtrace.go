@@ -40,6 +40,16 @@ func BacktraceTable(d *route.BacktraceDoc, format Format) Table {
 		t.Rows = append(t.Rows, []string{r.Name, r.Carrier, r.City, r.Addr, r.LineClass, r.Confidence,
 			r.EvidencePhrase(), msOrDash(r.RTT.P50), msOrDash(r.RTT.P95), lossOrDash(format, r.Loss), state, path})
 	}
+	if n := route.HiddenHopsNote(d.HiddenHops); n != "" {
+		t.Notes = append(t.Notes, n)
+		// The CSV has no notes: a column says it there.
+		if format == FormatCSV {
+			t.Headers, t.Align = append(t.Headers, "hidden_hops"), t.Align+"r"
+			for i := range t.Rows {
+				t.Rows[i] = append(t.Rows[i], strconv.Itoa(d.HiddenHops))
+			}
+		}
+	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d of %d reached; RTT and loss are the destination's own (nearest-rank percentiles); - = no data", reached, len(d.Results)))
 	t.Notes = append(t.Notes, "line class from the route's long haul (docs/route.md); the full trace per target is in --format json")
 	if a := d.ASNData; a != nil {

@@ -156,8 +156,11 @@ type BacktraceDoc struct {
 	Vantage string `json:"vantage"`
 	// ASNData names the IP-to-AS dataset the hops were named from; absent
 	// with --no-asn or in recordings made before it.
-	ASNData *ASNData          `json:"asn_data,omitempty"`
-	Results []BacktraceResult `json:"results"`
+	ASNData *ASNData `json:"asn_data,omitempty"`
+	// HiddenHops is N when the hops at TTL 1..N of every trace are masked
+	// (--hide-hops N, HopMask.Backtrace); absent when nothing is masked.
+	HiddenHops int               `json:"hidden_hops,omitempty"`
+	Results    []BacktraceResult `json:"results"`
 }
 
 // BacktraceResult is one target's classified route.

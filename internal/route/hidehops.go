@@ -201,6 +201,29 @@ func (m HopMask) Trace(tr *Trace) *Trace {
 	return &c
 }
 
+// HideBacktraceHops returns d with the hops at TTL 1..n of every target's
+// trace masked (HopMask over all of them, so a name one trace hides is
+// hidden in the others' text too) and HiddenHops set; d itself when n is 0.
+func HideBacktraceHops(d *BacktraceDoc, n int) *BacktraceDoc {
+	if n <= 0 || d == nil {
+		return d
+	}
+	var traces []*Trace
+	for _, r := range d.Results {
+		traces = append(traces, r.Trace)
+	}
+	m := NewHopMask(n, traces...)
+	c := *d
+	c.HiddenHops = n
+	c.Results = make([]BacktraceResult, len(d.Results))
+	for i, r := range d.Results {
+		r.Rule = m.Text(r.Rule)
+		r.Trace = m.Trace(r.Trace)
+		c.Results[i] = r
+	}
+	return &c
+}
+
 // Evidence returns a masked copy of e: the masked hops left out, the rule,
 // landing and notes masked as Text. nil stays nil.
 func (m HopMask) Evidence(e *LineEvidence) *LineEvidence {
