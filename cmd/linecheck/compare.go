@@ -34,6 +34,7 @@ type compareOptions struct {
 	noASN        bool
 	usage        string
 	bwTime       time.Duration
+	hideHops     int
 }
 
 func newCompareCmd() *cobra.Command {
@@ -76,8 +77,15 @@ Relative paths are relative to the YAML file. Live probes go only to the
 targets listed; documentation addresses and files marked recorded_only: true
 (the bundled samples) are refused live and must be run with --offline.
 
+--hide-hops N masks the hops at TTL 1 to N of every route (a report for a
+provider need not show your own network): "hidden" for their addresses, no
+AS number or network name for them in any rule, note or AS path; the report
+says so ("hidden_hops" in JSON). Classes and verdicts are still computed on
+the real hops.
+
 Examples:
   linecheck compare --offline samples/candidates.yaml
+  linecheck compare --offline --hide-hops 2 --format html -o share.html samples/candidates.yaml
   linecheck compare --offline --format html -o report.html samples/candidates.yaml
   linecheck compare --offline --format json samples/candidates.yaml | jq .recommended
   linecheck compare --count 50 --strict mine.yaml
@@ -107,6 +115,7 @@ Exit codes: 0 at least one candidate passes (with --strict: all pass),
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.offline, "offline", false, "use only the recordings; never send a probe")
+		hideHopsFlag(f, &o.hideHops)
 		f.BoolVar(&o.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
 		f.StringVar(&o.format, "format", "table", "report format: table, json, csv, markdown or html")
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
@@ -129,6 +138,9 @@ Exit codes: 0 at least one candidate passes (with --strict: all pass),
 func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	format, err := report.ParseFormat(o.format, report.CompareFormats...)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
 	if err := report.CheckTableFlag(format, o.table != "", report.CompareCSVNames...); err != nil {
@@ -187,6 +199,9 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 		}
 		return badInput(err)
 	}
+	// Masked once, on the result every format renders, after the classes
+	// and verdicts were computed on the real hops.
+	r = compare.HideHops(r, o.hideHops)
 	doc := report.CompareReport{Result: r}
 	if format.ChoosesTable() { // the one table asked for; a missing optional one is bad input, before anything is written
 		if _, err := doc.CSVTable(o.table); err != nil {

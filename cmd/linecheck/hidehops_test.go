@@ -173,3 +173,147 @@ func TestHideHopsOffLeavesTheTraceAsItWasAndNegativeExits2(t *testing.T) {
 		t.Errorf("--hide-hops -1: exit %d, stdout %q, stderr %q; want exit 2 naming the flag", code, out, stderr)
 	}
 }
+
+func TestCompareHideHopsMasksEveryRouteInEveryFormat(t *testing.T) {
+	// What the routes' first hops name: each recorded route as the unmasked
+	// trace replay annotates it, the raw mtr files' hosts, and the backtrace
+	// recordings' hops (hidden unless a later hop of any route carries it).
+	var hops []recordedHop
+	routes, _ := filepath.Glob("../../samples/rec/*-forward.json")
+	returns, _ := filepath.Glob("../../samples/rec/*-return.mtr.json")
+	for _, f := range append(routes, returns...) {
+		code, out, stderr := runLinecheckOut(t, "trace", "--replay", f, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: %s", f, stderr)
+		}
+		var doc struct{ Hops []recordedHop }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		hops = append(hops, doc.Hops...)
+	}
+	for _, f := range returns {
+		raw, _ := os.ReadFile(f)
+		var mtr struct {
+			Report struct {
+				Hubs []struct {
+					Count json.Number `json:"count"`
+					Host  string      `json:"host"`
+				} `json:"hubs"`
+			} `json:"report"`
+		}
+		if err := json.Unmarshal(raw, &mtr); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range mtr.Report.Hubs {
+			ttl, _ := strconv.Atoi(h.Count.String())
+			if h.Host != "???" {
+				hops = append(hops, recordedHop{TTL: ttl, Responders: []struct {
+					Addr    string `json:"addr"`
+					ASN     int    `json:"asn"`
+					ASName  string `json:"as_name"`
+					Carrier string `json:"carrier"`
+					Country string `json:"country"`
+				}{{Addr: h.Host}}})
+			}
+		}
+	}
+	backtraces, _ := filepath.Glob("../../samples/rec/*-backtrace.json")
+	for _, f := range backtraces {
+		raw, _ := os.ReadFile(f)
+		var doc struct {
+			Results []struct {
+				Trace struct{ Hops []recordedHop } `json:"trace"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range doc.Results {
+			hops = append(hops, r.Trace.Hops...)
+		}
+	}
+	if len(routes) < 4 || len(returns) < 4 || len(backtraces) < 2 {
+		t.Fatalf("bundled recordings: %v %v %v", routes, returns, backtraces)
+	}
+	candidates := "../../samples/candidates.yaml"
+	code, plain, stderr := runLinecheckOut(t, "compare", "--offline", candidates, "--format", "json")
+	if code != 0 && code != 1 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	classes := func(doc string) []string {
+		var r struct {
+			Candidates []struct {
+				Name  string
+				Route struct {
+					LineClass    string `json:"line_class"`
+					ForwardClass string `json:"forward_class"`
+					ReturnClass  string `json:"return_class"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(doc), &r); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range r.Candidates {
+			out = append(out, c.Name+":"+c.Route.LineClass+"/"+c.Route.ForwardClass+"/"+c.Route.ReturnClass)
+		}
+		return out
+	}
+	want := classes(plain)
+	for _, n := range []int{2, 4} {
+		secrets, _ := hopSecrets(t, hops, n)
+		if len(secrets) < 4 {
+			t.Fatalf("the first %d hops of the bundled routes carry only %v", n, secrets)
+		}
+		for _, f := range []string{"table", "json", "csv", "markdown", "html"} {
+			args := []string{"compare", "--offline", candidates, "--format", f, "--wide", "--hide-hops", strconv.Itoa(n)}
+			var outs []string
+			tables := []string{""}
+			if f == "csv" {
+				tables = []string{"routes", "ranking", "checks", "targets"}
+			}
+			for _, tb := range tables {
+				a := args
+				if tb != "" {
+					a = append(append([]string{}, args...), "--table", tb)
+				}
+				code, out, stderr := runLinecheckOut(t, a...)
+				if code != 0 && code != 1 {
+					t.Fatalf("%v: exit %d: %s", a, code, stderr)
+				}
+				outs = append(outs, out+stderr)
+				if tb == "routes" && !strings.Contains(out, ",hidden_hops\n") {
+					t.Errorf("%v: no hidden_hops column:\n%s", a, out)
+				}
+			}
+			all := strings.Join(outs, "\n")
+			for _, s := range secrets {
+				if strings.Contains(all, s) {
+					t.Errorf("%v shows %q of a hidden hop", args, s)
+				}
+			}
+			says := map[string]string{"json": `"hidden_hops": ` + strconv.Itoa(n), "csv": "hidden_hops"}[f]
+			if says == "" {
+				says = "hidden hops: TTL 1–" + strconv.Itoa(n)
+			}
+			if !strings.Contains(all, says) {
+				t.Errorf("%v does not say the hops are hidden (%q)", args, says)
+			}
+			// TTL 3 is the first shown hop: the forward AS paths begin there.
+			begins := map[string]string{"json": `"ttl": 3`}[f]
+			if begins == "" {
+				begins = "(ttl 3)"
+			}
+			if n == 2 && !strings.Contains(all, begins) {
+				t.Errorf("%v: no AS path begins at TTL 3:\n%s", args, all)
+			}
+			if f == "json" {
+				if got := classes(outs[0]); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("--hide-hops %d changed the line classes: %v, unmasked %v", n, got, want)
+				}
+			}
+		}
+	}
+}

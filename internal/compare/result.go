@@ -49,6 +49,9 @@ type Result struct {
 	// ASNData names the IP-to-AS dataset the hops were named from
 	// (snapshot, attribution); absent with --no-asn.
 	ASNData *route.ASNData `json:"asn_data,omitempty"`
+	// HiddenHops is N when the hops at TTL 1..N of every route are masked
+	// (--hide-hops N, HideHops); absent when nothing is masked.
+	HiddenHops int `json:"hidden_hops,omitempty"`
 }
 
 // Savings compares the recommended candidate with the next passing one.
@@ -174,6 +177,11 @@ type RouteQuality struct {
 	// Throughput is the candidate's bw test, for the throughput checks of
 	// CheckSLA (in the document it is Evaluation.Throughput).
 	Throughput *Throughput `json:"-"`
+	// Forward and Return are the traces the class was read from (nil when
+	// not traced), and Backtrace the return recording's other routes: kept
+	// out of the document, for HideHops to know what the hops named.
+	Forward, Return *route.Trace        `json:"-"`
+	Backtrace       *route.BacktraceDoc `json:"-"`
 }
 
 // RTTSummary is the RTT block of a route, in ms.

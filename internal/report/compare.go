@@ -34,6 +34,9 @@ func compareHeader(r *compare.Result, format Format) string {
 		where += "; users: " + strings.Join(r.Users, ", ")
 	}
 	lines = append(lines, where)
+	if n := route.HiddenHopsNote(r.HiddenHops); n != "" {
+		lines = append(lines, n)
+	}
 	if t := r.Traffic; t != nil {
 		lines = append(lines, fmt.Sprintf("traffic: %s, %s to %s, in %s, out %s, p95 %s, %s (%d missing)",
 			t.Source, t.PeriodStart.Format("2006-01-02 15:04 MST"), t.PeriodEnd.Format("2006-01-02 15:04 MST"),
@@ -259,6 +262,13 @@ func CompareTables(r *compare.Result, format Format) []Table {
 		routes.Rows = append(routes.Rows, []string{e.Name, dashIfEmpty(q.ForwardClass), dashIfEmpty(q.ReturnClass), dashIfEmpty(q.LineClass), q.Direction, rule, conf,
 			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops,
 			dashIfEmpty(route.ASPathText(q.ForwardASPath)), dashIfEmpty(route.ASPathText(q.ReturnASPath))})
+	}
+	// The CSV has no header lines: a column says it there.
+	if format == FormatCSV && r.HiddenHops > 0 {
+		routes.Headers, routes.Align = append(routes.Headers, "hidden hops"), routes.Align+"r"
+		for i := range routes.Rows {
+			routes.Rows[i] = append(routes.Rows[i], strconv.Itoa(r.HiddenHops))
+		}
 	}
 	if format != FormatCSV {
 		if d := r.ASNData; d != nil {

@@ -99,6 +99,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	}
 	v.Warnings = append(v.Warnings, r.Warnings...)
 	v.Notes = r.Notes
+	if n := route.HiddenHopsNote(r.HiddenHops); n != "" {
+		v.Notes = append([]string{n}, r.Notes...)
+	}
 	return compareHTMLTmpl().Execute(w, v)
 }
 
