@@ -44,6 +44,12 @@ type FeedOptions struct {
 	// NoProjection leaves out the month projected from a partial traffic
 	// recording (--no-projection); otherwise the cost detail notes it.
 	NoProjection bool
+	// HideHops masks the hops at TTL 1..N of every route the UI shows
+	// (--hide-hops N, route.HopMask): the evaluations through
+	// compare.HideHops, every trace, recorded or live, as it enters the
+	// feed; classes and verdicts stay the real hops'. The mode in the
+	// status bar says so. 0 = off.
+	HideHops int
 }
 
 // FeedFromFile loads a candidates file with compare's strict loader (every
@@ -112,6 +118,9 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	monthly := map[string]*compare.Monthly{} // each candidate's offer, for RelatePort
 	for _, sc := range sess.Candidates {
 		c, m, ev := sc.Candidate, sc.Measurement, sc.Evaluation
+		if o.HideHops > 0 {
+			ev = compare.HideHops(&compare.Result{Candidates: []*compare.Evaluation{ev}}, o.HideHops).Candidates[0]
+		}
 		if ev.Monthly != nil {
 			monthly[c.Name] = ev.Monthly
 		}
@@ -119,23 +128,26 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		if c.BandwidthTest != nil && !o.Offline && !o.Live.NoBW {
 			cand.BWTest = fmt.Sprintf("%s port %d", c.BandwidthTest.Addr, c.BandwidthTest.Port)
 		}
-		cand.Carriers = carrierRoutesOf(ev, m)
+		cand.Carriers = carrierRoutesOf(ev)
 		cand.Cost = costs[c.Name]
 		snap.Candidates = append(snap.Candidates, cand)
 		// Live, the forward route is traced: a recording of it would show
 		// an old route as if it were current.
 		if m.Forward != nil && o.Offline {
-			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "forward", Trace: *m.Forward})
+			feed.Traces = append(feed.Traces, hideTraceHops(TraceMsg{Candidate: c.Name, Direction: "forward", Trace: *m.Forward}, o.HideHops))
 		}
 		if m.Return != nil {
-			feed.Traces = append(feed.Traces, TraceMsg{Candidate: c.Name, Direction: "return", Trace: *m.Return})
+			feed.Traces = append(feed.Traces, hideTraceHops(TraceMsg{Candidate: c.Name, Direction: "return", Trace: *m.Return}, o.HideHops))
 		}
 		if sc.Stream != nil {
 			feed.Streams[c.Name] = sc.Stream
 		}
 	}
 	for _, l := range sess.Loops {
-		feed.Live = append(feed.Live, relatePorts(LoopFeeder(l), monthly))
+		feed.Live = append(feed.Live, HideHopsFeeder(relatePorts(LoopFeeder(l), monthly), o.HideHops))
+	}
+	if o.HideHops > 0 {
+		snap.Mode += fmt.Sprintf(" · hops 1–%d hidden (--hide-hops)", o.HideHops)
 	}
 	snap.Tracing = !o.Offline
 	feed.Snapshot = snap
@@ -293,6 +305,32 @@ func LoopFeeder(loop compare.Loop) Feeder {
 	}
 }
 
+// HideHopsFeeder masks the hops at TTL 1..n of every trace fd emits
+// (hideTraceHops); fd itself when n is 0. cmd wraps the feeders it adds
+// (the loopback row) with it too.
+func HideHopsFeeder(fd Feeder, n int) Feeder {
+	if n <= 0 {
+		return fd
+	}
+	return func(ctx context.Context, emit func(tea.Msg)) error {
+		return fd(ctx, func(m tea.Msg) {
+			if t, ok := m.(TraceMsg); ok {
+				m = hideTraceHops(t, n)
+			}
+			emit(m)
+		})
+	}
+}
+
+// hideTraceHops is t with its trace's hops at TTL 1..n masked
+// (route.HopMask; the trace keeps its line class).
+func hideTraceHops(t TraceMsg, n int) TraceMsg {
+	if n > 0 {
+		t.Trace = *route.NewHopMask(n, &t.Trace).Trace(&t.Trace)
+	}
+	return t
+}
+
 // relatePorts relates each live throughput test to the port the
 // candidate's offer sells and the traffic's 95th (compare.RelatePort, as
 // compare does and as the recordings are related above).
@@ -309,15 +347,16 @@ func relatePorts(fd Feeder, monthly map[string]*compare.Monthly) Feeder {
 
 // carrierRoutesOf maps compare's per-carrier view to the route screen's
 // carrier routes: the backtrace route matched to each user carrier.
-func carrierRoutesOf(ev *compare.Evaluation, m *compare.Measurement) []CarrierRoute {
+func carrierRoutesOf(ev *compare.Evaluation) []CarrierRoute {
 	var out []CarrierRoute
 	for _, u := range ev.Route.Carriers {
 		cr := CarrierRoute{Carrier: u.Carrier, City: u.City, Target: u.ReturnTarget, TargetCity: u.ReturnCity}
 		if u.Pass != nil {
 			cr.Verdict = map[bool]string{true: "pass", false: "FAIL"}[*u.Pass]
 		}
-		if m.ReturnBacktrace != nil {
-			for _, r := range m.ReturnBacktrace.Results {
+		// The evaluation's own recording: masked with --hide-hops.
+		if bt := ev.Route.Backtrace; bt != nil {
+			for _, r := range bt.Results {
 				if r.Name == u.ReturnTarget && r.Trace != nil {
 					cr.Route = routeFromTrace("return", *r.Trace)
 				}

@@ -403,6 +403,9 @@ func (m *Model) apply(msg tea.Msg) {
 		if r.Live && m.opts.Names != nil {
 			for _, rh := range r.Hops {
 				a := showHop(rh).addr()
+				if a == route.Hidden {
+					continue // --hide-hops: nothing to name, nothing to ask
+				}
 				if _, done := m.opts.Names.Cached(a); !done && !slices.Contains(m.pendingNames, a) {
 					m.pendingNames = append(m.pendingNames, a)
 				}

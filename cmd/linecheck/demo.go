@@ -17,7 +17,8 @@ import (
 
 // demoOptions are the flags of the command.
 type demoOptions struct {
-	format string
+	format   string
+	hideHops int
 }
 
 func newDemoCmd() *cobra.Command {
@@ -40,13 +41,15 @@ documentation ranges and are never probed. demo needs no privileges.
 Examples:
   linecheck demo
   linecheck demo | less
-  linecheck demo --format markdown > demo.md`,
+  linecheck demo --format markdown > demo.md
+  linecheck demo --hide-hops 2`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runDemo(c, args, o) },
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.StringVar(&o.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
+		hideHopsFlag(f, &o.hideHops)
 	})
 	return c
 }
@@ -54,6 +57,9 @@ Examples:
 func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
 	format, err := report.ParseFormat(o.format, report.CompareFormats...)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
 	dir, err := os.MkdirTemp("", "linecheck-demo-")
@@ -76,7 +82,7 @@ func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
 	defer stop()
 
 	if demoInteractive(format) {
-		return runDemoTUI(ctx, c, f)
+		return runDemoTUI(ctx, c, f, o.hideHops)
 	}
 	res, err := compare.Run(ctx, f, compare.Options{Offline: true})
 	if err != nil {
@@ -84,6 +90,7 @@ func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
 	}
 	// Off a terminal the demo always prints its report and exits 0: a failed
 	// SLA is part of what the demo shows, not an error of the demo.
+	res = compare.HideHops(res, o.hideHops)
 	return report.Render(c.OutOrStdout(), report.CompareReport{Result: res}, format, tableOptions(c.OutOrStdout(), false))
 }
 

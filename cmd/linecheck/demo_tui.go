@@ -13,6 +13,6 @@ import (
 // replayed (looping, so the screen stays alive) plus one live row that
 // measures TCP connect time to a listener the demo opens on 127.0.0.1 (and
 // ICMP to 127.0.0.1 where the system permits it).
-func runDemoTUI(ctx context.Context, _ *cobra.Command, f *compare.File) error {
-	return openTUI(ctx, f, tuiFlags{offline: true, speed: 300, loopback: true, interval: time.Second})
+func runDemoTUI(ctx context.Context, _ *cobra.Command, f *compare.File, hideHops int) error {
+	return openTUI(ctx, f, tuiFlags{offline: true, speed: 300, loopback: true, interval: time.Second, hideHops: hideHops})
 }

@@ -26,12 +26,13 @@ import (
 
 // tuiFlags are the options of `linecheck tui` (and of the demo's TUI).
 type tuiFlags struct {
-	offline bool
-	speed   float64
-	noColor bool
-	sort    string
-	asnDB   string
-	noASN   bool
+	offline  bool
+	hideHops int
+	speed    float64
+	noColor  bool
+	sort     string
+	asnDB    string
+	noASN    bool
 	// prefixTable is --prefix-table, loaded by the command's PreRunE.
 	prefixTable  *route.PrefixTable
 	interval     time.Duration
@@ -93,6 +94,10 @@ Screens and keys (? shows them all):
   b          live: run the throughput tests again now
   space p    pause / resume;  esc back;  q or ctrl+c quit
 
+--hide-hops N masks the hops at TTL 1 to N of every route on the route
+screen (address "hidden", no name, AS number or network; the status bar says
+so); line classes and verdicts are still the real hops'.
+
 NO_COLOR (or --no-color) gives a monochrome UI. Off a terminal tui refuses
 (exit 2): use compare for a report.
 
@@ -112,6 +117,7 @@ Examples:
 	}
 	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.offline, "offline", false, "replay the recordings only; never send a probe")
+		hideHopsFlag(f, &o.hideHops)
 		f.Float64Var(&o.speed, "speed", o.speed, "replay speed factor (300: a recorded 5-minute interval plays in one second)")
 		f.BoolVar(&o.noColor, "no-color", false, "monochrome (as with NO_COLOR=1)")
 		f.StringVar(&o.sort, "sort", "", "initial sort column: "+strings.Join(tui.SortColumns(), ", "))
@@ -190,12 +196,15 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 // openTUI runs the UI on a loaded candidates file. demo calls it with
 // tuiFlags{offline: true, speed: 300, loopback: true}.
 func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
+	if err := checkHideHops(o.hideHops); err != nil {
+		return badInput(err)
+	}
 	// One Quiet for every live loop, the loopback row's too: all of them
 	// pause while a throughput test fills the line.
 	o.quiet = compare.NewQuiet()
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: o.prefixTable,
 		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
-		UsageHours: o.usage, NoProjection: o.noProjection})
+		UsageHours: o.usage, NoProjection: o.noProjection, HideHops: o.hideHops})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
 		// recorded_only file: all bad input.
