@@ -367,6 +367,9 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if nat, _ := fl.GetBool("nat"); nat {
 		return badInput(errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat"))
 	}
+	if mtu, _ := fl.GetBool("mtu"); mtu {
+		return badInput(errors.New("trace --watch does not journal the path MTU: drop --mtu, or trace once with --mtu"))
+	}
 	proto, _ := fl.GetString("proto")
 	port, _ := fl.GetInt("port")
 	firstTTL, _ := fl.GetInt("first-ttl")

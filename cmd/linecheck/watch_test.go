@@ -198,3 +198,22 @@ func TestTraceWatchJournalsEachCycle(t *testing.T) {
 		t.Errorf("ping on a trace journal: exit %d %q", code, stderr)
 	}
 }
+
+// trace --watch journals hops and their statistics only: --nat and --mtu,
+// which it would otherwise ignore without a word, are refused before
+// anything is probed or a journal is created.
+func TestTraceWatchRefusesWhatItCannotJournal(t *testing.T) {
+	for _, tc := range []struct{ flag, want string }{
+		{"--nat", "trace --watch does not journal NAT IDs"},
+		{"--mtu", "trace --watch does not journal the path MTU"},
+	} {
+		j := filepath.Join(t.TempDir(), "w.ndjson")
+		code, stderr := runLinecheckCode(t, "trace", "--watch", "--journal", j, tc.flag, "127.0.0.1")
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("trace --watch %s: exit %d, %q; want 2 and %q", tc.flag, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(j); err == nil {
+			t.Errorf("trace --watch %s created its journal before refusing", tc.flag)
+		}
+	}
+}
