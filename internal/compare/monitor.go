@@ -347,12 +347,15 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 					emit(Event{Candidate: targets[i].Candidate, Record: &rec})
 				}
 			})
+			// Read before done(): done cancels rctx, so afterwards every
+			// round would look cut by a throughput test.
+			cut := roundCut(ctx, rctx)
 			done()
 			if ctx.Err() != nil {
 				return
 			}
 			o.Budget.Spend(start, cfg.Count*len(sts))
-			if roundCut(ctx, rctx) {
+			if cut {
 				// Cut for a throughput test: the probes still in flight were
 				// left out; the targets are probed again once it is over.
 				continue
@@ -420,11 +423,12 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
 				})
 			}
+			cut := roundCut(ctx, rctx) // before done(), which cancels rctx
 			done()
 			if ctx.Err() != nil {
 				return
 			}
-			if roundCut(ctx, rctx) {
+			if cut {
 				continue
 			}
 			if err != nil {

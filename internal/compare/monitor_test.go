@@ -187,3 +187,40 @@ func TestLoopsKeepTheirPaceWhenARoundEndsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// With a Quiet (live compare and the TUI when a candidate has a throughput
+// test) and no test running, a round is not "cut": done() cancels the
+// round's context, so a cut read after it saw every round as cut. The trace
+// loop then skipped its TraceInterval sleep (traces back to back, a probe
+// flood) and both loops skipped their error handling and back-off.
+func TestLoopsWithAnIdleQuietKeepTheirPaceAndReportErrors(t *testing.T) {
+	fp := &fakeProber{}
+	o := MonitorOptions{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1, Quiet: NewQuiet()}
+	for name, loop := range map[string]Loop{
+		"sweep": PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
+		n := 0
+		loop(ctx, func(Event) { n++ })
+		cancel()
+		// 275 ms at one round per 50 ms: at most 6 rounds, one event each.
+		if n < 1 || n > 6 {
+			t.Errorf("%s with a Quiet: %d events in 275 ms at one round per 50 ms", name, n)
+		}
+	}
+	// A failing trace is reported (and backs off) with a Quiet as without.
+	fp = &fakeProber{fail: 100}
+	o.Prober, o.Backoff, o.MaxBackoff = fp, 100*time.Millisecond, 100*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+	errs := 0
+	TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o)(ctx, func(ev Event) {
+		if ev.Err != nil {
+			errs++
+		}
+	})
+	cancel()
+	if fp.runs > 4 || errs == 0 {
+		t.Errorf("failing trace with a Quiet: %d runs and %d error events in 250 ms with a 100 ms back-off; want a few runs, each reported", fp.runs, errs)
+	}
+}
