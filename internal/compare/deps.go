@@ -28,25 +28,11 @@ func placeLocation(p Place) (geo.Location, bool) {
 // userCarrier tells whether c is a carrier users and targets may name.
 func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
-// LoadHopNames is the chain of sources the hops are named from, for
-// compare, the TUI and serve: the operator's --prefix-table (table may be
-// nil), the --asn-db file (path may be ""), then the offline dataset unless
-// noASN (--no-asn).
+// LoadHopNames is route.LoadHopNames for compare, the TUI and serve, which
+// have no stderr of their own to say why a cached dataset was passed over.
 func LoadHopNames(path string, noASN bool, table *route.PrefixTable) (route.ASNDB, error) {
-	var file route.ASNDB
-	if path != "" {
-		d, err := route.LoadASNDB(path)
-		if err != nil {
-			return nil, err
-		}
-		file = d
-	}
-	n, _, err := route.NewNames(file, !noASN)
-	if err != nil {
-		return nil, err
-	}
-	n.Table = table
-	return n, nil
+	db, _, err := route.LoadHopNames(path, noASN, table)
+	return db, err
 }
 
 // readTrace reads a recorded trace: our JSON or `mtr --json`.

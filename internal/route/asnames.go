@@ -192,3 +192,25 @@ func ClearASN(t *Trace) {
 	}
 	t.ASPath, t.ASNData = nil, nil
 }
+
+// LoadHopNames is the chain of sources every command that names hops uses:
+// the operator's --prefix-table (table may be nil), the --asn-db file (path
+// may be ""), then the offline dataset (the updated copy from `linecheck asn
+// update` when newer, else the bundled snapshot) unless noASN (--no-asn).
+// The note says why a cached copy was passed over ("" when none was).
+func LoadHopNames(path string, noASN bool, table *PrefixTable) (ASNDB, string, error) {
+	var file ASNDB
+	if path != "" {
+		d, err := LoadASNDB(path)
+		if err != nil {
+			return nil, "", err
+		}
+		file = d
+	}
+	n, note, err := NewNames(file, !noASN)
+	if err != nil {
+		return nil, "", err
+	}
+	n.Table = table
+	return n, note, nil
+}
