@@ -180,14 +180,18 @@ func TestTUNLinkJitterIsUniformAroundTheDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Float64s(p.RTTs)
-	// Nearest-rank 1st and 99th percentiles: a rare late wakeup of the wire
-	// on a loaded 2-core machine must not decide the test.
+	// Nearest-rank 5th and 95th percentiles (45.5 and 54.5 ms for a uniform
+	// 45..55): late wakeups of the wire on a loaded shared CI machine add to
+	// a few samples only (p99 read 59.1 ms once in CI), and 15 of 300 would
+	// have to be late to move the 95th. The interquartile range (5 ms for the
+	// uniform draw) shows the spread is the jitter, not noise.
 	n := len(p.RTTs)
-	lo, hi, med := p.RTTs[(n+99)/100-1], p.RTTs[(99*n+99)/100-1], Median(p.RTTs)
-	// Uniform 45..55 ms (pings 20 ms apart never queue behind each other)
-	// plus ~0.5 ms of wire overhead.
-	if lo < 45 || lo > 46.5 || hi < 53.5 || hi > 57 || med < 49 || med > 51.5 {
-		t.Errorf("RTT p1 %.2f median %.2f p99 %.2f ms, want ≈45, ≈50, ≈55", lo, med, hi)
+	q := func(f float64) float64 { return p.RTTs[int(math.Ceil(f*float64(n)))-1] }
+	lo, hi, med, iqr := q(0.05), q(0.95), Median(p.RTTs), q(0.75)-q(0.25)
+	// Pings 20 ms apart never queue behind each other; ~0.5 ms of wire overhead.
+	t.Logf("RTT p5 %.2f median %.2f p95 %.2f IQR %.2f ms", lo, med, hi, iqr)
+	if lo < 45 || lo > 47 || hi < 53.5 || hi > 56.5 || med < 49 || med > 51.5 || iqr < 4 || iqr > 6 {
+		t.Errorf("RTT p5 %.2f median %.2f p95 %.2f ms IQR %.2f, want ≈45.5, ≈50, ≈54.5, ≈5", lo, med, hi, iqr)
 	}
 }
 
