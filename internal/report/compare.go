@@ -94,28 +94,59 @@ func slaText(s compare.SLASpec) string {
 	return strings.Join(p, ", ")
 }
 
-// CompareTables builds the report's tables: the ranking, the SLA checks, the cost
-// breakdown, and the per-target probe statistics. For csv the notes are left
-// out (every cell stays machine-readable).
-func CompareTables(r *compare.Result, format Format) []Table {
-	base := r.FXBase
-	// csv stays machine-readable: plain decimals, loss as a fraction.
-	fmtMoney, fmtPct, fmtMs1, msOr := fmtMoney, fmtPct, fmtMs1, msOr
+// compareCells formats one report's figures. csv stays machine-readable:
+// plain decimals, loss as a fraction, and no notes.
+type compareCells struct {
+	money    func(string) string
+	pct, ms1 func(float64) string
+	msOr     func(float64, bool) string
+	notes    bool     // false for csv
+	blank    []string // the empty line that opens a note block in the aligned table
+}
+
+func newCompareCells(format Format) compareCells {
+	c := compareCells{money: fmtMoney, pct: fmtPct, ms1: fmtMs1, msOr: msOr, notes: format != FormatCSV}
 	if format == FormatCSV {
-		fmtMoney = func(s string) string { return s }
-		fmtPct = Float
-		fmtMs1 = Float
-		msOr = func(x float64, ok bool) string {
+		c.money = func(s string) string { return s }
+		c.pct, c.ms1 = Float, Float
+		c.msOr = func(x float64, ok bool) string {
 			if !ok {
 				return "-"
 			}
 			return Float(x)
 		}
 	}
-	blank := []string{}
 	if format == FormatTable {
-		blank = []string{""}
+		c.blank = []string{""}
 	}
+	return c
+}
+
+// CompareTables builds the report's tables: the ranking, the SLA checks, the cost
+// breakdown, and the per-target probe statistics. For csv the notes are left
+// out (every cell stays machine-readable).
+func CompareTables(r *compare.Result, format Format) []Table {
+	c := newCompareCells(format)
+	tables := []Table{compareRankTable(r, c), compareChecksTable(r), compareCostTable(r, c), compareProbesTable(r, c), compareRoutesTable(r, format, c)}
+	if u := compareUsageTable(r, format); u != nil {
+		tables = append(tables[:3], append([]Table{*u}, tables[3:]...)...)
+	}
+	if nets, ok := carriersTable(r, format); ok {
+		tables = append(tables, nets)
+	}
+	if tp, ok := compareThroughputTable(r, format); ok {
+		tables = append(tables, tp)
+	}
+	if g, ok := compareGPUTable(r, format); ok {
+		tables = append(tables, g)
+	}
+	return tables
+}
+
+// compareRankTable is the ranking, one row a candidate in rank order, with
+// the verdict, the recommendation and every warning as notes.
+func compareRankTable(r *compare.Result, c compareCells) Table {
+	base := r.FXBase
 	rank := Table{
 		Title:   "Ranking (passing first, able to carry the traffic, measured, then by monthly cost in " + base + ")",
 		Headers: []string{"rank", "candidate", "provider", "region", "line class", "validated", "p50 ms", "p95 ms", "loss", "jitter ms", "stretch", "SLA", "monthly", "currency", "monthly " + base},
@@ -130,16 +161,16 @@ func CompareTables(r *compare.Result, format Format) []Table {
 		}
 		monthly, cur, conv := "-", "", "-"
 		if e.Monthly != nil {
-			monthly, cur = fmtMoney(e.Monthly.Total), e.Monthly.Currency
-			conv = fmtMoney(e.Monthly.Converted.Text())
+			monthly, cur = c.money(e.Monthly.Total), e.Monthly.Currency
+			conv = c.money(e.Monthly.Converted.Text())
 		}
 		rtt50, rtt95, jit, loss, stretch := "-", "-", "-", "-", "-"
 		if q.Recv > 0 {
-			rtt50, rtt95 = fmtMs1(q.RTT.P50), fmtMs1(q.RTT.P95)
-			jit = fmtMs1(q.Jitter.MeanAbs)
+			rtt50, rtt95 = c.ms1(q.RTT.P50), c.ms1(q.RTT.P95)
+			jit = c.ms1(q.Jitter.MeanAbs)
 		}
 		if q.Sent > 0 {
-			loss = fmtPct(q.Loss)
+			loss = c.pct(q.Loss)
 		}
 		if q.Stretch > 0 && q.Recv > 0 {
 			stretch = strconv.FormatFloat(q.Stretch, 'f', 2, 64)
@@ -148,34 +179,45 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
 	addGPUVerdictColumn(&rank, r)
-	if format != FormatCSV {
-		rank.Notes = append(append(rank.Notes, blank...), "Order: "+compare.RankingRule+".", "Verdict: "+r.Verdict)
-		if r.Recommended != "" {
-			rank.Notes = append(rank.Notes, "Recommended: "+r.Recommended)
-		}
-		for _, n := range r.Notes {
-			rank.Notes = append(rank.Notes, "note: "+n)
-		}
-		for _, e := range r.Candidates {
-			if m := e.Monthly; m != nil && m.Projected != nil {
-				pr := m.Projected
-				rank.Notes = append(rank.Notes, fmt.Sprintf("projected month (not a bill): %s %s %s from %d of %d days of traffic recorded (bill as recorded %s %s; bandwidth: %s)",
-					e.Name, fmtMoney(pr.Converted.Text()), pr.Converted.Currency, pr.RecordedDays, pr.PeriodDays, fmtMoney(m.Converted.Text()), m.Converted.Currency, pr.Basis))
-			}
-		}
-		for _, e := range r.Candidates {
-			if gap := e.Route.ValidationGap(); gap != "" {
-				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+gap)
-			}
-			for _, w := range e.Warnings {
-				rank.Notes = append(rank.Notes, "warning: "+e.Name+": "+w)
-			}
-		}
-		for _, w := range r.Warnings {
-			rank.Notes = append(rank.Notes, "warning: "+w)
+	if c.notes {
+		rank.Notes = append(append(rank.Notes, c.blank...), compareRankNotes(r, c)...)
+	}
+	return rank
+}
+
+// compareRankNotes are the lines under the ranking: the order rule, the
+// verdict, projected months and the warnings, candidates' first.
+func compareRankNotes(r *compare.Result, c compareCells) []string {
+	notes := []string{"Order: " + compare.RankingRule + ".", "Verdict: " + r.Verdict}
+	if r.Recommended != "" {
+		notes = append(notes, "Recommended: "+r.Recommended)
+	}
+	for _, n := range r.Notes {
+		notes = append(notes, "note: "+n)
+	}
+	for _, e := range r.Candidates {
+		if m := e.Monthly; m != nil && m.Projected != nil {
+			pr := m.Projected
+			notes = append(notes, fmt.Sprintf("projected month (not a bill): %s %s %s from %d of %d days of traffic recorded (bill as recorded %s %s; bandwidth: %s)",
+				e.Name, c.money(pr.Converted.Text()), pr.Converted.Currency, pr.RecordedDays, pr.PeriodDays, c.money(m.Converted.Text()), m.Converted.Currency, pr.Basis))
 		}
 	}
+	for _, e := range r.Candidates {
+		if gap := e.Route.ValidationGap(); gap != "" {
+			notes = append(notes, "warning: "+e.Name+": "+gap)
+		}
+		for _, w := range e.Warnings {
+			notes = append(notes, "warning: "+e.Name+": "+w)
+		}
+	}
+	for _, w := range r.Warnings {
+		notes = append(notes, "warning: "+w)
+	}
+	return notes
+}
 
+// compareChecksTable is every SLA check of every candidate.
+func compareChecksTable(r *compare.Result) Table {
 	checks := Table{
 		Title:   "SLA checks",
 		Headers: []string{"candidate", "check", "required", "measured", "unit", "result", "note"},
@@ -191,7 +233,12 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, c.Note})
 		}
 	}
+	return checks
+}
 
+// compareCostTable is each candidate's monthly bill item by item, its total
+// and its what-ifs, with the saving of the recommended one as a note.
+func compareCostTable(r *compare.Result, c compareCells) Table {
 	cost := Table{
 		Title:   "Monthly cost breakdown",
 		Headers: []string{"candidate", "offer", "item", "amount", "currency", "detail"},
@@ -204,24 +251,27 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			continue
 		}
 		for _, it := range m.Items {
-			cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, it.Name, fmtMoney(it.Amount), m.Currency, it.Detail})
+			cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, it.Name, c.money(it.Amount), m.Currency, it.Detail})
 		}
-		total := "total"
 		detail := ""
 		if m.Currency != m.Converted.Currency {
-			detail = fmt.Sprintf("= %s %s at %s", fmtMoney(m.Converted.Text()), m.Converted.Currency, m.Rate)
+			detail = fmt.Sprintf("= %s %s at %s", c.money(m.Converted.Text()), m.Converted.Currency, m.Rate)
 		}
-		cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, total, fmtMoney(m.Total), m.Currency, detail})
+		cost.Rows = append(cost.Rows, []string{e.Name, m.Offer, "total", c.money(m.Total), m.Currency, detail})
 		for _, w := range e.WhatIf {
-			cost.Rows = append(cost.Rows, []string{e.Name, w.Offer, "what-if: " + w.Scheme + " (total)", fmtMoney(w.Total), w.Currency,
-				fmt.Sprintf("= %s %s", fmtMoney(w.Converted.Text()), w.Converted.Currency)})
+			cost.Rows = append(cost.Rows, []string{e.Name, w.Offer, "what-if: " + w.Scheme + " (total)", c.money(w.Total), w.Currency,
+				fmt.Sprintf("= %s %s", c.money(w.Converted.Text()), w.Converted.Currency)})
 		}
 	}
-	if r.Savings != nil && format != FormatCSV {
-		cost.Notes = append(append(cost.Notes, blank...), fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
-			r.Recommended, fmtMoney(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
+	if r.Savings != nil && c.notes {
+		cost.Notes = append(append(cost.Notes, c.blank...), fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
+			r.Recommended, c.money(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
 	}
+	return cost
+}
 
+// compareProbesTable is the probe statistics of every target of every candidate.
+func compareProbesTable(r *compare.Result, c compareCells) Table {
 	probes := Table{
 		Title:   "Probe targets",
 		Headers: []string{"candidate", "target", "sent", "recv", "loss", "late", "dup", "min ms", "p50 ms", "p95 ms", "max ms", "jitter ms"},
@@ -232,15 +282,20 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			// A figure without data is "-", never 0.
 			loss, mn, p50, p95, mx, jit := "-", "-", "-", "-", "-", "-"
 			if t.Sent > 0 {
-				loss = fmtPct(t.Loss)
+				loss = c.pct(t.Loss)
 			}
 			if t.Recv > 0 {
-				mn, p50, p95, mx, jit = fmtMs1(t.RTT.Min), fmtMs1(t.RTT.P50), fmtMs1(t.RTT.P95), fmtMs1(t.RTT.Max), fmtMs1(t.Jitter.MeanAbs)
+				mn, p50, p95, mx, jit = c.ms1(t.RTT.Min), c.ms1(t.RTT.P50), c.ms1(t.RTT.P95), c.ms1(t.RTT.Max), c.ms1(t.Jitter.MeanAbs)
 			}
 			probes.Rows = append(probes.Rows, []string{e.Name, t.Target.String(), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), loss,
 				strconv.Itoa(t.Late), strconv.Itoa(t.Duplicates), mn, p50, p95, mx, jit})
 		}
 	}
+	return probes
+}
+
+// compareRoutesTable is the evidence behind each candidate's line class.
+func compareRoutesTable(r *compare.Result, format Format, c compareCells) Table {
 	routes := Table{
 		Title: "Route evidence",
 		Headers: []string{"candidate", "forward", "return", "combined", "validated", "rule", "confidence", "floor ms", "min ms",
@@ -260,7 +315,7 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			hops = strings.Join(hs, " ")
 		}
 		routes.Rows = append(routes.Rows, []string{e.Name, dashIfEmpty(q.ForwardClass), dashIfEmpty(q.ReturnClass), dashIfEmpty(q.LineClass), q.Direction, rule, conf,
-			msOr(q.FloorMs, q.FloorMs > 0), msOr(q.RTT.Min, q.Recv > 0), hops,
+			c.msOr(q.FloorMs, q.FloorMs > 0), c.msOr(q.RTT.Min, q.Recv > 0), hops,
 			dashIfEmpty(route.ASPathText(q.ForwardASPath)), dashIfEmpty(route.ASPathText(q.ReturnASPath))})
 	}
 	// The CSV has no header lines: a column says it there.
@@ -270,34 +325,22 @@ func CompareTables(r *compare.Result, format Format) []Table {
 			routes.Rows[i] = append(routes.Rows[i], strconv.Itoa(r.HiddenHops))
 		}
 	}
-	if format != FormatCSV {
-		if d := r.ASNData; d != nil {
-			routes.Notes = append(routes.Notes, fmt.Sprintf("as path: the networks each direction crosses, (ttl N) where each begins; dataset %s (%s): %s",
-				d.Snapshot, d.Origin, d.Attribution))
+	if !c.notes {
+		return routes
+	}
+	if d := r.ASNData; d != nil {
+		routes.Notes = append(routes.Notes, fmt.Sprintf("as path: the networks each direction crosses, (ttl N) where each begins; dataset %s (%s): %s",
+			d.Snapshot, d.Origin, d.Attribution))
+	}
+	for _, e := range r.Candidates {
+		for _, n := range e.Route.Notes {
+			routes.Notes = append(routes.Notes, e.Name+": "+n)
 		}
-		for _, e := range r.Candidates {
-			for _, n := range e.Route.Notes {
-				routes.Notes = append(routes.Notes, e.Name+": "+n)
-			}
-			for _, f := range e.Route.StretchFlags {
-				routes.Notes = append(routes.Notes, e.Name+": stretch flag "+f)
-			}
+		for _, f := range e.Route.StretchFlags {
+			routes.Notes = append(routes.Notes, e.Name+": stretch flag "+f)
 		}
 	}
-	tables := []Table{rank, checks, cost, probes, routes}
-	if u := compareUsageTable(r, format); u != nil {
-		tables = append(tables[:3], append([]Table{*u}, tables[3:]...)...)
-	}
-	if nets, ok := carriersTable(r, format); ok {
-		tables = append(tables, nets)
-	}
-	if tp, ok := compareThroughputTable(r, format); ok {
-		tables = append(tables, tp)
-	}
-	if g, ok := compareGPUTable(r, format); ok {
-		tables = append(tables, g)
-	}
-	return tables
+	return routes
 }
 
 // carriersTable is the three-network view: per candidate, the route toward
