@@ -12,22 +12,52 @@ import (
 // in t.Movable (then more from the right) move out of the grid into a
 // detail block, one wrapped line per row that has any of them.
 func writeFitted(w io.Writer, t Table, maxW int) error {
-	keep := make([]bool, len(t.Headers))
-	for i := range keep {
-		keep[i] = true
+	keep, moved := fitColumns(t, maxW)
+	grid := keptGrid(t, keep)
+	var b strings.Builder
+	for _, l := range Wrap(t.Title, maxW, "") {
+		b.WriteString(l + "\n")
 	}
-	colW := func(i int) int {
-		m := width(t.Headers[i])
+	if err := writeText(&b, grid); err != nil {
+		return err
+	}
+	if detail := movedDetail(t, keep, moved, len(grid.Headers), maxW); len(detail) > 0 {
+		var names []string
+		for _, i := range moved {
+			names = append(names, t.Headers[i])
+		}
+		head := "details (" + strings.Join(names, ", ") + " do not fit in " + strconv.Itoa(maxW) + " columns; --wide keeps them in the table):"
+		for _, l := range Wrap(head, maxW, "") {
+			b.WriteString(l + "\n")
+		}
+		for _, l := range detail {
+			b.WriteString(l + "\n")
+		}
+	}
+	for _, n := range t.Notes {
+		for _, l := range Wrap(n, maxW, "  ") {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fitColumns chooses the columns that stay in the grid: keep[i] for each
+// header, and moved, the indexes (ascending) that leave it, the Movable ones
+// first, then from the right, until the grid fits in maxW. The first column
+// always stays.
+func fitColumns(t Table, maxW int) (keep []bool, moved []int) {
+	keep = make([]bool, len(t.Headers))
+	widths := make([]int, len(t.Headers))
+	for i, h := range t.Headers {
+		keep[i] = true
+		widths[i] = width(h)
 		for _, r := range t.Rows {
-			if i < len(r) && width(r[i]) > m {
-				m = width(r[i])
+			if i < len(r) && width(r[i]) > widths[i] {
+				widths[i] = width(r[i])
 			}
 		}
-		return m
-	}
-	widths := make([]int, len(t.Headers))
-	for i := range widths {
-		widths[i] = colW(i)
 	}
 	total := func() int {
 		n, cols := 0, 0
@@ -53,7 +83,6 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 			order = append(order, i)
 		}
 	}
-	var moved []int
 	for _, i := range order {
 		if total() <= maxW {
 			break
@@ -62,7 +91,11 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 		moved = append(moved, i)
 	}
 	slices.Sort(moved)
+	return keep, moved
+}
 
+// keptGrid is t with only the kept columns.
+func keptGrid(t Table, keep []bool) Table {
 	grid := Table{HideEmpty: t.HideEmpty, Bare: t.Bare}
 	for i, h := range t.Headers {
 		if keep[i] {
@@ -79,66 +112,48 @@ func writeFitted(w io.Writer, t Table, maxW int) error {
 		}
 		grid.Rows = append(grid.Rows, row)
 	}
-	var b strings.Builder
-	for _, l := range Wrap(t.Title, maxW, "") {
-		b.WriteString(l + "\n")
+	return grid
+}
+
+// movedDetail is the detail block's lines: per row that has any moved
+// figure, the row's name and its moved cells, wrapped to maxW; gridCols is
+// how many columns stayed in the grid.
+func movedDetail(t Table, keep []bool, moved []int, gridCols, maxW int) []string {
+	if len(moved) == 0 {
+		return nil
 	}
-	if err := writeText(&b, grid); err != nil {
-		return err
-	}
-	if len(moved) > 0 {
-		var names []string
+	var detail []string
+	key := ""
+	for _, r := range t.Rows {
+		// A row without its own first cell continues the row above
+		// (trace: further responders of one TTL).
+		if c := cell(r, 0); c != "" {
+			key = c
+		}
+		var parts []string
 		for _, i := range moved {
-			names = append(names, t.Headers[i])
-		}
-		var detail []string
-		key := ""
-		for _, r := range t.Rows {
-			// A row without its own first cell continues the row above
-			// (trace: further responders of one TTL).
-			if c := cell(r, 0); c != "" {
-				key = c
+			// "-" (no figure) is left out: the block lists what is known.
+			if c := cell(r, i); c != "" && c != "-" {
+				parts = append(parts, t.Headers[i]+" "+c)
 			}
-			var parts []string
-			for _, i := range moved {
-				// "-" (no figure) is left out: the block lists what is known.
-				if c := cell(r, i); c != "" && c != "-" {
-					parts = append(parts, t.Headers[i]+" "+c)
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		label := key
+		// Name the row by its second kept column too when the first
+		// does not tell rows apart (several responders at one TTL).
+		if gridCols > 1 && cell(r, 0) == "" {
+			for i := 1; i < len(t.Headers); i++ {
+				if keep[i] {
+					label += " " + cell(r, i)
+					break
 				}
 			}
-			if len(parts) == 0 {
-				continue
-			}
-			label := key
-			// Name the row by its second kept column too when the first
-			// does not tell rows apart (several responders at one TTL).
-			if len(grid.Headers) > 1 && cell(r, 0) == "" {
-				for i := 1; i < len(t.Headers); i++ {
-					if keep[i] {
-						label += " " + cell(r, i)
-						break
-					}
-				}
-			}
-			detail = append(detail, Wrap("  "+label+": "+strings.Join(parts, ", "), maxW, "      ")...)
 		}
-		if len(detail) > 0 {
-			head := "details (" + strings.Join(names, ", ") + " do not fit in " + strconv.Itoa(maxW) + " columns; --wide keeps them in the table):"
-			for _, l := range Wrap(head, maxW, "") {
-				b.WriteString(l + "\n")
-			}
-			for _, l := range detail {
-				b.WriteString(l + "\n")
-			}
-		}
+		detail = append(detail, Wrap("  "+label+": "+strings.Join(parts, ", "), maxW, "      ")...)
 	}
-	for _, n := range t.Notes {
-		for _, l := range Wrap(n, maxW, "  ") {
-			b.WriteString(l + "\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return detail
 }
 
 func cell(r []string, i int) string {
