@@ -129,35 +129,13 @@ func PingTables(doc PingDoc, format Format, quiet bool) []Table {
 	if doc.Partial {
 		title += ", interrupted: partial"
 	}
-	t := Table{Name: "targets", Title: title, HideEmpty: quiet}
-	var anyLate, anyDup, anyForeign, anyName bool
-	for _, r := range doc.Results {
-		anyLate = anyLate || r.Late > 0
-		anyDup = anyDup || r.Duplicates > 0
-		anyForeign = anyForeign || r.Foreign > 0
-		anyName = anyName || r.Target != r.Addr
-	}
-	t.Headers = []string{"target"}
-	if anyName {
-		t.Headers = append(t.Headers, "addr")
-	}
-	t.Headers = append(t.Headers, "sent", "recv", "loss")
-	if anyLate {
-		t.Headers = append(t.Headers, "late")
-	}
-	if anyDup {
-		t.Headers = append(t.Headers, "dup")
-	}
-	if anyForeign {
-		t.Headers = append(t.Headers, "foreign")
-	}
-	t.Headers = append(t.Headers, "min ms", "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "stdev ms",
-		"jitter ms", "mean_abs ms", "pdv p95 ms")
+	cols := pingColumnsOf(doc)
+	t := Table{Name: "targets", Title: title, HideEmpty: quiet, Headers: cols.headers()}
 	t.Align = "l"
 	for range t.Headers[1:] {
 		t.Align += "r"
 	}
-	if anyName {
+	if cols.name {
 		t.Align = "ll" + t.Align[2:]
 	}
 	t.Movable = []string{"pdv p95 ms", "mean_abs ms", "p99 ms", "stdev ms", "foreign", "dup", "late", "addr"}
@@ -173,31 +151,7 @@ func PingTables(doc PingDoc, format Format, quiet bool) []Table {
 		if hidden[i] {
 			continue
 		}
-		row := []string{r.Target}
-		if anyName {
-			row = append(row, r.Addr)
-		}
-		row = append(row, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), optLossText(r.Loss))
-		if anyLate {
-			row = append(row, strconv.Itoa(r.Late))
-		}
-		if anyDup {
-			row = append(row, strconv.Itoa(r.Duplicates))
-		}
-		if anyForeign {
-			row = append(row, strconv.Itoa(r.Foreign))
-		}
-		if r.RTT == nil {
-			row = append(row, "-", "-", "-", "-", "-", "-", "-")
-		} else {
-			row = append(row, MS(r.RTT.Min), MS(r.RTT.Avg), MS(r.RTT.P50), MS(r.RTT.P95), MS(r.RTT.P99), MS(r.RTT.Max), MS(r.RTT.Stdev))
-		}
-		if r.Jitter == nil {
-			row = append(row, "-", "-", "-")
-		} else {
-			row = append(row, MS(r.Jitter.RFC3550), MS(r.Jitter.MeanAbs), MS(r.Jitter.PDVP95))
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, cols.row(r))
 		if r.Refused != nil && *r.Refused > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d connection attempts refused (port closed), counted as lost", r.Target, *r.Refused))
 		}
@@ -208,22 +162,88 @@ func PingTables(doc PingDoc, format Format, quiet bool) []Table {
 	for _, p := range doc.Prefixes {
 		t.Notes = append(t.Notes, PrefixLine(p))
 	}
-	if !anyLate || !anyDup || !anyForeign {
-		var zero []string
-		if !anyLate {
-			zero = append(zero, "late")
-		}
-		if !anyDup {
-			zero = append(zero, "dup")
-		}
-		if !anyForeign {
-			zero = append(zero, "foreign")
-		}
+	if zero := cols.absent(); len(zero) > 0 {
 		t.Notes = append(t.Notes, "no "+joinOr(zero)+" replies (columns left out)")
 	}
 	t.Notes = append(t.Notes, "loss over probes whose wait ended; late = replies after --timeout (not received); "+
 		"jitter = RFC 3550 interarrival jitter; percentiles nearest-rank")
 	return []Table{t}
+}
+
+// pingColumns says which optional columns the ping table has: a count
+// column only when some target has one, the address only when some target
+// was given by name.
+type pingColumns struct{ late, dup, foreign, name bool }
+
+func pingColumnsOf(doc PingDoc) pingColumns {
+	var c pingColumns
+	for _, r := range doc.Results {
+		c.late = c.late || r.Late > 0
+		c.dup = c.dup || r.Duplicates > 0
+		c.foreign = c.foreign || r.Foreign > 0
+		c.name = c.name || r.Target != r.Addr
+	}
+	return c
+}
+
+func (c pingColumns) headers() []string {
+	h := []string{"target"}
+	if c.name {
+		h = append(h, "addr")
+	}
+	h = append(h, "sent", "recv", "loss")
+	if c.late {
+		h = append(h, "late")
+	}
+	if c.dup {
+		h = append(h, "dup")
+	}
+	if c.foreign {
+		h = append(h, "foreign")
+	}
+	return append(h, "min ms", "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "stdev ms",
+		"jitter ms", "mean_abs ms", "pdv p95 ms")
+}
+
+func (c pingColumns) row(r PingTarget) []string {
+	row := []string{r.Target}
+	if c.name {
+		row = append(row, r.Addr)
+	}
+	row = append(row, strconv.Itoa(r.Sent), strconv.Itoa(r.Recv), optLossText(r.Loss))
+	if c.late {
+		row = append(row, strconv.Itoa(r.Late))
+	}
+	if c.dup {
+		row = append(row, strconv.Itoa(r.Duplicates))
+	}
+	if c.foreign {
+		row = append(row, strconv.Itoa(r.Foreign))
+	}
+	if r.RTT == nil {
+		row = append(row, "-", "-", "-", "-", "-", "-", "-")
+	} else {
+		row = append(row, MS(r.RTT.Min), MS(r.RTT.Avg), MS(r.RTT.P50), MS(r.RTT.P95), MS(r.RTT.P99), MS(r.RTT.Max), MS(r.RTT.Stdev))
+	}
+	if r.Jitter == nil {
+		return append(row, "-", "-", "-")
+	}
+	return append(row, MS(r.Jitter.RFC3550), MS(r.Jitter.MeanAbs), MS(r.Jitter.PDVP95))
+}
+
+// absent names the count columns left out because no target has one.
+func (c pingColumns) absent() []string {
+	var zero []string
+	if !c.late {
+		zero = append(zero, "late")
+	}
+	if !c.dup {
+		zero = append(zero, "dup")
+	}
+	if !c.foreign {
+		zero = append(zero, "foreign")
+	}
+	return zero
 }
 
 // PrefixLine is the one summary line of a CIDR sweep, as fping -s gives it.
