@@ -29,66 +29,10 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 		// made): draw what it draws.
 		return renderTimeChartNtcharts(w, h, t0, t1, ymax, ss, levels, xfmt, st)
 	}
-	yfmt := func(v float64) string { return yLabel(ymax, v) }
-	const xStep, yStep = 14, 2
-
-	// The layout: X labels under the X axis on the last row, Y labels
-	// right-aligned left of the Y axis, as wide as the widest label.
-	gh := h - 2
-	labelW := 0
-	last := ""
-	for i := 0; i <= gh; i += yStep {
-		if s := yfmt(ymax / float64(gh) * float64(i)); s != last {
-			labelW, last = max(labelW, len(s)), s
-		}
-	}
-	ox, oy := labelW, h-2
-	gw := w - labelW - 1
-
+	f := newTimeFrame(w, h, t0, t1, ymax)
 	cv := newChartCanvas(w, h)
 	axis := st.Axis.GetForeground()
-	cv.set(ox, oy, '└', axis)
-	for y := oy - 1; y >= 0; y-- {
-		cv.set(ox, y, '│', axis)
-	}
-	for x := ox + 1; x < w; x++ {
-		cv.set(x, oy, '─', axis)
-	}
-	last = ""
-	for i := 0; i <= gh; i += yStep {
-		if s := yfmt(ymax / float64(gh) * float64(i)); s != last {
-			cv.setString(ox-len(s), oy-i, s, axis)
-			last = s
-		}
-	}
-	last = ""
-	for i := 0; i < gw; i += xStep {
-		// A label only where the cell before it is free, whole, and not
-		// the one before it again.
-		if cv.at(ox+i-1, oy+1).r != 0 {
-			continue
-		}
-		s := xfmt(i, minX+(maxX-minX)/float64(gw)*float64(i))
-		if s != last && len(s)+ox+i <= w {
-			cv.setString(ox+i, oy+1, s, axis)
-			last = s
-		}
-	}
-
-	// Each braille series on a dot grid of its own (2×4 dots a cell),
-	// lines between consecutive points, then OR-ed into the canvas.
-	dotsW, dotsH := gw*2, gh*4
-	// Each cell's braille dots as the rune's bits: dots 1–3 and 4–6 down
-	// its left and right columns, 7 and 8 on its bottom row.
-	cells := make([]uint8, gw*gh)
-	dotBit := [2][4]uint8{{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}}
-	xs, ys := float64(gw)/(maxX-minX), float64(oy)/ymax
-	// Data to dots: the scale factors first, then the products, in
-	// ntcharts' order (a value on a half dot rounds the same way).
-	gxs, gys := float64(dotsW-1)/float64(gw), float64(dotsH-1)/float64(gh)
-	gridPoint := func(x, y float64) (int, int) {
-		return int(math.Round(x * gxs)), dotsH - 1 - int(math.Round(y*gys))
-	}
+	f.drawAxes(cv, xfmt, axis)
 	var marked, braille []series
 	for _, s := range ss {
 		if s.mark != 0 {
@@ -97,14 +41,95 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 			braille = append(braille, s)
 		}
 	}
+	f.drawBraille(cv, braille)
+	f.drawMarks(cv, marked)
+	f.drawLevels(cv, levels, axis)
+	return cv.view()
+}
+
+// timeFrame is a time chart's layout: X labels under the X axis on the
+// last row, Y labels right-aligned left of the Y axis, as wide as the
+// widest label; the plot is gw×gh cells right of (ox, oy), the origin.
+type timeFrame struct {
+	w, labelW, ox, oy, gw, gh int
+	t0, t1                    time.Time
+	minX, maxX, ymax          float64
+}
+
+const timeXStep, timeYStep = 14, 2
+
+func newTimeFrame(w, h int, t0, t1 time.Time, ymax float64) timeFrame {
+	f := timeFrame{w: w, t0: t0, t1: t1, minX: float64(t0.Unix()), maxX: float64(t1.Unix()), ymax: ymax, gh: h - 2}
+	last := ""
+	for i := 0; i <= f.gh; i += timeYStep {
+		if s := f.yfmt(ymax / float64(f.gh) * float64(i)); s != last {
+			f.labelW, last = max(f.labelW, len(s)), s
+		}
+	}
+	f.ox, f.oy = f.labelW, h-2
+	f.gw = w - f.labelW - 1
+	return f
+}
+
+func (f timeFrame) yfmt(v float64) string { return yLabel(f.ymax, v) }
+
+// drawAxes draws both axes and their labels.
+func (f timeFrame) drawAxes(cv *chartCanvas, xfmt linechart.LabelFormatter, axis color.Color) {
+	ox, oy := f.ox, f.oy
+	cv.set(ox, oy, '└', axis)
+	for y := oy - 1; y >= 0; y-- {
+		cv.set(ox, y, '│', axis)
+	}
+	for x := ox + 1; x < f.w; x++ {
+		cv.set(x, oy, '─', axis)
+	}
+	last := ""
+	for i := 0; i <= f.gh; i += timeYStep {
+		if s := f.yfmt(f.ymax / float64(f.gh) * float64(i)); s != last {
+			cv.setString(ox-len(s), oy-i, s, axis)
+			last = s
+		}
+	}
+	last = ""
+	for i := 0; i < f.gw; i += timeXStep {
+		// A label only where the cell before it is free, whole, and not
+		// the one before it again.
+		if cv.at(ox+i-1, oy+1).r != 0 {
+			continue
+		}
+		s := xfmt(i, f.minX+(f.maxX-f.minX)/float64(f.gw)*float64(i))
+		if s != last && len(s)+ox+i <= f.w {
+			cv.setString(ox+i, oy+1, s, axis)
+			last = s
+		}
+	}
+}
+
+// drawBraille draws each series as braille lines between consecutive
+// points, each on a dot grid of its own (2×4 dots a cell), OR-ed into the
+// canvas.
+func (f timeFrame) drawBraille(cv *chartCanvas, braille []series) {
+	gw, gh := f.gw, f.gh
+	dotsW, dotsH := gw*2, gh*4
+	// Each cell's braille dots as the rune's bits: dots 1–3 and 4–6 down
+	// its left and right columns, 7 and 8 on its bottom row.
+	cells := make([]uint8, gw*gh)
+	dotBit := [2][4]uint8{{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}}
+	xs, ys := float64(gw)/(f.maxX-f.minX), float64(f.oy)/f.ymax
+	// Data to dots: the scale factors first, then the products, in
+	// ntcharts' order (a value on a half dot rounds the same way).
+	gxs, gys := float64(dotsW-1)/float64(gw), float64(dotsH-1)/float64(gh)
+	gridPoint := func(x, y float64) (int, int) {
+		return int(math.Round(x * gxs)), dotsH - 1 - int(math.Round(y*gys))
+	}
 	for _, s := range braille {
 		var px, py []float64
 		for i := range s.t {
 			if math.IsNaN(s.v[i]) {
 				continue
 			}
-			px = append(px, (float64(s.t[i].Unix())-minX)*xs)
-			py = append(py, math.Min(s.v[i], ymax)*ys)
+			px = append(px, (float64(s.t[i].Unix())-f.minX)*xs)
+			py = append(py, math.Min(s.v[i], f.ymax)*ys)
 		}
 		if len(px) == 0 {
 			// ntcharts stops at a series without points: later ones
@@ -133,7 +158,7 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 					continue
 				}
 				r := 0x2800 | rune(bits)
-				x := ox + 1 + cx
+				x := f.ox + 1 + cx
 				if old := cv.at(x, cy).r; old >= 0x2800 && old <= 0x28ff {
 					r |= old
 				}
@@ -141,46 +166,56 @@ func renderTimeChart(w, h int, t0, t1 time.Time, ymax float64, ss []series, leve
 			}
 		}
 	}
+}
 
-	span := t1.Sub(t0).Seconds()
+// row is the row the braille grid puts the value v in.
+func (f timeFrame) row(v float64) int {
+	dot := int(math.Round(math.Min(v, f.ymax) / f.ymax * float64(f.gh*4-1)))
+	return f.oy - 1 - min(dot/4, f.gh-1)
+}
+
+// drawMarks draws each marked series as its rune, one per point.
+func (f timeFrame) drawMarks(cv *chartCanvas, marked []series) {
+	span := f.t1.Sub(f.t0).Seconds()
 	for _, s := range marked {
 		fg := s.style.GetForeground()
 		for i := range s.t {
 			v := s.v[i]
-			if math.IsNaN(v) || gw <= 0 {
+			if math.IsNaN(v) || f.gw <= 0 {
 				continue
 			}
-			x := ox + 1 + int(s.t[i].Sub(t0).Seconds()/span*float64(gw))
-			dot := int(math.Round(math.Min(v, ymax) / ymax * float64(gh*4-1)))
-			y := oy - 1 - min(dot/4, gh-1)
-			if x <= ox || x >= w || y < 0 || y >= oy {
+			x := f.ox + 1 + int(s.t[i].Sub(f.t0).Seconds()/span*float64(f.gw))
+			y := f.row(v)
+			if x <= f.ox || x >= f.w || y < 0 || y >= f.oy {
 				continue
 			}
 			cv.set(x, y, s.mark, fg)
 		}
 	}
+}
+
+// drawLevels draws each level as a line of its rune across the plot, with
+// its own value as the row's Y label when asked.
+func (f timeFrame) drawLevels(cv *chartCanvas, levels []hline, axis color.Color) {
 	for _, l := range levels {
-		if l.v <= 0 || l.v > ymax {
+		if l.v <= 0 || l.v > f.ymax {
 			continue
 		}
-		// The row the braille grid puts the value in.
-		dot := int(math.Round(l.v / ymax * float64(gh*4-1)))
-		y := oy - 1 - min(dot/4, gh-1)
-		if y < 0 || y >= oy {
+		y := f.row(l.v)
+		if y < 0 || y >= f.oy {
 			continue
 		}
 		fg := l.style.GetForeground()
-		for x := ox + 1; x < w; x++ {
+		for x := f.ox + 1; x < f.w; x++ {
 			cv.set(x, y, l.r, fg)
 		}
-		if s := yLabel(ymax, l.v); l.label && len(s) <= labelW {
-			for x := 0; x < ox; x++ {
+		if s := yLabel(f.ymax, l.v); l.label && len(s) <= f.labelW {
+			for x := 0; x < f.ox; x++ {
 				cv.set(x, y, ' ', axis)
 			}
-			cv.setString(ox-len(s), y, s, fg)
+			cv.setString(f.ox-len(s), y, s, fg)
 		}
 	}
-	return cv.view()
 }
 
 // yLabel formats a Y axis value with the precision the chart's top needs.
