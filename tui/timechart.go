@@ -238,41 +238,27 @@ func plotLine(x1, y1, x2, y2 int, set func(x, y int)) {
 		}
 		return v
 	}
-	if abs(y2-y1) < abs(x2-x1) {
-		if x1 > x2 {
-			x1, y1, x2, y2 = x2, y2, x1, y1
-		}
-		dx, dy, step := x2-x1, y2-y1, 1
-		if dy < 0 {
-			dy, step = -dy, -1
-		}
-		d, y := 2*dy-dx, y1
-		for x := x1; x <= x2; x++ {
-			set(x, y)
-			if d > 0 {
-				y += step
-				d += 2 * (dy - dx)
-			} else {
-				d += 2 * dy
-			}
-		}
-		return
+	if abs(y2-y1) >= abs(x2-x1) {
+		// Steep: the same walk with the axes swapped.
+		x1, y1, x2, y2 = y1, x1, y2, x2
+		plot := set
+		set = func(x, y int) { plot(y, x) }
 	}
-	if y1 > y2 {
+	if x1 > x2 {
 		x1, y1, x2, y2 = x2, y2, x1, y1
 	}
 	dx, dy, step := x2-x1, y2-y1, 1
-	if dx < 0 {
-		dx, step = -dx, -1
+	if dy < 0 {
+		dy, step = -dy, -1
 	}
-	d, x := 2*dx-dy, x1
-	for y := y1; y <= y2; y++ {
+	d, y := 2*dy-dx, y1
+	for x := x1; x <= x2; x++ {
 		set(x, y)
 		if d > 0 {
-			x += step
-			d += 2 * (dx - dy)
+			y += step
+			d += 2 * (dy - dx)
 		} else {
-			d += 2 * dx
+			d += 2 * dy
 		}
 	}
 }
