@@ -302,124 +302,18 @@ func hopMs(h hopShown, v float64) string {
 // renderRoute is the route detail of the selected candidate: hops mtr
 // style, the rate-limit notes, and the destination RTT over time.
 func (m *Model) renderRoute(width, height int) []string {
-	st := m.st
 	c := m.current()
 	if c == nil {
 		return []string{m.renderTitle("Route", width)}
 	}
-	r, dir := c.Forward, "forward"
-	via := ""
-	if m.showRet {
-		r, dir = c.Return, "return"
-		if len(c.Carriers) > 0 {
-			cr := c.Carriers[m.carrier%len(c.Carriers)]
-			r = cr.Route
-			via = fmt.Sprintf(" toward %s users (%s", cr.Carrier, cr.City)
-			if cr.Target != "" {
-				via += ", measured to " + cr.Target + " " + cr.TargetCity
-			}
-			via += ")"
-			if cr.Verdict != "" {
-				via += " · SLA " + cr.Verdict
-			}
-			via += fmt.Sprintf(" · w: next carrier (%d/%d)", m.carrier%len(c.Carriers)+1, len(c.Carriers))
-		}
-	}
-	title := m.renderTitle("Route "+c.Name, width)
-	var out []string
-	out = append(out, title)
+	r, dir, via := m.routeShown(c)
+	out := []string{m.renderTitle("Route "+c.Name, width)}
 	if r == nil {
-		msg := " " + dir + " path not traced"
-		switch {
-		case dir == "forward" && m.snap.Tracing:
-			msg = " forward path: tracing… (the hops show when the first cycle completes)"
-		case dir == "return" && c.Forward != nil:
-			msg += ": the line class is validated in the forward direction only"
-		case dir == "forward" && c.Return != nil:
-			msg += ": the line class is validated in the return direction only"
-		}
-		out = append(out, st.Warn.Render(line(msg+via, width)), st.Dim.Render(" v: other direction"))
+		out = append(out, m.routeNotTraced(c, dir, via, width)...)
 	} else {
-		sub := fmt.Sprintf(" %s → %s %s · ", dir, r.Target, r.Protocol)
-		if r.Reached {
-			sub += "reached"
-		} else {
-			sub += st.Warn.Render("not reached")
-		}
-		sub += st.Dim.Render(" · v: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path" + via)
-		if r.Live && m.opts.Names != nil {
-			sub += st.Dim.Render(map[bool]string{true: " · n: show names", false: " · n: show addresses"}[m.hideNames])
-		}
-		out = append(out, line(sub, width))
-		ev := " line " + orDash(r.LineClass)
-		if r.Confidence != "" {
-			ev += ", confidence " + r.Confidence
-		}
-		if r.Rule != "" {
-			ev += ": " + r.Rule
-		}
-		out = append(out, wrapLines(ev, width, 2, "   ", " ")...)
-		if r.ASPath != "" {
-			out = append(out, st.Dim.Render(line(" as path: "+r.ASPath, width)))
-		}
-
-		var notes []string
-		for _, h := range r.Hops {
-			if hopRateLimited(h) {
-				notes = append(notes, st.Warn.Render(line(" RL "+rateLimitNote(h), width)))
-			}
-		}
-		for _, n := range r.Notes {
-			notes = append(notes, st.Dim.Render(line(" note: "+n, width)))
-		}
-		notes = notes[:min(len(notes), 3)]
-
-		cols := layout(routeColumns(r), width)
-		chartMin := 8
-		hopRows := max(height-len(out)-1-len(notes)-chartMin-2, 3)
-		out = append(out, renderHeader(cols, "", false, st))
-		sel := m.hop
-		if sel < 0 || sel >= len(r.Hops) {
-			sel = len(r.Hops) - 1
-		}
-		// The cursor stays in view.
-		if m.hop >= 0 {
-			m.scroll = min(m.scroll, sel)
-			m.scroll = max(m.scroll, sel-hopRows+1)
-		}
-		m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
-		// A route's rows change only with a new trace (a new *Route), the
-		// width, the cursor or a hop's name: the rows drawn are kept.
-		memo := m.hopRows
-		if memo == nil {
-			memo = &hopRowMemo{}
-		}
-		if memo.r != r || memo.width != width || len(memo.rows) != len(r.Hops) {
-			*memo = hopRowMemo{r: r, width: width, rows: make([]hopRow, len(r.Hops))}
-		}
-		for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
-			h := showHop(r.Hops[i])
-			// Names come from the cache only: the lookups run in a
-			// command started when the route arrived (Model.namesCmd), and
-			// a name that ends later shows at the redraw its NamesMsg brings.
-			if r.Live && !m.hideNames && m.opts.Names != nil && h.addr() != "" {
-				h.name, _ = m.opts.Names.Cached(h.addr())
-			}
-			selected := i == sel && m.hop >= 0
-			if e := memo.rows[i]; e.drawn && e.name == h.name && e.selected == selected {
-				out = append(out, e.row)
-				continue
-			}
-			row := renderRow(cols, h, selected, st)
-			if h.rateLimited() && !selected {
-				row = st.Warn.Render(ansiStrip(row))
-			}
-			memo.rows[i] = hopRow{drawn: true, name: h.name, selected: selected, row: row}
-			out = append(out, row)
-		}
-		if more := len(r.Hops) - (m.scroll + hopRows); more > 0 {
-			out = append(out, st.Dim.Render(fmt.Sprintf("   … %d more hops (↓ to scroll)", more)))
-		}
+		out = append(out, m.routeHead(r, dir, via, width)...)
+		notes := m.routeNotes(r, width)
+		out = m.appendHopRows(out, r, width, max(height-len(out)-1-len(notes)-routeChartMin-2, 3))
 		out = append(out, notes...)
 	}
 	out = append(out, "")
@@ -428,6 +322,143 @@ func (m *Model) renderRoute(width, height int) []string {
 		out = append(out, m.renderHopChart(c, r, showHop(r.Hops[m.hop]), width, chartH)...)
 	} else {
 		out = append(out, m.renderRTTChart(c, width, chartH)...)
+	}
+	return out
+}
+
+// routeChartMin is the fewest rows the route screen keeps for its chart.
+const routeChartMin = 8
+
+// routeShown is the route the screen shows: forward, or (v) the return
+// path, toward the carrier w selects when the return was traced per
+// carrier; via says which, for the subtitle.
+func (m *Model) routeShown(c *Candidate) (r *Route, dir, via string) {
+	if !m.showRet {
+		return c.Forward, "forward", ""
+	}
+	r, dir = c.Return, "return"
+	if len(c.Carriers) == 0 {
+		return r, dir, ""
+	}
+	cr := c.Carriers[m.carrier%len(c.Carriers)]
+	via = fmt.Sprintf(" toward %s users (%s", cr.Carrier, cr.City)
+	if cr.Target != "" {
+		via += ", measured to " + cr.Target + " " + cr.TargetCity
+	}
+	via += ")"
+	if cr.Verdict != "" {
+		via += " · SLA " + cr.Verdict
+	}
+	via += fmt.Sprintf(" · w: next carrier (%d/%d)", m.carrier%len(c.Carriers)+1, len(c.Carriers))
+	return cr.Route, dir, via
+}
+
+// routeNotTraced says why the direction shown has no route.
+func (m *Model) routeNotTraced(c *Candidate, dir, via string, width int) []string {
+	msg := " " + dir + " path not traced"
+	switch {
+	case dir == "forward" && m.snap.Tracing:
+		msg = " forward path: tracing… (the hops show when the first cycle completes)"
+	case dir == "return" && c.Forward != nil:
+		msg += ": the line class is validated in the forward direction only"
+	case dir == "forward" && c.Return != nil:
+		msg += ": the line class is validated in the return direction only"
+	}
+	return []string{m.st.Warn.Render(line(msg+via, width)), m.st.Dim.Render(" v: other direction")}
+}
+
+// routeHead is the lines above the hops: where the route goes and whether
+// it got there, the line class with its evidence, the AS path.
+func (m *Model) routeHead(r *Route, dir, via string, width int) []string {
+	st := m.st
+	sub := fmt.Sprintf(" %s → %s %s · ", dir, r.Target, r.Protocol)
+	if r.Reached {
+		sub += "reached"
+	} else {
+		sub += st.Warn.Render("not reached")
+	}
+	sub += st.Dim.Render(" · v: " + map[string]string{"forward": "return", "return": "forward"}[dir] + " path" + via)
+	if r.Live && m.opts.Names != nil {
+		sub += st.Dim.Render(map[bool]string{true: " · n: show names", false: " · n: show addresses"}[m.hideNames])
+	}
+	out := []string{line(sub, width)}
+	ev := " line " + orDash(r.LineClass)
+	if r.Confidence != "" {
+		ev += ", confidence " + r.Confidence
+	}
+	if r.Rule != "" {
+		ev += ": " + r.Rule
+	}
+	out = append(out, wrapLines(ev, width, 2, "   ", " ")...)
+	if r.ASPath != "" {
+		out = append(out, st.Dim.Render(line(" as path: "+r.ASPath, width)))
+	}
+	return out
+}
+
+// routeNotes is at most three lines under the hops: rate-limited hops
+// first, then the route's notes.
+func (m *Model) routeNotes(r *Route, width int) []string {
+	var notes []string
+	for _, h := range r.Hops {
+		if hopRateLimited(h) {
+			notes = append(notes, m.st.Warn.Render(line(" RL "+rateLimitNote(h), width)))
+		}
+	}
+	for _, n := range r.Notes {
+		notes = append(notes, m.st.Dim.Render(line(" note: "+n, width)))
+	}
+	return notes[:min(len(notes), 3)]
+}
+
+// appendHopRows appends the hop table's header and at most hopRows hops,
+// scrolled so that the cursor stays in view, and a line counting the hops
+// below.
+func (m *Model) appendHopRows(out []string, r *Route, width, hopRows int) []string {
+	st := m.st
+	cols := layout(routeColumns(r), width)
+	out = append(out, renderHeader(cols, "", false, st))
+	sel := m.hop
+	if sel < 0 || sel >= len(r.Hops) {
+		sel = len(r.Hops) - 1
+	}
+	// The cursor stays in view.
+	if m.hop >= 0 {
+		m.scroll = min(m.scroll, sel)
+		m.scroll = max(m.scroll, sel-hopRows+1)
+	}
+	m.scroll = max(0, min(m.scroll, len(r.Hops)-hopRows))
+	// A route's rows change only with a new trace (a new *Route), the
+	// width, the cursor or a hop's name: the rows drawn are kept.
+	memo := m.hopRows
+	if memo == nil {
+		memo = &hopRowMemo{}
+	}
+	if memo.r != r || memo.width != width || len(memo.rows) != len(r.Hops) {
+		*memo = hopRowMemo{r: r, width: width, rows: make([]hopRow, len(r.Hops))}
+	}
+	for i := m.scroll; i < len(r.Hops) && i < m.scroll+hopRows; i++ {
+		h := showHop(r.Hops[i])
+		// Names come from the cache only: the lookups run in a
+		// command started when the route arrived (Model.namesCmd), and
+		// a name that ends later shows at the redraw its NamesMsg brings.
+		if r.Live && !m.hideNames && m.opts.Names != nil && h.addr() != "" {
+			h.name, _ = m.opts.Names.Cached(h.addr())
+		}
+		selected := i == sel && m.hop >= 0
+		if e := memo.rows[i]; e.drawn && e.name == h.name && e.selected == selected {
+			out = append(out, e.row)
+			continue
+		}
+		row := renderRow(cols, h, selected, st)
+		if h.rateLimited() && !selected {
+			row = st.Warn.Render(ansiStrip(row))
+		}
+		memo.rows[i] = hopRow{drawn: true, name: h.name, selected: selected, row: row}
+		out = append(out, row)
+	}
+	if more := len(r.Hops) - (m.scroll + hopRows); more > 0 {
+		out = append(out, st.Dim.Render(fmt.Sprintf("   … %d more hops (↓ to scroll)", more)))
 	}
 	return out
 }
