@@ -508,18 +508,30 @@ func (m *Model) move(d int) {
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	km := keys
 	m.bwHint = ""
+	if cmd, done := m.globalKey(k); done {
+		return m, cmd
+	}
+	if m.screen == ScreenHelp || m.navKey(k) {
+		return m, nil
+	}
+	return m, m.costKey(k)
+}
+
+// globalKey handles the keys of every screen (help included): quit, help,
+// back and pause; done is false for any other key.
+func (m *Model) globalKey(k tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
+	km := keys
 	switch {
 	case key.Matches(k, km.Quit):
-		return m, tea.Quit
+		return tea.Quit, true
 	case key.Matches(k, km.Help):
 		if m.screen == ScreenHelp {
 			m.screen = m.back
 		} else {
 			m.back, m.screen = m.screen, ScreenHelp
 		}
-		return m, nil
+		return nil, true
 	case key.Matches(k, km.Back):
 		switch m.screen {
 		case ScreenHelp:
@@ -527,14 +539,19 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case ScreenRoute, ScreenCost:
 			m.screen = ScreenOverview
 		}
-		return m, nil
+		return nil, true
 	case key.Matches(k, km.Pause):
 		m.paused = !m.paused
-		return m, m.nextCmd()
+		return m.nextCmd(), true
 	}
-	if m.screen == ScreenHelp {
-		return m, nil
-	}
+	return nil, false
+}
+
+// navKey handles the keys that move the cursor, change screens, sort, and
+// those of the route screen; false for a key it does not know (the cost
+// options' keys among them).
+func (m *Model) navKey(k tea.KeyPressMsg) bool {
+	km := keys
 	switch {
 	case key.Matches(k, km.Up):
 		if m.screen == ScreenRoute {
@@ -587,44 +604,62 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			m.showRet, m.scroll, m.hop = true, 0, -1
 		}
-	case m.screen == ScreenCost && key.Matches(k, km.Method):
-		m.costOpts.Method = cycle(Methods, m.costOpts.Method, 1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.MethodPrev):
-		m.costOpts.Method = cycle(Methods, m.costOpts.Method, -1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.Direction):
-		m.costOpts.Direction = cycle(Directions, m.costOpts.Direction, 1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.DirectionPrev):
-		m.costOpts.Direction = cycle(Directions, m.costOpts.Direction, -1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.ScaleUp):
-		m.costOpts.Scale = stepScale(m.costOpts.Scale, 1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.ScaleDown):
-		m.costOpts.Scale = stepScale(m.costOpts.Scale, -1)
-		return m, m.costCmd()
-	case m.screen == ScreenCost && key.Matches(k, km.ScaleReset):
-		m.costOpts.Scale = 1
-		return m, m.costCmd()
-	case (m.screen == ScreenCost || m.screen == ScreenOverview) && key.Matches(k, km.Usage, km.UsagePrev) && periodHours(m.snap.Traffic) > 0:
-		d, h := 1, periodHours(m.snap.Traffic)
-		if key.Matches(k, km.UsagePrev) {
-			d = -1
-		}
-		// From the figure in force: the one set, else the offers file's
-		// (as the selected candidate was priced), else every hour.
-		cur := h
-		if m.costOpts.UsageSet {
-			cur = m.costOpts.UsageHours
-		} else if c := m.current(); c != nil && c.Cost.UsedHours != nil {
-			cur = *c.Cost.UsedHours
-		}
-		m.costOpts.UsageHours, m.costOpts.UsageSet = stepUsage(cur, h, d), true
-		return m, m.costCmd()
+	default:
+		return false
 	}
-	return m, nil
+	return true
+}
+
+// costKey handles the keys that change how the costs are priced (the cost
+// screen's, and the used hours on the overview too) and returns the
+// command that re-prices; nil for any other key.
+func (m *Model) costKey(k tea.KeyPressMsg) tea.Cmd {
+	km := keys
+	o := &m.costOpts
+	if m.screen == ScreenCost {
+		if d := keyStep(k, km.Method, km.MethodPrev); d != 0 {
+			o.Method = cycle(Methods, o.Method, d)
+			return m.costCmd()
+		}
+		if d := keyStep(k, km.Direction, km.DirectionPrev); d != 0 {
+			o.Direction = cycle(Directions, o.Direction, d)
+			return m.costCmd()
+		}
+		if d := keyStep(k, km.ScaleUp, km.ScaleDown); d != 0 {
+			o.Scale = stepScale(o.Scale, d)
+			return m.costCmd()
+		}
+		if key.Matches(k, km.ScaleReset) {
+			o.Scale = 1
+			return m.costCmd()
+		}
+	}
+	h := periodHours(m.snap.Traffic)
+	d := keyStep(k, km.Usage, km.UsagePrev)
+	if (m.screen != ScreenCost && m.screen != ScreenOverview) || d == 0 || h <= 0 {
+		return nil
+	}
+	// From the figure in force: the one set, else the offers file's
+	// (as the selected candidate was priced), else every hour.
+	cur := h
+	if o.UsageSet {
+		cur = o.UsageHours
+	} else if c := m.current(); c != nil && c.Cost.UsedHours != nil {
+		cur = *c.Cost.UsedHours
+	}
+	o.UsageHours, o.UsageSet = stepUsage(cur, h, d), true
+	return m.costCmd()
+}
+
+// keyStep is 1 for a key of next, -1 for one of prev, else 0.
+func keyStep(k tea.KeyPressMsg, next, prev key.Binding) int {
+	switch {
+	case key.Matches(k, next):
+		return 1
+	case key.Matches(k, prev):
+		return -1
+	}
+	return 0
 }
 
 func cycle[T comparable](list []T, cur T, d int) T {
