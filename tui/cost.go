@@ -83,30 +83,33 @@ func renderTrafficPanel(tr *trafficGrid, cost Cost, o CostOptions, width, height
 	if tr == nil || len(tr.InMbps) == 0 {
 		return []string{st.Dim.Render(" no traffic profile: costs are shown without a chart")}
 	}
-	n := len(tr.InMbps)
 	step := tr.Step
 	if step <= 0 {
 		step = 5 * time.Minute
 	}
 	t0 := tr.Start.UTC()
-	t1 := t0.Add(time.Duration(n) * step)
-	scale := o.Scale
-	if scale <= 0 {
-		scale = 1
-	}
-	value := func(dir billing.Direction, i int) float64 {
-		in, out := tr.InMbps[i]*scale, 0.0
-		if i < len(tr.OutMbps) {
-			out = tr.OutMbps[i] * scale
-		}
-		return dir.Apply(in, out)
-	}
+	t1 := t0.Add(time.Duration(len(tr.InMbps)) * step)
 	dir := o.Direction
 	if dir == "" {
 		dir = cost.Direction
 	}
 	dirs := dir.Parts()
+	legend, levels, ymax := trafficLegend(cost, dirs, t0, t1, width, st)
+	out := []string{line(legend, width)}
+	if height-1 < 4 {
+		return out
+	}
+	ss, peak := trafficSeries(tr, o.Scale, dirs, step, max(width-8, 10), st)
+	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(math.Max(ymax, peak)*1.05), ss, levels, timeLabels("01/02"), st)
+	for _, l := range strings.Split(chart, "\n") {
+		out = append(out, " "+l)
+	}
+	return out
+}
 
+// trafficLegend is the traffic chart's legend line, the levels drawn over
+// it (the commit, then the 95th of each scheme) and the highest of them.
+func trafficLegend(cost Cost, dirs []billing.Direction, t0, t1 time.Time, width int, st *Styles) (string, []hline, float64) {
 	// Narrow terminals get the same legend without the spaces.
 	sp, gap, head := " ", "  ", " Mbps %s–%s UTC, peak per column:"
 	if width < 100 {
@@ -139,15 +142,27 @@ func renderTrafficPanel(tr *trafficGrid, cost Cost, o CostOptions, width, height
 		legend += gap + "┄" + sp + "commit " + mbps(cost.CommitMbps)
 		ymax = math.Max(ymax, cost.CommitMbps)
 	}
-	out := []string{line(legend, width)}
-	if height-1 < 4 {
-		return out
-	}
+	return legend, levels, ymax
+}
 
-	// Peak per column: a month does not fit in 100 columns, and averaging
-	// would hide exactly the bursts the 95th is about.
-	cols := max(width-8, 10)
+// trafficSeries is the traffic of each direction as the peak per column,
+// scaled, and the highest peak. Peak, since a month does not fit in 100
+// columns, and averaging would hide exactly the bursts the 95th is about.
+func trafficSeries(tr *trafficGrid, scale float64, dirs []billing.Direction, step time.Duration, cols int, st *Styles) ([]series, float64) {
+	n := len(tr.InMbps)
+	t0 := tr.Start.UTC()
+	if scale <= 0 {
+		scale = 1
+	}
+	value := func(dir billing.Direction, i int) float64 {
+		in, out := tr.InMbps[i]*scale, 0.0
+		if i < len(tr.OutMbps) {
+			out = tr.OutMbps[i] * scale
+		}
+		return dir.Apply(in, out)
+	}
 	var ss []series
+	ymax := 0.0
 	for k, d := range dirs {
 		s := series{name: fmt.Sprintf("%d-%s", k, d), style: st.ChartOut}
 		if d == "in" {
@@ -188,11 +203,7 @@ func renderTrafficPanel(tr *trafficGrid, cost Cost, o CostOptions, width, height
 			ss = append(ss, run)
 		}
 	}
-	chart := renderTimeChart(width-1, height-1, t0, t1, niceMax(ymax*1.05), ss, levels, timeLabels("01/02"), st)
-	for _, l := range strings.Split(chart, "\n") {
-		out = append(out, " "+l)
-	}
-	return out
+	return ss, ymax
 }
 
 // renderBreakdown is the per-scheme table and the other items, side by
