@@ -212,16 +212,40 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 	if c.Err != "" {
 		return []string{st.Fail.Render(line(" cost: "+c.Err, width))}
 	}
-	cur := c.Total.Currency
-	cheap := cheapestScheme(c)
 	half := width
 	side := width >= 90
 	if side {
 		half = (width - 1) / 2
 	}
+	left := schemeLines(c, half, st)
+	right := otherItemLines(c, half, st)
+	if !side {
+		// Narrow: the items as running text, so the chart keeps its rows.
+		out := append(left, itemsRunning(c.Items, width)...)
+		return append(out, right[len(c.Items)+1:]...)
+	}
+	var out []string
+	for i := 0; i < max(len(left), len(right)); i++ {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out = append(out, fit(l, half, false)+" "+r)
+	}
+	return out
+}
+
+// schemeLines is the per-scheme table, half columns wide: a row a scheme
+// (the cheapest starred, one that cannot carry the traffic marked !), then
+// the carry verdicts.
+func schemeLines(c Cost, half int, st *Styles) []string {
+	cheap := cheapestScheme(c)
 	detW := half - 13 - 11 - 12
 	left := []string{st.Header.Render(fit(" SCHEME", 13, false) + fit("RULE", detW, false) +
-		fit("BANDWIDTH", 11, true) + fit("TOTAL "+cur, 12, true))}
+		fit("BANDWIDTH", 11, true) + fit("TOTAL "+c.Total.Currency, 12, true))}
 	// Several offers under one scheme (the same machine by the hour, month,
 	// year, spot): each row names its offer, and only the cheapest is starred.
 	perScheme := map[string]int{}
@@ -240,11 +264,12 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 		if s.Offered {
 			name += " (offer)"
 		}
+		cheapest := s.Scheme == cheap && amountFloat(s.Total) == cheapV
 		mark := " "
 		switch {
 		case s.CannotCarry:
 			mark = "!"
-		case s.Scheme == cheap && amountFloat(s.Total) == cheapV:
+		case cheapest:
 			mark = "*"
 		}
 		row := mark + fit(name, 11, false) + " " + fit(line(volumeUnits(s.Detail), detW), detW, false) + fit(moneyText(s.Amount), 11, true) +
@@ -252,7 +277,7 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 		switch {
 		case s.CannotCarry:
 			row = st.Fail.Render(row)
-		case s.Scheme == cheap && amountFloat(s.Total) == cheapV:
+		case cheapest:
 			row = st.Cheapest.Render(row)
 		}
 		left = append(left, row)
@@ -270,6 +295,14 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 			left = append(left, st.Warn.Render(line(mark+s.Offer+": "+s.Carry, half)))
 		}
 	}
+	return left
+}
+
+// otherItemLines is the items beside the schemes, half columns wide: a
+// header, a row an item, the total (and in the base currency), the used
+// hours and the notes.
+func otherItemLines(c Cost, half int, st *Styles) []string {
+	cur := c.Total.Currency
 	right := []string{st.Header.Render(fit(" OTHER ITEMS", half-14, false) + fit(cur, 14, true))}
 	for _, it := range c.Items {
 		name := it.Name
@@ -289,41 +322,27 @@ func renderBreakdown(c Cost, width int, st *Styles) []string {
 	for _, n := range c.Notes {
 		right = append(right, st.Dim.Render(line(" note: "+n, half)))
 	}
-	if !side {
-		// Narrow: the items as running text, so the chart keeps its rows.
-		var parts []string
-		for _, it := range c.Items {
-			parts = append(parts, it.Name+" "+moneyText(it.Amount))
-		}
-		out := left
-		cur := " items:"
-		for _, p := range parts {
-			if textWidth(cur)+3+textWidth(p) > width && cur != " items:" {
-				out = append(out, cur)
-				cur = "       "
-			}
-			if cur == " items:" || cur == "       " {
-				cur += " " + p
-			} else {
-				cur += " · " + p
-			}
-		}
-		if len(parts) > 0 {
-			out = append(out, cur)
-		}
-		out = append(out, right[len(c.Items)+1:]...)
-		return out
-	}
+	return right
+}
+
+// itemsRunning is the items as running text, wrapped to width.
+func itemsRunning(items []CostItem, width int) []string {
 	var out []string
-	for i := 0; i < max(len(left), len(right)); i++ {
-		l, r := "", ""
-		if i < len(left) {
-			l = left[i]
+	cur := " items:"
+	for _, it := range items {
+		p := it.Name + " " + moneyText(it.Amount)
+		if textWidth(cur)+3+textWidth(p) > width && cur != " items:" {
+			out = append(out, cur)
+			cur = "       "
 		}
-		if i < len(right) {
-			r = right[i]
+		if cur == " items:" || cur == "       " {
+			cur += " " + p
+		} else {
+			cur += " · " + p
 		}
-		out = append(out, fit(l, half, false)+" "+r)
+	}
+	if len(items) > 0 {
+		out = append(out, cur)
 	}
 	return out
 }
