@@ -517,32 +517,7 @@ func (m *Model) renderOverview(width, height int) []string {
 		c := m.cands[i]
 		memos[k] = m.rowOf(c, shown, c.Name == cheapest)
 	}
-	// Each column as narrow as its title (with room for a sort mark) and
-	// its widest cell over every row, never wider than it was: at 80
-	// columns the room a short candidate name leaves keeps the cost
-	// columns. RECENT's cells depend on its width: it stays.
-	fitted := append([]column[overviewRow](nil), shown...)
-	for j := range fitted {
-		c := &fitted[j]
-		if c.key == "recent" {
-			continue
-		}
-		w := textWidth(c.title) + 1
-		for _, rm := range memos {
-			w = max(w, rm.width[j])
-		}
-		c.width = min(c.width, w)
-	}
-	cols := layout(fitted, width)
-	// where[k] is the shown column that cols[k] is.
-	where := make([]int, len(cols))
-	for k, c := range cols {
-		for j := range shown {
-			if shown[j].key == c.key {
-				where[k] = j
-			}
-		}
-	}
+	cols, where := fitOverviewColumns(shown, memos, width)
 	sparkW := 8
 	for _, c := range cols {
 		if c.key == "recent" {
@@ -556,25 +531,6 @@ func (m *Model) renderOverview(width, height int) []string {
 	if cur != nil {
 		detail = m.candidateDetail(cur, width)
 	}
-	legend := st.render(styleDim, line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
-	for _, c := range m.cands {
-		if c.warming() {
-			legend = st.render(styleDim, line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
-			break
-		}
-	}
-	for _, c := range m.cands {
-		if v := c.view(); !c.warming() && v.BelowFloor {
-			legend = st.render(styleWarn, line(" STR <1! = RTT below the physical floor: an anycast address or a wrong region · * cheapest SLA pass", width))
-			break
-		}
-	}
-	if w := whatIfText(m.costOpts); w != "" {
-		// The MONTHLY column is priced under settings changed in the cost
-		// view: say so where the column is read, not only there.
-		legend = st.render(styleWarn, line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
-	}
-
 	var out []string
 	out = append(out, m.renderTitle("Overview", width))
 	out = append(out, renderHeader(cols, m.sortCol, m.sortDesc, st))
@@ -606,8 +562,64 @@ func (m *Model) renderOverview(width, height int) []string {
 	}
 	out = append(out, "")
 	out = append(out, detail...)
-	out = append(out, "", legend)
+	out = append(out, "", m.overviewLegend(width))
 	return out
+}
+
+// fitOverviewColumns lays the shown columns out in width: each column as
+// narrow as its title (with room for a sort mark) and its widest cell over
+// every row, never wider than it was, so that at 80 columns the room a
+// short candidate name leaves keeps the cost columns. RECENT's cells
+// depend on its width: it stays. where[k] is the shown column cols[k] is.
+func fitOverviewColumns(shown []column[overviewRow], memos []*rowMemo, width int) (cols []column[overviewRow], where []int) {
+	fitted := append([]column[overviewRow](nil), shown...)
+	for j := range fitted {
+		c := &fitted[j]
+		if c.key == "recent" {
+			continue
+		}
+		w := textWidth(c.title) + 1
+		for _, rm := range memos {
+			w = max(w, rm.width[j])
+		}
+		c.width = min(c.width, w)
+	}
+	cols = layout(fitted, width)
+	where = make([]int, len(cols))
+	for k, c := range cols {
+		for j := range shown {
+			if shown[j].key == c.key {
+				where[k] = j
+			}
+		}
+	}
+	return cols, where
+}
+
+// overviewLegend is the line under the overview: what its marks mean, or
+// the one warning that matters more (figures warming up, an RTT below the
+// physical floor, MONTHLY priced under what-if settings).
+func (m *Model) overviewLegend(width int) string {
+	st := m.st
+	legend := st.render(styleDim, line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
+	for _, c := range m.cands {
+		if c.warming() {
+			legend = st.render(styleDim, line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
+			break
+		}
+	}
+	for _, c := range m.cands {
+		if v := c.view(); !c.warming() && v.BelowFloor {
+			legend = st.render(styleWarn, line(" STR <1! = RTT below the physical floor: an anycast address or a wrong region · * cheapest SLA pass", width))
+			break
+		}
+	}
+	if w := whatIfText(m.costOpts); w != "" {
+		// The MONTHLY column is priced under settings changed in the cost
+		// view: say so where the column is read, not only there.
+		legend = st.render(styleWarn, line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
+	}
+	return legend
 }
 
 // whatIfText names the cost settings that differ from each offer's own
