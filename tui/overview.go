@@ -676,7 +676,16 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 		head = append(head, fmt.Sprintf("floor %.1f ms", c.FloorMs))
 	}
 	lines := []string{st.Title.Render(line(" "+strings.Join(head, " · "), width))}
+	// Two lines when the checks do not fit in one: a verdict is not cut.
+	lines = append(lines, wrapLines(m.detailSLA(c), width, 2, "     ", "  ")...)
+	lines = append(lines, line(m.detailCost(c), width))
+	return append(lines, line(m.detailRoute(c), width))
+}
 
+// detailSLA is the detail's SLA line: the verdict, then each check with
+// what was measured and (but for the line class) what is required.
+func (m *Model) detailSLA(c *Candidate) string {
+	st := m.st
 	var sla strings.Builder
 	switch {
 	case c.Reference:
@@ -717,41 +726,48 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 			sla.WriteString(" " + checkRequired(ch))
 		}
 	}
-	// Two lines when the checks do not fit in one: a verdict is not cut.
-	lines = append(lines, wrapLines(sla.String(), width, 2, "     ", "  ")...)
+	return sla.String()
+}
 
+// detailCost is the detail's cost line: the monthly total, in the base
+// currency too, as the offered scheme plus the items.
+func (m *Model) detailCost(c *Candidate) string {
+	st := m.st
 	cost := " Cost "
 	switch {
 	case c.Cost.Err != "":
-		cost += st.Fail.Render(c.Cost.Err)
+		return cost + st.Fail.Render(c.Cost.Err)
 	case !c.Cost.Total.Valid():
-		cost += "-"
-	default:
-		cost += moneyText(c.Cost.Total) + " " + c.Cost.Total.Currency + "/month"
-		if c.Cost.TotalBase.Valid() && c.Cost.TotalBase.Currency != c.Cost.Total.Currency {
-			cost += " (" + moneyText(c.Cost.TotalBase) + " " + c.Cost.TotalBase.Currency + ")"
-		}
-		var parts []string
-		for _, s := range c.Cost.Schemes {
-			if s.Offered {
-				parts = append(parts, s.Scheme+" "+moneyText(s.Amount))
-			}
-		}
-		if len(c.Cost.Items) > 0 {
-			var sum float64
-			for _, it := range c.Cost.Items {
-				sum += amountFloat(it.Amount)
-			}
-			parts = append(parts, fmt.Sprintf("%s %s", billing.Count(len(c.Cost.Items), "item", ""), moneyWhole(sum)))
-		}
-		if len(parts) > 0 {
-			cost += " = " + strings.Join(parts, " + ")
-		}
-		cost += usageBrief(c.Cost)
-		cost += st.Dim.Render("  (c: detail)")
+		return cost + "-"
 	}
-	lines = append(lines, line(cost, width))
+	cost += moneyText(c.Cost.Total) + " " + c.Cost.Total.Currency + "/month"
+	if c.Cost.TotalBase.Valid() && c.Cost.TotalBase.Currency != c.Cost.Total.Currency {
+		cost += " (" + moneyText(c.Cost.TotalBase) + " " + c.Cost.TotalBase.Currency + ")"
+	}
+	var parts []string
+	for _, s := range c.Cost.Schemes {
+		if s.Offered {
+			parts = append(parts, s.Scheme+" "+moneyText(s.Amount))
+		}
+	}
+	if len(c.Cost.Items) > 0 {
+		var sum float64
+		for _, it := range c.Cost.Items {
+			sum += amountFloat(it.Amount)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", billing.Count(len(c.Cost.Items), "item", ""), moneyWhole(sum)))
+	}
+	if len(parts) > 0 {
+		cost += " = " + strings.Join(parts, " + ")
+	}
+	cost += usageBrief(c.Cost)
+	return cost + st.Dim.Render("  (c: detail)")
+}
 
+// detailRoute is the detail's route line: the line class and hop count of
+// each direction traced, and what is missing.
+func (m *Model) detailRoute(c *Candidate) string {
+	st := m.st
 	rt := " Route "
 	if c.Forward != nil {
 		rt += fmt.Sprintf("forward %s, %s", orDash(c.Forward.LineClass), hopsText(len(c.Forward.Hops)))
@@ -778,9 +794,7 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 	case c.Forward == nil:
 		rt += " · " + st.Warn.Render("forward path not traced: only the return direction is validated")
 	}
-	rt += st.Dim.Render("  (enter: hops)")
-	lines = append(lines, line(rt, width))
-	return lines
+	return rt + st.Dim.Render("  (enter: hops)")
 }
 
 // SortColumns lists the column keys Options.Sort accepts (the sortable
