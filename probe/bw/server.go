@@ -209,47 +209,125 @@ func (s *Server) Serve(ctx context.Context) error {
 // setupWait bounds each step of a client's setup.
 const setupWait = 10 * time.Second
 
+// serverSession is one client's test on the server, from its cookie to
+// the exchange of results. session runs its states in order: parameters,
+// stream setup, the test, the end.
+type serverSession struct {
+	s      *Server
+	ctrl   *net.TCPConn
+	client string
+	p      params
+	tp     TestParams
+	udp    *net.UDPConn // the test's UDP socket; nil for TCP
+
+	streams  []*stream
+	upstream []bool // upstream[i]: stream i carries client→server data
+
+	// stop closes when the client speaks on the control connection or
+	// hangs up; endState and endErr say which.
+	stop     chan struct{}
+	endState int8
+	endErr   error
+}
+
 func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error) {
 	defer ctrl.Close()
-	client := ctrl.RemoteAddr().String()
+	ss := &serverSession{s: s, ctrl: ctrl, client: ctrl.RemoteAddr().String()}
 	stopCtx := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Unix(1, 0)) })
 	defer stopCtx()
 	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
-	var cookie [cookieLen]byte
-	if _, err := io.ReadFull(ctrl, cookie[:]); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w (not an iperf3 client?)", client, ErrNoClient, err)
-	}
-	if _, err := ctrl.Write([]byte{byte(stParamExchange)}); err != nil {
-		return nil, fmt.Errorf("%s: %w", client, err)
-	}
-	var p params
-	if err := readJSON(ctrl, &p); err != nil {
-		return nil, fmt.Errorf("%s: reading the test parameters: %w", client, err)
-	}
-	tp, err := checkParams(p, s.cfg.MaxDuration)
+	cookie, err := ss.exchangeParams()
 	if err != nil {
-		// A stock client prints "the server has terminated" for this.
-		_, _ = ctrl.Write([]byte{byte(stServerTerm)})
-		return nil, fmt.Errorf("%s: refused: %w", client, err)
+		return nil, err
 	}
 	if s.cfg.OnStart != nil {
-		s.cfg.OnStart(client, tp)
+		s.cfg.OnStart(ss.client, ss.tp)
 	}
+	if ss.p.UDP {
+		if err := ss.openUDP(); err != nil {
+			return nil, err
+		}
+		defer ss.udp.Close()
+	}
+	defer func() {
+		for _, st := range ss.streams {
+			st.close()
+		}
+	}()
+	if err := ss.setupStreams(cookie); err != nil {
+		return nil, err
+	}
+	m, capped, err := ss.runTest()
+	if err != nil {
+		return nil, err
+	}
+	return ss.end(ctx, m, capped)
+}
+
+// exchangeParams reads the client's cookie and test parameters and
+// refuses what the server will not run.
+func (ss *serverSession) exchangeParams() ([cookieLen]byte, error) {
+	var cookie [cookieLen]byte
+	if _, err := io.ReadFull(ss.ctrl, cookie[:]); err != nil {
+		return cookie, fmt.Errorf("%s: %w: %w (not an iperf3 client?)", ss.client, ErrNoClient, err)
+	}
+	if _, err := ss.ctrl.Write([]byte{byte(stParamExchange)}); err != nil {
+		return cookie, fmt.Errorf("%s: %w", ss.client, err)
+	}
+	if err := readJSON(ss.ctrl, &ss.p); err != nil {
+		return cookie, fmt.Errorf("%s: reading the test parameters: %w", ss.client, err)
+	}
+	tp, err := checkParams(ss.p, ss.s.cfg.MaxDuration)
+	if err != nil {
+		// A stock client prints "the server has terminated" for this.
+		_, _ = ss.ctrl.Write([]byte{byte(stServerTerm)})
+		return cookie, fmt.Errorf("%s: refused: %w", ss.client, err)
+	}
+	ss.tp = tp
+	return cookie, nil
+}
+
+// openUDP opens the test's UDP socket on the server's port number.
+func (ss *serverSession) openUDP() error {
+	la := ss.s.Addr()
+	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: la.IP, Port: la.Port, Zone: la.Zone})
+	if err != nil {
+		_, _ = ss.ctrl.Write([]byte{byte(stServerTerm)})
+		return fmt.Errorf("%s: opening UDP port %d: %w", ss.client, la.Port, err)
+	}
+	_ = udp.SetReadBuffer(4 << 20)
+	_ = udp.SetWriteBuffer(4 << 20)
+	ss.udp = udp
+	return nil
+}
+
+// watchControl starts reading the control connection for the client's
+// end of the test (TEST_END, CLIENT_TERMINATE, or a close).
+func (ss *serverSession) watchControl() {
+	ss.stop = make(chan struct{})
+	go func() {
+		var b [1]byte
+		_, ss.endErr = io.ReadFull(ss.ctrl, b[:])
+		ss.endState = int8(b[0])
+		close(ss.stop)
+	}()
+}
+
+// ended says how the client ended the test; call it after stop closed.
+func (ss *serverSession) ended() string {
+	if ss.endErr != nil {
+		return "closed the control connection"
+	}
+	return "sent " + stateName(ss.endState)
+}
+
+// setupStreams asks the client for its data streams and waits until all
+// of them connected (TCP: presented the cookie; UDP: sent a greeting).
+func (ss *serverSession) setupStreams(cookie [cookieLen]byte) error {
+	s, p := ss.s, ss.p
 	n := p.Parallel
 	if p.Bidir {
 		n *= 2
-	}
-	var udp *net.UDPConn
-	if p.UDP {
-		la := s.Addr()
-		udp, err = net.ListenUDP("udp", &net.UDPAddr{IP: la.IP, Port: la.Port, Zone: la.Zone})
-		if err != nil {
-			_, _ = ctrl.Write([]byte{byte(stServerTerm)})
-			return nil, fmt.Errorf("%s: opening UDP port %d: %w", client, la.Port, err)
-		}
-		defer udp.Close()
-		_ = udp.SetReadBuffer(4 << 20)
-		_ = udp.SetWriteBuffer(4 << 20)
 	}
 	su := &streamSetup{cookie: cookie, ch: make(chan *net.TCPConn), done: make(chan struct{})}
 	defer func() {
@@ -269,48 +347,26 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		s.setup = su
 		s.mu.Unlock()
 	}
-	if _, err := ctrl.Write([]byte{byte(stCreateStreams)}); err != nil {
-		return nil, fmt.Errorf("%s: %w", client, err)
+	if _, err := ss.ctrl.Write([]byte{byte(stCreateStreams)}); err != nil {
+		return fmt.Errorf("%s: %w", ss.client, err)
 	}
 	// From here the client says nothing on the control connection until
 	// it ends the test: TEST_END, CLIENT_TERMINATE, or a close. Watching it
 	// already during the setup lets a client that connects no streams and
 	// hangs up free the server at once, not after setupWait.
-	_ = ctrl.SetReadDeadline(time.Time{})
-	stop := make(chan struct{})
-	var endState int8
-	var endErr error
-	go func() {
-		var b [1]byte
-		_, endErr = io.ReadFull(ctrl, b[:])
-		endState = int8(b[0])
-		close(stop)
-	}()
-	ended := func() string {
-		if endErr != nil {
-			return "closed the control connection"
-		}
-		return "sent " + stateName(endState)
-	}
-	streams := make([]*stream, 0, n)
-	upstream := make([]bool, 0, n)
-	defer func() {
-		for _, st := range streams {
-			st.close()
-		}
-	}()
+	_ = ss.ctrl.SetReadDeadline(time.Time{})
+	ss.watchControl()
+	ss.streams = make([]*stream, 0, n)
+	ss.upstream = make([]bool, 0, n)
 	deadline := time.Now().Add(setupWait)
-	endSetup := func() {}
-	if udp != nil {
+	if ss.udp != nil {
 		// A close of the control connection wakes the greeting wait.
 		setupEnd := make(chan struct{})
-		var once sync.Once
-		endSetup = func() { once.Do(func() { close(setupEnd) }) }
-		defer endSetup()
+		defer close(setupEnd)
 		go func() {
 			select {
-			case <-stop:
-				_ = udp.SetReadDeadline(time.Unix(1, 0))
+			case <-ss.stop:
+				_ = ss.udp.SetReadDeadline(time.Unix(1, 0))
 			case <-setupEnd:
 			}
 		}()
@@ -327,127 +383,154 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 		if sender {
 			st.rate = p.Bandwidth
 		}
-		if p.UDP {
-			addr, err := udpGreeting(udp, deadline, streams)
-			if err != nil {
-				select {
-				case <-stop:
-					return nil, fmt.Errorf("%s %s while its UDP streams were being set up", client, ended())
-				default:
-				}
-				return nil, fmt.Errorf("%s: UDP stream %d: %w", client, st.id, err)
-			}
-			st.uconn, st.peer = udp, addr
-		} else {
-			select {
-			case c := <-su.ch:
-				st.tcp = c
-			case <-stop:
-				return nil, fmt.Errorf("%s %s while its data streams were being set up (%d of %d connected)", client, ended(), i, n)
-			case <-time.After(time.Until(deadline)):
-				return nil, fmt.Errorf("%s: stream %d: the client did not connect its data streams within %v (a firewall passes the control connection only?)", client, streamID(i), setupWait)
-			}
+		if err := ss.connectStream(st, su, deadline, i, n); err != nil {
+			return err
 		}
-		streams = append(streams, st)
-		upstream = append(upstream, !sender)
+		ss.streams = append(ss.streams, st)
+		ss.upstream = append(ss.upstream, !sender)
 	}
-	endSetup()
-	s.mu.Lock()
-	s.setup = nil
-	s.mu.Unlock()
-	close(su.done)
-	if _, err := ctrl.Write([]byte{byte(stTestStart), byte(stTestRunning)}); err != nil {
-		return nil, fmt.Errorf("%s: %w", client, err)
-	}
-	_ = ctrl.SetDeadline(time.Time{})
-	start := time.Now()
+	return nil
+}
 
-	if p.UDP {
-		go udpDemux(udp, streams)
+// connectStream waits for stream st, the i-th of n, to connect.
+func (ss *serverSession) connectStream(st *stream, su *streamSetup, deadline time.Time, i, n int) error {
+	if ss.udp != nil {
+		addr, err := udpGreeting(ss.udp, deadline, ss.streams)
+		if err != nil {
+			select {
+			case <-ss.stop:
+				return fmt.Errorf("%s %s while its UDP streams were being set up", ss.client, ss.ended())
+			default:
+			}
+			return fmt.Errorf("%s: UDP stream %d: %w", ss.client, st.id, err)
+		}
+		st.uconn, st.peer = ss.udp, addr
+		return nil
+	}
+	select {
+	case c := <-su.ch:
+		st.tcp = c
+		return nil
+	case <-ss.stop:
+		return fmt.Errorf("%s %s while its data streams were being set up (%d of %d connected)", ss.client, ss.ended(), i, n)
+	case <-time.After(time.Until(deadline)):
+		return fmt.Errorf("%s: stream %d: the client did not connect its data streams within %v (a firewall passes the control connection only?)", ss.client, streamID(i), setupWait)
+	}
+}
+
+// runTest starts the test and measures it until the client ends it or it
+// is cut short; capped says the client asked for no time (a byte- or
+// block-limited test), so MaxDuration bounds it.
+func (ss *serverSession) runTest() (m measurement, capped bool, err error) {
+	if _, err := ss.ctrl.Write([]byte{byte(stTestStart), byte(stTestRunning)}); err != nil {
+		return m, false, fmt.Errorf("%s: %w", ss.client, err)
+	}
+	_ = ss.ctrl.SetDeadline(time.Time{})
+	start := time.Now()
+	if ss.udp != nil {
+		go udpDemux(ss.udp, ss.streams)
 	}
 	// The client ends the test with TEST_END; a close, CLIENT_TERMINATE,
 	// a client gone quiet past the planned end, data that stopped moving
 	// for IdleTimeout, or MaxDuration cuts it short.
+	cfg := ss.s.cfg
 	var until time.Time
-	capped := p.Time == 0
+	capped = ss.p.Time == 0
 	if capped {
-		until = start.Add(s.cfg.MaxDuration)
+		until = start.Add(cfg.MaxDuration)
 	} else {
-		until = start.Add(tp.Omit + tp.Duration + 30*time.Second)
+		until = start.Add(ss.tp.Omit + ss.tp.Duration + 30*time.Second)
 	}
-	m := measure(streams, upstream, start, tp.Omit, s.cfg.Interval, until, stop, nil, s.cfg.IdleTimeout)
+	m = measure(ss.streams, ss.upstream, start, ss.tp.Omit, cfg.Interval, until, ss.stop, nil, cfg.IdleTimeout)
 	// The client's data is no longer wanted: close now, as iperf3 does.
-	for _, st := range streams {
+	for _, st := range ss.streams {
 		st.close()
 	}
-	if udp != nil {
-		_ = udp.Close()
+	if ss.udp != nil {
+		_ = ss.udp.Close()
 	}
+	return m, capped, nil
+}
+
+// newResult is the head of the session's result: who tested what.
+func (ss *serverSession) newResult() *Result {
 	// The address the client reached: on a server bound to every address
 	// ([::], 0.0.0.0) that is the control connection's local end.
-	server := s.Addr().IP
-	if la, ok := ctrl.LocalAddr().(*net.TCPAddr); ok && server.IsUnspecified() {
+	server := ss.s.Addr().IP
+	if la, ok := ss.ctrl.LocalAddr().(*net.TCPAddr); ok && server.IsUnspecified() {
 		server = la.IP
 		if v4 := server.To4(); v4 != nil {
 			server = v4
 		}
 	}
-	res := &Result{Server: server.String(), Port: s.Addr().Port, Protocol: proto(p.UDP), Streams: p.Parallel, Client: client}
-	if p.Bandwidth > 0 {
-		res.BitrateBps = f64(p.Bandwidth)
+	res := &Result{Server: server.String(), Port: ss.s.Addr().Port, Protocol: proto(ss.p.UDP), Streams: ss.p.Parallel, Client: ss.client}
+	if ss.p.Bandwidth > 0 {
+		res.BitrateBps = f64(ss.p.Bandwidth)
 	}
-	select {
-	case <-stop:
-	default:
-		_ = ctrl.SetReadDeadline(time.Unix(1, 0))
-		<-stop
-		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
+	return res
+}
+
+// end waits for the client's end of the test and exchanges results; a
+// test the client did not end with TEST_END is reported cut short, with
+// the figures of what ran.
+func (ss *serverSession) end(ctx context.Context, m measurement, capped bool) (*Result, error) {
+	cfg := ss.s.cfg
+	res := ss.newResult()
+	cutShort := func(err error) (*Result, error) {
+		build(res, ss.streams, ss.upstream, m, nil, cfg.Interval, cfg.Percentile)
 		res.CutShort = true
+		return res, err
+	}
+	ran := m.end.Sub(m.start).Seconds()
+	select {
+	case <-ss.stop:
+	default:
+		_ = ss.ctrl.SetReadDeadline(time.Unix(1, 0))
+		<-ss.stop
 		switch {
 		case m.idle:
-			return res, fmt.Errorf("%w after %.1f s: no data moved for %v (the idle timeout): %s stopped sending or reading", ErrCutShort, m.end.Sub(start).Seconds(), s.cfg.IdleTimeout, client)
+			return cutShort(fmt.Errorf("%w after %.1f s: no data moved for %v (the idle timeout): %s stopped sending or reading", ErrCutShort, ran, cfg.IdleTimeout, ss.client))
 		case capped:
-			return res, fmt.Errorf("%w: %s's byte- or block-limited test ran for %v, the longest this server runs", ErrCutShort, client, s.cfg.MaxDuration)
+			return cutShort(fmt.Errorf("%w: %s's byte- or block-limited test ran for %v, the longest this server runs", ErrCutShort, ss.client, cfg.MaxDuration))
 		}
-		return res, fmt.Errorf("%w: %s did not end the test within 30 s of its planned end", ErrCutShort, client)
+		return cutShort(fmt.Errorf("%w: %s did not end the test within 30 s of its planned end", ErrCutShort, ss.client))
 	}
-	if endErr != nil || endState != stTestEnd {
-		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
-		res.CutShort = true
-		why := ended()
+	if ss.endErr != nil || ss.endState != stTestEnd {
+		why := ss.ended()
 		if ctx.Err() != nil {
 			why = "the server was stopped"
-			_ = ctrl.SetDeadline(time.Time{})
-			_, _ = ctrl.Write([]byte{byte(stServerTerm)})
+			_ = ss.ctrl.SetDeadline(time.Time{})
+			_, _ = ss.ctrl.Write([]byte{byte(stServerTerm)})
 		}
-		return res, fmt.Errorf("%w after %.1f s: %s %s", ErrCutShort, m.end.Sub(start).Seconds(), client, why)
+		return cutShort(fmt.Errorf("%w after %.1f s: %s %s", ErrCutShort, ran, ss.client, why))
 	}
-	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
-	var theirs peerResults
-	err = func() error {
-		if _, err := ctrl.Write([]byte{byte(stExchangeResult)}); err != nil {
-			return err
-		}
-		if err := readJSON(ctrl, &theirs); err != nil {
-			return fmt.Errorf("reading the client's results: %w", err)
-		}
-		if err := writeJSON(ctrl, localResults(streams, m)); err != nil {
-			return err
-		}
-		if _, err := ctrl.Write([]byte{byte(stDisplayResult)}); err != nil {
-			return err
-		}
-		var b [1]byte
-		_, _ = io.ReadFull(ctrl, b[:]) // IPERF_DONE; a client that just closes is fine too
-		return nil
-	}()
+	_ = ss.ctrl.SetDeadline(time.Now().Add(setupWait))
+	theirs, err := ss.exchangeResults(m)
 	if err != nil {
-		build(res, streams, upstream, m, nil, s.cfg.Interval, s.cfg.Percentile)
-		res.CutShort = true
-		return res, fmt.Errorf("%w: %s: %w", ErrCutShort, client, err)
+		return cutShort(fmt.Errorf("%w: %s: %w", ErrCutShort, ss.client, err))
 	}
-	build(res, streams, upstream, m, &theirs, s.cfg.Interval, s.cfg.Percentile)
+	build(res, ss.streams, ss.upstream, m, &theirs, cfg.Interval, cfg.Percentile)
 	return res, nil
+}
+
+// exchangeResults trades this side's per-stream results for the client's.
+func (ss *serverSession) exchangeResults(m measurement) (peerResults, error) {
+	var theirs peerResults
+	if _, err := ss.ctrl.Write([]byte{byte(stExchangeResult)}); err != nil {
+		return theirs, err
+	}
+	if err := readJSON(ss.ctrl, &theirs); err != nil {
+		return theirs, fmt.Errorf("reading the client's results: %w", err)
+	}
+	if err := writeJSON(ss.ctrl, localResults(ss.streams, m)); err != nil {
+		return theirs, err
+	}
+	if _, err := ss.ctrl.Write([]byte{byte(stDisplayResult)}); err != nil {
+		return theirs, err
+	}
+	var b [1]byte
+	_, _ = io.ReadFull(ss.ctrl, b[:]) // IPERF_DONE; a client that just closes is fine too
+	return theirs, nil
 }
 
 // streamBlock is the block size the server uses for each of n TCP streams
