@@ -136,161 +136,21 @@ func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *p
 	r.Schema = Schema
 	r.Start = m.start.UTC()
 	r.OmitS = m.omitEnd.Sub(m.start).Seconds()
-	byID := map[int]streamResult{}
-	peerRetrans := false
+	b := resultBuilder{streams: streams, upstream: upstream, m: m, byID: map[int]streamResult{}, interval: interval, pct: pct}
 	if peer != nil {
 		for _, s := range peer.Streams {
-			byID[s.ID] = s
+			b.byID[s.ID] = s
 		}
-		peerRetrans = peer.SenderHasRetransmits == 1
+		b.peerRetrans = peer.SenderHasRetransmits == 1
 	}
-	dir := func(up bool) (DirStats, bool) {
-		var d DirStats
-		var any bool
-		var retrans int64
-		retransKnown := true
-		var udp UDPStats
-		lostKnown := true
-		oooKnown := true
-		var jitterSum float64
-		var jitterN int
-		for i, s := range streams {
-			if upstream[i] != up {
-				continue
-			}
-			any = true
-			f := m.final[i]
-			ps, havePeer := byID[s.id]
-			if !s.sender {
-				d.Bytes += f.bytes
-				d.DurationS = max(d.DurationS, m.measured.Seconds())
-			} else if havePeer {
-				if b, ok := validCount(ps.Bytes); ok {
-					d.Bytes += b
-				}
-				d.DurationS = max(d.DurationS, ps.EndTime)
-			} else {
-				// No word from the receiver: what it acknowledged is the
-				// best this side knows (TCP); a UDP sender knows nothing.
-				if f.ti.ok {
-					d.Bytes += f.ti.acked
-				}
-				d.DurationS = max(d.DurationS, m.measured.Seconds())
-			}
-			if !s.udp {
-				switch {
-				case s.sender && f.ti.ok:
-					retrans += f.ti.retrans
-				case !s.sender && havePeer && peerRetrans:
-					if v, ok := validCount(ps.Retransmits); ok {
-						retrans += v
-					} else {
-						retransKnown = false
-					}
-				default:
-					retransKnown = false
-				}
-				continue
-			}
-			if s.sender {
-				udp.Packets += f.pkts
-				if havePeer {
-					// Servers before 3.13 do not say what they counted
-					// during --omit; their count is taken whole.
-					lost, _ := validCount(ps.Errors)
-					if ps.OmittedErrors != nil {
-						olost, _ := validCount(*ps.OmittedErrors)
-						lost -= olost
-					}
-					udp.Lost = addp(udp.Lost, lost)
-					jitterSum += ps.Jitter
-					jitterN++
-				} else {
-					lostKnown = false
-				}
-				oooKnown = false
-			} else {
-				if havePeer {
-					// The sender's count runs from the start; what it
-					// sent during --omit is what this side had seen by
-					// then, unless it says (3.13 and later).
-					pk, _ := validCount(ps.Packets)
-					opk := s.omitRx.highest
-					if ps.OmittedPackets != nil {
-						opk, _ = validCount(*ps.OmittedPackets)
-					}
-					udp.Packets += pk - opk
-				} else {
-					udp.Packets += f.rx.highest
-				}
-				udp.Lost = addp(udp.Lost, f.rx.lost)
-				udp.OutOfOrder = addp(udp.OutOfOrder, f.rx.outOfOrder)
-				jitterSum += f.rx.jitter
-				jitterN++
-			}
-		}
-		if !any {
-			return d, false
-		}
-		if d.DurationS > 0 {
-			d.Throughput.Mean = f64(float64(d.Bytes) * 8 / d.DurationS)
-		}
-		if streams[0].udp {
-			if !lostKnown {
-				udp.Lost = nil
-			}
-			if !oooKnown {
-				udp.OutOfOrder = nil
-			}
-			if udp.Lost != nil && udp.Packets > 0 {
-				udp.Loss = f64(float64(*udp.Lost) / float64(udp.Packets))
-			}
-			if jitterN > 0 {
-				udp.JitterMs = f64(jitterSum / float64(jitterN) * 1000)
-			}
-			d.UDP = &udp
-		} else if retransKnown {
-			d.Retransmits = i64(retrans)
-		}
-		bps, lens := make([]float64, len(m.samples)), make([]float64, len(m.samples))
-		for i, sm := range m.samples {
-			lens[i] = (sm.end - sm.start).Seconds()
-			b := sm.down
-			if up {
-				b = sm.up
-			}
-			bps[i] = float64(b) * 8 / lens[i]
-		}
-		intervalStats(&d.Throughput, bps, lens, interval.Seconds(), pct)
-		return d, true
-	}
-	up, hasUp := dir(true)
-	down, hasDown := dir(false)
+	up, hasUp := b.dir(true)
+	down, hasDown := b.dir(false)
 	var main DirStats
 	switch {
 	case hasUp && hasDown:
 		r.Direction = Bidir
 		r.ByDirection = &ByDirection{Upload: up, Download: down}
-		main = DirStats{Bytes: up.Bytes + down.Bytes, DurationS: max(up.DurationS, down.DurationS)}
-		if up.Throughput.Mean != nil && down.Throughput.Mean != nil {
-			main.Throughput.Mean = f64(*up.Throughput.Mean + *down.Throughput.Mean)
-		}
-		if up.Retransmits != nil && down.Retransmits != nil {
-			main.Retransmits = i64(*up.Retransmits + *down.Retransmits)
-		}
-		if up.UDP != nil && down.UDP != nil {
-			u := UDPStats{Packets: up.UDP.Packets + down.UDP.Packets}
-			if up.UDP.Lost != nil && down.UDP.Lost != nil {
-				u.Lost = i64(*up.UDP.Lost + *down.UDP.Lost)
-				if u.Packets > 0 {
-					u.Loss = f64(float64(*u.Lost) / float64(u.Packets))
-				}
-			}
-			if up.UDP.JitterMs != nil && down.UDP.JitterMs != nil {
-				u.JitterMs = f64((*up.UDP.JitterMs + *down.UDP.JitterMs) / 2)
-			}
-			main.UDP = &u
-		}
+		main = bidirTotal(up, down)
 	case hasUp:
 		r.Direction, main = Upload, up
 	default:
@@ -298,20 +158,17 @@ func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *p
 	}
 	r.DurationS, r.Bytes, r.Retransmits, r.UDP = main.DurationS, main.Bytes, main.Retransmits, main.UDP
 	r.Throughput = main.Throughput
-	r.Intervals = []Interval{}
-	bps, lens := make([]float64, len(m.samples)), make([]float64, len(m.samples))
-	for i, sm := range m.samples {
-		lens[i] = (sm.end - sm.start).Seconds()
-		var b int64
+	bps, lens := rates(m.samples, func(sm sample) int64 {
 		switch r.Direction {
 		case Upload:
-			b = sm.up
+			return sm.up
 		case Download:
-			b = sm.down
-		default:
-			b = sm.up + sm.down
+			return sm.down
 		}
-		bps[i] = float64(b) * 8 / lens[i]
+		return sm.up + sm.down
+	})
+	r.Intervals = make([]Interval, 0, len(m.samples))
+	for i, sm := range m.samples {
 		iv := Interval{StartS: round6(sm.start.Seconds()), EndS: round6(sm.end.Seconds()), Bps: bps[i]}
 		if sm.hasRetrans {
 			iv.Retransmits = i64(sm.retrans)
@@ -324,6 +181,211 @@ func build(r *Result, streams []*stream, upstream []bool, m measurement, peer *p
 	if r.Direction == Bidir {
 		intervalStats(&r.Throughput, bps, lens, interval.Seconds(), pct)
 	}
+}
+
+// rates are the samples' rates in bits per second, of the bytes that
+// pick counts in each, and the samples' lengths in seconds.
+func rates(samples []sample, pick func(sample) int64) (bps, lens []float64) {
+	bps, lens = make([]float64, len(samples)), make([]float64, len(samples))
+	for i, sm := range samples {
+		lens[i] = (sm.end - sm.start).Seconds()
+		bps[i] = float64(pick(sm)) * 8 / lens[i]
+	}
+	return bps, lens
+}
+
+// bidirTotal is both directions of a bidir test together: bytes and
+// counts summed, the longer duration, the UDP jitter averaged; a figure
+// either side lacks is absent.
+func bidirTotal(up, down DirStats) DirStats {
+	t := DirStats{Bytes: up.Bytes + down.Bytes, DurationS: max(up.DurationS, down.DurationS)}
+	if up.Throughput.Mean != nil && down.Throughput.Mean != nil {
+		t.Throughput.Mean = f64(*up.Throughput.Mean + *down.Throughput.Mean)
+	}
+	if up.Retransmits != nil && down.Retransmits != nil {
+		t.Retransmits = i64(*up.Retransmits + *down.Retransmits)
+	}
+	if up.UDP != nil && down.UDP != nil {
+		u := UDPStats{Packets: up.UDP.Packets + down.UDP.Packets}
+		if up.UDP.Lost != nil && down.UDP.Lost != nil {
+			u.Lost = i64(*up.UDP.Lost + *down.UDP.Lost)
+			if u.Packets > 0 {
+				u.Loss = f64(float64(*u.Lost) / float64(u.Packets))
+			}
+		}
+		if up.UDP.JitterMs != nil && down.UDP.JitterMs != nil {
+			u.JitterMs = f64((*up.UDP.JitterMs + *down.UDP.JitterMs) / 2)
+		}
+		t.UDP = &u
+	}
+	return t
+}
+
+// resultBuilder holds what build reads: this side's streams and
+// measurement, and the peer's per-stream results by stream id.
+type resultBuilder struct {
+	streams     []*stream
+	upstream    []bool
+	m           measurement
+	byID        map[int]streamResult
+	peerRetrans bool // the peer's senders could read their retransmits
+	interval    time.Duration
+	pct         Percentile
+}
+
+// dirTally adds up one direction's streams.
+type dirTally struct {
+	d                   DirStats
+	retrans             int64
+	retransKnown        bool
+	udp                 UDPStats
+	lostKnown, oooKnown bool
+	jitterSum           float64
+	jitterN             int
+}
+
+// dir is the figures of the streams that carry data client→server (up) or
+// server→client; false when there are none.
+func (b *resultBuilder) dir(up bool) (DirStats, bool) {
+	t := dirTally{retransKnown: true, lostKnown: true, oooKnown: true}
+	any := false
+	for i, s := range b.streams {
+		if b.upstream[i] != up {
+			continue
+		}
+		any = true
+		f := b.m.final[i]
+		ps, havePeer := b.byID[s.id]
+		t.addBytes(s, f, ps, havePeer, b.m.measured)
+		switch {
+		case !s.udp:
+			t.addTCP(s, f, ps, havePeer, b.peerRetrans)
+		case s.sender:
+			t.addUDPSender(f, ps, havePeer)
+		default:
+			t.addUDPReceiver(s, f, ps, havePeer)
+		}
+	}
+	if !any {
+		return DirStats{}, false
+	}
+	d := t.stats(b.streams[0].udp)
+	bps, lens := rates(b.m.samples, func(sm sample) int64 {
+		if up {
+			return sm.up
+		}
+		return sm.down
+	})
+	intervalStats(&d.Throughput, bps, lens, b.interval.Seconds(), b.pct)
+	return d, true
+}
+
+// addBytes counts what one stream carried to its receiver, and for how long.
+func (t *dirTally) addBytes(s *stream, f snap, ps streamResult, havePeer bool, measured time.Duration) {
+	d := &t.d
+	switch {
+	case !s.sender:
+		d.Bytes += f.bytes
+		d.DurationS = max(d.DurationS, measured.Seconds())
+	case havePeer:
+		if b, ok := validCount(ps.Bytes); ok {
+			d.Bytes += b
+		}
+		d.DurationS = max(d.DurationS, ps.EndTime)
+	default:
+		// No word from the receiver: what it acknowledged is the
+		// best this side knows (TCP); a UDP sender knows nothing.
+		if f.ti.ok {
+			d.Bytes += f.ti.acked
+		}
+		d.DurationS = max(d.DurationS, measured.Seconds())
+	}
+}
+
+// addTCP counts a TCP stream's retransmits, as its sender read them.
+func (t *dirTally) addTCP(s *stream, f snap, ps streamResult, havePeer, peerRetrans bool) {
+	switch {
+	case s.sender && f.ti.ok:
+		t.retrans += f.ti.retrans
+	case !s.sender && havePeer && peerRetrans:
+		if v, ok := validCount(ps.Retransmits); ok {
+			t.retrans += v
+		} else {
+			t.retransKnown = false
+		}
+	default:
+		t.retransKnown = false
+	}
+}
+
+// addUDPSender counts a UDP stream this side sent: loss and jitter are the
+// receiver's word.
+func (t *dirTally) addUDPSender(f snap, ps streamResult, havePeer bool) {
+	t.udp.Packets += f.pkts
+	if havePeer {
+		// Servers before 3.13 do not say what they counted
+		// during --omit; their count is taken whole.
+		lost, _ := validCount(ps.Errors)
+		if ps.OmittedErrors != nil {
+			olost, _ := validCount(*ps.OmittedErrors)
+			lost -= olost
+		}
+		t.udp.Lost = addp(t.udp.Lost, lost)
+		t.jitterSum += ps.Jitter
+		t.jitterN++
+	} else {
+		t.lostKnown = false
+	}
+	t.oooKnown = false
+}
+
+// addUDPReceiver counts a UDP stream this side received.
+func (t *dirTally) addUDPReceiver(s *stream, f snap, ps streamResult, havePeer bool) {
+	if havePeer {
+		// The sender's count runs from the start; what it
+		// sent during --omit is what this side had seen by
+		// then, unless it says (3.13 and later).
+		pk, _ := validCount(ps.Packets)
+		opk := s.omitRx.highest
+		if ps.OmittedPackets != nil {
+			opk, _ = validCount(*ps.OmittedPackets)
+		}
+		t.udp.Packets += pk - opk
+	} else {
+		t.udp.Packets += f.rx.highest
+	}
+	t.udp.Lost = addp(t.udp.Lost, f.rx.lost)
+	t.udp.OutOfOrder = addp(t.udp.OutOfOrder, f.rx.outOfOrder)
+	t.jitterSum += f.rx.jitter
+	t.jitterN++
+}
+
+// stats is the tally's figures: the mean rate, and the UDP figures or the
+// TCP retransmits where every stream's are known.
+func (t *dirTally) stats(udp bool) DirStats {
+	d := t.d
+	if d.DurationS > 0 {
+		d.Throughput.Mean = f64(float64(d.Bytes) * 8 / d.DurationS)
+	}
+	if udp {
+		u := t.udp
+		if !t.lostKnown {
+			u.Lost = nil
+		}
+		if !t.oooKnown {
+			u.OutOfOrder = nil
+		}
+		if u.Lost != nil && u.Packets > 0 {
+			u.Loss = f64(float64(*u.Lost) / float64(u.Packets))
+		}
+		if t.jitterN > 0 {
+			u.JitterMs = f64(t.jitterSum / float64(t.jitterN) * 1000)
+		}
+		d.UDP = &u
+	} else if t.retransKnown {
+		d.Retransmits = i64(t.retrans)
+	}
+	return d
 }
 
 func addp(p *int64, v int64) *int64 {
