@@ -179,30 +179,8 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("%s: sending the cookie: %w", where, err)
 	}
 	c := &clientRun{cfg: cfg, ctrl: ctrl, where: where, host: host}
-	st, err := c.state(cfg.ConnectTimeout * 2)
-	if err != nil {
-		return nil, c.setupErr(ctx, err)
-	}
-	if st != stParamExchange {
-		return nil, c.unexpected(st, "PARAM_EXCHANGE")
-	}
-	p := params{TCP: !cfg.UDP, UDP: cfg.UDP, Omit: cfg.Omit.Seconds(), Time: cfg.Duration.Seconds(),
-		Parallel: cfg.Parallel, Reverse: cfg.Reverse, Bidir: cfg.Bidir, Len: cfg.Length, PacingTimer: 1000,
-		ClientVersion: Version}
-	if cfg.Bitrate > 0 {
-		p.Bandwidth = cfg.Bitrate
-	}
-	// iperf3 reads whole seconds for time and omit (an int in its JSON);
-	// a fraction is rounded up so that the server never ends first.
-	p.Time, p.Omit = ceilSec(cfg.Duration), ceilSec(cfg.Omit)
-	if err := writeJSON(ctrl, p); err != nil {
-		return nil, fmt.Errorf("%s: sending the test parameters: %w", where, err)
-	}
-	if st, err = c.state(cfg.ConnectTimeout * 2); err != nil {
-		return nil, c.setupErr(ctx, err)
-	}
-	if st != stCreateStreams {
-		return nil, c.unexpected(st, "CREATE_STREAMS")
+	if err := c.exchangeParams(ctx); err != nil {
+		return nil, err
 	}
 	streams, upstream, err := c.openStreams(ctx, remote, cookie)
 	defer func() {
@@ -214,23 +192,62 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	for _, want := range []int8{stTestStart, stTestRunning} {
-		if st, err = c.state(cfg.ConnectTimeout * 2); err != nil {
-			return nil, c.setupErr(ctx, err)
-		}
-		if st != want {
-			return nil, c.unexpected(st, stateName(want))
+		if err := c.expect(ctx, want); err != nil {
+			return nil, err
 		}
 	}
+	m, ctrlErr := c.runTest(ctx, streams, upstream)
+	return c.end(ctx, streams, upstream, m, ctrlErr)
+}
 
-	// The test runs. The control connection stays quiet unless the server
-	// gives up (SERVER_TERMINATE, SERVER_ERROR, a close): a reader watches.
-	_ = ctrl.SetDeadline(time.Time{})
+// expect reads the next state and fails unless it is want.
+func (c *clientRun) expect(ctx context.Context, want int8) error {
+	st, err := c.state(c.cfg.ConnectTimeout * 2)
+	if err != nil {
+		return c.setupErr(ctx, err)
+	}
+	if st != want {
+		return c.unexpected(st, stateName(want))
+	}
+	return nil
+}
+
+// exchangeParams sends the test parameters when the server asks for them
+// and waits for its word to create the streams.
+func (c *clientRun) exchangeParams(ctx context.Context) error {
+	cfg := c.cfg
+	if err := c.expect(ctx, stParamExchange); err != nil {
+		return err
+	}
+	p := params{TCP: !cfg.UDP, UDP: cfg.UDP, Omit: cfg.Omit.Seconds(), Time: cfg.Duration.Seconds(),
+		Parallel: cfg.Parallel, Reverse: cfg.Reverse, Bidir: cfg.Bidir, Len: cfg.Length, PacingTimer: 1000,
+		ClientVersion: Version}
+	if cfg.Bitrate > 0 {
+		p.Bandwidth = cfg.Bitrate
+	}
+	// iperf3 reads whole seconds for time and omit (an int in its JSON);
+	// a fraction is rounded up so that the server never ends first.
+	p.Time, p.Omit = ceilSec(cfg.Duration), ceilSec(cfg.Omit)
+	if err := writeJSON(c.ctrl, p); err != nil {
+		return fmt.Errorf("%s: sending the test parameters: %w", c.where, err)
+	}
+	return c.expect(ctx, stCreateStreams)
+}
+
+// runTest measures the streams for the planned time, or until the server
+// gives up or ctx ends. ctrlErr is what the control connection said
+// meanwhile: a timeout when it stayed quiet.
+func (c *clientRun) runTest(ctx context.Context, streams []*stream, upstream []bool) (m measurement, ctrlErr error) {
+	cfg := c.cfg
+	// The control connection stays quiet unless the server gives up
+	// (SERVER_TERMINATE, SERVER_ERROR, a close): a reader watches.
+	_ = c.ctrl.SetDeadline(time.Time{})
 	start := time.Now()
 	stop := make(chan struct{})
 	ctrlMsg := make(chan error, 1)
 	go func() {
 		var b [1]byte
-		_, err := io.ReadFull(ctrl, b[:])
+		_, err := io.ReadFull(c.ctrl, b[:])
 		if err == nil {
 			if err = c.interpret(int8(b[0])); err == nil {
 				err = c.unexpected(int8(b[0]), "nothing during the test")
@@ -247,36 +264,42 @@ func Run(ctx context.Context, host string, cfg Config) (*Result, error) {
 		}
 		close(merged)
 	}()
-	m := measure(streams, upstream, start, cfg.Omit, cfg.Interval, start.Add(cfg.Omit+cfg.Duration), merged, cfg.Progress, 0)
-	res := &Result{Server: host, Port: cfg.Port, Protocol: proto(cfg.UDP), Streams: cfg.Parallel}
+	m = measure(streams, upstream, start, cfg.Omit, cfg.Interval, start.Add(cfg.Omit+cfg.Duration), merged, cfg.Progress, 0)
+	// Wake the control reader: from here on the control connection is read
+	// in order again.
+	_ = c.ctrl.SetReadDeadline(time.Unix(1, 0))
+	<-stop
+	ctrlErr = <-ctrlMsg
+	_ = c.ctrl.SetDeadline(time.Time{})
+	return m, ctrlErr
+}
+
+// end finishes a measured test: the results exchange when it ran its
+// course, else a partial Result with the reason it was cut short.
+func (c *clientRun) end(ctx context.Context, streams []*stream, upstream []bool, m measurement, ctrlErr error) (*Result, error) {
+	cfg := c.cfg
+	res := &Result{Server: c.host, Port: cfg.Port, Protocol: proto(cfg.UDP), Streams: cfg.Parallel}
 	if cfg.Bitrate > 0 {
 		res.BitrateBps = f64(cfg.Bitrate)
 	}
-	// Wake the control reader: from here on the control connection is read
-	// in order again.
-	_ = ctrl.SetReadDeadline(time.Unix(1, 0))
-	<-stop
-	ctrlErr := <-ctrlMsg
-	_ = ctrl.SetDeadline(time.Time{})
-	if ctx.Err() != nil {
-		// Interrupted: tell the server, as iperf3 does, and keep what ran.
-		_, _ = ctrl.Write([]byte{byte(stClientTerm)})
+	cutShort := func(err error) (*Result, error) {
 		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
 		res.CutShort = true
-		return res, fmt.Errorf("%w after %.1f s: interrupted; the figures cover what ran", ErrCutShort, m.end.Sub(start).Seconds())
+		return res, err
+	}
+	if ctx.Err() != nil {
+		// Interrupted: tell the server, as iperf3 does, and keep what ran.
+		_, _ = c.ctrl.Write([]byte{byte(stClientTerm)})
+		return cutShort(fmt.Errorf("%w after %.1f s: interrupted; the figures cover what ran", ErrCutShort, m.end.Sub(m.start).Seconds()))
 	}
 	// The reader's own wake-up is a timeout; anything else came from the server.
 	var ne net.Error
 	if !(errors.As(ctrlErr, &ne) && ne.Timeout()) {
-		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
-		res.CutShort = true
-		return res, c.cutShort(ctrlErr, m)
+		return cutShort(c.cutShort(ctrlErr, m))
 	}
-	if serr := streamErr(streams); serr != nil && m.end.Before(start.Add(cfg.Omit+cfg.Duration)) {
-		_, _ = ctrl.Write([]byte{byte(stTestEnd)})
-		build(res, streams, upstream, m, nil, cfg.Interval, cfg.Percentile)
-		res.CutShort = true
-		return res, c.cutShort(serr, m)
+	if serr := streamErr(streams); serr != nil && m.end.Before(m.start.Add(cfg.Omit+cfg.Duration)) {
+		_, _ = c.ctrl.Write([]byte{byte(stTestEnd)})
+		return cutShort(c.cutShort(serr, m))
 	}
 	results, err := c.finish(localResults(streams, m))
 	build(res, streams, upstream, m, results, cfg.Interval, cfg.Percentile)
