@@ -73,21 +73,16 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 		wg.Add(1)
 		go func() { defer wg.Done(); s.run(start) }()
 	}
-	m := measurement{start: start, omitEnd: start}
-	total := time.Duration(0)
+	mt := meter{streams: streams, upstream: upstream, start: start, interval: interval, progress: progress,
+		m: measurement{start: start, omitEnd: start}, prev: make([]snap, len(streams)),
+		omitting: omit > 0, nextOmit: start.Add(omit), lastTick: start, lastMoved: start}
 	if !until.IsZero() {
-		total = until.Sub(start)
+		mt.total = until.Sub(start)
 	}
-	prev := make([]snap, len(streams))
-	omitting := omit > 0
-	nextOmit := start.Add(omit)
 	tickAt := start.Add(interval)
-	if omitting && nextOmit.Before(tickAt) {
-		tickAt = nextOmit
+	if mt.omitting && mt.nextOmit.Before(tickAt) {
+		tickAt = mt.nextOmit
 	}
-	lastTick := start
-	lastMoved, moved := start, int64(0)
-	var failed bool
 	for {
 		next := tickAt
 		if !until.IsZero() && until.Before(next) {
@@ -102,88 +97,144 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 		}
 		timer.Stop()
 		now := time.Now()
-		cur := make([]snap, len(streams))
-		for i, s := range streams {
-			cur[i] = s.snapshot()
-			if s.err.Load() != nil {
-				failed = true
-			}
+		cur, failed := mt.snapshot()
+		switch {
+		case mt.omitting && (!now.Before(mt.nextOmit) || stopped || failed):
+			mt.endOmit(now, cur)
+		case !mt.omitting:
+			mt.addSample(now, cur)
+		case progress != nil:
+			progress(Progress{Elapsed: now.Sub(start), Total: mt.total, Omitting: true})
 		}
-		if omitting && !now.Before(nextOmit) || omitting && (stopped || failed) {
-			// The warm-up ends: what was counted so far is subtracted, as
-			// iperf3 resets its counters when --omit ends.
-			omitting = false
-			m.omitEnd = now
-			for i, s := range streams {
-				s.omitBytes, s.omitPkts, s.omitRx = cur[i].bytes, cur[i].pkts, cur[i].rx
-				s.omitRetrans, s.omitAcked = cur[i].ti.retrans, cur[i].ti.acked
-			}
-			prev = cur
-			lastTick = now
-			if progress != nil {
-				progress(Progress{Elapsed: now.Sub(start), Total: total, Omitting: false})
-			}
-		} else if !omitting {
-			sm := sample{start: lastTick.Sub(m.omitEnd), end: now.Sub(m.omitEnd)}
-			var rttSum time.Duration
-			var rttN int
-			for i, s := range streams {
-				d := cur[i].delivered(s.sender) - prev[i].delivered(s.sender)
-				if upstream[i] {
-					sm.up += d
-				} else {
-					sm.down += d
-				}
-				if !s.udp && s.sender && cur[i].ti.ok {
-					sm.retrans += cur[i].ti.retrans - prev[i].ti.retrans
-					sm.hasRetrans = true
-				}
-				if cur[i].ti.ok && cur[i].ti.rtt > 0 {
-					rttSum += cur[i].ti.rtt
-					rttN++
-				}
-			}
-			if rttN > 0 {
-				sm.rtt, sm.hasRTT = rttSum/time.Duration(rttN), true
-			}
-			// A sliver at the very end (the stop came just after a tick) is
-			// no interval worth a row; its bytes still count in the mean.
-			if sm.end-sm.start > interval/10 {
-				m.samples = append(m.samples, sm)
-				if progress != nil {
-					bps := float64(sm.up+sm.down) * 8 / (sm.end - sm.start).Seconds()
-					progress(Progress{Elapsed: now.Sub(start), Total: total, Bps: bps})
-				}
-			}
-			prev = cur
-			lastTick = now
-		} else if progress != nil {
-			progress(Progress{Elapsed: now.Sub(start), Total: total, Omitting: true})
-		}
-		var sum int64
-		for i := range cur {
-			sum += cur[i].bytes
-		}
-		if sum != moved {
-			lastMoved, moved = now, sum
-		} else if idle > 0 && now.Sub(lastMoved) >= idle {
-			m.idle = true
-		}
-		if stopped || failed || m.idle || !until.IsZero() && !now.Before(until) {
-			m.end = now
+		mt.watchIdle(now, cur, idle)
+		if stopped || failed || mt.m.idle || !until.IsZero() && !now.Before(until) {
+			mt.m.end = now
 			break
 		}
 		for !tickAt.After(now) {
 			tickAt = tickAt.Add(interval)
 		}
-		if omitting && nextOmit.Before(tickAt) {
-			tickAt = nextOmit
+		if mt.omitting && mt.nextOmit.Before(tickAt) {
+			tickAt = mt.nextOmit
 		}
 	}
+	m := mt.finish()
+	wg.Wait()
+	var ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	if wall := m.end.Sub(start).Seconds(); wall > 0 {
+		user := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano()).Seconds()
+		sys := time.Duration(ru1.Stime.Nano() - ru0.Stime.Nano()).Seconds()
+		m.cpu = [3]float64{100 * (user + sys) / wall, 100 * user / wall, 100 * sys / wall}
+	}
+	return m
+}
+
+// meter is measure's state between ticks.
+type meter struct {
+	streams  []*stream
+	upstream []bool
+	start    time.Time
+	interval time.Duration
+	total    time.Duration // omit + duration; 0 without a planned end
+	progress func(Progress)
+
+	m         measurement
+	prev      []snap // the counters at the last tick
+	omitting  bool   // still inside --omit, which ends at nextOmit
+	nextOmit  time.Time
+	lastTick  time.Time
+	lastMoved time.Time // when the byte count last changed, to moved
+	moved     int64
+}
+
+// snapshot reads every stream's counters; failed says a stream ended on
+// an error.
+func (mt *meter) snapshot() (cur []snap, failed bool) {
+	cur = make([]snap, len(mt.streams))
+	for i, s := range mt.streams {
+		cur[i] = s.snapshot()
+		if s.err.Load() != nil {
+			failed = true
+		}
+	}
+	return cur, failed
+}
+
+// endOmit ends the warm-up: what was counted so far is subtracted, as
+// iperf3 resets its counters when --omit ends.
+func (mt *meter) endOmit(now time.Time, cur []snap) {
+	mt.omitting = false
+	mt.m.omitEnd = now
+	for i, s := range mt.streams {
+		s.omitBytes, s.omitPkts, s.omitRx = cur[i].bytes, cur[i].pkts, cur[i].rx
+		s.omitRetrans, s.omitAcked = cur[i].ti.retrans, cur[i].ti.acked
+	}
+	mt.prev = cur
+	mt.lastTick = now
+	if mt.progress != nil {
+		mt.progress(Progress{Elapsed: now.Sub(mt.start), Total: mt.total, Omitting: false})
+	}
+}
+
+// addSample records the interval that ends now.
+func (mt *meter) addSample(now time.Time, cur []snap) {
+	sm := sample{start: mt.lastTick.Sub(mt.m.omitEnd), end: now.Sub(mt.m.omitEnd)}
+	var rttSum time.Duration
+	var rttN int
+	for i, s := range mt.streams {
+		d := cur[i].delivered(s.sender) - mt.prev[i].delivered(s.sender)
+		if mt.upstream[i] {
+			sm.up += d
+		} else {
+			sm.down += d
+		}
+		if !s.udp && s.sender && cur[i].ti.ok {
+			sm.retrans += cur[i].ti.retrans - mt.prev[i].ti.retrans
+			sm.hasRetrans = true
+		}
+		if cur[i].ti.ok && cur[i].ti.rtt > 0 {
+			rttSum += cur[i].ti.rtt
+			rttN++
+		}
+	}
+	if rttN > 0 {
+		sm.rtt, sm.hasRTT = rttSum/time.Duration(rttN), true
+	}
+	// A sliver at the very end (the stop came just after a tick) is
+	// no interval worth a row; its bytes still count in the mean.
+	if sm.end-sm.start > mt.interval/10 {
+		mt.m.samples = append(mt.m.samples, sm)
+		if mt.progress != nil {
+			bps := float64(sm.up+sm.down) * 8 / (sm.end - sm.start).Seconds()
+			mt.progress(Progress{Elapsed: now.Sub(mt.start), Total: mt.total, Bps: bps})
+		}
+	}
+	mt.prev = cur
+	mt.lastTick = now
+}
+
+// watchIdle marks the measurement idle when no byte moved for idle (> 0).
+func (mt *meter) watchIdle(now time.Time, cur []snap, idle time.Duration) {
+	var sum int64
+	for i := range cur {
+		sum += cur[i].bytes
+	}
+	if sum != mt.moved {
+		mt.lastMoved, mt.moved = now, sum
+	} else if idle > 0 && now.Sub(mt.lastMoved) >= idle {
+		mt.m.idle = true
+	}
+}
+
+// finish stops the streams and keeps each one's counters at the last tick,
+// less the warm-up.
+func (mt *meter) finish() measurement {
+	m := mt.m
 	m.measured = m.end.Sub(m.omitEnd)
-	m.final = make([]snap, len(streams))
-	for i, s := range streams {
-		f := prev[i]
+	m.final = make([]snap, len(mt.streams))
+	for i, s := range mt.streams {
+		f := mt.prev[i]
 		f.bytes -= s.omitBytes
 		f.pkts -= s.omitPkts
 		f.rx.lost -= s.omitRx.lost
@@ -193,14 +244,6 @@ func measure(streams []*stream, upstream []bool, start time.Time, omit, interval
 		f.ti.acked -= s.omitAcked
 		m.final[i] = f
 		s.stop()
-	}
-	wg.Wait()
-	var ru1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	if wall := m.end.Sub(start).Seconds(); wall > 0 {
-		user := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano()).Seconds()
-		sys := time.Duration(ru1.Stime.Nano() - ru0.Stime.Nano()).Seconds()
-		m.cpu = [3]float64{100 * (user + sys) / wall, 100 * user / wall, 100 * sys / wall}
 	}
 	return m
 }
