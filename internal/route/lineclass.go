@@ -203,6 +203,7 @@ func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
 	// The rules in order: the first that decides gives the class.
 	for _, rule := range []func() (string, bool){c.cn2, c.cu9929, c.cmin2, c.ordinaryBackbone, c.noLineClass, c.transit} {
 		if class, ok := rule(); ok {
+			c.hiddenAlternative(class)
 			return class, c.ev
 		}
 	}
@@ -226,6 +227,10 @@ type classification struct {
 	reachesChina bool
 	by           map[string][]evHop
 	order        []string
+	// runs are the trace's runs of silent TTLs; reached is set when the
+	// trace got to its destination.
+	runs    []silentRun
+	reached bool
 }
 
 // newClassification collects the evidence of t (evidence), cuts the long
@@ -235,6 +240,8 @@ func newClassification(t *Trace, db ASNDB) *classification {
 	hops := append([]Hop(nil), t.Hops...)
 	sort.SliceStable(hops, func(a, b int) bool { return hops[a].TTL < hops[b].TTL })
 	c.evidence(hops, db)
+	c.runs = silentRuns(hops, c.seq, db)
+	c.reached = reachedDestination(t, hops)
 	c.dest, c.destKnown = destinationCarrier(t, hops, db)
 	c.longHaul()
 	c.by = map[string][]evHop{}
@@ -278,6 +285,7 @@ func (c *classification) evidence(hops []Hop, db ASNDB) {
 		c.ev.Notes = append(c.ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops (TTL "+strings.Join(special, ", ")+")")
 	}
 	c.ev.Notes = append(c.ev.Notes, silentRunNotes(hops, lastResponding, c.seq)...)
+	c.ev.Notes = append(c.ev.Notes, repeatedRouterNotes(c.seq)...)
 }
 
 // longHaul cuts the long-haul segment out of c.seq: the destination's own
@@ -334,8 +342,8 @@ func (c *classification) longHaul() {
 	}
 }
 
-// n is the number of distinct TTLs of class k on the long haul.
-func (c *classification) n(k string) int { return distinctTTLs(c.by[k]) }
+// n is the number of routers of class k on the long haul (evidenceHops).
+func (c *classification) n(k string) int { return evidenceHops(c.by[k]) }
 
 // use lists the hops of classes ks as evidence and returns the count phrase
 // of exactly those hops, so rule text and list always agree.
@@ -353,7 +361,7 @@ func (c *classification) use(ks ...string) string {
 		parts = append(parts, fmt.Sprintf("%d %s", c.n(k), classLabel(k)))
 	}
 	sort.SliceStable(c.ev.Hops, func(a, b int) bool { return c.ev.Hops[a].TTL < c.ev.Hops[b].TTL })
-	return fmt.Sprintf("%d evidence hop(s) (%s)", distinctTTLs(hs), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d evidence hop(s) (%s)", evidenceHops(hs), strings.Join(parts, ", "))
 }
 
 // before tells whether the first hop of class a precedes the first of b.
@@ -547,14 +555,14 @@ func (c *classification) ordinaryBackbone() (string, bool) {
 			ks = append(ks, ClassCUG)
 			ev.Notes = append(ev.Notes, "entered via Unicom CUG (AS10099)")
 		}
-		cnt := distinctTTLs(hs)
+		cnt := evidenceHops(hs)
 		var bbHops []evHop
 		for _, e := range hs {
 			if e.c.Backbone {
 				bbHops = append(bbHops, e)
 			}
 		}
-		bb := distinctTTLs(bbHops)
+		bb := evidenceHops(bbHops)
 		ev.Rule = fmt.Sprintf("first China backbone on the long haul is %s (%s), %d of its hop(s) in its backbone ranges: %s",
 			hs[0].c.Name, classASN(class), bb, c.use(ks...))
 		switch {
@@ -626,7 +634,7 @@ func (c *classification) transit() (string, bool) {
 // notEnough is the last word: unknown, for want of evidence.
 func (c *classification) notEnough() string {
 	ev := c.ev
-	ev.Rule = fmt.Sprintf("not enough evidence (%d long-haul hop(s) of known carriers): ", len(c.long))
+	ev.Rule = fmt.Sprintf("not enough evidence (%d long-haul hop(s) of known carriers): ", evidenceHops(c.long))
 	if c.n(ClassTransit) > 0 {
 		ev.Rule += c.use(ClassTransit)
 	} else {
@@ -703,38 +711,98 @@ func classASN(class string) string {
 	return ""
 }
 
-func distinctTTLs(hs []evHop) int {
-	seen := map[int]bool{}
+// evidenceHops counts the routers among hs, not their TTLs: a TTL counts
+// once (ECMP responders of one TTL are one hop deep) and only when it brings
+// an address no earlier TTL of hs answered from, so a router that answers at
+// two TTLs (an MPLS tunnel end, a router that does not decrement the TTL) is
+// one hop of evidence (issue 21).
+func evidenceHops(hs []evHop) int {
+	byTTL := map[int][]string{}
+	var ttls []int
 	for _, h := range hs {
-		seen[h.ttl] = true
+		if _, ok := byTTL[h.ttl]; !ok {
+			ttls = append(ttls, h.ttl)
+		}
+		byTTL[h.ttl] = append(byTTL[h.ttl], h.addr)
 	}
-	return len(seen)
+	sort.Ints(ttls)
+	seen := map[string]bool{}
+	n := 0
+	for _, ttl := range ttls {
+		fresh := false
+		for _, a := range byTTL[ttl] {
+			if !seen[a] {
+				fresh = true
+			}
+		}
+		for _, a := range byTTL[ttl] {
+			seen[a] = true
+		}
+		if fresh {
+			n++
+		}
+	}
+	return n
+}
+
+// repeatedRouterNotes names the carrier addresses of seq that answer at
+// more than one TTL: each is one router, counted once.
+func repeatedRouterNotes(seq []evHop) []string {
+	ttls := map[string][]int{}
+	var order []string
+	for _, e := range seq {
+		if len(ttls[e.addr]) == 0 {
+			order = append(order, e.addr)
+		}
+		ttls[e.addr] = append(ttls[e.addr], e.ttl)
+	}
+	var notes []string
+	for _, a := range order {
+		ts := ttls[a]
+		if len(ts) < 2 {
+			continue
+		}
+		words := make([]string, len(ts))
+		for i, t := range ts {
+			words[i] = strconv.Itoa(t)
+		}
+		notes = append(notes, fmt.Sprintf("%s answers at TTL %s: one router, counted as one evidence hop", a, strings.Join(words, ", ")))
+	}
+	return notes
 }
 
 // destinationCarrier is the carrier of the traced target, when the trace
 // reached it (or its last entry is flagged "destination") and it maps.
 func destinationCarrier(t *Trace, hops []Hop, db ASNDB) (Carrier, bool) {
-	addr := t.Addr
-	reached := t.Reached
-	if len(hops) > 0 {
-		last := hops[len(hops)-1]
-		for _, f := range last.Flags {
-			if f == "destination" {
-				reached = true
-			}
-		}
-		if addr == "" && reached && len(last.Responders) > 0 {
-			addr = last.Responders[0].Addr
-		}
-	}
-	if !reached {
+	if !reachedDestination(t, hops) {
 		return Carrier{}, false
+	}
+	addr := t.Addr
+	if addr == "" && len(hops) > 0 && len(hops[len(hops)-1].Responders) > 0 {
+		addr = hops[len(hops)-1].Responders[0].Addr
 	}
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
 		return Carrier{}, false
 	}
 	return LookupCarrier(ip, db)
+}
+
+// reachedDestination tells whether the trace got to its target: it says so,
+// or its last entry is flagged "destination".
+func reachedDestination(t *Trace, hops []Hop) bool {
+	if t.Reached {
+		return true
+	}
+	if len(hops) == 0 {
+		return false
+	}
+	for _, f := range hops[len(hops)-1].Flags {
+		if f == "destination" {
+			return true
+		}
+	}
+	return false
 }
 
 // silentRunNotes describes runs of silent hops between responding hops

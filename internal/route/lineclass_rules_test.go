@@ -12,7 +12,10 @@ import (
 var evidenceCount = regexp.MustCompile(`(\d+) evidence hop\(s\)`)
 
 // checkRuleCountsListedHops fails when the rule's hop count differs from the
-// number of distinct TTLs in the evidence list.
+// number of routers in the evidence list, counted by hand: walking the TTLs
+// upwards, a TTL is a hop when one of its addresses was not listed at a lower
+// TTL (a router answering at two TTLs is one hop, ECMP responders of one TTL
+// are one hop).
 func checkRuleCountsListedHops(t *testing.T, ev *LineEvidence) {
 	t.Helper()
 	m := evidenceCount.FindStringSubmatch(ev.Rule)
@@ -20,12 +23,30 @@ func checkRuleCountsListedHops(t *testing.T, ev *LineEvidence) {
 		t.Fatalf("rule %q has no evidence count", ev.Rule)
 	}
 	n, _ := strconv.Atoi(m[1])
-	ttls := map[int]bool{}
+	maxTTL := 0
 	for _, h := range ev.Hops {
-		ttls[h.TTL] = true
+		maxTTL = max(maxTTL, h.TTL)
 	}
-	if n != len(ttls) {
-		t.Errorf("rule counts %d hops, evidence lists %d TTLs: %q %+v", n, len(ttls), ev.Rule, ev.Hops)
+	listed := map[string]bool{}
+	routers := 0
+	for ttl := 0; ttl <= maxTTL; ttl++ {
+		fresh := false
+		for _, h := range ev.Hops {
+			if h.TTL == ttl && !listed[h.Addr] {
+				fresh = true
+			}
+		}
+		for _, h := range ev.Hops {
+			if h.TTL == ttl {
+				listed[h.Addr] = true
+			}
+		}
+		if fresh {
+			routers++
+		}
+	}
+	if n != routers {
+		t.Errorf("rule counts %d hops, evidence lists %d routers: %q %+v", n, routers, ev.Rule, ev.Hops)
 	}
 }
 

@@ -116,8 +116,12 @@ type LineEvidence struct {
 	// Landing is the network the route is delivered by at its end (the
 	// destination's own network, or the carrier a CN2 route is handed to),
 	// when the trace shows it.
-	Landing string   `json:"landing,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	Landing string `json:"landing,omitempty"`
+	// NotRuledOut lists the classes a run of silent TTLs could be hiding:
+	// the run lies where their distinguishing hops would answer, and the
+	// confidence was lowered for it.
+	NotRuledOut []string `json:"not_ruled_out,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // EvidenceHop is one hop that counted as evidence.
