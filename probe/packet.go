@@ -87,7 +87,7 @@ func parisEcho(v6 bool, id, seq uint16, flow int, size int) []byte {
 	}
 	binary.BigEndian.PutUint16(b[4:], id)
 	binary.BigEndian.PutUint16(b[6:], seq)
-	want := uint16(0x1000 + flow*0x101)
+	want := icmpFlowSum(flow)
 	x := compensate(onesSum(0, b), want)
 	binary.BigEndian.PutUint16(b[8:], x)
 	if !v6 {

@@ -45,6 +45,14 @@ type TraceConfig struct {
 	// back is compared with it (see TraceReply.NATID). Other modes cannot
 	// set the IP ID or see the quoted header: their replies carry none.
 	NAT bool
+	// FlowDstPort makes udp flows differ in the destination port (flow f
+	// goes to Port+f from one source port, as scamper's tracelb -P
+	// udp-dport) instead of the source port; tcp and icmp ignore it.
+	FlowDstPort bool
+	// perFlowDest (Multipath's per-path cycles) stops each flow at the TTL
+	// where the target answered that flow, not at the lowest over all
+	// flows: paths of unequal length each keep their own last hops.
+	perFlowDest bool
 	// Clock is the time the algorithm runs on (cycle starts, timeouts,
 	// pacing, RTTs of drivers that take it); the real clock when nil.
 	Clock Clock
@@ -127,6 +135,26 @@ type TraceProbe struct {
 	Flow int    // Paris flow id: the fields routers hash are fixed per flow
 	Key  uint16 // identifies the probe in the reply (1..0xfffe)
 }
+
+// FlowIdent is the header fields one flow of a Driver is sent with: ID is
+// the value a report names the flow by (the udp destination port, the udp
+// or tcp source port, or the ICMP checksum), SrcPort and DstPort are its
+// ports (0 for icmp; SrcPort 0 before a recverr tcp flow's first probe).
+type FlowIdent struct {
+	ID      int
+	SrcPort int
+	DstPort int
+}
+
+// FlowNamer is a Driver that can tell a flow's header fields: every
+// socket driver is one; Multipath reports flow ids with it.
+type FlowNamer interface {
+	FlowIdent(flow int) FlowIdent
+}
+
+// icmpFlowSum is the checksum-complement an ICMP probe of flow f keeps
+// (parisEcho): 0x101 is odd, so flows below 65,536 never share one.
+func icmpFlowSum(flow int) uint16 { return uint16(0x1000 + flow*0x101) }
 
 // TraceReply is one reply a Driver received and decoded.
 type TraceReply struct {
@@ -331,7 +359,18 @@ type tracer struct {
 	results []ProbeResult
 	counts  TraceCounts
 	destTTL int
+	// destOf is each flow's destination TTL with cfg.perFlowDest.
+	destOf  map[int]int
 	onCycle func()
+}
+
+// flowDest is the TTL past which flow's probes only reach the target
+// again (0: not known yet).
+func (t *tracer) flowDest(flow int) int {
+	if t.cfg.perFlowDest {
+		return t.destOf[flow]
+	}
+	return t.destTTL
 }
 
 func (t *tracer) nextKey() uint16 {
@@ -414,13 +453,18 @@ func (t *tracer) handle(r TraceReply) {
 	p.res.MPLS = r.MPLS
 	p.res.NATID, p.res.HasNATID = r.NATID, r.HasNATID
 	t.finalize(p)
-	if r.Dest && (t.destTTL == 0 || p.res.TTL < t.destTTL) {
-		t.destTTL = p.res.TTL
+	if d := t.flowDest(p.res.Flow); r.Dest && (d == 0 || p.res.TTL < d) {
+		if t.destTTL == 0 || p.res.TTL < t.destTTL {
+			t.destTTL = p.res.TTL
+		}
+		if t.cfg.perFlowDest {
+			t.destOf[p.res.Flow] = p.res.TTL
+		}
 		// Probes past the destination only ever reach it again and are left
 		// out of the hops: stop waiting for them, so the trace can end one
 		// round trip after the destination's own probe left.
 		for _, q := range t.queue[t.expired:] {
-			if !q.final && q.res.TTL > t.destTTL {
+			if !q.final && q.res.TTL > p.res.TTL && (!t.cfg.perFlowDest || q.res.Flow == p.res.Flow) {
 				q.beyond = true
 				t.finalize(q)
 			}
@@ -468,19 +512,7 @@ func (t *tracer) receiveUntil(ctx context.Context, until time.Time) error {
 
 // deadline is ctx ending at w on the trace's clock.
 func (t *tracer) deadline(ctx context.Context, w time.Time) (context.Context, context.CancelFunc) {
-	if _, real := t.clk.(realClock); real {
-		return context.WithDeadline(ctx, w)
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	fire := t.clk.After(w.Sub(t.clk.Now()))
-	go func() {
-		select {
-		case <-fire:
-			cancel()
-		case <-rctx.Done():
-		}
-	}()
-	return rctx, cancel
+	return deadlineOn(ctx, t.clk, w)
 }
 
 // TraceWithDriver runs the traceroute algorithm over drv. Cycle c starts at
@@ -503,7 +535,7 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 		return nil, err
 	}
 	t := &tracer{drv: drv, cfg: cfg, clk: cfg.Clock, pending: make(map[uint16]*tprobe),
-		left: make([]int, cfg.Cycles), sentIn: make([]bool, cfg.Cycles)}
+		left: make([]int, cfg.Cycles), sentIn: make([]bool, cfg.Cycles), destOf: map[int]int{}}
 	start := t.clk.Now()
 	doc := func() *TraceRun {
 		return &TraceRun{Target: target, Addr: addr, Protocol: cfg.Proto, Port: cfg.Port, Flows: cfg.Flows,
@@ -528,11 +560,11 @@ func TraceWithDriver(ctx context.Context, drv Driver, target string, addr netip.
 				return doc(), err
 			}
 		}
-		hi := cfg.MaxTTL
-		if t.destTTL > 0 {
-			hi = min(hi, t.destTTL)
-		}
 		for f := 0; f < cfg.Flows; f++ {
+			hi := cfg.MaxTTL
+			if d := t.flowDest(f); d > 0 {
+				hi = min(hi, d)
+			}
 			for ttl := cfg.FirstTTL; ttl <= hi; ttl++ {
 				// Pacing only: no reply is read until the whole cycle is out.
 				// When cycles fall behind their start times, the bucket

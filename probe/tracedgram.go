@@ -238,6 +238,9 @@ func (d *dgramDriver) Receive(ctx context.Context) (TraceReply, error) {
 	}
 }
 
+// FlowIdent is flow's ICMP checksum (the kernel owns the echo id).
+func (d *dgramDriver) FlowIdent(flow int) FlowIdent { return FlowIdent{ID: int(icmpFlowSum(flow))} }
+
 // Mode is ModeDatagram.
 func (d *dgramDriver) Mode() TraceMode { return ModeDatagram }
 

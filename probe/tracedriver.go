@@ -23,6 +23,9 @@ type rawDriver struct {
 	dst, src  netip.Addr
 	id        uint16 // ICMP id, and the high half of TCP sequence numbers
 	sportBase int    // UDP/TCP source port of flow 0; flow f uses sportBase+f
+	// flowDst: udp flows differ in the destination port (Port+f) from
+	// one source port (sportBase), TraceConfig.FlowDstPort.
+	flowDst bool
 	// nat: udp over IPv4 with NAT IDs. Probes are written with their IPv4
 	// header (IP_HDRINCL) so that the IP ID carries the UDP checksum (the
 	// probe key); replies are matched by the quoted IP ID, which a
@@ -55,6 +58,7 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, 4096), stop: make(chan struct{})}
 	d.id = uint16(1 + randIntn(0xfffe))
 	d.sportBase = 20000 + randIntn(30000)
+	d.flowDst = cfg.Proto == UDP && cfg.FlowDstPort
 	src, err := sourceFor(dst)
 	if err != nil {
 		return nil, err
@@ -163,13 +167,14 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 	defer d.mu.Unlock()
 	s := d.icmp
 	var b []byte
-	sport := d.sportBase + p.Flow
+	fi := d.FlowIdent(p.Flow)
+	sport := fi.SrcPort
 	switch d.cfg.Proto {
 	case ICMP:
 		b = parisEcho(d.v6, d.id, p.Key, p.Flow, 32)
 	case UDP:
 		s = d.l4
-		b = udpProbe(d.src, d.dst, sport, d.cfg.Port, p.Key, 24)
+		b = udpProbe(d.src, d.dst, sport, fi.DstPort, p.Key, 24)
 		if d.nat {
 			// The TTL is in the header written here: no setsockopt.
 			b = append(ipv4Header(d.src, d.dst, protoUDP, p.TTL, p.Key, len(b)), b...)
@@ -186,6 +191,25 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 		d.ttl = p.TTL
 	}
 	return d.sendNow(s, b)
+}
+
+// FlowIdent is flow's ports (udp, tcp) or ICMP checksum.
+func (d *rawDriver) FlowIdent(flow int) FlowIdent {
+	switch {
+	case d.cfg.Proto == ICMP:
+		return FlowIdent{ID: int(icmpFlowSum(flow))}
+	case d.flowDst:
+		return FlowIdent{ID: d.cfg.Port + flow, SrcPort: d.sportBase, DstPort: d.cfg.Port + flow}
+	}
+	return FlowIdent{ID: d.sportBase + flow, SrcPort: d.sportBase + flow, DstPort: d.cfg.Port}
+}
+
+// ourUDP tells whether quoted udp ports are one of this run's flows.
+func (d *rawDriver) ourUDP(sp, dp int) bool {
+	if d.flowDst {
+		return sp == d.sportBase && dp >= d.cfg.Port && dp < d.cfg.Port+d.cfg.Flows
+	}
+	return dp == d.cfg.Port && sp >= d.sportBase && sp < d.sportBase+d.cfg.Flows
 }
 
 // sendNow sends b on s and words the errors.
@@ -277,7 +301,7 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 			return r, false, nil
 		}
 		sp, dp := int(binary.BigEndian.Uint16(l4)), int(binary.BigEndian.Uint16(l4[2:]))
-		if dp != d.cfg.Port || sp < d.sportBase || sp >= d.sportBase+d.cfg.Flows {
+		if !d.ourUDP(sp, dp) {
 			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted UDP ports %d→%d", sp, dp)}
 		}
 		r.Key = binary.BigEndian.Uint16(l4[6:])

@@ -43,13 +43,16 @@ type recverrDriver struct {
 	cfg      TraceConfig
 	v6       bool
 	dst, src netip.Addr
-	flows    []*recverrFlow
+	flows    []*recverrFlow // opened on first use (flow)
+	// flowDst: udp flows share flow 0's socket and differ in the
+	// destination port (Port+f), TraceConfig.FlowDstPort.
+	flowDst bool
 
 	in   chan TraceReply
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu     sync.Mutex
+	mu     sync.Mutex            // flows, live, closed
 	live   map[*os.File]struct{} // tcp attempts waiting, woken by Close
 	closed bool
 }
@@ -77,36 +80,75 @@ const udpPayloadLen = 24
 const tcpSYNRetry = time.Second - 10*time.Millisecond
 
 func openRecverrDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	if cfg.Proto != UDP && cfg.Proto != TCP {
+		return nil, fmt.Errorf("mode recverr traces with udp or tcp, not %s", cfg.Proto)
+	}
 	src, err := sourceFor(dst)
 	if err != nil {
 		return nil, err
 	}
 	d := &recverrDriver{cfg: cfg, v6: dst.Is6(), dst: dst, src: src, in: make(chan TraceReply, 4096),
-		stop: make(chan struct{}), live: make(map[*os.File]struct{})}
-	for f := 0; f < cfg.Flows; f++ {
-		fl := &recverrFlow{}
-		switch cfg.Proto {
-		case UDP:
-			if err := d.openUDP(fl); err != nil {
-				d.Close()
-				return nil, err
-			}
-		case TCP:
-			fl.free = make(chan struct{}, 1)
-			fl.free <- struct{}{}
-		default:
-			d.Close()
-			return nil, fmt.Errorf("mode recverr traces with udp or tcp, not %s", cfg.Proto)
-		}
-		d.flows = append(d.flows, fl)
-	}
-	for _, fl := range d.flows {
-		if fl.s != nil {
-			d.wg.Add(1)
-			go d.readUDP(fl)
-		}
+		stop: make(chan struct{}), live: make(map[*os.File]struct{}), flows: make([]*recverrFlow, cfg.Flows),
+		flowDst: cfg.Proto == UDP && cfg.FlowDstPort}
+	// Flow 0 now, so that a socket error is the open's; the others when
+	// first sent (a multipath run may name hundreds and use few).
+	if _, err := d.flow(0); err != nil {
+		d.Close()
+		return nil, err
 	}
 	return d, nil
+}
+
+// flow is flow f's port and socket, opened on first use. With flowDst
+// every flow is the one socket of flow 0 (its destination port differs).
+func (d *recverrDriver) flow(f int) (*recverrFlow, error) {
+	if f < 0 || f >= len(d.flows) {
+		return nil, fmt.Errorf("flow %d: the driver was opened for %d", f, len(d.flows))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.flowDst && f > 0 && d.flows[0] != nil {
+		d.flows[f] = d.flows[0]
+	}
+	if fl := d.flows[f]; fl != nil {
+		return fl, nil
+	}
+	if d.closed {
+		return nil, net.ErrClosed
+	}
+	fl := &recverrFlow{}
+	if d.cfg.Proto == UDP {
+		if err := d.openUDP(fl); err != nil {
+			return nil, err
+		}
+		d.wg.Add(1)
+		go d.readUDP(fl)
+	} else {
+		fl.free = make(chan struct{}, 1)
+		fl.free <- struct{}{}
+	}
+	d.flows[f] = fl
+	return fl, nil
+}
+
+// FlowIdent is flow's ports: the bound source port (0 for a tcp flow
+// not sent yet) and the destination port.
+func (d *recverrDriver) FlowIdent(flow int) FlowIdent {
+	fi := FlowIdent{DstPort: d.cfg.Port}
+	if d.flowDst {
+		fi.DstPort += flow
+		flow = 0
+	}
+	d.mu.Lock()
+	if flow >= 0 && flow < len(d.flows) && d.flows[flow] != nil {
+		fi.SrcPort = d.flows[flow].port
+	}
+	d.mu.Unlock()
+	fi.ID = fi.SrcPort
+	if d.flowDst {
+		fi.ID = fi.DstPort
+	}
+	return fi
 }
 
 // setRecverr turns on IP_RECVERR (IPV6_RECVERR).
@@ -174,9 +216,11 @@ func (d *recverrDriver) readUDP(fl *recverrFlow) {
 		var n, oobn int
 		var errq bool
 		var rerr error
+		var to unix.Sockaddr
 		err := fl.s.rc.Read(func(fd uintptr) bool {
 			// The error queue first: an error wakes the poller as EPOLLERR.
-			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_ERRQUEUE)
+			// Its address is where the datagram went (its port included).
+			n, oobn, _, to, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_ERRQUEUE)
 			if rerr == nil {
 				errq = true
 				return true
@@ -196,7 +240,7 @@ func (d *recverrDriver) readUDP(fl *recverrFlow) {
 		if !errq {
 			continue
 		}
-		r, ok := d.decodeUDP(fl, buf[:n], oob[:oobn])
+		r, ok := d.decodeUDP(fl, sockaddrPort(to, d.cfg.Port), buf[:n], oob[:oobn])
 		if !ok {
 			continue
 		}
@@ -236,17 +280,28 @@ func (d *recverrDriver) icmpErrorReply(oob []byte) (TraceReply, bool) {
 // payload the router quoted, and the probe key is the UDP checksum it gave.
 // A router that quoted less than the whole payload (RFC 792 asks for 8 bytes
 // of the datagram only; Linux quotes all of it) cannot be matched.
-func (d *recverrDriver) decodeUDP(fl *recverrFlow, data, oob []byte) (TraceReply, bool) {
+func (d *recverrDriver) decodeUDP(fl *recverrFlow, dport int, data, oob []byte) (TraceReply, bool) {
 	r, ok := d.icmpErrorReply(oob)
 	if !ok || len(data) != udpPayloadLen {
 		return r, false
 	}
 	hdr := make([]byte, 8, 8+udpPayloadLen)
 	hdr[0], hdr[1] = byte(fl.port>>8), byte(fl.port)
-	hdr[2], hdr[3] = byte(d.cfg.Port>>8), byte(d.cfg.Port)
+	hdr[2], hdr[3] = byte(dport>>8), byte(dport)
 	hdr[5] = 8 + udpPayloadLen
 	r.Key = checksum(pseudoSum(d.src, d.dst, protoUDP, 8+udpPayloadLen), append(hdr, data...))
 	return r, r.Key != 0 && r.Key != 0xffff
+}
+
+// sockaddrPort is sa's port, or def when sa has none.
+func sockaddrPort(sa unix.Sockaddr, def int) int {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return a.Port
+	case *unix.SockaddrInet6:
+		return a.Port
+	}
+	return def
 }
 
 // Mode is ModeRecverr.
@@ -254,10 +309,10 @@ func (d *recverrDriver) Mode() TraceMode { return ModeRecverr }
 
 // Send sends one probe (see recverrDriver for how TCP waits).
 func (d *recverrDriver) Send(p TraceProbe) (time.Time, error) {
-	if p.Flow < 0 || p.Flow >= len(d.flows) {
-		return time.Time{}, fmt.Errorf("flow %d: the driver was opened for %d", p.Flow, len(d.flows))
+	fl, err := d.flow(p.Flow)
+	if err != nil {
+		return time.Time{}, err
 	}
-	fl := d.flows[p.Flow]
 	if d.cfg.Proto == UDP {
 		return d.sendUDP(fl, p)
 	}
@@ -286,8 +341,12 @@ func (d *recverrDriver) sendUDP(fl *recverrFlow, p TraceProbe) (time.Time, error
 		}
 		fl.ttl = p.TTL
 	}
-	b := udpProbe(d.src, d.dst, fl.port, d.cfg.Port, p.Key, udpPayloadLen)[8:]
-	at, err := sendPastErrors(fl.s, b, d.dst, d.cfg.Port)
+	dport := d.cfg.Port
+	if d.flowDst {
+		dport += p.Flow
+	}
+	b := udpProbe(d.src, d.dst, fl.port, dport, p.Key, udpPayloadLen)[8:]
+	at, err := sendPastErrors(fl.s, b, d.dst, dport)
 	if err != nil {
 		return at, broadcastSendError("sending a trace probe", d.dst, err)
 	}
@@ -474,8 +533,8 @@ func (d *recverrDriver) Close() error {
 		_ = f.SetWriteDeadline(time.Now())
 	}
 	d.mu.Unlock()
-	for _, fl := range d.flows {
-		if fl.s != nil {
+	for i, fl := range d.flows {
+		if fl != nil && fl.s != nil && (i == 0 || fl != d.flows[0]) {
 			fl.s.Close()
 		}
 	}
