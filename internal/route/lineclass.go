@@ -196,18 +196,24 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 //
 // It works on one direction; CombineDirections joins forward and return.
 func Classify(t *Trace, db ASNDB) (string, *LineEvidence) {
+	class, c := classify(t, db)
+	return class, c.ev
+}
+
+// classify is Classify, also returning the classification it decided on.
+func classify(t *Trace, db ASNDB) (string, *classification) {
 	if t == nil || len(t.Hops) == 0 {
-		return LineUnknown, &LineEvidence{Hops: []EvidenceHop{}, Rule: "no hops", Confidence: ConfidenceLow}
+		return LineUnknown, &classification{ev: &LineEvidence{Hops: []EvidenceHop{}, Rule: "no hops", Confidence: ConfidenceLow}}
 	}
 	c := newClassification(t, db)
 	// The rules in order: the first that decides gives the class.
 	for _, rule := range []func() (string, bool){c.cn2, c.cu9929, c.cmin2, c.ordinaryBackbone, c.noLineClass, c.transit} {
 		if class, ok := rule(); ok {
 			c.hiddenAlternative(class)
-			return class, c.ev
+			return class, c
 		}
 	}
-	return c.notEnough(), c.ev
+	return c.notEnough(), c
 }
 
 // classification is one trace on its way through Classify's rules: the
