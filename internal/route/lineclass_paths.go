@@ -79,7 +79,7 @@ func ClassifyPaths(t *Trace, paths []PathHops, db ASNDB) PathClasses {
 	}
 	cs := make([]*classification, len(paths))
 	for i, p := range paths {
-		class, c := classify(pathTrace(t, p), db)
+		class, c := classify(pathHopsTrace(t, p), db)
 		if n, ok := db.(*Names); ok && n != nil && n.Off {
 			for j := range c.ev.Hops {
 				c.ev.Hops[j].ASSource = ""
@@ -113,7 +113,7 @@ func ClassifyPaths(t *Trace, paths []PathHops, db ASNDB) PathClasses {
 	}
 	if len(out.Differs) == 0 {
 		out.Every = out.Reference
-		out.Summary = fmt.Sprintf("%s on every path (%s)", out.Reference, plural(len(paths), "path"))
+		out.Summary = fmt.Sprintf("%s on every path (%s)", out.Reference, countOf(len(paths), "path"))
 		return out
 	}
 	var parts []string
@@ -124,10 +124,10 @@ func ClassifyPaths(t *Trace, paths []PathHops, db ASNDB) PathClasses {
 	return out
 }
 
-// pathTrace is the trace of one path: t's target and protocol with the
+// pathHopsTrace is the trace of one path: t's target and protocol with the
 // path's hops; it reached the target when its last hop answered from it or
 // is flagged "destination".
-func pathTrace(t *Trace, p PathHops) *Trace {
+func pathHopsTrace(t *Trace, p PathHops) *Trace {
 	pt := &Trace{Schema: TraceSchema, Hops: p.Hops}
 	if t != nil {
 		pt.Target, pt.Addr, pt.Protocol = t.Target, t.Addr, t.Protocol
@@ -299,7 +299,7 @@ func FlowsPhrase(flows []int) string {
 	return "flows " + strings.Join(ws, ", ")
 }
 
-func plural(n int, word string) string {
+func countOf(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
