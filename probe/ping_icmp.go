@@ -239,9 +239,8 @@ func (d *icmpDriver) sleepUntil(ctx context.Context, t time.Time) bool {
 }
 
 // waitRead waits until a reply is queued on s or until t (zero: no limit)
-// and handles the replies read; s must have been emptied just before. got
-// says whether any was; err is set when s was closed or failed, or ctx
-// ended.
+// and handles the replies read. got says whether any was; err is set when s
+// was closed or failed, or ctx ended.
 func (d *icmpDriver) waitRead(ctx context.Context, s *sock, b *mmsgBuf, t time.Time) (got bool, err error) {
 	if err := s.ep.SetReadDeadline(t); err != nil {
 		return false, err
@@ -251,15 +250,13 @@ func (d *icmpDriver) waitRead(ctx context.Context, s *sock, b *mmsgBuf, t time.T
 	}
 	var n int
 	var rerr error
-	// The caller emptied the socket just before: wait before the first read.
-	// A reply that came since has signalled the poller, which then returns at
-	// once.
-	first := true
+	// Read before waiting, although the caller has just emptied the socket:
+	// RawConn.Read clears the poller's readiness before its first call, so a
+	// reply that came between the caller's last read and this call would
+	// wake nobody, and the last reply of a sweep then waited unread until
+	// its probe was declared lost (seen under load on the second family's
+	// socket, which waits with no deadline).
 	err = s.eprc.Read(func(uintptr) bool {
-		if first {
-			first = false
-			return false
-		}
 		n, rerr = recvBatch(uintptr(s.fd), b)
 		return rerr != unix.EAGAIN && rerr != unix.EINTR
 	})
