@@ -32,11 +32,17 @@
 //   - Lab.ICMPRateLimit turns the kernel's ICMP rate limiting back on at one
 //     router, the classic cause of false "loss" at a hop in mtr.
 //
-// Config.Multipath adds a second router r2b parallel to r2 (links
-// 10.77.100.0/24 from r1 and 10.77.101.0/24 to r3); r1 splits traffic to
-// everything behind r3 over r2 and r2b with an equal-cost multipath route,
-// hashed on addresses and ports. Replies always return through r2, so only
-// hop 2 has two possible responders.
+// Config.Topology adds equal-cost paths beside the chain (see Topology):
+// Diamond2 (also Config.Multipath) a second router r2b parallel to r2
+// (links 10.77.100.0/24 from r1 and 10.77.101.0/24 to r3), Diamond3 a third
+// (r2c), Nested a branch r2b that splits again over r3b and r3c. A
+// splitting router spreads the flows over its equal-cost next hops with a
+// multipath route hashed on addresses and ports (Config.Hash chooses the
+// kernel's hash policy). Replies always return by the chain, so each router
+// answers from one address. Paths lists the paths; FlowPaths asks the
+// routers' kernels (`ip route get`) where given flows go, the oracle of a
+// multipath trace. Config.Wires puts a userspace wire with its own delay
+// and loss into a branch.
 //
 // Everything needs root. Up first removes what a crashed run with the same
 // prefix left behind; Down deletes the namespaces and stops, by PID, the
@@ -56,7 +62,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -85,8 +93,17 @@ type Config struct {
 	Loss, Dup, Reorder float64
 	// Seed seeds the TUN link's random draws (0 means 1).
 	Seed int64
-	// Multipath adds the parallel router r2b (needs Hops >= 3).
+	// Multipath adds the parallel router r2b (needs Hops >= 3); the same as
+	// Topology Diamond2.
 	Multipath bool
+	// Topology is the lab's shape: Chain (the default), Diamond2, Diamond3
+	// or Nested.
+	Topology Topology
+	// Hash is the routers' multipath hash policy (default HashFields).
+	Hash HashPolicy
+	// Wires are userspace links into the branches of an ECMP topology, each
+	// with its own delay and loss (Wire.Into names the branch's router).
+	Wires []Wire
 }
 
 // Lab is a running lab. Its methods are safe for concurrent use.
@@ -96,8 +113,7 @@ type Lab struct {
 	links []*link
 
 	mu      sync.Mutex
-	tun     *exec.Cmd
-	tunErr  *lockedBuffer
+	tuns    []*tunProc // one per TUN link
 	execs   []*exec.Cmd
 	downErr error
 	down    bool
@@ -169,11 +185,8 @@ func (c Config) check() error {
 	if c.TUNLink < 0 || c.TUNLink > c.Hops {
 		return fmt.Errorf("netlab %s: TUN link %d: want 0 (none) or 1..%d", c.Prefix, c.TUNLink, c.Hops)
 	}
-	if c.Multipath && c.Hops < 3 {
-		return fmt.Errorf("netlab %s: multipath needs at least 3 hops, have %d", c.Prefix, c.Hops)
-	}
-	if c.Multipath && (c.TUNLink == 1 || c.TUNLink == 2) {
-		return fmt.Errorf("netlab %s: TUN link %d: links 1 and 2 are the multipath split; use 0 or 3..%d", c.Prefix, c.TUNLink, c.Hops)
+	if err := c.checkECMP(); err != nil {
+		return err
 	}
 	for name, p := range map[string]float64{"loss": c.Loss, "dup": c.Dup, "reorder": c.Reorder} {
 		if p < 0 || p > 1 {
@@ -221,9 +234,10 @@ func (l *Lab) ClientAddr(v6 bool) string { return addr(v6, 0, 1) }
 // ServerAddr returns the server's address (10.77.N.2 or fd77:0:0:N::2).
 func (l *Lab) ServerAddr(v6 bool) string { return addr(v6, l.cfg.Hops, 2) }
 
-// RouterAddrs returns, per hop, the address a trace from the client sees:
-// element k-1 is router k's client-facing address, the last element is the
-// server. With Multipath, hop 2 is r2's address (see HopAddrs for both).
+// RouterAddrs returns, per hop, the address a trace from the client sees
+// along the chain: element k-1 is router k's client-facing address, the
+// last element is the server. In an ECMP topology these are the first
+// path's (see HopAddrs and Paths for the others).
 func (l *Lab) RouterAddrs(v6 bool) []string {
 	out := make([]string, 0, l.cfg.Hops+1)
 	for k := 1; k <= l.cfg.Hops; k++ {
@@ -232,16 +246,27 @@ func (l *Lab) RouterAddrs(v6 bool) []string {
 	return append(out, l.ServerAddr(v6))
 }
 
-// HopAddrs returns, per hop, every address that can answer at that hop:
-// one each, except hop 2 with Multipath (r2 and r2b, in that order).
+// HopAddrs returns, per hop, every address that can answer at that hop, in
+// the order of Paths (the chain's first): one each on a chain; with
+// Diamond2, hop 2 is r2 and r2b, in that order.
 func (l *Lab) HopAddrs(v6 bool) [][]string {
-	var out [][]string
-	for i, a := range l.RouterAddrs(v6) {
-		hop := []string{a}
-		if l.cfg.Multipath && i == 1 {
-			hop = append(hop, addr(v6, mpLinkIn, 2))
+	if l.cfg.topology() == Chain {
+		var out [][]string
+		for _, a := range l.RouterAddrs(v6) {
+			out = append(out, []string{a})
 		}
-		out = append(out, hop)
+		return out
+	}
+	var out [][]string
+	for _, p := range l.Paths(v6) {
+		for i, a := range p {
+			if i == len(out) {
+				out = append(out, nil)
+			}
+			if !slices.Contains(out[i], a) {
+				out[i] = append(out[i], a)
+			}
+		}
 	}
 	return out
 }
@@ -256,13 +281,14 @@ func (l *Lab) Exec(ns string, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// TUNStats returns what the TUN link program has written to stderr so far
-// (its packet counters appear there when it stops, that is after Down).
+// TUNStats returns what the TUN link programs have written to stderr so far
+// (their packet counters appear there when they stop, that is after Down).
 func (l *Lab) TUNStats() string {
-	if l.tunErr == nil {
-		return ""
+	var b strings.Builder
+	for _, t := range l.tuns {
+		b.WriteString(t.stderr.String())
 	}
-	return l.tunErr.String()
+	return b.String()
 }
 
 // Down stops the processes the lab started (by PID) and deletes its
@@ -281,9 +307,9 @@ func (l *Lab) Down() error {
 			_ = c.Process.Kill()
 		}
 	}
-	if l.tun != nil {
-		if err := stopProcess(l.tun, 3*time.Second); err != nil {
-			errs = append(errs, fmt.Errorf("stopping the TUN link: %w", err))
+	for _, t := range l.tuns {
+		if err := stopProcess(t.cmd, 3*time.Second); err != nil {
+			errs = append(errs, fmt.Errorf("stopping TUN link %d: %w", t.link.idx, err))
 		}
 	}
 	for i := len(l.nodes) - 1; i >= 0; i-- {

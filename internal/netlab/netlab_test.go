@@ -373,7 +373,7 @@ func TestMultipathSplitsFlowsAndKeepsEachOnOnePath(t *testing.T) {
 	// flows use both.
 	seen := map[string]bool{}
 	for sport := 40000; sport < 40008; sport++ {
-		out := run(t, l.Exec(l.Client(), "hping3", "--udp", "-s", fmt.Sprint(sport), "-k", "-p", "33434",
+		out := run(t, l.Exec(l.Client(), "hping3", "-n", "--udp", "-s", fmt.Sprint(sport), "-k", "-p", "33434",
 			"-t", "2", "-c", "6", "-i", "u10000", l.ServerAddr(false)), true)
 		addrs := map[string]bool{}
 		for _, m := range hpingFrom.FindAllStringSubmatch(out, -1) {
@@ -409,18 +409,18 @@ func TestUpRemovesLeftoversAndDownRemovesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldPID := crashed.tun.Process.Pid
+	oldPID := crashed.tuns[0].cmd.Process.Pid
 	l := UpForTest(t, cfg)
 	if alive(oldPID) {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", oldPID))
 		t.Errorf("the previous lab's TUN link (pid %d) still runs: %s", oldPID, b)
 	}
-	_ = crashed.tun.Wait() // reap it
+	_ = crashed.tuns[0].cmd.Wait() // reap it
 	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "3", "-i", "0.05", l.ServerAddr(false)), false)
 	if p, _ := PingOutput(out); p.Recv != 3 {
 		t.Errorf("the new lab does not forward: %s", out)
 	}
-	newPID := l.tun.Process.Pid
+	newPID := l.tuns[0].cmd.Process.Pid
 	if err := l.Down(); err != nil {
 		t.Fatal(err)
 	}
@@ -531,10 +531,12 @@ func TestTUNLinkReorderLetsPacketsOvertake(t *testing.T) {
 // p99 of 58.8 ms read against the 45..55 ms it draws.
 func realTimeWire(t *testing.T, l *Lab) {
 	t.Helper()
-	if l.tun == nil || l.tun.Process == nil {
+	if len(l.tuns) == 0 {
 		t.Fatal("the lab has no userspace wire running")
 	}
-	if out, err := exec.Command("chrt", "-a", "-f", "-p", "10", strconv.Itoa(l.tun.Process.Pid)).CombinedOutput(); err != nil {
-		t.Fatalf("chrt the wire: %v: %s", err, out)
+	for _, w := range l.tuns {
+		if out, err := exec.Command("chrt", "-a", "-f", "-p", "10", strconv.Itoa(w.cmd.Process.Pid)).CombinedOutput(); err != nil {
+			t.Fatalf("chrt the wire: %v: %s", err, out)
+		}
 	}
 }

@@ -18,18 +18,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Multipath links: r1–r2b and r2b–r3.
-const (
-	mpLinkIn  = 100
-	mpLinkOut = 101
-)
-
 // hashSeed fixes the ECMP hash so that a flow takes the same path in every run.
 const hashSeed = "20771"
 
 type node struct {
 	name   string
+	short  string // the name without the prefix: c, r1, r2b, s
 	router bool
+	depth  int   // hops from the client
+	up     *link // the link replies to the client leave by (nil: client)
 	handle netns.NsHandle
 	nl     *netlink.Handle
 	routes []route
@@ -40,6 +37,10 @@ type link struct {
 	left, right *node
 	ifL, ifR    string
 	tun         bool
+	wire        *Wire // the impairments of a TUN link
+	// deprecateR marks the right end's IPv6 address deprecated: the right
+	// node has another, preferred link toward the client (see configIf).
+	deprecateR bool
 }
 
 // route sends subnet (a link index, or -1 for the whole lab) through the
@@ -54,26 +55,26 @@ func (l *Lab) plan() {
 	n := l.cfg.Hops
 	p := l.cfg.Prefix
 	for k := 0; k <= n+1; k++ {
-		nd := &node{router: k >= 1 && k <= n, handle: -1}
+		nd := &node{router: k >= 1 && k <= n, handle: -1, depth: k}
 		switch {
 		case k == 0:
-			nd.name = p + "c"
+			nd.short = "c"
 		case k == n+1:
-			nd.name = p + "s"
+			nd.short = "s"
 		default:
-			nd.name = p + "r" + strconv.Itoa(k)
+			nd.short = "r" + strconv.Itoa(k)
 		}
+		nd.name = p + nd.short
 		l.nodes = append(l.nodes, nd)
 	}
 	for i := 0; i <= n; i++ {
 		lk := &link{idx: i, left: l.nodes[i], right: l.nodes[i+1]}
-		if i == l.cfg.TUNLink && i != 0 {
-			lk.tun = true
-			lk.ifL, lk.ifR = "t"+strconv.Itoa(i)+"a", "t"+strconv.Itoa(i)+"b"
-		} else {
-			lk.ifL, lk.ifR = "n"+strconv.Itoa(i)+"a", "n"+strconv.Itoa(i)+"b"
-		}
+		lk.ifL, lk.ifR = "n"+strconv.Itoa(i)+"a", "n"+strconv.Itoa(i)+"b"
+		l.nodes[i+1].up = lk
 		l.links = append(l.links, lk)
+	}
+	if c := l.cfg; c.TUNLink != 0 {
+		l.links[c.TUNLink].setWire(&Wire{Delay: c.Delay, Jitter: c.Jitter, Loss: c.Loss, Dup: c.Dup, Reorder: c.Reorder, Seed: c.Seed})
 	}
 	// Client and server: one route for the whole lab, no default route.
 	l.nodes[0].routes = []route{{-1, [][2]int{{0, 2}}}}
@@ -90,31 +91,8 @@ func (l *Lab) plan() {
 		}
 		l.nodes[k].routes = rs
 	}
-	if !l.cfg.Multipath {
-		return
-	}
-	r1, r2, r3 := l.nodes[1], l.nodes[2], l.nodes[3]
-	r2b := &node{name: p + "r2b", router: true, handle: -1}
-	l.nodes = append(l.nodes, r2b)
-	l.links = append(l.links,
-		&link{idx: mpLinkIn, left: r1, right: r2b, ifL: "m0a", ifR: "m0b"},
-		&link{idx: mpLinkOut, left: r2b, right: r3, ifL: "m1a", ifR: "m1b"})
-	// r1: everything behind r3 over both r2 and r2b.
-	for i := range r1.routes {
-		if r1.routes[i].subnet >= 3 {
-			r1.routes[i].gws = [][2]int{{1, 2}, {mpLinkIn, 2}}
-		}
-	}
-	r1.routes = append(r1.routes, route{mpLinkOut, [][2]int{{mpLinkIn, 2}}})
-	r2.routes = append(r2.routes, route{mpLinkIn, [][2]int{{1, 1}}}, route{mpLinkOut, [][2]int{{2, 2}}})
-	r2b.routes = []route{{0, [][2]int{{mpLinkIn, 1}}}, {1, [][2]int{{mpLinkIn, 1}}}}
-	for j := 2; j <= n; j++ {
-		r2b.routes = append(r2b.routes, route{j, [][2]int{{mpLinkOut, 2}}})
-	}
-	r3.routes = append(r3.routes, route{mpLinkIn, [][2]int{{mpLinkOut, 1}}})
-	for k := 4; k <= n; k++ {
-		l.nodes[k].routes = append(l.nodes[k].routes,
-			route{mpLinkIn, [][2]int{{k - 1, 1}}}, route{mpLinkOut, [][2]int{{k - 1, 1}}})
+	if l.cfg.topology() != Chain {
+		l.planECMP()
 	}
 }
 
@@ -124,9 +102,11 @@ func (l *Lab) build() error {
 			return err
 		}
 	}
-	if l.cfg.TUNLink != 0 {
-		if err := l.startTUN(); err != nil {
-			return err
+	for _, lk := range l.links {
+		if lk.tun {
+			if err := l.startTUN(lk); err != nil {
+				return err
+			}
 		}
 	}
 	for _, lk := range l.links {
@@ -148,7 +128,7 @@ func (l *Lab) build() error {
 			if end == 2 {
 				ifname = lk.ifR
 			}
-			if err := l.configIf(nd, ifname, lk.idx, end); err != nil {
+			if err := l.configIf(nd, ifname, lk, end); err != nil {
 				return err
 			}
 		}
@@ -203,7 +183,8 @@ func (l *Lab) waitOperUp() error {
 	return nil
 }
 
-func (l *Lab) configIf(nd *node, ifname string, idx, end int) error {
+func (l *Lab) configIf(nd *node, ifname string, lk *link, end int) error {
+	idx := lk.idx
 	lnk, err := nd.nl.LinkByName(ifname)
 	if err != nil {
 		return fmt.Errorf("%s: link %s: %w", nd.name, ifname, err)
@@ -215,10 +196,11 @@ func (l *Lab) configIf(nd *node, ifname string, idx, end int) error {
 	if l.cfg.IPv6 {
 		a6, _ := netlink.ParseAddr(addr(true, idx, end) + "/64")
 		a6.Flags = unix.IFA_F_NODAD
-		if idx == mpLinkOut && end == 2 {
-			// r3's ICMPv6 errors would otherwise take their source from the
-			// link a probe came in on, so hop 3 would show two addresses;
-			// source selection avoids deprecated addresses (RFC 6724 rule 3).
+		if lk.deprecateR && end == 2 {
+			// A merge router's ICMPv6 errors would otherwise take their
+			// source from the link a probe came in on, so its hop would show
+			// two addresses; source selection avoids deprecated addresses
+			// (RFC 6724 rule 3).
 			a6.PreferedLft, a6.ValidLft = 0, 0xffffffff // valid forever
 		}
 		if err := nd.nl.AddrAdd(lnk, a6); err != nil {
@@ -267,12 +249,12 @@ func (l *Lab) nodeSysctls(nd *node) [][2]string {
 		{"net/ipv4/icmp_msgs_burst", "1000000"},
 		{"net/ipv4/conf/all/rp_filter", "0"},
 		{"net/ipv4/conf/default/rp_filter", "0"},
-		{"net/ipv4/fib_multipath_hash_policy", "1"},
+		{"net/ipv4/fib_multipath_hash_policy", l.basePolicy()},
 		{"net/ipv6/icmp/ratelimit", "0"},
 		{"net/ipv6/conf/default/accept_dad", "0"},
 		{"net/ipv6/conf/all/accept_dad", "0"},
 		{"net/ipv6/conf/default/accept_ra", "0"},
-		{"net/ipv6/fib_multipath_hash_policy", "1"},
+		{"net/ipv6/fib_multipath_hash_policy", l.basePolicy()},
 	}
 	// An IPv4-only lab has no IPv6 at all, so that no router solicitation
 	// or MLD report crosses a link and the TUN link's counters are exact.
@@ -294,6 +276,15 @@ func (l *Lab) nodeSysctls(nd *node) [][2]string {
 	return kv
 }
 
+// basePolicy is the hash policy every kernel has: 0 for HashL3, else 1
+// (HashFields replaces it with 3 where the kernel has that).
+func (l *Lab) basePolicy() string {
+	if l.cfg.Hash == HashL3 {
+		return "0"
+	}
+	return "1"
+}
+
 // optionalSysctls may be missing on older kernels.
 //
 // The custom multipath hash (policy 3) over addresses, protocol and ports
@@ -310,6 +301,18 @@ var optionalSysctls = [][2]string{
 	{"net/ipv6/fib_multipath_hash_fields", multipathFields},
 	{"net/ipv4/fib_multipath_hash_policy", "3"},
 	{"net/ipv6/fib_multipath_hash_policy", "3"},
+}
+
+// hashSysctls are the optional sysctls of cfg.Hash: the seed always, the
+// custom policy and its fields for HashFields, policy 0 for HashL3 (HashL4
+// and HashL3 are nodeSysctls' policy 1 and 0).
+func (l *Lab) hashSysctls() [][2]string {
+	kv := optionalSysctls[:2]
+	switch l.cfg.Hash {
+	case HashFields:
+		kv = optionalSysctls
+	}
+	return kv
 }
 
 // multipathFields are the fields of the custom multipath hash: source and
@@ -344,7 +347,7 @@ func (l *Lab) makeNS(nd *node) error {
 			break
 		}
 	}
-	for _, kv := range optionalSysctls {
+	for _, kv := range l.hashSysctls() {
 		_ = os.WriteFile("/proc/sys/"+kv[0], []byte(kv[1]), 0o644)
 	}
 	if e := netns.Set(orig); e != nil {
@@ -441,7 +444,7 @@ func removeLeftovers(prefix string) error {
 		}
 		return err
 	}
-	re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + `(c|s|r[0-9]+b?)$`)
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + `(c|s|r[0-9]+[a-z]?)$`)
 	var errs []error
 	for _, e := range ents {
 		if re.MatchString(e.Name()) {

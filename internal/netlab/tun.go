@@ -86,33 +86,34 @@ func tunlinkBinary() (string, error) {
 	return buildPath, buildErr
 }
 
-// startTUN starts the TUN link program for link cfg.TUNLink and waits until
-// it has created both devices.
-func (l *Lab) startTUN() error {
+// tunProc is a running tunlink program and the link it serves.
+type tunProc struct {
+	link   *link
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+}
+
+// startTUN starts the TUN link program for lk and waits until it has
+// created both devices.
+func (l *Lab) startTUN(lk *link) error {
 	bin, err := tunlinkBinary()
 	if err != nil {
 		return err
 	}
-	var lk *link
-	for _, x := range l.links {
-		if x.tun {
-			lk = x
-		}
-	}
-	c := l.cfg
+	w := lk.wire
 	cmd := exec.Command(bin,
 		"-a-ns", "/run/netns/"+lk.left.name, "-a-dev", lk.ifL,
 		"-b-ns", "/run/netns/"+lk.right.name, "-b-dev", lk.ifR,
-		"-delay", c.Delay.String(), "-jitter", c.Jitter.String(),
-		"-loss", strconv.FormatFloat(c.Loss, 'g', -1, 64),
-		"-dup", strconv.FormatFloat(c.Dup, 'g', -1, 64),
-		"-reorder", strconv.FormatFloat(c.Reorder, 'g', -1, 64),
-		"-seed", strconv.FormatInt(c.Seed, 10),
-		"-tag", c.Prefix)
+		"-delay", w.Delay.String(), "-jitter", w.Jitter.String(),
+		"-loss", strconv.FormatFloat(w.Loss, 'g', -1, 64),
+		"-dup", strconv.FormatFloat(w.Dup, 'g', -1, 64),
+		"-reorder", strconv.FormatFloat(w.Reorder, 'g', -1, 64),
+		"-seed", strconv.FormatInt(w.Seed, 10),
+		"-tag", l.cfg.Prefix)
 	// If the test binary dies, so does the wire.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	l.tunErr = &lockedBuffer{}
-	cmd.Stderr = l.tunErr
+	t := &tunProc{link: lk, cmd: cmd, stderr: &lockedBuffer{}}
+	cmd.Stderr = t.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -120,11 +121,15 @@ func (l *Lab) startTUN() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", bin, err)
 	}
-	l.tun = cmd
-	if err := os.MkdirAll(filepath.Dir(pidFile(c.Prefix)), 0o755); err != nil {
+	l.tuns = append(l.tuns, t)
+	if err := os.MkdirAll(filepath.Dir(pidFile(l.cfg.Prefix)), 0o755); err != nil {
 		return fmt.Errorf("pid file: %w", err)
 	}
-	if err := os.WriteFile(pidFile(c.Prefix), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+	var pids strings.Builder
+	for _, t := range l.tuns {
+		fmt.Fprintf(&pids, "%d\n", t.cmd.Process.Pid)
+	}
+	if err := os.WriteFile(pidFile(l.cfg.Prefix), []byte(pids.String()), 0o644); err != nil {
 		return fmt.Errorf("pid file: %w", err)
 	}
 	ready := make(chan error, 1)
@@ -141,10 +146,10 @@ func (l *Lab) startTUN() error {
 	select {
 	case err := <-ready:
 		if err != nil {
-			return fmt.Errorf("TUN link %d: %w: %s", lk.idx, err, strings.TrimSpace(l.tunErr.String()))
+			return fmt.Errorf("TUN link %d: %w: %s", lk.idx, err, strings.TrimSpace(t.stderr.String()))
 		}
 	case <-time.After(10 * time.Second):
-		return fmt.Errorf("TUN link %d: not ready after 10 s: %s", lk.idx, strings.TrimSpace(l.tunErr.String()))
+		return fmt.Errorf("TUN link %d: not ready after 10 s: %s", lk.idx, strings.TrimSpace(t.stderr.String()))
 	}
 	return nil
 }
@@ -177,19 +182,40 @@ type TUNCounters struct {
 
 var tunCountersRE = regexp.MustCompile(`tunlink: a->b in (\d+) out (\d+) lost (\d+) dup (\d+) reordered (\d+) overflow (\d+); b->a (\d+)`)
 
-// TUNCounters asks the TUN link for its counters (SIGUSR1) and returns them.
+// TUNCounters asks the TUN link of Config.TUNLink for its counters
+// (SIGUSR1) and returns them.
 func (l *Lab) TUNCounters() (TUNCounters, error) {
-	var c TUNCounters
-	if l.tun == nil || l.tun.Process == nil {
-		return c, fmt.Errorf("netlab %s: no TUN link", l.cfg.Prefix)
+	for _, t := range l.tuns {
+		if t.link.idx == l.cfg.TUNLink && l.cfg.TUNLink != 0 {
+			return l.tunCounters(t)
+		}
 	}
-	before := len(tunCountersRE.FindAllString(l.tunErr.String(), -1))
-	if err := l.tun.Process.Signal(syscall.SIGUSR1); err != nil {
-		return c, fmt.Errorf("netlab %s: TUN link: %w", l.cfg.Prefix, err)
+	return TUNCounters{}, fmt.Errorf("netlab %s: no TUN link", l.cfg.Prefix)
+}
+
+// WireCounters returns the counters of the wire into router into (a
+// Config.Wires entry).
+func (l *Lab) WireCounters(into string) (TUNCounters, error) {
+	for _, t := range l.tuns {
+		if t.link.wire != nil && t.link.wire.Into == into && into != "" {
+			return l.tunCounters(t)
+		}
+	}
+	return TUNCounters{}, fmt.Errorf("netlab %s: no wire into %q", l.cfg.Prefix, into)
+}
+
+func (l *Lab) tunCounters(t *tunProc) (TUNCounters, error) {
+	var c TUNCounters
+	if t.cmd.Process == nil {
+		return c, fmt.Errorf("netlab %s: TUN link %d not running", l.cfg.Prefix, t.link.idx)
+	}
+	before := len(tunCountersRE.FindAllString(t.stderr.String(), -1))
+	if err := t.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		return c, fmt.Errorf("netlab %s: TUN link %d: %w", l.cfg.Prefix, t.link.idx, err)
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		all := tunCountersRE.FindAllStringSubmatch(l.tunErr.String(), -1)
+		all := tunCountersRE.FindAllStringSubmatch(t.stderr.String(), -1)
 		if len(all) > before {
 			m := all[len(all)-1]
 			v := make([]int, 7)
@@ -200,5 +226,5 @@ func (l *Lab) TUNCounters() (TUNCounters, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return c, fmt.Errorf("netlab %s: TUN link did not report its counters", l.cfg.Prefix)
+	return c, fmt.Errorf("netlab %s: TUN link %d did not report its counters", l.cfg.Prefix, t.link.idx)
 }
