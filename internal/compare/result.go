@@ -158,11 +158,19 @@ type RouteQuality struct {
 	// carrier): return class from a backtrace recording, forward class when
 	// the vantage is on that carrier, sla.line_classes_by_carrier checked.
 	Carriers []route.UserRoute `json:"carriers,omitempty"`
-	RTT      RTTSummary        `json:"rtt_ms"`
-	Loss     float64           `json:"loss"`
-	Jitter   JitterSummary     `json:"jitter_ms"`
-	Sent     int               `json:"sent"`
-	Recv     int               `json:"recv"`
+	// Paths is the line class of every path of a multipath trace (trace
+	// --multipath, a candidate with multipath: true), forward paths first;
+	// sla.line_classes holds only if it holds on each. PathsSummary says,
+	// per direction, whether one class holds on every path or which path
+	// differs and where it leaves (route.ClassifyPaths). Absent without
+	// multipath traces.
+	Paths        []PathLine    `json:"paths,omitempty"`
+	PathsSummary []string      `json:"paths_summary,omitempty"`
+	RTT          RTTSummary    `json:"rtt_ms"`
+	Loss         float64       `json:"loss"`
+	Jitter       JitterSummary `json:"jitter_ms"`
+	Sent         int           `json:"sent"`
+	Recv         int           `json:"recv"`
 	// Stretch is min RTT / physical floor; 0 when either is unknown.
 	Stretch float64 `json:"stretch"`
 	// PathMTU is the forward route's path MTU in bytes (trace --mtu, or a

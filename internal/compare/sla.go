@@ -75,6 +75,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		if q.Direction != "both" && q.Direction != "forward" && q.Direction != "return" {
 			c.Pass = c.Pass && cls != "unknown"
 		}
+		checkPathClasses(&c, s.LineClasses, q.Paths)
 		checks = append(checks, c)
 	}
 	if s.MaxStretch != nil {

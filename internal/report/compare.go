@@ -134,6 +134,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	if nets, ok := carriersTable(r, format); ok {
 		tables = append(tables, nets)
 	}
+	if ps, ok := comparePathsTable(r, c); ok {
+		tables = append(tables, ps)
+	}
 	if tp, ok := compareThroughputTable(r, format); ok {
 		tables = append(tables, tp)
 	}

@@ -252,17 +252,22 @@ func partingTTL(a, b []Hop) int {
 	return 0
 }
 
-// words is the departure as a summary phrase.
-func (d PathDeparture) words(total int, refClass string, refPaths []string) string {
-	s := fmt.Sprintf("path %d of %d (%s)", d.Path, total, FlowsPhrase(d.Flows))
+// Where says where the path leaves the reference path: "enters the
+// ChinaNet backbone at TTL 7 (202.97.50.1)", "leaves path 1 at TTL 7", or
+// "answers from the same addresses as path 1".
+func (d PathDeparture) Where() string {
 	switch {
 	case d.Enters != "":
-		s += fmt.Sprintf(" enters %s at TTL %d (%s)", articled(d.Enters), d.TTL, d.Addr)
+		return fmt.Sprintf("enters %s at TTL %d (%s)", articled(d.Enters), d.TTL, d.Addr)
 	case d.TTL > 0:
-		s += fmt.Sprintf(" leaves path %d at TTL %d", d.Reference, d.TTL)
-	default:
-		s += fmt.Sprintf(" answers from the same addresses as path %d", d.Reference)
+		return fmt.Sprintf("leaves path %d at TTL %d", d.Reference, d.TTL)
 	}
+	return fmt.Sprintf("answers from the same addresses as path %d", d.Reference)
+}
+
+// words is the departure as a summary phrase.
+func (d PathDeparture) words(total int, refClass string, refPaths []string) string {
+	s := fmt.Sprintf("path %d of %d (%s) %s", d.Path, total, FlowsPhrase(d.Flows), d.Where())
 	which := "path"
 	if len(refPaths) > 1 {
 		which = "paths"
