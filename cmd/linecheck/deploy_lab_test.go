@@ -94,6 +94,12 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 	startInNS(t, lab, lab.Server(), "prometheus", nil, promBin, "--config.file="+cfgPath,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), fmt.Sprintf("--web.listen-address=0.0.0.0:%d", vlabProm), "--log.level=warn")
 
+	// The bundled price sheets and traffic log (no addresses in either),
+	// so that the cost and 95th panels have figures to show.
+	samples, err := filepath.Abs(filepath.Join("..", "..", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, v := range vantages {
 		port := vlabBWFirst + i
 		startInNS(t, lab, lab.Server(), fmt.Sprintf("bw server %d", port), []string{"bw", "--listen", fmt.Sprintf("0.0.0.0:%d", port)}, os.Args[0])
@@ -101,8 +107,12 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 		os.WriteFile(cands, []byte(fmt.Sprintf("candidates:\n"+
 			"  - name: dc\n    targets: [{addr: %s}, {addr: %s, protocol: tcp, port: %d}]\n"+
 			"    bandwidth_test: {addr: %s, port: %d}\n"+
+			"    offer: hk-cn2\n"+
+			"offers: %s\n"+
+			"traffic: {log: %s}\n"+
 			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n",
-			server, server, vlabProm, server, port)), 0o644)
+			server, server, vlabProm, server, port,
+			filepath.Join(samples, "offers.yaml"), filepath.Join(samples, "traffic", "2026-10.csv"))), 0o644)
 		startInNS(t, lab, v.ns, "serve "+names[i], []string{"serve", "--config", cands, "--listen", v.listen,
 			"--count", "5", "--interval", "100ms", "--timeout", "2s", "--trace-every", "1", "--max-ttl", "4",
 			"--bw-every", "3s", "--bw-time", "1s"}, os.Args[0])

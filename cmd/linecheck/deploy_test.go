@@ -393,25 +393,10 @@ func TestDashboardQueriesOnTwoVantages(t *testing.T) {
 		}
 	}
 
-	panels, annotations := dashboardQueries(d)
-	for where, expr := range panels {
-		for _, v := range []string{"a", "b"} {
-			q := queryOf(expr, map[string]string{"vantage": v, "candidate": ".*", "target": ".*"})
-			if got := promVector(t, base, q); len(got) == 0 {
-				t.Errorf("%s with vantage %s: no data\n%s", where, v, q)
-			}
-		}
-		q := queryOf(expr, all)
-		if strings.Contains(expr, "vantage") && !strings.Contains(expr, "sum by (le)") {
-			seen := map[string]bool{}
-			for _, m := range promVector(t, base, q) {
-				seen[m["vantage"]] = true
-			}
-			if !seen["a"] || !seen["b"] {
-				t.Errorf("%s with every vantage: series of %v, want a and b\n%s", where, seen, q)
-			}
-		}
+	for _, g := range vantageGaps(d, func(q string) []map[string]string { return promVector(t, base, q) }, []string{"a", "b"}, nil) {
+		t.Error(g)
 	}
+	_, annotations := dashboardQueries(d)
 	for where, expr := range annotations {
 		promVector(t, base, queryOf(expr, all)) // runs; a change need not have happened
 		_ = where
