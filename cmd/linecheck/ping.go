@@ -144,36 +144,93 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	args, err = pingArgs(c, args, o.file)
+	args, cfg, err := pingConfig(c, args, o, format)
 	if err != nil {
 		return err
 	}
-	if err := checkPingFlags(c, o, format); err != nil {
-		return badInput(err)
-	}
-	network, err := prNetwork(o.v4, o.v6)
-	if err != nil {
-		return badInput(err)
-	}
-	cfg := probe.PingConfig{
-		Count: o.count, Interval: o.interval, Timeout: o.timeout, Size: o.size, Rate: o.rate,
-		TCPPort: o.tcp, Network: network, Socket: o.socket,
-		AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast,
-	}
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
-	rs, err := pingResolve(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast}, lookupFrom(ctx))
+	rs, iv, err := pingTargets(ctx, c.ErrOrStderr(), args, o, cfg, interrupted)
 	if err != nil {
+		return err
+	}
+	rec, out, err := openPingRecorder(o, c.OutOrStdout(), c.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer rec.abort()
+	results, sentPerTarget, err := sweepPing(ctx, c, o, rs.targets, cfg, iv, rec)
+	partial := interrupted() && !o.loop
+	if err != nil && !(interrupted() && results != nil) {
+		if errors.Is(err, probe.ErrPrivilege) {
+			return badInput(err)
+		}
 		if interrupted() {
 			return errInterrupted
 		}
-		return badInput(err)
+		return err
+	}
+	if err := rec.finish(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Blocked != nil {
+			fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s: %v\n", r.Target, r.Blocked)
+		}
+	}
+	doc := report.NewPingDoc(report.PingSweep{Results: results, Unresolved: rs.unresolved, Spans: rs.prefixes,
+		Protocol: pingProto(o), Port: o.tcp, Count: sentPerTarget, Interval: iv, Timeout: o.timeout})
+	doc.Partial = partial
+	view := report.PingReport{Doc: doc, Filter: pingFilter(o.alive, o.unreach), Quiet: o.quiet}
+	topt := tableOptions(out, o.wide)
+	topt.Table = o.table
+	if err := report.Render(out, view, format, topt); err != nil {
+		return err
+	}
+	if partial {
+		return errInterrupted
+	}
+	return pingExit(doc)
+}
+
+// pingConfig is the targets' arguments (with -f FILE's) and the probe
+// configuration the flags ask for, checked before anything is resolved or
+// sent.
+func pingConfig(c *cobra.Command, args []string, o *pingOptions, format report.Format) ([]string, probe.PingConfig, error) {
+	args, err := pingArgs(c, args, o.file)
+	if err != nil {
+		return nil, probe.PingConfig{}, err
+	}
+	if err := checkPingFlags(c, o, format); err != nil {
+		return nil, probe.PingConfig{}, badInput(err)
+	}
+	network, err := prNetwork(o.v4, o.v6)
+	if err != nil {
+		return nil, probe.PingConfig{}, badInput(err)
+	}
+	return args, probe.PingConfig{
+		Count: o.count, Interval: o.interval, Timeout: o.timeout, Size: o.size, Rate: o.rate,
+		TCPPort: o.tcp, Network: network, Socket: o.socket,
+		AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast,
+	}, nil
+}
+
+// pingTargets resolves args, says on stderr which names are not probed,
+// and returns the interval each target gets under --rate (stretched, and
+// said, when the rate cannot keep --interval).
+func pingTargets(ctx context.Context, stderr io.Writer, args []string, o *pingOptions, cfg probe.PingConfig,
+	interrupted func() bool) (pingResolved, time.Duration, error) {
+	rs, err := pingResolve(ctx, args, probe.ExpandOptions{Network: cfg.Network, AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast}, lookupFrom(ctx))
+	if err != nil {
+		if interrupted() {
+			return rs, 0, errInterrupted
+		}
+		return rs, 0, badInput(err)
 	}
 	targets := rs.targets
 	if err := checkPingTotal(o.count, len(targets), o.loop); err != nil {
-		return badInput(err)
+		return rs, 0, badInput(err)
 	}
-	stderr := c.ErrOrStderr()
 	for _, u := range rs.unresolved {
 		fmt.Fprintf(stderr, "linecheck: %s: not probed: %s\n", u.Target, u.Error)
 	}
@@ -186,103 +243,107 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 				len(targets), o.interval, float64(len(targets))/o.interval.Seconds(), o.rate, iv.Round(time.Millisecond))
 		}
 	}
+	return rs, iv, nil
+}
 
-	out := c.OutOrStdout()
-	var streamW io.Writer
-	var streamFile *atomicfile.File
+// pingProto is the protocol's name in the ping document.
+func pingProto(o *pingOptions) string {
+	if o.tcp != 0 {
+		return "tcp"
+	}
+	return "icmp"
+}
+
+// pingRecorder takes each probe's record: it counts them for the progress
+// line and writes them to the --stream or --stream-file stream.
+type pingRecorder struct {
+	w             io.Writer // nil without a stream
+	file          *atomicfile.File
+	err           error
+	done, replies atomic.Int64
+}
+
+// openPingRecorder opens the record stream the flags ask for, and returns
+// where the summary goes: stdout, or stderr when the records take stdout.
+func openPingRecorder(o *pingOptions, stdout, stderr io.Writer) (*pingRecorder, io.Writer, error) {
+	rec := &pingRecorder{}
 	switch {
 	case o.stream:
-		streamW = out
-		out = stderr
+		rec.w = stdout
+		return rec, stderr, nil
 	case o.streamFile != "":
 		// The records go to a temporary file next to FILE, renamed over it
 		// when the run ends, so a failed run (ENOSPC, a bad target) never
 		// leaves a cut-short file or destroys the previous run's.
 		f, err := atomicfile.Create(o.streamFile, 0o644)
 		if err != nil {
-			return badInput(fmt.Errorf("--stream-file: %w", err))
+			return nil, nil, badInput(fmt.Errorf("--stream-file: %w", err))
 		}
-		defer f.Abort()
-		streamFile = f
-		streamW = flushWriter{f}
+		rec.file, rec.w = f, flushWriter{f}
 	}
-	var streamErr error
-	var done, replies atomic.Int64
-	onRecord := func(r probe.Record) {
-		if r.Status != probe.StatusDup {
-			done.Add(1)
+	return rec, stdout, nil
+}
+
+func (r *pingRecorder) record(p probe.Record) {
+	if p.Status != probe.StatusDup {
+		r.done.Add(1)
+	}
+	if p.Status == probe.StatusOK {
+		r.replies.Add(1)
+	}
+	if r.w != nil && r.err == nil {
+		r.err = probe.WriteRecord(r.w, p)
+	}
+}
+
+// finish reports a failed write and puts the --stream-file in place.
+func (r *pingRecorder) finish() error {
+	if r.err != nil {
+		return fmt.Errorf("writing the probe stream: %w", r.err)
+	}
+	if r.file != nil {
+		if err := r.file.Commit(); err != nil {
+			return fmt.Errorf("--stream-file: %w", err)
 		}
-		if r.Status == probe.StatusOK {
-			replies.Add(1)
-		}
-		if streamW != nil && streamErr == nil {
-			streamErr = probe.WriteRecord(streamW, r)
-		}
+	}
+	return nil
+}
+
+// abort removes an uncommitted --stream-file's temporary file.
+func (r *pingRecorder) abort() {
+	if r.file != nil {
+		r.file.Abort()
+	}
+}
+
+// sweepPing probes the targets, with a progress line on stderr, once
+// (--count) or in rounds until Ctrl-C (-l); it returns the results and the
+// probes sent per target.
+func sweepPing(ctx context.Context, c *cobra.Command, o *pingOptions, targets []probe.Target, cfg probe.PingConfig, iv time.Duration,
+	rec *pingRecorder) ([]probe.PingResult, int, error) {
+	if len(targets) == 0 {
+		return nil, o.count, nil
 	}
 	total := int64(len(targets) * o.count)
 	stopProgress := func() {}
 	if !o.quiet && !o.loop {
-		stopProgress = prProgress(stderr, func() string {
-			return fmt.Sprintf("ping: %d/%d probes done, %d replies", done.Load(), total, replies.Load())
+		stopProgress = prProgress(c.ErrOrStderr(), func() string {
+			return fmt.Sprintf("ping: %d/%d probes done, %d replies", rec.done.Load(), total, rec.replies.Load())
 		})
 	}
-	proto := "icmp"
-	if o.tcp != 0 {
-		proto = "tcp"
+	defer stopProgress()
+	// The sweep is one I/O loop (and a reader for a second family), all I/O: with a
+	// second P the Go scheduler spins between wake-ups, which cost 40 % more
+	// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
+	// P linecheck uses about what fping does. Restored afterwards for the
+	// callers that run the command in-process (tests).
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	if o.loop {
+		return pingLoop(ctx, c, targets, cfg, iv, o.interim, rec.record, pingProto(o))
 	}
-	var results []probe.PingResult
-	sentPerTarget := o.count
-	if len(targets) > 0 {
-		// The sweep is one I/O loop (and a reader for a second family), all I/O: with a
-		// second P the Go scheduler spins between wake-ups, which cost 40 % more
-		// CPU than fping on the 1,000-target benchmark (docs/probe.md); with one
-		// P linecheck uses about what fping does. Restored afterwards for the
-		// callers that run the command in-process (tests).
-		prev := runtime.GOMAXPROCS(1)
-		if o.loop {
-			results, sentPerTarget, err = pingLoop(ctx, c, targets, cfg, iv, o.interim, onRecord, proto)
-		} else {
-			results, err = probe.PingTargets(ctx, targets, cfg, onRecord)
-		}
-		runtime.GOMAXPROCS(prev)
-	}
-	stopProgress()
-	partial := interrupted() && !o.loop
-	if err != nil && !(interrupted() && results != nil) {
-		if errors.Is(err, probe.ErrPrivilege) {
-			return badInput(err)
-		}
-		if interrupted() {
-			return errInterrupted
-		}
-		return err
-	}
-	if streamErr != nil {
-		return fmt.Errorf("writing the probe stream: %w", streamErr)
-	}
-	if streamFile != nil {
-		if err := streamFile.Commit(); err != nil {
-			return fmt.Errorf("--stream-file: %w", err)
-		}
-	}
-	for _, r := range results {
-		if r.Blocked != nil {
-			fmt.Fprintf(stderr, "linecheck: %s: %v\n", r.Target, r.Blocked)
-		}
-	}
-	doc := report.NewPingDoc(report.PingSweep{Results: results, Unresolved: rs.unresolved, Spans: rs.prefixes,
-		Protocol: proto, Port: o.tcp, Count: sentPerTarget, Interval: iv, Timeout: o.timeout})
-	doc.Partial = partial
-	view := report.PingReport{Doc: doc, Filter: pingFilter(o.alive, o.unreach), Quiet: o.quiet}
-	topt := tableOptions(out, o.wide)
-	topt.Table = o.table
-	if err := report.Render(out, view, format, topt); err != nil {
-		return err
-	}
-	if partial {
-		return errInterrupted
-	}
-	return pingExit(doc)
+	results, err := probe.PingTargets(ctx, targets, cfg, rec.record)
+	return results, o.count, err
 }
 
 // checkPingFlags refuses values and combinations of ping's flags that
