@@ -66,6 +66,21 @@ func BuildHops(results []probe.ProbeResult) (hops []Hop, reached bool) {
 	}
 	rs := append([]probe.ProbeResult(nil), results...)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Order < rs[j].Order })
+	lo, last, reached := hopRange(rs)
+	t := tallyTTLs(rs, last)
+	for ttl := lo; ttl <= last; ttl++ {
+		hops = append(hops, t.hop(ttl))
+	}
+	if reached {
+		hops[len(hops)-1].Flags = append(hops[len(hops)-1].Flags, FlagDestination)
+	}
+	FlagHops(hops)
+	return hops, reached
+}
+
+// hopRange is the TTLs BuildHops lists, lo to last, by the rules of its
+// doc, and whether the target answered in time.
+func hopRange(rs []probe.ProbeResult) (lo, last int, reached bool) {
 	lo, hi, destTTL, lastAns, lateDest := math.MaxInt, 0, 0, 0, 0
 	for _, r := range rs {
 		lo = min(lo, r.TTL)
@@ -80,45 +95,52 @@ func BuildHops(results []probe.ProbeResult) (hops []Hop, reached bool) {
 			lateDest = r.TTL
 		}
 	}
-	last := destTTL
 	switch {
 	case destTTL > 0:
-		reached = true
+		return lo, destTTL, true
 	case lateDest > 0:
-		last = lateDest
+		return lo, lateDest, false
 	case lastAns > 0:
-		last = min(hi, lastAns+MaxUnknown)
-	default:
-		last = min(hi, lo-1+MaxUnknown)
+		return lo, min(hi, lastAns+MaxUnknown), false
 	}
-	type acc struct {
-		r     *Responder
-		flows map[int]bool
-	}
-	byTTL := make(map[int]map[string]*acc)
-	sent := make(map[int]int)
-	late := make(map[int]int)
-	dups := make(map[int]int)
+	return lo, min(hi, lo-1+MaxUnknown), false
+}
+
+// ttlTally is the probes of each TTL counted: sent, answered late, the
+// duplicate replies, and per responder its replies and flows.
+type ttlTally struct {
+	byTTL            map[int]map[string]*responderTally
+	sent, late, dups map[int]int
+}
+
+type responderTally struct {
+	r     *Responder
+	flows map[int]bool
+}
+
+// tallyTTLs counts the results up to TTL last.
+func tallyTTLs(rs []probe.ProbeResult, last int) ttlTally {
+	t := ttlTally{byTTL: map[int]map[string]*responderTally{}, sent: map[int]int{}, late: map[int]int{}, dups: map[int]int{}}
 	for _, r := range rs {
 		if r.TTL > last {
 			continue
 		}
-		sent[r.TTL]++
-		dups[r.TTL] += r.Dups
+		t.sent[r.TTL]++
+		t.dups[r.TTL] += r.Dups
 		if r.Late && r.Addr == "" {
-			late[r.TTL]++
+			t.late[r.TTL]++
 		}
 		if r.Addr == "" {
 			continue
 		}
-		m := byTTL[r.TTL]
+		m := t.byTTL[r.TTL]
 		if m == nil {
-			m = make(map[string]*acc)
-			byTTL[r.TTL] = m
+			m = make(map[string]*responderTally)
+			t.byTTL[r.TTL] = m
 		}
 		a := m[r.Addr]
 		if a == nil {
-			a = &acc{r: &Responder{Addr: r.Addr}, flows: map[int]bool{}}
+			a = &responderTally{r: &Responder{Addr: r.Addr}, flows: map[int]bool{}}
 			m[r.Addr] = a
 		}
 		a.r.Recv++
@@ -128,38 +150,37 @@ func BuildHops(results []probe.ProbeResult) (hops []Hop, reached bool) {
 			a.r.MPLS = r.MPLS
 		}
 	}
-	for ttl := lo; ttl <= last; ttl++ {
-		h := Hop{TTL: ttl, Sent: sent[ttl], Late: late[ttl], Duplicates: dups[ttl], Flags: []string{}, Responders: []Responder{}}
-		recv := 0
-		for _, a := range byTTL[ttl] {
-			r := *a.r
-			r.RTT, r.Jitter = stats.Summarize(r.Samples)
-			for f := range a.flows {
-				r.Flows = append(r.Flows, f)
-			}
-			sort.Ints(r.Flows)
-			recv += r.Recv
-			h.Responders = append(h.Responders, r)
+	return t
+}
+
+// hop is the entry of one TTL: its responders with their statistics, most
+// replies first, and its loss (1 when nothing was sent).
+func (t ttlTally) hop(ttl int) Hop {
+	h := Hop{TTL: ttl, Sent: t.sent[ttl], Late: t.late[ttl], Duplicates: t.dups[ttl], Flags: []string{}, Responders: []Responder{}}
+	recv := 0
+	for _, a := range t.byTTL[ttl] {
+		r := *a.r
+		r.RTT, r.Jitter = stats.Summarize(r.Samples)
+		for f := range a.flows {
+			r.Flows = append(r.Flows, f)
 		}
-		sort.Slice(h.Responders, func(i, j int) bool {
-			a, b := h.Responders[i], h.Responders[j]
-			if a.Recv != b.Recv {
-				return a.Recv > b.Recv
-			}
-			return a.Addr < b.Addr
-		})
-		if h.Sent > 0 {
-			h.Loss = 1 - float64(recv)/float64(h.Sent)
-		} else {
-			h.Loss = 1
+		sort.Ints(r.Flows)
+		recv += r.Recv
+		h.Responders = append(h.Responders, r)
+	}
+	sort.Slice(h.Responders, func(i, j int) bool {
+		a, b := h.Responders[i], h.Responders[j]
+		if a.Recv != b.Recv {
+			return a.Recv > b.Recv
 		}
-		hops = append(hops, h)
+		return a.Addr < b.Addr
+	})
+	if h.Sent > 0 {
+		h.Loss = 1 - float64(recv)/float64(h.Sent)
+	} else {
+		h.Loss = 1
 	}
-	if reached {
-		hops[len(hops)-1].Flags = append(hops[len(hops)-1].Flags, FlagDestination)
-	}
-	FlagHops(hops)
-	return hops, reached
+	return h
 }
 
 // RateLimitMargin is the smallest loss difference, in points of the fraction,
