@@ -210,3 +210,74 @@ func TrafficTables(d TrafficDoc, format Format) []Table {
 	}
 	return out
 }
+
+// TrafficQuery says which traffic report NewTrafficDoc builds.
+type TrafficQuery struct {
+	Kind string // monthly, daily or hourly
+	Loc  *time.Location
+	// History asks for the monthly rows of Months, or, with Months nil, of
+	// every calendar month from the series' first slot to their last.
+	History bool
+	Months  []billing.Period
+	// Without History: the days, or the hours (Hourly), of Period, or,
+	// with HavePeriod false, of the last calendar month with data.
+	Period     billing.Period
+	HavePeriod bool
+	Hourly     bool
+	Now        time.Time // the month holding Now, if not over, is projected to its end
+}
+
+// NewTrafficDoc is the traffic report of series (bill --daily, --hourly,
+// --period all|A..B): one table of rows per series. The error is
+// billing.ErrNoData (or LastMonthWithData's) when the series hold no slot.
+func NewTrafficDoc(series []*billing.Series, q TrafficQuery) (TrafficDoc, error) {
+	months, period := q.Months, q.Period
+	var err error
+	switch {
+	case q.History && months == nil:
+		if months, err = monthsSpanned(series, q.Loc); err != nil {
+			return TrafficDoc{}, err
+		}
+	case !q.History && !q.HavePeriod:
+		if period, err = billing.LastMonthWithData(series, q.Loc); err != nil {
+			return TrafficDoc{}, err
+		}
+	}
+	doc := TrafficDoc{Schema: "linecheck.bill-traffic/v1", Kind: q.Kind, TZ: q.Loc.String()}
+	for _, s := range series {
+		t := TrafficTable{Name: s.Name}
+		if q.History {
+			t.Rows = MonthRows(s, months, q.Now)
+		} else {
+			t.Rows = TrafficBuckets(s, period, q.Hourly)
+		}
+		doc.Series = append(doc.Series, t)
+	}
+	return doc, nil
+}
+
+// monthsSpanned is every calendar month in loc from the series' first slot
+// to their last.
+func monthsSpanned(series []*billing.Series, loc *time.Location) ([]billing.Period, error) {
+	first, last := int64(-1), int64(-1)
+	for _, s := range series {
+		if len(s.Slots) == 0 {
+			continue
+		}
+		if a := s.Slots[0].Start; first < 0 || a < first {
+			first = a
+		}
+		if z := s.Slots[len(s.Slots)-1].Start; z > last {
+			last = z
+		}
+	}
+	if first < 0 {
+		return nil, billing.ErrNoData
+	}
+	var months []billing.Period
+	a, z := time.Unix(first, 0).In(loc), time.Unix(last, 0).In(loc)
+	for m := billing.MonthPeriod(a.Year(), a.Month(), loc); !m.Start.After(z); m = billing.MonthPeriod(m.End.Year(), m.End.Month(), loc) {
+		months = append(months, m)
+	}
+	return months, nil
+}
