@@ -188,103 +188,20 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	if history || o.daily || o.hourly {
 		return runBillTraffic(c, args, o, history, format)
 	}
-	if err := report.CheckTableFlag(format, o.table != "", report.BillCSVNames...); err != nil {
-		return badInput(err)
-	}
-	if _, err := (report.BillReport{}).CSVTable(o.table); err != nil {
-		return badInput(err)
-	}
-	if o.gaps != "skip" && o.gaps != "zero" {
-		return badInput(fmt.Errorf("--gaps %q: use skip or zero", o.gaps))
-	}
-	boundary, err := billing.ParseBoundary(o.boundary)
-	if err != nil {
-		return badInput(fmt.Errorf("--boundary: %w", err))
-	}
-	var method billing.Method
-	if o.method != "" {
-		if method, err = billing.ParseMethod(o.method); err != nil {
-			return badInput(fmt.Errorf("--p95-method: %w", err))
-		}
-	}
-	var direction billing.Direction
-	if o.direction != "" {
-		if direction, err = billing.ParseDirection(o.direction); err != nil {
-			return badInput(fmt.Errorf("--direction: %w", err))
-		}
-	}
-	if !(o.scale > 0) || math.IsInf(o.scale, 0) {
-		return badInput(fmt.Errorf("--scale %v: want a positive, finite factor", o.scale))
-	}
-	if o.plotFile != "" {
-		if ext := strings.ToLower(filepath.Ext(o.plotFile)); ext != ".svg" && ext != ".png" {
-			return badInput(fmt.Errorf("--plot %q: the file name must end in .svg or .png", o.plotFile))
-		}
-	}
-	loc, err := time.LoadLocation(o.tz)
-	if err != nil {
-		return badInput(fmt.Errorf("--tz %q: %w", o.tz, err))
-	}
-	period, havePeriod, err := billPeriod(o, loc)
+	q, err := billQueryOf(o, format)
 	if err != nil {
 		return badInput(err)
 	}
-	var offers []*billing.Offer
-	if o.offers != "" {
-		if offers, err = billing.LoadOffers(o.offers); err != nil {
-			return badInput(err)
-		}
-	}
-
-	var series []*billing.Series
-	handled := false
-	// With --prometheus the series come from PromQL (bill_prometheus.go);
-	// handled = false falls back to reading LOG files.
-	if series, handled, err = billPrometheusSeries(c, args, &o.prom); err != nil {
+	series, err := billSeries(c, args, o, &q)
+	if err != nil {
 		return err
 	}
-	if !handled {
-		if len(args) == 0 {
-			return badInput(errors.New("no LOG given: name one or more traffic logs (MRTG, vnstat JSON, rrdtool xport, Prometheus JSON, CSV)"))
-		}
-		ro := ingest.ReadOptions{Format: o.input, Stamp: o.stamp, Columns: o.columns, Units: o.units, Loc: loc}
-		if havePeriod {
-			ro.From, ro.To = period.Start.Unix(), period.End.Unix()
-		}
-		// Several logs (a PoP's port files) are read in parallel, in order.
-		s, err := ingest.ReadFiles(args, ro)
-		if err != nil {
-			return badInput(err)
-		}
-		series = append(series, s...)
-	}
-	if len(series) == 0 {
-		return badInput(errors.New("the logs hold no traffic series"))
-	}
-	if series, err = selectSeries(series, o.ifaces); err != nil {
-		return badInput(err)
-	}
-	if o.aggregate && len(series) > 1 {
-		series = []*billing.Series{billing.Aggregate(series, o.aggName)}
-	}
-	if !havePeriod {
-		if period, err = billing.LastMonthWithData(series, loc); err != nil {
-			return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
-		}
-	}
-	opt := billing.Options{Method: method, Direction: direction, Gaps: o.gaps, Boundary: boundary, AllowCoarse: o.allowCoarse, Scale: o.scale}
-	opt.NoProjection = o.noProjection
-	if o.usageHours != "" {
-		if opt.UsageHours, err = billing.ParseUsageHours(o.usageHours); err != nil {
-			return badInput(fmt.Errorf("--usage-hours: %w", err))
-		}
-	}
-	reports, err := billAll(series, period, offers, opt)
+	reports, err := billAll(series, q.period, q.offers, q.opt)
 	if err != nil {
 		return badInput(err)
 	}
 	if o.plotFile != "" {
-		files, err := report.BillChartFiles(o.plotFile, series, reports, period, offers, o.scale)
+		files, err := report.BillChartFiles(o.plotFile, series, reports, q.period, q.offers, o.scale)
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
@@ -295,6 +212,121 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	topt := tableOptions(c.OutOrStdout(), o.wide)
 	topt.Table = o.table
 	return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
+}
+
+// billQuery is a bill the flags ask for: the zone, the period (when given),
+// the offers and the billing options.
+type billQuery struct {
+	loc        *time.Location
+	period     billing.Period
+	havePeriod bool
+	offers     []*billing.Offer
+	opt        billing.Options
+}
+
+// billQueryOf checks the flags of a bill and loads the offers.
+func billQueryOf(o *billOptions, format report.Format) (billQuery, error) {
+	var q billQuery
+	if err := report.CheckTableFlag(format, o.table != "", report.BillCSVNames...); err != nil {
+		return q, err
+	}
+	if _, err := (report.BillReport{}).CSVTable(o.table); err != nil {
+		return q, err
+	}
+	if o.gaps != "skip" && o.gaps != "zero" {
+		return q, fmt.Errorf("--gaps %q: use skip or zero", o.gaps)
+	}
+	opt, err := billOptionsOf(o)
+	if err != nil {
+		return q, err
+	}
+	if o.plotFile != "" {
+		if ext := strings.ToLower(filepath.Ext(o.plotFile)); ext != ".svg" && ext != ".png" {
+			return q, fmt.Errorf("--plot %q: the file name must end in .svg or .png", o.plotFile)
+		}
+	}
+	if q.loc, err = time.LoadLocation(o.tz); err != nil {
+		return q, fmt.Errorf("--tz %q: %w", o.tz, err)
+	}
+	if q.period, q.havePeriod, err = billPeriod(o, q.loc); err != nil {
+		return q, err
+	}
+	if o.offers != "" {
+		if q.offers, err = billing.LoadOffers(o.offers); err != nil {
+			return q, err
+		}
+	}
+	q.opt = opt
+	return q, nil
+}
+
+// billOptionsOf is the billing rules the flags set: the boundary, the 95th
+// method and direction rule when given, the scale.
+func billOptionsOf(o *billOptions) (billing.Options, error) {
+	opt := billing.Options{Gaps: o.gaps, AllowCoarse: o.allowCoarse, Scale: o.scale, NoProjection: o.noProjection}
+	var err error
+	if opt.Boundary, err = billing.ParseBoundary(o.boundary); err != nil {
+		return opt, fmt.Errorf("--boundary: %w", err)
+	}
+	if o.method != "" {
+		if opt.Method, err = billing.ParseMethod(o.method); err != nil {
+			return opt, fmt.Errorf("--p95-method: %w", err)
+		}
+	}
+	if o.direction != "" {
+		if opt.Direction, err = billing.ParseDirection(o.direction); err != nil {
+			return opt, fmt.Errorf("--direction: %w", err)
+		}
+	}
+	if !(o.scale > 0) || math.IsInf(o.scale, 0) {
+		return opt, fmt.Errorf("--scale %v: want a positive, finite factor", o.scale)
+	}
+	return opt, nil
+}
+
+// billSeries is the traffic to bill: from PromQL (--prometheus) or the LOG
+// files, the -i series, aggregated with --aggregate; without a period, q
+// gets the last calendar month with data, and the --usage-hours.
+func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) ([]*billing.Series, error) {
+	// With --prometheus the series come from PromQL (bill_prometheus.go);
+	// handled = false falls back to reading LOG files.
+	series, handled, err := billPrometheusSeries(c, args, &o.prom)
+	if err != nil {
+		return nil, err
+	}
+	if !handled {
+		ro := billReadOptions(o, q.loc)
+		if q.havePeriod {
+			ro.From, ro.To = q.period.Start.Unix(), q.period.End.Unix()
+		}
+		s, err := readBillLogs(args, ro)
+		if err != nil {
+			return nil, err
+		}
+		series = append(series, s...)
+	}
+	if len(series) == 0 {
+		return nil, badInput(errors.New("the logs hold no traffic series"))
+	}
+	if series, err = selectSeries(series, o.ifaces); err != nil {
+		return nil, badInput(err)
+	}
+	if o.aggregate && len(series) > 1 {
+		series = []*billing.Series{billing.Aggregate(series, o.aggName)}
+	}
+	if !q.havePeriod {
+		if q.period, err = billing.LastMonthWithData(series, q.loc); err != nil {
+			return nil, badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
+		}
+	}
+	// Checked after the logs are read, as it always was: which error a
+	// run with several shows is part of the output.
+	if o.usageHours != "" {
+		if q.opt.UsageHours, err = billing.ParseUsageHours(o.usageHours); err != nil {
+			return nil, badInput(fmt.Errorf("--usage-hours: %w", err))
+		}
+	}
+	return series, nil
 }
 
 // selectSeries keeps the series named in names (-i), in the order read;
