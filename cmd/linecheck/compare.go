@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/linecheck/linecheck/billing"
 	"io"
 	"os"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/report"
@@ -140,49 +140,16 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if err := checkHideHops(o.hideHops); err != nil {
+	if err := checkCompareFlags(c, o, format); err != nil {
 		return badInput(err)
-	}
-	if err := report.CheckTableFlag(format, o.table != "", report.CompareCSVNames...); err != nil {
-		return badInput(err)
-	}
-	if o.table != "" {
-		if !slices.Contains(report.CompareCSVNames, o.table) {
-			return badInput(fmt.Errorf("--table %q: compare's CSV tables are %s", o.table, strings.Join(report.CompareCSVNames, ", ")))
-		}
-	}
-	switch {
-	case o.count < 1:
-		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
-	case o.cycles < 1:
-		return badInput(fmt.Errorf("--cycles %d: must be at least 1", o.cycles))
-	case o.bwTime <= 0:
-		return badInput(fmt.Errorf("--bw-time %v: must be positive", o.bwTime))
-	case o.interval <= 0 || o.timeout <= 0:
-		return badInput(fmt.Errorf("--interval %v, --timeout %v: both must be positive", o.interval, o.timeout))
-	}
-	if o.offline {
-		var live []string
-		for _, n := range []string{"count", "interval", "timeout", "cycles", "bw-time"} {
-			if c.Flags().Changed(n) {
-				live = append(live, "--"+n)
-			}
-		}
-		if len(live) > 0 {
-			return badInput(fmt.Errorf("--offline replays the recordings and sends no probe, so %s would be ignored: "+
-				"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " ")))
-		}
 	}
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
 	}
-	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection}
-	if o.usage != "" {
-		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
-			return badInput(fmt.Errorf("--usage-hours: %w", err))
-		}
+	opt, err := compareRunOptions(c, o)
+	if err != nil {
+		return badInput(err)
 	}
 	if compareIsTerminal(os.Stderr) {
 		opt.Progress = func(s string) { fmt.Fprintf(os.Stderr, "\r\033[K%s", s) }
@@ -202,7 +169,66 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	// Masked once, on the result every format renders, after the classes
 	// and verdicts were computed on the real hops.
 	r = compare.HideHops(r, o.hideHops)
-	doc := report.CompareReport{Result: r}
+	if err := writeCompare(c, o, report.CompareReport{Result: r}, format); err != nil {
+		return err
+	}
+	return compareExit(r, o.strict)
+}
+
+// checkCompareFlags refuses values and combinations of compare's flags
+// that cannot run, before the candidates file is read.
+func checkCompareFlags(c *cobra.Command, o *compareOptions, format report.Format) error {
+	if err := checkHideHops(o.hideHops); err != nil {
+		return err
+	}
+	if err := report.CheckTableFlag(format, o.table != "", report.CompareCSVNames...); err != nil {
+		return err
+	}
+	if o.table != "" && !slices.Contains(report.CompareCSVNames, o.table) {
+		return fmt.Errorf("--table %q: compare's CSV tables are %s", o.table, strings.Join(report.CompareCSVNames, ", "))
+	}
+	switch {
+	case o.count < 1:
+		return fmt.Errorf("--count %d: must be at least 1", o.count)
+	case o.cycles < 1:
+		return fmt.Errorf("--cycles %d: must be at least 1", o.cycles)
+	case o.bwTime <= 0:
+		return fmt.Errorf("--bw-time %v: must be positive", o.bwTime)
+	case o.interval <= 0 || o.timeout <= 0:
+		return fmt.Errorf("--interval %v, --timeout %v: both must be positive", o.interval, o.timeout)
+	}
+	if !o.offline {
+		return nil
+	}
+	var live []string
+	for _, n := range []string{"count", "interval", "timeout", "cycles", "bw-time"} {
+		if c.Flags().Changed(n) {
+			live = append(live, "--"+n)
+		}
+	}
+	if len(live) > 0 {
+		return fmt.Errorf("--offline replays the recordings and sends no probe, so %s would be ignored: "+
+			"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " "))
+	}
+	return nil
+}
+
+// compareRunOptions is the run the flags ask compare.Run for.
+func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, error) {
+	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection}
+	if o.usage != "" {
+		var err error
+		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
+			return opt, fmt.Errorf("--usage-hours: %w", err)
+		}
+	}
+	return opt, nil
+}
+
+// writeCompare renders the report to stdout, or with -o atomically to the
+// file, saying so on stderr with the verdict.
+func writeCompare(c *cobra.Command, o *compareOptions, doc report.CompareReport, format report.Format) error {
 	if format.ChoosesTable() { // the one table asked for; a missing optional one is bad input, before anything is written
 		if _, err := doc.CSVTable(o.table); err != nil {
 			return badInput(fmt.Errorf("%w (this comparison has no %s table)", err, o.table))
@@ -215,25 +241,26 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	topt.Table = o.table
 	write := func(w io.Writer) error { return report.Render(w, doc, format, topt) }
 	if o.output == "" {
-		if err := write(c.OutOrStdout()); err != nil {
-			return err
-		}
-	} else {
-		// Atomic: a full disk or a failed render never leaves a truncated
-		// report, and a previous report of that name survives a failed run.
-		if err := atomicfile.Write(o.output, 0o644, write); err != nil {
-			return badInput(fmt.Errorf("-o %s: %w", o.output, err))
-		}
+		return write(c.OutOrStdout())
 	}
-	if o.output != "" {
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s\n", o.output, r.Verdict)
+	// Atomic: a full disk or a failed render never leaves a truncated
+	// report, and a previous report of that name survives a failed run.
+	if err := atomicfile.Write(o.output, 0o644, write); err != nil {
+		return badInput(fmt.Errorf("-o %s: %w", o.output, err))
 	}
+	fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %s\n", o.output, doc.Result.Verdict)
+	return nil
+}
+
+// compareExit is the exit status of a comparison: 130 when interrupted, 1
+// when no candidate passes (with --strict: when any fails).
+func compareExit(r *compare.Result, strict bool) error {
 	if r.Partial {
 		return errInterrupted
 	}
 	if n := r.Passing(); n == 0 {
 		return verdictFailed(fmt.Sprintf("no candidate passes the SLA (%d checked)", len(r.Candidates)))
-	} else if o.strict && n < len(r.Candidates) {
+	} else if strict && n < len(r.Candidates) {
 		return verdictFailed(fmt.Sprintf("--strict: %d of %d candidates fail the SLA", len(r.Candidates)-n, len(r.Candidates)))
 	}
 	return nil
