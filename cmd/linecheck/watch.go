@@ -157,108 +157,164 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if err != nil {
 		return err
 	}
-	count, _ := fl.GetInt("count")
-	interval, _ := fl.GetDuration("interval")
-	timeout, _ := fl.GetDuration("timeout")
-	size, _ := fl.GetInt("size")
-	rate, _ := fl.GetFloat64("rate")
-	tcp, _ := fl.GetInt("tcp")
-	v4, _ := fl.GetBool("ipv4")
-	v6, _ := fl.GetBool("ipv6")
-	socket, _ := fl.GetString("socket")
-	allowLarge, _ := fl.GetBool("allow-large")
-	allowBcast, _ := fl.GetBool("allow-broadcast")
-	format, _ := fl.GetString("format")
-	if err := report.CheckFormat(format); err != nil {
-		return badInput(err)
-	}
-	if count < 1 || interval <= 0 || timeout <= 0 || rate <= 0 {
-		return badInput(errors.New("--count, --interval, --timeout and --rate must be positive"))
-	}
-	loc, err := watchLoc(o.reportTZ)
-	if err != nil {
-		return badInput(err)
-	}
-	network, err := prNetwork(v4, v6)
+	cfg, loc, err := pingWatchConfig(fl, o)
 	if err != nil {
 		return badInput(err)
 	}
 	ctx, stop := watchContext(c)
 	defer stop()
-	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: network, AllowLarge: allowLarge, AllowBroadcast: allowBcast})
+	targets, err := probe.ResolveTargets(ctx, args, probe.ExpandOptions{Network: cfg.Network, AllowLarge: cfg.AllowLarge, AllowBroadcast: cfg.AllowBroadcast})
 	if err == nil {
-		err = checkPingTotal(count, len(targets), false)
+		err = checkPingTotal(cfg.Count, len(targets), false)
 	}
 	if err != nil {
 		return badInput(err)
 	}
-	cfg := probe.PingConfig{Count: count, Interval: interval, Timeout: timeout, Size: size, Rate: rate,
-		TCPPort: tcp, Network: network, Socket: socket, AllowLarge: allowLarge, AllowBroadcast: allowBcast}
-	proto := "icmp"
-	if tcp != 0 {
-		proto = "tcp"
-	}
-	appendFn, closeFn, _, err := openWatchJournal(c, o, journal.KindPing)
+	w, err := openWatch(c, o, journal.KindPing, loc)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	stderr := c.ErrOrStderr()
-	tty := prIsTTY(stderr)
+	defer w.close()
 	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
-		start := time.Now()
-		res, err := probe.PingTargets(ctx, targets, cfg, nil)
+		more, err := pingWatchCycle(ctx, w, targets, cfg, n == 1)
 		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			if errors.Is(err, probe.ErrPrivilege) {
-				return badInput(err)
-			}
-			if n == 1 {
-				return err
-			}
-			// A watch runs for days: a cycle that cannot probe (network
-			// down) is journaled as down for every target, and the watch
-			// goes on after the time the cycle would have taken.
-			fmt.Fprintf(stderr, "linecheck: cycle failed: %v\n", err)
-			e := journal.Entry{Time: start.UTC(), Error: err.Error()}
-			for _, t := range targets {
-				e.Ping = append(e.Ping, journal.PingResult{Target: t.Name, Addr: t.Addr.String(), Protocol: proto, Port: tcp, RTTms: []float64{}})
-			}
-			if !watchSleep(ctx, start.Add(time.Duration(count)*interval)) {
-				break
-			}
-			e.End = time.Now().UTC()
-			if _, err := appendFn(e); err != nil {
-				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
-			}
-			continue
+			return err
 		}
-		e := journal.Entry{Time: start.UTC(), End: time.Now().UTC()}
-		sent := 0
-		for _, r := range res {
-			sent += r.Sent
-			e.Ping = append(e.Ping, journal.PingResult{Target: r.Target, Addr: r.Addr, Protocol: proto, Port: tcp,
-				Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: nonNil(r.RTTs)})
-		}
-		// A cycle cut short by the stop signal is kept when it measured
-		// something: its probes ended normally, the rest were never counted.
-		if sent > 0 || ctx.Err() == nil {
-			cycle, err := appendFn(e)
-			if err != nil {
-				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
-			}
-			if tty {
-				fmt.Fprintf(stderr, "\r\033[Kping --watch: cycle %d%s", cycle, pingCycleText(e.Ping))
-			}
-		}
-		if ctx.Err() != nil {
+		if !more {
 			break
 		}
 	}
-	return watchEnd(c, o, loc, tty)
+	return w.end()
 }
+
+// pingWatchConfig is the probe configuration of ping's flags for a watch,
+// checked, and the zone of its report.
+func pingWatchConfig(fl *pflag.FlagSet, o *watchOpts) (probe.PingConfig, *time.Location, error) {
+	var cfg probe.PingConfig
+	cfg.Count, _ = fl.GetInt("count")
+	cfg.Interval, _ = fl.GetDuration("interval")
+	cfg.Timeout, _ = fl.GetDuration("timeout")
+	cfg.Size, _ = fl.GetInt("size")
+	cfg.Rate, _ = fl.GetFloat64("rate")
+	cfg.TCPPort, _ = fl.GetInt("tcp")
+	cfg.Socket, _ = fl.GetString("socket")
+	cfg.AllowLarge, _ = fl.GetBool("allow-large")
+	cfg.AllowBroadcast, _ = fl.GetBool("allow-broadcast")
+	format, _ := fl.GetString("format")
+	if err := report.CheckFormat(format); err != nil {
+		return cfg, nil, err
+	}
+	if cfg.Count < 1 || cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.Rate <= 0 {
+		return cfg, nil, errors.New("--count, --interval, --timeout and --rate must be positive")
+	}
+	loc, network, err := watchZoneNetwork(fl, o)
+	cfg.Network = network
+	return cfg, loc, err
+}
+
+// watchZoneNetwork is the zone of a watch's report (--report-tz) and the
+// address family it probes (-4, -6).
+func watchZoneNetwork(fl *pflag.FlagSet, o *watchOpts) (*time.Location, string, error) {
+	v4, _ := fl.GetBool("ipv4")
+	v6, _ := fl.GetBool("ipv6")
+	loc, err := watchLoc(o.reportTZ)
+	if err != nil {
+		return nil, "", err
+	}
+	network, err := prNetwork(v4, v6)
+	return loc, network, err
+}
+
+// pingWatchCycle probes every target once (--count probes each) and
+// journals the cycle; more is false when the watch stops. A cycle that
+// cannot probe, but the first, is journaled as down.
+func pingWatchCycle(ctx context.Context, w *watchRun, targets []probe.Target, cfg probe.PingConfig, first bool) (more bool, err error) {
+	proto := "icmp"
+	if cfg.TCPPort != 0 {
+		proto = "tcp"
+	}
+	start := time.Now()
+	res, err := probe.PingTargets(ctx, targets, cfg, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		if errors.Is(err, probe.ErrPrivilege) {
+			return false, badInput(err)
+		}
+		if first {
+			return false, err
+		}
+		// A watch runs for days: a cycle that cannot probe (network
+		// down) is journaled as down for every target, and the watch
+		// goes on after the time the cycle would have taken.
+		fmt.Fprintf(w.stderr, "linecheck: cycle failed: %v\n", err)
+		e := journal.Entry{Time: start.UTC(), Error: err.Error()}
+		for _, t := range targets {
+			e.Ping = append(e.Ping, journal.PingResult{Target: t.Name, Addr: t.Addr.String(), Protocol: proto, Port: cfg.TCPPort, RTTms: []float64{}})
+		}
+		if !watchSleep(ctx, start.Add(time.Duration(cfg.Count)*cfg.Interval)) {
+			return false, nil
+		}
+		e.End = time.Now().UTC()
+		_, err := w.write(e)
+		return err == nil, err
+	}
+	e := journal.Entry{Time: start.UTC(), End: time.Now().UTC()}
+	sent := 0
+	for _, r := range res {
+		sent += r.Sent
+		e.Ping = append(e.Ping, journal.PingResult{Target: r.Target, Addr: r.Addr, Protocol: proto, Port: cfg.TCPPort,
+			Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: nonNil(r.RTTs)})
+	}
+	// A cycle cut short by the stop signal is kept when it measured
+	// something: its probes ended normally, the rest were never counted.
+	if sent > 0 || ctx.Err() == nil {
+		cycle, err := w.write(e)
+		if err != nil {
+			return false, err
+		}
+		if w.tty {
+			fmt.Fprintf(w.stderr, "\r\033[Kping --watch: cycle %d%s", cycle, pingCycleText(e.Ping))
+		}
+	}
+	return ctx.Err() == nil, nil
+}
+
+// watchRun is a running ping or trace watch: its journal, its progress
+// line, and the report it ends with.
+type watchRun struct {
+	c      *cobra.Command
+	o      *watchOpts
+	loc    *time.Location
+	stderr io.Writer
+	tty    bool
+	append func(journal.Entry) (int, error)
+	close  func() error
+}
+
+// openWatch opens the watch's journal (or stdout).
+func openWatch(c *cobra.Command, o *watchOpts, kind string, loc *time.Location) (*watchRun, error) {
+	appendFn, closeFn, _, err := openWatchJournal(c, o, kind)
+	if err != nil {
+		return nil, err
+	}
+	stderr := c.ErrOrStderr()
+	return &watchRun{c: c, o: o, loc: loc, stderr: stderr, tty: prIsTTY(stderr), append: appendFn, close: closeFn}, nil
+}
+
+// write journals one cycle and returns its number; a write that fails ends
+// the watch (journalFailed).
+func (w *watchRun) write(e journal.Entry) (int, error) {
+	cycle, err := w.append(e)
+	if err != nil {
+		return 0, journalFailed(w.stderr, w.tty, err, func() error { return watchReport(w.c, w.o, w.loc) })
+	}
+	return cycle, nil
+}
+
+// end is watchEnd for this watch.
+func (w *watchRun) end() error { return watchEnd(w.c, w.o, w.loc, w.tty) }
 
 // watchEnd clears the progress line of a watch that stopped and prints
 // the report of its journal (none without --journal: the lines went to
@@ -379,16 +435,10 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	timeout, _ := fl.GetDuration("timeout")
 	flows, _ := fl.GetInt("flows")
 	rate, _ := fl.GetFloat64("rate")
-	v4, _ := fl.GetBool("ipv4")
-	v6, _ := fl.GetBool("ipv6")
 	if rounds < 1 || flows < 1 || rate <= 0 || interval <= 0 || timeout <= 0 {
 		return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
 	}
-	loc, err := watchLoc(o.reportTZ)
-	if err != nil {
-		return badInput(err)
-	}
-	network, err := prNetwork(v4, v6)
+	loc, network, err := watchZoneNetwork(fl, o)
 	if err != nil {
 		return badInput(err)
 	}
@@ -405,13 +455,11 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if _, err := probe.ResolveTraceTarget(ctx, args[0], network); err != nil {
 		return badInput(err)
 	}
-	appendFn, closeFn, _, err := openWatchJournal(c, o, journal.KindTrace)
+	w, err := openWatch(c, o, journal.KindTrace, loc)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	stderr := c.ErrOrStderr()
-	tty := prIsTTY(stderr)
+	defer w.close()
 	var last *route.Trace // identity of the target for a failed cycle's line
 	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
 		start := time.Now()
@@ -424,31 +472,31 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 				return badInput(err)
 			}
 			// Later failures (network down) are journaled as a down cycle.
-			fmt.Fprintf(stderr, "linecheck: cycle failed: %v\n", err)
+			fmt.Fprintf(w.stderr, "linecheck: cycle failed: %v\n", err)
 			if !watchSleep(ctx, start.Add(interval)) {
 				break
 			}
 			down := &route.Trace{Schema: route.TraceSchema, Target: last.Target, Addr: last.Addr, Protocol: last.Protocol,
 				Port: last.Port, Hops: []route.Hop{}}
-			if _, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down}); err != nil {
-				return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
+			if _, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down}); err != nil {
+				return err
 			}
 			continue
 		}
 		tr := route.BuildTrace(run)
 		route.Annotate(tr, names)
 		last = tr
-		cycle, err := appendFn(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
+		cycle, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
 		if err != nil {
-			return journalFailed(stderr, tty, err, func() error { return watchReport(c, o, loc) })
+			return err
 		}
-		if tty {
-			fmt.Fprintf(stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
+		if w.tty {
+			fmt.Fprintf(w.stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
 		}
 		// Paced as trace's own cycles: --interval between the starts.
 		if !watchSleep(ctx, start.Add(interval)) {
 			break
 		}
 	}
-	return watchEnd(c, o, loc, tty)
+	return w.end()
 }
