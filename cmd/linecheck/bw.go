@@ -243,11 +243,9 @@ func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 	}
 	w := &o.watch
 	switch {
-	case w.report && w.watch:
-		return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
 	case w.report:
-		if w.journal == "" {
-			return badInput(errors.New("--report needs --journal FILE"))
+		if err := w.checkReport(); err != nil {
+			return err
 		}
 		return bwReport(c, o)
 	case o.listen != "" && o.server:

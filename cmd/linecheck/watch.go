@@ -82,11 +82,9 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 			// journal is the record of the real hops.
 			return badInput(errors.New("--hide-hops masks the hops of a trace report; the --watch report shows no hops and " +
 				"the journal keeps the real ones: drop --hide-hops"))
-		case o.report && o.watch:
-			return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
 		case o.report:
-			if o.journal == "" {
-				return badInput(errors.New("--report needs --journal FILE"))
+			if err := o.checkReport(); err != nil {
+				return err
 			}
 			return watchReport(cmd, o)
 		case o.watch:
@@ -99,6 +97,18 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 		}
 		return origRun(cmd, args)
 	}
+}
+
+// checkReport refuses a --report that cannot run: with --watch, or
+// without --journal.
+func (o *watchOpts) checkReport() error {
+	switch {
+	case o.report && o.watch:
+		return badInput(errors.New("--report and --watch: choose one (the watch prints its report when it stops)"))
+	case o.journal == "":
+		return badInput(errors.New("--report needs --journal FILE"))
+	}
+	return nil
 }
 
 // watchLoc resolves --report-tz.
