@@ -67,26 +67,22 @@ func (t TargetResult) MarshalJSON() ([]byte, error) {
 	r := t.RTT
 	return json.Marshal(struct {
 		plain
-		Loss *float64 `json:"loss"`
-		RTT  struct {
-			Min   *float64 `json:"min"`
-			Avg   *float64 `json:"avg"`
-			P50   *float64 `json:"p50"`
-			P95   *float64 `json:"p95"`
-			P99   *float64 `json:"p99"`
-			Max   *float64 `json:"max"`
-			Stdev *float64 `json:"stdev"`
-		} `json:"rtt_ms"`
-		Jitter jitterJSON `json:"jitter_ms"`
+		Loss   *float64      `json:"loss"`
+		RTT    targetRTTJSON `json:"rtt_ms"`
+		Jitter jitterJSON    `json:"jitter_ms"`
 	}{plain: plain(t), Loss: num(t.Loss, t.Sent > 0),
-		RTT: struct {
-			Min   *float64 `json:"min"`
-			Avg   *float64 `json:"avg"`
-			P50   *float64 `json:"p50"`
-			P95   *float64 `json:"p95"`
-			P99   *float64 `json:"p99"`
-			Max   *float64 `json:"max"`
-			Stdev *float64 `json:"stdev"`
-		}{num(r.Min, have), num(r.Avg, have), num(r.P50, have), num(r.P95, have), num(r.P99, have), num(r.Max, have), num(r.Stdev, have)},
+		RTT:    targetRTTJSON{num(r.Min, have), num(r.Avg, have), num(r.P50, have), num(r.P95, have), num(r.P99, have), num(r.Max, have), num(r.Stdev, have)},
 		Jitter: jitterOf(t.Jitter, have)})
+}
+
+// targetRTTJSON is a target's RTT statistics, all of them (a route's,
+// rttJSON, leave out the mean and deviation).
+type targetRTTJSON struct {
+	Min   *float64 `json:"min"`
+	Avg   *float64 `json:"avg"`
+	P50   *float64 `json:"p50"`
+	P95   *float64 `json:"p95"`
+	P99   *float64 `json:"p99"`
+	Max   *float64 `json:"max"`
+	Stdev *float64 `json:"stdev"`
 }
