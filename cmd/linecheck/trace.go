@@ -42,6 +42,7 @@ type traceOptions struct {
 	table     string
 	direction string
 	hideHops  int
+	mp        multipathOpts
 	// mtr's -r and -z, accepted for the habit: what they ask is the default.
 	mtrReport, mtrASN bool
 }
@@ -58,7 +59,7 @@ func replayConflicts(fl *pflag.FlagSet) error {
 		}
 		switch f.Name {
 		case "proto", "icmp", "udp", "udp-mtr", "tcp", "port", "first-ttl", "max-ttl", "cycles", "queries", "report-cycles", "interval",
-			"timeout", "wait", "flows", "rate", "ipv4", "ipv6", "mtu", "nat":
+			"timeout", "wait", "flows", "rate", "ipv4", "ipv6", "mtu", "nat", "multipath", "confidence", "max-probes", "flow-port", "mode":
 			given = append(given, "--"+f.Name)
 		}
 	})
@@ -142,6 +143,7 @@ no reverse DNS name, AS number, AS name, country or carrier, and the AS path
 leaves them out; the report says so ("hidden_hops" in JSON). Statistics and
 the line class are still computed on the real hops.
 
+{multipath}
 Examples:
   linecheck trace 127.0.0.1
   linecheck trace -n -q 3 -w 2 127.0.0.1
@@ -149,6 +151,8 @@ Examples:
   linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
   linecheck trace --replay route.json --hide-hops 2 --format json
+  linecheck trace --multipath -U 127.0.0.1
+  linecheck trace --multipath -U --confidence 99 --cycles 20 -i 0.2 127.0.0.1 --format json
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`
 
 func newTraceCmd() *cobra.Command {
@@ -156,7 +160,7 @@ func newTraceCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "trace [flags] TARGET",
 		Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
-		Long:  traceLong,
+		Long:  strings.Replace(traceLong, "{multipath}\n", multipathHelp, 1),
 		Args: func(c *cobra.Command, args []string) error {
 			if o.replay != "" {
 				if len(args) > 0 {
@@ -209,6 +213,7 @@ func newTraceCmd() *cobra.Command {
 		f.StringVar(&o.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 		hideHopsFlag(f, &o.hideHops)
+		multipathFlags(f, &o.mp)
 	})
 	addWatchFlags(c, &o.watch, runTraceWatch)
 	addPrefixTableFlag(c)
@@ -233,7 +238,10 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	if o.replay == "" && fl.Changed("direction") {
 		return badInput(errors.New("--direction labels a --replay recording; a live trace always runs forward, from here toward TARGET"))
 	}
-	if err := report.CheckTableFlag(format, fl.Changed("table"), "hops", "route"); err != nil {
+	if err := multipathConflicts(fl, o); err != nil {
+		return badInput(err)
+	}
+	if err := report.CheckTableFlag(format, fl.Changed("table"), "hops", "route", "paths"); err != nil {
 		return badInput(err)
 	}
 	switch o.direction {
@@ -254,7 +262,11 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		}
 		tr = t
 	} else {
-		t, cut, err := traceLive(c, o, args[0])
+		live := traceLive
+		if o.mp.on {
+			live = traceMultipathLive
+		}
+		t, cut, err := live(c, o, args[0])
 		if err != nil {
 			return err
 		}
@@ -332,8 +344,12 @@ func traceLive(c *cobra.Command, o *traceOptions, target string) (t *route.Trace
 	if o.nat && o.v6 {
 		return nil, false, badInput(errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6"))
 	}
+	mode, err := traceMode(o.mp.mode)
+	if err != nil {
+		return nil, false, badInput(err)
+	}
 	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-		Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat}
+		Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat, Mode: mode}
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()

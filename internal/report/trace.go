@@ -47,15 +47,32 @@ func recorded(h route.Hop) bool { return h.Sent > 0 || len(h.Responders) > 0 }
 
 // TraceTables returns the tables of a trace report for format: for csv the
 // tidy "hops" table (one row per TTL and responder) and the one-row "route"
-// table; for table and markdown the hop table with the line class, its
-// direction, confidence and rule under it.
+// table (and with --multipath the "paths" table); for table and markdown
+// the hop table with the line class, its direction, confidence and rule
+// under it (with --multipath the diamonds and the paths, multipathTables).
 func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	if v.Direction == "" {
 		v.Direction = Forward
 	}
 	if format == FormatCSV {
-		return []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
+		ts := []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
+		if tr.Multipath != nil {
+			ts = append(ts, tracePathsCSV(tr))
+		}
+		return ts
 	}
+	if tr.Multipath != nil {
+		return multipathTables(tr, v)
+	}
+	t, rare := traceHopTable(tr)
+	notRecorded := traceHopRows(&t, tr, v)
+	t.Notes = traceNotes(tr, v, notRecorded, rare)
+	return []Table{t}
+}
+
+// traceTitle is the line above a trace's table: target, protocol, whether
+// it was reached, the sockets and the AS path.
+func traceTitle(tr *route.Trace) string {
 	state := "not reached"
 	if tr.Reached {
 		state = "reached"
@@ -70,7 +87,14 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	if p := route.ASPathText(tr.ASPath); p != "" {
 		title += "\nas path: " + p
 	}
-	t := Table{Name: "hops", Title: title,
+	return title
+}
+
+// traceHopTable is the hop table's title and columns, without rows: the
+// optional columns (cc, mpls, flows, mtu, nat id, late, dup) only when a
+// hop has them. rare tells whether late or dup columns are in.
+func traceHopTable(tr *route.Trace) (t Table, rare bool) {
+	t = Table{Name: "hops", Title: traceTitle(tr),
 		Headers: []string{"ttl", "host", "asn", "network", "cc", "sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms",
 			"max ms", "stdev ms", "jitter ms", "mean_abs ms", "mpls", "flows", "mtu", "nat id", "flags"},
 		Align:   "rlrllrrrrrrrrrrrllrrl",
@@ -105,17 +129,35 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 		}
 	}
 	t.Headers, t.Align = hs, al
+	return t, anyLate || anyDup
+}
+
+// cellSetter writes a row's cell by header, ignoring columns the table
+// left out.
+func cellSetter(t *Table) (newRow func() []string, set func(row []string, h, v string)) {
 	col := map[string]int{}
 	for i, h := range t.Headers {
 		col[h] = i
 	}
-	newRow := func() []string { return make([]string, len(t.Headers)) }
-	set := func(row []string, h, v string) {
+	newRow = func() []string { return make([]string, len(t.Headers)) }
+	set = func(row []string, h, v string) {
 		if i, ok := col[h]; ok {
 			row[i] = v
 		}
 	}
-	notRecorded := 0
+	return newRow, set
+}
+
+// traceHopRows fills t with one row per TTL and responder and returns how
+// many TTLs the recording has no entry for.
+func traceHopRows(t *Table, tr *route.Trace, v TraceView) (notRecorded int) {
+	newRow, set := cellSetter(t)
+	dashes := func(row []string, cols ...string) {
+		for _, c := range cols {
+			set(row, c, "-")
+		}
+	}
+	figures := []string{"min ms", "avg ms", "p50 ms", "p95 ms", "max ms", "stdev ms", "jitter ms", "mean_abs ms"}
 	for _, h := range tr.Hops {
 		flags := strings.Join(h.Flags, ",")
 		if !recorded(h) {
@@ -123,9 +165,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			row := newRow()
 			set(row, "ttl", strconv.Itoa(h.TTL))
 			set(row, "host", NotRecorded)
-			for _, c := range []string{"sent", "recv", "loss", "min ms", "avg ms", "p50 ms", "p95 ms", "max ms", "stdev ms", "jitter ms", "mean_abs ms"} {
-				set(row, c, "-")
-			}
+			dashes(row, append([]string{"sent", "recv", "loss"}, figures...)...)
 			set(row, "flags", flags)
 			t.Rows = append(t.Rows, row)
 			continue
@@ -151,9 +191,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			hopCells(row)
 			set(row, "host", "*")
 			set(row, "recv", "0")
-			for _, c := range []string{"min ms", "avg ms", "p50 ms", "p95 ms", "max ms", "stdev ms", "jitter ms", "mean_abs ms"} {
-				set(row, c, "-")
-			}
+			dashes(row, figures...)
 			t.Rows = append(t.Rows, row)
 			continue
 		}
@@ -162,69 +200,86 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 			if i == 0 {
 				hopCells(row)
 			}
-			host := r.Addr
-			if n := v.Names[r.Addr]; n != "" {
-				host = n
-				if v.ShowIPs {
-					host = n + " (" + r.Addr + ")"
-				}
-			}
-			set(row, "host", host)
-			set(row, "asn", asText(r.ASN))
-			set(row, "network", route.ShortName(r.Carrier))
-			set(row, "cc", r.Country)
-			set(row, "recv", strconv.Itoa(r.Recv))
-			// A figure the source did not carry (mtr --json: percentiles,
-			// jitter without mtr's jitter columns) is "-", not a measured 0.
-			k := route.KnownFigures(tr, r)
-			ms := func(known bool, x float64) string {
-				if !known || r.Recv == 0 {
-					return "-"
-				}
-				return MS(x)
-			}
-			set(row, "min ms", ms(true, r.RTT.Min))
-			set(row, "avg ms", ms(true, r.RTT.Avg))
-			set(row, "p50 ms", ms(k.Percentiles, r.RTT.P50))
-			set(row, "p95 ms", ms(k.Percentiles, r.RTT.P95))
-			set(row, "max ms", ms(true, r.RTT.Max))
-			set(row, "stdev ms", ms(true, r.RTT.Stdev))
-			set(row, "jitter ms", ms(k.RFC3550 && r.Recv > 1, r.Jitter.RFC3550))
-			set(row, "mean_abs ms", ms(k.MeanAbs && r.Recv > 1, r.Jitter.MeanAbs))
-			set(row, "mpls", mplsText(r.MPLS))
-			set(row, "flows", flowsText(r.Flows))
+			responderCells(row, set, tr, r, v)
 			t.Rows = append(t.Rows, row)
 		}
 	}
-	if n := route.HiddenHopsNote(tr.HiddenHops); n != "" {
-		t.Notes = append(t.Notes, n)
+	return notRecorded
+}
+
+// responderCells writes one responder's host, names and figures.
+func responderCells(row []string, set func([]string, string, string), tr *route.Trace, r route.Responder, v TraceView) {
+	set(row, "host", hostText(r.Addr, v))
+	set(row, "asn", asText(r.ASN))
+	set(row, "network", route.ShortName(r.Carrier))
+	set(row, "cc", r.Country)
+	set(row, "recv", strconv.Itoa(r.Recv))
+	// A figure the source did not carry (mtr --json: percentiles,
+	// jitter without mtr's jitter columns) is "-", not a measured 0.
+	k := route.KnownFigures(tr, r)
+	ms := func(known bool, x float64) string {
+		if !known || r.Recv == 0 {
+			return "-"
+		}
+		return MS(x)
 	}
-	t.Notes = append(t.Notes, LineClassLines(tr, v.Direction)...)
-	t.Notes = append(t.Notes, ASNotes(tr)...)
-	t.Notes = append(t.Notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream; "+
+	set(row, "min ms", ms(true, r.RTT.Min))
+	set(row, "avg ms", ms(true, r.RTT.Avg))
+	set(row, "p50 ms", ms(k.Percentiles, r.RTT.P50))
+	set(row, "p95 ms", ms(k.Percentiles, r.RTT.P95))
+	set(row, "max ms", ms(true, r.RTT.Max))
+	set(row, "stdev ms", ms(true, r.RTT.Stdev))
+	set(row, "jitter ms", ms(k.RFC3550 && r.Recv > 1, r.Jitter.RFC3550))
+	set(row, "mean_abs ms", ms(k.MeanAbs && r.Recv > 1, r.Jitter.MeanAbs))
+	set(row, "mpls", mplsText(r.MPLS))
+	set(row, "flows", flowsText(r.Flows))
+}
+
+// hostText is how a responder is named: its reverse DNS name when the view
+// has one (with the address too under ShowIPs), else the address.
+func hostText(addr string, v TraceView) string {
+	if n := v.Names[addr]; n != "" {
+		if v.ShowIPs {
+			return n + " (" + addr + ")"
+		}
+		return n
+	}
+	return addr
+}
+
+// traceNotes are the lines under the hop table: hidden hops, line class,
+// AS sources, what the columns mean, and what the run could not see.
+func traceNotes(tr *route.Trace, v TraceView, notRecorded int, rare bool) []string {
+	var notes []string
+	if n := route.HiddenHopsNote(tr.HiddenHops); n != "" {
+		notes = append(notes, n)
+	}
+	notes = append(notes, LineClassLines(tr, v.Direction)...)
+	notes = append(notes, ASNotes(tr)...)
+	notes = append(notes, "loss per hop over probes whose wait ended; icmp-rate-limited: the hop's loss does not carry on downstream; "+
 		"* = no reply at that TTL; jitter = RFC 3550 interarrival jitter")
 	if notRecorded > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d TTL(s) not recorded: the recording has no entry for them (not probed, so no loss)", notRecorded))
+		notes = append(notes, fmt.Sprintf("%d TTL(s) not recorded: the recording has no entry for them (not probed, so no loss)", notRecorded))
 	}
-	if anyLate || anyDup {
-		t.Notes = append(t.Notes, "late = replies after --timeout (counted as lost), dup = further replies to answered probes; neither is received")
+	if rare {
+		notes = append(notes, "late = replies after --timeout (counted as lost), dup = further replies to answered probes; neither is received")
 	}
 	if tr.Foreign > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
+		notes = append(notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
 	}
 	if tr.MTU != nil {
-		t.Notes = append(t.Notes, MTULines(tr.MTU)...)
+		notes = append(notes, MTULines(tr.MTU)...)
 	}
 	if tr.NAT != nil {
-		t.Notes = append(t.Notes, NATLines(tr.NAT)...)
+		notes = append(notes, NATLines(tr.NAT)...)
 	}
 	if !tr.Mode.ShowsMPLS() {
-		t.Notes = append(t.Notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
+		notes = append(notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
 	}
 	if tr.Source == "mtr-json" {
-		t.Notes = append(t.Notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
+		notes = append(notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
 	}
-	return []Table{t}
+	return notes
 }
 
 // LineClassLines says which line class the route rides, in which direction

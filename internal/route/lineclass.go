@@ -140,6 +140,7 @@ func Annotate(t *Trace, db ASNDB) {
 			t.LineEvidence.Hops[i].ASSource = ""
 		}
 	}
+	annotatePaths(t, db)
 }
 
 // sourceName is the ASSource of a Carrier.Source.

@@ -105,6 +105,9 @@ func readOwn(data []byte, name, schema string) (*Trace, error) {
 	if t.Hops == nil {
 		t.Hops = []Hop{}
 	}
+	if err := checkMultipath(&t, name); err != nil {
+		return nil, err
+	}
 	t.Source = "replay"
 	return &t, nil
 }

@@ -55,8 +55,13 @@ type Trace struct {
 	// HiddenHops is N when the hops at TTL 1..N are masked (--hide-hops N,
 	// HopMask): their addresses read "hidden" and carry no names or AS
 	// numbers. Absent when nothing is masked.
-	HiddenHops int   `json:"hidden_hops,omitempty"`
-	Hops       []Hop `json:"hops"`
+	HiddenHops int `json:"hidden_hops,omitempty"`
+	// Multipath, Links and Paths are what trace --multipath found
+	// (BuildMultipath); absent from a plain trace.
+	Multipath *Multipath `json:"multipath,omitempty"`
+	Links     []Link     `json:"links,omitzero"`
+	Paths     []Path     `json:"paths,omitzero"`
+	Hops      []Hop      `json:"hops"`
 }
 
 // Hop is one TTL of a trace.
