@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,8 @@ type serveOptions struct {
 	bwEvery     time.Duration
 	bwTime      time.Duration
 	gpuEvery    time.Duration
+	window      time.Duration
+	noASN       bool
 }
 
 // serveLong is the help text of the command.
@@ -74,14 +77,33 @@ protocol (hop loss adds ttl):
   linecheck_probes_late_total        replies after --timeout
   linecheck_probes_duplicate_total   duplicate replies
   linecheck_probe_errors_total       failed attempts (resolution, socket, privilege; traces too)
-  linecheck_target_up                1 when the target answered at least once in its window
-                                     (latest 300 probes); 0 when nothing answered (refused TCP
-                                     connections too), before the first answer, while backing off
+  linecheck_target_up                1 when the target answered at least once in its --window;
+                                     0 when nothing answered (refused TCP connections too),
+                                     before the first answer, while backing off
+  linecheck_window_loss_ratio, linecheck_window_rtt_seconds{stat}, linecheck_jitter_seconds
+                                     loss, RTT (min, p50, p95, p99, max) and mean |D| jitter
+                                     over the target's --window, as compare computes them
   linecheck_build_info               1, labelled version, revision, goversion
   go_*, process_*                    the Go runtime and the process (client_golang's collectors)
   linecheck_hop_loss_ratio           loss per TTL in the last trace (0..1)
   linecheck_hops                     hops in the last trace
+  linecheck_hop_rtt_seconds          median RTT per TTL in the last trace
   linecheck_line_class_info          1, labelled with the route's line_class
+  linecheck_path_id, linecheck_path_changes_total
+                                     the route's identity (hash of its hop addresses) and
+                                     how often it changed between traces
+Per candidate, what compare judges over the window (compare.Evaluate on the
+targets' windows, the last trace forward and the file's recorded.return):
+  linecheck_candidate_{loss_ratio,rtt_seconds,jitter_seconds}, linecheck_stretch_ratio,
+  linecheck_floor_rtt_seconds, linecheck_candidate_line_class_info{direction},
+  linecheck_candidate_throughput_bits_per_second, linecheck_throughput_floor_bits_per_second,
+  linecheck_sla_check_pass{check} (measured checks), linecheck_sla_check_nodata{check}
+  (checks without data: never a pass nor a measured fail), linecheck_sla_pass.
+With offers: and traffic: in the file, compare's prices of that traffic:
+  linecheck_monthly_cost{offer,scheme,currency,role}, linecheck_monthly_cost_converted,
+  linecheck_projected_monthly_cost (a month recorded in part: month to date),
+  linecheck_billed_rate_bits_per_second (the 95th billed so far), linecheck_commit_bits_per_second,
+  linecheck_traffic_{p95_bits_per_second,coverage_ratio,period_start_timestamp_seconds,...}
 Series exist only for the targets in the file, so cardinality is bounded by
 it. Loss over a window in PromQL:
   1 - increase(linecheck_probes_received_total[1h]) / increase(linecheck_probes_sent_total[1h])
@@ -147,6 +169,8 @@ func newServeCmd() *cobra.Command {
 		durationVarP(f, &o.maxBackoff, "max-backoff", "", exporter.DefaultMaxBackoff, "longest wait before a failing target is tried again (seconds or a Go duration)")
 		f.Float64Var(&o.resolveRate, "resolve-rate", pacing.DefaultResolveRate, "most host-name lookups per second")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) for the line class, beside the bundled carrier table")
+		f.BoolVar(&o.noASN, "no-asn", false, "leave the offline IP-to-AS dataset out of the hop names (as compare --no-asn)")
+		durationVarP(f, &o.window, "window", "", 5*time.Minute, "span of each target's sliding window: loss, RTT percentiles, jitter, target_up and the SLA are judged over the probes of the last `D` (seconds or a Go duration)")
 		durationVarP(f, &o.bwEvery, "bw-every", "", 0, "run a throughput test against each candidate's bandwidth_test every `D` (0: never; tests are heavy, see Throughput)")
 		durationVarP(f, &o.bwTime, "bw-time", "", 5*time.Second, "measured time of each throughput test")
 		c.Long += serveBWHelp
@@ -161,23 +185,8 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	switch {
-	case o.config == "" && o.targets == "":
-		return badInput(errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required"))
-	case o.count < 1:
-		return badInput(fmt.Errorf("--count %d: must be at least 1", o.count))
-	case o.interval <= 0 || o.timeout <= 0 || o.rate <= 0:
-		return badInput(errors.New("--interval, --timeout and --rate must be positive"))
-	case o.pause < 0 || o.traceEvery < 0:
-		return badInput(errors.New("--pause and --trace-every must not be negative"))
-	case o.maxBackoff <= 0 || o.resolveRate <= 0:
-		return badInput(errors.New("--max-backoff and --resolve-rate must be positive"))
-	case o.bwEvery < 0 || o.bwTime <= 0:
-		return badInput(errors.New("--bw-every must not be negative and --bw-time must be positive"))
-	case o.bwEvery > 0 && o.bwEvery < o.bwTime+time.Second:
-		return badInput(fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", o.bwEvery, o.bwTime))
-	case o.maxTTL < 1 || o.maxTTL > 255:
-		return badInput(fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL))
+	if err := o.check(); err != nil {
+		return badInput(err)
 	}
 	tproto, err := serveTargetsProto(c, *o)
 	if err != nil {
@@ -187,23 +196,22 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	targets := conf.Targets
-	var db route.ASNDB
-	if o.asnDB != "" {
-		d, err := route.LoadASNDB(o.asnDB)
-		if err != nil {
-			return badInput(err)
-		}
-		db = d
-	}
-	if t := prefixTableOf(c); t != nil {
-		db = &route.Names{File: db, Table: t}
-	}
 	stderr := c.ErrOrStderr()
+	// The hop names compare classifies routes with (the operator's prefix
+	// table, --asn-db, the offline dataset unless --no-asn), so that a
+	// route has the class compare gives it.
+	db, note, err := route.LoadHopNames(o.asnDB, o.noASN, prefixTableOf(c))
+	if err != nil {
+		return badInput(err)
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "linecheck serve: "+note)
+	}
 	exp := exporter.New(stderr)
 	serveProcessMetrics(exp)
-	exp.SetTargets(targets, time.Now())
-	exp.SetSLA(conf.SLA, conf.FloorMs)
+	exp.SetWindow(o.window, serveWindowProbes(*o), nil)
+	exp.SetHopNames(db)
+	exp.SetConfig(conf, time.Now())
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -212,7 +220,7 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	srv, ln := newHTTPServer(exp.Mux(), ln, defaultHTTPLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(targets), serveSources(o.config, o.targets))
+	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(conf.Targets), serveSources(o.config, o.targets))
 	if w := exposureWarning(ln.Addr()); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
@@ -227,60 +235,14 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
-	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
-	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
-		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
-		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(exporter.ServeHint)}
-	if o.bwEvery > 0 {
-		// One Quiet for the probe cycles and the throughput tests: the
-		// cycles pause while a test fills the line.
-		loop.Quiet = compare.NewQuiet()
-	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		exp.Run(ctx, pr, loop)
-	}()
-	if n, err := startServeBW(ctx, &wg, exp, o.config, o.bwEvery, o.bwTime,
-		time.Duration(o.count)*o.interval, loop.Quiet, stderr); err != nil {
+	if err := startServeLoops(ctx, &wg, exp, db, *o, stderr); err != nil {
 		stop()
 		wg.Wait()
 		return badInput(err)
-	} else if n > 0 {
-		fmt.Fprintf(stderr, "linecheck serve: throughput test of %d candidates every %v (%v each)\n", n, o.bwEvery, o.bwTime)
 	}
-
-	if o.gpuEvery != 0 {
-		if err := startServeGPU(ctx, &wg, exp, o.gpuEvery, stderr); err != nil {
-			stop()
-			wg.Wait()
-			return badInput(err)
-		}
-		fmt.Fprintf(stderr, "linecheck serve: GPU samples every %v\n", o.gpuEvery)
-	}
-
-	var result error
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case err := <-serveErr:
-			result = fmt.Errorf("serving %s: %w", ln.Addr(), err)
-			stop()
-			break loop
-		case <-hup:
-			nc, err := serveTargets(o.config, o.targets, tproto, o.targetPort)
-			if err != nil {
-				fmt.Fprintf(stderr, "linecheck serve: reload: %v (keeping the previous configuration)\n", err)
-				continue
-			}
-			exp.SetTargets(nc.Targets, time.Now())
-			exp.SetSLA(nc.SLA, nc.FloorMs)
-			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(nc.Targets))
-		}
-	}
+	result := serveUntilStopped(ctx, serveErr, hup, exp, *o, tproto, ln.Addr(), stderr)
+	stop()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && result == nil {
@@ -291,6 +253,92 @@ loop:
 		fmt.Fprintln(stderr, "linecheck serve: stopped")
 	}
 	return result
+}
+
+// check refuses flag values serve cannot run with.
+func (o *serveOptions) check() error {
+	switch {
+	case o.config == "" && o.targets == "":
+		return errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required")
+	case o.count < 1:
+		return fmt.Errorf("--count %d: must be at least 1", o.count)
+	case o.interval <= 0 || o.timeout <= 0 || o.rate <= 0:
+		return errors.New("--interval, --timeout and --rate must be positive")
+	case o.pause < 0 || o.traceEvery < 0:
+		return errors.New("--pause and --trace-every must not be negative")
+	case o.maxBackoff <= 0 || o.resolveRate <= 0:
+		return errors.New("--max-backoff and --resolve-rate must be positive")
+	case o.bwEvery < 0 || o.bwTime <= 0:
+		return errors.New("--bw-every must not be negative and --bw-time must be positive")
+	case o.bwEvery > 0 && o.bwEvery < o.bwTime+time.Second:
+		return fmt.Errorf("--bw-every %v is shorter than one test (--bw-time %v and 1s of warm-up)", o.bwEvery, o.bwTime)
+	case o.maxTTL < 1 || o.maxTTL > 255:
+		return fmt.Errorf("--max-ttl %d: use 1..255", o.maxTTL)
+	case o.window < o.interval:
+		return fmt.Errorf("--window %v: must be at least one --interval (%v)", o.window, o.interval)
+	}
+	return nil
+}
+
+// serveWindowProbes bounds a target's window in probes: a target is sent
+// at most one probe per --interval, so a --window holds no more than
+// window/interval of them, plus one cycle.
+func serveWindowProbes(o serveOptions) int {
+	return int(o.window/o.interval) + o.count
+}
+
+// startServeLoops starts, in wg, the probe loop and, when asked for, the
+// throughput and GPU loops; an error is bad input (nothing runs then).
+func startServeLoops(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, db route.ASNDB, o serveOptions, stderr io.Writer) error {
+	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
+	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
+		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
+		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(exporter.ServeHint)}
+	if o.bwEvery > 0 {
+		// One Quiet for the probe cycles and the throughput tests: the
+		// cycles pause while a test fills the line.
+		loop.Quiet = compare.NewQuiet()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		exp.Run(ctx, pr, loop)
+	}()
+	n, err := startServeBW(ctx, wg, exp, o.config, o.bwEvery, o.bwTime, time.Duration(o.count)*o.interval, loop.Quiet, stderr)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(stderr, "linecheck serve: throughput test of %d candidates every %v (%v each)\n", n, o.bwEvery, o.bwTime)
+	}
+	if o.gpuEvery != 0 {
+		if err := startServeGPU(ctx, wg, exp, o.gpuEvery, stderr); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "linecheck serve: GPU samples every %v\n", o.gpuEvery)
+	}
+	return nil
+}
+
+// serveUntilStopped reloads the configuration on SIGHUP until ctx ends
+// (SIGINT, SIGTERM) or the HTTP server fails, whose error it returns.
+func serveUntilStopped(ctx context.Context, serveErr <-chan error, hup <-chan os.Signal, exp *exporter.Exporter, o serveOptions, tproto probe.Protocol, addr net.Addr, stderr io.Writer) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-serveErr:
+			return fmt.Errorf("serving %s: %w", addr, err)
+		case <-hup:
+			nc, err := serveTargets(o.config, o.targets, tproto, o.targetPort)
+			if err != nil {
+				fmt.Fprintf(stderr, "linecheck serve: reload: %v (keeping the previous configuration)\n", err)
+				continue
+			}
+			exp.SetConfig(nc, time.Now())
+			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(nc.Targets))
+		}
+	}
 }
 
 // httpLimits bound what HTTP clients can hold of serve: a scrape is one
@@ -396,7 +444,7 @@ func serveTargetsProto(c *cobra.Command, o serveOptions) (probe.Protocol, error)
 func serveTargets(config, targets string, proto probe.Protocol, port int) (exporter.Config, error) {
 	var out exporter.Config
 	if config != "" {
-		c, err := exporter.LoadConfig(config)
+		c, err := exporter.LoadConfig(config, time.Now())
 		if err != nil {
 			return out, err
 		}

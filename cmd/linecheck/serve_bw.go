@@ -56,7 +56,7 @@ func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporte
 		return current
 	}
 	l := exporter.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
-		Run: exporter.MeasureRunner(d), Metrics: m, Log: log, Quiet: quiet}
+		Run: exporter.MeasureRunner(d), Metrics: m, Log: log, Quiet: quiet, Judge: exp}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

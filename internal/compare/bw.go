@@ -190,8 +190,9 @@ func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
 		c := Check{Name: CheckMinThroughput, Required: *minMbps, Unit: "Mbps"}
 		switch {
 		case t == nil:
-			c.Note = NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} (live) or recorded.bw"
+			c.Note, c.Unmeasured = NoData+": no throughput test: give the candidate bandwidth_test: {addr, port} (live) or recorded.bw", true
 		case t.P5 == nil:
+			c.Unmeasured = true
 			c.Note = NoData + ": the throughput test gave no intervals"
 			if t.Error != "" {
 				c.Note = NoData + ": the throughput test failed: " + t.Error
@@ -209,6 +210,7 @@ func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
 		c := Check{Name: CheckMaxOversell, Required: *maxOversell, Unit: "fraction"}
 		switch {
 		case t == nil || t.Oversell == nil:
+			c.Unmeasured = true
 			c.Note = NoData + ": oversell needs tests around the clock: record `linecheck bw --watch --journal FILE` and give it as recorded.bw"
 		default:
 			c.Measured, c.Pass = round(*t.Oversell, 4), *t.Oversell <= *maxOversell

@@ -242,3 +242,13 @@ func (p *Pricing) convertExact(b offerBill) (Money, string, decimal.Decimal, err
 	rv, rate, _ := p.fx.Rate(b.currency)
 	return v.Rounded(), rate, rv, nil
 }
+
+// Bill returns the named offer's bill for the traffic month under its own
+// rules (what Monthly reports; serve exports its measured statistic).
+func (p *Pricing) Bill(offer string) (billing.Bill, bool) {
+	b, ok := p.bills[offer]
+	return b.bill, ok
+}
+
+// Offer returns the named offer of the offers file (nil when it has none).
+func (p *Pricing) Offer(name string) *billing.Offer { return p.byName[name] }

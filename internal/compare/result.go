@@ -236,6 +236,11 @@ type Check struct {
 	Pass     bool   `json:"pass"`
 	// Note explains a failure that is not a plain threshold (no data, direction).
 	Note string `json:"note,omitempty"`
+	// Unmeasured is true when the check fails for want of a measurement
+	// (no answer, no trace, no throughput test, an unknown floor) rather
+	// than on a figure: compare fails it, serve reports it apart
+	// (linecheck_sla_check_nodata), never as a measured fail.
+	Unmeasured bool `json:"-"`
 }
 
 // Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the

@@ -42,7 +42,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		}
 		c := Check{Name: name, Required: *req, Unit: unit}
 		if noReplies {
-			c.Note = NoData + ": no probe was answered, " + what + " cannot be measured"
+			c.Note, c.Unmeasured = NoData+": no probe was answered, "+what+" cannot be measured", true
 		} else {
 			c.Measured = round(measured, 4)
 			c.Pass = measured <= *req
@@ -53,7 +53,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	if s.Loss != nil {
 		c := Check{Name: CheckLoss, Required: *s.Loss, Unit: "fraction"}
 		if q.Sent == 0 {
-			c.Note = NoData + ": no probe was sent or recorded"
+			c.Note, c.Unmeasured = NoData+": no probe was sent or recorded", true
 		} else {
 			c.Measured = round(q.Loss, 6)
 			c.Pass = q.Loss <= *s.Loss
@@ -74,6 +74,9 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		c.Note = q.ValidationGap()
 		if q.Direction != "both" && q.Direction != "forward" && q.Direction != "return" {
 			c.Pass = c.Pass && cls != "unknown"
+			// No direction traced at all: nothing was measured (a trace that
+			// ran and gave no class is a measured "unknown").
+			c.Unmeasured = q.ForwardClass == "" && q.ReturnClass == ""
 		}
 		checkPathClasses(&c, s.LineClasses, q.Paths)
 		checks = append(checks, c)
@@ -82,9 +85,9 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 		c := Check{Name: CheckStretch, Required: *s.MaxStretch, Unit: "ratio"}
 		switch {
 		case noReplies:
-			c.Note = NoData + ": no probe was answered, stretch cannot be measured"
+			c.Note, c.Unmeasured = NoData+": no probe was answered, stretch cannot be measured", true
 		case q.FloorMs <= 0:
-			c.Note = "physical floor unknown (vantage and region at the same place?)"
+			c.Note, c.Unmeasured = "physical floor unknown (vantage and region at the same place?)", true
 		default:
 			c.Measured = round(q.Stretch, 3)
 			c.Pass = q.Stretch <= *s.MaxStretch
@@ -98,7 +101,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	if s.MinPathMTU != nil {
 		c := Check{Name: CheckPathMTU, Required: *s.MinPathMTU, Unit: "bytes"}
 		if q.PathMTU <= 0 {
-			c.Note = NoData + ": the forward path MTU was not measured (record the forward trace with trace --mtu, or probe live)"
+			c.Note, c.Unmeasured = NoData+": the forward path MTU was not measured (record the forward trace with trace --mtu, or probe live)", true
 		} else {
 			c.Measured = q.PathMTU
 			c.Pass = q.PathMTU >= *s.MinPathMTU
@@ -143,7 +146,7 @@ func carrierChecks(s SLA, q RouteQuality) []Check {
 		c.Measured = strings.Join(measured, ", ")
 		switch {
 		case u.Pass == nil:
-			c.Note = fmt.Sprintf("%s users (%s): no route measured toward them", u.Carrier, u.City)
+			c.Note, c.Unmeasured = fmt.Sprintf("%s users (%s): no route measured toward them", u.Carrier, u.City), true
 		case u.Forward == "":
 			c.Pass = *u.Pass
 			c.Note = fmt.Sprintf("%s users (%s): return path only", u.Carrier, u.City)

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"time"
+
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -21,6 +23,7 @@ type Window struct {
 type windowProbe struct {
 	status probe.Status
 	rtt    float64 // ms, when received
+	at     int64   // when its cycle ended, Unix ns (AddCycleAt; 0 otherwise)
 }
 
 // NewWindow returns an empty window of at most size probes; size ≤ 0 keeps
@@ -61,16 +64,50 @@ func (w *Window) Add(r probe.Record) {
 // no figure while the cycle stays in the window, and only which probes of
 // the oldest cycle leave first.
 func (w *Window) AddCycle(sent, recv, late, dup int, rtts []float64) {
+	w.AddCycleAt(time.Time{}, sent, recv, late, dup, rtts)
+}
+
+// AddCycleAt is AddCycle with the time the cycle ended, for a window over
+// a span of time (DropBefore: serve --window).
+func (w *Window) AddCycleAt(t time.Time, sent, recv, late, dup int, rtts []float64) {
+	var at int64
+	if !t.IsZero() {
+		at = t.UnixNano()
+	}
 	w.dups += dup
 	for _, v := range rtts {
-		w.push(windowProbe{status: probe.StatusOK, rtt: v})
+		w.push(windowProbe{status: probe.StatusOK, rtt: v, at: at})
 	}
 	for range late {
-		w.push(windowProbe{status: probe.StatusLate})
+		w.push(windowProbe{status: probe.StatusLate, at: at})
 	}
 	for range sent - recv - late {
-		w.push(windowProbe{status: probe.StatusLost})
+		w.push(windowProbe{status: probe.StatusLost, at: at})
 	}
+}
+
+// DropBefore forgets the probes of cycles that ended before t (oldest
+// first): what keeps a window to the last --window of time. It returns how
+// many left.
+func (w *Window) DropBefore(t time.Time) int {
+	cut, k := t.UnixNano(), 0
+	for w.n > 0 {
+		i := w.head
+		if w.size == 0 {
+			i = 0
+		}
+		if w.ring[i].at >= cut {
+			break
+		}
+		if w.size == 0 {
+			w.ring = w.ring[1:]
+		} else {
+			w.head = (w.head + 1) % w.size
+		}
+		w.n--
+		k++
+	}
+	return k
 }
 
 func (w *Window) push(p windowProbe) {

@@ -86,6 +86,10 @@ type BWLoop struct {
 	// so that no latency figure is taken on the line a test fills (nil:
 	// nothing pauses).
 	Quiet *compare.Quiet
+	// Judge, when set, takes each download test as the candidate's
+	// throughput for its SLA and the snapshot (Exporter.ObserveThroughput),
+	// as compare's live run takes its one download test.
+	Judge *Exporter
 }
 
 // RunBW is BWLoop's Loop with no wait before the first round and no probe
@@ -137,6 +141,9 @@ func (l BWLoop) round(ctx context.Context) bool {
 				return false // a test cut short by the stop is not a result
 			}
 			l.Metrics.Observe(t, d, r, err)
+			if l.Judge != nil && d == bw.Download {
+				l.Judge.ObserveThroughput(t.Candidate, r, err)
+			}
 			if err != nil && l.Log != nil {
 				fmt.Fprintf(l.Log, "linecheck serve: throughput test %s %s:%d %s: %v\n", t.Candidate, t.Addr, t.Port, d, err)
 			}

@@ -77,13 +77,36 @@ type Exporter struct {
 	// shorter trace or a new class removes the stale series.
 	maxTTL map[string]int
 	class  map[string]string
-	// The SLA judged over each target's latest probes (sla.go).
-	sla       compare.SLA
-	floor     map[string]float64
-	win       map[string]*compare.Window
-	slaPass   GaugeVec
-	slaChecks map[string]map[string]bool // per candidate, the checks exported
-	verdicts  map[string]compare.Verdict
+	// The window of each target's latest probes: at most size probes
+	// (SLAWindow unless SetWindow), and with span > 0 only those of the
+	// last span (serve --window), by now.
+	win  map[string]*compare.Window
+	size int
+	span time.Duration
+	now  func() time.Time
+	// What each candidate is evaluated with (snapshot.go): the file (a
+	// stand-in holding the SLA without one), its candidates, their recorded
+	// return routes and throughput, the pricing of the traffic, hop names,
+	// each target's last trace and path, the last throughput test.
+	file    *compare.File
+	cands   map[string]*compare.Candidate
+	static  map[string]*compare.Measurement
+	pricing *compare.Pricing
+	db      route.ASNDB
+	floor   map[string]float64
+	traces  map[string]*route.Trace
+	paths   map[string]*pathState
+	tput    map[string]*compare.Throughput
+	// The snapshot: each candidate's evaluation, and those to make again.
+	evals map[string]*compare.Evaluation
+	dirty map[string]bool
+	cf    candidateFamilies
+
+	winLoss     GaugeVec
+	winRTT      GaugeVec
+	hopRTT      GaugeVec
+	pathID      GaugeVec
+	pathChanges CounterVec
 }
 
 // New returns an exporter with its own registry and no targets; log (nil:
@@ -100,40 +123,60 @@ func New(log io.Writer) *Exporter {
 	hopLoss := newFamily("linecheck_hop_loss_ratio", "Loss per TTL in the last trace, 0..1.", gaugeType, withTTL, nil)
 	hops := newFamily("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", gaugeType, targetLabels, nil)
 	lineClass := newFamily("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", gaugeType, withClass, nil)
-	up := newFamily("linecheck_target_up", "1 when the target answered at least once in its window (the latest "+strconv.Itoa(SLAWindow)+" probes), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", gaugeType, targetLabels, nil)
-	jitter := newFamily("linecheck_jitter_seconds", "Jitter of the target's answers over its SLA window (the latest "+strconv.Itoa(SLAWindow)+" probes): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", gaugeType, targetLabels, nil)
+	up := newFamily("linecheck_target_up", "1 when the target answered at least once in its window (serve --window; at most the latest "+strconv.Itoa(SLAWindow)+" probes without one), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", gaugeType, targetLabels, nil)
+	jitter := newFamily("linecheck_jitter_seconds", "Jitter of the target's answers over its window (serve --window): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", gaugeType, targetLabels, nil)
 	cycles := newFamily("linecheck_cycles_total", "Completed probe cycles.", counterType, nil, nil)
 	configLoad := newFamily("linecheck_config_last_reload_success_timestamp_seconds", "When the candidates file was last loaded.", gaugeType, nil, nil)
-	slaPass := newFamily("linecheck_sla_check_pass", "1 when the candidate passes the SLA check over its targets' latest probes (compare's rule), 0 when it fails (a check without data fails); absent before any probe of the candidate ended.", gaugeType, []string{"candidate", "check"}, nil)
+	withStat := append(append([]string{}, targetLabels...), "stat")
+	winLoss := newFamily("linecheck_window_loss_ratio", "Loss over the target's window (--window): 1 − received/sent over its probes whose wait ended, compare's per-target figure; absent before a probe ended.", gaugeType, targetLabels, nil)
+	winRTT := newFamily("linecheck_window_rtt_seconds", "RTT of the target's answers over its window, nearest rank, by stat (min, p50, p95, p99, max): compare's per-target figures; absent before an answer.", gaugeType, withStat, nil)
+	hopRTT := newFamily("linecheck_hop_rtt_seconds", "Median RTT per TTL in the last trace (the responder with the most replies); absent for a silent TTL.", gaugeType, withTTL, nil)
+	pathID := newFamily("linecheck_path_id", "Identity of the current route: FNV-1a (32 bits) of its hop addresses in TTL order; changes exactly when linecheck_path_changes_total counts.", gaugeType, targetLabels, nil)
+	pathChanges := newFamily("linecheck_path_changes_total", "Route changes between consecutive traces: another hop count, or a TTL answered by another address in both (a TTL silent in one is no change).", counterType, targetLabels, nil)
+	cf, cfams := newCandidateFamilies()
 	e := &Exporter{
-		log:        log,
-		wake:       make(chan struct{}, 1),
-		state:      map[string]*targetState{},
-		reg:        NewRegistry(),
-		rtt:        HistogramVec{vec{rtt}},
-		sent:       CounterVec{vec{sent}},
-		recv:       CounterVec{vec{recv}},
-		late:       CounterVec{vec{late}},
-		dup:        CounterVec{vec{dup}},
-		errs:       CounterVec{vec{errs}},
-		hopLoss:    GaugeVec{vec{hopLoss}},
-		hops:       GaugeVec{vec{hops}},
-		lineClass:  GaugeVec{vec{lineClass}},
-		up:         GaugeVec{vec{up}},
-		jitter:     GaugeVec{vec{jitter}},
-		cycles:     Counter{cycles, cycles.plain},
-		configLoad: Gauge{configLoad, configLoad.plain},
-		slaPass:    GaugeVec{vec{slaPass}},
-		maxTTL:     map[string]int{},
-		class:      map[string]string{},
-		win:        map[string]*compare.Window{},
-		slaChecks:  map[string]map[string]bool{},
-		verdicts:   map[string]compare.Verdict{},
+		log:         log,
+		wake:        make(chan struct{}, 1),
+		state:       map[string]*targetState{},
+		reg:         NewRegistry(),
+		rtt:         HistogramVec{vec{rtt}},
+		sent:        CounterVec{vec{sent}},
+		recv:        CounterVec{vec{recv}},
+		late:        CounterVec{vec{late}},
+		dup:         CounterVec{vec{dup}},
+		errs:        CounterVec{vec{errs}},
+		hopLoss:     GaugeVec{vec{hopLoss}},
+		hops:        GaugeVec{vec{hops}},
+		lineClass:   GaugeVec{vec{lineClass}},
+		up:          GaugeVec{vec{up}},
+		jitter:      GaugeVec{vec{jitter}},
+		cycles:      Counter{cycles, cycles.plain},
+		configLoad:  Gauge{configLoad, configLoad.plain},
+		maxTTL:      map[string]int{},
+		class:       map[string]string{},
+		win:         map[string]*compare.Window{},
+		size:        SLAWindow,
+		now:         time.Now,
+		file:        &compare.File{},
+		cands:       map[string]*compare.Candidate{},
+		traces:      map[string]*route.Trace{},
+		paths:       map[string]*pathState{},
+		tput:        map[string]*compare.Throughput{},
+		evals:       map[string]*compare.Evaluation{},
+		dirty:       map[string]bool{},
+		cf:          cf,
+		winLoss:     GaugeVec{vec{winLoss}},
+		winRTT:      GaugeVec{vec{winRTT}},
+		hopRTT:      GaugeVec{vec{hopRTT}},
+		pathID:      GaugeVec{vec{pathID}},
+		pathChanges: CounterVec{vec{pathChanges}},
 	}
 	// Every metric of the exporter is read under its lock, so one scrape
 	// never sees a cycle half applied (sent counted, received not yet): on
 	// loopback received == sent must hold in every scrape.
-	e.reg.add(&e.mu, rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, jitter, cycles, configLoad, slaPass)
+	// The lock brings the snapshot up to date first (snapLocker).
+	e.reg.add(snapLocker{e}, append([]*family{rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, jitter, cycles, configLoad,
+		winLoss, winRTT, hopRTT, pathID, pathChanges}, cfams...)...)
 	e.handler = sync.OnceValue(func() http.Handler { return newMetricsHandler(e.reg) })
 	return e
 }
@@ -166,7 +209,7 @@ func (e *Exporter) Mux() *http.ServeMux {
 			return
 		}
 		ok, why := e.Health()
-		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status(), SLA: e.SLA()}
+		page := statusPage{Healthy: ok, Reason: why, Targets: e.Status(), Candidates: e.Snapshot(), SLA: e.SLA()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := statusTmpl().Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -231,10 +274,11 @@ func (e *Exporter) Health() (bool, string) {
 }
 
 type statusPage struct {
-	Healthy bool
-	Reason  string
-	Targets []TargetStatus
-	SLA     []SLAStatus
+	Healthy    bool
+	Reason     string
+	Targets    []TargetStatus
+	Candidates []*compare.Evaluation
+	SLA        []SLAStatus
 }
 
 // statusTmpl is parsed on the first request for the status page, not at
@@ -244,6 +288,9 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("status").Funcs(template.FuncMap{
 		"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
 		"measured": checkText,
+		"percent":  func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + " %" },
+		"ms":       func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
+		"verdict":  verdictText,
 	}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
 <p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p>
 {{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
@@ -253,11 +300,20 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <td>{{if .Up}}up{{else}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{end}}</td>
 <td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
 {{end}}</table>
-{{if .SLA}}<h2>SLA (the latest probes of each target, compare's checks)</h2>
+{{if .Candidates}}<h2>Candidates (the window of each target, as compare judges them)</h2>
+<table border="1" cellpadding="3">
+<tr><th>candidate</th><th>sent</th><th>loss</th><th>RTT p50 ms</th><th>p95 ms</th><th>jitter ms (mean |D|)</th><th>stretch</th><th>line class</th><th>validated</th><th>monthly</th><th>SLA</th></tr>
+{{range .Candidates}}<tr><td>{{.Name}}</td><td>{{.Route.Sent}}</td><td>{{if .Route.Sent}}{{percent .Route.Loss}}{{else}}-{{end}}</td>
+<td>{{if .Route.Recv}}{{ms .Route.RTT.P50}}{{else}}-{{end}}</td><td>{{if .Route.Recv}}{{ms .Route.RTT.P95}}{{else}}-{{end}}</td>
+<td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.FloorMs}}{{.Route.Stretch}}{{else}}-{{end}}</td>
+<td>{{if .Route.LineClass}}{{.Route.LineClass}}{{else}}-{{end}}</td><td>{{.Route.Direction}}</td>
+<td>{{with .Monthly}}{{.Total}} {{.Currency}} ({{.Offer}}, {{.Scheme}}){{else}}-{{end}}</td><td>{{verdict .}}</td></tr>
+{{end}}</table>{{end}}
+{{if .SLA}}<h2>SLA (the window of each target, compare's checks)</h2>
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
 {{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
-<td>{{if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
+<td>{{if .Unmeasured}}no data{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{end}}</body></html>
 `))
 })
@@ -283,13 +339,18 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		}
 		l := labelsOf(old)
 		for _, v := range []interface{ DeletePartialMatch(Labels) int }{
-			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.jitter} {
+			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.jitter,
+			e.winLoss, e.winRTT, e.hopRTT, e.pathID, e.pathChanges} {
 			v.DeletePartialMatch(l)
 		}
-		delete(e.maxTTL, old.key())
+		for _, m := range []map[string]int{e.maxTTL} {
+			delete(m, old.key())
+		}
 		delete(e.class, old.key())
 		delete(e.state, old.key())
 		delete(e.win, old.key())
+		delete(e.traces, old.key())
+		delete(e.paths, old.key())
 	}
 	for _, t := range ts {
 		l := labelsOf(t)
@@ -299,6 +360,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		e.dup.With(l)
 		e.errs.With(l)
 		e.rtt.With(l)
+		e.pathChanges.With(l)
 		if e.state[t.key()] == nil {
 			// New targets are due at once, and down until they answer.
 			e.state[t.key()] = &targetState{}
@@ -316,7 +378,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		e.byCand[t.Candidate] = append(e.byCand[t.Candidate], t)
 	}
 	for c := range cands {
-		e.judge(c) // a removed candidate's gauges go, a changed one is judged again
+		e.markDirty(c) // a removed candidate's series go, a changed one is judged again
 	}
 	e.configLoad.Set(float64(now.UnixNano()) / 1e9)
 	select {
@@ -382,21 +444,49 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 	if o.Sent > 0 {
 		w := e.win[t.key()]
 		if w == nil {
-			w = compare.NewWindow(SLAWindow)
+			w = compare.NewWindow(e.size)
 			e.win[t.key()] = w
 		}
-		w.AddCycle(o.Sent, o.Recv, o.Late, o.Dup, o.RTTms)
-		r := w.Result(compare.Target{}, nil)
-		if r.Recv > 1 {
-			e.jitter.With(l).Set(r.Jitter.MeanAbs / 1000)
-		} else {
-			e.jitter.Delete(l)
+		now := e.now()
+		w.AddCycleAt(now, o.Sent, o.Recv, o.Late, o.Dup, o.RTTms)
+		if e.span > 0 {
+			w.DropBefore(now.Add(-e.span))
 		}
+		r := e.windowSeries(t, w)
 		if o.Err == nil {
 			e.up.With(l).Set(upValue(r.Recv))
 		}
-		e.judge(t.Candidate)
+		e.markDirty(t.Candidate)
 	}
+}
+
+// windowSeries writes t's window figures (jitter, loss, RTT) and returns
+// them; target_up follows them unless t backs off. e.mu is held.
+func (e *Exporter) windowSeries(t Target, w *compare.Window) compare.TargetResult {
+	l := labelsOf(t)
+	r := w.Result(compare.Target{}, nil)
+	if r.Recv > 1 {
+		e.jitter.With(l).Set(r.Jitter.MeanAbs / 1000)
+	} else {
+		e.jitter.Delete(l)
+	}
+	if r.Sent > 0 {
+		e.winLoss.With(l).Set(r.Loss)
+	} else {
+		e.winLoss.Delete(l)
+	}
+	for _, s := range []struct {
+		stat string
+		ms   float64
+	}{{"min", r.RTT.Min}, {"p50", r.RTT.P50}, {"p95", r.RTT.P95}, {"p99", r.RTT.P99}, {"max", r.RTT.Max}} {
+		sl := withLabel(l, "stat", s.stat)
+		if r.Recv > 0 {
+			e.winRTT.With(sl).Set(s.ms / 1000)
+		} else {
+			e.winRTT.Delete(sl)
+		}
+	}
+	return r
 }
 
 // ObserveTrace sets the hop metrics and line class of t from its last trace;
@@ -416,11 +506,27 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 	n := len(tr.Hops)
 	for ttl := n + 1; ttl <= e.maxTTL[k]; ttl++ {
 		e.hopLoss.Delete(withTTL(l, ttl))
+		e.hopRTT.Delete(withTTL(l, ttl))
 	}
 	e.maxTTL[k] = n
 	for _, h := range tr.Hops {
 		e.hopLoss.With(withTTL(l, h.TTL)).Set(h.Loss)
+		if ms, ok := hopMedian(h); ok {
+			e.hopRTT.With(withTTL(l, h.TTL)).Set(ms / 1000)
+		} else {
+			e.hopRTT.Delete(withTTL(l, h.TTL))
+		}
 	}
+	p := e.paths[k]
+	if p == nil {
+		p = &pathState{}
+		e.paths[k] = p
+	}
+	if p.next(hopAddrs(tr)) {
+		e.pathChanges.With(l).Inc()
+	}
+	e.pathID.With(l).Set(float64(p.id()))
+	e.traces[k] = tr
 	e.hops.With(l).Set(float64(n))
 	class := tr.LineClass
 	if class == "" {
@@ -431,7 +537,20 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 	}
 	e.class[k] = class
 	e.lineClass.With(withClass(l, t, class)).Set(1)
-	e.judge(t.Candidate)
+	e.markDirty(t.Candidate)
+}
+
+// hopMedian is the median RTT (ms) of the hop's responder with the most
+// replies; false when none answered.
+func hopMedian(h route.Hop) (float64, bool) {
+	best := -1
+	var ms float64
+	for _, r := range h.Responders {
+		if r.Recv > 0 && r.Recv > best {
+			best, ms = r.Recv, r.RTT.P50
+		}
+	}
+	return ms, best > 0
 }
 
 // upValue is linecheck_target_up for a window with recv answers: up means
@@ -457,8 +576,11 @@ func (e *Exporter) listed(t Target) bool {
 	return false
 }
 
-func withTTL(l Labels, ttl int) Labels {
-	m := Labels{"ttl": strconv.Itoa(ttl)}
+func withTTL(l Labels, ttl int) Labels { return withLabel(l, "ttl", strconv.Itoa(ttl)) }
+
+// withLabel is l with one more label.
+func withLabel(l Labels, name, value string) Labels {
+	m := Labels{name: value}
 	for k, v := range l {
 		m[k] = v
 	}

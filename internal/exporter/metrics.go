@@ -176,6 +176,14 @@ next:
 	return n
 }
 
+// Reset removes every series of the vector (the snapshot's families are
+// written afresh from it, so nothing stale is left).
+func (v vec) Reset() {
+	v.f.mu.Lock()
+	defer v.f.mu.Unlock()
+	clear(v.f.series)
+}
+
 func indexOf(xs []string, x string) int {
 	for i, y := range xs {
 		if y == x {

@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"fmt"
-	"sort"
+	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // SLAWindow is how many of a target's latest probes serve judges the SLA
@@ -13,26 +15,62 @@ import (
 const SLAWindow = 300
 
 // Config is what serve reads from a candidates file: the targets, and what
-// the SLA is judged with (the sla block, each candidate's physical floor).
+// each candidate is judged and priced with.
 type Config struct {
 	Targets []Target
 	SLA     compare.SLA
 	// FloorMs is each candidate's physical RTT floor (compare.FloorMs), for
 	// the stretch check; absent when unknown.
 	FloorMs map[string]float64
+	// File is the candidates file as compare loaded it (nil for a
+	// --targets list alone): every candidate is evaluated with it.
+	File *compare.File
+	// Recorded holds, per candidate, what the file's recordings give that
+	// serve does not measure: the return route (recorded.return) and the
+	// throughput until a live test ran (recorded.bw).
+	Recorded map[string]*compare.Measurement
+	// Pricing is the file's traffic priced under its offers (compare's
+	// Pricing); nil when the file names no offers or no traffic.
+	Pricing *compare.Pricing
 }
 
-// LoadConfig reads the candidates file at path with compare's loader.
-func LoadConfig(path string) (Config, error) {
+// LoadConfig reads the candidates file at path with compare's loader,
+// reads the recordings serve uses (recorded.return, recorded.bw) and
+// prices the traffic when the file has offers and traffic (a synthetic
+// month without a period is the month before now).
+func LoadConfig(path string, now time.Time) (Config, error) {
 	f, err := compare.LoadWith(path, loadOptions)
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}}
+	return ConfigOf(f, now)
+}
+
+// ConfigOf is LoadConfig on a loaded file.
+func ConfigOf(f *compare.File, now time.Time) (Config, error) {
+	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*compare.Measurement{}}
 	for i := range f.Candidates {
-		if fl, ok := compare.FloorMs(f, &f.Candidates[i]); ok {
-			c.FloorMs[f.Candidates[i].Name] = fl
+		fc := &f.Candidates[i]
+		if fl, ok := compare.FloorMs(f, fc); ok {
+			c.FloorMs[fc.Name] = fl
 		}
+		if fc.Recorded.Return == "" && fc.Recorded.BW == "" {
+			continue
+		}
+		only := *fc
+		only.Recorded = compare.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
+		m, err := compare.Replay(&only)
+		if err != nil {
+			return Config{}, err
+		}
+		c.Recorded[fc.Name] = &compare.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
+	}
+	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
+		p, err := compare.NewPricing(f, now)
+		if err != nil {
+			return Config{}, err
+		}
+		c.Pricing = p
 	}
 	return c, nil
 }
@@ -43,95 +81,126 @@ type SLAStatus struct {
 	Verdict   compare.Verdict
 }
 
-// SetSLA sets what the SLA is judged with (at start and on reload) and
-// judges every candidate again.
+// SetSLA sets what the SLA is judged with when there is no candidates file
+// (tests; a stand-in file holds it) and judges every candidate again.
 func (e *Exporter) SetSLA(s compare.SLA, floorMs map[string]float64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.sla, e.floor = s, floorMs
-	seen := map[string]bool{}
-	for _, t := range e.targets {
-		if !seen[t.Candidate] {
-			seen[t.Candidate] = true
-			e.judge(t.Candidate)
-		}
-	}
+	e.file, e.cands, e.floor = &compare.File{SLA: s}, map[string]*compare.Candidate{}, floorMs
+	e.markAllDirty()
 }
 
-// judge evaluates candidate's SLA with compare.CheckSLA on a RouteQuality
-// built from its targets' windows (compare's aggregation: the worst over
-// the targets) and the line class of its first target's last trace, and
-// sets linecheck_sla_check_pass. Before any probe of the candidate ended
-// the gauges are absent; after, a check without data fails, as in compare.
-// e.mu is held.
-func (e *Exporter) judge(candidate string) {
-	var results []compare.TargetResult
-	class, traced := "", false
-	first := true
-	for _, t := range e.byCand[candidate] {
-		if first {
-			class, traced = e.class[t.key()]
-			first = false
-		}
-		if w := e.win[t.key()]; w != nil && w.Len() > 0 {
-			results = append(results, w.Result(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, nil))
-		}
-	}
-	old := e.slaChecks[candidate]
-	delete(e.slaChecks, candidate)
-	delete(e.verdicts, candidate)
-	if len(results) == 0 {
-		for name := range old {
-			e.slaPass.Delete(Labels{"candidate": candidate, "check": name})
-		}
-		return
-	}
-	var q compare.RouteQuality
-	q.AddTargets(results)
-	if fl, ok := e.floor[candidate]; ok && fl > 0 {
-		q.SetFloor(fl)
-	}
-	q.Direction = "none"
-	if traced {
-		q.LineClass, q.Direction = class, "forward"
-	}
-	v := compare.CheckSLA(e.sla, q)
-	now := map[string]bool{}
-	for _, c := range v.Checks {
-		now[c.Name] = true
-		pass := 0.0
-		if c.Pass {
-			pass = 1
-		}
-		e.slaPass.With(Labels{"candidate": candidate, "check": c.Name}).Set(pass)
-	}
-	for name := range old {
-		if !now[name] {
-			e.slaPass.Delete(Labels{"candidate": candidate, "check": name})
-		}
-	}
-	if len(v.Checks) > 0 {
-		e.slaChecks[candidate] = now
-		e.verdicts[candidate] = v
-	}
-}
-
-// SLA returns every judged candidate's verdict, by name.
-func (e *Exporter) SLA() []SLAStatus {
+// SetConfig makes c the configuration (at start and on reload): its
+// targets (SetTargets), and the file, recordings and pricing every
+// candidate is evaluated with.
+func (e *Exporter) SetConfig(c Config, now time.Time) {
+	e.SetTargets(c.Targets, now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]SLAStatus, 0, len(e.verdicts))
-	for c, v := range e.verdicts {
-		out = append(out, SLAStatus{Candidate: c, Verdict: v})
+	e.file, e.cands, e.floor = c.File, map[string]*compare.Candidate{}, c.FloorMs
+	if e.file == nil {
+		e.file = &compare.File{SLA: c.SLA}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Candidate < out[j].Candidate })
+	for i := range e.file.Candidates {
+		e.cands[e.file.Candidates[i].Name] = &e.file.Candidates[i]
+	}
+	e.static, e.pricing = c.Recorded, c.Pricing
+	e.markAllDirty()
+}
+
+// SetHopNames sets the hop names (AS numbers, carriers) the candidates'
+// routes are classified with, as compare's LoadHopNames gives them.
+func (e *Exporter) SetHopNames(db route.ASNDB) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.db = db
+	e.markAllDirty()
+}
+
+// SetWindow keeps each target's window to the probes of the last span
+// (0: no limit in time), at most size probes (SLAWindow when ≤ 0), with
+// now as the clock (time.Now when nil). Call it before the first probe.
+func (e *Exporter) SetWindow(span time.Duration, size int, now func() time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if size <= 0 {
+		size = SLAWindow
+	}
+	if now == nil {
+		now = time.Now
+	}
+	e.span, e.size, e.now = span, size, now
+}
+
+// ObserveThroughput records a candidate's throughput test (serve
+// --bw-every), as compare's live run summarises one: what the
+// min_throughput_mbps check is judged on from now on. A test that gave no
+// figures leaves the previous one standing.
+func (e *Exporter) ObserveThroughput(candidate string, r *bw.Result, err error) {
+	if r == nil || r.Throughput.P5 == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tp := compare.ThroughputFromResult(r, "live")
+	if err != nil {
+		tp.Error = err.Error()
+	}
+	e.tput[candidate] = tp
+	e.markDirty(candidate)
+}
+
+// SLA returns every judged candidate's verdict, by name (candidates
+// without SLA checks are left out).
+func (e *Exporter) SLA() []SLAStatus {
+	var out []SLAStatus
+	for _, ev := range e.Snapshot() {
+		if len(ev.SLA.Checks) > 0 {
+			out = append(out, SLAStatus{Candidate: ev.Name, Verdict: ev.SLA})
+		}
+	}
 	return out
 }
 
 // checkText is a check's measured figure for /: "-" without data.
 func checkText(c compare.Check) string {
-	if c.Measured == nil {
+	if c.Measured == nil || c.Unmeasured {
 		return "-"
 	}
 	return fmt.Sprint(c.Measured)
+}
+
+// verdictText is the overall SLA verdict as linecheck_sla_pass says it:
+// "pass", "FAIL" on a measured figure, "no data" while only checks without
+// data stand in the way, "-" without checks.
+func verdictText(ev *compare.Evaluation) string {
+	switch v, ok := overall(ev.SLA); {
+	case len(ev.SLA.Checks) == 0:
+		return "-"
+	case !ok:
+		return "no data"
+	case v:
+		return "pass"
+	}
+	return "FAIL"
+}
+
+// overall is the candidate's SLA verdict for linecheck_sla_pass: false
+// when a measured check fails, true when every check passes; ok is false
+// when neither holds (the checks not passing have no data) or there is no
+// check.
+func overall(v compare.Verdict) (pass, ok bool) {
+	nodata := false
+	for _, c := range v.Checks {
+		switch {
+		case c.Unmeasured:
+			nodata = true
+		case !c.Pass:
+			return false, true
+		}
+	}
+	if len(v.Checks) == 0 || nodata {
+		return false, false
+	}
+	return v.Pass, true
 }

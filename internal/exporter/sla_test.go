@@ -47,24 +47,51 @@ func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	}
 	e.ObservePing(a1, PingOutcome{Sent: 10, Recv: 10, RTTms: r1})
 	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 24, RTTms: r2})
-	for check, want := range map[string]float64{compare.CheckRTTP95: 1, compare.CheckLoss: 1, compare.CheckLineClass: 0} {
+	for check, want := range map[string]float64{compare.CheckRTTP95: 1, compare.CheckLoss: 1} {
 		if v, ok := slaGauge(t, e, "a", check); !ok || v != want {
 			t.Errorf("a %s: %v (present %v), want %v", check, v, ok, want)
 		}
 	}
-	e.ObserveTrace(a1, &route.Trace{LineClass: route.LineCN2GIA, Hops: []route.Hop{{TTL: 1}}}, nil)
+	// No trace yet: the class has no data, neither pass nor fail, and the
+	// overall verdict waits for it.
+	if v, ok := slaGauge(t, e, "a", compare.CheckLineClass); ok {
+		t.Errorf("a line_class before any trace: %v, want absent", v)
+	}
+	if !noData(t, e, "a", compare.CheckLineClass) {
+		t.Error("a line_class before any trace: no linecheck_sla_check_nodata")
+	}
+	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m != nil {
+		t.Errorf("linecheck_sla_pass %v with the line class unmeasured and the rest passing, want absent", m.GetGauge().GetValue())
+	}
+	e.ObserveTrace(a1, cn2Trace(t), nil)
 	if v, _ := slaGauge(t, e, "a", compare.CheckLineClass); v != 1 {
 		t.Errorf("a line_class after a cn2-gia trace: %v, want 1", v)
+	}
+	if noData(t, e, "a", compare.CheckLineClass) {
+		t.Error("a line_class still no data after a trace")
+	}
+	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m == nil || m.GetGauge().GetValue() != 1 {
+		t.Errorf("linecheck_sla_pass %v with every check passing, want 1", m)
 	}
 	// 4 more of 25 lost on target 2: 5 of 50 = 0.1 > 0.05 fails.
 	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 21, RTTms: r2[:21]})
 	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 0 {
 		t.Errorf("a loss 5/50: %v, want 0", v)
 	}
-	// b: every probe lost: the RTT check has no data and fails, as in compare.
+	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m == nil || m.GetGauge().GetValue() != 0 {
+		t.Errorf("linecheck_sla_pass %v with loss failing, want 0", m)
+	}
+	// b: every probe lost: the RTT check has no data (compare fails it; serve
+	// says no data, not a measured fail), loss is measured and fails.
 	e.ObservePing(b, PingOutcome{Sent: 10})
-	if v, ok := slaGauge(t, e, "b", compare.CheckRTTP95); !ok || v != 0 {
-		t.Errorf("b rtt_p95 without replies: %v (present %v), want 0", v, ok)
+	if v, ok := slaGauge(t, e, "b", compare.CheckRTTP95); ok {
+		t.Errorf("b rtt_p95 without replies: %v, want absent", v)
+	}
+	if !noData(t, e, "b", compare.CheckRTTP95) {
+		t.Error("b rtt_p95 without replies: no linecheck_sla_check_nodata")
+	}
+	if v, ok := slaGauge(t, e, "b", compare.CheckLoss); !ok || v != 0 {
+		t.Errorf("b loss 10/10: %v (present %v), want 0", v, ok)
 	}
 	// The status page lists the verdicts.
 	rec := httptest.NewRecorder()
@@ -85,6 +112,27 @@ func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	if n := count(t, e, "linecheck_sla_check_pass"); n != 0 {
 		t.Errorf("%d SLA gauges without an sla block", n)
 	}
+}
+
+func noData(t *testing.T, e *Exporter, cand, check string) bool {
+	t.Helper()
+	m := metric(t, e, "linecheck_sla_check_nodata", map[string]string{"candidate": cand, "check": check})
+	return m != nil && m.GetGauge().GetValue() == 1
+}
+
+// cn2Trace is a return route that stays on CN2 (59.43.0.0/16, AS4809) into
+// the provincial network, which the bundled carrier table classifies cn2-gia.
+func cn2Trace(t *testing.T) *route.Trace {
+	t.Helper()
+	tr := &route.Trace{Reached: true, Target: "101.85.1.1"}
+	for i, a := range []string{"10.0.0.1", "59.43.246.1", "59.43.187.9", "59.43.130.22", "59.43.80.1", "61.152.24.1", "101.85.1.1"} {
+		tr.Hops = append(tr.Hops, route.Hop{TTL: i + 1, Sent: 1, Responders: []route.Responder{{Addr: a, Recv: 1}}})
+	}
+	route.Annotate(tr, nil)
+	if tr.LineClass != route.LineCN2GIA {
+		t.Fatalf("the test route classifies %q, want %s", tr.LineClass, route.LineCN2GIA)
+	}
+	return tr
 }
 
 // The window keeps the latest SLAWindow probes: old cycles drop out.

@@ -1,0 +1,372 @@
+package exporter
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/linecheck/linecheck/internal/compare"
+)
+
+// The candidates as compare judges them. Every candidate of the file is
+// evaluated with compare.Evaluate — the function compare's report, the TUI
+// and serve share — on a Measurement made of its targets' windows, its
+// first target's last trace (forward), the file's recorded return route and
+// the last throughput test, and priced with compare's Pricing. The
+// evaluations are the snapshot serve renders: the candidate families of
+// /metrics, the SLA table of / and the compare report of /compare.json are
+// written from it. A candidate is evaluated again only when something it
+// depends on changed (dirty), and then when /metrics or / are read, so a
+// cycle costs no more than it did before.
+
+// candidateFamilies are the metrics written from the evaluations.
+type candidateFamilies struct {
+	loss, rtt, jitter       GaugeVec
+	stretch, floor, class   GaugeVec
+	tput, tputFloor         GaugeVec
+	checkPass, checkNoData  GaugeVec
+	pass                    GaugeVec
+	cost, costConv, project GaugeVec
+	billed, commit          GaugeVec
+	trafficP95, trafficCov  GaugeVec
+	trafficStart, trafficTo GaugeVec
+}
+
+func newCandidateFamilies() (candidateFamilies, []*family) {
+	cand := []string{"candidate"}
+	offer := []string{"candidate", "offer", "scheme", "currency", "role"}
+	rate := []string{"candidate", "offer", "scheme"}
+	var fams []*family
+	g := func(name, help string, labels ...string) GaugeVec {
+		f := newFamily(name, help, gaugeType, labels, nil)
+		fams = append(fams, f)
+		return GaugeVec{vec{f}}
+	}
+	cf := candidateFamilies{
+		loss: g("linecheck_candidate_loss_ratio", "The candidate's loss over the window as compare judges it: the worst of its targets (0..1); absent before a probe ended.", cand...),
+		rtt: g("linecheck_candidate_rtt_seconds", "The candidate's RTT over the window as compare reports it (nearest-rank percentiles; the worst of its targets, the best minimum), by stat (min, p50, p95, p99, max); absent before an answer.",
+			"candidate", "stat"),
+		jitter: g("linecheck_candidate_jitter_seconds", "The candidate's jitter over the window as compare reports it (the worst of its targets), by kind (rfc3550, mean_abs: the SLA's, pdv_p95); absent before two answers.",
+			"candidate", "kind"),
+		stretch: g("linecheck_stretch_ratio", "Minimum RTT over the physical floor (vantage to region at 200 km/ms of fibre, both ways), as compare's stretch; absent when the floor is unknown or nothing answered.", cand...),
+		floor:   g("linecheck_floor_rtt_seconds", "The physical floor RTT between the file's vantage and the candidate's region; absent when either place is unknown.", cand...),
+		class: g("linecheck_candidate_line_class_info", "The candidate's line class (value 1) per direction: forward (its first target's last trace), return (the file's recorded.return) and route (the class compare's verdict uses, from both); a direction without a trace has no series.",
+			"candidate", "direction", "line_class"),
+		tput: g("linecheck_candidate_throughput_bits_per_second", "The candidate's throughput as compare judges it (the last --bw-every test, else recorded.bw), by stat: p5 (what sla.min_throughput_mbps is checked on), p50, mean; absent when never measured.",
+			"candidate", "stat"),
+		tputFloor: g("linecheck_throughput_floor_bits_per_second", "The contracted throughput floor (sla.min_throughput_mbps) each candidate is checked against; absent without one.", cand...),
+		checkPass: g("linecheck_sla_check_pass", "1 when the candidate passes the SLA check over the window (compare's rule), 0 when it fails on a measured figure; absent while the check has no data (see linecheck_sla_check_nodata).",
+			"candidate", "check"),
+		checkNoData: g("linecheck_sla_check_nodata", "1 while the SLA check has no data in the window (no answer, no trace, no throughput test, an unknown floor): compare fails such a check, serve reports it here and not as a measured fail.",
+			"candidate", "check"),
+		pass: g("linecheck_sla_pass", "1 when every SLA check of the candidate passes (compare's verdict), 0 when a check fails on a measured figure; absent while the only checks not passing have no data, and without an sla block.", cand...),
+		cost: g("linecheck_monthly_cost", "The candidate's monthly cost at the traffic serve is given, in the offer's currency, by offer and its bandwidth scheme: role offer (the candidate's) or what_if; compare's figure.",
+			offer...),
+		costConv: g("linecheck_monthly_cost_converted", "linecheck_monthly_cost converted to the file's fx base currency (currency label), the figure compare ranks by.", offer...),
+		project: g("linecheck_projected_monthly_cost", "The month projected from a partial traffic recording (month to date), in the offer's currency, as compare's projected bill; absent for a complete month.",
+			offer...),
+		billed:       g("linecheck_billed_rate_bits_per_second", "The rate statistic the offer bills over the traffic month so far (its 95th, peak or average under its own method and direction rule); absent for per-GB and fixed offers.", rate...),
+		commit:       g("linecheck_commit_bits_per_second", "The offer's committed rate (commit_mbps): the month-to-date 95th above it bills overage; absent without a commit.", rate...),
+		trafficP95:   g("linecheck_traffic_p95_bits_per_second", "The 95th of the traffic serve prices (nearest rank, the greater direction) over its month so far; labelled with the traffic source.", "source"),
+		trafficCov:   g("linecheck_traffic_coverage_ratio", "Share of the traffic month's 5-minute slots that have traffic (month to date: the recorded part).", "source"),
+		trafficStart: g("linecheck_traffic_period_start_timestamp_seconds", "Start of the traffic month serve prices.", "source"),
+		trafficTo:    g("linecheck_traffic_period_end_timestamp_seconds", "End of the traffic month serve prices.", "source"),
+	}
+	return cf, fams
+}
+
+func (cf candidateFamilies) all() []GaugeVec {
+	return []GaugeVec{cf.loss, cf.rtt, cf.jitter, cf.stretch, cf.floor, cf.class, cf.tput, cf.tputFloor,
+		cf.checkPass, cf.checkNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
+		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo}
+}
+
+// snapLocker is the lock the registry takes to write the exporter's
+// families: the exporter's own, after the snapshot is brought up to date,
+// so a scrape renders the candidates as they stand.
+type snapLocker struct{ e *Exporter }
+
+func (l snapLocker) Lock() {
+	l.e.mu.Lock()
+	l.e.refresh()
+}
+
+func (l snapLocker) Unlock() { l.e.mu.Unlock() }
+
+// markDirty says candidate must be evaluated again; e.mu is held.
+func (e *Exporter) markDirty(candidate string) { e.dirty[candidate] = true }
+
+// markAllDirty marks every listed candidate; e.mu is held.
+func (e *Exporter) markAllDirty() {
+	for c := range e.byCand {
+		e.dirty[c] = true
+	}
+}
+
+// refresh brings the snapshot up to date: windows forget what fell out of
+// --window, dirty candidates are evaluated again and the candidate families
+// written afresh. e.mu is held.
+func (e *Exporter) refresh() {
+	if e.span > 0 {
+		cut := e.now().Add(-e.span)
+		for _, t := range e.targets {
+			w := e.win[t.key()]
+			if w != nil && w.DropBefore(cut) > 0 {
+				r := e.windowSeries(t, w)
+				if st := e.state[t.key()]; st != nil && st.fails == 0 {
+					e.up.With(labelsOf(t)).Set(upValue(r.Recv))
+				}
+				e.markDirty(t.Candidate)
+			}
+		}
+	}
+	if len(e.dirty) == 0 {
+		return
+	}
+	for c := range e.dirty {
+		if _, ok := e.byCand[c]; ok {
+			e.evals[c] = e.evaluate(c)
+		} else {
+			delete(e.evals, c)
+		}
+	}
+	clear(e.dirty)
+	for _, v := range e.cf.all() {
+		v.Reset()
+	}
+	e.renderTraffic()
+	for _, name := range e.candidateNames() {
+		e.renderCandidate(e.evals[name])
+	}
+}
+
+// candidateNames are the listed candidates, sorted.
+func (e *Exporter) candidateNames() []string {
+	out := make([]string, 0, len(e.byCand))
+	for c := range e.byCand {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// candidateOf is the file's candidate of that name, or one made of its
+// targets (a --targets list, or a test without a file). e.mu is held.
+func (e *Exporter) candidateOf(name string) *compare.Candidate {
+	if c := e.cands[name]; c != nil {
+		return c
+	}
+	c := &compare.Candidate{Name: name}
+	for _, t := range e.byCand[name] {
+		c.Targets = append(c.Targets, compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
+	}
+	return c
+}
+
+// evaluate is compare's evaluation of one candidate from what serve holds.
+// e.mu is held.
+func (e *Exporter) evaluate(name string) *compare.Evaluation {
+	c := e.candidateOf(name)
+	m := &compare.Measurement{}
+	if st := e.static[name]; st != nil {
+		m.Return, m.ReturnBacktrace = st.Return, st.ReturnBacktrace
+		if st.Throughput != nil {
+			tp := *st.Throughput
+			m.Throughput = &tp
+		}
+	}
+	if tp := e.tput[name]; tp != nil {
+		x := *tp // RelatePort writes into it
+		m.Throughput = &x
+	}
+	for i, t := range e.byCand[name] {
+		ct := compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
+		if i < len(c.Targets) {
+			ct = c.Targets[i]
+		}
+		if w := e.win[t.key()]; w != nil {
+			m.Targets = append(m.Targets, w.Result(ct, nil))
+		} else {
+			m.Targets = append(m.Targets, compare.TargetResult{Target: ct})
+		}
+		if i == 0 {
+			m.Forward = e.traces[t.key()]
+		}
+	}
+	ev := compare.Evaluate(e.file, c, m, e.db)
+	if fl, ok := e.floor[name]; ok && fl > 0 && ev.Route.FloorMs == 0 {
+		// A floor given without places (SetSLA): judged as compare would with it.
+		ev.Route.SetFloor(fl)
+		ev.SLA = compare.CheckSLA(e.file.SLA, ev.Route)
+	}
+	if e.pricing != nil && c.Offer != "" {
+		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {
+			ev.Monthly, ev.WhatIf = mo, whatIf
+			compare.RelatePort(ev.Throughput, mo)
+		}
+	}
+	return ev
+}
+
+// Snapshot returns the evaluations of every listed candidate, by name: the
+// figures, line classes, SLA verdicts and costs /metrics and / show. The
+// values belong to the exporter: read them, do not change them.
+func (e *Exporter) Snapshot() []*compare.Evaluation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.refresh()
+	out := make([]*compare.Evaluation, 0, len(e.evals))
+	for _, name := range e.candidateNames() {
+		if ev := e.evals[name]; ev != nil {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// renderCandidate writes one evaluation's series. e.mu is held.
+func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
+	if ev == nil {
+		return
+	}
+	cf := e.cf
+	l := Labels{"candidate": ev.Name}
+	q := ev.Route
+	if q.Sent > 0 {
+		cf.loss.With(l).Set(q.Loss)
+	}
+	if q.Recv > 0 {
+		for _, s := range []struct {
+			stat string
+			ms   float64
+		}{{"min", q.RTT.Min}, {"p50", q.RTT.P50}, {"p95", q.RTT.P95}, {"p99", q.RTT.P99}, {"max", q.RTT.Max}} {
+			cf.rtt.With(Labels{"candidate": ev.Name, "stat": s.stat}).Set(s.ms / 1000)
+		}
+		if q.FloorMs > 0 {
+			cf.stretch.With(l).Set(q.Stretch)
+		}
+	}
+	if q.Recv > 1 {
+		for _, s := range []struct {
+			kind string
+			ms   float64
+		}{{"rfc3550", q.Jitter.RFC3550}, {"mean_abs", q.Jitter.MeanAbs}, {"pdv_p95", q.Jitter.PDVP95}} {
+			cf.jitter.With(Labels{"candidate": ev.Name, "kind": s.kind}).Set(s.ms / 1000)
+		}
+	}
+	if q.FloorMs > 0 {
+		cf.floor.With(l).Set(q.FloorMs / 1000)
+	}
+	classes := []struct{ dir, class string }{{"forward", q.ForwardClass}, {"return", q.ReturnClass}}
+	if q.ForwardClass != "" || q.ReturnClass != "" {
+		classes = append(classes, struct{ dir, class string }{"route", q.LineClass})
+	}
+	for _, dc := range classes {
+		if dc.class != "" {
+			cf.class.With(Labels{"candidate": ev.Name, "direction": dc.dir, "line_class": dc.class}).Set(1)
+		}
+	}
+	if tp := ev.Throughput; tp != nil {
+		for _, s := range []struct {
+			stat string
+			v    *float64
+		}{{"p5", tp.P5}, {"p50", tp.P50}, {"mean", tp.Mean}} {
+			if s.v != nil {
+				cf.tput.With(Labels{"candidate": ev.Name, "stat": s.stat}).Set(*s.v)
+			}
+		}
+	}
+	if f := e.file.SLA.MinThroughputMbps; f != nil {
+		cf.tputFloor.With(l).Set(*f * 1e6)
+	}
+	e.renderChecks(ev)
+	e.renderCost(ev)
+}
+
+// renderChecks writes the SLA checks: measured ones pass or fail, the others
+// say "no data", and the overall verdict is absent while only checks
+// without data stand in its way. e.mu is held.
+func (e *Exporter) renderChecks(ev *compare.Evaluation) {
+	cf := e.cf
+	for _, c := range ev.SLA.Checks {
+		l := Labels{"candidate": ev.Name, "check": c.Name}
+		if c.Unmeasured {
+			cf.checkNoData.With(l).Set(1)
+			continue
+		}
+		cf.checkPass.With(l).Set(boolValue(c.Pass))
+	}
+	if pass, ok := overall(ev.SLA); ok {
+		cf.pass.With(Labels{"candidate": ev.Name}).Set(boolValue(pass))
+	}
+}
+
+// renderCost writes the candidate's monthly cost under its offer and its
+// what-if offers, the projected month, and each offer's billed rate beside
+// its commit. e.mu is held.
+func (e *Exporter) renderCost(ev *compare.Evaluation) {
+	cf := e.cf
+	m := ev.Monthly
+	if m == nil {
+		return
+	}
+	put := func(offer, scheme, currency, role, total string, conv compare.Money) {
+		l := Labels{"candidate": ev.Name, "offer": offer, "scheme": scheme, "currency": currency, "role": role}
+		if v, err := strconv.ParseFloat(total, 64); err == nil {
+			cf.cost.With(l).Set(v)
+		}
+		if conv.Valid() {
+			cl := Labels{"candidate": ev.Name, "offer": offer, "scheme": scheme, "currency": conv.Currency, "role": role}
+			cf.costConv.With(cl).Set(conv.Amount.InexactFloat64())
+		}
+		e.renderRate(ev.Name, offer, scheme)
+	}
+	put(m.Offer, m.Scheme, m.Currency, "offer", m.Total, m.Converted)
+	if p := m.Projected; p != nil {
+		cf.project.With(Labels{"candidate": ev.Name, "offer": m.Offer, "scheme": m.Scheme, "currency": p.Total.Currency, "role": "offer"}).Set(p.Total.Amount.InexactFloat64())
+	}
+	for _, w := range ev.WhatIf {
+		put(w.Offer, w.Scheme, w.Currency, "what_if", w.Total, w.Converted)
+	}
+}
+
+// renderRate writes the offer's billed rate and commit. e.mu is held.
+func (e *Exporter) renderRate(candidate, offer, scheme string) {
+	l := Labels{"candidate": candidate, "offer": offer, "scheme": scheme}
+	if b, ok := e.pricing.Bill(offer); ok && isRateScheme(scheme) {
+		e.cf.billed.With(l).Set(b.Rule.Bps)
+	}
+	if o := e.pricing.Offer(offer); o != nil && o.Bandwidth.CommitMbps.Set {
+		e.cf.commit.With(l).Set(o.Bandwidth.CommitMbps.InexactFloat64() * 1e6)
+	}
+}
+
+// isRateScheme tells the bandwidth schemes that bill a rate statistic.
+func isRateScheme(s string) bool {
+	switch s {
+	case "p95", "peak", "average", "daily-peak-average":
+		return true
+	}
+	return false
+}
+
+// renderTraffic writes the traffic month serve prices. e.mu is held.
+func (e *Exporter) renderTraffic() {
+	if e.pricing == nil || e.pricing.Traffic == nil {
+		return
+	}
+	t := e.pricing.Traffic
+	l := Labels{"source": t.Source}
+	e.cf.trafficP95.With(l).Set(t.P95bps)
+	if n := t.Samples + t.Missing; n > 0 {
+		e.cf.trafficCov.With(l).Set(float64(t.Samples) / float64(n))
+	}
+	e.cf.trafficStart.With(l).Set(float64(t.PeriodStart.Unix()))
+	e.cf.trafficTo.With(l).Set(float64(t.PeriodEnd.Unix()))
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,175 @@
+package exporter
+
+import (
+	"hash/fnv"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/probe/bw"
+)
+
+// gaugeOf is the value of the one series of name with labels want; false
+// when absent.
+func gaugeOf(t *testing.T, e *Exporter, name string, want map[string]string) (float64, bool) {
+	t.Helper()
+	m := metric(t, e, name, want)
+	switch {
+	case m == nil:
+		return 0, false
+	case m.Counter != nil:
+		return m.GetCounter().GetValue(), true
+	}
+	return m.GetGauge().GetValue(), true
+}
+
+// traceOf is a trace whose TTL i was answered by addrs[i] ("" silent),
+// each answer with RTT 10·TTL ms.
+func traceOf(addrs ...string) *route.Trace {
+	tr := &route.Trace{Reached: true}
+	for i, a := range addrs {
+		h := route.Hop{TTL: i + 1, Sent: 1, Loss: 1}
+		if a != "" {
+			h.Loss = 0
+			ms := 10 * float64(i+1)
+			h.Responders = []route.Responder{{Addr: a, Recv: 1, RTT: statsOf(ms)}}
+		}
+		tr.Hops = append(tr.Hops, h)
+	}
+	return tr
+}
+
+func fnvOf(s string) float64 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return float64(h.Sum32())
+}
+
+// The path identity is the hash of the hop addresses; a change is counted
+// when a TTL is answered by another address in both traces or the hop
+// count changes, never for a TTL that merely stayed silent once.
+func TestPathChangesBetweenTraces(t *testing.T) {
+	e := New(nil)
+	e.SetTargets([]Target{lo}, time.Now())
+	l := map[string]string{"candidate": "local", "target": "127.0.0.1"}
+	steps := []struct {
+		addrs   []string
+		changes float64
+		id      string // the addresses hashed, by hand
+	}{
+		{[]string{"10.0.0.1", "10.0.1.1", "127.0.0.1"}, 0, "10.0.0.1,10.0.1.1,127.0.0.1"},
+		{[]string{"10.0.0.1", "", "127.0.0.1"}, 0, "10.0.0.1,10.0.1.1,127.0.0.1"},         // silent TTL 2: no change, same path
+		{[]string{"10.0.0.1", "10.0.2.1", "127.0.0.1"}, 1, "10.0.0.1,10.0.2.1,127.0.0.1"}, // TTL 2 by another router
+		{[]string{"10.0.0.1", "10.0.2.1", "10.0.3.1", "127.0.0.1"}, 2, "10.0.0.1,10.0.2.1,10.0.3.1,127.0.0.1"},
+		{[]string{"10.0.0.1", "10.0.2.1", "10.0.3.1", "127.0.0.1"}, 2, "10.0.0.1,10.0.2.1,10.0.3.1,127.0.0.1"},
+	}
+	for i, s := range steps {
+		e.ObserveTrace(lo, traceOf(s.addrs...), nil)
+		if v, _ := gaugeOf(t, e, "linecheck_path_changes_total", l); v != s.changes {
+			t.Errorf("trace %d: %v path changes, want %v", i+1, v, s.changes)
+		}
+		if v, _ := gaugeOf(t, e, "linecheck_path_id", l); v != fnvOf(s.id) {
+			t.Errorf("trace %d: path id %v, want FNV-1a of %q = %v", i+1, v, s.id, fnvOf(s.id))
+		}
+	}
+	// Per-hop RTT: 10·TTL ms; a silent TTL has none.
+	e.ObserveTrace(lo, traceOf("10.0.0.1", "", "10.0.3.1", "127.0.0.1"), nil)
+	for ttl, want := range map[string]float64{"1": 0.01, "3": 0.03, "4": 0.04} {
+		if v, ok := gaugeOf(t, e, "linecheck_hop_rtt_seconds", map[string]string{"candidate": "local", "ttl": ttl}); !ok || math.Abs(v-want) > 1e-12 {
+			t.Errorf("hop %s RTT %v (present %v), want %v", ttl, v, ok, want)
+		}
+	}
+	if v, ok := gaugeOf(t, e, "linecheck_hop_rtt_seconds", map[string]string{"candidate": "local", "ttl": "2"}); ok {
+		t.Errorf("silent hop 2 has RTT %v", v)
+	}
+	// A shorter route drops the deeper hops' RTT.
+	e.ObserveTrace(lo, traceOf("10.0.0.1", "127.0.0.1"), nil)
+	if _, ok := gaugeOf(t, e, "linecheck_hop_rtt_seconds", map[string]string{"candidate": "local", "ttl": "3"}); ok {
+		t.Error("hop 3's RTT outlived a 2-hop route")
+	}
+}
+
+// --window keeps each target's probes of the last span only: loss, RTT,
+// target_up and the SLA forget a bad minute once it is older than that.
+func TestWindowForgetsOldCycles(t *testing.T) {
+	loss := 0.01
+	now := time.Unix(1700000000, 0)
+	e := New(nil)
+	e.SetWindow(time.Minute, 1000, func() time.Time { return now })
+	e.SetTargets([]Target{lo}, now)
+	e.SetSLA(compare.SLA{Loss: &loss}, nil)
+	l := map[string]string{"candidate": "local", "target": "127.0.0.1"}
+	e.ObservePing(lo, PingOutcome{Sent: 10, Recv: 5, RTTms: []float64{1, 2, 3, 4, 5}})
+	now = now.Add(30 * time.Second)
+	e.ObservePing(lo, PingOutcome{Sent: 10, Recv: 10, RTTms: []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 50}})
+	// 5 lost of 20; p95 nearest rank 15 of 15 answers → 50 ms.
+	if v, _ := gaugeOf(t, e, "linecheck_window_loss_ratio", l); v != 0.25 {
+		t.Errorf("loss %v, want 5/20", v)
+	}
+	if v, _ := gaugeOf(t, e, "linecheck_window_rtt_seconds", map[string]string{"candidate": "local", "stat": "p95"}); v != 0.05 {
+		t.Errorf("p95 %v, want 0.05", v)
+	}
+	if v, _ := slaGauge(t, e, "local", compare.CheckLoss); v != 0 {
+		t.Errorf("loss check %v with 25 %% lost, want 0", v)
+	}
+	// 61 s after the first cycle it is out: 0 of 10 lost, p95 of 10
+	// answers is rank 10 → 50 ms, p50 rank 5 → 1 ms.
+	now = now.Add(31 * time.Second)
+	if v, _ := gaugeOf(t, e, "linecheck_window_loss_ratio", l); v != 0 {
+		t.Errorf("loss %v after the lossy cycle left the window, want 0", v)
+	}
+	if v, _ := gaugeOf(t, e, "linecheck_window_rtt_seconds", map[string]string{"candidate": "local", "stat": "p50"}); v != 0.001 {
+		t.Errorf("p50 %v, want 0.001", v)
+	}
+	if v, _ := slaGauge(t, e, "local", compare.CheckLoss); v != 1 {
+		t.Errorf("loss check %v once the loss left the window, want 1", v)
+	}
+	// Nothing in the window: the target is down, the figures absent, the
+	// checks have no data.
+	now = now.Add(time.Minute)
+	if v, _ := gaugeOf(t, e, "linecheck_target_up", l); v != 0 {
+		t.Errorf("target_up %v with an empty window, want 0", v)
+	}
+	if _, ok := gaugeOf(t, e, "linecheck_window_loss_ratio", l); ok {
+		t.Error("a loss with an empty window")
+	}
+	if !noData(t, e, "local", compare.CheckLoss) {
+		t.Error("the loss check of an empty window is not no data")
+	}
+}
+
+// min_throughput_mbps without a test is no data, not a fail; a download
+// test decides it on its p5, as compare does.
+func TestThroughputCheckWaitsForATest(t *testing.T) {
+	floor := 100.0
+	e := New(nil)
+	e.SetTargets([]Target{lo}, time.Now())
+	e.SetSLA(compare.SLA{MinThroughputMbps: &floor}, nil)
+	if _, ok := slaGauge(t, e, "local", compare.CheckMinThroughput); ok {
+		t.Error("min_throughput_mbps reads as measured before any test")
+	}
+	if !noData(t, e, "local", compare.CheckMinThroughput) {
+		t.Error("min_throughput_mbps without a test: no linecheck_sla_check_nodata")
+	}
+	if v, ok := gaugeOf(t, e, "linecheck_throughput_floor_bits_per_second", map[string]string{"candidate": "local"}); !ok || v != 100e6 {
+		t.Errorf("floor %v (present %v), want 1e8", v, ok)
+	}
+	p5, mean := 80e6, 150e6
+	e.ObserveThroughput("local", &bw.Result{Throughput: bw.Throughput{P5: &p5, Mean: &mean}}, nil)
+	if v, ok := slaGauge(t, e, "local", compare.CheckMinThroughput); !ok || v != 0 {
+		t.Errorf("p5 80 Mbit/s against 100: %v (present %v), want 0", v, ok)
+	}
+	if v, _ := gaugeOf(t, e, "linecheck_candidate_throughput_bits_per_second", map[string]string{"stat": "p5"}); v != p5 {
+		t.Errorf("p5 gauge %v, want %v", v, p5)
+	}
+	if v, ok := gaugeOf(t, e, "linecheck_sla_pass", map[string]string{"candidate": "local"}); !ok || v != 0 {
+		t.Errorf("overall %v (present %v), want 0", v, ok)
+	}
+}
+
+func statsOf(ms float64) stats.RTTStats {
+	return stats.RTTStats{Min: ms, Avg: ms, P50: ms, P95: ms, P99: ms, Max: ms}
+}
