@@ -1223,20 +1223,12 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 	}
 	p.loadBounds()
 	p.seq = c.seq
-	if p.lineLen > 0 && p.grids == nil {
-		// Room for every line of the chunk at the last chunk's mean line
-		// length, made once per parser: growing by appending would copy,
-		// clear and fault in twice the memory, chunk after chunk.
-		if n := len(c.buf)/p.lineLen + len(c.buf)/p.lineLen/8 + 64; cap(p.rows) < n {
-			p.rows, p.rowK = make([]csvRow, 0, n), make([]int32, 0, n)
-		}
-	}
-	p.rows, p.rowK = p.rows[:0], p.rowK[:0]
+	p.resetRows(len(c.buf))
 	lay := p.lay
 	buf := c.buf
 	var line int64
-	fail := func(field, format string, args ...any) csvResult {
-		res.err = errAt(p.file, line, field, format, args...)
+	fail := func(field, msg string) csvResult {
+		res.err = errAt(p.file, line, field, "%s", msg)
 		res.lines = line
 		return res
 	}
@@ -1249,152 +1241,44 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 			}
 		}
 		var ln []byte
-		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			ln, buf = buf[:i], buf[i+1:]
-		} else {
-			ln, buf = buf, nil
-		}
+		ln, buf = cutLine(buf)
 		line++
-		if n := len(ln); n > 0 && ln[n-1] == '\r' {
-			ln = ln[:n-1]
-		}
 		if len(ln) == 0 || ln[0] == '#' {
 			continue
 		}
-		// Fast skip: with the timestamp first, a row outside the period is
-		// dropped after parsing only that field (rows outside the period are
-		// not checked further).
-		var t int64
-		haveT := false
-		if lay.ts == 0 {
-			if n := len(p.lastRaw); p.haveLast && len(ln) > n && ln[n] == ',' && string(ln[:n]) == string(p.lastRaw) {
-				// The same timestamp as the row before (every interface
-				// repeats it): no need to look further.
-				t, haveT = p.lastT, true
-			} else {
-				// A byte loop: the field is short, IndexByte's setup costs more.
-				i, quoted := 0, false
-				for ; i < len(ln) && ln[i] != ','; i++ {
-					quoted = quoted || ln[i] == '"'
-				}
-				if !quoted {
-					var msg string
-					if t, msg = p.stamp(ln[:i], true); msg != "" {
-						return fail(lay.tsName, "%s", msg)
-					}
-					haveT = true
-				}
-			}
-			if haveT && p.bounded && (t < p.lo || t >= p.hi) {
-				continue
-			}
+		t, haveT, msg := p.leadStamp(ln)
+		if msg != "" {
+			return fail(lay.tsName, msg)
 		}
-		f := p.fields
-		var nf int
-		if bytes.IndexByte(ln, '"') >= 0 {
-			r := csv.NewReader(bytes.NewReader(ln))
-			r.FieldsPerRecord = -1
-			r.TrimLeadingSpace = true
-			rec, err := r.Read()
-			if err != nil {
-				var pe *csv.ParseError
-				if errors.As(err, &pe) {
-					err = pe.Err
-				}
-				return fail("", "%v (a quoted field may not span lines)", err)
-			}
-			nf = len(rec)
-			for i := 0; i < nf && i < len(f); i++ {
-				f[i] = []byte(rec[i])
-			}
-		} else {
-			nf = splitFields(ln, f)
+		if haveT && p.outside(t) {
+			continue
+		}
+		nf, msg := p.splitRow(ln)
+		if msg != "" {
+			return fail("", msg)
 		}
 		if nf != lay.n {
-			return fail("", "%d fields, the header has %d", nf, lay.n)
+			return fail("", fmt.Sprintf("%d fields, the header has %d", nf, lay.n))
 		}
+		f := p.fields
 		if !haveT {
-			var msg string
 			if t, msg = p.stamp(f[lay.ts], false); msg != "" {
-				return fail(lay.tsName, "%s", msg)
+				return fail(lay.tsName, msg)
 			}
-			if p.bounded && (t < p.lo || t >= p.hi) {
+			if p.outside(t) {
 				continue
 			}
 		}
-		// The interface (no column: one series, key "").
-		var nb []byte
-		if lay.iface >= 0 {
-			if nb = trimSpace(f[lay.iface]); len(nb) == 0 {
-				return fail(lay.ifaceName, "empty interface name")
-			}
-		}
-		// Exports repeat the interfaces in one order: the one that followed
-		// the previous row's last time is tried before the map.
-		var e *csvName
-		if q := p.prev; q != nil && q.succ != nil && q.succ.key == string(nb) {
-			e = q.succ
-		} else {
-			if e = p.names[string(nb)]; e == nil {
-				e = &csvName{name: p.single, key: string(nb), chunk: -1, keepLo: math.MinInt64}
-				e.plain = bytes.IndexByte(nb, ',') < 0 && bytes.IndexByte(nb, '"') < 0
-				if lay.iface >= 0 {
-					e.name = e.key
-				}
-				p.names[e.key] = e
-			}
-			if q != nil {
-				q.succ = e
-			}
-		}
-		p.prev = e
-		if e.chunk != c.seq {
-			// Registered even when its rows are skipped: series come out in
-			// the order the interfaces first appear in the file.
-			e.chunk, e.k = c.seq, len(res.part.names)
-			res.part.names = append(res.part.names, e.name)
-			res.part.keys = append(res.part.keys, e.key)
-			res.part.pts = append(res.part.pts, nil)
-			res.part.maxT = append(res.part.maxT, math.MinInt64)
+		e, msg := p.rowName(f, c.seq, &res.part)
+		if msg != "" {
+			return fail(lay.ifaceName, msg)
 		}
 		if t < e.keepLo {
 			continue // before the latest month already seen for this interface
 		}
 		pt := csvRow{t: t, line: uint32(line)}
-		inB := trimSpace(f[lay.in])
-		var outB []byte
-		if lay.out >= 0 {
-			outB = trimSpace(f[lay.out])
-		}
-		if lay.counters() {
-			ci, ui, msg := parseCounter(inB, lay.bits)
-			if msg != "" {
-				return fail(lay.inName, "%s", msg)
-			}
-			var co uint64
-			var uo bool
-			if lay.out >= 0 {
-				if co, uo, msg = parseCounter(outB, lay.bits); msg != "" {
-					return fail(lay.outName, "%s", msg)
-				}
-			}
-			pt.in, pt.out, pt.unknown = math.Float64frombits(ci), math.Float64frombits(co), ui || uo
-		} else {
-			vi, ui, msg := parseValue(inB)
-			if msg != "" {
-				return fail(lay.inName, "%s", msg)
-			}
-			var vo float64
-			var uo bool
-			if lay.out >= 0 {
-				if vo, uo, msg = parseValue(outB); msg != "" {
-					return fail(lay.outName, "%s", msg)
-				}
-			}
-			if lay.units == "bps" {
-				vi, vo = vi/8, vo/8
-			}
-			pt.in, pt.out, pt.unknown = vi, vo, ui || uo
+		if field, msg := p.rowValues(f, &pt); msg != "" {
+			return fail(field, msg)
 		}
 		p.keep(&res.part, e, pt)
 	}
@@ -1404,4 +1288,166 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 	}
 	p.group(&res.part)
 	return res
+}
+
+// resetRows empties the chunk's rows, with room for a chunk of size bytes.
+func (p *csvParser) resetRows(size int) {
+	if p.lineLen > 0 && p.grids == nil {
+		// Room for every line of the chunk at the last chunk's mean line
+		// length, made once per parser: growing by appending would copy,
+		// clear and fault in twice the memory, chunk after chunk.
+		if n := size/p.lineLen + size/p.lineLen/8 + 64; cap(p.rows) < n {
+			p.rows, p.rowK = make([]csvRow, 0, n), make([]int32, 0, n)
+		}
+	}
+	p.rows, p.rowK = p.rows[:0], p.rowK[:0]
+}
+
+// cutLine splits buf after its first line; the line loses its LF or CR LF.
+func cutLine(buf []byte) (ln, rest []byte) {
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		ln, rest = buf[:i], buf[i+1:]
+	} else {
+		ln = buf
+	}
+	if n := len(ln); n > 0 && ln[n-1] == '\r' {
+		ln = ln[:n-1]
+	}
+	return ln, rest
+}
+
+// outside says a timestamp falls outside the period read (with its margin).
+func (p *csvParser) outside(t int64) bool { return p.bounded && (t < p.lo || t >= p.hi) }
+
+// leadStamp is the fast skip: with the timestamp first, a row outside the
+// period is dropped after parsing only that field (rows outside the
+// period are not checked further). haveT is false when the timestamp is
+// not first or is quoted: it is read with the other fields.
+func (p *csvParser) leadStamp(ln []byte) (t int64, haveT bool, msg string) {
+	if p.lay.ts != 0 {
+		return 0, false, ""
+	}
+	if n := len(p.lastRaw); p.haveLast && len(ln) > n && ln[n] == ',' && string(ln[:n]) == string(p.lastRaw) {
+		// The same timestamp as the row before (every interface
+		// repeats it): no need to look further.
+		return p.lastT, true, ""
+	}
+	// A byte loop: the field is short, IndexByte's setup costs more.
+	i, quoted := 0, false
+	for ; i < len(ln) && ln[i] != ','; i++ {
+		quoted = quoted || ln[i] == '"'
+	}
+	if quoted {
+		return 0, false, ""
+	}
+	if t, msg = p.stamp(ln[:i], true); msg != "" {
+		return 0, false, msg
+	}
+	return t, true, ""
+}
+
+// splitRow splits a line into p.fields and returns the field count (which
+// may exceed len(p.fields)); a line with quotes is read as CSV.
+func (p *csvParser) splitRow(ln []byte) (nf int, msg string) {
+	if bytes.IndexByte(ln, '"') < 0 {
+		return splitFields(ln, p.fields), ""
+	}
+	r := csv.NewReader(bytes.NewReader(ln))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	rec, err := r.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return 0, fmt.Sprintf("%v (a quoted field may not span lines)", err)
+	}
+	for i := 0; i < len(rec) && i < len(p.fields); i++ {
+		p.fields[i] = []byte(rec[i])
+	}
+	return len(rec), ""
+}
+
+// rowName is the row's interface (no column: one series, key ""),
+// registered in part the first time the chunk meets it.
+func (p *csvParser) rowName(f [][]byte, seq int, part *csvPart) (*csvName, string) {
+	lay := p.lay
+	var nb []byte
+	if lay.iface >= 0 {
+		if nb = trimSpace(f[lay.iface]); len(nb) == 0 {
+			return nil, "empty interface name"
+		}
+	}
+	// Exports repeat the interfaces in one order: the one that followed
+	// the previous row's last time is tried before the map.
+	var e *csvName
+	if q := p.prev; q != nil && q.succ != nil && q.succ.key == string(nb) {
+		e = q.succ
+	} else {
+		if e = p.names[string(nb)]; e == nil {
+			e = &csvName{name: p.single, key: string(nb), chunk: -1, keepLo: math.MinInt64}
+			e.plain = bytes.IndexByte(nb, ',') < 0 && bytes.IndexByte(nb, '"') < 0
+			if lay.iface >= 0 {
+				e.name = e.key
+			}
+			p.names[e.key] = e
+		}
+		if q != nil {
+			q.succ = e
+		}
+	}
+	p.prev = e
+	if e.chunk != seq {
+		// Registered even when its rows are skipped: series come out in
+		// the order the interfaces first appear in the file.
+		e.chunk, e.k = seq, len(part.names)
+		part.names = append(part.names, e.name)
+		part.keys = append(part.keys, e.key)
+		part.pts = append(part.pts, nil)
+		part.maxT = append(part.maxT, math.MinInt64)
+	}
+	return e, ""
+}
+
+// rowValues reads the row's in and out into pt (bytes, or raw counter
+// bits); on a bad value it names the field and says what is wrong.
+func (p *csvParser) rowValues(f [][]byte, pt *csvRow) (field, msg string) {
+	lay := p.lay
+	inB := trimSpace(f[lay.in])
+	var outB []byte
+	if lay.out >= 0 {
+		outB = trimSpace(f[lay.out])
+	}
+	if lay.counters() {
+		ci, ui, msg := parseCounter(inB, lay.bits)
+		if msg != "" {
+			return lay.inName, msg
+		}
+		var co uint64
+		var uo bool
+		if lay.out >= 0 {
+			if co, uo, msg = parseCounter(outB, lay.bits); msg != "" {
+				return lay.outName, msg
+			}
+		}
+		pt.in, pt.out, pt.unknown = math.Float64frombits(ci), math.Float64frombits(co), ui || uo
+		return "", ""
+	}
+	vi, ui, msg := parseValue(inB)
+	if msg != "" {
+		return lay.inName, msg
+	}
+	var vo float64
+	var uo bool
+	if lay.out >= 0 {
+		if vo, uo, msg = parseValue(outB); msg != "" {
+			return lay.outName, msg
+		}
+	}
+	if lay.units == "bps" {
+		vi, vo = vi/8, vo/8
+	}
+	pt.in, pt.out, pt.unknown = vi, vo, ui || uo
+	return "", ""
 }
