@@ -194,63 +194,7 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 	if units != "" || lay.units != "bytes" {
 		return "", nil // --units given, or the columns are named as rates
 	}
-	type obs struct {
-		in, out []float64
-		ts      []int64
-	}
-	per := map[string]*obs{}
-	var order []string
-	f := make([][]byte, lay.n)
-	rows := 0
-	for len(head) > 0 && rows < csvHeadRows {
-		i := bytes.IndexByte(head, '\n')
-		if i < 0 {
-			break // a partial last line: leave it
-		}
-		ln := bytes.TrimRight(head[:i], "\r")
-		head = head[i+1:]
-		if len(ln) == 0 || ln[0] == '#' || bytes.IndexByte(ln, '"') >= 0 {
-			continue
-		}
-		if splitFields(ln, f) != lay.n {
-			continue
-		}
-		rows++
-		var nb []byte
-		if lay.iface >= 0 {
-			nb = trimSpace(f[lay.iface])
-		}
-		o := per[string(nb)] // no copy of the name for a lookup
-		if o == nil {
-			key := string(nb)
-			o = &obs{}
-			per[key] = o
-			order = append(order, key)
-		}
-		if len(o.in) >= csvHeadPerIface {
-			continue // enough rows of it judged: its values would not be kept
-		}
-		vi, ui, msg := parseValue(trimSpace(f[lay.in]))
-		if msg != "" || ui {
-			continue
-		}
-		vo := vi
-		if lay.out >= 0 {
-			var uo bool
-			if vo, uo, msg = parseValue(trimSpace(f[lay.out])); msg != "" || uo {
-				continue
-			}
-		}
-		if len(o.in) < csvHeadPerIface {
-			o.in, o.out = append(o.in, vi), append(o.out, vo)
-			if t, msg := parseStamp(trimSpace(f[lay.ts]), lay.loc); msg == "" {
-				o.ts = append(o.ts, t)
-			}
-		}
-		if lay.iface < 0 && len(o.in) == csvHeadPerIface {
-			break // the one series is judged: no later row can change that
-		}
-	}
+	per, order := headReadings(lay, head)
 	// Counter-like names need less evidence than names that say bytes per
 	// interval, whose refusal needs an unmistakable counter.
 	named := counterName(lay.inName) && (lay.out < 0 || counterName(lay.outName))
@@ -290,6 +234,72 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		lay.units, lay.bits = "counter64", 64
 	}
 	return fmt.Sprintf("%s: SNMP octet counters (the readings only rise): read as --units %s (each delta is the traffic between two polls); --units bytes reads them as bytes per interval", names, lay.units), nil
+}
+
+// headReadings are the first rows' readings (head: the text after the
+// header), per interface in the order they first appear, up to
+// csvHeadPerIface each; rows that do not parse are passed over.
+func headReadings(lay *csvLayout, head []byte) (map[string]*headObs, []string) {
+	per := map[string]*headObs{}
+	var order []string
+	f := make([][]byte, lay.n)
+	rows := 0
+	for len(head) > 0 && rows < csvHeadRows {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break // a partial last line: leave it
+		}
+		ln := bytes.TrimRight(head[:i], "\r")
+		head = head[i+1:]
+		if len(ln) == 0 || ln[0] == '#' || bytes.IndexByte(ln, '"') >= 0 {
+			continue
+		}
+		if splitFields(ln, f) != lay.n {
+			continue
+		}
+		rows++
+		var nb []byte
+		if lay.iface >= 0 {
+			nb = trimSpace(f[lay.iface])
+		}
+		o := per[string(nb)] // no copy of the name for a lookup
+		if o == nil {
+			key := string(nb)
+			o = &headObs{}
+			per[key] = o
+			order = append(order, key)
+		}
+		if len(o.in) >= csvHeadPerIface {
+			continue // enough rows of it judged: its values would not be kept
+		}
+		vi, ui, msg := parseValue(trimSpace(f[lay.in]))
+		if msg != "" || ui {
+			continue
+		}
+		vo := vi
+		if lay.out >= 0 {
+			var uo bool
+			if vo, uo, msg = parseValue(trimSpace(f[lay.out])); msg != "" || uo {
+				continue
+			}
+		}
+		if len(o.in) < csvHeadPerIface {
+			o.in, o.out = append(o.in, vi), append(o.out, vo)
+			if t, msg := parseStamp(trimSpace(f[lay.ts]), lay.loc); msg == "" {
+				o.ts = append(o.ts, t)
+			}
+		}
+		if lay.iface < 0 && len(o.in) == csvHeadPerIface {
+			break // the one series is judged: no later row can change that
+		}
+	}
+	return per, order
+}
+
+// headObs is one interface's readings in the rows detectCounters reads.
+type headObs struct {
+	in, out []float64
+	ts      []int64
 }
 
 // wrapped32 speaks when columns named like octet counters do not read as
