@@ -184,3 +184,14 @@ func TestCSVWrapping32BitCounterWithoutUnitsIsNamed(t *testing.T) {
 		t.Errorf("steady bytes per interval warned as a wrapping 32-bit counter: %q", s.Warnings)
 	}
 }
+
+// Counter-named columns whose head holds no readable row (only a quoted
+// row, which the detection passes over) left it nothing to judge: it
+// indexed the first interface of none and panicked. The row's own error is
+// what the user must see, as with byte-named columns.
+func TestCSVCounterNamesWithNoReadableHeadRowAreNotJudged(t *testing.T) {
+	for _, header := range []string{"timestamp,ifInOctets,ifOutOctets", "timestamp,in_bytes,out_bytes"} {
+		_, err := readStr("t.csv", header+"\n\"x\",1,2\n", ReadOptions{})
+		wantReadErr(t, err, `t.csv:2: timestamp: timestamp "x" is neither unix seconds nor RFC 3339`)
+	}
+}

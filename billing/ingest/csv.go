@@ -214,7 +214,7 @@ func detectCounters(lay *csvLayout, units string, head []byte, file string, line
 		}
 	}
 	if judged == 0 || counting*2 <= judged {
-		if named {
+		if named && len(order) > 0 {
 			return wrapped32(lay, per[order[0]].in, per[order[0]].out, per[order[0]].ts), nil
 		}
 		return "", nil
