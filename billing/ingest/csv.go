@@ -645,14 +645,52 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 	nbuf := 2*nw + 2
 	free := make(chan []byte, nbuf)
 	jobs := make(chan csvChunk, nbuf)
-	results := make(chan csvResult, nbuf)
 	done := make(chan struct{})
 	var readErr error
 	go func() {
 		defer close(jobs)
 		readErr = feed(jobs, free, done, nbuf)
 	}()
+	results := parseChunks(file, lay, opts, jobs, nw, nbuf, backwards, gs)
+	col := csvCollector{index: map[string]*csvSeries{}, base: headerLines, w: opts.window(), gs: gs}
+	pending := map[int]csvResult{}
+	next := 0
+	for res := range results {
+		pending[res.seq] = res
+		for {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if col.take(r) {
+				close(done)
+			}
+			if cap(r.buf) > 0 {
+				select {
+				case free <- r.buf[:0]:
+				default:
+				}
+			}
+		}
+	}
+	if col.err != nil {
+		return nil, col.err
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	if gs != nil && gs.off.Load() {
+		return nil, errCSVGrid
+	}
+	return col.all, nil
+}
 
+// parseChunks starts nw parsers on the chunks from jobs; their results
+// come in any order, and the channel closes when all are parsed.
+func parseChunks(file string, lay *csvLayout, opts ReadOptions, jobs <-chan csvChunk, nw, nbuf int, backwards bool, gs *csvGrids) <-chan csvResult {
+	results := make(chan csvResult, nbuf)
 	var bounds *csvBounds
 	if backwards {
 		bounds = &csvBounds{m: map[string]int64{}}
@@ -681,74 +719,56 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
+	return results
+}
 
-	w := opts.window()
-	var (
-		all      []*csvSeries
-		index    = map[string]*csvSeries{}
-		pending  = map[int]csvResult{}
-		next     int
-		base     = headerLines
-		firstErr error
-	)
-	for res := range results {
-		pending[res.seq] = res
-		for {
-			r, ok := pending[next]
-			if !ok {
-				break
+// csvCollector takes the parsed chunks in file order and gathers their
+// rows per interface, numbering lines from the file's start.
+type csvCollector struct {
+	all   []*csvSeries // in the order the interfaces first appear
+	index map[string]*csvSeries
+	base  int64 // lines before the next chunk
+	w     window
+	gs    *csvGrids
+	err   *ReadError // the first chunk's error; later chunks are only counted
+}
+
+// take adds the next chunk; true when it is the first to fail (the reader
+// may stop).
+func (col *csvCollector) take(r csvResult) (failed bool) {
+	base := col.base
+	col.base += r.lines
+	if col.gs != nil {
+		col.gs.bases = append(col.gs.bases, base)
+	}
+	if col.err != nil {
+		return false
+	}
+	if r.err != nil {
+		r.err.Line += int(base)
+		col.err = r.err
+		return true
+	}
+	for i, name := range r.part.names {
+		s := col.index[name]
+		if s == nil {
+			s = &csvSeries{name: name}
+			col.index[name] = s
+			col.all = append(col.all, s)
+		}
+		if col.gs != nil {
+			// In the grids already.
+		} else if col.w.bounded() {
+			// Kept as parsed: csvBuild reads them in order.
+			if rows := r.part.pts[i]; len(rows) > 0 {
+				s.segs = append(s.segs, csvSeg{base: base, rows: rows})
+				s.rows += len(rows)
 			}
-			delete(pending, next)
-			next++
-			if gs != nil {
-				gs.bases = append(gs.bases, base)
-			}
-			if firstErr == nil {
-				if r.err != nil {
-					r.err.Line += int(base)
-					firstErr = r.err
-					close(done)
-				} else {
-					for i, name := range r.part.names {
-						s := index[name]
-						if s == nil {
-							s = &csvSeries{name: name}
-							index[name] = s
-							all = append(all, s)
-						}
-						if gs != nil {
-							// In the grids already.
-						} else if w.bounded() {
-							// Kept as parsed: csvBuild reads them in order.
-							if rows := r.part.pts[i]; len(rows) > 0 {
-								s.segs = append(s.segs, csvSeg{base: base, rows: rows})
-								s.rows += len(rows)
-							}
-						} else {
-							s.add(r.part.pts[i], base, w)
-						}
-					}
-				}
-			}
-			base += r.lines
-			if cap(r.buf) > 0 {
-				select {
-				case free <- r.buf[:0]:
-				default:
-				}
-			}
+		} else {
+			s.add(r.part.pts[i], base, col.w)
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	if gs != nil && gs.off.Load() {
-		return nil, errCSVGrid
-	}
-	return all, nil
+	return false
 }
 
 // add appends a chunk's rows, fixing their line numbers; without a period it
