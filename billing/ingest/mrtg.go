@@ -75,92 +75,14 @@ const mrtgFillRun = 7
 const mrtgUnset = "-9223372036854775808"
 
 func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var (
-		line int64
-		rows []rawPoint
-		keys []string // the four rates of each row as written, to spot repeats
-		head bool
-	)
-	for sc.Scan() {
-		line++
-		f := bytes.Fields(sc.Bytes())
-		if len(f) == 0 {
-			continue
-		}
-		if !head {
-			if len(f) != 3 {
-				return nil, errAt(file, line, "", "MRTG log: the first line must be \"time in_counter out_counter\", got %d fields", len(f))
-			}
-			for i, name := range []string{"time", "in_counter", "out_counter"} {
-				if _, err := strconv.ParseUint(string(f[i]), 10, 64); err != nil {
-					return nil, errAt(file, line, name, "%s is not an unsigned integer", quoteShort(f[i]))
-				}
-			}
-			head = true
-			continue
-		}
-		if len(f) != 5 {
-			return nil, errAt(file, line, "", "MRTG log: want 5 fields \"time avg_in avg_out max_in max_out\", got %d", len(f))
-		}
-		t, msg := parseUnix(f[0])
-		if msg != "" {
-			return nil, errAt(file, line, "time", "%s", msg)
-		}
-		p := rawPoint{t: t, line: line}
-		for i, name := range []string{"avg_in", "avg_out", "max_in", "max_out"} {
-			if string(f[i+1]) == mrtgUnset {
-				p.unknown = true
-				continue
-			}
-			v, unknown, msg := parseValue(f[i+1])
-			if msg == "" && unknown {
-				msg = quoteShort(f[i+1]) + " is not a number"
-			}
-			if msg != "" {
-				return nil, errAt(file, line, name, "%s", msg)
-			}
-			switch i {
-			case 0:
-				p.in = v
-			case 1:
-				p.out = v
-			}
-		}
-		if n := len(rows); n > 0 && t >= rows[n-1].t {
-			prev := rows[n-1]
-			if t == prev.t {
-				return nil, errAt(file, line, "time", "duplicate timestamp %s (line %d has the same)", fmtTime(t), prev.line)
-			}
-			return nil, errAt(file, line, "time", "timestamp %s is out of order: MRTG rows are newest first, line %d has the older %s", fmtTime(t), prev.line, fmtTime(prev.t))
-		}
-		rows = append(rows, p)
-		keys = append(keys, string(bytes.Join(f[1:], []byte{' '})))
-	}
-	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return nil, errAt(file, line+1, "", "line longer than 1 MB")
-		}
+	rows, keys, err := scanMRTG(r, file)
+	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, &ReadError{File: file, Line: int(max(line, 1)), Msg: "MRTG log without rate rows", Err: ErrEmpty}
-	}
 	b := newBuilder(file, baseName(file), opts)
-	durs := make([]int64, len(rows))
-	for i := range rows {
-		switch {
-		case i+1 < len(rows):
-			durs[i] = rows[i].t - rows[i+1].t
-		case i > 0:
-			durs[i] = durs[i-1]
-		default:
-			durs[i] = billing.SlotSeconds
-		}
-		if durs[i] > maxInterval {
-			return nil, errAt(file, rows[i].line, "time", "%d s since the row below: longer than 7 days", durs[i])
-		}
+	durs, err := mrtgDurations(file, rows)
+	if err != nil {
+		return nil, err
 	}
 	// Oldest first, so slots arrive in ascending order.
 	for i := len(rows) - 1; i >= 0; i-- {
@@ -178,23 +100,142 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 	if t0 := rows[0].t; t0%billing.SlotSeconds != 0 {
 		b.warnf(rows[0].line, "the newest row ends at %s, inside its 5 minutes: that slot covers only %d s", fmtTime(t0), t0-floorSlot(t0))
 	}
-	// Step: the coarsest row that fed a kept slot.
-	if sl := b.s.Slots; len(sl) > 0 {
-		lo, hi := sl[0].Start, sl[len(sl)-1].Start+billing.SlotSeconds
-		for i, p := range rows {
-			if p.t > lo && p.t-durs[i] < hi {
-				b.s.Step = max(b.s.Step, durs[i], billing.SlotSeconds)
-			}
-		}
-		if b.s.Step > billing.SlotSeconds {
-			fine := int64(0)
-			for i := 0; i < len(rows) && durs[i] <= billing.SlotSeconds; i++ {
-				fine = rows[0].t - rows[i].t + durs[i]
-			}
-			b.warnf(rows[0].line, "MRTG keeps 5-minute rows for the last %.1f h only; older rows are %d s averages", float64(fine)/3600, b.s.Step)
-		}
-	} else {
-		b.s.Step = billing.SlotSeconds
-	}
+	mrtgStep(b, rows, durs)
 	return []*billing.Series{b.finish()}, nil
+}
+
+// scanMRTG reads the log's rate rows, newest first, with the four rates
+// of each as written (to spot repeats); the header line is checked.
+func scanMRTG(r io.Reader, file string) (rows []rawPoint, keys []string, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var line int64
+	head := false
+	for sc.Scan() {
+		line++
+		f := bytes.Fields(sc.Bytes())
+		if len(f) == 0 {
+			continue
+		}
+		if !head {
+			if err := mrtgHeader(f, file, line); err != nil {
+				return nil, nil, err
+			}
+			head = true
+			continue
+		}
+		p, err := mrtgRow(f, file, line)
+		if err != nil {
+			return nil, nil, err
+		}
+		if n := len(rows); n > 0 && p.t >= rows[n-1].t {
+			prev := rows[n-1]
+			if p.t == prev.t {
+				return nil, nil, errAt(file, line, "time", "duplicate timestamp %s (line %d has the same)", fmtTime(p.t), prev.line)
+			}
+			return nil, nil, errAt(file, line, "time", "timestamp %s is out of order: MRTG rows are newest first, line %d has the older %s", fmtTime(p.t), prev.line, fmtTime(prev.t))
+		}
+		rows = append(rows, p)
+		keys = append(keys, string(bytes.Join(f[1:], []byte{' '})))
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, nil, errAt(file, line+1, "", "line longer than 1 MB")
+		}
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, &ReadError{File: file, Line: int(max(line, 1)), Msg: "MRTG log without rate rows", Err: ErrEmpty}
+	}
+	return rows, keys, nil
+}
+
+// mrtgHeader checks the log's first line: the time and the two counters
+// of the last poll.
+func mrtgHeader(f [][]byte, file string, line int64) error {
+	if len(f) != 3 {
+		return errAt(file, line, "", "MRTG log: the first line must be \"time in_counter out_counter\", got %d fields", len(f))
+	}
+	for i, name := range []string{"time", "in_counter", "out_counter"} {
+		if _, err := strconv.ParseUint(string(f[i]), 10, 64); err != nil {
+			return errAt(file, line, name, "%s is not an unsigned integer", quoteShort(f[i]))
+		}
+	}
+	return nil
+}
+
+// mrtgRow reads a rate row: its time and the average rates in and out
+// (the maxima are checked, not kept).
+func mrtgRow(f [][]byte, file string, line int64) (rawPoint, error) {
+	if len(f) != 5 {
+		return rawPoint{}, errAt(file, line, "", "MRTG log: want 5 fields \"time avg_in avg_out max_in max_out\", got %d", len(f))
+	}
+	t, msg := parseUnix(f[0])
+	if msg != "" {
+		return rawPoint{}, errAt(file, line, "time", "%s", msg)
+	}
+	p := rawPoint{t: t, line: line}
+	for i, name := range []string{"avg_in", "avg_out", "max_in", "max_out"} {
+		if string(f[i+1]) == mrtgUnset {
+			p.unknown = true
+			continue
+		}
+		v, unknown, msg := parseValue(f[i+1])
+		if msg == "" && unknown {
+			msg = quoteShort(f[i+1]) + " is not a number"
+		}
+		if msg != "" {
+			return rawPoint{}, errAt(file, line, name, "%s", msg)
+		}
+		switch i {
+		case 0:
+			p.in = v
+		case 1:
+			p.out = v
+		}
+	}
+	return p, nil
+}
+
+// mrtgDurations is the span each row averages: the time since the row
+// below it (the oldest takes its neighbour's, a lone row 5 minutes).
+func mrtgDurations(file string, rows []rawPoint) ([]int64, error) {
+	durs := make([]int64, len(rows))
+	for i := range rows {
+		switch {
+		case i+1 < len(rows):
+			durs[i] = rows[i].t - rows[i+1].t
+		case i > 0:
+			durs[i] = durs[i-1]
+		default:
+			durs[i] = billing.SlotSeconds
+		}
+		if durs[i] > maxInterval {
+			return nil, errAt(file, rows[i].line, "time", "%d s since the row below: longer than 7 days", durs[i])
+		}
+	}
+	return durs, nil
+}
+
+// mrtgStep sets the series' step: the coarsest row that fed a kept slot,
+// with a warning when MRTG's consolidation made it coarser than 5 minutes.
+func mrtgStep(b *builder, rows []rawPoint, durs []int64) {
+	sl := b.s.Slots
+	if len(sl) == 0 {
+		b.s.Step = billing.SlotSeconds
+		return
+	}
+	lo, hi := sl[0].Start, sl[len(sl)-1].Start+billing.SlotSeconds
+	for i, p := range rows {
+		if p.t > lo && p.t-durs[i] < hi {
+			b.s.Step = max(b.s.Step, durs[i], billing.SlotSeconds)
+		}
+	}
+	if b.s.Step > billing.SlotSeconds {
+		fine := int64(0)
+		for i := 0; i < len(rows) && durs[i] <= billing.SlotSeconds; i++ {
+			fine = rows[0].t - rows[i].t + durs[i]
+		}
+		b.warnf(rows[0].line, "MRTG keeps 5-minute rows for the last %.1f h only; older rows are %d s averages", float64(fine)/3600, b.s.Step)
+	}
 }
