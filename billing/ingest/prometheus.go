@@ -115,19 +115,9 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	inDirs, outDirs := promInDirs, promOutDirs
-	if len(opts.Columns) == 2 {
-		inDirs, outDirs = opts.Columns[:1], opts.Columns[1:]
-	}
-	unlabelledOut := false
-	if len(opts.Columns) == 1 {
-		c := strings.ToLower(opts.Columns[0])
-		switch {
-		case slices.Contains(promOutDirs, c):
-			unlabelledOut = true
-		case !slices.Contains(promInDirs, c):
-			return nil, fmt.Errorf("columns %q: for Prometheus input name the direction of the results: in or out", opts.Columns[0])
-		}
+	dirs, err := newPromDirs(opts.Columns)
+	if err != nil {
+		return nil, err
 	}
 	if po.MaxPoints > 0 {
 		var n int64
@@ -138,35 +128,108 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 			return nil, fmt.Errorf("%s: %d points, more than the limit of %d: narrow the query or the period: %w", source, n, po.MaxPoints, ErrTooLarge)
 		}
 	}
+	groups, err := promGroups(results, source, dirs)
+	if err != nil {
+		return nil, err
+	}
+	if po.Paired {
+		for _, g := range groups {
+			switch {
+			case g.out == nil:
+				return nil, fmt.Errorf("--query-in: series %s has no --query-out series with the same labels", plainOrQuoted(g.key))
+			case g.in == nil:
+				return nil, fmt.Errorf("--query-out: series %s has no --query-in series with the same labels", plainOrQuoted(g.key))
+			}
+		}
+	}
+	step := po.Step
+	if step == 0 {
+		step = promStep(results)
+	}
+	sets := make([]map[string]string, len(groups))
+	for i, g := range groups {
+		sets[i] = g.labels
+	}
+	names := promNames(sets)
+	out := make([]*billing.Series, 0, len(groups))
+	for i, g := range groups {
+		s, err := promBuild(source, names[i], g, step, opts, len(opts.Columns) == 0)
+		if err != nil {
+			return nil, err
+		}
+		warnCounter32(s, po.Queries)
+		g.in, g.out = nil, nil // the points are on the grid now: free them
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// promDirs are the direction label's values for in and out (the rules
+// above, or --columns), and the direction of a result without one.
+type promDirs struct {
+	in, out       []string
+	unlabelledOut bool
+}
+
+func newPromDirs(columns []string) (promDirs, error) {
+	d := promDirs{in: promInDirs, out: promOutDirs}
+	if len(columns) == 2 {
+		d.in, d.out = columns[:1], columns[1:]
+	}
+	if len(columns) == 1 {
+		c := strings.ToLower(columns[0])
+		switch {
+		case slices.Contains(promOutDirs, c):
+			d.unlabelledOut = true
+		case !slices.Contains(promInDirs, c):
+			return d, fmt.Errorf("columns %q: for Prometheus input name the direction of the results: in or out", columns[0])
+		}
+	}
+	return d, nil
+}
+
+// of is a result's direction ("in" or "out") and the label that said so
+// ("" when none did).
+func (d promDirs) of(r *PromResult, source string) (dir, dirLabel string, err error) {
+	if r.Dir != "" {
+		return r.Dir, "", nil
+	}
+	dir = "in"
+	if d.unlabelledOut {
+		dir = "out"
+	}
 	eq := func(list []string, v string) bool {
 		return slices.ContainsFunc(list, func(s string) bool { return strings.EqualFold(s, v) })
 	}
+	for _, k := range []string{"direction", "dir"} {
+		v, ok := r.Labels[k]
+		if !ok {
+			continue
+		}
+		switch {
+		case eq(d.out, v):
+			return "out", k, nil
+		case eq(d.in, v):
+			return "in", k, nil
+		}
+		return "", "", errAt(source, r.Line, "metric."+k, "%q is neither an inbound (%s) nor an outbound (%s) direction",
+			strings.ToLower(v), strings.Join(d.in, ", "), strings.Join(d.out, ", "))
+	}
+	return dir, "", nil
+}
+
+// promGroups pairs the results by their labels less the metric name and
+// the direction label, sorted by those labels. A lone inbound and a lone
+// outbound result pair whatever their labels.
+func promGroups(results []*PromResult, source string, dirs promDirs) ([]*promGroup, error) {
 	queryName := map[string]string{"in": "--query-in", "out": "--query-out"}
 	var ins, outs []*PromResult
 	byKey := map[string]*promGroup{}
 	var groups []*promGroup
 	for _, r := range results {
-		dir, dirLabel := r.Dir, ""
-		if dir == "" {
-			dir = "in"
-			if unlabelledOut {
-				dir = "out"
-			}
-			for _, k := range []string{"direction", "dir"} {
-				if v, ok := r.Labels[k]; ok {
-					dirLabel = k
-					switch {
-					case eq(outDirs, v):
-						dir = "out"
-					case eq(inDirs, v):
-						dir = "in"
-					default:
-						return nil, errAt(source, r.Line, "metric."+k, "%q is neither an inbound (%s) nor an outbound (%s) direction",
-							strings.ToLower(v), strings.Join(inDirs, ", "), strings.Join(outDirs, ", "))
-					}
-					break
-				}
-			}
+		dir, dirLabel, err := dirs.of(r, source)
+		if err != nil {
+			return nil, err
 		}
 		key := PromLabels(r.Labels, "__name__", dirLabel)
 		g := byKey[key]
@@ -200,7 +263,6 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%s: no series: check the metric names, labels and the period", source)
 	}
-	// A lone inbound and a lone outbound result pair whatever their labels.
 	if len(ins) == 1 && len(outs) == 1 && len(groups) == 2 {
 		g := groups[0]
 		if g.in == nil {
@@ -210,44 +272,22 @@ func PromSeries(results []*PromResult, source string, opts ReadOptions, po PromO
 		groups = []*promGroup{g}
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	if po.Paired {
-		for _, g := range groups {
-			switch {
-			case g.out == nil:
-				return nil, fmt.Errorf("--query-in: series %s has no --query-out series with the same labels", plainOrQuoted(g.key))
-			case g.in == nil:
-				return nil, fmt.Errorf("--query-out: series %s has no --query-in series with the same labels", plainOrQuoted(g.key))
+	return groups, nil
+}
+
+// promStep is the query's step when none was given: one query, one step,
+// the smallest spacing in any result, so that a result with a gap between
+// its only two points is not taken as coarse.
+func promStep(results []*PromResult) int64 {
+	var step int64
+	for _, r := range results {
+		for i := 1; i < len(r.Points); i++ {
+			if d := r.Points[i].T - r.Points[i-1].T; d > 0 && (step == 0 || d < step) {
+				step = d
 			}
 		}
 	}
-	step := po.Step
-	if step == 0 {
-		// One query, one step: the smallest spacing in any result, so that a
-		// result with a gap between its only two points is not taken as coarse.
-		for _, r := range results {
-			for i := 1; i < len(r.Points); i++ {
-				if d := r.Points[i].T - r.Points[i-1].T; d > 0 && (step == 0 || d < step) {
-					step = d
-				}
-			}
-		}
-	}
-	sets := make([]map[string]string, len(groups))
-	for i, g := range groups {
-		sets[i] = g.labels
-	}
-	names := promNames(sets)
-	out := make([]*billing.Series, 0, len(groups))
-	for i, g := range groups {
-		s, err := promBuild(source, names[i], g, step, opts, len(opts.Columns) == 0)
-		if err != nil {
-			return nil, err
-		}
-		warnCounter32(s, po.Queries)
-		g.in, g.out = nil, nil // the points are on the grid now: free them
-		out = append(out, s)
-	}
-	return out, nil
+	return step
 }
 
 // promBuild puts one group on the grid.
