@@ -58,46 +58,7 @@ func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, 
 			return d.array(key, func(i int, line int64) error {
 				ifc := &vnstatIface{line: line, name: fmt.Sprintf("interface%d", i)}
 				ifaces = append(ifaces, ifc)
-				return d.object(fmt.Sprintf("interfaces[%d]", i), func(k string, line int64) error {
-					switch k {
-					case "name":
-						return d.decode(k, &ifc.name)
-					case "updated":
-						var u struct{ Timestamp json.Number }
-						if err := d.decode(k, &u); err != nil {
-							return err
-						}
-						ifc.updated, _ = u.Timestamp.Int64()
-						return nil
-					case "traffic":
-						return d.object(k, func(k string, line int64) error {
-							var dst *[]rawPoint
-							switch k {
-							case "fiveminute":
-								dst, ifc.fiveFound = &ifc.five, true
-							case "hour":
-								dst = &ifc.hour
-							default:
-								return d.skip(k)
-							}
-							return d.array(k, func(j int, line int64) error {
-								field := fmt.Sprintf("%s[%d]", k, j)
-								var e vnstatEntry
-								if err := d.decode(field, &e); err != nil {
-									return err
-								}
-								p, noStamp, err := vnstatPoint(d, &e, line, field, opts)
-								if err != nil {
-									return err
-								}
-								ifc.noStamp = ifc.noStamp || noStamp
-								*dst = append(*dst, p)
-								return nil
-							})
-						})
-					}
-					return d.skip(k)
-				})
+				return ifc.read(d, fmt.Sprintf("interfaces[%d]", i), opts)
 			})
 		}
 		return d.skip(key)
@@ -110,35 +71,90 @@ func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, 
 	}
 	var out []*billing.Series
 	for _, ifc := range ifaces {
-		pts, step, what := ifc.five, int64(billing.SlotSeconds), "fiveminute"
-		if !ifc.fiveFound || len(ifc.five) == 0 && len(ifc.hour) > 0 {
-			pts, step, what = ifc.hour, 3600, "hour"
-		}
-		if len(pts) == 0 {
-			return nil, &ReadError{File: file, Line: int(ifc.line), Field: ifc.name, Msg: "no fiveminute entries (write them with vnstat --json f)", Err: ErrEmpty}
-		}
-		// vnstat lists entries oldest first; accept newest first as well.
-		if len(pts) > 1 && pts[0].t > pts[1].t {
-			for i, j := 0, len(pts)-1; i < j; i, j = i+1, j-1 {
-				pts[i], pts[j] = pts[j], pts[i]
-			}
-		}
-		b := newBuilder(file, ifc.name, opts)
-		if ifc.noStamp {
-			b.warnf(ifc.line, "vnstat before 2.10 writes local times only: read in %s (give the time zone vnstat ran in with --tz)", opts.loc())
-		}
-		if err := b.addRegular(pts, regular{step: step, field: what}); err != nil {
+		s, err := ifc.series(file, opts)
+		if err != nil {
 			return nil, err
 		}
-		if last := pts[len(pts)-1]; ifc.updated > 0 && ifc.updated < last.t+step && ifc.updated >= last.t {
-			b.warnf(last.line, "the newest entry (%s) was still filling when vnstat wrote this file", fmtTime(last.t))
-		}
-		if step > billing.SlotSeconds {
-			b.warnf(ifc.line, "no 5-minute entries: hourly entries used (write them with vnstat --json f)")
-		}
-		out = append(out, b.finish())
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// read decodes one interface object (field names it in messages): its
+// name, update time and the fiveminute and hour entries.
+func (ifc *vnstatIface) read(d *jsonDoc, field string, opts ReadOptions) error {
+	return d.object(field, func(k string, line int64) error {
+		switch k {
+		case "name":
+			return d.decode(k, &ifc.name)
+		case "updated":
+			var u struct{ Timestamp json.Number }
+			if err := d.decode(k, &u); err != nil {
+				return err
+			}
+			ifc.updated, _ = u.Timestamp.Int64()
+			return nil
+		case "traffic":
+			return d.object(k, func(k string, line int64) error {
+				var dst *[]rawPoint
+				switch k {
+				case "fiveminute":
+					dst, ifc.fiveFound = &ifc.five, true
+				case "hour":
+					dst = &ifc.hour
+				default:
+					return d.skip(k)
+				}
+				return d.array(k, func(j int, line int64) error {
+					field := fmt.Sprintf("%s[%d]", k, j)
+					var e vnstatEntry
+					if err := d.decode(field, &e); err != nil {
+						return err
+					}
+					p, noStamp, err := vnstatPoint(d, &e, line, field, opts)
+					if err != nil {
+						return err
+					}
+					ifc.noStamp = ifc.noStamp || noStamp
+					*dst = append(*dst, p)
+					return nil
+				})
+			})
+		}
+		return d.skip(k)
+	})
+}
+
+// series puts the interface's 5-minute entries on the grid, or its hourly
+// ones when it has none.
+func (ifc *vnstatIface) series(file string, opts ReadOptions) (*billing.Series, error) {
+	pts, step, what := ifc.five, int64(billing.SlotSeconds), "fiveminute"
+	if !ifc.fiveFound || len(ifc.five) == 0 && len(ifc.hour) > 0 {
+		pts, step, what = ifc.hour, 3600, "hour"
+	}
+	if len(pts) == 0 {
+		return nil, &ReadError{File: file, Line: int(ifc.line), Field: ifc.name, Msg: "no fiveminute entries (write them with vnstat --json f)", Err: ErrEmpty}
+	}
+	// vnstat lists entries oldest first; accept newest first as well.
+	if len(pts) > 1 && pts[0].t > pts[1].t {
+		for i, j := 0, len(pts)-1; i < j; i, j = i+1, j-1 {
+			pts[i], pts[j] = pts[j], pts[i]
+		}
+	}
+	b := newBuilder(file, ifc.name, opts)
+	if ifc.noStamp {
+		b.warnf(ifc.line, "vnstat before 2.10 writes local times only: read in %s (give the time zone vnstat ran in with --tz)", opts.loc())
+	}
+	if err := b.addRegular(pts, regular{step: step, field: what}); err != nil {
+		return nil, err
+	}
+	if last := pts[len(pts)-1]; ifc.updated > 0 && ifc.updated < last.t+step && ifc.updated >= last.t {
+		b.warnf(last.line, "the newest entry (%s) was still filling when vnstat wrote this file", fmtTime(last.t))
+	}
+	if step > billing.SlotSeconds {
+		b.warnf(ifc.line, "no 5-minute entries: hourly entries used (write them with vnstat --json f)")
+	}
+	return b.finish(), nil
 }
 
 func vnstatPoint(d *jsonDoc, e *vnstatEntry, line int64, field string, opts ReadOptions) (rawPoint, bool, error) {
