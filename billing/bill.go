@@ -228,28 +228,8 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	if s == nil {
 		return nil, ErrNoData
 	}
-	if opt.Method != "" {
-		if _, err := ParseMethod(string(opt.Method)); err != nil {
-			return nil, err
-		}
-	}
-	if opt.Direction != "" {
-		if _, err := ParseDirection(string(opt.Direction)); err != nil {
-			return nil, err
-		}
-	}
-	switch opt.Gaps {
-	case "":
-		opt.Gaps = "skip"
-	case "skip", "zero":
-	default:
-		return nil, fmt.Errorf("gaps %q: use skip or zero", opt.Gaps)
-	}
-	if opt.Scale == 0 {
-		opt.Scale = 1
-	}
-	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
-		return nil, fmt.Errorf("scale %v: want a positive factor", opt.Scale)
+	if err := opt.settle(); err != nil {
+		return nil, err
 	}
 	if !p.End.After(p.Start) {
 		return nil, fmt.Errorf("empty period %s – %s", p.Start.Format(time.RFC3339), p.End.Format(time.RFC3339))
@@ -297,30 +277,7 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	r.Warnings = append(r.Warnings, s.Warnings...)
 	loc := p.location()
 	r.Period = PeriodDoc{Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339), TZ: p.TZ, Label: p.Label(), Days: len(v.days), Boundary: opt.Boundary}
-	present := len(v.slots)
-	r.Samples = Samples{Expected: v.expected, Present: present, Missing: max(v.expected-present, 0), StepS: v.width, SourceS: s.Step, Gaps: opt.Gaps, ValidDays: v.validDays}
-	if v.expected > 0 {
-		r.Samples.Coverage = math.Round(float64(present)/float64(v.expected)*1e6) / 1e6
-	}
-	for _, t := range s.Filled {
-		if t >= v.from && t < v.to {
-			r.Samples.Filled++
-		}
-	}
-	r.Samples.MeasuredCoverage = r.Samples.Coverage
-	if v.expected > 0 && r.Samples.Filled > 0 {
-		r.Samples.MeasuredCoverage = math.Round(float64(present-r.Samples.Filled)/float64(v.expected)*1e6) / 1e6
-		r.Warnings = append(r.Warnings, fmt.Sprintf("coverage %.2f %% as the log reports it, %.2f %% known to be measured: %d present slots were filled in by the logging tool, not measured",
-			100*r.Samples.Coverage, 100*r.Samples.MeasuredCoverage, r.Samples.Filled))
-	}
-	r.Samples.GapList, r.Samples.GapRuns = v.gapRuns(50)
-	if r.Samples.GapList == nil {
-		r.Samples.GapList = []GapRun{}
-	}
-	if r.Samples.Missing > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %s); percentiles %s",
-			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, Count(r.Samples.GapRuns, "gap", ""), map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[opt.Gaps]))
-	}
+	r.addSamples(v, s, opt.Gaps)
 	if coarse {
 		if needPct {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: percentile figures are biased low (--allow-coarse)", s.Step))
@@ -328,35 +285,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: 95th figures are not reported", s.Step))
 		}
 	}
-
-	var in, out, inPeak, outPeak float64
-	for _, sl := range v.slots {
-		in += sl.In
-		out += sl.Out
-		inPeak = max(inPeak, sl.In)
-		outPeak = max(outPeak, sl.Out)
-	}
-	secs := float64(int64(present) * v.width)
-	r.Traffic = Traffic{InBytes: int64(math.Round(in)), OutBytes: int64(math.Round(out)), InAvgBps: in * 8 / secs, OutAvgBps: out * 8 / secs,
-		InPeakBps: v.rate(inPeak), OutPeakBps: v.rate(outPeak)}
-	r.Traffic.TotalBytes = r.Traffic.InBytes + r.Traffic.OutBytes
-
+	r.Traffic = v.traffic()
 	if !coarse || needPct {
-		m := opt.Method
-		if m == "" {
-			m = Methods[0]
-		}
-		p95 := func(d Direction) stat { return v.p95(m, d, false) }
-		if len(offers) == 0 {
-			// Nothing reads the sorted samples again: select the ranks,
-			// the four parts' in one pass where it settles them.
-			v.rankParts(m)
-			p95 = func(d Direction) stat { return v.p95Ranked(m, d) }
-		}
-		g := p95(DirGreater)
-		r.P95 = &P95Block{Method: m, InBps: p95(DirIn).bps, OutBps: p95(DirOut).bps, GreaterBps: g.bps,
-			MaxBps: p95(DirMax).bps, SumBps: p95(DirSum).bps, N: g.n, Rank: g.rank, Gaps: opt.Gaps}
-		v.releaseScratch()
+		r.P95 = v.p95Block(opt.Method, opt.Gaps, len(offers) == 0)
 	}
 
 	for _, o := range offers {
@@ -380,6 +311,101 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	}
 	r.tidy()
 	return r, nil
+}
+
+// settle checks the options BillSeries takes and fills their defaults
+// (the boundary apart: it is checked once the series is named).
+func (opt *Options) settle() error {
+	if opt.Method != "" {
+		if _, err := ParseMethod(string(opt.Method)); err != nil {
+			return err
+		}
+	}
+	if opt.Direction != "" {
+		if _, err := ParseDirection(string(opt.Direction)); err != nil {
+			return err
+		}
+	}
+	switch opt.Gaps {
+	case "":
+		opt.Gaps = "skip"
+	case "skip", "zero":
+	default:
+		return fmt.Errorf("gaps %q: use skip or zero", opt.Gaps)
+	}
+	if opt.Scale == 0 {
+		opt.Scale = 1
+	}
+	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
+		return fmt.Errorf("scale %v: want a positive factor", opt.Scale)
+	}
+	return nil
+}
+
+// addSamples fills the report's samples block from the view, with the
+// warnings for filled-in and missing slots.
+func (r *Report) addSamples(v *view, s *Series, gaps string) {
+	present := len(v.slots)
+	r.Samples = Samples{Expected: v.expected, Present: present, Missing: max(v.expected-present, 0), StepS: v.width, SourceS: s.Step, Gaps: gaps, ValidDays: v.validDays}
+	if v.expected > 0 {
+		r.Samples.Coverage = math.Round(float64(present)/float64(v.expected)*1e6) / 1e6
+	}
+	for _, t := range s.Filled {
+		if t >= v.from && t < v.to {
+			r.Samples.Filled++
+		}
+	}
+	r.Samples.MeasuredCoverage = r.Samples.Coverage
+	if v.expected > 0 && r.Samples.Filled > 0 {
+		r.Samples.MeasuredCoverage = math.Round(float64(present-r.Samples.Filled)/float64(v.expected)*1e6) / 1e6
+		r.Warnings = append(r.Warnings, fmt.Sprintf("coverage %.2f %% as the log reports it, %.2f %% known to be measured: %d present slots were filled in by the logging tool, not measured",
+			100*r.Samples.Coverage, 100*r.Samples.MeasuredCoverage, r.Samples.Filled))
+	}
+	r.Samples.GapList, r.Samples.GapRuns = v.gapRuns(50)
+	if r.Samples.GapList == nil {
+		r.Samples.GapList = []GapRun{}
+	}
+	if r.Samples.Missing > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d slots missing (%.2f %% coverage, %s); percentiles %s",
+			r.Samples.Missing, v.expected, 100*r.Samples.Coverage, Count(r.Samples.GapRuns, "gap", ""), map[string]string{"skip": "over present slots (--gaps skip)", "zero": "count missing slots as zero (--gaps zero)"}[gaps]))
+	}
+}
+
+// traffic is the view's volumes, mean rates and peaks.
+func (v *view) traffic() Traffic {
+	var in, out, inPeak, outPeak float64
+	for _, sl := range v.slots {
+		in += sl.In
+		out += sl.Out
+		inPeak = max(inPeak, sl.In)
+		outPeak = max(outPeak, sl.Out)
+	}
+	secs := float64(int64(len(v.slots)) * v.width)
+	t := Traffic{InBytes: int64(math.Round(in)), OutBytes: int64(math.Round(out)), InAvgBps: in * 8 / secs, OutAvgBps: out * 8 / secs,
+		InPeakBps: v.rate(inPeak), OutPeakBps: v.rate(outPeak)}
+	t.TotalBytes = t.InBytes + t.OutBytes
+	return t
+}
+
+// p95Block is the report's 95th figures by method m ("" = the first of
+// Methods) in every direction. last says nothing reads the sorted samples
+// again (no offers), so the ranks may be selected in place.
+func (v *view) p95Block(m Method, gaps string, last bool) *P95Block {
+	if m == "" {
+		m = Methods[0]
+	}
+	p95 := func(d Direction) stat { return v.p95(m, d, false) }
+	if last {
+		// Select the ranks, the four parts' in one pass where it
+		// settles them.
+		v.rankParts(m)
+		p95 = func(d Direction) stat { return v.p95Ranked(m, d) }
+	}
+	g := p95(DirGreater)
+	b := &P95Block{Method: m, InBps: p95(DirIn).bps, OutBps: p95(DirOut).bps, GreaterBps: g.bps,
+		MaxBps: p95(DirMax).bps, SumBps: p95(DirSum).bps, N: g.n, Rank: g.rank, Gaps: gaps}
+	v.releaseScratch()
+	return b
 }
 
 // sigDigits is the precision of the report's float figures: far beyond any
