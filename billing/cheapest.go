@@ -49,41 +49,59 @@ func compareBills(r *Report, v *view) {
 	for _, m := range r.measures {
 		m.quiet = true
 	}
-	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.rate()) }
-	outBytes := float64(r.Traffic.OutBytes)
 	greater := 0.0
 	if r.P95 != nil {
 		greater = r.P95.GreaterBps
 	} else {
 		greater = v.p95(NearestRank, DirGreater, false).bps
 	}
-	// Pairs: every offer against the cheapest, and every per-GB offer against
-	// every rate-billed one (the volume at which per-GB and 95th cost the same).
-	type pair struct{ a, b int }
-	var pairs []pair
-	seen := map[pair]bool{}
+	for _, pr := range breakEvenPairs(r.measures, ci) {
+		c.BreakEven = append(c.BreakEven, r.breakEvens(pr, cur, greater)...)
+	}
+	r.Compare = c
+}
+
+// offerPair is two offers, by their index in the report's bills.
+type offerPair struct{ a, b int }
+
+// breakEvenPairs are the pairs whose break-even is sought: every offer
+// against the cheapest (ci), and every per-GB offer against every
+// rate-billed one (the volume at which per-GB and 95th cost the same).
+func breakEvenPairs(measures []*measure, ci int) []offerPair {
+	var pairs []offerPair
+	seen := map[offerPair]bool{}
 	add := func(a, b int) {
-		if a == b || seen[pair{a, b}] || seen[pair{b, a}] {
+		if a == b || seen[offerPair{a, b}] || seen[offerPair{b, a}] {
 			return
 		}
-		seen[pair{a, b}] = true
-		pairs = append(pairs, pair{a, b})
+		seen[offerPair{a, b}] = true
+		pairs = append(pairs, offerPair{a, b})
 	}
-	for i := range r.measures {
+	for i := range measures {
 		add(i, ci)
 	}
-	for i, m := range r.measures {
-		for j, n := range r.measures {
+	for i, m := range measures {
+		for j, n := range measures {
 			if m.o.Bandwidth.Scheme == "per-gb" && isRate(n.o.Bandwidth.Scheme) {
 				add(i, j)
 			}
 		}
 	}
+	return pairs
+}
+
+// breakEvens are the scales of this traffic at which the pair's offers
+// cost the same, in cur; greater is the traffic's 95th (greater
+// direction) at scale 1.
+func (r *Report) breakEvens(pr offerPair, cur string, greater float64) []BreakEven {
 	// The scan goes up to 100× this traffic, but never past a volume a report
 	// can hold (a break-even's out_bytes is an int64 byte count).
 	hi := 100.0
 	if tot := float64(r.Traffic.TotalBytes); tot > 0 {
 		hi = min(hi, maxVolume/tot/2)
+	}
+	if hi <= 0.01 {
+		return nil
 	}
 	// A port carries its 95th up to port/95th × this traffic (the 95th scales
 	// with the traffic): a crossing beyond it is no break-even, since that
@@ -96,29 +114,27 @@ func compareBills(r *Report, v *view) {
 		}
 		return c.PortMbps / c.P95Mbps
 	}
-	for _, pr := range pairs {
-		if hi <= 0.01 {
-			break
-		}
-		m, n := r.measures[pr.a], r.measures[pr.b]
-		limit := min(carries(pr.a), carries(pr.b))
-		f := func(k float64) float64 {
-			d, _ := cost(m, k).Sub(cost(n, k)).Float64()
-			return d
-		}
-		for _, k := range crossings(f, 0.01, hi) {
-			if k > limit {
-				continue
-			}
-			c.BreakEven = append(c.BreakEven, BreakEven{
-				Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
-				Amount: FormatMoney(cost(n, k), cur), Currency: cur,
-				Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
-					m.o.Name, n.o.Name, k, HumanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
-			})
-		}
+	cost := func(m *measure, k float64) decimal.Decimal { return m.total(k).Mul(m.o.rate()) }
+	outBytes := float64(r.Traffic.OutBytes)
+	m, n := r.measures[pr.a], r.measures[pr.b]
+	limit := min(carries(pr.a), carries(pr.b))
+	f := func(k float64) float64 {
+		d, _ := cost(m, k).Sub(cost(n, k)).Float64()
+		return d
 	}
-	r.Compare = c
+	var out []BreakEven
+	for _, k := range crossings(f, 0.01, hi) {
+		if k > limit {
+			continue
+		}
+		out = append(out, BreakEven{
+			Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
+			Amount: FormatMoney(cost(n, k), cur), Currency: cur,
+			Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
+				m.o.Name, n.o.Name, k, HumanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
+		})
+	}
+	return out
 }
 
 // crossings finds the scales in [lo, hi] where f changes sign: a log-spaced
