@@ -318,20 +318,30 @@ func (o *Offer) check() error {
 		return fmt.Errorf("%d: offer %q: currency %q: want an ISO 4217 code such as USD or CNY", ln, o.Name, o.Currency)
 	}
 	b := &o.Bandwidth
-	bl := b.line
-	if bl == 0 {
+	if b.line == 0 {
 		return fmt.Errorf("%d: offer %q has no bandwidth block (scheme: fixed, per-gb, p95, …)", ln, o.Name)
 	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%d: offer %q: bandwidth: %s", bl, o.Name, fmt.Sprintf(format, a...))
+	if err := b.check(); err != nil {
+		return fmt.Errorf("%d: offer %q: bandwidth: %v", b.line, o.Name, err)
 	}
+	for i := range o.Items {
+		it := &o.Items[i]
+		if err := it.check(); err != nil {
+			return fmt.Errorf("%d: offer %q: item %d: %v", it.line, o.Name, i+1, err)
+		}
+	}
+	return nil
+}
+
+// check validates a bandwidth block and fills its defaults.
+func (b *Bandwidth) check() error {
 	if !slices.Contains(Schemes, b.Scheme) {
-		return bad("scheme %q: use one of %s", b.Scheme, strings.Join(Schemes, ", "))
+		return fmt.Errorf("scheme %q: use one of %s", b.Scheme, strings.Join(Schemes, ", "))
 	}
 	if b.Method == "" {
 		b.Method = NearestRank
 	} else if _, err := ParseMethod(string(b.Method)); err != nil {
-		return bad("%v", err)
+		return err
 	}
 	if b.Direction == "" {
 		b.Direction = DirGreater
@@ -339,7 +349,7 @@ func (o *Offer) check() error {
 			b.Direction = DirOut
 		}
 	} else if _, err := ParseDirection(string(b.Direction)); err != nil {
-		return bad("%v", err)
+		return err
 	}
 	for _, d := range []struct {
 		name string
@@ -347,76 +357,77 @@ func (o *Offer) check() error {
 	}{{"port_mbps", b.PortMbps}, {"price", b.Price}, {"price_per_gb", b.PricePerGB}, {"free_gb", b.FreeGB},
 		{"commit_mbps", b.CommitMbps}, {"commit_price", b.CommitPrice}, {"price_per_mbps", b.PricePerMbps}, {"min_share", b.MinShare}} {
 		if d.v.IsNegative() {
-			return bad("%s %s is negative", d.name, d.v.String())
+			return fmt.Errorf("%s %s is negative", d.name, d.v.String())
 		}
 	}
 	switch b.Scheme {
 	case "fixed":
 		if !b.PortMbps.Set || b.PortMbps.IsZero() || !b.Price.Set {
-			return bad("fixed needs port_mbps (> 0) and price (the monthly price of the port)")
+			return errors.New("fixed needs port_mbps (> 0) and price (the monthly price of the port)")
 		}
+		return nil
 	case "per-gb":
-		if b.Base == 0 {
-			b.Base = 1000
-		}
-		if b.Base != 1000 && b.Base != 1024 {
-			return bad("base %d: use 1000 (GB) or 1024 (GiB)", b.Base)
-		}
-		if b.PricePerGB.Set == (len(b.Tiers) > 0) {
-			return bad("per-gb needs either price_per_gb or tiers (not both)")
-		}
-		prev := zero
-		for i, t := range b.Tiers {
-			if !t.PricePerGB.Set || t.PricePerGB.IsNegative() {
-				return bad("tier %d: price_per_gb missing or negative", i+1)
-			}
-			last := i == len(b.Tiers)-1
-			if !t.UpToGB.Set {
-				if !last {
-					return bad("tier %d: only the last tier may omit up_to_gb", i+1)
-				}
-				continue
-			}
-			if t.UpToGB.LessThanOrEqual(prev) {
-				return bad("tier %d: up_to_gb %s is not above the previous tier's %s", i+1, t.UpToGB.String(), prev.String())
-			}
-			if last {
-				// A capped last tier would bill nothing above its cap, silently.
-				return bad("tier %d: the last tier must omit up_to_gb (it prices every GB above %s); for free traffic above it add {price_per_gb: \"0\"}", i+1, t.UpToGB.String())
-			}
-			prev = t.UpToGB.Decimal
-		}
-	default: // rate schemes
-		if b.OveragePerMbps.Set {
-			if b.PricePerMbps.Set {
-				return bad("price_per_mbps and overage_per_mbps are the same price: give one")
-			}
-			b.PricePerMbps = b.OveragePerMbps
-		}
-		if !b.PricePerMbps.Set && !b.CommitPrice.Set {
-			return bad("%s needs price_per_mbps (and optionally commit_mbps with commit_price)", b.Scheme)
-		}
-		if b.CommitMbps.Set != b.CommitPrice.Set {
-			return bad("commit_mbps and commit_price go together")
-		}
-		if b.MinShare.GreaterThan(one) {
-			return bad("min_share %s: want a fraction 0..1 (0.2 = 20 %%)", b.MinShare.String())
-		}
-		if b.MinShare.Set && !b.PortMbps.Set && !b.CommitMbps.Set {
-			return bad("min_share needs port_mbps or commit_mbps to take the share of")
-		}
-		if b.Prorate != "" && b.Prorate != "valid-days" {
-			return bad("prorate %q: use valid-days or leave it out", b.Prorate)
-		}
-		if b.Nth < 0 || b.DailyNth < 0 || b.TopDays < 0 {
-			return bad("nth, daily_nth and top_days must not be negative")
-		}
+		return b.checkPerGB()
 	}
-	for i := range o.Items {
-		it := &o.Items[i]
-		if err := it.check(); err != nil {
-			return fmt.Errorf("%d: offer %q: item %d: %v", it.line, o.Name, i+1, err)
+	return b.checkRate()
+}
+
+// checkPerGB validates a per-GB block: one price or ascending tiers.
+func (b *Bandwidth) checkPerGB() error {
+	if b.Base == 0 {
+		b.Base = 1000
+	}
+	if b.Base != 1000 && b.Base != 1024 {
+		return fmt.Errorf("base %d: use 1000 (GB) or 1024 (GiB)", b.Base)
+	}
+	if b.PricePerGB.Set == (len(b.Tiers) > 0) {
+		return errors.New("per-gb needs either price_per_gb or tiers (not both)")
+	}
+	prev := zero
+	for i, t := range b.Tiers {
+		if !t.PricePerGB.Set || t.PricePerGB.IsNegative() {
+			return fmt.Errorf("tier %d: price_per_gb missing or negative", i+1)
 		}
+		last := i == len(b.Tiers)-1
+		if !t.UpToGB.Set {
+			if !last {
+				return fmt.Errorf("tier %d: only the last tier may omit up_to_gb", i+1)
+			}
+			continue
+		}
+		if t.UpToGB.LessThanOrEqual(prev) {
+			return fmt.Errorf("tier %d: up_to_gb %s is not above the previous tier's %s", i+1, t.UpToGB.String(), prev.String())
+		}
+		if last {
+			// A capped last tier would bill nothing above its cap, silently.
+			return fmt.Errorf("tier %d: the last tier must omit up_to_gb (it prices every GB above %s); for free traffic above it add {price_per_gb: \"0\"}", i+1, t.UpToGB.String())
+		}
+		prev = t.UpToGB.Decimal
+	}
+	return nil
+}
+
+// checkRate validates a rate-billed block (p95, peak, average, …).
+func (b *Bandwidth) checkRate() error {
+	if b.OveragePerMbps.Set {
+		if b.PricePerMbps.Set {
+			return errors.New("price_per_mbps and overage_per_mbps are the same price: give one")
+		}
+		b.PricePerMbps = b.OveragePerMbps
+	}
+	switch {
+	case !b.PricePerMbps.Set && !b.CommitPrice.Set:
+		return fmt.Errorf("%s needs price_per_mbps (and optionally commit_mbps with commit_price)", b.Scheme)
+	case b.CommitMbps.Set != b.CommitPrice.Set:
+		return errors.New("commit_mbps and commit_price go together")
+	case b.MinShare.GreaterThan(one):
+		return fmt.Errorf("min_share %s: want a fraction 0..1 (0.2 = 20 %%)", b.MinShare.String())
+	case b.MinShare.Set && !b.PortMbps.Set && !b.CommitMbps.Set:
+		return errors.New("min_share needs port_mbps or commit_mbps to take the share of")
+	case b.Prorate != "" && b.Prorate != "valid-days":
+		return fmt.Errorf("prorate %q: use valid-days or leave it out", b.Prorate)
+	case b.Nth < 0 || b.DailyNth < 0 || b.TopDays < 0:
+		return errors.New("nth, daily_nth and top_days must not be negative")
 	}
 	return nil
 }
