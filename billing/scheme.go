@@ -55,6 +55,41 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	valid := bw.Prorate == "valid-days"
 	m := &measure{o: o, validDays: v.validDays, days: len(v.days)}
 	b := Bill{Offer: o.Name, Provider: o.Provider, Line: o.Line, Scheme: bw.Scheme, Currency: o.Currency, Flags: []string{}}
+	rule := b.measureRule(v, m, bw, method, dir, valid)
+	b.checkCarry(v, bw, method)
+	m.p, m.hours = v.p, periodHours(v.p)
+	m.used, m.usedFrom, _ = usedHours(o, v.p, opt) // checked by BillSeries
+	m.other, m.otherIt = otherItems(o, v.p, m.used)
+	bwAmount, items, billable := m.bandwidth(1)
+	switch {
+	case bw.Scheme == "per-gb":
+		rule.BillableGB, rule.Unit = exact(billable), "GB"
+		if bw.Base == 1024 {
+			rule.Unit = "GiB"
+		}
+	case isRate(bw.Scheme):
+		rule.BillableMbps, rule.Unit = exact(billable), "Mbps"
+	}
+	rule.Text = ruleText(bw, rule, billable)
+	b.Rule = rule
+	b.Items = append(items, m.otherIt...)
+	b.total = bwAmount.Add(m.other)
+	b.Amount = FormatMoney(b.total, o.Currency)
+	b.Bandwidth = FormatMoney(bwAmount, o.Currency)
+	if o.CompareCurrency != "" && o.CompareCurrency != o.Currency {
+		b.compare = b.total.Mul(o.rate())
+		b.AmountCompare = FormatMoney(b.compare, o.CompareCurrency)
+		b.CompareCurrency = o.CompareCurrency
+	} else {
+		b.compare = b.total
+	}
+	return b, m
+}
+
+// measureRule measures the view under the offer's bandwidth scheme into m
+// and returns the rule the bill states; b takes the scheme's flags (and a
+// fixed port's utilisation).
+func (b *Bill) measureRule(v *view, m *measure, bw Bandwidth, method Method, dir Direction, valid bool) Rule {
 	rule := Rule{Direction: dir, Gaps: v.gaps}
 	var st stat
 	switch bw.Scheme {
@@ -105,42 +140,22 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 			rule.Prorate, rule.ValidDays, rule.Days = bw.Prorate, v.validDays, len(v.days)
 		}
 	}
-	if bw.PortMbps.Set && bw.PortMbps.IsPositive() {
-		b.Carry = v.carry(bw.PortMbps.InexactFloat64(), method)
-		switch c := b.Carry; c.Status {
-		case CarryCannot:
-			b.Flags = append(b.Flags, fmt.Sprintf("%s; never named cheapest (first slot above the port at %s)", c.Reason, c.SlotsAbove.First))
-		case CarryPeakAbove:
-			b.Flags = append(b.Flags, fmt.Sprintf("%s (first at %s): kept as measured, never clamped; check the counters or the port speed", c.Reason, c.SlotsAbove.First))
-		}
+	return rule
+}
+
+// checkCarry says whether the offer's port carries the traffic, and flags
+// it when it does not or when the peak goes above it.
+func (b *Bill) checkCarry(v *view, bw Bandwidth, method Method) {
+	if !bw.PortMbps.Set || !bw.PortMbps.IsPositive() {
+		return
 	}
-	m.p, m.hours = v.p, periodHours(v.p)
-	m.used, m.usedFrom, _ = usedHours(o, v.p, opt) // checked by BillSeries
-	m.other, m.otherIt = otherItems(o, v.p, m.used)
-	bwAmount, items, billable := m.bandwidth(1)
-	switch {
-	case bw.Scheme == "per-gb":
-		rule.BillableGB, rule.Unit = exact(billable), "GB"
-		if bw.Base == 1024 {
-			rule.Unit = "GiB"
-		}
-	case isRate(bw.Scheme):
-		rule.BillableMbps, rule.Unit = exact(billable), "Mbps"
+	b.Carry = v.carry(bw.PortMbps.InexactFloat64(), method)
+	switch c := b.Carry; c.Status {
+	case CarryCannot:
+		b.Flags = append(b.Flags, fmt.Sprintf("%s; never named cheapest (first slot above the port at %s)", c.Reason, c.SlotsAbove.First))
+	case CarryPeakAbove:
+		b.Flags = append(b.Flags, fmt.Sprintf("%s (first at %s): kept as measured, never clamped; check the counters or the port speed", c.Reason, c.SlotsAbove.First))
 	}
-	rule.Text = ruleText(bw, rule, billable)
-	b.Rule = rule
-	b.Items = append(items, m.otherIt...)
-	b.total = bwAmount.Add(m.other)
-	b.Amount = FormatMoney(b.total, o.Currency)
-	b.Bandwidth = FormatMoney(bwAmount, o.Currency)
-	if o.CompareCurrency != "" && o.CompareCurrency != o.Currency {
-		b.compare = b.total.Mul(o.rate())
-		b.AmountCompare = FormatMoney(b.compare, o.CompareCurrency)
-		b.CompareCurrency = o.CompareCurrency
-	} else {
-		b.compare = b.total
-	}
-	return b, m
 }
 
 func isRate(scheme string) bool {
