@@ -340,14 +340,15 @@ func (l *Lab) RunTraceLB(method string, confidence int, extra ...string) (TraceL
 }
 
 // RunDublin runs dublin-traceroute to the server in the client's namespace
-// with npaths flows and returns its trace.json. dublin-traceroute resolves
+// with npaths flows (extra adds options: "--sport=N", "--dport=N") and
+// returns its trace.json. dublin-traceroute resolves
 // every address it sees: the client's namespace gets a resolv.conf naming
 // 127.0.0.1 for the run (`ip netns exec` binds /etc/netns/NS/resolv.conf
 // over /etc/resolv.conf), so no query leaves the lab. libtins, under it,
 // picks its interface from the default route and aborts without one: the
 // client gets a default route toward router 1 for the run (no router has a
 // default route, so it leads nowhere outside the lab).
-func (l *Lab) RunDublin(npaths, maxTTL int) (Dublin, error) {
+func (l *Lab) RunDublin(npaths, maxTTL int, extra ...string) (Dublin, error) {
 	etc := filepath.Join("/etc/netns", l.Client())
 	if err := os.MkdirAll(etc, 0o755); err != nil {
 		return Dublin{}, err
@@ -366,7 +367,8 @@ func (l *Lab) RunDublin(npaths, maxTTL int) (Dublin, error) {
 		return Dublin{}, err
 	}
 	defer os.RemoveAll(dir)
-	cmd := l.Exec(l.Client(), "dublin-traceroute", l.ServerAddr(false), "--npaths="+strconv.Itoa(npaths), "--max-ttl="+strconv.Itoa(maxTTL))
+	args := append([]string{l.ServerAddr(false), "--npaths=" + strconv.Itoa(npaths), "--max-ttl=" + strconv.Itoa(maxTTL)}, extra...)
+	cmd := l.Exec(l.Client(), "dublin-traceroute", args...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return Dublin{}, fmt.Errorf("dublin-traceroute: %w: %s", err, out)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,8 +19,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hashSeed fixes the ECMP hash so that a flow takes the same path in every run.
-const hashSeed = "20771"
+// hashSeed fixes the ECMP hash so that a flow takes the same path in every
+// run. Each router hashes with its own seed (hashSeed + 7919 per node after
+// r1, see hashSysctls): with one seed for all, a second split behind the
+// first (Nested: r2b) sees only flows whose hash already sent them its way
+// at r1, and the same hash then sends all of them to the same next hop
+// (ECMP polarisation: r3b was never used).
+const hashSeed = 20771
 
 type node struct {
 	name   string
@@ -295,23 +301,25 @@ func (l *Lab) basePolicy() string {
 // connection attempt would pick its own path whatever its ports, which no
 // router on a wire does (it hashes the header fields, as policy 3 does).
 var optionalSysctls = [][2]string{
-	{"net/ipv4/fib_multipath_hash_seed", hashSeed},
-	{"net/ipv6/fib_multipath_hash_seed", hashSeed},
+	{"net/ipv4/fib_multipath_hash_seed", ""}, // per router: hashSysctls
+	{"net/ipv6/fib_multipath_hash_seed", ""},
 	{"net/ipv4/fib_multipath_hash_fields", multipathFields},
 	{"net/ipv6/fib_multipath_hash_fields", multipathFields},
 	{"net/ipv4/fib_multipath_hash_policy", "3"},
 	{"net/ipv6/fib_multipath_hash_policy", "3"},
 }
 
-// hashSysctls are the optional sysctls of cfg.Hash: the seed always, the
+// hashSysctls are the optional sysctls of cfg.Hash for node nd: its seed
+// always, the
 // custom policy and its fields for HashFields, policy 0 for HashL3 (HashL4
 // and HashL3 are nodeSysctls' policy 1 and 0).
-func (l *Lab) hashSysctls() [][2]string {
-	kv := optionalSysctls[:2]
-	switch l.cfg.Hash {
-	case HashFields:
-		kv = optionalSysctls
+func (l *Lab) hashSysctls(nd *node) [][2]string {
+	kv := slices.Clone(optionalSysctls)
+	if l.cfg.Hash != HashFields {
+		kv = kv[:2]
 	}
+	seed := strconv.Itoa(hashSeed + 7919*max(0, l.nodeIndex(nd)-1))
+	kv[0][1], kv[1][1] = seed, seed
 	return kv
 }
 
@@ -347,7 +355,7 @@ func (l *Lab) makeNS(nd *node) error {
 			break
 		}
 	}
-	for _, kv := range l.hashSysctls() {
+	for _, kv := range l.hashSysctls(nd) {
 		_ = os.WriteFile("/proc/sys/"+kv[0], []byte(kv[1]), 0o644)
 	}
 	if e := netns.Set(orig); e != nil {
