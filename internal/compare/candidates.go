@@ -178,6 +178,20 @@ type rawFile struct {
 	Offline      bool           `yaml:"offline"`
 }
 
+// decodeLined is the UnmarshalYAML of a raw type that keeps its line:
+// n decoded strictly into a fresh value that replaces *dst, and n's line
+// stored in *line, a field of *dst. dst is the raw type under another name
+// (type plain), which has no UnmarshalYAML to recurse into.
+func decodeLined[T any](n *yaml.Node, dst *T, line *int) error {
+	var v T
+	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
+		return err
+	}
+	*dst = v
+	*line = n.Line
+	return nil
+}
+
 type rawPlace struct {
 	City    string   `yaml:"city"`
 	Carrier string   `yaml:"carrier"`
@@ -221,24 +235,12 @@ type rawBWTest struct {
 
 func (t *rawBWTest) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawBWTest
-	var v plain
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*t = rawBWTest(v)
-	t.line = n.Line
-	return nil
+	return decodeLined(n, (*plain)(t), &t.line)
 }
 
 func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawCandidate
-	var v plain
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*c = rawCandidate(v)
-	c.line = n.Line
-	return nil
+	return decodeLined(n, (*plain)(c), &c.line)
 }
 
 type rawRecorded struct {
@@ -263,13 +265,7 @@ type rawTarget struct {
 
 func (t *rawTarget) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTarget
-	var v plain
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*t = rawTarget(v)
-	t.line = n.Line
-	return nil
+	return decodeLined(n, (*plain)(t), &t.line)
 }
 
 type rawTraffic struct {
@@ -284,13 +280,7 @@ type rawTraffic struct {
 
 func (t *rawTraffic) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTraffic
-	var v plain
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*t = rawTraffic(v)
-	t.line = n.Line
-	return nil
+	return decodeLined(n, (*plain)(t), &t.line)
 }
 
 type rawSLA struct {
@@ -309,13 +299,7 @@ type rawSLA struct {
 
 func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawSLA
-	var v plain
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*s = rawSLA(v)
-	s.line = n.Line
-	return nil
+	return decodeLined(n, (*plain)(s), &s.line)
 }
 
 // LoadOptions say what a command requires of a candidates file. Every key
