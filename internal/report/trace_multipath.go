@@ -20,7 +20,11 @@ const multipathWidth = 84
 // path with its hops' statistics.
 func multipathTables(tr *route.Trace, v TraceView) []Table {
 	m := tr.Multipath
-	title := traceTitle(tr) + fmt.Sprintf("\nmultipath: %d%% confidence, flows by %s, %d probes (%s), %d path(s)",
+	// The route's AS path would mix the paths': each path's networks are
+	// in its own table.
+	bare := *tr
+	bare.ASPath = nil
+	title := traceTitle(&bare) + fmt.Sprintf("\nmultipath: %d%% confidence, flows by %s, %d probes (%s), %d path(s)",
 		m.Confidence, m.FlowField, m.ProbesUsed, stoppedText(m.Stopped), len(tr.Paths))
 	d := Table{Name: "diamonds", Title: title, Headers: []string{"ttl", "shape", "interfaces (flows that answered)"}, Align: "rll"}
 	byTTL := map[int][]route.MultipathNode{}
@@ -59,7 +63,9 @@ func multipathTables(tr *route.Trace, v TraceView) []Table {
 		prev = len(nodes)
 	}
 	d.Notes = multipathNotes(tr)
-	out := []Table{d, pathsTable(tr)}
+	pt := pathsTable(tr)
+	pt.Notes = append(pt.Notes, LineClassLines(tr, v.Direction)...)
+	out := []Table{d, pt}
 	if m.Cycles > 0 {
 		for _, p := range tr.Paths {
 			out = append(out, pathHopsTable(tr, p, v))

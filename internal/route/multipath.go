@@ -258,10 +258,14 @@ func annotatePaths(t *Trace, db ASNDB) {
 	if t.Multipath == nil {
 		return
 	}
+	var worst *Trace
 	for i := range t.Paths {
 		p := &t.Paths[i]
 		sub := pathTrace(t, *p)
 		Annotate(sub, db)
+		if worst == nil || LineClassRank(sub.LineClass) < LineClassRank(worst.LineClass) {
+			worst = sub
+		}
 		for j := range p.Hops {
 			h := &p.Hops[j]
 			h.ASN, h.ASName, h.Carrier = 0, "", ""
@@ -283,6 +287,15 @@ func annotatePaths(t *Trace, db ASNDB) {
 		}
 	}
 	t.Multipath.Summary = PathsSummary(t.Paths)
+	// The route holds a class only as far as every path does: the route's
+	// class is its weakest path's, not the union of all paths' hops (which
+	// would read CN2 and 202.97 together as cn2-gt).
+	if worst != nil && worst.LineEvidence != nil {
+		ev := *worst.LineEvidence
+		ev.Rule = fmt.Sprintf("the weakest of %d path(s): %s", len(t.Paths), ev.Rule)
+		ev.Notes = append([]string{"every path: " + t.Multipath.Summary}, ev.Notes...)
+		t.LineClass, t.LineEvidence = worst.LineClass, &ev
+	}
 }
 
 // PathsSummary is the line class over every path: "cn2-gia on every path
