@@ -79,11 +79,11 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 	dir := t.TempDir()
 
 	vantages := []struct {
-		ns, listen string
-		hops       float64 // the server's hop number from there
+		ns, listen, city string
+		hops             float64 // the server's hop number from there
 	}{
-		{lab.Client(), fmt.Sprintf("%s:%d", lab.ClientAddr(false), vlabServe), 3},
-		{vlabSecond, fmt.Sprintf("%s:%d", second, vlabServe), 2},
+		{lab.Client(), fmt.Sprintf("%s:%d", lab.ClientAddr(false), vlabServe), "Shanghai", 3},
+		{vlabSecond, fmt.Sprintf("%s:%d", second, vlabServe), "Guangzhou", 2},
 	}
 	listens := []string{vantages[0].listen, vantages[1].listen}
 	promCfg, names := vlabPrometheusConfig(t, listens)
@@ -94,25 +94,29 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 	startInNS(t, lab, lab.Server(), "prometheus", nil, promBin, "--config.file="+cfgPath,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), fmt.Sprintf("--web.listen-address=0.0.0.0:%d", vlabProm), "--log.level=warn")
 
-	// The bundled price sheets and traffic log (no addresses in either),
-	// so that the cost and 95th panels have figures to show.
+	// The bundled price sheets and the first three days of the bundled
+	// October traffic log (no addresses in either): a month recorded in part,
+	// so that the cost, 95th and projected-bill panels have figures to show.
 	samples, err := filepath.Abs(filepath.Join("..", "..", "samples"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	traffic := filepath.Join(dir, "traffic.csv")
+	writeTrafficDays(t, filepath.Join(samples, "traffic", "2026-10.csv"), traffic, 3)
 	for i, v := range vantages {
 		port := vlabBWFirst + i
 		startInNS(t, lab, lab.Server(), fmt.Sprintf("bw server %d", port), []string{"bw", "--listen", fmt.Sprintf("0.0.0.0:%d", port)}, os.Args[0])
 		cands := filepath.Join(dir, fmt.Sprintf("candidates-%d.yaml", i))
-		os.WriteFile(cands, []byte(fmt.Sprintf("candidates:\n"+
-			"  - name: dc\n    targets: [{addr: %s}, {addr: %s, protocol: tcp, port: %d}]\n"+
+		os.WriteFile(cands, []byte(fmt.Sprintf("vantage: {city: %s}\n"+
+			"candidates:\n"+
+			"  - name: dc\n    region: {city: Hong Kong}\n"+
+			"    targets: [{addr: %s}, {addr: %s, protocol: tcp, port: %d}]\n"+
 			"    bandwidth_test: {addr: %s, port: %d}\n"+
 			"    offer: hk-cn2\n"+
 			"offers: %s\n"+
 			"traffic: {log: %s}\n"+
 			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n",
-			server, server, vlabProm, server, port,
-			filepath.Join(samples, "offers.yaml"), filepath.Join(samples, "traffic", "2026-10.csv"))), 0o644)
+			v.city, server, server, vlabProm, server, port, filepath.Join(samples, "offers.yaml"), traffic)), 0o644)
 		startInNS(t, lab, v.ns, "serve "+names[i], []string{"serve", "--config", cands, "--listen", v.listen,
 			"--count", "5", "--interval", "100ms", "--timeout", "2s", "--trace-every", "1", "--max-ttl", "4",
 			"--bw-every", "3s", "--bw-time", "1s"}, os.Args[0])
@@ -242,6 +246,37 @@ func vantageGaps(d dashboard, query func(string) []map[string]string, vantages [
 		}
 	}
 	return gaps
+}
+
+// writeTrafficDays writes the header and the first days days of the
+// traffic log src to dst.
+func writeTrafficDays(t *testing.T, src, dst string, days int) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var first time.Time
+	var out strings.Builder
+	out.WriteString(lines[0])
+	for _, l := range lines[1:] {
+		ts, _, _ := strings.Cut(l, ",")
+		at, err := time.Parse(time.RFC3339, ts)
+		if err != nil {
+			continue
+		}
+		if first.IsZero() {
+			first = at
+		}
+		if at.Sub(first) >= time.Duration(days)*24*time.Hour {
+			break
+		}
+		out.WriteString(l)
+	}
+	if err := os.WriteFile(dst, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // vlabPrometheusConfig is deploy/prometheus/prometheus.yml for the lab: its
