@@ -209,7 +209,7 @@ func newTraceCmd() *cobra.Command {
 		f.BoolVar(&o.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
 		f.BoolVar(&o.nat, "nat", false, "also report the NAT ID per hop (udp over IPv4, raw sockets): the quoted UDP checksum minus the one sent, non-zero behind a stateless address rewrite")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
-		f.StringVar(&o.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder) or route (one row: line class, direction, confidence, rule)")
+		f.StringVar(&o.table, "table", "", "with --format csv: the table to write, hops (default: one row per TTL and responder), route (one row: line class, direction, confidence, rule) or, with --multipath, paths (one row per path and hop)")
 		f.StringVar(&o.direction, "direction", report.Forward, "with --replay: which way the recording ran, forward (from the user's side toward the server) or return (recorded on the server toward the user)")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 		hideHopsFlag(f, &o.hideHops)

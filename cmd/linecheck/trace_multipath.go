@@ -23,8 +23,7 @@ type multipathOpts struct {
 }
 
 // multipathHelp is the --multipath part of trace's help text.
-const multipathHelp = `
---multipath finds every path a load-balancing router may send you over, not
+const multipathHelp = `--multipath finds every path a load-balancing router may send you over, not
 one (the Multipath Detection Algorithm of Augustin, Friedman and Teixeira,
 as scamper's tracelb): at each TTL it sends flows known to reach each
 router one TTL further until enough of them (6 at 95 %, 11 once two next
@@ -44,6 +43,7 @@ the route is one class on every path or which path differs and where it
 leaves. --format json adds "multipath", "links" and "paths"; --format csv
 --table paths one row per path and hop; --replay reads it back. See
 docs/multipath.md.
+
 `
 
 // multipathFlags registers --multipath and its companions.

@@ -35,6 +35,8 @@ func TestTraceMultipathFindsBothLabBranches(t *testing.T) {
 			if err := json.Unmarshal(out, &tr); err != nil || tr.Multipath == nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
+			t.Logf("flow-port %s: %d probes, %d flows, %d paths, shares %v/%v", fp, tr.Multipath.ProbesUsed, len(tr.Multipath.Flows),
+				len(tr.Paths), tr.Paths[0].Share, tr.Paths[len(tr.Paths)-1].Share)
 			if !tr.Reached || tr.Multipath.Stopped != "rule" {
 				t.Errorf("reached %v, stopped %q", tr.Reached, tr.Multipath.Stopped)
 			}
