@@ -420,40 +420,10 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 // runTraceWatch traces the target again and again (each watch cycle is
 // --cycles rounds over all TTLs; --interval apart) and journals each trace.
 func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
-	if err := traceJSONFlag(c.Flags()); err != nil {
-		return badInput(err)
-	}
-	fl := c.Flags()
-	if replay, _ := fl.GetString("replay"); replay != "" {
-		return badInput(errors.New("--watch probes live: it cannot --replay"))
-	}
-	if len(args) != 1 {
-		return badInput(errors.New("trace --watch needs exactly one TARGET"))
-	}
-	if nat, _ := fl.GetBool("nat"); nat {
-		return badInput(errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat"))
-	}
-	if mtu, _ := fl.GetBool("mtu"); mtu {
-		return badInput(errors.New("trace --watch does not journal the path MTU: drop --mtu, or trace once with --mtu"))
-	}
-	proto, _ := fl.GetString("proto")
-	port, _ := fl.GetInt("port")
-	firstTTL, _ := fl.GetInt("first-ttl")
-	maxTTL, _ := fl.GetInt("max-ttl")
-	rounds, _ := fl.GetInt("cycles")
-	interval, _ := fl.GetDuration("interval")
-	timeout, _ := fl.GetDuration("timeout")
-	flows, _ := fl.GetInt("flows")
-	rate, _ := fl.GetFloat64("rate")
-	if rounds < 1 || flows < 1 || rate <= 0 || interval <= 0 || timeout <= 0 {
-		return badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
-	}
-	loc, network, err := watchZoneNetwork(fl, o)
+	cfg, loc, err := traceWatchConfig(c.Flags(), args, o)
 	if err != nil {
 		return badInput(err)
 	}
-	cfg := probe.TraceConfig{Proto: probe.Protocol(proto), Port: port, FirstTTL: firstTTL, MaxTTL: maxTTL, Cycles: rounds,
-		Interval: interval, Timeout: timeout, Flows: flows, Rate: rate, Network: network}
 	ctx, stop := watchContext(c)
 	defer stop()
 	// --prefix-table names the hops of every cycle (no AS sources here).
@@ -462,7 +432,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		names = &route.Names{Table: t}
 	}
 	// The gate's refusal comes before the journal is created.
-	if _, err := probe.ResolveTraceTarget(ctx, args[0], network); err != nil {
+	if _, err := probe.ResolveTraceTarget(ctx, args[0], cfg.Network); err != nil {
 		return badInput(err)
 	}
 	w, err := openWatch(c, o, journal.KindTrace, loc)
@@ -470,43 +440,99 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		return err
 	}
 	defer w.close()
-	var last *route.Trace // identity of the target for a failed cycle's line
+	tw := traceWatch{w: w, target: args[0], cfg: cfg, names: names}
 	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
-		start := time.Now()
-		run, err := probe.Trace(ctx, args[0], cfg, nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				break // a trace cut short by the stop signal is not a full cycle
-			}
-			if errors.Is(err, probe.ErrPrivilege) || n == 1 {
-				return badInput(err)
-			}
-			// Later failures (network down) are journaled as a down cycle.
-			fmt.Fprintf(w.stderr, "linecheck: cycle failed: %v\n", err)
-			if !watchSleep(ctx, start.Add(interval)) {
-				break
-			}
-			down := &route.Trace{Schema: route.TraceSchema, Target: last.Target, Addr: last.Addr, Protocol: last.Protocol,
-				Port: last.Port, Hops: []route.Hop{}}
-			if _, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down}); err != nil {
-				return err
-			}
-			continue
-		}
-		tr := route.BuildTrace(run)
-		route.Annotate(tr, names)
-		last = tr
-		cycle, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
+		more, err := tw.cycle(ctx, n == 1)
 		if err != nil {
 			return err
 		}
-		if w.tty {
-			fmt.Fprintf(w.stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
-		}
-		// Paced as trace's own cycles: --interval between the starts.
-		if !watchSleep(ctx, start.Add(interval)) {
+		if !more {
 			break
 		}
 	}
 	return w.end()
+}
+
+// traceWatchConfig is the trace configuration of trace's flags for a
+// watch, checked, and the zone of its report.
+func traceWatchConfig(fl *pflag.FlagSet, args []string, o *watchOpts) (probe.TraceConfig, *time.Location, error) {
+	var cfg probe.TraceConfig
+	if err := traceJSONFlag(fl); err != nil {
+		return cfg, nil, err
+	}
+	if replay, _ := fl.GetString("replay"); replay != "" {
+		return cfg, nil, errors.New("--watch probes live: it cannot --replay")
+	}
+	if len(args) != 1 {
+		return cfg, nil, errors.New("trace --watch needs exactly one TARGET")
+	}
+	if nat, _ := fl.GetBool("nat"); nat {
+		return cfg, nil, errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat")
+	}
+	if mtu, _ := fl.GetBool("mtu"); mtu {
+		return cfg, nil, errors.New("trace --watch does not journal the path MTU: drop --mtu, or trace once with --mtu")
+	}
+	proto, _ := fl.GetString("proto")
+	cfg.Proto = probe.Protocol(proto)
+	cfg.Port, _ = fl.GetInt("port")
+	cfg.FirstTTL, _ = fl.GetInt("first-ttl")
+	cfg.MaxTTL, _ = fl.GetInt("max-ttl")
+	cfg.Cycles, _ = fl.GetInt("cycles")
+	cfg.Interval, _ = fl.GetDuration("interval")
+	cfg.Timeout, _ = fl.GetDuration("timeout")
+	cfg.Flows, _ = fl.GetInt("flows")
+	cfg.Rate, _ = fl.GetFloat64("rate")
+	if cfg.Cycles < 1 || cfg.Flows < 1 || cfg.Rate <= 0 || cfg.Interval <= 0 || cfg.Timeout <= 0 {
+		return cfg, nil, errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive")
+	}
+	loc, network, err := watchZoneNetwork(fl, o)
+	cfg.Network = network
+	return cfg, loc, err
+}
+
+// traceWatch is a running trace --watch.
+type traceWatch struct {
+	w      *watchRun
+	target string
+	cfg    probe.TraceConfig
+	names  route.ASNDB
+	last   *route.Trace // identity of the target for a failed cycle's line
+}
+
+// cycle traces once and journals the trace; more is false when the watch
+// stops. A trace that fails, but the first, is journaled as a down cycle.
+// Cycles are paced as trace's own: --interval between the starts.
+func (tw *traceWatch) cycle(ctx context.Context, first bool) (more bool, err error) {
+	w := tw.w
+	start := time.Now()
+	run, err := probe.Trace(ctx, tw.target, tw.cfg, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, nil // a trace cut short by the stop signal is not a full cycle
+		}
+		if errors.Is(err, probe.ErrPrivilege) || first {
+			return false, badInput(err)
+		}
+		// Later failures (network down) are journaled as a down cycle.
+		fmt.Fprintf(w.stderr, "linecheck: cycle failed: %v\n", err)
+		if !watchSleep(ctx, start.Add(tw.cfg.Interval)) {
+			return false, nil
+		}
+		last := tw.last
+		down := &route.Trace{Schema: route.TraceSchema, Target: last.Target, Addr: last.Addr, Protocol: last.Protocol,
+			Port: last.Port, Hops: []route.Hop{}}
+		_, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down})
+		return err == nil, err
+	}
+	tr := route.BuildTrace(run)
+	route.Annotate(tr, tw.names)
+	tw.last = tr
+	cycle, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
+	if err != nil {
+		return false, err
+	}
+	if w.tty {
+		fmt.Fprintf(w.stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
+	}
+	return watchSleep(ctx, start.Add(tw.cfg.Interval)), nil
 }
