@@ -280,20 +280,27 @@ func seriesName(s string, families map[string]bool) string {
 
 // twoVantages runs two serve instances (vantage a and b) on loopback, each
 // with a TCP target that accepts, 127.0.0.1 by ICMP, traces every cycle, an
-// SLA block and a throughput test against our bw server, and one real
-// Prometheus that scrapes both with labels {vantage: …}, as
+// SLA block, a throughput test against our bw server, the bundled offers
+// priced on ten days of the bundled traffic log, beside a second candidate
+// without a throughput test (its min_throughput_mbps has no data), and one
+// real Prometheus that scrapes both with labels {vantage: …}, as
 // deploy/prometheus/prometheus.yml does. It returns Prometheus' URL and
 // serve a's /metrics.
 func twoVantages(t *testing.T) (string, string) {
 	t.Helper()
 	var listens []string
+	offers, traffic := partialTraffic(t)
 	for _, v := range []string{"a", "b"} {
 		port, _ := countingListener(t)
 		cfg := filepath.Join(t.TempDir(), "candidates.yaml")
 		os.WriteFile(cfg, []byte(fmt.Sprintf("candidates:\n"+
 			"  - name: lo\n    targets: [{addr: 127.0.0.1}, {addr: 127.0.0.1, protocol: tcp, port: %d}]\n"+
 			"    bandwidth_test: {addr: 127.0.0.1, port: %d}\n"+
-			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n", port, bwtest.Server(t))), 0o644)
+			"    offer: hk-cn2\n    what_if: [hk-cn2-gb]\n"+
+			// No throughput test: its min_throughput_mbps has no data for good.
+			"  - name: untested\n    targets: [{addr: 127.0.0.1}]\n"+
+			"offers: %s\ntraffic: {log: %s}\n"+
+			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n", port, bwtest.Server(t), offers, traffic)), 0o644)
 		_, _, listen := startServe(t, "--config", cfg, "--count", "5", "--interval", "100ms", "--trace-every", "1",
 			"--max-ttl", "4", "--bw-every", "3s", "--bw-time", "1s")
 		listens = append(listens, listen)
@@ -321,7 +328,9 @@ scrape_configs:
 	})
 	waitFor(t, 90*time.Second, "both vantages' throughput, hops, jitter and SLA series in Prometheus", func() bool {
 		for _, q := range []string{"linecheck_throughput_bits_per_second", "linecheck_hops", "linecheck_jitter_seconds",
-			"linecheck_sla_check_pass", "linecheck_hop_loss_ratio", `rate(linecheck_probes_sent_total[10s]) > 0`} {
+			"linecheck_sla_check_pass", "linecheck_hop_loss_ratio", `rate(linecheck_probes_sent_total[10s]) > 0`,
+			"linecheck_sla_pass", `linecheck_candidate_throughput_bits_per_second{stat="p5"}`, "linecheck_hop_rtt_seconds",
+			"linecheck_projected_monthly_cost", "linecheck_sla_check_nodata"} {
 			if got := promVector(t, base, "count by (vantage) ("+q+")"); len(got) != 2 {
 				missing = fmt.Sprintf("%s: %v", q, got)
 				return false
@@ -331,6 +340,27 @@ scrape_configs:
 	})
 	_, body := get(t, "http://"+listens[0]+"/metrics")
 	return base, body
+}
+
+// partialTraffic is the bundled offers file and the first ten days of the
+// bundled October traffic log (a month to date: the projected bill and the
+// 95th so far have figures), as absolute paths.
+func partialTraffic(t *testing.T) (offers, traffic string) {
+	t.Helper()
+	samples, err := filepath.Abs(filepath.Join("..", "..", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(samples, "traffic", "2026-10.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	traffic = filepath.Join(t.TempDir(), "2026-10-first-10-days.csv")
+	if err := os.WriteFile(traffic, []byte(strings.Join(lines[:1+10*288], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(samples, "offers.yaml"), traffic
 }
 
 // promVector runs an instant query and returns the result's label sets.
@@ -381,7 +411,7 @@ func TestDashboardQueriesOnTwoVantages(t *testing.T) {
 		return r.Data
 	}
 	all := map[string]string{"vantage": ".*", "candidate": ".*", "target": ".*"}
-	want := map[string][]string{"vantage": {"a", "b"}, "candidate": {"lo"}}
+	want := map[string][]string{"vantage": {"a", "b"}, "candidate": {"lo", "untested"}}
 	for _, n := range []string{"vantage", "candidate", "target"} {
 		sel, label, _ := d.variable(n)
 		got := values(queryOf(sel, all), label)
