@@ -35,6 +35,7 @@ type compareOptions struct {
 	usage        string
 	bwTime       time.Duration
 	hideHops     int
+	multipath    bool
 }
 
 func newCompareCmd() *cobra.Command {
@@ -107,6 +108,14 @@ sla.min_throughput_mbps is checked on the p5 of the test's interval rates,
 sla.max_oversell (a fraction) on a journal's 1 − worst-hour p50 / best-hour
 p50. The report shows what was carried beside the port the offer sells.
 
+Load-balanced lines (docs/compare.md, Multipath): --multipath, or
+multipath: true on a candidate, traces the forward route live with multipath
+discovery (UDP flows by destination port toward an ICMP target, TCP flows by
+source port toward a TCP one) and judges sla.line_classes on every path found:
+it holds only if it holds on each, and the report names the path that fails
+and the TTL where it leaves the others. A recorded forward or return trace
+made with 'trace --multipath' is judged on every path with or without it.
+
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
 1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
 		Args: oneArg("CANDIDATES.yaml"),
@@ -125,6 +134,7 @@ Exit codes: 0 at least one candidate passes (with --strict: all pass),
 		durationVarP(f, &o.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
 		durationVarP(f, &o.timeout, "timeout", "W", time.Second, "live: reply timeout (seconds or a Go duration)")
 		f.IntVar(&o.cycles, "cycles", 3, "live: trace cycles for the forward route")
+		f.BoolVar(&o.multipath, "multipath", false, "trace the forward route with multipath discovery (as trace --multipath) and judge sla.line_classes on every path; as multipath: true on every candidate")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
@@ -146,6 +156,11 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
+	}
+	if o.multipath {
+		for i := range f.Candidates {
+			f.Candidates[i].Multipath = true
+		}
 	}
 	opt, err := compareRunOptions(c, o)
 	if err != nil {

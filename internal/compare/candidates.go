@@ -86,8 +86,12 @@ type Candidate struct {
 	BandwidthTest *BandwidthTest
 	// GPU is the candidate's gpu: block, what the order says of the machine
 	// (nil when it has none); checked on recorded.gpu.
-	GPU  *gpu.Contract
-	Line int
+	GPU *gpu.Contract
+	// Multipath (`multipath: true`) traces the forward route with
+	// multipath discovery (trace --multipath) and judges sla.line_classes
+	// on every path found (compare --multipath sets it for all).
+	Multipath bool
+	Line      int
 }
 
 // Target is one probe target of a candidate.
@@ -215,16 +219,17 @@ func (p *rawPlace) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawCandidate struct {
-	Name     string      `yaml:"name"`
-	Provider string      `yaml:"provider"`
-	Region   rawPlace    `yaml:"region"`
-	Targets  []rawTarget `yaml:"targets"`
-	Recorded rawRecorded `yaml:"recorded"`
-	Offer    string      `yaml:"offer"`
-	WhatIf   []string    `yaml:"what_if"`
-	BWTest   *rawBWTest  `yaml:"bandwidth_test"`
-	GPU      yaml.Node   `yaml:"gpu"`
-	line     int
+	Name      string      `yaml:"name"`
+	Provider  string      `yaml:"provider"`
+	Region    rawPlace    `yaml:"region"`
+	Targets   []rawTarget `yaml:"targets"`
+	Recorded  rawRecorded `yaml:"recorded"`
+	Offer     string      `yaml:"offer"`
+	WhatIf    []string    `yaml:"what_if"`
+	BWTest    *rawBWTest  `yaml:"bandwidth_test"`
+	GPU       yaml.Node   `yaml:"gpu"`
+	Multipath bool        `yaml:"multipath"`
+	line      int
 }
 
 type rawBWTest struct {
@@ -504,7 +509,7 @@ func (v *validator) place(p rawPlace, field string, line int) Place {
 
 func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]int) Candidate {
 	field := fmt.Sprintf("candidates[%d]", i)
-	c := Candidate{Name: strings.TrimSpace(rc.Name), Provider: rc.Provider, Offer: rc.Offer, WhatIf: rc.WhatIf, Line: rc.line}
+	c := Candidate{Name: strings.TrimSpace(rc.Name), Provider: rc.Provider, Offer: rc.Offer, WhatIf: rc.WhatIf, Multipath: rc.Multipath, Line: rc.line}
 	if c.Name == "" {
 		v.errf(rc.line, "%s.name: required", field)
 	} else if prev, dup := seen[c.Name]; dup {

@@ -50,7 +50,13 @@ func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) 
 	cfg := traceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
 	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
 	var tr *route.Trace
-	err = opt.Prober.Trace(ctx, pt.Addr.String(), cfg, func(t *route.Trace) { tr = t })
+	multipath := false
+	if c.Multipath {
+		tr, multipath, err = liveMultipath(ctx, c, m, pt.Addr.String(), opt)
+	}
+	if !multipath {
+		err = opt.Prober.Trace(ctx, pt.Addr.String(), cfg, func(t *route.Trace) { tr = t })
+	}
 	if err == nil && tr == nil {
 		err = fmt.Errorf("no trace cycle completed")
 	}

@@ -114,3 +114,28 @@ func checkPathClasses(c *Check, allowed []string, paths []PathLine) {
 	}
 	c.Note = note
 }
+
+// multipathRoutes is the per-path line class of the candidate's multipath
+// traces, forward then return (route.ClassifyPaths with db), with a
+// warning when the candidate asks for multipath and neither trace has
+// paths.
+func multipathRoutes(c *Candidate, fwd, ret *route.Trace, db route.ASNDB) (lines []PathLine, summary []string, warnings []string) {
+	for _, d := range []struct {
+		name string
+		t    *route.Trace
+	}{{"forward", fwd}, {"return", ret}} {
+		if d.t == nil || len(d.t.Paths) == 0 {
+			continue
+		}
+		shares := map[int]float64{}
+		for _, p := range d.t.Paths {
+			shares[p.Path] = p.Share
+		}
+		ls, s := pathLines(d.name, d.t, route.PathHopsOf(d.t), shares, db)
+		lines, summary = append(lines, ls...), append(summary, s)
+	}
+	if c.Multipath && len(lines) == 0 {
+		warnings = append(warnings, "multipath: neither the forward nor the return trace is a multipath one (trace --multipath): the line class is judged on one path")
+	}
+	return lines, summary, warnings
+}

@@ -248,6 +248,9 @@ func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation
 		}
 	}
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = classify(m.Forward, ret, db)
+	var pathWarnings []string
+	q.Paths, q.PathsSummary, pathWarnings = multipathRoutes(c, m.Forward, ret, db)
+	e.Warnings = append(e.Warnings, pathWarnings...)
 	q.Forward, q.Return, q.Backtrace = m.Forward, ret, m.ReturnBacktrace
 	if m.Forward != nil {
 		q.ForwardASPath = m.Forward.ASPath

@@ -310,3 +310,37 @@ func countOf(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// PathHopsOf is the paths of a multipath trace document (trace
+// --multipath: t.Paths) as ClassifyPaths reads them: one responder per
+// TTL, every interface of a per-packet hop; a TTL the discovery probed
+// without an answer is silent (sent, no responder). nil for a trace
+// without paths.
+func PathHopsOf(t *Trace) []PathHops {
+	if t == nil || len(t.Paths) == 0 {
+		return nil
+	}
+	out := make([]PathHops, 0, len(t.Paths))
+	for _, p := range t.Paths {
+		ph := PathHops{Path: p.Path, Flows: p.Flows}
+		for i, h := range p.Hops {
+			hop := Hop{TTL: h.TTL, Sent: 1, Flags: []string{}, Responders: []Responder{}}
+			if h.Sent != nil && *h.Sent > 0 {
+				hop.Sent = *h.Sent
+			}
+			addrs := h.Addresses
+			if len(addrs) == 0 && h.Address != "" {
+				addrs = []string{h.Address}
+			}
+			for _, a := range addrs {
+				hop.Responders = append(hop.Responders, Responder{Addr: a, Recv: 1, Carrier: h.Carrier})
+			}
+			if p.Reached && i == len(p.Hops)-1 {
+				hop.Flags = append(hop.Flags, "destination")
+			}
+			ph.Hops = append(ph.Hops, hop)
+		}
+		out = append(out, ph)
+	}
+	return out
+}
