@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"sync/atomic"
@@ -177,16 +178,9 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
-	targets := route.BundledTargets()
-	title := "bundled backtrace target set (data only: never probed by linecheck's tests)"
-	from := "the bundled target set"
-	if o.targets != "" {
-		from = o.targets
-		ts, err := route.LoadTargets(o.targets)
-		if err != nil {
-			return badInput(err)
-		}
-		targets, title = ts, "targets of "+o.targets
+	targets, title, from, err := backtraceTargetSet(o.targets)
+	if err != nil {
+		return badInput(err)
 	}
 	out := c.OutOrStdout()
 	if o.list {
@@ -211,16 +205,7 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
-	var done atomic.Int32
-	stopProgress := prProgress(stderr, func() string {
-		return fmt.Sprintf("backtrace: %d/%d targets done", done.Load(), len(sel))
-	})
-	names, addrs := make([]string, len(sel)), make([]netip.Addr, len(sel))
-	for i, t := range sel {
-		names[i], addrs[i] = t.Addr, netip.MustParseAddr(t.Addr)
-	}
-	results, err := pacing.TraceAll(ctx, names, addrs, cfg, pacing.NewBurstBudget(o.rate, backtraceBurst), func() { done.Add(1) })
-	stopProgress()
+	results, err := traceBacktraceTargets(ctx, stderr, sel, cfg, o.rate)
 	if err != nil {
 		return badInput(err)
 	}
@@ -233,24 +218,10 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	}
 	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage, ASNData: route.DataInfo(db)}
 	for i, t := range sel {
-		var tr *route.Trace
-		if run := results[i].Run; run != nil {
-			tr = route.BuildTrace(run)
-			route.Annotate(tr, db)
-			if !o.samples {
-				for h := range tr.Hops {
-					for j := range tr.Hops[h].Responders {
-						tr.Hops[h].Responders[j].Samples = nil
-					}
-				}
-			}
-		}
-		why := ""
 		if err := results[i].Err; err != nil {
-			why = err.Error()
 			fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, err)
 		}
-		doc.Results = append(doc.Results, route.NewBacktraceResult(t, tr, why))
+		doc.Results = append(doc.Results, route.BacktraceOf(t, results[i].Run, results[i].Err, db, o.samples))
 	}
 	// Masked once, after every route was classified on its real hops.
 	doc = route.HideBacktraceHops(doc, o.hideHops)
@@ -261,6 +232,33 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// backtraceTargetSet is the targets of --targets FILE, or the bundled set
+// without it, with the list's title and a name for where they came from.
+func backtraceTargetSet(file string) (targets []route.BacktraceTarget, title, from string, err error) {
+	if file == "" {
+		return route.BundledTargets(), "bundled backtrace target set (data only: never probed by linecheck's tests)", "the bundled target set", nil
+	}
+	if targets, err = route.LoadTargets(file); err != nil {
+		return nil, "", "", err
+	}
+	return targets, "targets of " + file, file, nil
+}
+
+// traceBacktraceTargets traces every target under one --rate budget, with
+// a progress line on stderr.
+func traceBacktraceTargets(ctx context.Context, stderr io.Writer, sel []route.BacktraceTarget, cfg probe.TraceConfig, rate float64) ([]pacing.TraceOutcome, error) {
+	var done atomic.Int32
+	stopProgress := prProgress(stderr, func() string {
+		return fmt.Sprintf("backtrace: %d/%d targets done", done.Load(), len(sel))
+	})
+	defer stopProgress()
+	names, addrs := make([]string, len(sel)), make([]netip.Addr, len(sel))
+	for i, t := range sel {
+		names[i], addrs[i] = t.Addr, netip.MustParseAddr(t.Addr)
+	}
+	return pacing.TraceAll(ctx, names, addrs, cfg, pacing.NewBurstBudget(rate, backtraceBurst), func() { done.Add(1) })
 }
 
 // backtraceSelect checks the probing flags and keeps the targets of the

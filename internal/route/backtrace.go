@@ -17,6 +17,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // BacktraceSchema is the schema name of a backtrace document.
@@ -187,6 +188,29 @@ type DestRTT struct {
 	P50 *float64 `json:"p50"`
 	P95 *float64 `json:"p95"`
 	Max *float64 `json:"max"`
+}
+
+// BacktraceOf is the result of tracing target t: run classified and its
+// hops named from db (Annotate), without the RTT samples unless samples;
+// run is nil when t could not be traced at all, err saying why.
+func BacktraceOf(t BacktraceTarget, run *probe.TraceRun, err error, db ASNDB, samples bool) BacktraceResult {
+	var tr *Trace
+	if run != nil {
+		tr = BuildTrace(run)
+		Annotate(tr, db)
+		if !samples {
+			for h := range tr.Hops {
+				for j := range tr.Hops[h].Responders {
+					tr.Hops[h].Responders[j].Samples = nil
+				}
+			}
+		}
+	}
+	why := ""
+	if err != nil {
+		why = err.Error()
+	}
+	return NewBacktraceResult(t, tr, why)
 }
 
 // NewBacktraceResult fills a result from an annotated trace (Annotate) of
