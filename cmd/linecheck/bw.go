@@ -324,28 +324,9 @@ func writeBW(w io.Writer, r *bw.Result, o *bwOptions) error {
 
 // bwListen serves iperf3 clients until interrupted, printing each test.
 func bwListen(c *cobra.Command, o *bwOptions) error {
-	flag, addr := "--listen", o.listen
-	if o.server {
-		// Every address, as iperf3 -s: [::] is IPv6 and IPv4 at once on
-		// Linux; 0.0.0.0 with -4, or where IPv6 is off (below).
-		all := "::"
-		if o.v4 {
-			all = "0.0.0.0"
-		}
-		flag, addr = "--port", net.JoinHostPort(all, strconv.Itoa(o.port))
-		if o.port < 0 || o.port > 65535 {
-			return badInput(fmt.Errorf("--port %d: not a port number (0..65535)", o.port))
-		}
-	}
-	if !strings.Contains(addr, ":") {
-		addr = ":" + addr
-	}
-	host, port, err := net.SplitHostPort(addr)
+	flag, addr, host, port, err := bwListenAddr(o)
 	if err != nil {
-		return badInput(fmt.Errorf("--listen %q: want [ADDR:]PORT, e.g. 5201 or 0.0.0.0:5201", o.listen))
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return badInput(fmt.Errorf("--listen %q: %q is not a port number (0..65535)", o.listen, port))
+		return badInput(err)
 	}
 	ctx, _, stop := interruptContext(c.Context())
 	defer stop()
@@ -417,6 +398,36 @@ func bwListen(c *cobra.Command, o *bwOptions) error {
 		return &exitError{code: 1, err: errors.New("--one-off: the test failed (see above)")}
 	}
 	return nil
+}
+
+// bwListenAddr is the address the server binds: --listen [ADDR:]PORT, or
+// with --server every address at --port; flag names the flag it came from,
+// addr is as given, host and port its parts.
+func bwListenAddr(o *bwOptions) (flag, addr, host, port string, err error) {
+	flag, addr = "--listen", o.listen
+	if o.server {
+		// Every address, as iperf3 -s: [::] is IPv6 and IPv4 at once on
+		// Linux; 0.0.0.0 with -4, or where IPv6 is off (bwListen).
+		all := "::"
+		if o.v4 {
+			all = "0.0.0.0"
+		}
+		flag, addr = "--port", net.JoinHostPort(all, strconv.Itoa(o.port))
+		if o.port < 0 || o.port > 65535 {
+			return "", "", "", "", fmt.Errorf("--port %d: not a port number (0..65535)", o.port)
+		}
+	}
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err = net.SplitHostPort(addr)
+	if err != nil {
+		return "", "", "", "", fmt.Errorf("--listen %q: want [ADDR:]PORT, e.g. 5201 or 0.0.0.0:5201", o.listen)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return "", "", "", "", fmt.Errorf("--listen %q: %q is not a port number (0..65535)", o.listen, port)
+	}
+	return flag, addr, host, port, nil
 }
 
 func orVersion(v string) string {
