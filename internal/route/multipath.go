@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/stats"
@@ -252,20 +250,19 @@ func pathTrace(t *Trace, p Path) *Trace {
 	return sub
 }
 
-// annotatePaths names every path hop's network and classifies each path
-// as Annotate does the route, then writes the every-path summary.
+// annotatePaths names every path hop's network (Annotate on the path's
+// own hops), classifies the paths with ClassifyPaths and writes the
+// every-path summary. The route holds a class only as far as every path
+// does: its class is the weakest path's, not the union of all paths' hops
+// (which would read CN2 and 202.97 together as cn2-gt).
 func annotatePaths(t *Trace, db ASNDB) {
-	if t.Multipath == nil {
+	if t.Multipath == nil || len(t.Paths) == 0 {
 		return
 	}
-	var worst *Trace
 	for i := range t.Paths {
 		p := &t.Paths[i]
 		sub := pathTrace(t, *p)
 		Annotate(sub, db)
-		if worst == nil || LineClassRank(sub.LineClass) < LineClassRank(worst.LineClass) {
-			worst = sub
-		}
 		for j := range p.Hops {
 			h := &p.Hops[j]
 			h.ASN, h.ASName, h.Carrier = 0, "", ""
@@ -276,104 +273,31 @@ func annotatePaths(t *Trace, db ASNDB) {
 				}
 			}
 		}
-		p.LineClass, p.Confidence, p.Evidence = sub.LineClass, "", []string{}
-		if e := sub.LineEvidence; e != nil {
+	}
+	pc := ClassifyPaths(t, PathHopsOf(t), db)
+	var weakest *LineEvidence
+	for i, c := range pc.Paths {
+		p := &t.Paths[i]
+		p.LineClass, p.Confidence, p.Evidence = c.LineClass, "", []string{}
+		if e := c.Evidence; e != nil {
 			p.Confidence = e.Confidence
 			p.Evidence = append(p.Evidence, e.Rule)
 			for _, eh := range e.Hops {
 				p.Evidence = append(p.Evidence, fmt.Sprintf("TTL %d %s %s", eh.TTL, eh.Addr, eh.Carrier))
 			}
 			p.Evidence = append(p.Evidence, e.Notes...)
+			if weakest == nil && c.LineClass == pc.Weakest {
+				weakest = e
+			}
 		}
 	}
-	t.Multipath.Summary = PathsSummary(t.Paths)
-	// The route holds a class only as far as every path does: the route's
-	// class is its weakest path's, not the union of all paths' hops (which
-	// would read CN2 and 202.97 together as cn2-gt).
-	if worst != nil && worst.LineEvidence != nil {
-		ev := *worst.LineEvidence
+	t.Multipath.Summary = pc.Summary
+	if weakest != nil {
+		ev := *weakest
 		ev.Rule = fmt.Sprintf("the weakest of %d path(s): %s", len(t.Paths), ev.Rule)
-		ev.Notes = append([]string{"every path: " + t.Multipath.Summary}, ev.Notes...)
-		t.LineClass, t.LineEvidence = worst.LineClass, &ev
+		ev.Notes = append([]string{"every path: " + pc.Summary}, ev.Notes...)
+		t.LineClass, t.LineEvidence = pc.Weakest, &ev
 	}
-}
-
-// PathsSummary is the line class over every path: "cn2-gia on every path
-// (3 paths)", or per path that differs from the most common class which
-// flows take it and the TTL where it leaves the others ("path 2 of 3
-// (flows 33436, 33439) is chinanet-163: enters 202.97 at TTL 7").
-func PathsSummary(paths []Path) string {
-	if len(paths) == 0 {
-		return ""
-	}
-	count := map[string]int{}
-	for _, p := range paths {
-		count[p.LineClass]++
-	}
-	common := paths[0].LineClass
-	for _, p := range paths {
-		if count[p.LineClass] > count[common] {
-			common = p.LineClass
-		}
-	}
-	if count[common] == len(paths) {
-		if len(paths) == 1 {
-			return common + " on the one path found"
-		}
-		return fmt.Sprintf("%s on every path (%d paths)", common, len(paths))
-	}
-	var parts []string
-	for _, p := range paths {
-		if p.LineClass == common {
-			continue
-		}
-		s := fmt.Sprintf("path %d of %d (flows %s) is %s", p.Path, len(paths), flowList(p.Flows, 4), p.LineClass)
-		if ttl, where := leaves(p, paths, common); ttl > 0 {
-			s += fmt.Sprintf(": enters %s at TTL %d", where, ttl)
-		}
-		parts = append(parts, s)
-	}
-	return fmt.Sprintf("%s on %d of %d paths; ", common, count[common], len(paths)) + strings.Join(parts, "; ")
-}
-
-// leaves is the first TTL where p has a hop no path of class common has
-// there, and what it enters (the carrier's short name, else the address).
-func leaves(p Path, paths []Path, common string) (int, string) {
-	for _, h := range p.Hops {
-		if h.Address == "" {
-			continue
-		}
-		shared := false
-		for _, q := range paths {
-			if q.LineClass != common {
-				continue
-			}
-			for _, qh := range q.Hops {
-				shared = shared || qh.TTL == h.TTL && qh.Address == h.Address
-			}
-		}
-		if shared {
-			continue
-		}
-		if h.Carrier != "" {
-			return h.TTL, ShortName(h.Carrier)
-		}
-		return h.TTL, h.Address
-	}
-	return 0, ""
-}
-
-// flowList writes at most n flow ids, then how many more.
-func flowList(fs []int, n int) string {
-	var s []string
-	for i, f := range fs {
-		if i == n {
-			s = append(s, fmt.Sprintf("… %d more", len(fs)-n))
-			break
-		}
-		s = append(s, strconv.Itoa(f))
-	}
-	return strings.Join(s, ", ")
 }
 
 // checkMultipath validates a replayed document's multipath parts: every
