@@ -40,6 +40,7 @@ type backtraceOptions struct {
 	samples     bool
 	wide        bool
 	hideHops    int
+	multipath   bool
 }
 
 // DefaultBacktraceRate is the packets per second of all targets together.
@@ -81,6 +82,12 @@ network) in every format: address "hidden", no AS number, name, country or
 carrier, left out of the AS path; the report says so ("hidden_hops" in JSON).
 The line class is still computed on the real hops.
 
+--multipath finds every load-balanced path toward each target (the MDA of
+'trace --multipath', 95 % confidence, at most 3000 probes per target, one
+target after another; UDP flows by destination port unless --proto says
+otherwise) and classifies each path: a target's line class is its weakest
+path's, and the report lists every path with its flows and class.
+
 Examples:
   linecheck backtrace --list
   linecheck backtrace                               # the bundled set, from a terminal
@@ -111,6 +118,7 @@ Examples:
 		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON traces")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the table on one line, however wide (default: fit the terminal, else 120 columns)")
 		hideHopsFlag(f, &o.hideHops)
+		f.BoolVar(&o.multipath, "multipath", false, "find every load-balanced path toward each target (as trace --multipath; UDP unless --proto says otherwise) and classify each path")
 	})
 	return c
 }
@@ -205,23 +213,27 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
-	results, err := traceBacktraceTargets(ctx, stderr, sel, cfg, o.rate)
-	if err != nil {
-		return badInput(err)
-	}
-	if interrupted() {
-		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers what was traced so far")
-	}
 	vantage := o.vantage
 	if vantage == "" {
 		vantage, _ = os.Hostname()
 	}
 	doc := &route.BacktraceDoc{Schema: route.BacktraceSchema, Vantage: vantage, ASNData: route.DataInfo(db)}
-	for i, t := range sel {
-		if err := results[i].Err; err != nil {
-			fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, err)
+	if o.multipath {
+		doc.Results = backtraceMultipath(ctx, stderr, sel, backtraceMultipathConfig(c, o, cfg), db, o.samples)
+	} else {
+		results, err := traceBacktraceTargets(ctx, stderr, sel, cfg, o.rate)
+		if err != nil {
+			return badInput(err)
 		}
-		doc.Results = append(doc.Results, route.BacktraceOf(t, results[i].Run, results[i].Err, db, o.samples))
+		for i, t := range sel {
+			if err := results[i].Err; err != nil {
+				fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, err)
+			}
+			doc.Results = append(doc.Results, route.BacktraceOf(t, results[i].Run, results[i].Err, db, o.samples))
+		}
+	}
+	if interrupted() {
+		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers what was traced so far")
 	}
 	// Masked once, after every route was classified on its real hops.
 	doc = route.HideBacktraceHops(doc, o.hideHops)

@@ -24,7 +24,7 @@ func multipathConfig(t Target, cycles int, timeout time.Duration) probe.Multipat
 	if t.Protocol == probe.ICMP {
 		tc.Proto, tc.Port, tc.FlowDstPort = probe.UDP, 33434, true
 	}
-	return probe.MultipathConfig{TraceConfig: tc, Confidence: 95, MaxProbes: 3000, PathCycles: cycles}
+	return probe.MultipathConfig{TraceConfig: tc, Confidence: probe.DefaultConfidence, MaxProbes: probe.DefaultMaxProbes, PathCycles: cycles}
 }
 
 // liveMultipath traces the forward route of c with multipath discovery; ok

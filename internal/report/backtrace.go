@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -50,6 +51,7 @@ func BacktraceTable(d *route.BacktraceDoc, format Format) Table {
 			}
 		}
 	}
+	t.Notes = append(t.Notes, backtracePathNotes(d)...)
 	t.Notes = append(t.Notes, fmt.Sprintf("%d of %d reached; RTT and loss are the destination's own (nearest-rank percentiles); - = no data", reached, len(d.Results)))
 	t.Notes = append(t.Notes, "line class from the route's long haul (docs/route.md); the full trace per target is in --format json")
 	if a := d.ASNData; a != nil {
@@ -93,4 +95,32 @@ func lossOrDash(format Format, v *float64) string {
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}
+
+// backtracePathNotes lists the paths of every target traced with
+// --multipath: flows, share, class and hops, then what holds on every path.
+// A target's line class in the table is its weakest path's.
+func backtracePathNotes(d *route.BacktraceDoc) []string {
+	var notes []string
+	for _, r := range d.Results {
+		if r.Trace == nil || len(r.Trace.Paths) == 0 {
+			continue
+		}
+		for _, p := range r.Trace.Paths {
+			var hops []string
+			for _, h := range p.Hops {
+				a := h.Address
+				if a == "" {
+					a = "*"
+				}
+				hops = append(hops, a)
+			}
+			notes = append(notes, fmt.Sprintf("%s path %d of %d (%s; %.1f%% of flows): %s, hops %s", r.Name, p.Path, len(r.Trace.Paths),
+				route.FlowsPhrase(p.Flows), p.Share*100, dashIfEmpty(p.LineClass), strings.Join(hops, " ")))
+		}
+		if m := r.Trace.Multipath; m != nil && m.Summary != "" {
+			notes = append(notes, r.Name+" every path: "+m.Summary)
+		}
+	}
+	return notes
 }
