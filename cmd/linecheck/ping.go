@@ -457,7 +457,14 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 				s.Blocked = r.Blocked
 			}
 		}
-		if every > 0 && ctx.Err() == nil {
+		// A round lasts span, as fping -Q's period: its last probe is
+		// answered (Count−1)·iv after the first, and the next round is not
+		// due before the interval after it. Without the wait a one-probe
+		// round (-Q 1 at -i 1) began again at once, thousands a second.
+		if !watchSleep(ctx, start.Add(span)) {
+			break
+		}
+		if every > 0 {
 			doc := report.NewPingDoc(report.PingSweep{Results: res, Protocol: proto, Port: cfg.TCPPort, Count: cfg.Count, Interval: iv, Timeout: cfg.Timeout})
 			t := report.PingTables(doc, report.FormatTable, false)
 			t[0].Title = fmt.Sprintf("interim summary %s, the last %s", time.Now().UTC().Format("15:04:05Z"), time.Since(start).Round(time.Second))

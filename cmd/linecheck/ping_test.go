@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/probe"
@@ -175,5 +176,50 @@ func TestPingReadsTargetsFromAFile(t *testing.T) {
 		if code, stderr := runLinecheckCode(t, "ping", "--tcp", fmt.Sprint(port), "-c", "1", "-f", tc.file); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("-f %s: exit %d, stderr %q; want 2 and %q", tc.file, code, stderr, tc.want)
 		}
+	}
+}
+
+// -l -Q N: a round of probes lasts N seconds, as fping's -Q period, even
+// when its probes are all answered sooner: at -Q 1 -i 1 a round is one probe
+// a second. The loop began each round as soon as the last one's reply came,
+// thousands of one-probe rounds (and interim summaries) a second.
+func TestPingLoopRoundsLastTheirPeriod(t *testing.T) {
+	port := loopbackListener(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"ping", "--tcp", port, "-l", "-Q", "1", "-i", "1",
+		"--format", "json", "127.0.0.1"}, "\x1f"))
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	waitFor(t, 30*time.Second, "an interim summary", func() bool { return strings.Contains(stderr.String(), "interim summary") })
+	time.Sleep(1500 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit %v\n%s", err, stderr.String())
+	}
+	// At most one round began in each second the child lived, plus the
+	// first: each round is one probe and one summary.
+	most := int(time.Since(start).Seconds()) + 1
+	var doc struct {
+		Results []struct{ Sent int } `json:"results"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Results) != 1 {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if sent := doc.Results[0].Sent; sent < 1 || sent > most {
+		t.Errorf("%d probes sent in %d s of one probe a second", sent, most)
+	}
+	if n := strings.Count(stderr.String(), "interim summary"); n < 1 || n > most {
+		t.Errorf("%d interim summaries in %d s of one a second", n, most)
 	}
 }
