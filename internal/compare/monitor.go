@@ -262,123 +262,161 @@ func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
 func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 	o.defaults()
 	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout, Rate: o.Budget.Rate()}
-	type key struct {
-		addr  string
-		proto probe.Protocol
-		port  int
-	}
-	keyOf := func(addr string, proto probe.Protocol, port int) key {
-		if proto == "" || proto == probe.ICMP {
-			return key{addr, probe.ICMP, 0}
-		}
-		return key{addr, proto, port}
-	}
 	return func(ctx context.Context, emit func(Event)) {
-		clk := o.Clock
-		next := make([]time.Time, len(targets)) // per target: not probed before then
-		fails := make([]int, len(targets))
-		fail := func(i int, err error) {
-			fails[i]++
-			next[i] = clk.Now().Add(pacing.Backoff(o.Backoff, o.MaxBackoff, fails[i]))
-			emit(Event{Candidate: targets[i].Candidate, Err: err})
-		}
+		l := &sweepLoop{targets: targets, o: o, cfg: cfg, emit: emit,
+			sched: Scheduler{Clock: o.Clock, Budget: o.Budget, Quiet: o.Quiet},
+			next:  make([]time.Time, len(targets)), fails: make([]int, len(targets))}
 		for ctx.Err() == nil {
-			if len(targets) == 0 {
-				<-ctx.Done()
+			if l.sched.WaitDue(ctx, l.due, nil) != nil {
 				return
 			}
-			at := next[0]
-			for _, n := range next[1:] {
-				if n.Before(at) {
-					at = n
-				}
-			}
-			if b := o.Budget.Ready(); at.Before(b) {
-				at = b
-			}
-			if pacing.Sleep(ctx, clk, at.Sub(clk.Now())) != nil {
+			r, ok := l.resolve(ctx)
+			if !ok {
 				return
 			}
-			start := clk.Now()
-			var sts []probe.SweepTarget
-			var owners [][]int // per sweep target, the targets (indexes) that listed it
-			index := map[key]int{}
-			for i, ot := range targets {
-				if next[i].After(start) {
-					continue
-				}
-				t := ot.Target
-				a, err := o.Resolver.Resolve(ctx, t.Addr)
-				if ctx.Err() != nil {
-					return
-				}
-				if err != nil {
-					fail(i, fmt.Errorf("ping %s: %w", t, err))
-					continue
-				}
-				k := keyOf(a.String(), t.Protocol, t.Port)
-				if j, ok := index[k]; ok {
-					owners[j] = append(owners[j], i)
-					continue
-				}
-				index[k] = len(sts)
-				sts = append(sts, probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: a}, Protocol: t.Protocol, Port: t.Port})
-				owners = append(owners, []int{i})
-			}
-			if len(sts) == 0 {
+			if len(r.sts) == 0 {
 				continue
 			}
-			// A throughput test holds the round back (and cuts a round under
-			// way): its traffic would inflate the RTTs.
-			rctx, done, err := o.Quiet.Round(ctx)
-			if err != nil {
+			if !l.sweep(ctx, r) {
 				return
-			}
-			// The round's schedule starts now, after any wait for a lookup.
-			start = clk.Now()
-			period := pacing.Period(sts, cfg)
-			res, err := o.Prober.Sweep(rctx, sts, cfg, func(r probe.Record) {
-				j, ok := index[keyOf(r.Addr, r.Protocol, r.Port)]
-				if !ok {
-					return
-				}
-				for _, i := range owners[j] {
-					rec := r
-					emit(Event{Candidate: targets[i].Candidate, Record: &rec})
-				}
-			})
-			// Read before done(): done cancels rctx, so afterwards every
-			// round would look cut by a throughput test.
-			cut := roundCut(ctx, rctx)
-			done()
-			if ctx.Err() != nil {
-				return
-			}
-			o.Budget.Spend(start, cfg.Count*len(sts))
-			if cut {
-				// Cut for a throughput test: the probes still in flight were
-				// left out; the targets are probed again once it is over.
-				continue
-			}
-			for j, st := range sts {
-				e := err
-				if e == nil {
-					if j < len(res) {
-						e = res[j].Err
-					} else {
-						e = errors.New("the prober returned no outcome")
-					}
-				}
-				for _, i := range owners[j] {
-					if e != nil {
-						fail(i, fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
-						continue
-					}
-					fails[i], next[i] = 0, start.Add(period)
-				}
 			}
 		}
 	}
+}
+
+// sweepLoop is SweepLoop's state: per target, when it may be probed again
+// and its failures in a row.
+type sweepLoop struct {
+	targets []OwnedTarget
+	o       MonitorOptions
+	cfg     probe.PingConfig
+	sched   Scheduler
+	emit    func(Event)
+	next    []time.Time
+	fails   []int
+}
+
+// sweepKey names one probed address: targets of several candidates that
+// resolve to it are swept once.
+type sweepKey struct {
+	addr  string
+	proto probe.Protocol
+	port  int
+}
+
+func sweepKeyOf(addr string, proto probe.Protocol, port int) sweepKey {
+	if proto == "" || proto == probe.ICMP {
+		return sweepKey{addr, probe.ICMP, 0}
+	}
+	return sweepKey{addr, proto, port}
+}
+
+// sweepRound is one round's targets: the sweep targets, and per sweep
+// target the loop's targets (indexes) that listed it.
+type sweepRound struct {
+	sts    []probe.SweepTarget
+	owners [][]int
+	index  map[sweepKey]int
+}
+
+// due is the earliest time a target may be probed.
+func (l *sweepLoop) due() (time.Time, bool) {
+	if len(l.next) == 0 {
+		return time.Time{}, false
+	}
+	at := l.next[0]
+	for _, n := range l.next[1:] {
+		if n.Before(at) {
+			at = n
+		}
+	}
+	return at, true
+}
+
+// fail reports a failed attempt at target i and backs it off.
+func (l *sweepLoop) fail(i int, err error) {
+	l.fails[i]++
+	l.next[i] = l.o.Clock.Now().Add(pacing.Backoff(l.o.Backoff, l.o.MaxBackoff, l.fails[i]))
+	l.emit(Event{Candidate: l.targets[i].Candidate, Err: err})
+}
+
+// resolve makes the round of the targets due: each name resolved (a
+// failure backs its target off), one sweep target per address. false when
+// ctx ended.
+func (l *sweepLoop) resolve(ctx context.Context) (sweepRound, bool) {
+	start := l.o.Clock.Now()
+	r := sweepRound{index: map[sweepKey]int{}}
+	for i, ot := range l.targets {
+		if l.next[i].After(start) {
+			continue
+		}
+		t := ot.Target
+		a, err := l.o.Resolver.Resolve(ctx, t.Addr)
+		if ctx.Err() != nil {
+			return r, false
+		}
+		if err != nil {
+			l.fail(i, fmt.Errorf("ping %s: %w", t, err))
+			continue
+		}
+		k := sweepKeyOf(a.String(), t.Protocol, t.Port)
+		if j, ok := r.index[k]; ok {
+			r.owners[j] = append(r.owners[j], i)
+			continue
+		}
+		r.index[k] = len(r.sts)
+		r.sts = append(r.sts, probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: a}, Protocol: t.Protocol, Port: t.Port})
+		r.owners = append(r.owners, []int{i})
+	}
+	return r, true
+}
+
+// sweep runs one round, emitting every record to the candidates that own
+// its target, and schedules each target's next round; false when ctx
+// ended. A throughput test holds the round back (and cuts one under way:
+// its traffic would inflate the RTTs); a cut round's probes still in
+// flight were left out, and its targets are probed again once it is over.
+func (l *sweepLoop) sweep(ctx context.Context, r sweepRound) bool {
+	period := pacing.Period(r.sts, l.cfg)
+	var res []probe.SweepResult
+	var serr error
+	start, cut, err := l.sched.Round(ctx, func(rctx context.Context) {
+		res, serr = l.o.Prober.Sweep(rctx, r.sts, l.cfg, func(rec probe.Record) {
+			j, ok := r.index[sweepKeyOf(rec.Addr, rec.Protocol, rec.Port)]
+			if !ok {
+				return
+			}
+			for _, i := range r.owners[j] {
+				rec := rec
+				l.emit(Event{Candidate: l.targets[i].Candidate, Record: &rec})
+			}
+		})
+	})
+	if err != nil {
+		return false
+	}
+	l.o.Budget.Spend(start, l.cfg.Count*len(r.sts))
+	if cut {
+		return true
+	}
+	for j, st := range r.sts {
+		e := serr
+		if e == nil {
+			if j < len(res) {
+				e = res[j].Err
+			} else {
+				e = errors.New("the prober returned no outcome")
+			}
+		}
+		for _, i := range r.owners[j] {
+			if e != nil {
+				l.fail(i, fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
+				continue
+			}
+			l.fails[i], l.next[i] = 0, start.Add(period)
+		}
+	}
+	return true
 }
 
 // traceConfig is the forward-trace configuration of a target: its protocol
@@ -401,6 +439,9 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 	cfg.Clock = o.Clock
 	return func(ctx context.Context, emit func(Event)) {
 		clk := o.Clock
+		// The trace probes take their slots from the budget in the prober
+		// (ProbeSender), so the scheduler only holds them back for a test.
+		sched := Scheduler{Clock: clk, Quiet: o.Quiet}
 		fails := 0
 		for ctx.Err() == nil {
 			a, err := o.Resolver.Resolve(ctx, t.Addr)
@@ -408,12 +449,10 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 			// (its last complete cycle was emitted) and a fresh run
 			// starts after the test, so no hop counts a sample of the
 			// loaded line.
-			rctx, done, qerr := o.Quiet.Round(ctx)
-			if qerr != nil {
-				return
-			}
-			start := clk.Now()
-			if err == nil {
+			start, cut, qerr := sched.Round(ctx, func(rctx context.Context) {
+				if err != nil {
+					return
+				}
 				err = o.Prober.Trace(rctx, a.String(), cfg, func(tr *route.Trace) {
 					if rctx.Err() != nil {
 						return // cut: a snapshot taken while the run ends is not a cycle
@@ -422,10 +461,8 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 					route.Annotate(tr, o.ASNDB)
 					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
 				})
-			}
-			cut := roundCut(ctx, rctx) // before done(), which cancels rctx
-			done()
-			if ctx.Err() != nil {
+			})
+			if qerr != nil {
 				return
 			}
 			if cut {

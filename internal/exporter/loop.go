@@ -110,134 +110,161 @@ func (c LoopConfig) withDefaults() LoopConfig {
 // result: the target is traced again in the next cycle.
 func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	cfg = cfg.withDefaults()
-	clk := cfg.Clock
-	budget := pacing.NewBudget(cfg.Rate) // serve's one packets-per-second cap
-	n := 0                               // cycles: sweeps run (retries that fail before one are not cycles)
-	owed := map[string]bool{}            // targets whose trace a throughput test cut: traced next cycle
+	l := &serveLoop{e: e, p: p, cfg: cfg, owed: map[string]bool{},
+		// serve's one packets-per-second cap, and compare's scheduler: the
+		// rules of when a round starts and when a test cut it are the live
+		// loops' (compare.Scheduler).
+		sched: compare.Scheduler{Clock: cfg.Clock, Budget: pacing.NewBudget(cfg.Rate), Quiet: cfg.Quiet}}
 	for ctx.Err() == nil {
 		// Wait until a target is due and the rate budget allows a cycle; a
 		// reload wakes the wait (its new targets are due at once).
-		for {
-			now := clk.Now()
-			at, ok := e.nextDue()
-			if b := budget.Ready(); at.Before(b) {
-				at = b
-			}
-			if ok && !at.After(now) {
-				break
-			}
-			var timer <-chan time.Time
-			if ok {
-				timer = clk.After(at.Sub(now))
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-e.wake:
-			case <-timer:
-			}
+		if l.sched.WaitDue(ctx, e.nextDue, e.wake) != nil {
+			return
 		}
-		start := clk.Now()
-		due := e.dueTargets(start)
-		period := cyclePeriod(nil, cfg) // the backoff base for what fails before the sweep
-		var ready []Resolved
-		for _, t := range due {
-			ip, err := cfg.Resolver.Resolve(ctx, t.Addr)
-			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				e.fail(t, err, clk.Now(), cfg, period, true)
-				continue
-			}
-			ready = append(ready, Resolved{Target: t, IP: ip})
-		}
-		period = cyclePeriod(ready, cfg)
-		packets := 0
-		var traced []Resolved
-		traceCycle := cfg.TraceEvery > 0 && n%cfg.TraceEvery == 0 // the cycle about to run is number n+1
-		swept := len(ready) > 0
-		if swept {
-			// A throughput test holds the sweep back (and cuts one under
-			// way): its traffic would inflate the RTTs and the loss.
-			rctx, done, err := cfg.Quiet.Round(ctx)
-			if err != nil {
-				return
-			}
-			n++
-			// The sweep's schedule starts now, after any wait for a lookup
-			// or a test: the next cycle is due one period after this.
-			start = clk.Now()
-			outs := p.Ping(rctx, ready)
-			// Read before done(): done cancels rctx, so afterwards every
-			// sweep would look cut by a test.
-			cutByTest := rctx.Err() != nil
-			done()
-			if ctx.Err() != nil {
-				return // a cycle cut short by shutdown is not a measurement
-			}
-			packets += cfg.Count * len(ready)
-			if cutByTest {
-				// Cut for a throughput test: what was decided before counts,
-				// the probes in flight are left out (not lost).
-				cut := clk.Now()
-				for i, r := range ready {
-					if i < len(outs) && outs[i].Err == nil {
-						e.ObservePing(r.Target, outs[i])
-					}
-					e.postpone(r.Target, cut.Add(cfg.Interval))
-					if traceCycle {
-						owed[r.key()] = true
-					}
-				}
-				ready = nil
-			}
-			for i, r := range ready {
-				if i >= len(outs) {
-					// Not measured: a failure, so that it cannot be retried at once.
-					e.fail(r.Target, errors.New("the prober returned no outcome"), clk.Now(), cfg, period, true)
-					continue
-				}
-				e.ObservePing(r.Target, outs[i])
-				if outs[i].Err != nil {
-					e.fail(r.Target, outs[i].Err, clk.Now(), cfg, period, false) // ObservePing counted it
-					continue
-				}
-				e.succeed(r.Target, r.IP, start.Add(period+cfg.Pause))
-				traced = append(traced, r)
-			}
-		}
-		for _, r := range traced {
-			if !traceCycle && !owed[r.key()] || !e.traceDue(r.Target, clk.Now()) {
-				continue
-			}
-			rctx, done, err := cfg.Quiet.Round(ctx)
-			if err != nil {
-				return
-			}
-			tr, err := p.Trace(rctx, r)
-			cutByTest := rctx.Err() != nil // before done(), which cancels rctx
-			done()
-			if ctx.Err() != nil {
-				return
-			}
-			packets += cfg.TraceProbes
-			if cutByTest {
-				owed[r.key()] = true // cut for a throughput test: not a result
-				continue
-			}
-			delete(owed, r.key())
-			e.ObserveTrace(r.Target, tr, err)
-			e.traceResult(r.Target, err, clk.Now(), cfg, period)
-		}
-		budget.Spend(start, packets)
-		if swept {
-			e.CycleDone()
-			if cfg.OnCycle != nil {
-				cfg.OnCycle(n)
-			}
+		if !l.cycle(ctx) {
+			return
 		}
 	}
+}
+
+// serveLoop is Run's state across cycles.
+type serveLoop struct {
+	e     *Exporter
+	p     Prober
+	cfg   LoopConfig
+	sched compare.Scheduler
+	n     int             // cycles: sweeps run (retries that fail before one are not cycles)
+	owed  map[string]bool // targets whose trace a throughput test cut: traced next cycle
+}
+
+// cycle runs one cycle of the targets due: resolve them, sweep them, trace
+// those due a trace, charge the packets to the budget. false when ctx ended.
+func (l *serveLoop) cycle(ctx context.Context) bool {
+	clk := l.cfg.Clock
+	start := clk.Now()
+	ready, ok := l.resolve(ctx, start)
+	if !ok {
+		return false
+	}
+	period := cyclePeriod(ready, l.cfg)
+	traceCycle := l.cfg.TraceEvery > 0 && l.n%l.cfg.TraceEvery == 0 // the cycle about to run is number n+1
+	packets := 0
+	var traced []Resolved
+	swept := len(ready) > 0
+	if swept {
+		l.n++
+		start, traced, ok = l.sweep(ctx, ready, period, traceCycle)
+		if !ok {
+			return false
+		}
+		packets += l.cfg.Count * len(ready)
+	}
+	n, ok := l.trace(ctx, traced, traceCycle, period)
+	if !ok {
+		return false
+	}
+	l.sched.Budget.Spend(start, packets+n)
+	if swept {
+		l.e.CycleDone()
+		if l.cfg.OnCycle != nil {
+			l.cfg.OnCycle(l.n)
+		}
+	}
+	return true
+}
+
+// resolve looks the names of the targets due at start up; a target that
+// does not resolve fails (and backs off). false when ctx ended.
+func (l *serveLoop) resolve(ctx context.Context, start time.Time) ([]Resolved, bool) {
+	period := cyclePeriod(nil, l.cfg) // the backoff base for what fails before the sweep
+	var ready []Resolved
+	for _, t := range l.e.dueTargets(start) {
+		ip, err := l.cfg.Resolver.Resolve(ctx, t.Addr)
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		if err != nil {
+			l.e.fail(t, err, l.cfg.Clock.Now(), l.cfg, period, true)
+			continue
+		}
+		ready = append(ready, Resolved{Target: t, IP: ip})
+	}
+	return ready, true
+}
+
+// sweep probes ready in one round and records each target's outcome; it
+// returns when the sweep's schedule started (the next cycle is due one
+// period after it) and the targets measured, which may be traced. A
+// throughput test holds the sweep back (and cuts one under way: its
+// traffic would inflate the RTTs and the loss); what was decided before
+// the cut counts, the probes in flight are left out (not lost), and the
+// targets are probed again one Interval after the cut at the soonest.
+// false when ctx ended (a cycle cut short by shutdown is not a measurement).
+func (l *serveLoop) sweep(ctx context.Context, ready []Resolved, period time.Duration, traceCycle bool) (time.Time, []Resolved, bool) {
+	e, clk := l.e, l.cfg.Clock
+	var outs []PingOutcome
+	start, cut, err := l.sched.Round(ctx, func(rctx context.Context) { outs = l.p.Ping(rctx, ready) })
+	if err != nil {
+		return start, nil, false
+	}
+	if cut {
+		at := clk.Now().Add(l.cfg.Interval)
+		for i, r := range ready {
+			if i < len(outs) && outs[i].Err == nil {
+				e.ObservePing(r.Target, outs[i])
+			}
+			e.postpone(r.Target, at)
+			if traceCycle {
+				l.owed[r.key()] = true
+			}
+		}
+		return start, nil, true
+	}
+	var traced []Resolved
+	for i, r := range ready {
+		if i >= len(outs) {
+			// Not measured: a failure, so that it cannot be retried at once.
+			e.fail(r.Target, errors.New("the prober returned no outcome"), clk.Now(), l.cfg, period, true)
+			continue
+		}
+		e.ObservePing(r.Target, outs[i])
+		if outs[i].Err != nil {
+			e.fail(r.Target, outs[i].Err, clk.Now(), l.cfg, period, false) // ObservePing counted it
+			continue
+		}
+		e.succeed(r.Target, r.IP, start.Add(period+l.cfg.Pause))
+		traced = append(traced, r)
+	}
+	return start, traced, true
+}
+
+// trace traces the measured targets due a trace (every TraceEvery cycles,
+// or owed one a test cut), each in a round of its own, and returns the
+// packets they sent. A trace cut by a throughput test is no result: the
+// target is traced again in the next cycle. false when ctx ended.
+func (l *serveLoop) trace(ctx context.Context, traced []Resolved, traceCycle bool, period time.Duration) (int, bool) {
+	e, clk := l.e, l.cfg.Clock
+	packets := 0
+	for _, r := range traced {
+		if !traceCycle && !l.owed[r.key()] || !e.traceDue(r.Target, clk.Now()) {
+			continue
+		}
+		var tr *route.Trace
+		var terr error
+		_, cut, err := l.sched.Round(ctx, func(rctx context.Context) { tr, terr = l.p.Trace(rctx, r) })
+		if err != nil {
+			return packets, false
+		}
+		packets += l.cfg.TraceProbes
+		if cut {
+			l.owed[r.key()] = true
+			continue
+		}
+		delete(l.owed, r.key())
+		e.ObserveTrace(r.Target, tr, terr)
+		e.traceResult(r.Target, terr, clk.Now(), l.cfg, period)
+	}
+	return packets, true
 }
 
 // cyclePeriod is how long after its start a cycle of ts lets them be probed
