@@ -374,9 +374,24 @@ func (m *mdaRun) plan(h int) []mdaSend {
 				unprobed = append(unprobed, f)
 			}
 		}
-		missing := MDAStop(max(len(succ), 1)+1, m.cfg.Confidence) - len(probed)
+		need := MDAStop(max(len(succ), 1)+1, m.cfg.Confidence)
+		switch {
+		case h == m.tc.FirstTTL:
+			// The first hop is the source's own gateway: one flow finds it
+			// (as tracelb's first address), the rule starts behind it.
+			need = 1
+		case len(probed) > 0 && len(succ) == 1 && succ[m.dst]:
+			// The target answered straight after v: it is v's only next
+			// hop (the target's own link), as tracelb assumes.
+			need = 1
+		}
+		missing := need - len(probed)
 		if missing <= 0 {
 			continue
+		}
+		if len(probed) == 0 {
+			// One flow first: if the target answers it, v needs no more.
+			missing = 1
 		}
 		n := min(missing, len(unprobed))
 		for _, f := range unprobed[:n] {

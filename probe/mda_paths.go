@@ -65,6 +65,24 @@ func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
 		succ[nodeKey{k.ttl, k.from}] = append(succ[nodeKey{k.ttl, k.from}], k.to)
 		pred[nodeKey{k.ttl + 1, k.to}] = append(pred[nodeKey{k.ttl + 1, k.to}], k.from)
 	}
+	// A TTL the walk has left behind with one interface (no silence, not
+	// the target) is passed by every flow: the rule ruled out a second.
+	sole := map[int]string{}
+	for t := m.tc.FirstTTL; t < m.lastTTL; t++ {
+		seen := map[string]bool{}
+		for f := 0; f < m.flows; f++ {
+			if a, ok := m.answer(t, f); ok {
+				seen[a] = true
+			}
+		}
+		if len(seen) == 1 {
+			for a := range seen {
+				if a != "" && a != m.dst {
+					sole[t] = a
+				}
+			}
+		}
+	}
 	seqs := make([]flowSeq, m.flows)
 	for f := range seqs {
 		s := flowSeq{addr: make([]string, n), known: make([]bool, n)}
@@ -78,6 +96,10 @@ func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
 					continue
 				}
 				t := m.tc.FirstTTL + i
+				if a := sole[t]; a != "" && !slices.Contains(s.addr[:i], m.dst) {
+					s.addr[i], s.known[i], changed = a, true, true
+					continue
+				}
 				if i > 0 && s.known[i-1] && s.addr[i-1] != m.dst {
 					if nx := succ[nodeKey{t - 1, s.addr[i-1]}]; len(nx) == 1 || len(nx) > 1 && m.ppFrom[nodeKey{t - 1, s.addr[i-1]}] {
 						s.addr[i], s.known[i], changed = nx[0], true, true
@@ -171,7 +193,28 @@ func (m *mdaRun) result(target string, addr netip.Addr, start time.Time) *Multip
 		run.Flows = append(run.Flows, fi)
 	}
 	_, run.Reached = m.minDest()
-	links := m.links()
+	observed := m.links()
+	seqs := m.sequences(observed)
+	// The links of the report: the observed ones and those the flows'
+	// sequences give (a flow that passed the only interface of a TTL).
+	links := map[linkKey][]int{}
+	for k, fs := range observed {
+		links[k] = slices.Clone(fs)
+	}
+	for f, s := range seqs {
+		for i := 0; i < m.end(s); i++ {
+			if !s.known[i] || !s.known[i+1] {
+				continue
+			}
+			k := linkKey{m.tc.FirstTTL + i, s.addr[i], s.addr[i+1]}
+			if !slices.Contains(links[k], f) {
+				links[k] = append(links[k], f)
+			}
+		}
+	}
+	for k := range links {
+		slices.Sort(links[k])
+	}
 	succ := map[nodeKey][]string{}
 	for _, k := range sortedLinks(links) {
 		run.Links = append(run.Links, MultipathLink{TTL: k.ttl, From: k.from, To: k.to, Flows: links[k]})
@@ -197,7 +240,7 @@ func (m *mdaRun) result(target string, addr netip.Addr, start time.Time) *Multip
 		}
 	}
 	byKey := map[string]int{}
-	for f, s := range m.sequences(links) {
+	for f, s := range seqs {
 		if !m.whole(s) {
 			continue
 		}
