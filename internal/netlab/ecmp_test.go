@@ -207,8 +207,9 @@ func flowsOf(r TraceLB) []Flow {
 // On each ECMP topology, every probe scamper tracelb sent and got an answer
 // to was answered by the router the routers' kernels (`ip route get` with
 // the probe's ports, FlowPaths) send that flow to, and scamper saw nothing
-// the lab's paths do not hold; on the two diamonds (from a fixed source
-// port, so the run repeats) it saw all of them. dublin-traceroute's flows
+// the lab's paths do not hold; from a fixed source port (so the run
+// repeats) it saw all of them. Over IPv6 on the nested lab each hop answers
+// only from the lab's addresses of that hop. dublin-traceroute's flows
 // on the three-branch diamond follow the kernel's paths too, hop by hop.
 func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 	t.Parallel()
@@ -222,7 +223,7 @@ func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 	}{
 		{"diamond2 custom-field hash", Config{Prefix: "lcnle2", Hops: 4, Topology: Diamond2}, true},
 		{"diamond3 policy 1", Config{Prefix: "lcnle3", Hops: 4, Topology: Diamond3, Hash: HashL4}, true},
-		{"nested policy 1", Config{Prefix: "lcnlen", Hops: 5, Topology: Nested, Hash: HashL4}, false},
+		{"nested policy 1", Config{Prefix: "lcnlen", Hops: 5, Topology: Nested, Hash: HashL4, IPv6: true}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -259,6 +260,26 @@ func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 			}
 			if tc.full && (!reflect.DeepEqual(r.Nodes, truthNodes) || !reflect.DeepEqual(r.Links, truthLinks)) {
 				t.Errorf("scamper found nodes %v links %v, the lab has %v %v", r.Nodes, r.Links, truthNodes, truthLinks)
+			}
+			if tc.cfg.IPv6 {
+				// Over IPv6 too each router answers from one address (a merge
+				// router's other upstream addresses are deprecated).
+				out := run(t, l.Exec(l.Client(), "traceroute", "-6", "-n", "-q", "6", "-w", "1", l.ServerAddr(true)), false)
+				hops, err := TracerouteHops(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := l.HopAddrs(true)
+				if len(hops) != len(want) {
+					t.Fatalf("traceroute -6: %d hops, want %d\n%s", len(hops), len(want), out)
+				}
+				for i := range hops {
+					for _, a := range hops[i] {
+						if !slices.Contains(want[i], a) {
+							t.Errorf("traceroute -6 hop %d: %v, want only %v\n%s", i+1, hops[i], want[i], out)
+						}
+					}
+				}
 			}
 			if tc.cfg.Topology != Diamond3 {
 				return

@@ -336,7 +336,8 @@ func TestMultipathMatchesTheKernelScamperAndDublin(t *testing.T) {
 // ICMP echo flows differ in no field the layer-4 hash reads: on the
 // two-branch lab linecheck -I --multipath finds one path, the one the kernel
 // routes ICMP on, and its protocol_note says the protocol cannot see the
-// others; UDP on the same lab finds both.
+// others; UDP (by destination or source port) and TCP (by source port) on
+// the same lab find both, each flow where the kernel routes it.
 func TestMultipathICMPSeesOnePathAndSaysSo(t *testing.T) {
 	t.Parallel()
 	l, bin := mpLab(t, netlab.Config{Prefix: "lclmi", Hops: 4, Topology: netlab.Diamond2, Hash: netlab.HashL4})
@@ -360,9 +361,21 @@ func TestMultipathICMPSeesOnePathAndSaysSo(t *testing.T) {
 		t.Errorf("flow_field %q protocol_note %v: want icmp and a note that ICMP cannot rule out other paths, naming -U", d.Multipath.FlowField, d.Multipath.ProtocolNote)
 	}
 	d.checkAgainstOracle(t, l)
-	u, _ := multipath(t, l, bin, "-U", "--timeout", "500ms")
-	if len(u.Paths) != 2 {
-		t.Errorf("UDP on the same lab: %d paths, want 2", len(u.Paths))
+	// The protocols whose flows the hash does tell apart, on the same lab:
+	// UDP by destination and by source port, TCP by source port.
+	for _, c := range []struct {
+		field string
+		args  []string
+	}{
+		{"udp-dport", []string{"-U"}},
+		{"udp-sport", []string{"-U", "--flow-port", "src"}},
+		{"tcp-sport", []string{"-T", "-p", "80"}},
+	} {
+		u, _ := multipath(t, l, bin, append(c.args, "--timeout", "500ms")...)
+		if len(u.Paths) != 2 || u.Multipath.FlowField != c.field || u.Multipath.ProtocolNote != nil {
+			t.Errorf("%v on the same lab: %d paths, flow_field %q, note %v: want 2, %s, no note", c.args, len(u.Paths), u.Multipath.FlowField, u.Multipath.ProtocolNote, c.field)
+		}
+		u.checkAgainstOracle(t, l)
 	}
 }
 
