@@ -24,7 +24,7 @@ func multipathTables(tr *route.Trace, v TraceView) []Table {
 	// in its own table.
 	bare := *tr
 	bare.ASPath = nil
-	title := traceTitle(&bare) + fmt.Sprintf("\nmultipath: %d%% confidence, flows by %s, %d probes (%s), %d path(s)",
+	title := traceTitle(&bare) + fmt.Sprintf("\nmultipath: %d%% confidence, flows by %s, %d probe(s) (%s), %d path(s)",
 		m.Confidence, m.FlowField, m.ProbesUsed, stoppedText(m.Stopped), len(tr.Paths))
 	d := Table{Name: "diamonds", Title: title, Headers: []string{"ttl", "shape", "interfaces (flows that answered)"}, Align: "rll"}
 	byTTL := map[int][]route.MultipathNode{}
