@@ -200,6 +200,10 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 		if len(hops) != 1 || hops[0].Value != v.hops {
 			t.Errorf("%s: %+v, want one series of %v hops (from %s)", q, hops, v.hops, v.ns)
 		}
+		q = fmt.Sprintf(`linecheck_hop_loss_ratio{vantage=%q,candidate="dc",target=%q}`, names[i], server)
+		if ttls := promQueryWith(t, get, base, q); float64(len(ttls)) != v.hops {
+			t.Errorf("%s: %d series (one per TTL), want %v", q, len(ttls), v.hops)
+		}
 	}
 	_, annotations := dashboardQueries(d)
 	for _, expr := range annotations {
