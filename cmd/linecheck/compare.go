@@ -38,12 +38,8 @@ type compareOptions struct {
 	multipath    bool
 }
 
-func newCompareCmd() *cobra.Command {
-	o := &compareOptions{}
-	c := &cobra.Command{
-		Use:   "compare [flags] CANDIDATES.yaml",
-		Short: "Pre-contract validation: line class, SLA verdicts and full monthly cost per candidate, ranked",
-		Long: `compare validates candidate servers before a contract is signed. For every
+// compareLong is the help text of the command.
+const compareLong = `compare validates candidate servers before a contract is signed. For every
 candidate of CANDIDATES.yaml it measures the line (live probes from this
 machine, or with --offline the recorded probe streams and traces only),
 decides which carrier line the route rides and in which direction that was
@@ -117,9 +113,16 @@ and the TTL where it leaves the others. A recorded forward or return trace
 made with 'trace --multipath' is judged on every path with or without it.
 
 Exit codes: 0 at least one candidate passes (with --strict: all pass),
-1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`,
-		Args: oneArg("CANDIDATES.yaml"),
-		RunE: func(c *cobra.Command, args []string) error { return runCompare(c, args, o) },
+1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`
+
+func newCompareCmd() *cobra.Command {
+	o := &compareOptions{}
+	c := &cobra.Command{
+		Use:   "compare [flags] CANDIDATES.yaml",
+		Short: "Pre-contract validation: line class, SLA verdicts and full monthly cost per candidate, ranked",
+		Long:  compareLong,
+		Args:  oneArg("CANDIDATES.yaml"),
+		RunE:  func(c *cobra.Command, args []string) error { return runCompare(c, args, o) },
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
