@@ -7,6 +7,7 @@ type keyMap struct {
 	Quit, Help, Back, Pause                      key.Binding
 	Up, Down, PrevCand, NextCand                 key.Binding
 	Route, Cost, Return, Carrier, Names, Reset   key.Binding
+	Path                                         key.Binding
 	SortNext, SortPrev, SortInvert               key.Binding
 	Method, MethodPrev, Direction, DirectionPrev key.Binding
 	ScaleUp, ScaleDown, ScaleReset               key.Binding
@@ -26,9 +27,10 @@ var keys = keyMap{
 	Route:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "route detail: hops, loss, RTT chart")),
 	Cost:     key.NewBinding(key.WithKeys("c", "tab"), key.WithHelp("c tab", "cost detail: traffic, 95th, breakdown")),
 	// r and n are mtr's (reset, names); the route's own keys avoid them.
-	Return:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v w n", "route: other direction · w: next user carrier · n: hop names")),
+	Return:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v w n f", "route: other direction · w: next carrier · n: names · f: next path")),
 	Carrier:       key.NewBinding(key.WithKeys("w")),
 	Names:         key.NewBinding(key.WithKeys("n")), // reverse DNS of live hops on/off, as mtr
+	Path:          key.NewBinding(key.WithKeys("f")), // next path of a multipath trace (help: with Return)
 	Reset:         key.NewBinding(key.WithKeys("r")), // probe statistics afresh, as mtr (help: with Pause)
 	SortNext:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s S", "sort by next / previous column")),
 	SortPrev:      key.NewBinding(key.WithKeys("S")),

@@ -78,6 +78,7 @@ type Model struct {
 	hop     int
 	hopHist map[string]*Ring // each hop's RTT per trace snapshot, by hopKey
 	carrier int              // index into the candidate's Carriers on the return route screen
+	path    int              // the route screen's path of a multipath trace (f): 0 every path's hops, k path k
 
 	costOpts    CostOptions
 	costPending bool
@@ -282,8 +283,15 @@ func (m *Model) find(name string) *Candidate {
 }
 
 // shownRoute is the route the route screen shows for c: forward, return,
-// or the return route toward the chosen user carrier.
+// or the return route toward the chosen user carrier; of a multipath
+// trace, the path chosen with f.
 func (m *Model) shownRoute(c *Candidate) *Route {
+	r, _ := m.withPath(m.baseRoute(c))
+	return r
+}
+
+// baseRoute is shownRoute before a path of a multipath trace is chosen.
+func (m *Model) baseRoute(c *Candidate) *Route {
 	if c == nil {
 		return nil
 	}
@@ -592,6 +600,8 @@ func (m *Model) navKey(k tea.KeyPressMsg) bool {
 		m.askThroughput()
 	case m.screen == ScreenRoute && key.Matches(k, km.Names):
 		m.hideNames = !m.hideNames
+	case m.screen == ScreenRoute && key.Matches(k, km.Path):
+		m.nextPath()
 	case m.screen == ScreenRoute && key.Matches(k, km.Return):
 		m.showRet = !m.showRet
 		m.scroll, m.hop = 0, -1

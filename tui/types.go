@@ -292,6 +292,10 @@ type Route struct {
 	// MTU is true when the path MTU was measured (trace --mtu): the route
 	// screen then shows each hop's MTU.
 	MTU bool
+	// Paths are the paths of a multipath trace (trace --multipath), f
+	// switches between them; PathsSummary is what holds on every path.
+	Paths        []RoutePath
+	PathsSummary string
 }
 
 // hopShown is one row of the route screen as drawn: the trace's own hop
@@ -379,6 +383,7 @@ func routeFromTrace(dir string, t route.Trace) *Route {
 		r.Rule, r.Confidence = e.Rule, e.Confidence
 		r.Notes = append(r.Notes, e.Notes...)
 	}
+	r.Paths, r.PathsSummary = pathsOf(t)
 	return r
 }
 

@@ -333,6 +333,14 @@ const routeChartMin = 8
 // path, toward the carrier w selects when the return was traced per
 // carrier; via says which, for the subtitle.
 func (m *Model) routeShown(c *Candidate) (r *Route, dir, via string) {
+	r, dir, via = m.routeShownBase(c)
+	r, path := m.withPath(r)
+	return r, dir, via + path
+}
+
+// routeShownBase is routeShown before a path of a multipath trace is
+// chosen.
+func (m *Model) routeShownBase(c *Candidate) (r *Route, dir, via string) {
 	if !m.showRet {
 		return c.Forward, "forward", ""
 	}
@@ -390,6 +398,9 @@ func (m *Model) routeHead(r *Route, dir, via string, width int) []string {
 		ev += ": " + r.Rule
 	}
 	out = append(out, wrapLines(ev, width, 2, "   ", " ")...)
+	if len(r.Paths) > 0 && r.PathsSummary != "" {
+		out = append(out, st.Dim.Render(line(" every path: "+r.PathsSummary, width)))
+	}
 	if r.ASPath != "" {
 		out = append(out, st.Dim.Render(line(" as path: "+r.ASPath, width)))
 	}
