@@ -92,6 +92,9 @@ protocol (hop loss adds ttl):
   linecheck_path_id, linecheck_path_changes_total
                                      the route's identity (hash of its hop addresses) and
                                      how often it changed between traces
+  linecheck_paths, linecheck_path_line_class_info{path}
+                                     a multipath: true candidate's first target is traced with
+                                     multipath discovery (as compare): its paths and their classes
 Per candidate, what compare judges over the window (compare.Evaluate on the
 targets' windows, the last trace forward and the file's recorded.return):
   linecheck_candidate_{loss_ratio,rtt_seconds,jitter_seconds}, linecheck_stretch_ratio,
@@ -406,12 +409,30 @@ func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []export
 // and port, paced by --rate) for the hop metrics, and annotates its line
 // class offline.
 func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
+	if t.Multipath {
+		return p.multipath(ctx, t)
+	}
 	run, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
 		Cycles: 1, Timeout: p.timeout, Rate: p.rate, Burst: 1}, nil)
 	if err != nil {
 		return nil, err
 	}
 	tr := route.BuildTrace(run)
+	route.Annotate(tr, p.asnDB)
+	return tr, nil
+}
+
+// multipath runs the multipath discovery compare runs toward a multipath
+// candidate's first target (compare.MultipathTraceConfig, one cycle per
+// path, paced by --rate) and annotates every path's line class.
+func (p *serveProber) multipath(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
+	cfg := compare.MultipathTraceConfig(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, p.timeout)
+	cfg.MaxTTL, cfg.Rate, cfg.Burst = p.maxTTL, p.rate, 1
+	run, err := probe.Multipath(ctx, t.IP.String(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	tr := route.BuildMultipath(run)
 	route.Annotate(tr, p.asnDB)
 	return tr, nil
 }

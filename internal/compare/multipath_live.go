@@ -51,3 +51,10 @@ func (ProbeSender) Multipath(ctx context.Context, addr string, cfg probe.Multipa
 	}
 	return route.BuildMultipath(run), nil
 }
+
+// MultipathTraceConfig is the discovery a live run makes toward target t
+// (what compare traces a multipath candidate's first target with), for
+// serve's traces of the same candidates.
+func MultipathTraceConfig(t Target, cycles int, timeout time.Duration) probe.MultipathConfig {
+	return multipathConfig(t, cycles, timeout)
+}

@@ -19,6 +19,9 @@ type Target struct {
 	// backtrace target list (serve --targets): the users' carrier and city
 	// the return route leads to; empty for candidates-file targets.
 	Carrier, City string
+	// Multipath traces the target with multipath discovery (the first
+	// target of a candidate with multipath: true, as compare traces it).
+	Multipath bool
 }
 
 // Label is the value of the target label: the address, with the port for
@@ -61,8 +64,8 @@ func ParseTargets(b []byte, path string) ([]Target, error) {
 func targetsOf(f *compare.File) []Target {
 	var out []Target
 	for _, c := range f.Candidates {
-		for _, t := range c.Targets {
-			out = append(out, Target{Candidate: c.Name, Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
+		for i, t := range c.Targets {
+			out = append(out, Target{Candidate: c.Name, Addr: t.Addr, Protocol: t.Protocol, Port: t.Port, Multipath: c.Multipath && i == 0})
 		}
 	}
 	return out

@@ -107,6 +107,8 @@ type Exporter struct {
 	hopRTT      GaugeVec
 	pathID      GaugeVec
 	pathChanges CounterVec
+	pathCount   GaugeVec
+	pathClass   GaugeVec
 }
 
 // New returns an exporter with its own registry and no targets; log (nil:
@@ -133,6 +135,8 @@ func New(log io.Writer) *Exporter {
 	hopRTT := newFamily("linecheck_hop_rtt_seconds", "Median RTT per TTL in the last trace (the responder with the most replies); absent for a silent TTL.", gaugeType, withTTL, nil)
 	pathID := newFamily("linecheck_path_id", "Identity of the current route: FNV-1a (32 bits) of its hop addresses in TTL order; changes exactly when linecheck_path_changes_total counts.", gaugeType, targetLabels, nil)
 	pathChanges := newFamily("linecheck_path_changes_total", "Route changes between consecutive traces: another hop count, or a TTL answered by another address in both (a TTL silent in one is no change).", counterType, targetLabels, nil)
+	paths := newFamily("linecheck_paths", "Load-balanced paths the last multipath discovery found toward the target (a candidate with multipath: true); absent for plain traces.", gaugeType, targetLabels, nil)
+	pathClass := newFamily("linecheck_path_line_class_info", "Line class (value 1) of each path of the last multipath discovery, labelled path (its number in the trace document) and line_class.", gaugeType, append(append([]string{}, targetLabels...), "path", "line_class"), nil)
 	cf, cfams := newCandidateFamilies()
 	e := &Exporter{
 		log:         log,
@@ -170,13 +174,15 @@ func New(log io.Writer) *Exporter {
 		hopRTT:      GaugeVec{vec{hopRTT}},
 		pathID:      GaugeVec{vec{pathID}},
 		pathChanges: CounterVec{vec{pathChanges}},
+		pathCount:   GaugeVec{vec{paths}},
+		pathClass:   GaugeVec{vec{pathClass}},
 	}
 	// Every metric of the exporter is read under its lock, so one scrape
 	// never sees a cycle half applied (sent counted, received not yet): on
 	// loopback received == sent must hold in every scrape.
 	// The lock brings the snapshot up to date first (snapLocker).
 	e.reg.add(snapLocker{e}, append([]*family{rtt, sent, recv, late, dup, errs, hopLoss, hops, lineClass, up, jitter, cycles, configLoad,
-		winLoss, winRTT, hopRTT, pathID, pathChanges}, cfams...)...)
+		winLoss, winRTT, hopRTT, pathID, pathChanges, paths, pathClass}, cfams...)...)
 	e.handler = sync.OnceValue(func() http.Handler { return newMetricsHandler(e.reg) })
 	return e
 }
@@ -340,7 +346,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		l := labelsOf(old)
 		for _, v := range []interface{ DeletePartialMatch(Labels) int }{
 			e.rtt, e.sent, e.recv, e.late, e.dup, e.errs, e.hopLoss, e.hops, e.lineClass, e.up, e.jitter,
-			e.winLoss, e.winRTT, e.hopRTT, e.pathID, e.pathChanges} {
+			e.winLoss, e.winRTT, e.hopRTT, e.pathID, e.pathChanges, e.pathCount, e.pathClass} {
 			v.DeletePartialMatch(l)
 		}
 		for _, m := range []map[string]int{e.maxTTL} {
@@ -522,7 +528,21 @@ func (e *Exporter) ObserveTrace(t Target, tr *route.Trace, err error) {
 		p = &pathState{}
 		e.paths[k] = p
 	}
-	if p.next(hopAddrs(tr)) {
+	addrs := hopAddrs(tr)
+	e.pathCount.Delete(l)
+	e.pathClass.DeletePartialMatch(l)
+	if len(tr.Paths) > 0 {
+		addrs = multipathAddrs(tr)
+		e.pathCount.With(l).Set(float64(len(tr.Paths)))
+		for _, mp := range tr.Paths {
+			class := mp.LineClass
+			if class == "" {
+				class = "unknown"
+			}
+			e.pathClass.With(withLabel(withLabel(l, "path", strconv.Itoa(mp.Path)), "line_class", class)).Set(1)
+		}
+	}
+	if p.next(addrs) {
 		e.pathChanges.With(l).Inc()
 	}
 	e.pathID.With(l).Set(float64(p.id()))

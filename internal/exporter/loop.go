@@ -256,6 +256,10 @@ func (l *serveLoop) trace(ctx context.Context, traced []Resolved, traceCycle boo
 			return packets, false
 		}
 		packets += l.cfg.TraceProbes
+		if tr != nil && tr.Multipath != nil {
+			// A multipath discovery sends as many probes as it needed.
+			packets += max(0, tr.Multipath.ProbesUsed-l.cfg.TraceProbes)
+		}
 		if cut {
 			l.owed[r.key()] = true
 			continue

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"hash/fnv"
+	"sort"
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/route"
@@ -25,6 +26,29 @@ func hopAddrs(tr *route.Trace) []string {
 				out[i], best = r.Addr, r.Recv
 			}
 		}
+	}
+	return out
+}
+
+// multipathAddrs is a multipath trace's paths as one address sequence for
+// pathState: each path's interfaces in TTL order ("" silent), the paths
+// sorted by their addresses and parted by "|", so that another number of
+// paths, a path of another length or an interface answered by another
+// address is a change, and the order the discovery listed them in is not.
+func multipathAddrs(tr *route.Trace) []string {
+	paths := make([][]string, len(tr.Paths))
+	for i, p := range tr.Paths {
+		for _, h := range p.Hops {
+			paths[i] = append(paths[i], h.Address)
+		}
+	}
+	sort.Slice(paths, func(i, j int) bool { return strings.Join(paths[i], ",") < strings.Join(paths[j], ",") })
+	var out []string
+	for i, p := range paths {
+		if i > 0 {
+			out = append(out, "|")
+		}
+		out = append(out, p...)
 	}
 	return out
 }

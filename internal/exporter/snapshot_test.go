@@ -173,3 +173,52 @@ func TestThroughputCheckWaitsForATest(t *testing.T) {
 func statsOf(ms float64) stats.RTTStats {
 	return stats.RTTStats{Min: ms, Avg: ms, P50: ms, P95: ms, P99: ms, Max: ms}
 }
+
+// A multipath discovery (the bundled hand-made recording: 6 flows split at
+// TTL 5, 4 over CN2 and 2 over ChinaNet's 202.97 backbone) exports its
+// paths and each path's class; the same paths again are no change, a path
+// gone is one; sla.line_classes holds only if it holds on every path.
+func TestMultipathPathsAndTheirClasses(t *testing.T) {
+	read := func() *route.Trace {
+		tr, err := route.ReadTraceFile("../../samples/rec/hk-multipath-forward.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		route.Annotate(tr, nil) // as serve's prober annotates its traces
+		return tr
+	}
+	tr := read()
+	e := New(nil)
+	mp := Target{Candidate: "hk", Addr: "127.0.0.1", Protocol: "icmp", Multipath: true}
+	e.SetTargets([]Target{mp}, time.Now())
+	e.SetSLA(compare.SLA{LineClasses: []string{route.LineCN2GIA}}, nil)
+	e.ObserveTrace(mp, tr, nil)
+	l := map[string]string{"candidate": "hk"}
+	if v, ok := gaugeOf(t, e, "linecheck_paths", l); !ok || v != 2 {
+		t.Errorf("linecheck_paths %v (present %v), want 2", v, ok)
+	}
+	for path, class := range map[string]string{"1": "cn2-gia", "2": "chinanet-163"} {
+		if _, ok := gaugeOf(t, e, "linecheck_path_line_class_info", map[string]string{"path": path, "line_class": class}); !ok {
+			t.Errorf("path %s: no %s series", path, class)
+		}
+	}
+	if v, ok := slaGauge(t, e, "hk", compare.CheckLineClass); !ok || v != 0 {
+		t.Errorf("line_class with path 2 on chinanet-163: %v (present %v), want 0", v, ok)
+	}
+	e.ObserveTrace(mp, read(), nil)
+	if v, _ := gaugeOf(t, e, "linecheck_path_changes_total", l); v != 0 {
+		t.Errorf("the same paths again: %v changes, want 0", v)
+	}
+	one := read()
+	one.Paths = one.Paths[:1]
+	e.ObserveTrace(mp, one, nil)
+	if v, _ := gaugeOf(t, e, "linecheck_path_changes_total", l); v != 1 {
+		t.Errorf("a path gone: %v changes, want 1", v)
+	}
+	if v, _ := gaugeOf(t, e, "linecheck_paths", l); v != 1 {
+		t.Errorf("linecheck_paths %v after a path went, want 1", v)
+	}
+	if n := count(t, e, "linecheck_path_line_class_info"); n != 1 {
+		t.Errorf("%d path class series after a path went, want 1", n)
+	}
+}
