@@ -75,56 +75,10 @@ func CheckDelivery(ct Contract, m *Machine) []Check {
 		out = append(out, c)
 	}
 	if ct.Model != "" {
-		md, _ := ParseModel(ct.Model)
-		c := Check{Name: CheckModel, Required: ct.Model, Pass: len(cards) > 0}
-		names := map[string]int{}
-		var bad []string
-		for _, cd := range cards {
-			if cd.Name != "" {
-				names[fmt.Sprintf("%s (%s)", cd.Name, cd.FormFactor)]++
-			}
-			if ok, why := MatchModel(md, cd); !ok {
-				c.Pass = false
-				bad = append(bad, fmt.Sprintf("card %d: %s", cd.Index, why))
-			}
-		}
-		if len(names) > 0 {
-			var parts []string
-			for n, k := range names {
-				parts = append(parts, fmt.Sprintf("%d × %s", k, n))
-			}
-			sort.Strings(parts)
-			c.Measured = strings.Join(parts, ", ")
-		} else {
-			bad = []string{NoData + ": no product name in the inputs (give nvidia-smi -q -x, -q, or a query CSV with name)"}
-		}
-		c.Note = notes(bad)
-		out = append(out, c)
+		out = append(out, modelCheck(ct.Model, cards))
 	}
 	if ct.MemoryGiB != nil {
-		c := Check{Name: CheckMemoryGiB, Required: *ct.MemoryGiB}
-		min, n, bad := math.Inf(1), 0, []string{}
-		for _, cd := range cards {
-			if cd.MemoryMiB == nil {
-				bad = append(bad, fmt.Sprintf("card %d: %s", cd.Index, NoData))
-				continue
-			}
-			g := *cd.MemoryMiB / 1024
-			n++
-			min = math.Min(min, g)
-			if g < *ct.MemoryGiB*(1-MemoryTolerance) {
-				bad = append(bad, fmt.Sprintf("card %d: %.1f GiB", cd.Index, g))
-			}
-		}
-		if n > 0 {
-			c.Measured = round(min, 2)
-		}
-		c.Pass = n > 0 && len(bad) == 0
-		if n == 0 {
-			bad = []string{NoData + ": no memory figure in the inputs"}
-		}
-		c.Note = notes(bad)
-		out = append(out, c)
+		out = append(out, memoryCheck(*ct.MemoryGiB, cards))
 	}
 	if ct.Interconnect != "" {
 		c := Check{Name: CheckInterconnect, Required: ct.Interconnect}
@@ -140,31 +94,10 @@ func CheckDelivery(ct Contract, m *Machine) []Check {
 		out = append(out, c)
 	}
 	if ct.PowerLimitW != nil {
-		out = append(out, minCheck(CheckPowerLimitW, *ct.PowerLimitW, cards, func(cd Card) (float64, bool) {
-			if cd.PowerLimitW == nil {
-				return 0, false
-			}
-			return *cd.PowerLimitW, true
-		}, func(cd Card, v float64) string {
-			s := fmt.Sprintf("card %d: capped at %.0f W", cd.Index, v)
-			if cd.DefaultPowerLimitW != nil {
-				s += fmt.Sprintf(" (default %.0f W)", *cd.DefaultPowerLimitW)
-			}
-			return s
-		}))
+		out = append(out, powerLimitCheck(*ct.PowerLimitW, cards))
 	}
 	if ct.PCIeGen != nil {
-		out = append(out, minCheck(CheckPCIeGen, float64(*ct.PCIeGen), cards, func(cd Card) (float64, bool) {
-			if cd.PCIeGenMax == nil {
-				return 0, false
-			}
-			return float64(*cd.PCIeGenMax), true
-		}, func(cd Card, v float64) string { return fmt.Sprintf("card %d: gen %.0f at most", cd.Index, v) }))
-		// the required value reads as the integer it was written
-		out[len(out)-1].Required = *ct.PCIeGen
-		if v, ok := out[len(out)-1].Measured.(float64); ok {
-			out[len(out)-1].Measured = int(v)
-		}
+		out = append(out, pcieGenCheck(*ct.PCIeGen, cards))
 	}
 	if ct.ECC != nil {
 		out = append(out, modeCheck(CheckECC, *ct.ECC, cards, func(cd Card) string { return cd.ECC }))
@@ -173,6 +106,96 @@ func CheckDelivery(ct Contract, m *Machine) []Check {
 		out = append(out, modeCheck(CheckMIG, *ct.MIG, cards, func(cd Card) string { return cd.MIG }))
 	}
 	return out
+}
+
+// modelCheck: every card is the contract's model; Measured counts the
+// product names seen.
+func modelCheck(model string, cards []Card) Check {
+	md, _ := ParseModel(model)
+	c := Check{Name: CheckModel, Required: model, Pass: len(cards) > 0}
+	names := map[string]int{}
+	var bad []string
+	for _, cd := range cards {
+		if cd.Name != "" {
+			names[fmt.Sprintf("%s (%s)", cd.Name, cd.FormFactor)]++
+		}
+		if ok, why := MatchModel(md, cd); !ok {
+			c.Pass = false
+			bad = append(bad, fmt.Sprintf("card %d: %s", cd.Index, why))
+		}
+	}
+	if len(names) > 0 {
+		var parts []string
+		for n, k := range names {
+			parts = append(parts, fmt.Sprintf("%d × %s", k, n))
+		}
+		sort.Strings(parts)
+		c.Measured = strings.Join(parts, ", ")
+	} else {
+		bad = []string{NoData + ": no product name in the inputs (give nvidia-smi -q -x, -q, or a query CSV with name)"}
+	}
+	c.Note = notes(bad)
+	return c
+}
+
+// memoryCheck: every card has the contract's memory, within
+// MemoryTolerance; Measured is the smallest.
+func memoryCheck(gib float64, cards []Card) Check {
+	c := Check{Name: CheckMemoryGiB, Required: gib}
+	min, n, bad := math.Inf(1), 0, []string{}
+	for _, cd := range cards {
+		if cd.MemoryMiB == nil {
+			bad = append(bad, fmt.Sprintf("card %d: %s", cd.Index, NoData))
+			continue
+		}
+		g := *cd.MemoryMiB / 1024
+		n++
+		min = math.Min(min, g)
+		if g < gib*(1-MemoryTolerance) {
+			bad = append(bad, fmt.Sprintf("card %d: %.1f GiB", cd.Index, g))
+		}
+	}
+	if n > 0 {
+		c.Measured = round(min, 2)
+	}
+	c.Pass = n > 0 && len(bad) == 0
+	if n == 0 {
+		bad = []string{NoData + ": no memory figure in the inputs"}
+	}
+	c.Note = notes(bad)
+	return c
+}
+
+// powerLimitCheck: every card's power limit is at least w.
+func powerLimitCheck(w float64, cards []Card) Check {
+	return minCheck(CheckPowerLimitW, w, cards, func(cd Card) (float64, bool) {
+		if cd.PowerLimitW == nil {
+			return 0, false
+		}
+		return *cd.PowerLimitW, true
+	}, func(cd Card, v float64) string {
+		s := fmt.Sprintf("card %d: capped at %.0f W", cd.Index, v)
+		if cd.DefaultPowerLimitW != nil {
+			s += fmt.Sprintf(" (default %.0f W)", *cd.DefaultPowerLimitW)
+		}
+		return s
+	})
+}
+
+// pcieGenCheck: every card's link reaches PCIe generation gen.
+func pcieGenCheck(gen int, cards []Card) Check {
+	c := minCheck(CheckPCIeGen, float64(gen), cards, func(cd Card) (float64, bool) {
+		if cd.PCIeGenMax == nil {
+			return 0, false
+		}
+		return float64(*cd.PCIeGenMax), true
+	}, func(cd Card, v float64) string { return fmt.Sprintf("card %d: gen %.0f at most", cd.Index, v) })
+	// the required value reads as the integer it was written
+	c.Required = gen
+	if v, ok := c.Measured.(float64); ok {
+		c.Measured = int(v)
+	}
+	return c
 }
 
 func notes(s []string) string {
