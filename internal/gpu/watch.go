@@ -228,95 +228,110 @@ func Summarize(samples []Sample) []CardWatch {
 	sort.Ints(idx)
 	var out []CardWatch
 	for _, i := range idx {
-		ss := by[i]
-		sort.SliceStable(ss, func(a, b int) bool { return ss[a].Time.Before(ss[b].Time) })
-		w := CardWatch{Index: i, Samples: len(ss), First: ss[0].Time, Last: ss[len(ss)-1].Time, ByReason: map[string]float64{}}
-		var tSum, tN, pSum, pN, uSum, uN float64
-		throttled := 0
-		perReason := map[string]int{}
-		var firstU, lastU, firstC, lastC *float64
-		for _, s := range ss {
-			if w.UUID == "" {
-				w.UUID = s.UUID
-			}
-			if s.TempC != nil {
-				w.MaxTempC = maxp(w.MaxTempC, *s.TempC)
-				tSum += *s.TempC
-				tN++
-			}
-			if s.PowerW != nil {
-				w.MaxPowerW = maxp(w.MaxPowerW, *s.PowerW)
-				pSum += *s.PowerW
-				pN++
-			}
-			if s.PowerLimitW != nil {
-				w.PowerCapW = maxp(w.PowerCapW, *s.PowerLimitW)
-			}
-			if s.SMClockMHz != nil {
-				w.MaxSMClockMHz = maxp(w.MaxSMClockMHz, *s.SMClockMHz)
-				w.MinSMClockMHz = minp(w.MinSMClockMHz, *s.SMClockMHz)
-			}
-			if s.UtilGPU != nil {
-				uSum += *s.UtilGPU
-				uN++
-			}
-			if s.Reasons != nil {
-				w.ReasonSamples++
-				if *s.Reasons&ThrottleMask != 0 {
-					throttled++
-				}
-				for _, r := range Throttling {
-					if *s.Reasons&r.Bit != 0 {
-						perReason[r.Name]++
-					}
-				}
-			}
-			if s.ECCUncorrected != nil {
-				if firstU == nil {
-					firstU = s.ECCUncorrected
-				}
-				lastU = s.ECCUncorrected
-			}
-			if s.ECCCorrected != nil {
-				if firstC == nil {
-					firstC = s.ECCCorrected
-				}
-				lastC = s.ECCCorrected
-			}
-		}
-		if tN > 0 {
-			w.MeanTempC = fptr(round(tSum/tN, 2))
-		}
-		if pN > 0 {
-			w.MeanPowerW = fptr(round(pSum/pN, 2))
-		}
-		if uN > 0 {
-			w.MeanUtilGPU = fptr(round(uSum/uN, 2))
-		}
-		if w.ReasonSamples > 0 {
-			w.ThrottleShare = fptr(float64(throttled) / float64(w.ReasonSamples))
-			for n, k := range perReason {
-				w.ByReason[n] = float64(k) / float64(w.ReasonSamples)
-			}
-		}
-		if w.PowerCapW != nil && pN > 0 {
-			at := 0
-			for _, s := range ss {
-				if s.PowerW != nil && *s.PowerW >= AtCapFraction**w.PowerCapW {
-					at++
-				}
-			}
-			w.AtCapShare = fptr(float64(at) / pN)
-		}
-		if firstU != nil {
-			w.ECCUncorrectedNew = fptr(math.Max(0, *lastU-*firstU))
-		}
-		if firstC != nil {
-			w.ECCCorrectedNew = fptr(math.Max(0, *lastC-*firstC))
-		}
-		out = append(out, w)
+		out = append(out, summarizeCard(i, by[i]))
 	}
 	return out
+}
+
+// summarizeCard summarises the samples of card i, in time order.
+func summarizeCard(i int, ss []Sample) CardWatch {
+	sort.SliceStable(ss, func(a, b int) bool { return ss[a].Time.Before(ss[b].Time) })
+	w := CardWatch{Index: i, Samples: len(ss), First: ss[0].Time, Last: ss[len(ss)-1].Time, ByReason: map[string]float64{}}
+	t := cardTally{perReason: map[string]int{}}
+	for _, s := range ss {
+		t.add(&w, s)
+	}
+	if t.tN > 0 {
+		w.MeanTempC = fptr(round(t.tSum/t.tN, 2))
+	}
+	if t.pN > 0 {
+		w.MeanPowerW = fptr(round(t.pSum/t.pN, 2))
+	}
+	if t.uN > 0 {
+		w.MeanUtilGPU = fptr(round(t.uSum/t.uN, 2))
+	}
+	if w.ReasonSamples > 0 {
+		w.ThrottleShare = fptr(float64(t.throttled) / float64(w.ReasonSamples))
+		for n, k := range t.perReason {
+			w.ByReason[n] = float64(k) / float64(w.ReasonSamples)
+		}
+	}
+	if w.PowerCapW != nil && t.pN > 0 {
+		at := 0
+		for _, s := range ss {
+			if s.PowerW != nil && *s.PowerW >= AtCapFraction**w.PowerCapW {
+				at++
+			}
+		}
+		w.AtCapShare = fptr(float64(at) / t.pN)
+	}
+	if t.firstU != nil {
+		w.ECCUncorrectedNew = fptr(math.Max(0, *t.lastU-*t.firstU))
+	}
+	if t.firstC != nil {
+		w.ECCCorrectedNew = fptr(math.Max(0, *t.lastC-*t.firstC))
+	}
+	return w
+}
+
+// cardTally gathers the sums and counts behind a card's means, shares and
+// ECC rises.
+type cardTally struct {
+	tSum, tN, pSum, pN, uSum, uN float64
+	throttled                    int
+	perReason                    map[string]int
+	firstU, lastU, firstC, lastC *float64
+}
+
+// add takes one sample: its extremes go to w at once, its sums to the tally.
+func (t *cardTally) add(w *CardWatch, s Sample) {
+	if w.UUID == "" {
+		w.UUID = s.UUID
+	}
+	if s.TempC != nil {
+		w.MaxTempC = maxp(w.MaxTempC, *s.TempC)
+		t.tSum += *s.TempC
+		t.tN++
+	}
+	if s.PowerW != nil {
+		w.MaxPowerW = maxp(w.MaxPowerW, *s.PowerW)
+		t.pSum += *s.PowerW
+		t.pN++
+	}
+	if s.PowerLimitW != nil {
+		w.PowerCapW = maxp(w.PowerCapW, *s.PowerLimitW)
+	}
+	if s.SMClockMHz != nil {
+		w.MaxSMClockMHz = maxp(w.MaxSMClockMHz, *s.SMClockMHz)
+		w.MinSMClockMHz = minp(w.MinSMClockMHz, *s.SMClockMHz)
+	}
+	if s.UtilGPU != nil {
+		t.uSum += *s.UtilGPU
+		t.uN++
+	}
+	if s.Reasons != nil {
+		w.ReasonSamples++
+		if *s.Reasons&ThrottleMask != 0 {
+			t.throttled++
+		}
+		for _, r := range Throttling {
+			if *s.Reasons&r.Bit != 0 {
+				t.perReason[r.Name]++
+			}
+		}
+	}
+	if s.ECCUncorrected != nil {
+		if t.firstU == nil {
+			t.firstU = s.ECCUncorrected
+		}
+		t.lastU = s.ECCUncorrected
+	}
+	if s.ECCCorrected != nil {
+		if t.firstC == nil {
+			t.firstC = s.ECCCorrected
+		}
+		t.lastC = s.ECCCorrected
+	}
 }
 
 func maxp(p *float64, v float64) *float64 {
