@@ -59,6 +59,32 @@ func (t *csvTable) get(row []string, col string) (string, bool) {
 	return strings.TrimSpace(row[i]), true
 }
 
+// csvCells reads the cells of one row into typed fields, gathering every
+// cell's error so that one message names all the bad columns.
+type csvCells struct {
+	t    *csvTable
+	row  []string
+	errs []string
+}
+
+// num reads column col, when the table has it, into dst (nil: no figure).
+func (c *csvCells) num(dst **float64, col string) {
+	if v, ok := c.t.get(c.row, col); ok {
+		if err := setNum(dst, v); err != nil {
+			c.errs = append(c.errs, fmt.Sprintf("column %s: %v", col, err))
+		}
+	}
+}
+
+// int reads column col, when the table has it, into dst (nil: no figure).
+func (c *csvCells) int(dst **int, col string) {
+	if v, ok := c.t.get(c.row, col); ok {
+		if err := setInt(dst, v); err != nil {
+			c.errs = append(c.errs, fmt.Sprintf("column %s: %v", col, err))
+		}
+	}
+}
+
 // readQueryCSV parses what `nvidia-smi --query-gpu=… --format=csv` prints,
 // also several runs appended to one file (`-l 5`, or a loop that prints the
 // header every time: repeated headers are skipped).
@@ -156,21 +182,8 @@ func ParseQueryCSV(b []byte, name string) (*Machine, error) {
 	for k, row := range t.rows {
 		ln := t.lines[k]
 		c := Card{Index: k, Sources: []string{src}}
-		var errs []error
-		num := func(dst **float64, col string) {
-			if v, ok := t.get(row, col); ok {
-				if err := setNum(dst, v); err != nil {
-					errs = append(errs, fmt.Errorf("column %s: %v", col, err))
-				}
-			}
-		}
-		intc := func(dst **int, col string) {
-			if v, ok := t.get(row, col); ok {
-				if err := setInt(dst, v); err != nil {
-					errs = append(errs, fmt.Errorf("column %s: %v", col, err))
-				}
-			}
-		}
+		cells := csvCells{t: t, row: row}
+		num, intc := cells.num, cells.int
 		var idx *int
 		intc(&idx, "index")
 		if idx != nil {
@@ -211,8 +224,8 @@ func ParseQueryCSV(b []byte, name string) (*Machine, error) {
 		if v, ok := t.get(row, "mig.mode.current"); ok {
 			c.MIG = mode(v)
 		}
-		if len(errs) > 0 {
-			return nil, perr(name, ln, "%v", errors.Join(errs...))
+		if len(cells.errs) > 0 {
+			return nil, perr(name, ln, "%s", strings.Join(cells.errs, "\n"))
 		}
 		if prev, dup := seen[c.Index]; dup {
 			return nil, perr(name, ln, "card index %d twice (first on line %d): keep one run of the query in the file", c.Index, prev)

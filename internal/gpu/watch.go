@@ -101,14 +101,8 @@ func ParseSamples(b []byte, name string, loc *time.Location) ([]Sample, error) {
 			return nil, perr(name, ln, "%v", err)
 		}
 		s.Time = tm
-		var errs []string
-		num := func(dst **float64, col string) {
-			if v, ok := t.get(row, col); ok {
-				if err := setNum(dst, v); err != nil {
-					errs = append(errs, fmt.Sprintf("column %s: %v", col, err))
-				}
-			}
-		}
+		cells := csvCells{t: t, row: row}
+		num := cells.num
 		var idx *float64
 		num(&idx, "index")
 		if idx == nil {
@@ -131,7 +125,7 @@ func ParseSamples(b []byte, name string, loc *time.Location) ([]Sample, error) {
 		if v, ok := t.get(row, "clocks_event_reasons.active"); ok && !absent(v) {
 			m, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 64)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("column clocks_event_reasons.active: %q is not a hex bit mask", v))
+				cells.errs = append(cells.errs, fmt.Sprintf("column clocks_event_reasons.active: %q is not a hex bit mask", v))
 			} else {
 				s.Reasons = &m
 			}
@@ -152,15 +146,15 @@ func ParseSamples(b []byte, name string, loc *time.Location) ([]Sample, error) {
 					m |= r.Bit
 				case "not active":
 				default:
-					errs = append(errs, fmt.Sprintf("column clocks_event_reasons.%s: %q is neither Active nor Not Active", r.Name, v))
+					cells.errs = append(cells.errs, fmt.Sprintf("column clocks_event_reasons.%s: %q is neither Active nor Not Active", r.Name, v))
 				}
 			}
 			if seen {
 				s.Reasons = &m
 			}
 		}
-		if len(errs) > 0 {
-			return nil, perr(name, ln, "%s", strings.Join(errs, "; "))
+		if len(cells.errs) > 0 {
+			return nil, perr(name, ln, "%s", strings.Join(cells.errs, "; "))
 		}
 		out = append(out, s)
 	}
