@@ -222,18 +222,7 @@ func (s *jscan) want(c byte, field, what string) error {
 // object calls fn for each key of the object that comes next; fn consumes
 // the value.
 func (s *jscan) object(field string, fn func(key string, line int64) error) error {
-	if err := s.want('{', field, "an object"); err != nil {
-		return err
-	}
-	c, err := s.peek()
-	if err != nil {
-		return s.eof(err, field)
-	}
-	if c == '}' {
-		s.r.ReadByte()
-		return nil
-	}
-	for {
+	return s.members(field, '{', '}', "an object", func() error {
 		line := s.line
 		key, err := s.str(field)
 		if err != nil {
@@ -242,42 +231,40 @@ func (s *jscan) object(field string, fn func(key string, line int64) error) erro
 		if err := s.want(':', field, "':' after a key"); err != nil {
 			return err
 		}
-		if err := fn(key, line); err != nil {
-			return err
-		}
-		c, err := s.peek()
-		if err != nil {
-			return s.eof(err, field)
-		}
-		s.r.ReadByte()
-		switch c {
-		case ',':
-			continue
-		case '}':
-			return nil
-		}
-		return s.errf(s.line, field, "want ',' or '}' in an object, got %q", c)
-	}
+		return fn(key, line)
+	})
 }
 
 // array calls fn for each element of the array that comes next.
 func (s *jscan) array(field string, fn func(i int, line int64) error) error {
-	if err := s.want('[', field, "an array"); err != nil {
+	i := 0
+	return s.members(field, '[', ']', "an array", func() error {
+		if _, err := s.peek(); err != nil {
+			return s.eof(err, field)
+		}
+		err := fn(i, s.line)
+		i++
+		return err
+	})
+}
+
+// members reads an object or an array (what: "an object", "an array")
+// from its open to its close byte, calling member for each member and
+// reading the commas between them.
+func (s *jscan) members(field string, open, close byte, what string, member func() error) error {
+	if err := s.want(open, field, what); err != nil {
 		return err
 	}
 	c, err := s.peek()
 	if err != nil {
 		return s.eof(err, field)
 	}
-	if c == ']' {
+	if c == close {
 		s.r.ReadByte()
 		return nil
 	}
-	for i := 0; ; i++ {
-		if _, err := s.peek(); err != nil {
-			return s.eof(err, field)
-		}
-		if err := fn(i, s.line); err != nil {
+	for {
+		if err := member(); err != nil {
 			return err
 		}
 		c, err := s.peek()
@@ -288,10 +275,10 @@ func (s *jscan) array(field string, fn func(i int, line int64) error) error {
 		switch c {
 		case ',':
 			continue
-		case ']':
+		case close:
 			return nil
 		}
-		return s.errf(s.line, field, "want ',' or ']' in an array, got %q", c)
+		return s.errf(s.line, field, "want ',' or '%c' in %s, got %q", close, what, c)
 	}
 }
 
