@@ -103,24 +103,10 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 	if o.Floor > 0 {
 		r.Evening.FloorBps = &o.Floor
 	}
-	type acc struct {
-		tests   int
-		samples []float64
-		means   []float64
-	}
-	var hours [24]acc
-	var all, evening acc
+	var hours [24]bwAcc
+	var all, evening bwAcc
 	for i, e := range entries {
-		if i == 0 || e.Time.Before(r.From) {
-			r.From = e.Time
-		}
-		end := e.End
-		if end.IsZero() {
-			end = e.Time
-		}
-		if end.After(r.To) {
-			r.To = end
-		}
+		e.widen(i == 0, &r.From, &r.To)
 		r.Cycles++
 		r.Runs = max(r.Runs, e.Run)
 		if e.Error != "" || e.BW == nil {
@@ -137,7 +123,7 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 			samples = []float64{*t.Throughput.Mean}
 		}
 		h := e.Time.In(loc).Hour()
-		for _, a := range []*acc{&hours[h], &all} {
+		for _, a := range []*bwAcc{&hours[h], &all} {
 			a.tests++
 			a.samples = append(a.samples, samples...)
 			if t.Throughput.Mean != nil {
@@ -149,29 +135,53 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 			evening.samples = append(evening.samples, samples...)
 		}
 	}
-	stats := func(a acc) BWStats {
-		s := BWStats{Samples: len(a.samples)}
-		if len(a.samples) > 0 {
-			v := append([]float64(nil), a.samples...)
-			sort.Float64s(v)
-			s.P5, s.P50 = ptr(stats.NearestRank(v, 5)), ptr(stats.NearestRank(v, 50))
-		}
-		if len(a.means) > 0 {
-			sum := 0.0
-			for _, m := range a.means {
-				sum += m
-			}
-			s.Mean = ptr(sum / float64(len(a.means)))
-		}
-		return s
-	}
-	r.Throughput = stats(all)
+	r.Throughput = all.stats()
 	for h := range hours {
 		if hours[h].tests == 0 {
 			continue
 		}
-		r.Hours = append(r.Hours, BWHour{Hour: h, Tests: hours[h].tests, BWStats: stats(hours[h])})
+		r.Hours = append(r.Hours, BWHour{Hour: h, Tests: hours[h].tests, BWStats: hours[h].stats()})
 	}
+	r.rankHours()
+	es := evening.stats()
+	r.Evening.Tests, r.Evening.P5, r.Evening.P50 = evening.tests, es.P5, es.P50
+	if o.Floor > 0 && es.P5 != nil {
+		r.Verdict = "ok"
+		if *es.P5 < o.Share*o.Floor {
+			r.Verdict = "oversold"
+		}
+	}
+	return r
+}
+
+// bwAcc gathers the tests of one hour of the day (or of the whole watch,
+// or of the evening).
+type bwAcc struct {
+	tests   int
+	samples []float64
+	means   []float64
+}
+
+func (a bwAcc) stats() BWStats {
+	s := BWStats{Samples: len(a.samples)}
+	if len(a.samples) > 0 {
+		v := append([]float64(nil), a.samples...)
+		sort.Float64s(v)
+		s.P5, s.P50 = ptr(stats.NearestRank(v, 5)), ptr(stats.NearestRank(v, 50))
+	}
+	if len(a.means) > 0 {
+		sum := 0.0
+		for _, m := range a.means {
+			sum += m
+		}
+		s.Mean = ptr(sum / float64(len(a.means)))
+	}
+	return s
+}
+
+// rankHours names the worst and the best hour by p50, and the oversell
+// between them.
+func (r *BWReport) rankHours() {
 	measured := 0 // hours with a p50
 	for i := range r.Hours {
 		h := r.Hours[i]
@@ -191,15 +201,6 @@ func SummarizeBW(entries []Entry, info ReadInfo, name string, loc *time.Location
 	if measured >= 2 && *r.Best.P50 > 0 {
 		r.Oversell = ptr(1 - *r.Worst.P50 / *r.Best.P50)
 	}
-	es := stats(evening)
-	r.Evening.Tests, r.Evening.P5, r.Evening.P50 = evening.tests, es.P5, es.P50
-	if o.Floor > 0 && es.P5 != nil {
-		r.Verdict = "ok"
-		if *es.P5 < o.Share*o.Floor {
-			r.Verdict = "oversold"
-		}
-	}
-	return r
 }
 
 // VerdictText says the verdict in a sentence.

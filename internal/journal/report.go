@@ -83,6 +83,21 @@ type sample struct {
 	rtts                  []float64
 }
 
+// widen stretches [from, to] over the entry's time and end (first: the
+// first entry, which sets from).
+func (e Entry) widen(first bool, from, to *time.Time) {
+	if first || e.Time.Before(*from) {
+		*from = e.Time
+	}
+	end := e.End
+	if end.IsZero() {
+		end = e.Time
+	}
+	if end.After(*to) {
+		*to = end
+	}
+}
+
 // Summarize builds the hourly profile of entries, hours taken in loc.
 // name is the journal's name for the document; info is what Read reported.
 func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) Report {
@@ -102,16 +117,7 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 	byKey := map[string]*acc{}
 	var order []string
 	for i, e := range entries {
-		if i == 0 || e.Time.Before(r.From) {
-			r.From = e.Time
-		}
-		end := e.End
-		if end.IsZero() {
-			end = e.Time
-		}
-		if end.After(r.To) {
-			r.To = end
-		}
+		e.widen(i == 0, &r.From, &r.To)
 		r.Kind = e.Kind
 		r.Cycles++
 		r.Runs = max(r.Runs, e.Run)
