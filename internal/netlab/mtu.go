@@ -10,14 +10,9 @@ import (
 // MTU every namespace has learned, so that the next probe starts from the
 // devices' MTU again (the kernel keeps a learned path MTU for 10 minutes).
 func (l *Lab) MTU(idx, mtu int) error {
-	var lk *link
-	for _, k := range l.links {
-		if k.idx == idx {
-			lk = k
-		}
-	}
-	if lk == nil {
-		return fmt.Errorf("netlab %s: mtu: link %d out of 0..%d", l.cfg.Prefix, idx, l.cfg.Hops)
+	lk, err := l.linkAt("mtu", idx)
+	if err != nil {
+		return err
 	}
 	for _, end := range []struct{ ns, dev string }{{lk.left.name, lk.ifL}, {lk.right.name, lk.ifR}} {
 		if out, err := nsCommand(end.ns, "ip", "link", "set", "dev", end.dev, "mtu", strconv.Itoa(mtu)).CombinedOutput(); err != nil {
@@ -25,6 +20,20 @@ func (l *Lab) MTU(idx, mtu int) error {
 		}
 	}
 	return l.FlushPMTU()
+}
+
+// linkAt is link idx of the lab; op names the caller in the error.
+func (l *Lab) linkAt(op string, idx int) (*link, error) {
+	var lk *link
+	for _, k := range l.links {
+		if k.idx == idx {
+			lk = k
+		}
+	}
+	if lk == nil {
+		return nil, fmt.Errorf("netlab %s: %s: link %d out of 0..%d", l.cfg.Prefix, op, idx, l.cfg.Hops)
+	}
+	return lk, nil
 }
 
 // FlushPMTU forgets the path MTUs every namespace of the lab has learned.

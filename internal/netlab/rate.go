@@ -27,14 +27,9 @@ func (l *Lab) Rate(idx int, bitsPerSec float64) error {
 // end is router 1 sending toward the client; on link Hops the left end is
 // the last router sending toward the server.
 func (l *Lab) RateEnd(idx int, right bool, bitsPerSec float64) error {
-	var lk *link
-	for _, k := range l.links {
-		if k.idx == idx {
-			lk = k
-		}
-	}
-	if lk == nil {
-		return fmt.Errorf("netlab %s: rate: link %d out of 0..%d", l.cfg.Prefix, idx, l.cfg.Hops)
+	lk, err := l.linkAt("rate", idx)
+	if err != nil {
+		return err
 	}
 	if lk.tun {
 		return fmt.Errorf("netlab %s: rate: link %d is the TUN link; shape another", l.cfg.Prefix, idx)
