@@ -63,120 +63,124 @@ func TestEvidenceCountsRoutersNotTTLs(t *testing.T) {
 	}
 }
 
+// silenceCase is one route of TestSilenceWhereDistinguishingHopsWouldBe.
+type silenceCase struct {
+	name        string
+	trace       *Trace
+	want        string
+	confidence  string
+	notRuledOut []string
+	note        string
+}
+
+var silenceCases = []silenceCase{
+	{
+		name: "return: silent between the CN2 border and the destination province",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"*", "*", "61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+		note: "TTL 5–6 are silent between the answers at TTL 4 and TTL 7, where CN2 GT's ChinaNet backbone (202.97) run would answer: cn2-gt not ruled out; confidence lowered from high to medium",
+	},
+	{
+		name: "return: one 202.97 hop after CN2, then silence up to the province",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"202.97.51.2", "*", "*", "61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+	},
+	{
+		name: "return without an ASN database: the province is an address no table knows",
+		trace: mkTrace("101.85.1.1", false, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"*", "*", "*", "101.95.88.174"),
+		want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+	},
+	{
+		name: "unreached: silent from the CN2 border to the end",
+		trace: mkTrace("101.85.1.1", false, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"*", "*", "*"),
+		want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+		note: "after the answer at TTL 4, to the end of the trace",
+	},
+	{
+		name: "a single CN2 hop: low stays low, the class not ruled out is still named",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1",
+			"*", "*", "61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceLow, notRuledOut: []string{LineCN2GT},
+	},
+	{
+		name: "forward: silent between the user's Telecom province and CN2",
+		trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "61.152.8.1", "*", "*",
+			"59.43.246.1", "59.43.187.9", "130.94.1.1", "45.64.9.9"),
+		want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+	},
+	{
+		name: "163 return: silent between the transit carrier and 202.97, where GT's 59.43 would be",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "*", "*", "202.97.50.234",
+			"202.97.91.190", "61.152.24.1", "101.85.1.1"),
+		want: LineChinaNet163, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+		note: "where CN2 GT's CN2 (59.43) hops would answer",
+	},
+	{
+		name: "163 forward: silent between 202.97 and the carrier abroad",
+		trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "202.97.50.234", "202.97.91.190",
+			"*", "*", "130.94.1.1", "45.64.9.9"),
+		want: LineChinaNet163, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
+	},
+	// Silence elsewhere leaves the confidence alone.
+	{
+		name: "return: silent between the hoster and CN2",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "*", "*", "59.43.246.1", "59.43.187.9",
+			"61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceHigh,
+	},
+	{
+		name: "silent inside the CN2 run",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "*", "*", "59.43.187.9",
+			"61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceHigh,
+	},
+	{
+		name: "a single silent TTL after CN2 is too short to hide GT's run",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"*", "61.152.24.1", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceHigh,
+	},
+	{
+		name: "silent inside the destination province",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+			"61.152.24.1", "*", "*", "101.85.1.1"),
+		want: LineCN2GIA, confidence: ConfidenceHigh,
+	},
+	{
+		name: "forward leaving China on CN2: silence before the carrier abroad",
+		trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "59.43.246.1", "59.43.187.9",
+			"*", "*", "130.94.1.1", "45.64.9.9"),
+		want: LineCN2GIA, confidence: ConfidenceHigh,
+	},
+	{
+		name: "163: silent inside the 202.97 run",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "202.97.50.234", "*", "*",
+			"202.97.91.190", "61.152.24.1", "101.85.1.1"),
+		want: LineChinaNet163, confidence: ConfidenceHigh,
+	},
+	{
+		name: "163: silent between 202.97 and the province",
+		trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "202.97.50.234", "202.97.91.190",
+			"*", "*", "61.152.24.1", "101.85.1.1"),
+		want: LineChinaNet163, confidence: ConfidenceHigh,
+	},
+	{
+		name: "GT is GT: nothing better hides in its silence",
+		trace: mkTrace("101.85.1.1", true, "45.64.1.1", "59.43.247.1", "59.43.186.2", "202.97.51.2",
+			"202.97.24.9", "*", "*", "61.152.24.1", "101.85.1.1"),
+		want: LineCN2GT, confidence: ConfidenceHigh,
+	},
+}
+
 // A run of silent TTLs where GT's 202.97 run (or GT's 59.43 hops beside a
 // 163 backbone) would answer lowers the confidence and names the class not
 // ruled out; silence anywhere else does not.
 func TestSilenceWhereDistinguishingHopsWouldBe(t *testing.T) {
-	cases := []struct {
-		name        string
-		trace       *Trace
-		want        string
-		confidence  string
-		notRuledOut []string
-		note        string
-	}{
-		{
-			name: "return: silent between the CN2 border and the destination province",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"*", "*", "61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-			note: "TTL 5–6 are silent between the answers at TTL 4 and TTL 7, where CN2 GT's ChinaNet backbone (202.97) run would answer: cn2-gt not ruled out; confidence lowered from high to medium",
-		},
-		{
-			name: "return: one 202.97 hop after CN2, then silence up to the province",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"202.97.51.2", "*", "*", "61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-		},
-		{
-			name: "return without an ASN database: the province is an address no table knows",
-			trace: mkTrace("101.85.1.1", false, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"*", "*", "*", "101.95.88.174"),
-			want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-		},
-		{
-			name: "unreached: silent from the CN2 border to the end",
-			trace: mkTrace("101.85.1.1", false, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"*", "*", "*"),
-			want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-			note: "after the answer at TTL 4, to the end of the trace",
-		},
-		{
-			name: "a single CN2 hop: low stays low, the class not ruled out is still named",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1",
-				"*", "*", "61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceLow, notRuledOut: []string{LineCN2GT},
-		},
-		{
-			name: "forward: silent between the user's Telecom province and CN2",
-			trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "61.152.8.1", "*", "*",
-				"59.43.246.1", "59.43.187.9", "130.94.1.1", "45.64.9.9"),
-			want: LineCN2GIA, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-		},
-		{
-			name: "163 return: silent between the transit carrier and 202.97, where GT's 59.43 would be",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "*", "*", "202.97.50.234",
-				"202.97.91.190", "61.152.24.1", "101.85.1.1"),
-			want: LineChinaNet163, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-			note: "where CN2 GT's CN2 (59.43) hops would answer",
-		},
-		{
-			name: "163 forward: silent between 202.97 and the carrier abroad",
-			trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "202.97.50.234", "202.97.91.190",
-				"*", "*", "130.94.1.1", "45.64.9.9"),
-			want: LineChinaNet163, confidence: ConfidenceMedium, notRuledOut: []string{LineCN2GT},
-		},
-		// Silence elsewhere leaves the confidence alone.
-		{
-			name: "return: silent between the hoster and CN2",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "*", "*", "59.43.246.1", "59.43.187.9",
-				"61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceHigh,
-		},
-		{
-			name: "silent inside the CN2 run",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "*", "*", "59.43.187.9",
-				"61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceHigh,
-		},
-		{
-			name: "a single silent TTL after CN2 is too short to hide GT's run",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"*", "61.152.24.1", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceHigh,
-		},
-		{
-			name: "silent inside the destination province",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
-				"61.152.24.1", "*", "*", "101.85.1.1"),
-			want: LineCN2GIA, confidence: ConfidenceHigh,
-		},
-		{
-			name: "forward leaving China on CN2: silence before the carrier abroad",
-			trace: mkTrace("45.64.9.9", true, "192.168.1.1", "61.152.24.1", "59.43.246.1", "59.43.187.9",
-				"*", "*", "130.94.1.1", "45.64.9.9"),
-			want: LineCN2GIA, confidence: ConfidenceHigh,
-		},
-		{
-			name: "163: silent inside the 202.97 run",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "202.97.50.234", "*", "*",
-				"202.97.91.190", "61.152.24.1", "101.85.1.1"),
-			want: LineChinaNet163, confidence: ConfidenceHigh,
-		},
-		{
-			name: "163: silent between 202.97 and the province",
-			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "184.105.64.1", "202.97.50.234", "202.97.91.190",
-				"*", "*", "61.152.24.1", "101.85.1.1"),
-			want: LineChinaNet163, confidence: ConfidenceHigh,
-		},
-		{
-			name: "GT is GT: nothing better hides in its silence",
-			trace: mkTrace("101.85.1.1", true, "45.64.1.1", "59.43.247.1", "59.43.186.2", "202.97.51.2",
-				"202.97.24.9", "*", "*", "61.152.24.1", "101.85.1.1"),
-			want: LineCN2GT, confidence: ConfidenceHigh,
-		},
-	}
-	for _, c := range cases {
+	for _, c := range silenceCases {
 		t.Run(c.name, func(t *testing.T) {
 			got, ev := Classify(c.trace, testDB)
 			if got != c.want {
