@@ -355,6 +355,18 @@ func (m *mdaRun) plan(h int) []mdaSend {
 	for _, fl := range preds {
 		total += len(fl)
 	}
+	// How many nodes at h−1 each interface at h answered behind: two or
+	// more is where paths meet.
+	meets := map[string]int{}
+	for _, fl := range preds {
+		seen := map[string]bool{}
+		for _, f := range fl {
+			if a, ok := m.answer(h, f); ok && a != "" && !seen[a] {
+				seen[a] = true
+				meets[a]++
+			}
+		}
+	}
 	var batch []mdaSend
 	for _, v := range sortedKeys(preds) {
 		fl := preds[v]
@@ -367,9 +379,8 @@ func (m *mdaRun) plan(h int) []mdaSend {
 		for _, f := range fl {
 			if a, ok := m.answer(h, f); ok {
 				probed = append(probed, f)
-				if a != "" {
-					succ[a] = true
-				}
+				// A next hop that never answers ("") is a next hop too.
+				succ[a] = true
 			} else {
 				unprobed = append(unprobed, f)
 			}
@@ -383,6 +394,12 @@ func (m *mdaRun) plan(h int) []mdaSend {
 		case len(probed) > 0 && len(succ) == 1 && succ[m.dst]:
 			// The target answered straight after v: it is v's only next
 			// hop (the target's own link), as tracelb assumes.
+			need = 1
+		case len(probed) > 0 && len(succ) == 1 && meets[onlyKey(succ)] > 1:
+			// v leads where another branch leads too: the paths meet,
+			// and from the meeting point on they are probed as one (as
+			// tracelb merges path segments). A second next hop of v
+			// itself is not ruled out (docs/multipath.md, limits).
 			need = 1
 		}
 		missing := need - len(probed)
@@ -639,6 +656,14 @@ func (p *pacer) wait(ctx context.Context) error {
 	}
 	p.tokens--
 	return nil
+}
+
+// onlyKey is the one key of a one-entry set.
+func onlyKey(m map[string]bool) string {
+	for k := range m {
+		return k
+	}
+	return ""
 }
 
 // distinct is the replies among a, each once, in order.

@@ -259,14 +259,24 @@ func checkRule(t *testing.T, f *topoFake, run *probe.MultipathRun, conf int) {
 			succ[k][r.Addr] = true
 		}
 	}
+	meets := map[nk]int{}
+	for k, s := range succ {
+		for a := range s {
+			meets[nk{k.ttl + 1, a}]++
+		}
+	}
 	for _, n := range run.Nodes {
 		k := nk{n.TTL, n.Addr}
 		if n.Addr == "" || n.Addr == f.dst || n.PerPacket || f.perPkt[n.Addr] {
 			continue
 		}
 		need := probe.MDAStop(len(succ[k])+1, conf)
-		if len(succ[k]) == 1 && succ[k][f.dst] {
-			need = 1 // the target behind a node is its only next hop
+		for a := range succ[k] {
+			// The target behind a node, or a node where two branches
+			// meet, as its only next hop: one flow (tracelb's shortcuts).
+			if len(succ[k]) == 1 && (a == f.dst || meets[nk{n.TTL + 1, a}] > 1) {
+				need = 1
+			}
 		}
 		if len(seen[k]) < need {
 			t.Errorf("node %s at TTL %d: %d of its flows probed at TTL %d with %d next hops, the rule asks %d",
