@@ -19,6 +19,7 @@ import (
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/pacing"
+	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -113,7 +114,8 @@ it. Loss over a window in PromQL:
 
 Endpoints: /metrics; /-/healthy (200, or 503 with the reason when nothing
 can be probed); / (every target's state: up or backing off, its address and
-last error). SIGHUP re-reads --config (a bad file is reported and the old
+last error; every candidate's figures, cost and SLA checks); /compare (the
+same snapshot as compare's report: HTML, or ?format=json|csv|markdown|table). SIGHUP re-reads --config (a bad file is reported and the old
 one stays in force; series of removed targets are deleted). SIGINT or
 SIGTERM stops probing and shuts the server down gracefully. The HTTP server
 cuts off slow clients (read and write timeouts) and serves 32 connections
@@ -215,6 +217,7 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	exp.SetWindow(o.window, serveWindowProbes(*o), nil)
 	exp.SetHopNames(db)
 	exp.SetConfig(conf, time.Now())
+	exp.SetReportRenderer(serveCompareReport)
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -342,6 +345,27 @@ func serveUntilStopped(ctx context.Context, serveErr <-chan error, hup <-chan os
 			fmt.Fprintf(stderr, "linecheck serve: reloaded %s: %d targets\n", serveSources(o.config, o.targets), len(nc.Targets))
 		}
 	}
+}
+
+// serveCompareReport renders serve's snapshot as compare's report (/compare):
+// report.Render of the same document compare writes, HTML unless
+// ?format= names another of compare's formats.
+func serveCompareReport(w io.Writer, r *compare.Result, name string) (string, error) {
+	f := report.FormatHTML
+	if name != "" {
+		var err error
+		if f, err = report.ParseFormat(name, report.CompareFormats...); err != nil {
+			return "", err
+		}
+	}
+	ct := "text/plain; charset=utf-8"
+	switch f {
+	case report.FormatHTML:
+		ct = "text/html; charset=utf-8"
+	case report.FormatJSON:
+		ct = "application/json"
+	}
+	return ct, report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
 }
 
 // httpLimits bound what HTTP clients can hold of serve: a scrape is one

@@ -101,6 +101,8 @@ type Exporter struct {
 	evals map[string]*compare.Evaluation
 	dirty map[string]bool
 	cf    candidateFamilies
+	// render writes /compare (SetReportRenderer).
+	render ReportRenderer
 
 	winLoss     GaugeVec
 	winRTT      GaugeVec
@@ -200,6 +202,7 @@ func (e *Exporter) Handler() http.Handler { return e.handler() }
 func (e *Exporter) Mux() *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/metrics", e.Handler())
+	m.HandleFunc("/compare", e.serveReport)
 	m.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if ok, why := e.Health(); !ok {
@@ -298,7 +301,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 		"ms":       func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
 		"verdict":  verdictText,
 	}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
-<p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a></p>
+<p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a> · <a href="/compare">compare report</a> (<a href="/compare?format=json">json</a>)</p>
 {{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>protocol</th><th>target</th><th>address</th><th>state</th><th>error</th></tr>

@@ -212,6 +212,11 @@ func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
 			checked++
 		}
 	}
+	// The snapshot as compare's document ranks and recommends as compare.
+	rep := e.Report(res.Generated)
+	if fmt.Sprint(rep.Ranking) != fmt.Sprint(res.Ranking) || rep.Recommended != res.Recommended || rep.Verdict != res.Verdict {
+		t.Errorf("serve's report ranks %v, recommends %q (%s); compare %v, %q (%s)", rep.Ranking, rep.Recommended, rep.Verdict, res.Ranking, res.Recommended, res.Verdict)
+	}
 	if checked < 30 {
 		t.Errorf("only %d checks and costs compared", checked)
 	}

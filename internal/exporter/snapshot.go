@@ -1,8 +1,12 @@
 package exporter
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
 )
@@ -221,6 +225,47 @@ func (e *Exporter) Snapshot() []*compare.Evaluation {
 		}
 	}
 	return out
+}
+
+// Report is the snapshot as compare's document (compare.SnapshotResult):
+// every listed candidate of the file ranked, with the verdict, stamped now.
+func (e *Exporter) Report(now time.Time) *compare.Result {
+	evs := e.Snapshot()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return compare.SnapshotResult(e.file, e.pricing, evs, now)
+}
+
+// ReportRenderer writes a compare document in the format named by format
+// ("" for the renderer's default) and returns its Content-Type; serve
+// gives report.Render (cmd), so /compare is compare's own report.
+type ReportRenderer func(w io.Writer, r *compare.Result, format string) (contentType string, err error)
+
+// SetReportRenderer serves /compare?format=F with render (nil: /compare is
+// not served).
+func (e *Exporter) SetReportRenderer(render ReportRenderer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.render = render
+}
+
+// serveReport answers /compare: the snapshot rendered as compare's report.
+func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
+	e.mu.Lock()
+	render := e.render
+	e.mu.Unlock()
+	if render == nil {
+		http.NotFound(w, r)
+		return
+	}
+	var buf bytes.Buffer
+	ct, err := render(&buf, e.Report(time.Now().UTC()), r.URL.Query().Get("format"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Write(buf.Bytes())
 }
 
 // renderCandidate writes one evaluation's series. e.mu is held.
