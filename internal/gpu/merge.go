@@ -156,37 +156,30 @@ func fill(dst *Card, c Card) error {
 	if err := same("UUID", dst.UUID, c.UUID); err != nil {
 		return err
 	}
-	str := func(d *string, v string) {
-		if *d == "" {
-			*d = v
-		}
-	}
-	str(&dst.Name, c.Name)
-	str(&dst.BusID, c.BusID)
-	str(&dst.UUID, c.UUID)
-	str(&dst.Serial, c.Serial)
-	str(&dst.DeviceID, c.DeviceID)
-	str(&dst.ECC, c.ECC)
-	str(&dst.MIG, c.MIG)
-	f := func(d **float64, v *float64) {
-		if *d == nil {
-			*d = v
-		}
-	}
-	f(&dst.MemoryMiB, c.MemoryMiB)
-	f(&dst.PowerLimitW, c.PowerLimitW)
-	f(&dst.DefaultPowerLimitW, c.DefaultPowerLimitW)
-	f(&dst.MaxPowerLimitW, c.MaxPowerLimitW)
-	i := func(d **int, v *int) {
-		if *d == nil {
-			*d = v
-		}
-	}
-	i(&dst.PCIeGenCurrent, c.PCIeGenCurrent)
-	i(&dst.PCIeGenMax, c.PCIeGenMax)
-	i(&dst.PCIeWidthCurrent, c.PCIeWidthCurrent)
-	i(&dst.PCIeWidthMax, c.PCIeWidthMax)
-	i(&dst.MIGDevices, c.MIGDevices)
+	fillUnset(&dst.Name, c.Name)
+	fillUnset(&dst.BusID, c.BusID)
+	fillUnset(&dst.UUID, c.UUID)
+	fillUnset(&dst.Serial, c.Serial)
+	fillUnset(&dst.DeviceID, c.DeviceID)
+	fillUnset(&dst.ECC, c.ECC)
+	fillUnset(&dst.MIG, c.MIG)
+	fillUnset(&dst.MemoryMiB, c.MemoryMiB)
+	fillUnset(&dst.PowerLimitW, c.PowerLimitW)
+	fillUnset(&dst.DefaultPowerLimitW, c.DefaultPowerLimitW)
+	fillUnset(&dst.MaxPowerLimitW, c.MaxPowerLimitW)
+	fillUnset(&dst.PCIeGenCurrent, c.PCIeGenCurrent)
+	fillUnset(&dst.PCIeGenMax, c.PCIeGenMax)
+	fillUnset(&dst.PCIeWidthCurrent, c.PCIeWidthCurrent)
+	fillUnset(&dst.PCIeWidthMax, c.PCIeWidthMax)
+	fillUnset(&dst.MIGDevices, c.MIGDevices)
 	dst.Sources = append(dst.Sources, c.Sources...)
 	return nil
+}
+
+// fillUnset sets *d to v when *d is still unset (its zero value: "" or nil).
+func fillUnset[T comparable](d *T, v T) {
+	var zero T
+	if *d == zero {
+		*d = v
+	}
 }
