@@ -347,56 +347,52 @@ func minp(p *float64, v float64) *float64 {
 func CheckWatch(ct Contract, cards []CardWatch) []Check {
 	var out []Check
 	if ct.MaxTempC != nil {
-		c := Check{Name: CheckMaxTempC, Required: *ct.MaxTempC}
-		var worst *float64
-		var bad []string
-		for _, w := range cards {
-			if w.MaxTempC == nil {
-				continue
-			}
-			worst = maxp(worst, *w.MaxTempC)
-			if *w.MaxTempC > *ct.MaxTempC {
-				bad = append(bad, fmt.Sprintf("card %d reached %.0f °C", w.Index, *w.MaxTempC))
-			}
-		}
-		if worst == nil {
-			c.Note = NoData + ": no temperature sampled"
-		} else {
-			c.Measured = *worst
-			c.Pass = len(bad) == 0
-			c.Note = notes(bad)
-		}
-		out = append(out, c)
+		out = append(out, worstCheck(CheckMaxTempC, *ct.MaxTempC, cards, func(w CardWatch) *float64 { return w.MaxTempC },
+			func(w CardWatch) string { return fmt.Sprintf("card %d reached %.0f °C", w.Index, *w.MaxTempC) },
+			NoData+": no temperature sampled", func(v float64) any { return v }))
 	}
 	if ct.MaxThrottleShare != nil {
-		c := Check{Name: CheckMaxThrottleShare, Required: *ct.MaxThrottleShare}
-		var worst *float64
-		var bad []string
-		for _, w := range cards {
-			if w.ThrottleShare == nil {
-				continue
-			}
-			worst = maxp(worst, *w.ThrottleShare)
-			if *w.ThrottleShare > *ct.MaxThrottleShare {
+		out = append(out, worstCheck(CheckMaxThrottleShare, *ct.MaxThrottleShare, cards, func(w CardWatch) *float64 { return w.ThrottleShare },
+			func(w CardWatch) string {
 				var rs []string
 				for _, r := range Throttling {
 					if v, ok := w.ByReason[r.Name]; ok {
 						rs = append(rs, fmt.Sprintf("%s %.1f%%", r.Name, v*100))
 					}
 				}
-				bad = append(bad, fmt.Sprintf("card %d throttled %.1f%% of the time (%s)", w.Index, *w.ThrottleShare*100, strings.Join(rs, ", ")))
-			}
-		}
-		if worst == nil {
-			c.Note = NoData + ": no throttle reasons sampled"
-		} else {
-			c.Measured = round(*worst, 4)
-			c.Pass = len(bad) == 0
-			c.Note = notes(bad)
-		}
-		out = append(out, c)
+				return fmt.Sprintf("card %d throttled %.1f%% of the time (%s)", w.Index, *w.ThrottleShare*100, strings.Join(rs, ", "))
+			},
+			NoData+": no throttle reasons sampled", func(v float64) any { return round(v, 4) }))
 	}
 	return out
+}
+
+// worstCheck checks every card's figure (get; nil: not sampled) against
+// most; why says what a card above it did. Measured is the worst card's
+// figure, as measured puts it; noData is the note when no card has one.
+func worstCheck(name string, most float64, cards []CardWatch, get func(CardWatch) *float64, why func(CardWatch) string,
+	noData string, measured func(float64) any) Check {
+	c := Check{Name: name, Required: most}
+	var worst *float64
+	var bad []string
+	for _, w := range cards {
+		v := get(w)
+		if v == nil {
+			continue
+		}
+		worst = maxp(worst, *v)
+		if *v > most {
+			bad = append(bad, why(w))
+		}
+	}
+	if worst == nil {
+		c.Note = noData
+	} else {
+		c.Measured = measured(*worst)
+		c.Pass = len(bad) == 0
+		c.Note = notes(bad)
+	}
+	return c
 }
 
 // WatchSchema names the document of `gpu --report`.
