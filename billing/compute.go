@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 )
@@ -44,10 +43,9 @@ type Usage struct {
 // UnmarshalYAML reads {hours: N} strictly and records its line.
 func (u *Usage) UnmarshalYAML(n *yaml.Node) error {
 	type plain Usage
-	if err := yamlmsg.DecodeStrict(n, (*plain)(u)); err != nil {
+	if err := decodeAt(n, (*plain)(u), &u.line); err != nil {
 		return err
 	}
-	u.line = n.Line
 	if !u.Hours.Set {
 		return fmt.Errorf("line %d: usage needs hours (the hours the GPU machine is used in the period), e.g. usage: {hours: 300}", n.Line)
 	}

@@ -137,20 +137,23 @@ type Item struct {
 // UnmarshalYAML records the line of the bandwidth block for messages.
 func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
 	type plain Bandwidth
-	if err := yamlmsg.DecodeStrict(n, (*plain)(b)); err != nil {
-		return err
-	}
-	b.line = n.Line
-	return nil
+	return decodeAt(n, (*plain)(b), &b.line)
 }
 
 // UnmarshalYAML records the line of the item for messages.
 func (it *Item) UnmarshalYAML(n *yaml.Node) error {
 	type plain Item
-	if err := yamlmsg.DecodeStrict(n, (*plain)(it)); err != nil {
+	return decodeAt(n, (*plain)(it), &it.line)
+}
+
+// decodeAt decodes n strictly into v and records n's line. v is the
+// caller's value as a type without methods, so that decoding does not call
+// its UnmarshalYAML again.
+func decodeAt[T any](n *yaml.Node, v *T, line *int) error {
+	if err := yamlmsg.DecodeStrict(n, v); err != nil {
 		return err
 	}
-	it.line = n.Line
+	*line = n.Line
 	return nil
 }
 
