@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -402,32 +403,39 @@ func traceLive(c *cobra.Command, o *traceOptions, target string) (t *route.Trace
 		}
 	}
 	if o.mtu && !cut {
-		// One search per flow: flow 0 from the port the kernel picks, flow
-		// f from that port + f, so each flow is one 5-tuple an ECMP router
-		// hashes (and may send over a branch with another MTU).
-		var runs []*probe.MTURun
-		for f := 0; f < o.flows; f++ {
-			cfg := probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout}
-			if f > 0 {
-				cfg.SourcePort = (runs[0].SourcePort+f-1)%65535 + 1
-			}
-			m, err := probe.PathMTU(ctx, run.Addr, cfg)
-			if interrupted() {
-				cut = true
-				fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
-				break
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "linecheck: path MTU (flow %d): %v\n", f, err)
-				break
-			}
-			runs = append(runs, m)
-		}
-		if !cut && len(runs) > 0 {
-			route.AddMTUFlows(t, runs)
-		}
+		cut = traceMTUFlows(ctx, interrupted, stderr, o, run, t)
 	}
 	return t, cut, nil
+}
+
+// traceMTUFlows runs trace --mtu's path MTU search, one per flow, and
+// records it in t; it tells whether Ctrl-C cut it.
+func traceMTUFlows(ctx context.Context, interrupted func() bool, stderr io.Writer, o *traceOptions, run *probe.TraceRun, t *route.Trace) (cut bool) {
+	// One search per flow: flow 0 from the port the kernel picks, flow
+	// f from that port + f, so each flow is one 5-tuple an ECMP router
+	// hashes (and may send over a branch with another MTU).
+	var runs []*probe.MTURun
+	for f := 0; f < o.flows; f++ {
+		cfg := probe.MTUConfig{MaxTTL: run.MaxTTL, Timeout: o.timeout}
+		if f > 0 {
+			cfg.SourcePort = (runs[0].SourcePort+f-1)%65535 + 1
+		}
+		m, err := probe.PathMTU(ctx, run.Addr, cfg)
+		if interrupted() {
+			cut = true
+			fmt.Fprintln(stderr, "linecheck: interrupted; the path MTU search did not finish")
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "linecheck: path MTU (flow %d): %v\n", f, err)
+			break
+		}
+		runs = append(runs, m)
+	}
+	if !cut && len(runs) > 0 {
+		route.AddMTUFlows(t, runs)
+	}
+	return cut
 }
 
 // traceJSONFlag refuses mtr's -j beside a --format that is not json:

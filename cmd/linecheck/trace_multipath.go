@@ -67,7 +67,7 @@ func multipathConflicts(fl *pflag.FlagSet, o *traceOptions) error {
 		return nil
 	}
 	var given []string
-	for _, n := range []string{"flows", "mtu", "nat", "hide-hops", "watch"} {
+	for _, n := range []string{"flows", "mtu", "nat", "watch"} {
 		if fl.Changed(n) {
 			given = append(given, "--"+n)
 		}

@@ -204,8 +204,12 @@ func pathHopsTable(tr *route.Trace, p route.Path, v TraceView) Table {
 // blind spot, and what the shape column says.
 func multipathNotes(tr *route.Trace) []string {
 	m := tr.Multipath
-	notes := []string{"shape: interfaces at the TTL before → at this TTL; split: a router sends flows to several next hops; " +
-		"meet: paths join; (n) = flows that answered from the interface; * = no reply"}
+	var notes []string
+	if n := route.HiddenHopsNote(tr.HiddenHops); n != "" {
+		notes = append(notes, n)
+	}
+	notes = append(notes, "shape: interfaces at the TTL before → at this TTL; split: a router sends flows to several next hops; "+
+		"meet: paths join; (n) = flows that answered from the interface; * = no reply")
 	for _, pp := range m.PerPacket {
 		notes = append(notes, fmt.Sprintf("per-packet balancing at TTL %d: flow %d answered from %s; its flows are not mapped to a branch",
 			pp.TTL, pp.Flow, strings.Join(pp.Addresses, ", ")))

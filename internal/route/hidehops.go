@@ -186,6 +186,7 @@ func (m HopMask) Trace(tr *Trace) *Trace {
 		}
 	}
 	c.LineEvidence = m.Evidence(tr.LineEvidence)
+	m.maskMultipath(&c)
 	if tr.MTU != nil {
 		mtu := *tr.MTU
 		mtu.Drops = make([]MTUDrop, len(tr.MTU.Drops))

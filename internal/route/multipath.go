@@ -367,3 +367,61 @@ func checkMultipath(t *Trace, name string) error {
 	}
 	return nil
 }
+
+// maskMultipath masks c's multipath parts as HopMask.Trace masks its hops:
+// every interface at TTL 1..N (nodes, per-packet entries, links' ends,
+// path hops) reads Hidden, path hops there lose their names, and the free
+// text (evidence, summary) loses what only masked hops carried. c's
+// slices are copies: the trace it came from keeps its addresses.
+func (m HopMask) maskMultipath(c *Trace) {
+	if c.Multipath == nil {
+		return
+	}
+	addr := func(ttl int, a string) string {
+		if m.Hides(ttl) && a != "" {
+			return Hidden
+		}
+		return a
+	}
+	mp := *c.Multipath
+	mp.Nodes = slices.Clone(mp.Nodes)
+	for i := range mp.Nodes {
+		mp.Nodes[i].Address = addr(mp.Nodes[i].TTL, mp.Nodes[i].Address)
+	}
+	mp.PerPacket = slices.Clone(mp.PerPacket)
+	for i, p := range mp.PerPacket {
+		as := make([]string, len(p.Addresses))
+		for j, a := range p.Addresses {
+			as[j] = addr(p.TTL, a)
+		}
+		mp.PerPacket[i].Addresses = as
+	}
+	mp.Summary = m.Text(mp.Summary)
+	c.Multipath = &mp
+	links := slices.Clone(c.Links)
+	for i, l := range links {
+		links[i].From, links[i].To = addr(l.TTL, l.From), addr(l.TTL+1, l.To)
+	}
+	c.Links = links
+	paths := slices.Clone(c.Paths)
+	for i, p := range paths {
+		hops := slices.Clone(p.Hops)
+		for j, h := range hops {
+			if !m.Hides(h.TTL) {
+				continue
+			}
+			h.Address = addr(h.TTL, h.Address)
+			if len(h.Addresses) > 0 {
+				h.Addresses = slices.Repeat([]string{Hidden}, len(h.Addresses))
+			}
+			h.ASN, h.ASName, h.Carrier = 0, "", ""
+			hops[j] = h
+		}
+		ev := make([]string, len(p.Evidence))
+		for j, e := range p.Evidence {
+			ev[j] = m.Text(e)
+		}
+		paths[i].Hops, paths[i].Evidence = hops, ev
+	}
+	c.Paths = paths
+}
