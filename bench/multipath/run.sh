@@ -5,7 +5,8 @@
 #
 #   bench/multipath/run.sh            both parts
 #   bench/multipath/run.sh probes     probes used and wall time, 2-branch, 3-branch and nested labs, 95 and 99 %
-#   bench/multipath/run.sh miss       200 linecheck runs (different starting flows) per lab at 95 %: share that miss a path
+#   bench/multipath/run.sh miss       200 linecheck runs (different starting flows) per lab at 95 %: share that miss a path,
+#                                     and runs that report a link the lab does not have
 #   ROUNDS=5 MISS_RUNS=200 ...        rounds per figure (median), runs of the miss part
 #   LINECHECK_BIN=path ...            use a prebuilt linecheck instead of building ./cmd/linecheck
 #
@@ -13,7 +14,8 @@
 # script builds and removes with labctl (stopped by PID). Goals, checked at the end: linecheck
 # uses no more probes than tracelb at the same confidence, and the share of runs that miss a
 # path stays within the stopping rule's bound (1 - confidence^splits: one split on the diamonds,
-# two on the nested lab). Exit 1 when one is missed, 2 on a setup error.
+# two on the nested lab), and no run reports a link the lab does not have. Exit 1 when one is
+# missed, 2 on a setup error.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -125,7 +127,7 @@ bench_probes() {
 bench_miss() {
   echo
   echo "== miss rate: $MISS_RUNS runs of linecheck trace --multipath -U --confidence 95 per lab"
-  printf '%-9s %6s %8s %10s %10s %14s\n' lab runs missed share bound median_probes
+  printf '%-9s %6s %8s %10s %10s %14s %12s\n' lab runs missed share bound median_probes false_links
   local spec name prefix dst splits args
   for spec in "${LABS[@]}"; do
     IFS='|' read -r name prefix dst splits args <<<"$spec"
@@ -134,24 +136,30 @@ bench_miss() {
     local want
     # interfaces per TTL on the lab's paths (labctl prints "path N: addr addr ...")
     want=$(grep '^path ' "$TMP/lab.out" | cut -d: -f2 | awk '{for (i = 1; i <= NF; i++) print i, $i}' | sort -u | wc -l)
-    local missed=0 i n
+    # the lab's links: consecutive addresses of each path, "TTL from to"
+    grep '^path ' "$TMP/lab.out" | cut -d: -f2 | awk '{for (i = 1; i < NF; i++) print i, $i, $(i + 1)}' | sort -u >"$TMP/links"
+    local missed=0 wrong=0 i n
     : >"$TMP/mp"
     for i in $(seq 1 "$MISS_RUNS"); do
       ip netns exec "${prefix}c" "$LC" trace --multipath -U --timeout 500ms --format json "$dst" >"$TMP/lc.json"
       n=$(jq '[.multipath.nodes[] | select(.address != "" and .address != null) | "\(.ttl) \(.address)"] | unique | length' "$TMP/lc.json")
       jq '.multipath.probes_used' "$TMP/lc.json" >>"$TMP/mp"
       [ "$n" -lt "$want" ] && missed=$((missed + 1))
+      jq -r '.links[] | "\(.ttl) \(.from) \(.to)"' "$TMP/lc.json" | sort -u >"$TMP/lclinks"
+      [ -n "$(comm -23 "$TMP/lclinks" "$TMP/links")" ] && wrong=$((wrong + 1))
     done
     local share bound
     share=$(awk -v m="$missed" -v n="$MISS_RUNS" 'BEGIN{printf "%.3f", m / n}')
     bound=$(awk -v k="$splits" 'BEGIN{printf "%.3f", 1 - 0.95 ^ k}')
-    printf '%-9s %6s %8s %10s %10s %14s\n' "$name" "$MISS_RUNS" "$missed" "$share" "$bound" "$(median <"$TMP/mp")"
+    printf '%-9s %6s %8s %10s %10s %14s %12s\n' "$name" "$MISS_RUNS" "$missed" "$share" "$bound" "$(median <"$TMP/mp")" "$wrong"
+    [ "$wrong" = 0 ] || MISSED+=("$name: $wrong of $MISS_RUNS runs reported a link the lab does not have")
     # Binomial slack: the bound is an expectation; allow 2 standard deviations over it.
     awk -v s="$share" -v b="$bound" -v n="$MISS_RUNS" 'BEGIN{exit !(s <= b + 2 * sqrt(b * (1 - b) / n))}' ||
       MISSED+=("$name: $missed of $MISS_RUNS runs missed a path (bound $bound)")
     lab_down
   done
-  echo "bound = 1 - 0.95^splits (splitting routers on the lab); a run misses when it reports fewer interfaces than the lab has"
+  echo "bound = 1 - 0.95^splits (splitting routers on the lab); a run misses when it reports fewer interfaces than the lab has;"
+  echo "false_links: runs with a link in links[] that no path of the lab has (goal: 0)"
 }
 
 case $parts in
