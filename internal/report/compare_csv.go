@@ -8,15 +8,16 @@ import (
 )
 
 // CompareCSVNames are the tables `compare --format csv --table NAME` can
-// write, the default first; usage, carriers and throughput exist when the
-// comparison has GPU offers, users with carriers or bw results.
-var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu"}
+// write, the default first; usage, carriers, throughput and paths exist
+// when the comparison has GPU offers, users with carriers, bw results or
+// multipath traces.
+var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths"}
 
 // compareCSVOrder names CompareTables' tables by their titles' beginnings.
 var compareCSVOrder = []struct{ prefix, name string }{
 	{"Ranking", "ranking"}, {"SLA checks", "checks"}, {"Monthly cost breakdown", "items"}, {"Probe targets", "targets"},
 	{"Route evidence", "routes"}, {"GPU usage", "usage"}, {"Three networks", "carriers"}, {"Throughput", "throughput"},
-	{"GPU delivery", "gpu"},
+	{"GPU delivery", "gpu"}, {"Paths", "paths"},
 }
 
 // CompareCSVTables are compare's tables for machines, each one tidy: named

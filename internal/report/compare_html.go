@@ -47,6 +47,8 @@ type compareHTMLView struct {
 	UsageTable *Table
 	// Carriers is the three-network table (nil when no user names a carrier).
 	Carriers *Table
+	// Paths is the per-path line class of multipath traces (nil without).
+	Paths *Table
 	// Throughput is the bw tests beside the port sold (nil without any).
 	Throughput *Table
 	// GPU is the delivery verdict of recorded.gpu (nil without any).
@@ -82,6 +84,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	v.UsageTable = compareUsageTable(r, FormatHTML)
 	if nets, ok := carriersTable(r, FormatHTML); ok {
 		v.Carriers = &nets
+	}
+	if ps, ok := comparePathsTable(r, newCompareCells(FormatHTML)); ok {
+		v.Paths = &ps
 	}
 	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -15,8 +14,8 @@ import (
 func comparePathsTable(r *compare.Result, c compareCells) (Table, bool) {
 	t := Table{
 		Title:   "Paths (multipath: sla.line_classes must hold on every path)",
-		Headers: []string{"candidate", "direction", "path", "flows", "share", "line class", "confidence", "leaves", "hops"},
-		Align:   "lllrrllll",
+		Headers: []string{"candidate", "direction", "path", "of", "flows", "share", "line class", "confidence", "leaves", "hops"},
+		Align:   "llrrlrllll",
 		Movable: []string{"hops", "leaves"},
 	}
 	found := false
@@ -35,8 +34,16 @@ func comparePathsTable(r *compare.Result, c compareCells) (Table, bool) {
 				}
 				hops = append(hops, strconv.Itoa(h.TTL)+":"+a)
 			}
-			t.Rows = append(t.Rows, []string{e.Name, p.Direction, fmt.Sprintf("%d of %d", p.Path, p.Of),
-				strings.TrimPrefix(strings.TrimPrefix(route.FlowsPhrase(p.Flows), "flows "), "flow "), share,
+			// Every flow id in the CSV; the first few, and how many more, to read.
+			flows := strings.TrimPrefix(strings.TrimPrefix(route.FlowsPhrase(p.Flows), "flows "), "flow ")
+			if !c.notes {
+				ids := make([]string, len(p.Flows))
+				for i, f := range p.Flows {
+					ids[i] = strconv.Itoa(f)
+				}
+				flows = strings.Join(ids, " ")
+			}
+			t.Rows = append(t.Rows, []string{e.Name, p.Direction, strconv.Itoa(p.Path), strconv.Itoa(p.Of), flows, share,
 				dashIfEmpty(p.LineClass), dashIfEmpty(p.Confidence), dashIfEmpty(p.Leaves), strings.Join(hops, " ")})
 		}
 		if c.notes {
