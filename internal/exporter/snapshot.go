@@ -217,6 +217,11 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 func (e *Exporter) Snapshot() []*compare.Evaluation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.snapshot()
+}
+
+// snapshot is Snapshot; e.mu is held.
+func (e *Exporter) snapshot() []*compare.Evaluation {
 	e.refresh()
 	out := make([]*compare.Evaluation, 0, len(e.evals))
 	for _, name := range e.candidateNames() {
@@ -230,10 +235,9 @@ func (e *Exporter) Snapshot() []*compare.Evaluation {
 // Report is the snapshot as compare's document (compare.SnapshotResult):
 // every listed candidate of the file ranked, with the verdict, stamped now.
 func (e *Exporter) Report(now time.Time) *compare.Result {
-	evs := e.Snapshot()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return compare.SnapshotResult(e.file, e.pricing, evs, now)
+	return compare.SnapshotResult(e.file, e.pricing, e.snapshot(), now)
 }
 
 // ReportRenderer writes a compare document in the format named by format
@@ -253,13 +257,16 @@ func (e *Exporter) SetReportRenderer(render ReportRenderer) {
 func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	render := e.render
-	e.mu.Unlock()
 	if render == nil {
+		e.mu.Unlock()
 		http.NotFound(w, r)
 		return
 	}
+	// Rendered under the lock: the document shares the routes a new
+	// evaluation annotates again (compare.Evaluate classifies its traces).
 	var buf bytes.Buffer
-	ct, err := render(&buf, e.Report(time.Now().UTC()), r.URL.Query().Get("format"))
+	ct, err := render(&buf, compare.SnapshotResult(e.file, e.pricing, e.snapshot(), time.Now().UTC()), r.URL.Query().Get("format"))
+	e.mu.Unlock()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

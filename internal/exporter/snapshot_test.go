@@ -1,8 +1,11 @@
 package exporter
 
 import (
+	"encoding/json"
 	"hash/fnv"
+	"io"
 	"math"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -220,5 +223,39 @@ func TestMultipathPathsAndTheirClasses(t *testing.T) {
 	}
 	if n := count(t, e, "linecheck_path_line_class_info"); n != 1 {
 		t.Errorf("%d path class series after a path went, want 1", n)
+	}
+}
+
+// The status page and the compare report read the snapshot while the loop
+// records: run under -race, nothing is read while it is written.
+func TestSnapshotReadWhileRecording(t *testing.T) {
+	e := New(nil)
+	e.SetTargets([]Target{lo, far}, time.Unix(0, 0))
+	p95 := 10.0
+	e.SetSLA(compare.SLA{RTTP95ms: &p95}, nil)
+	e.SetReportRenderer(func(w io.Writer, r *compare.Result, _ string) (string, error) {
+		return "text/plain", json.NewEncoder(w).Encode(r)
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			e.ObservePing(lo, PingOutcome{Sent: 3, Recv: 3, RTTms: []float64{float64(i % 7), 0.2, 3}})
+			e.ObserveTrace(lo, traceOf("10.0.0.1", "127.0.0.1"), nil)
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		for _, path := range []string{"/", "/compare"} {
+			rec := httptest.NewRecorder()
+			e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			if rec.Code != 200 {
+				t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+			}
+		}
 	}
 }
