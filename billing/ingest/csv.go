@@ -1270,9 +1270,18 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 				continue
 			}
 		}
+		// (the line's end is found here, not in a function: this is the
+		// path of every row fastRow does not read)
 		var ln []byte
-		ln, buf = cutLine(buf)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			ln, buf = buf[:i], buf[i+1:]
+		} else {
+			ln, buf = buf, nil
+		}
 		line++
+		if n := len(ln); n > 0 && ln[n-1] == '\r' {
+			ln = ln[:n-1]
+		}
 		if len(ln) == 0 || ln[0] == '#' {
 			continue
 		}
@@ -1283,8 +1292,10 @@ func (p *csvParser) parseChunk(c csvChunk) csvResult {
 		if haveT && p.outside(t) {
 			continue
 		}
-		nf, msg := p.splitRow(ln)
-		if msg != "" {
+		var nf int
+		if bytes.IndexByte(ln, '"') < 0 {
+			nf = splitFields(ln, p.fields)
+		} else if nf, msg = p.splitQuoted(ln); msg != "" {
 			return fail("", msg)
 		}
 		if nf != lay.n {
@@ -1333,19 +1344,6 @@ func (p *csvParser) resetRows(size int) {
 	p.rows, p.rowK = p.rows[:0], p.rowK[:0]
 }
 
-// cutLine splits buf after its first line; the line loses its LF or CR LF.
-func cutLine(buf []byte) (ln, rest []byte) {
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		ln, rest = buf[:i], buf[i+1:]
-	} else {
-		ln = buf
-	}
-	if n := len(ln); n > 0 && ln[n-1] == '\r' {
-		ln = ln[:n-1]
-	}
-	return ln, rest
-}
-
 // outside says a timestamp falls outside the period read (with its margin).
 func (p *csvParser) outside(t int64) bool { return p.bounded && (t < p.lo || t >= p.hi) }
 
@@ -1376,12 +1374,9 @@ func (p *csvParser) leadStamp(ln []byte) (t int64, haveT bool, msg string) {
 	return t, true, ""
 }
 
-// splitRow splits a line into p.fields and returns the field count (which
-// may exceed len(p.fields)); a line with quotes is read as CSV.
-func (p *csvParser) splitRow(ln []byte) (nf int, msg string) {
-	if bytes.IndexByte(ln, '"') < 0 {
-		return splitFields(ln, p.fields), ""
-	}
+// splitQuoted splits a line with quotes into p.fields, read as CSV, and
+// returns the field count (which may exceed len(p.fields)).
+func (p *csvParser) splitQuoted(ln []byte) (nf int, msg string) {
 	r := csv.NewReader(bytes.NewReader(ln))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
