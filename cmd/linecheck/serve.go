@@ -115,8 +115,10 @@ it. Loss over a window in PromQL:
 Endpoints: /metrics; /-/healthy (200, or 503 with the reason when nothing
 can be probed); / (every target's state: up or backing off, its address and
 last error; every candidate's figures, cost and SLA checks); /compare (the
-same snapshot as compare's report: HTML, or ?format=json|csv|markdown|table). SIGHUP re-reads --config (a bad file is reported and the old
-one stays in force; series of removed targets are deleted). SIGINT or
+same snapshot as compare's report: HTML, or ?format=json|csv|markdown|table).
+SIGHUP re-reads --config and prices its traffic log again (a growing month
+to date; a bad file is reported and the old one stays in force; series of
+removed targets are deleted). SIGINT or
 SIGTERM stops probing and shuts the server down gracefully. The HTTP server
 cuts off slow clients (read and write timeouts) and serves 32 connections
 at most at once; a new scraper that finds them all taken reclaims the
