@@ -151,14 +151,6 @@ func (d *recverrDriver) FlowIdent(flow int) FlowIdent {
 	return fi
 }
 
-// setRecverr turns on IP_RECVERR (IPV6_RECVERR).
-func setRecverr(fd int, v6 bool) error {
-	if v6 {
-		return unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_RECVERR, 1)
-	}
-	return unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_RECVERR, 1)
-}
-
 // wildcard is the any-address sockaddr with port.
 func wildcard(v6 bool, port int) unix.Sockaddr {
 	if v6 {
@@ -210,70 +202,13 @@ func (d *recverrDriver) openUDP(fl *recverrFlow) error {
 // and dropped.
 func (d *recverrDriver) readUDP(fl *recverrFlow) {
 	defer d.wg.Done()
-	buf := make([]byte, 2048)
-	oob := make([]byte, 512)
-	for {
-		var n, oobn int
-		var errq bool
-		var rerr error
-		var to unix.Sockaddr
-		err := fl.s.rc.Read(func(fd uintptr) bool {
-			// The error queue first: an error wakes the poller as EPOLLERR.
-			// Its address is where the datagram went (its port included).
-			n, oobn, _, to, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_ERRQUEUE)
-			if rerr == nil {
-				errq = true
-				return true
-			}
-			errq = false
-			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, 0)
-			return rerr != unix.EAGAIN
-		})
-		if err != nil {
-			return
+	readErrQueue(fl.s.rc, 2048, func(m errQueueRead) (TraceReply, bool) {
+		if !m.errq {
+			return TraceReply{}, false
 		}
-		if rerr != nil {
-			// A pending error returned by the plain read (the same error
-			// waits on the queue) or EINTR: read on.
-			continue
-		}
-		if !errq {
-			continue
-		}
-		r, ok := d.decodeUDP(fl, sockaddrPort(to, d.cfg.Port), buf[:n], oob[:oobn])
-		if !ok {
-			continue
-		}
-		select {
-		case d.in <- r:
-		case <-d.stop:
-			return
-		}
-	}
-}
-
-// icmpErrorReply makes a reply of an error-queue entry: ok is false unless
-// it is an ICMP time exceeded or unreachable with its offender.
-func (d *recverrDriver) icmpErrorReply(oob []byte) (TraceReply, bool) {
-	ee, offender, ok := extendedErr(d.v6, oob)
-	if !ok || !offender.IsValid() {
-		return TraceReply{}, false
-	}
-	var exceeded, unreach uint8 = icmp4TimeExceeded, icmp4Unreachable
-	if d.v6 {
-		exceeded, unreach = icmp6TimeExceeded, icmp6Unreachable
-	}
-	if ee.Type != exceeded && ee.Type != unreach {
-		return TraceReply{}, false
-	}
-	r := TraceReply{From: offender.Unmap(), At: kernelTime(oob)}
-	if r.At.IsZero() {
-		r.At = time.Now()
-	}
-	// An unreachable from the target itself (port unreachable for UDP,
-	// admin or protocol unreachable otherwise) is the destination answering.
-	r.Dest = ee.Type == unreach && r.From == d.dst
-	return r, true
+		// An error's address is where the datagram went (its port included).
+		return d.decodeUDP(fl, sockaddrPort(m.addr, d.cfg.Port), m.data, m.oob)
+	}, d.in, d.stop)
 }
 
 // decodeUDP matches an error about one of the flow's datagrams: data is the
@@ -281,7 +216,7 @@ func (d *recverrDriver) icmpErrorReply(oob []byte) (TraceReply, bool) {
 // A router that quoted less than the whole payload (RFC 792 asks for 8 bytes
 // of the datagram only; Linux quotes all of it) cannot be matched.
 func (d *recverrDriver) decodeUDP(fl *recverrFlow, dport int, data, oob []byte) (TraceReply, bool) {
-	r, ok := d.icmpErrorReply(oob)
+	r, ok := icmpErrorReply(d.v6, d.dst, oob)
 	if !ok || len(data) != udpPayloadLen {
 		return r, false
 	}
@@ -496,7 +431,7 @@ func (d *recverrDriver) watch(fl *recverrFlow, p TraceProbe, f *os.File, rc sysc
 // decodeTCP matches an error about the attempt: data is the TCP header the
 // router quoted (ports first).
 func (d *recverrDriver) decodeTCP(fl *recverrFlow, data, oob []byte) (TraceReply, bool) {
-	r, ok := d.icmpErrorReply(oob)
+	r, ok := icmpErrorReply(d.v6, d.dst, oob)
 	if !ok || len(data) < 4 {
 		return r, false
 	}
@@ -506,17 +441,7 @@ func (d *recverrDriver) decodeTCP(fl *recverrFlow, data, oob []byte) (TraceReply
 
 // Receive returns the next reply (queued ones first, see Driver).
 func (d *recverrDriver) Receive(ctx context.Context) (TraceReply, error) {
-	select {
-	case r := <-d.in:
-		return r, nil
-	default:
-	}
-	select {
-	case <-ctx.Done():
-		return TraceReply{}, ctx.Err()
-	case r := <-d.in:
-		return r, nil
-	}
+	return receiveQueued(ctx, d.in)
 }
 
 // Close ends the attempts in flight, closes the sockets and waits for the
