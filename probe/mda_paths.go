@@ -138,7 +138,8 @@ func (m *mdaRun) whole(s flowSeq) bool {
 // (the probes allowing): a nested diamond's flows are known at the second
 // split only, and which way each went at the first says which of the
 // combinations it takes. Each path then has flows of its own to measure,
-// and the flow map holds no guess.
+// and the flow map rests on answers and on the links found (a next hop the
+// rule missed can still mislabel the flows inferred through it).
 func (m *mdaRun) complete(ctx context.Context) error {
 	for range 4 {
 		if m.stopped == StoppedMaxProbes {
