@@ -38,6 +38,7 @@ type tuiFlags struct {
 	interval     time.Duration
 	loopback     bool
 	fixture      bool
+	multipath    bool // --multipath: as multipath: true on every candidate
 	usage        billing.Dec
 	noProjection bool
 	bwTime       time.Duration  // live: measured time of each throughput test
@@ -94,6 +95,11 @@ Screens and keys (? shows them all):
   b          live: run the throughput tests again now
   space p    pause / resume;  esc back;  q or ctrl+c quit
 
+Load-balanced lines: live, a candidate with multipath: true (or every one,
+with --multipath) is traced with multipath discovery as compare does: each
+round finds the paths again and probes each path's own flow 10 times; the
+route screen then shows every path and f switches between them.
+
 --hide-hops N masks the hops at TTL 1 to N of every route on the route
 screen (address "hidden", no name, AS number or network; the status bar says
 so); line classes and verdicts are still the real hops'.
@@ -125,6 +131,7 @@ Examples:
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		durationVarP(f, &o.interval, "interval", "i", o.interval, "live: interval between probes to one target (seconds, 0.5, or a Go duration, 500ms)")
 		f.BoolVar(&o.loopback, "loopback", false, "add a live row: TCP connect time to a listener opened on 127.0.0.1 (and ICMP to 127.0.0.1 when permitted)")
+		f.BoolVar(&o.multipath, "multipath", false, "live: trace each candidate's forward route with multipath discovery (as compare --multipath); f on the route screen switches paths")
 		f.BoolVar(&o.fixture, "fixture", false, "run on the built-in hand-made fixture instead of a file (tests)")
 		_ = f.MarkHidden("fixture")
 		durationVarP(f, &o.bwTime, "bw-time", "", o.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
@@ -166,6 +173,10 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 				"drop %s, or drop --offline to measure live", strings.Join(live, ", "), strings.Join(live, " ")))
 		}
 	}
+	if o.offline && o.multipath {
+		return badInput(errors.New("--offline replays the recordings and traces nothing, so --multipath would be ignored " +
+			"(a recording made with trace --multipath shows its paths without it): drop one of them"))
+	}
 	if o.usageText != "" {
 		u, err := billing.ParseUsageHours(o.usageText)
 		if err != nil {
@@ -187,6 +198,11 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	f, err := compare.LoadWith(args[0], tui.LoadOptions())
 	if err != nil {
 		return badInput(err)
+	}
+	if o.multipath {
+		for i := range f.Candidates {
+			f.Candidates[i].Multipath = true
+		}
 	}
 	ov := *o
 	ov.prefixTable = prefixTableOf(c)

@@ -193,7 +193,8 @@ type Loop func(ctx context.Context, emit func(Event))
 // MonitorLoops returns the live loops of every candidate of f: one ping
 // loop over every target of every candidate (one mixed-protocol sweep a
 // round, so the probes of all targets share one pace) and one trace loop
-// (forward, to the first target with its protocol and port) per candidate.
+// (forward, to the first target with its protocol and port) per candidate:
+// MultipathTraceLoop for a candidate with multipath on.
 // All of them share one packets-per-second cap (o.Rate), one name resolver
 // and one clock. Unless o.NoBW, the candidates that name a bandwidth_test
 // get one ThroughputLoop over all of them, and the other loops pause while
@@ -223,7 +224,10 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 		for _, t := range c.Targets {
 			owned = append(owned, OwnedTarget{Candidate: c.Name, Target: t})
 		}
-		if len(c.Targets) > 0 {
+		switch {
+		case len(c.Targets) > 0 && c.Multipath:
+			loops = append(loops, MultipathTraceLoop(c.Name, c.Targets[0], o))
+		case len(c.Targets) > 0:
 			loops = append(loops, TraceLoop(c.Name, c.Targets[0], o))
 		}
 	}
@@ -437,12 +441,25 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 	o.defaults()
 	cfg := traceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
 	cfg.Clock = o.Clock
+	return traceLoop(candidate, t, o, func(rctx context.Context, addr string, _ int, each func(*route.Trace)) (int, error) {
+		return 0, o.Prober.Trace(rctx, addr, cfg, each)
+	})
+}
+
+// traceRun is one run of a trace loop toward addr (round: the runs that
+// completed before it): it calls each with every snapshot and returns the
+// packets it sent that the prober did not take from the budget itself.
+type traceRun func(rctx context.Context, addr string, round int, each func(*route.Trace)) (int, error)
+
+// traceLoop is the loop of TraceLoop and MultipathTraceLoop: run after run
+// through the shared Scheduler, each snapshot annotated and emitted.
+func traceLoop(candidate string, t Target, o MonitorOptions, run traceRun) Loop {
 	return func(ctx context.Context, emit func(Event)) {
 		clk := o.Clock
 		// The trace probes take their slots from the budget in the prober
 		// (ProbeSender), so the scheduler only holds them back for a test.
 		sched := Scheduler{Clock: clk, Quiet: o.Quiet}
-		fails := 0
+		fails, round := 0, 0
 		for ctx.Err() == nil {
 			a, err := o.Resolver.Resolve(ctx, t.Addr)
 			// A throughput test holds the run back; one under way ends
@@ -453,7 +470,9 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 				if err != nil {
 					return
 				}
-				err = o.Prober.Trace(rctx, a.String(), cfg, func(tr *route.Trace) {
+				began := clk.Now()
+				var spent int
+				spent, err = run(rctx, a.String(), round, func(tr *route.Trace) {
 					if rctx.Err() != nil {
 						return // cut: a snapshot taken while the run ends is not a cycle
 					}
@@ -461,6 +480,9 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 					route.Annotate(tr, o.ASNDB)
 					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
 				})
+				if spent > 0 {
+					o.Budget.Spend(began, spent)
+				}
 			})
 			if qerr != nil {
 				return
@@ -475,6 +497,7 @@ func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
 				continue
 			}
 			fails = 0
+			round++
 			pacing.Sleep(ctx, clk, start.Add(o.TraceInterval).Sub(clk.Now()))
 		}
 	}
