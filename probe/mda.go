@@ -55,6 +55,10 @@ type MultipathRun struct {
 	// Confidence and MaxProbes as run; ProbesUsed counts every probe the
 	// discovery sent (retries and per-packet checks included).
 	Confidence, MaxProbes, ProbesUsed int
+	// PerPacketProbes is the part of ProbesUsed the per-packet check sent
+	// (one flow re-sent at each node with several next hops, retries
+	// included): the rest mapped the flows.
+	PerPacketProbes int
 	// Stopped is StoppedRule, StoppedMaxProbes or StoppedInterrupted.
 	Stopped string
 	Reached bool
@@ -174,6 +178,7 @@ type mdaRun struct {
 	ans    map[int]map[int][]string
 	destAt map[int]int // flow → lowest TTL the target answered it at
 	used   int
+	ppUsed int // of used, sent by checkPerPacket
 	key    uint16
 	sent   map[uint16]*mdaProbe
 	order  int
@@ -468,7 +473,10 @@ func (m *mdaRun) checkPerPacket(ctx context.Context, h int) error {
 		}
 	}
 	if len(batch) > 0 {
-		if err := m.run(ctx, batch); err != nil {
+		before := m.used
+		err := m.run(ctx, batch)
+		m.ppUsed += m.used - before
+		if err != nil {
 			return err
 		}
 	}

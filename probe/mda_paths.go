@@ -184,7 +184,7 @@ func (m *mdaRun) pathHops(s flowSeq, succ map[nodeKey][]string) []MultipathHop {
 func (m *mdaRun) result(target string, addr netip.Addr, start time.Time) *MultipathRun {
 	run := &MultipathRun{Target: target, Addr: addr, Protocol: m.tc.Proto, Port: m.tc.Port, Mode: m.drv.Mode(),
 		FlowField: flowFieldOf(m.tc), FirstTTL: m.tc.FirstTTL, Confidence: m.cfg.Confidence, MaxProbes: m.cfg.MaxProbes,
-		ProbesUsed: m.used, Stopped: m.stopped, Start: start, Results: m.results, Counts: m.counts}
+		ProbesUsed: m.used, PerPacketProbes: m.ppUsed, Stopped: m.stopped, Start: start, Results: m.results, Counts: m.counts}
 	namer, _ := m.drv.(FlowNamer)
 	for f := 0; f < m.flows; f++ {
 		fi := FlowIdent{ID: f}

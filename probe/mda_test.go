@@ -473,3 +473,24 @@ func TestMultipathCyclesProbeEachPathsOwnFlow(t *testing.T) {
 		}
 	}
 }
+
+func TestMultipathCountsThePerPacketCheckApart(t *testing.T) {
+	// One two-way split (10.0.0.1 over 10.0.1.1 and 10.0.2.1, meeting at
+	// 10.0.0.3): the per-packet check re-sends one flow of 10.0.0.1 until it
+	// has n_2 answers at TTL 2, n_2 − 1 probes (its first answer was the
+	// discovery's); no other node has two next hops. The chain shows none.
+	for _, conf := range []int{95, 99} {
+		f := newTopo("10.0.0.9", 1, "src>10.0.0.1", "10.0.0.1>10.0.1.1,10.0.2.1", "10.0.1.1>10.0.0.3", "10.0.2.1>10.0.0.3", "10.0.0.3>10.0.0.9")
+		run := runMDA(t, f, mdaCfg(conf))
+		if want := probe.MDAStop(2, conf) - 1; run.PerPacketProbes != want {
+			t.Errorf("%d%%: %d per-packet probes, want n_2 − 1 = %d", conf, run.PerPacketProbes, want)
+		}
+		if run.PerPacketProbes >= run.ProbesUsed {
+			t.Errorf("%d%%: per-packet %d of %d probes", conf, run.PerPacketProbes, run.ProbesUsed)
+		}
+		c := runMDA(t, newTopo("10.0.0.4", 1, "src>10.0.0.1", "10.0.0.1>10.0.0.2", "10.0.0.2>10.0.0.4"), mdaCfg(conf))
+		if c.PerPacketProbes != 0 {
+			t.Errorf("%d%%: chain: %d per-packet probes, want 0", conf, c.PerPacketProbes)
+		}
+	}
+}

@@ -17,6 +17,9 @@ type Multipath struct {
 	Confidence int `json:"confidence"`
 	MaxProbes  int `json:"max_probes"`
 	ProbesUsed int `json:"probes_used"`
+	// PerPacketProbes is the part of ProbesUsed the per-packet check sent;
+	// null in a document written before the field (replayed).
+	PerPacketProbes *int `json:"per_packet_probes"`
 	// Stopped is "rule" (the stopping rule ended every node), "max-probes"
 	// or "interrupted".
 	Stopped   string          `json:"stopped"`
@@ -129,7 +132,7 @@ func BuildMultipath(run *probe.MultipathRun) *Trace {
 	tr := &Trace{Schema: TraceSchema, Target: run.Target, Addr: run.Addr.String(), Protocol: run.Protocol, Port: run.Port,
 		Mode: run.Mode, Reached: reached || run.Reached, Source: "live", Start: run.Start.UTC().Format(time.RFC3339),
 		Foreign: run.Counts.Foreign, Hops: hops}
-	m := &Multipath{Confidence: run.Confidence, MaxProbes: run.MaxProbes, ProbesUsed: run.ProbesUsed, Stopped: run.Stopped,
+	m := &Multipath{Confidence: run.Confidence, MaxProbes: run.MaxProbes, ProbesUsed: run.ProbesUsed, PerPacketProbes: new(run.PerPacketProbes), Stopped: run.Stopped,
 		FlowField: string(run.FlowField), Flows: []MultipathFlow{}, Nodes: []MultipathNode{}, PerPacket: []PerPacket{}}
 	if run.Protocol == probe.ICMP {
 		m.ProtocolNote = ICMPNote
