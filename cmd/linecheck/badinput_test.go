@@ -94,6 +94,8 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 			[]string{"--bw-every 5s is shorter than one test (--bw-time 5s and 1s of warm-up)"}},
 		{"tui: bw flags offline", []string{"tui", "--offline", "--bw-every", "1h", "../../samples/candidates.yaml"},
 			[]string{"--offline replays recorded.bw and runs no throughput test, so --bw-every would be ignored"}},
+		{"tui: multipath offline", []string{"tui", "--offline", "--multipath", "../../samples/candidates.yaml"},
+			[]string{"--offline replays the recordings and traces nothing, so --multipath would be ignored"}},
 		{"candidates: empty file", []string{"compare", "--offline", writeFile(t, "c.yaml", "")},
 			[]string{"c.yaml:1: empty file"}},
 	}
