@@ -112,6 +112,7 @@ type sock struct {
 	v6     bool
 	dgram  bool
 	stamps bool // SO_TIMESTAMPNS is on
+	ttl    int  // the TTL setTTL set last (0: the kernel's default)
 
 	bare bool
 	fd   int             // bare: the socket
@@ -219,14 +220,23 @@ func (s *sock) control(fn func(fd int) error) error {
 	return ferr
 }
 
-// setTTL sets the unicast TTL (hop limit) of later sends.
+// setTTL sets the unicast TTL (hop limit) of later sends. A trace sends
+// every TTL of a cycle in turn, so the option is set only when it changes;
+// the caller serializes setTTL with its sends, as the TTL is the socket's.
 func (s *sock) setTTL(ttl int) error {
-	return s.control(func(fd int) error {
+	if ttl == s.ttl {
+		return nil
+	}
+	err := s.control(func(fd int) error {
 		if s.v6 {
 			return unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS, ttl)
 		}
 		return unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_TTL, ttl)
 	})
+	if err == nil {
+		s.ttl = ttl
+	}
+	return err
 }
 
 // filterICMP lets only the listed ICMP types through a raw ICMP socket, so the

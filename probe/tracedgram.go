@@ -22,7 +22,6 @@ type dgramDriver struct {
 	s   *sock
 	dst netip.Addr
 	mu  sync.Mutex
-	ttl int
 
 	in   chan TraceReply
 	stop chan struct{}
@@ -106,11 +105,8 @@ func sockaddrAddr(sa unix.Sockaddr) netip.Addr {
 func (d *dgramDriver) Send(p TraceProbe) (time.Time, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if p.TTL != d.ttl {
-		if err := d.s.setTTL(p.TTL); err != nil {
-			return time.Time{}, err
-		}
-		d.ttl = p.TTL
+	if err := d.s.setTTL(p.TTL); err != nil {
+		return time.Time{}, err
 	}
 	// The kernel writes the id and the checksum; the id is the same for every
 	// probe of this socket, so the compensated payload keeps the checksum too.

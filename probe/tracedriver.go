@@ -37,7 +37,6 @@ type rawDriver struct {
 	icmp *sock // receives ICMP; sends the ICMP probes
 	l4   *sock // udp: send only; tcp: send and receive
 	mu   sync.Mutex
-	ttl  int
 
 	in   chan rxPacket
 	stop chan struct{}
@@ -232,11 +231,8 @@ func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 		s = d.l4
 		b = tcpSYN(d.src, d.dst, sport, d.cfg.Port, uint32(d.id)<<16|uint32(p.Key))
 	}
-	if p.TTL != d.ttl {
-		if err := s.setTTL(p.TTL); err != nil {
-			return time.Time{}, err
-		}
-		d.ttl = p.TTL
+	if err := s.setTTL(p.TTL); err != nil {
+		return time.Time{}, err
 	}
 	return d.sendNow(s, b)
 }

@@ -61,9 +61,8 @@ type recverrDriver struct {
 type recverrFlow struct {
 	port int // bound source port (tcp: 0 until the first attempt)
 
-	s   *sock // udp
-	mu  sync.Mutex
-	ttl int
+	s  *sock // udp
+	mu sync.Mutex
 
 	// tcp: free holds a token while no attempt of the flow is in flight;
 	// destTTL (the lowest TTL the destination answered, 0 for none) is read
@@ -270,11 +269,8 @@ func (d *recverrDriver) Send(p TraceProbe) (time.Time, error) {
 func (d *recverrDriver) sendUDP(fl *recverrFlow, p TraceProbe) (time.Time, error) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	if p.TTL != fl.ttl {
-		if err := fl.s.setTTL(p.TTL); err != nil {
-			return time.Time{}, err
-		}
-		fl.ttl = p.TTL
+	if err := fl.s.setTTL(p.TTL); err != nil {
+		return time.Time{}, err
 	}
 	dport := d.cfg.Port
 	if d.flowDst {
