@@ -189,24 +189,34 @@ func ThroughputLoop(tests []OwnedBWTest, o MonitorOptions) Loop {
 				if ctx.Err() != nil {
 					break
 				}
+				// A request made before this outcome shows is answered by
+				// the round; one made after it (the user saw the figures
+				// and pressed b again) starts the next. Drained after the
+				// release instead, a request sent as soon as the outcome
+				// arrived was lost when the loop was descheduled between
+				// the two (seen under load: no second test in 60 s).
+				drainRequests(o.BWNow)
 				emit(Event{Candidate: t.Candidate, Throughput: tp})
 			}
 			release()
 			if ctx.Err() != nil {
 				return
 			}
-			// Requests made during the round are answered by it.
-			for drained := false; !drained; {
-				select {
-				case <-o.BWNow:
-				default:
-					drained = true
-				}
-			}
 			wait = -1
 			if o.BWEvery > 0 {
 				wait = max(0, start.Add(o.BWEvery).Sub(clk.Now()))
 			}
+		}
+	}
+}
+
+// drainRequests empties the test-now channel (nil: nothing to drain).
+func drainRequests(now <-chan struct{}) {
+	for {
+		select {
+		case <-now:
+		default:
+			return
 		}
 	}
 }

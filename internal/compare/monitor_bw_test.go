@@ -166,3 +166,32 @@ func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
 		t.Errorf("tests at %v\nwant        %v", starts, want)
 	}
 }
+
+// A test-now request made the moment an outcome shows (emit itself sends
+// it, as a user pressing b on seeing the figures) starts a second test:
+// the loop used to drain the requests after the round's release, so this
+// one was taken as answered and the second test never came.
+func TestThroughputLoopAnswersARequestMadeOnTheOutcome(t *testing.T) {
+	port := testbin.ClosedPort(t) // instant refusals
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	now := make(chan struct{}, 1)
+	starts, outcomes := 0, 0
+	ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+		MonitorOptions{Count: 1, Interval: time.Millisecond, BWTime: time.Second, BWNow: now})(ctx, func(e Event) {
+		switch {
+		case e.BWStart != nil:
+			starts++
+		case e.Throughput != nil:
+			outcomes++
+			if outcomes == 1 {
+				now <- struct{}{}
+			} else {
+				cancel()
+			}
+		}
+	})
+	if starts != 2 || outcomes != 2 {
+		t.Fatalf("%d starts, %d outcomes: want 2 and 2 (the request made on the first outcome answered by a second test)", starts, outcomes)
+	}
+}
