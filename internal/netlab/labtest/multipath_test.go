@@ -122,6 +122,25 @@ func multipath(t *testing.T, l *netlab.Lab, bin string, args ...string) (mpDoc, 
 	return d, took
 }
 
+// multipathWhole runs multipath and, when the run found fewer than want
+// paths, once more. The stopping rule misses a next hop in up to
+// 1 − confidence of the runs by design (bench/multipath measures that
+// share over 200 runs: 1.5–6.5 % at 95 % on these labs), so one run per
+// assertion would fail CI that often; two misses in a row (under 0.5 %)
+// still fail. Each new process sends from another source port, so the
+// second run has other flows. The missed run's flows must still be where
+// the kernels route them: a miss is a path not found, never one made up.
+func multipathWhole(t *testing.T, l *netlab.Lab, bin string, want int, args ...string) (mpDoc, time.Duration) {
+	t.Helper()
+	d, took := multipath(t, l, bin, args...)
+	if len(d.Paths) >= want {
+		return d, took
+	}
+	d.checkAgainstOracle(t, l)
+	t.Logf("%v: %d of %d paths found (the rule's allowed miss); once more with other flows", args, len(d.Paths), want)
+	return multipath(t, l, bin, args...)
+}
+
 // graph returns linecheck's interfaces per TTL and links, as netlab.Graph
 // and netlab.ParseTraceLB give the lab's and scamper's.
 func (d mpDoc) graph() ([]netlab.HopAddr, []netlab.HopLink) {
@@ -255,7 +274,7 @@ func TestMultipathMatchesTheKernelScamperAndDublin(t *testing.T) {
 			l, bin := mpLab(t, tc.cfg)
 			truthNodes, truthLinks := netlab.Graph(l.Paths(false))
 			for _, conf := range []int{95, 99} {
-				d, took := multipath(t, l, bin, "-U", "--confidence", strconv.Itoa(conf), "--timeout", "500ms")
+				d, took := multipathWhole(t, l, bin, len(l.Paths(false)), "-U", "--confidence", strconv.Itoa(conf), "--timeout", "500ms")
 				if d.Multipath.Confidence != conf || d.Multipath.FlowField != "udp-dport" || d.Multipath.Stopped != "rule" {
 					t.Errorf("-c %d: confidence %d flow_field %q stopped %q, want %d udp-dport rule", conf, d.Multipath.Confidence, d.Multipath.FlowField, d.Multipath.Stopped, conf)
 				}
@@ -393,7 +412,7 @@ func TestMultipathICMPSeesOnePathAndSaysSo(t *testing.T) {
 		{"udp-sport", []string{"-U", "--flow-port", "src"}},
 		{"tcp-sport", []string{"-T", "-p", "80"}},
 	} {
-		u, _ := multipath(t, l, bin, append(c.args, "--timeout", "500ms")...)
+		u, _ := multipathWhole(t, l, bin, 2, append(c.args, "--timeout", "500ms")...)
 		if len(u.Paths) != 2 || u.Multipath.FlowField != c.field || u.Multipath.ProtocolNote != nil {
 			t.Errorf("%v on the same lab: %d paths, flow_field %q, note %v: want 2, %s, no note", c.args, len(u.Paths), u.Multipath.FlowField, u.Multipath.ProtocolNote, c.field)
 		}
@@ -414,7 +433,7 @@ func TestMultipathPerPathDelayAndLoss(t *testing.T) {
 		{Into: "r2b", Delay: 40 * time.Millisecond, Loss: 0.05, Seed: 5},
 	}})
 	const cycles = 200
-	d, _ := multipath(t, l, bin, "-U", "--cycles", strconv.Itoa(cycles), "--interval", "10ms", "--timeout", "500ms")
+	d, _ := multipathWhole(t, l, bin, 2, "-U", "--cycles", strconv.Itoa(cycles), "--interval", "10ms", "--timeout", "500ms")
 	d.checkAgainstOracle(t, l)
 	r2, _ := l.NodeAddr("r2", false)
 	r2b, _ := l.NodeAddr("r2b", false)
@@ -495,7 +514,7 @@ func TestMultipathLineClassPerPath(t *testing.T) {
 	if err := os.WriteFile(file, []byte(tbl.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := multipath(t, l, bin, "-U", "--timeout", "500ms", "--prefix-table", file)
+	d, _ := multipathWhole(t, l, bin, 3, "-U", "--timeout", "500ms", "--prefix-table", file)
 	r2, _ := l.NodeAddr("r2", false)
 	if len(d.Paths) != 3 {
 		t.Errorf("%d paths, want 3", len(d.Paths))
