@@ -1,10 +1,7 @@
 package labtest
 
 import (
-	"encoding/json"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -24,27 +21,6 @@ func natID(t *testing.T, from, to string) int {
 	a, b := netip.MustParseAddr(from).As4(), netip.MustParseAddr(to).As4()
 	delta := (int(b[0])<<8 | int(b[1])) + (int(b[2])<<8 | int(b[3])) - (int(a[0])<<8 | int(a[1])) - (int(a[2])<<8 | int(a[3]))
 	return -delta & 0xffff
-}
-
-// dublinHop is one probe of dublin-traceroute's JSON (flows by destination
-// port). Its "icmp" object has type and code swapped: a time exceeded
-// (type 11, code 0) is written as type 0, code 11.
-type dublinHop struct {
-	NATID int `json:"nat_id"`
-	Sent  struct {
-		IP struct {
-			TTL int `json:"ttl"`
-		} `json:"ip"`
-	} `json:"sent"`
-	Received *struct {
-		IP struct {
-			Src string `json:"src"`
-		} `json:"ip"`
-		ICMP struct {
-			Type int `json:"type"`
-			Code int `json:"code"`
-		} `json:"icmp"`
-	} `json:"received"`
 }
 
 // A stateless source rewrite on router 1 (nftables `ip saddr set` toward
@@ -104,65 +80,40 @@ func TestTraceNATIDMatchesDublinTracerouteBehindAStatelessRewrite(t *testing.T) 
 		}
 	}
 
-	// dublin-traceroute resolves every hop's name: its namespace gets a
-	// resolv.conf naming 127.0.0.1 (ip netns exec binds it over
-	// /etc/resolv.conf), so no query leaves the lab.
-	etc := filepath.Join("/etc/netns", l.Client())
-	if err := os.MkdirAll(etc, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(etc) })
-	if err := os.WriteFile(filepath.Join(etc, "resolv.conf"), []byte("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// libtins, under dublin-traceroute, picks its interface from the default
-	// route and aborts without one: the client gets one toward router 1 for
-	// this run (router 1 has no default route, so it leads nowhere outside).
-	mustRun(t, l, l.Client(), "ip", "route", "add", "default", "via", "10.77.0.2")
-	dir := t.TempDir()
-	cmd := l.Exec(l.Client(), "dublin-traceroute", dst, "--npaths=4", "--max-ttl=4", "--broken-nat")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("dublin-traceroute: %v: %s", err, out)
-	}
-	mustRun(t, l, l.Client(), "ip", "route", "del", "default")
-	raw, err := os.ReadFile(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dt struct {
-		Flows map[string][]dublinHop `json:"flows"`
-	}
-	if err := json.Unmarshal(raw, &dt); err != nil || len(dt.Flows) != 4 {
-		t.Fatalf("dublin-traceroute JSON (%v): %.1500s", err, raw)
+	// dublin-traceroute in the client namespace (netlab.RunDublin: a
+	// resolv.conf naming 127.0.0.1 so no name query leaves the lab, and a
+	// default route toward router 1 for libtins, for this run only).
+	dt, err := l.RunDublin(4, 4, "--broken-nat")
+	if err != nil || len(dt.Flows) != 4 {
+		t.Fatalf("dublin-traceroute (%v): %d flows, want 4", err, len(dt.Flows))
 	}
 	seen := map[int]bool{}
-	for _, hops := range dt.Flows {
-		for _, dh := range hops {
-			ttl := dh.Sent.IP.TTL
-			if dh.Received == nil || ttl > len(tr.Hops) {
+	for _, f := range dt.Flows {
+		for _, dh := range f.Hops {
+			ttl := dh.TTL
+			if dh.Addr == "" || ttl > len(tr.Hops) {
 				continue
 			}
 			seen[ttl] = true
 			h := tr.Hops[ttl-1]
-			if dh.Received.IP.Src != h.Responders[0].Addr || dh.NATID != *h.NATID {
-				t.Errorf("TTL %d: dublin-traceroute %s nat_id %d, linecheck %s nat_id %d", ttl, dh.Received.IP.Src, dh.NATID, h.Responders[0].Addr, *h.NATID)
+			if dh.Addr != h.Responders[0].Addr || dh.NATID != *h.NATID {
+				t.Errorf("TTL %d: dublin-traceroute %s nat_id %d, linecheck %s nat_id %d", ttl, dh.Addr, dh.NATID, h.Responders[0].Addr, *h.NATID)
 			}
-			// Type and code swapped in dublin's JSON: time exceeded below
-			// the server, port unreachable (3, 3) from it.
-			wantType, wantCode := 0, 11
+			// Time exceeded below the server, port unreachable (3, 3)
+			// from it (ParseDublin swaps dublin's type and code back).
+			wantType, wantCode := 11, 0
 			if ttl == len(tr.Hops) {
 				wantType, wantCode = 3, 3
 			}
-			if dh.Received.ICMP.Type != wantType || dh.Received.ICMP.Code != wantCode {
-				t.Errorf("TTL %d: dublin icmp type %d code %d, want (swapped) %d %d", ttl, dh.Received.ICMP.Type, dh.Received.ICMP.Code, wantType, wantCode)
+			if dh.ICMPType != wantType || dh.ICMPCode != wantCode {
+				t.Errorf("TTL %d: dublin icmp type %d code %d, want %d %d", ttl, dh.ICMPType, dh.ICMPCode, wantType, wantCode)
 			}
 		}
 	}
 	// dublin sends one probe per TTL and flow: now and then one goes
 	// unanswered, so each TTL must be answered in one of its 4 flows.
 	if len(seen) != len(tr.Hops) {
-		t.Errorf("dublin-traceroute answered TTLs %v of 1..%d: %.1500s", seen, len(tr.Hops), raw)
+		t.Errorf("dublin-traceroute answered TTLs %v of 1..%d: %+v", seen, len(tr.Hops), dt.Flows)
 	}
 
 	// Without privileges (recverr) the trace runs and the NAT ID is absent.
