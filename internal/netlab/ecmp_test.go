@@ -208,7 +208,7 @@ func flowsOf(r TraceLB) []Flow {
 // to was answered by the router the routers' kernels (`ip route get` with
 // the probe's ports, FlowPaths) send that flow to, and scamper saw nothing
 // the lab's paths do not hold; from a fixed source port (so the run
-// repeats) it saw all of them. Over IPv6 on the nested lab each hop answers
+// repeats) it saw all of them, in one of three runs (see below). Over IPv6 on the nested lab each hop answers
 // only from the lab's addresses of that hop. dublin-traceroute's flows
 // on the three-branch diamond follow the kernel's paths too, hop by hop.
 func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
@@ -219,7 +219,7 @@ func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-		full bool // scamper from source port 40000 finds every path
+		full bool // scamper finds every path (in one of three runs)
 	}{
 		{"diamond2 custom-field hash", Config{Prefix: "lcnle2", Hops: 4, Topology: Diamond2}, true},
 		{"diamond3 policy 1", Config{Prefix: "lcnle3", Hops: 4, Topology: Diamond3, Hash: HashL4}, true},
@@ -229,37 +229,52 @@ func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 			t.Parallel()
 			l := UpForTest(t, tc.cfg)
 			truthNodes, truthLinks := Graph(l.Paths(false))
-			r, took, err := l.RunTraceLB("udp-dport", 95, "-W", "15", "-s", "40000")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("tracelb -c 95: %d probes, %v, %d nodes %d links (scamper's count %d/%d)", r.Probes, took.Round(time.Millisecond), len(r.Nodes), len(r.Links), r.NodeCount, r.LinkCount)
-			paths, err := l.FlowPaths(flowsOf(r), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			byFlow := map[int][]string{}
-			for i, f := range flowsOf(r) {
-				byFlow[f.DstPort] = paths[i]
-			}
-			for _, a := range r.Answers {
-				p := byFlow[a.Flow]
-				if a.TTL > len(p) || p[a.TTL-1] != a.Addr {
-					t.Errorf("flow %d TTL %d: scamper saw %s, the kernel's path is %v", a.Flow, a.TTL, a.Addr, p)
+			// The kernels hash with a seed drawn per namespace, so a fixed
+			// source port does not make tracelb's flows land the same way on
+			// every lab, and tracelb's stopping rule misses a next hop by
+			// design (at 95 % it missed the third branch of the diamond in 2
+			// of 8 runs; 99 % is asked for here to make that rarer). A run
+			// that misses is run again from another source port; three
+			// misses in a row fail.
+			sports := []string{"40000", "41000", "42000"}
+			for attempt, sport := range sports {
+				r, took, err := l.RunTraceLB("udp-dport", 99, "-W", "15", "-s", sport)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for _, n := range r.Nodes {
-				if !slices.Contains(truthNodes, n) {
-					t.Errorf("scamper node %v is on no path of the lab %v", n, l.Paths(false))
+				t.Logf("tracelb -c 99 -s %s: %d probes, %v, %d nodes %d links (scamper's count %d/%d)", sport, r.Probes, took.Round(time.Millisecond), len(r.Nodes), len(r.Links), r.NodeCount, r.LinkCount)
+				paths, err := l.FlowPaths(flowsOf(r), false)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for _, k := range r.Links {
-				if !slices.Contains(truthLinks, k) {
-					t.Errorf("scamper link %v is on no path of the lab %v", k, l.Paths(false))
+				byFlow := map[int][]string{}
+				for i, f := range flowsOf(r) {
+					byFlow[f.DstPort] = paths[i]
 				}
-			}
-			if tc.full && (!reflect.DeepEqual(r.Nodes, truthNodes) || !reflect.DeepEqual(r.Links, truthLinks)) {
-				t.Errorf("scamper found nodes %v links %v, the lab has %v %v", r.Nodes, r.Links, truthNodes, truthLinks)
+				for _, a := range r.Answers {
+					p := byFlow[a.Flow]
+					if a.TTL > len(p) || p[a.TTL-1] != a.Addr {
+						t.Errorf("flow %d TTL %d: scamper saw %s, the kernel's path is %v", a.Flow, a.TTL, a.Addr, p)
+					}
+				}
+				for _, n := range r.Nodes {
+					if !slices.Contains(truthNodes, n) {
+						t.Errorf("scamper node %v is on no path of the lab %v", n, l.Paths(false))
+					}
+				}
+				for _, k := range r.Links {
+					if !slices.Contains(truthLinks, k) {
+						t.Errorf("scamper link %v is on no path of the lab %v", k, l.Paths(false))
+					}
+				}
+				if !tc.full || (reflect.DeepEqual(r.Nodes, truthNodes) && reflect.DeepEqual(r.Links, truthLinks)) {
+					break
+				}
+				if attempt == len(sports)-1 {
+					t.Errorf("scamper missed a path in %d runs: found nodes %v links %v, the lab has %v %v", len(sports), r.Nodes, r.Links, truthNodes, truthLinks)
+				} else {
+					t.Logf("scamper found nodes %v links %v of %v %v (an allowed miss); once more", r.Nodes, r.Links, truthNodes, truthLinks)
+				}
 			}
 			if tc.cfg.IPv6 {
 				// Over IPv6 too each router answers from one address (a merge
