@@ -332,11 +332,9 @@ const multipathFields = "0x0037"
 // /proc/sys/net belongs to the writing thread's namespace, so all of it runs
 // on one locked thread that is switched back afterwards.
 func (l *Lab) makeNS(nd *node) error {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
+	orig, err := lockThread()
 	if err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("current namespace: %w", err)
+		return err
 	}
 	defer orig.Close()
 	h, err := netns.NewNamed(nd.name)
@@ -393,13 +391,24 @@ func setSysctls(ns string, kv [][2]string) error {
 	})
 }
 
-// inNS runs fn on a locked thread switched into the named namespace.
-func inNS(ns string, fn func() error) error {
+// lockThread locks the calling goroutine to its OS thread and returns the
+// thread's current namespace, to switch back to; when that cannot be read
+// the thread is unlocked again.
+func lockThread() (netns.NsHandle, error) {
 	runtime.LockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
 		runtime.UnlockOSThread()
-		return fmt.Errorf("current namespace: %w", err)
+		return orig, fmt.Errorf("current namespace: %w", err)
+	}
+	return orig, nil
+}
+
+// inNS runs fn on a locked thread switched into the named namespace.
+func inNS(ns string, fn func() error) error {
+	orig, err := lockThread()
+	if err != nil {
+		return err
 	}
 	defer orig.Close()
 	h, err := netns.GetFromName(ns)
