@@ -3,6 +3,7 @@ package netlab
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -272,35 +273,28 @@ func Graph(paths [][]string) ([]HopAddr, []HopLink) {
 	return sortedNodes(nodes), sortedLinks(links)
 }
 
-func sortedNodes(m map[HopAddr]bool) []HopAddr {
-	out := make([]HopAddr, 0, len(m))
+// sortedKeys returns the keys of m (never nil) in cmp's order.
+func sortedKeys[K comparable](m map[K]bool, cmp func(a, b K) int) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	slices.SortFunc(out, func(a, b HopAddr) int {
-		if a.TTL != b.TTL {
-			return a.TTL - b.TTL
-		}
-		return strings.Compare(a.Addr, b.Addr)
-	})
+	slices.SortFunc(out, cmp)
 	return out
 }
 
-func sortedLinks(m map[HopLink]bool) []HopLink {
-	out := make([]HopLink, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, func(a, b HopLink) int {
-		if a.TTL != b.TTL {
-			return a.TTL - b.TTL
-		}
-		if c := strings.Compare(a.From, b.From); c != 0 {
-			return c
-		}
-		return strings.Compare(a.To, b.To)
+// sortedNodes orders nodes by TTL, then address.
+func sortedNodes(m map[HopAddr]bool) []HopAddr {
+	return sortedKeys(m, func(a, b HopAddr) int {
+		return cmp.Or(cmp.Compare(a.TTL, b.TTL), strings.Compare(a.Addr, b.Addr))
 	})
-	return out
+}
+
+// sortedLinks orders links by TTL, then the From and the To address.
+func sortedLinks(m map[HopLink]bool) []HopLink {
+	return sortedKeys(m, func(a, b HopLink) int {
+		return cmp.Or(cmp.Compare(a.TTL, b.TTL), strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
+	})
 }
 
 // RunTraceLB runs `scamper -O warts -I "tracelb -P METHOD -c CONFIDENCE
