@@ -20,20 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
-[ "$(id -u)" = 0 ] || { echo "bench/multipath/run.sh: needs root" >&2; exit 2; }
-# The labs share the host with the test suites' labs: hold the lab lock.
-if [ -z "${LC_LAB_LOCKED:-}" ]; then LC_LAB_LOCKED=1 exec flock /tmp/lc-lab.lock "$0" "$@"; fi
-need=()
-command -v scamper >/dev/null || need+=(scamper)
-command -v sc_warts2json >/dev/null || need+=(scamper)
-command -v jq >/dev/null || need+=(jq)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing the anchors: ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-for t in scamper sc_warts2json jq; do
-  command -v "$t" >/dev/null || { echo "bench/multipath/run.sh: $t is not installed" >&2; exit 2; }
-done
+. bench/lib.sh
+bench_lab_lock bench/multipath/run.sh "$@"
+bench_anchors bench/multipath/run.sh scamper:scamper sc_warts2json:scamper jq:jq
 
 parts=${1:-all}
 ROUNDS=${ROUNDS:-5}

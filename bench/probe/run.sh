@@ -19,24 +19,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
-[ "$(id -u)" = 0 ] || { echo "bench/probe/run.sh: needs root" >&2; exit 2; }
-# The labs share the host with the test suites' labs: hold the lab lock.
-if [ -z "${LC_LAB_LOCKED:-}" ]; then LC_LAB_LOCKED=1 exec flock /tmp/lc-lab.lock "$0" "$@"; fi
+. bench/lib.sh
+bench_lab_lock bench/probe/run.sh "$@"
 # The anchors, from Debian, when missing.
-need=()
-command -v fping >/dev/null || need+=(fping)
-command -v traceroute >/dev/null || need+=(traceroute)
-command -v mtr >/dev/null || need+=(mtr-tiny)
-command -v ping >/dev/null || need+=(iputils-ping)
-command -v jq >/dev/null || need+=(jq)
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing the anchors: ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-for t in fping traceroute mtr ping jq /usr/bin/time; do
-  command -v "$t" >/dev/null || { echo "bench/probe/run.sh: $t is not installed" >&2; exit 2; }
-done
+bench_anchors bench/probe/run.sh fping:fping traceroute:traceroute mtr:mtr-tiny ping:iputils-ping jq:jq /usr/bin/time:time
 
 parts=${1:-all}
 MISSED=()   # goals missed, printed at the end
