@@ -36,10 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== build (no -race)"
-LC=${LINECHECK_BIN:-}
-if [ -z "$LC" ]; then go build -o "$TMP/linecheck" ./cmd/linecheck; LC=$TMP/linecheck; fi
-go build -o "$TMP/labctl" ./internal/netlab/labctl
+bench_build
 # The help is read whole before it is searched: `grep -q` quits at its first match, and
 # under pipefail the writer's SIGPIPE would fail the test on a linecheck that has the flag.
 help=$("$LC" trace --help)
@@ -48,24 +45,10 @@ if [[ $help != *--multipath* ]]; then
 fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r), scamper $(dpkg-query -W -f='${Version}' scamper 2>/dev/null || echo '?')"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 now() { date +%s%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.4f", (b - a) / 1e9}'; }
 
-# lab_up PREFIX ARGS... : starts labctl in the background and waits for "ready".
-lab_up() {
-  local prefix=$1; shift
-  "$TMP/labctl" -prefix "$prefix" "$@" >"$TMP/lab.out" 2>"$TMP/lab.err" &
-  LABPID=$!
-  for _ in $(seq 1 200); do
-    grep -q '^ready' "$TMP/lab.out" && return 0
-    kill -0 "$LABPID" 2>/dev/null || { cat "$TMP/lab.err" >&2; exit 2; }
-    sleep 0.05
-  done
-  echo "lab did not come up" >&2; exit 2
-}
-lab_down() { kill "$LABPID"; wait "$LABPID" 2>/dev/null || true; LABPID=""; }
 
 # The labs: name, prefix, server, splitting routers, labctl arguments.
 LABS=(
@@ -83,7 +66,7 @@ bench_probes() {
   for spec in "${LABS[@]}"; do
     IFS='|' read -r name prefix dst splits args <<<"$spec"
     # shellcheck disable=SC2086
-    lab_up "$prefix" $args
+    lab_up -prefix "$prefix" $args
     local c=${prefix}c
     for conf in 95 99; do
       : >"$TMP/lp"; : >"$TMP/ld"; : >"$TMP/lpp"; : >"$TMP/lw"; : >"$TMP/sp"; : >"$TMP/sw"; : >"$TMP/sw15"
@@ -129,7 +112,7 @@ bench_miss() {
   for spec in "${LABS[@]}"; do
     IFS='|' read -r name prefix dst splits args <<<"$spec"
     # shellcheck disable=SC2086
-    lab_up "$prefix" $args
+    lab_up -prefix "$prefix" $args
     local want
     # interfaces per TTL on the lab's paths (labctl prints "path N: addr addr ...")
     want=$(grep '^path ' "$TMP/lab.out" | cut -d: -f2 | awk '{for (i = 1; i <= NF; i++) print i, $i}' | sort -u | wc -l)
@@ -165,9 +148,4 @@ case $parts in
   miss) bench_miss ;;
   *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
-echo
-if [ ${#MISSED[@]} -gt 0 ]; then
-  printf 'goal missed: %s\n' "${MISSED[@]}"
-  exit 1
-fi
-echo "every goal met"
+bench_verdict

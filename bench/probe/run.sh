@@ -36,10 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== build (no -race)"
-LC=${LINECHECK_BIN:-}
-if [ -z "$LC" ]; then go build -o "$TMP/linecheck" ./cmd/linecheck; LC=$TMP/linecheck; fi
-go build -o "$TMP/labctl" ./internal/netlab/labctl
+bench_build
 # For the trace part, two builds that are not what a user gets from
 # `go build` (measured beside it, never judged): static and stripped, and an
 # empty Go program, the start-up floor of any Go binary.
@@ -61,20 +58,7 @@ timed() {
   # /usr/bin/time's wall clock has 10 ms steps; a trace takes tens of ms.
   WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b - a) / 1e9}')
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
-# lab_up ARGS... : starts labctl in the background and waits for "ready".
-lab_up() {
-  "$TMP/labctl" "$@" >"$TMP/lab.out" 2>"$TMP/lab.err" &
-  LABPID=$!
-  for _ in $(seq 1 200); do
-    grep -q '^ready' "$TMP/lab.out" && return 0
-    kill -0 "$LABPID" 2>/dev/null || { cat "$TMP/lab.err" >&2; exit 1; }
-    sleep 0.05
-  done
-  echo "lab did not come up" >&2; exit 1
-}
-lab_down() { kill "$LABPID"; wait "$LABPID" 2>/dev/null || true; LABPID=""; }
 
 bench_ping() {
   echo
@@ -226,9 +210,4 @@ case $parts in
   rtt) bench_rtt ;;
   *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
-echo
-if [ ${#MISSED[@]} -gt 0 ]; then
-  printf 'goal missed: %s\n' "${MISSED[@]}"
-  exit 1
-fi
-echo "every goal met"
+bench_verdict
