@@ -287,23 +287,13 @@ func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
 		cf.loss.With(l).Set(q.Loss)
 	}
 	if q.Recv > 0 {
-		for _, s := range []struct {
-			stat string
-			ms   float64
-		}{{"min", q.RTT.Min}, {"p50", q.RTT.P50}, {"p95", q.RTT.P95}, {"p99", q.RTT.P99}, {"max", q.RTT.Max}} {
-			cf.rtt.With(Labels{"candidate": ev.Name, "stat": s.stat}).Set(s.ms / 1000)
-		}
+		setSeconds(cf.rtt, l, "stat", []msFigure{{"min", q.RTT.Min}, {"p50", q.RTT.P50}, {"p95", q.RTT.P95}, {"p99", q.RTT.P99}, {"max", q.RTT.Max}})
 		if q.FloorMs > 0 {
 			cf.stretch.With(l).Set(q.Stretch)
 		}
 	}
 	if q.Recv > 1 {
-		for _, s := range []struct {
-			kind string
-			ms   float64
-		}{{"rfc3550", q.Jitter.RFC3550}, {"mean_abs", q.Jitter.MeanAbs}, {"pdv_p95", q.Jitter.PDVP95}} {
-			cf.jitter.With(Labels{"candidate": ev.Name, "kind": s.kind}).Set(s.ms / 1000)
-		}
+		setSeconds(cf.jitter, l, "kind", []msFigure{{"rfc3550", q.Jitter.RFC3550}, {"mean_abs", q.Jitter.MeanAbs}, {"pdv_p95", q.Jitter.PDVP95}})
 	}
 	if q.FloorMs > 0 {
 		cf.floor.With(l).Set(q.FloorMs / 1000)
@@ -332,6 +322,20 @@ func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
 	}
 	e.renderChecks(ev)
 	e.renderCost(ev)
+}
+
+// msFigure is a figure in milliseconds and the label value that names it.
+type msFigure struct {
+	name string
+	ms   float64
+}
+
+// setSeconds sets one series of v per figure, in seconds: labels l and
+// key=the figure's name.
+func setSeconds(v GaugeVec, l Labels, key string, figs []msFigure) {
+	for _, f := range figs {
+		v.With(withLabel(l, key, f.name)).Set(f.ms / 1000)
+	}
 }
 
 // renderChecks writes the SLA checks: measured ones pass or fail, the others
