@@ -882,6 +882,14 @@ func CombineDirections(forward, ret *Trace) (class, direction string, notes []st
 	}
 	f, r := cls(forward), cls(ret)
 	known := func(c string) bool { return c != "" && c != LineUnknown }
+	// notValidated is the note for direction dir whose class c is not
+	// known: no trace (c == "") or an inconclusive one.
+	notValidated := func(dir, c string) string {
+		if c == "" {
+			return dir + " path not validated: no " + dir + " trace"
+		}
+		return dir + " path not validated: " + dir + " trace inconclusive (unknown)"
+	}
 	switch {
 	case known(f) && known(r):
 		if f == r {
@@ -893,23 +901,13 @@ func CombineDirections(forward, ret *Trace) (class, direction string, notes []st
 		}
 		return weaker, "both", []string{fmt.Sprintf("asymmetric route: forward %s, return %s; reporting the weaker, %s", f, r, weaker)}
 	case known(f):
-		if r == "" {
-			notes = append(notes, "return path not validated: no return trace")
-		} else {
-			notes = append(notes, "return path not validated: return trace inconclusive (unknown)")
-		}
-		return f, "forward", notes
+		return f, "forward", []string{notValidated("return", r)}
 	case known(r):
-		if f == "" {
-			notes = append(notes, "forward path not validated: no forward trace")
-		} else {
-			notes = append(notes, "forward path not validated: forward trace inconclusive (unknown)")
-		}
-		return r, "return", notes
+		return r, "return", []string{notValidated("forward", f)}
 	}
 	notes = append(notes, "neither direction gave a line class")
 	if r == "" {
-		notes = append(notes, "return path not validated: no return trace")
+		notes = append(notes, notValidated("return", r))
 	}
 	return LineUnknown, "none", notes
 }
