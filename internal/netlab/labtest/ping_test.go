@@ -235,7 +235,7 @@ func TestUnprivilegedPingAndTheMissingPrivilegeMessage(t *testing.T) {
 // late although a quarter of the replies overtake earlier ones.
 func TestPingLossAndReorderOnTheWire(t *testing.T) {
 	t.Parallel()
-	l, bin := lab(t, netlab.Config{Prefix: "lcltm", Hops: 2, TUNLink: 1, Delay: 10 * time.Millisecond, Loss: 0.1, Reorder: 0.25, Seed: 21})
+	l, bin := lab(t, netlab.Config{Prefix: "lcltp", Hops: 2, TUNLink: 1, Delay: 10 * time.Millisecond, Loss: 0.1, Reorder: 0.25, Seed: 21})
 	stream := filepath.Join(t.TempDir(), "probes.ndjson")
 	res := parsePing(t, mustRun(t, l, l.Client(), bin, "ping", "--format", "json", "--count", "2000", "--interval", "2ms",
 		"--rate", "1000", "--timeout", "1s", "--stream-file", stream, l.ServerAddr(false))).Results[0]
