@@ -350,15 +350,20 @@ func (m *mdaRun) through(ttl int) map[string][]int {
 }
 
 // plan is the next round of probes for TTL h: for every node at h−1, its
-// unprobed flows at h up to n_K, and new flows where it has too few.
+// unprobed flows at h up to n_K; flows that answered at h from a node
+// whose predecessor is not known, probed at h−1; and new flows where a
+// node has too few, probed at h (their node at h−1 inferred from the
+// interface that answers, as tracelb does) unless paths are seen to meet
+// at h, where they go to h−1 first.
 func (m *mdaRun) plan(h int) []mdaSend {
 	preds := m.through(h - 1)
-	// The only node at h−1 is reached by every flow: a new flow can be
-	// probed at h straight away.
-	sole := len(preds) == 1
 	total := 0
+	reached := map[int]bool{}
 	for _, fl := range preds {
 		total += len(fl)
+		for _, f := range fl {
+			reached[f] = true
+		}
 	}
 	// How many nodes at h−1 each interface at h answered behind: two or
 	// more is where paths meet.
@@ -373,6 +378,41 @@ func (m *mdaRun) plan(h int) []mdaSend {
 		}
 	}
 	var batch []mdaSend
+	if h > m.tc.FirstTTL {
+		// Interfaces at h that a flow answered at h−1 too: their
+		// predecessors are observed, not inferred.
+		anchored := map[string]bool{}
+		for f := 0; f < m.flows; f++ {
+			if a, ok := m.answer(h, f); ok && a != "" {
+				if b, ok := m.answer(h-1, f); ok && b != "" {
+					anchored[a] = true
+				}
+			}
+		}
+		// A flow probed at h whose node at h−1 neither answered nor follows
+		// (a new interface, a meeting point, silence) says which node it
+		// passed once probed there; so does the first flow of an interface
+		// at h with no observed predecessor, whose node at h−1 was only
+		// inferred (a TTL taken to have one interface may have more).
+		verify := map[string]bool{}
+		for f := 0; f < m.flows; f++ {
+			a, ok := m.answer(h, f)
+			if !ok {
+				continue
+			}
+			if _, probed := m.answer(h-1, f); probed {
+				continue
+			}
+			// (The first hop is the source's gateway by assumption, as
+			// tracelb takes it: it is not checked.)
+			if !reached[f] || h-1 > m.tc.FirstTTL && a != "" && !anchored[a] && !verify[a] {
+				verify[a] = true
+				batch = append(batch, mdaSend{h - 1, f})
+			}
+		}
+	}
+	fresh := 0 // new flows to name: the most any node asks for
+	var short []nodeKey
 	for _, v := range sortedKeys(preds) {
 		fl := preds[v]
 		nk := nodeKey{h - 1, v}
@@ -423,24 +463,41 @@ func (m *mdaRun) plan(h int) []mdaSend {
 		if missing <= 0 {
 			continue
 		}
-		ttl, count := h, missing
-		if !sole {
-			// Probed at h−1 first: about total/len(fl) new flows give one
-			// that reaches v.
-			ttl = h - 1
-			count = min((missing*total+len(fl)-1)/max(len(fl), 1), 4*MDAStop(2, m.cfg.Confidence))
+		// New flows pass v in the share v has of the flows so far,
+		// estimated with one more flow counted on every node (a node seen
+		// on 2 of 11 is not taken to pass only 2 in 11 of the new ones).
+		// Half the expected number is named per round, so that chance
+		// does not overshoot much; one new flow serves every node at h−1,
+		// so the node that asks most sets the round's number.
+		want := missing
+		if total > len(fl) {
+			want = min((missing*(total+len(preds))+len(fl))/(len(fl)+1), 4*MDAStop(2, m.cfg.Confidence))
 		}
-		if m.flows >= m.limit {
+		fresh = max(fresh, max(missing, (want+1)/2))
+		short = append(short, nk)
+	}
+	if fresh == 0 || len(batch) > 0 {
+		// Flows already named go first: their answers may be enough.
+		return batch
+	}
+	if m.flows >= m.limit {
+		for _, nk := range short {
 			m.exhausted[nk] = true
-			continue
 		}
-		for range count {
-			if m.flows >= m.limit {
-				break
-			}
-			batch = append(batch, mdaSend{ttl, m.flows})
-			m.flows++
+		return batch
+	}
+	ttl := h
+	for _, n := range meets {
+		if n > 1 {
+			ttl = h - 1
 		}
+	}
+	for range fresh {
+		if m.flows >= m.limit {
+			break
+		}
+		batch = append(batch, mdaSend{ttl, m.flows})
+		m.flows++
 	}
 	return batch
 }

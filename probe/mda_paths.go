@@ -34,12 +34,21 @@ type linkKey struct {
 }
 
 // links are the observed links: flow f answered from at ttl and to at
-// ttl+1, with the flows that showed each.
+// ttl+1, with the flows that showed each. A TTL with one interface that
+// every flow passes (soleTTLs) stands for an answer there: a flow probed
+// only behind it still shows which of that interface's next hops it took.
 func (m *mdaRun) links() map[linkKey][]int {
+	sole := m.soleTTLs()
 	out := map[linkKey][]int{}
 	for t := m.tc.FirstTTL; t < m.lastTTL; t++ {
 		for f := 0; f < m.flows; f++ {
-			for _, a := range m.answers(t, f) {
+			from := m.answers(t, f)
+			if from == nil && sole[t] != "" {
+				if d, ok := m.destAt[f]; !ok || d > t {
+					from = []string{sole[t]}
+				}
+			}
+			for _, a := range from {
 				if a == m.dst {
 					continue
 				}
@@ -53,20 +62,10 @@ func (m *mdaRun) links() map[linkKey][]int {
 	return out
 }
 
-// sequences answers and infers every flow's interfaces: a TTL it was not
-// probed at is its node's only successor (after the TTL before) or only
-// predecessor (before the TTL after) among the observed links. After a
-// node that balances per packet, the first of its next hops stands for
-// all of them (the path key groups them, pathKey).
-func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
-	n := m.lastTTL - m.tc.FirstTTL + 1
-	succ, pred := map[nodeKey][]string{}, map[nodeKey][]string{}
-	for _, k := range sortedLinks(links) {
-		succ[nodeKey{k.ttl, k.from}] = append(succ[nodeKey{k.ttl, k.from}], k.to)
-		pred[nodeKey{k.ttl + 1, k.to}] = append(pred[nodeKey{k.ttl + 1, k.to}], k.from)
-	}
-	// A TTL the walk has left behind with one interface (no silence, not
-	// the target) is passed by every flow: the rule ruled out a second.
+// soleTTLs are the TTLs the walk has left behind with one interface (no
+// silence, not the target): every flow passes it, the rule ruled out a
+// second.
+func (m *mdaRun) soleTTLs() map[int]string {
 	sole := map[int]string{}
 	for t := m.tc.FirstTTL; t < m.lastTTL; t++ {
 		seen := map[string]bool{}
@@ -83,6 +82,22 @@ func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
 			}
 		}
 	}
+	return sole
+}
+
+// sequences answers and infers every flow's interfaces: a TTL it was not
+// probed at is its node's only successor (after the TTL before) or only
+// predecessor (before the TTL after) among the observed links. After a
+// node that balances per packet, the first of its next hops stands for
+// all of them (the path key groups them, pathKey).
+func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
+	n := m.lastTTL - m.tc.FirstTTL + 1
+	succ, pred := map[nodeKey][]string{}, map[nodeKey][]string{}
+	for _, k := range sortedLinks(links) {
+		succ[nodeKey{k.ttl, k.from}] = append(succ[nodeKey{k.ttl, k.from}], k.to)
+		pred[nodeKey{k.ttl + 1, k.to}] = append(pred[nodeKey{k.ttl + 1, k.to}], k.from)
+	}
+	sole := m.soleTTLs()
 	seqs := make([]flowSeq, m.flows)
 	for f := range seqs {
 		s := flowSeq{addr: make([]string, n), known: make([]bool, n)}
