@@ -8,6 +8,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 // Billing models of a compute item (its billing key). An item without one
@@ -43,7 +45,7 @@ type Usage struct {
 // UnmarshalYAML reads {hours: N} strictly and records its line.
 func (u *Usage) UnmarshalYAML(n *yaml.Node) error {
 	type plain Usage
-	if err := decodeAt(n, (*plain)(u), &u.line); err != nil {
+	if err := yamlmsg.DecodeLined(n, (*plain)(u), &u.line); err != nil {
 		return err
 	}
 	if !u.Hours.Set {

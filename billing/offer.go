@@ -137,24 +137,13 @@ type Item struct {
 // UnmarshalYAML records the line of the bandwidth block for messages.
 func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
 	type plain Bandwidth
-	return decodeAt(n, (*plain)(b), &b.line)
+	return yamlmsg.DecodeLined(n, (*plain)(b), &b.line)
 }
 
 // UnmarshalYAML records the line of the item for messages.
 func (it *Item) UnmarshalYAML(n *yaml.Node) error {
 	type plain Item
-	return decodeAt(n, (*plain)(it), &it.line)
-}
-
-// decodeAt decodes n strictly into v and records n's line. v is the
-// caller's value as a type without methods, so that decoding does not call
-// its UnmarshalYAML again.
-func decodeAt[T any](n *yaml.Node, v *T, line *int) error {
-	if err := yamlmsg.DecodeStrict(n, v); err != nil {
-		return err
-	}
-	*line = n.Line
-	return nil
+	return yamlmsg.DecodeLined(n, (*plain)(it), &it.line)
 }
 
 // LoadOffers reads an offers YAML file; errors name file:line.

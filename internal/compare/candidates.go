@@ -182,20 +182,6 @@ type rawFile struct {
 	Offline      bool           `yaml:"offline"`
 }
 
-// decodeLined is the UnmarshalYAML of a raw type that keeps its line:
-// n decoded strictly into a fresh value that replaces *dst, and n's line
-// stored in *line, a field of *dst. dst is the raw type under another name
-// (type plain), which has no UnmarshalYAML to recurse into.
-func decodeLined[T any](n *yaml.Node, dst *T, line *int) error {
-	var v T
-	if err := yamlmsg.DecodeStrict(n, &v); err != nil {
-		return err
-	}
-	*dst = v
-	*line = n.Line
-	return nil
-}
-
 type rawPlace struct {
 	City    string   `yaml:"city"`
 	Carrier string   `yaml:"carrier"`
@@ -240,12 +226,12 @@ type rawBWTest struct {
 
 func (t *rawBWTest) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawBWTest
-	return decodeLined(n, (*plain)(t), &t.line)
+	return yamlmsg.DecodeLined(n, (*plain)(t), &t.line)
 }
 
 func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawCandidate
-	return decodeLined(n, (*plain)(c), &c.line)
+	return yamlmsg.DecodeLined(n, (*plain)(c), &c.line)
 }
 
 type rawRecorded struct {
@@ -270,7 +256,7 @@ type rawTarget struct {
 
 func (t *rawTarget) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTarget
-	return decodeLined(n, (*plain)(t), &t.line)
+	return yamlmsg.DecodeLined(n, (*plain)(t), &t.line)
 }
 
 type rawTraffic struct {
@@ -285,7 +271,7 @@ type rawTraffic struct {
 
 func (t *rawTraffic) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawTraffic
-	return decodeLined(n, (*plain)(t), &t.line)
+	return yamlmsg.DecodeLined(n, (*plain)(t), &t.line)
 }
 
 type rawSLA struct {
@@ -304,7 +290,7 @@ type rawSLA struct {
 
 func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawSLA
-	return decodeLined(n, (*plain)(s), &s.line)
+	return yamlmsg.DecodeLined(n, (*plain)(s), &s.line)
 }
 
 // LoadOptions say what a command requires of a candidates file. Every key

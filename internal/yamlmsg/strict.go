@@ -25,6 +25,21 @@ func DecodeStrict(n *yaml.Node, v any) error {
 	return n.Decode(v)
 }
 
+// DecodeLined is the UnmarshalYAML of a type that keeps its line: n decoded
+// strictly (DecodeStrict) into a fresh value that replaces *dst, and n's line
+// stored in *line, a field of *dst; on an error *dst is left as it was. dst
+// is the caller's value as a type without methods (type plain T), so that
+// decoding does not call its UnmarshalYAML again.
+func DecodeLined[T any](n *yaml.Node, dst *T, line *int) error {
+	var v T
+	if err := DecodeStrict(n, &v); err != nil {
+		return err
+	}
+	*dst = v
+	*line = n.Line
+	return nil
+}
+
 // Keys lists the yaml keys of the struct v points to, in field order.
 func Keys(v any) []string {
 	t := reflect.TypeOf(v)
