@@ -68,6 +68,9 @@ func pathHops(p route.Path) []route.Hop {
 				if h.Jitter != nil {
 					r.Jitter = *h.Jitter
 				}
+				if h.LastMs != nil {
+					r.Samples = []float64{*h.LastMs}
+				}
 				r.MPLS = h.MPLS
 			}
 			hop.Responders = append(hop.Responders, r)

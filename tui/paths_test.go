@@ -20,6 +20,10 @@ func TestRouteScreenSwitchesBetweenPaths(t *testing.T) {
 	if len(tr.Paths) != 2 || tr.Paths[0].LineClass == tr.Paths[1].LineClass {
 		t.Fatalf("recording: %d paths, classes %s %s", len(tr.Paths), tr.Paths[0].LineClass, tr.Paths[1].LineClass)
 	}
+	// The path's last reply at its last TTL (a live run keeps it): the
+	// LAST column shows it, not "-".
+	last := &tr.Paths[0].Hops[len(tr.Paths[0].Hops)-1]
+	last.LastMs = new(77.7)
 	m := fixtureModel(t, 140, 40)
 	m = step(t, m, TraceMsg{Candidate: "hk-cn2-gia", Direction: "forward", Trace: *tr})
 	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
@@ -33,6 +37,9 @@ func TestRouteScreenSwitchesBetweenPaths(t *testing.T) {
 	if !strings.Contains(v, "path 1 of 2 (flows 33434, 33436, 33437, 33439, 67% of flows) · f: next path") ||
 		!strings.Contains(v, "line "+tr.Paths[0].LineClass) || !strings.Contains(v, "59.43.182.198") || strings.Contains(v, "202.97.34.17") {
 		t.Fatalf("path 1:\n%s", v)
+	}
+	if !strings.Contains(v, "77.7") {
+		t.Errorf("path 1: no LAST 77.7 at TTL %d:\n%s", last.TTL, v)
 	}
 	m = press(t, m, "f")
 	v = plain(m)

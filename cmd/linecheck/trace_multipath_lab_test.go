@@ -80,6 +80,11 @@ func TestTraceMultipathFindsBothLabBranches(t *testing.T) {
 				for _, h := range p.Hops {
 					if h.Sent == nil || *h.Sent != 3 || h.Recv == nil || *h.Recv != 3 || h.RTT == nil {
 						t.Errorf("path %d TTL %d: sent %v recv %v rtt %v, want 3 of 3 from --cycles 3", p.Path, h.TTL, h.Sent, h.Recv, h.RTT)
+						continue
+					}
+					// mtr's Last: the path's last reply, one of the three.
+					if h.LastMs == nil || *h.LastMs < h.RTT.Min || *h.LastMs > h.RTT.Max {
+						t.Errorf("path %d TTL %d: last_ms %v, want a reply within min %v max %v", p.Path, h.TTL, h.LastMs, h.RTT.Min, h.RTT.Max)
 					}
 				}
 			}

@@ -101,8 +101,12 @@ type PathHop struct {
 	LossPct   *float64        `json:"loss_pct"`
 	RTT       *stats.RTTStats `json:"rtt_ms"`
 	Jitter    *stats.Jitter   `json:"jitter_ms"`
-	Flags     []string        `json:"flags,omitempty"`
-	MPLS      []probe.MPLS    `json:"mpls,omitempty"`
+	// LastMs is the path's last reply at this TTL (mtr's Last), when the
+	// cycles' replies are kept (a live run; not in a recording without
+	// samples).
+	LastMs *float64     `json:"last_ms,omitempty"`
+	Flags  []string     `json:"flags,omitempty"`
+	MPLS   []probe.MPLS `json:"mpls,omitempty"`
 }
 
 // ICMPNote is the protocol note of an ICMP multipath trace.
@@ -231,6 +235,9 @@ func fillPathStats(ph *PathHop, h Hop) {
 	}
 	rtt, jit := r.RTT, r.Jitter
 	ph.RTT, ph.MPLS = &rtt, r.MPLS
+	if n := len(r.Samples); n > 0 {
+		ph.LastMs = new(r.Samples[n-1])
+	}
 	if r.Recv > 1 {
 		ph.Jitter = &jit
 	}
