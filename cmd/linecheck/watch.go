@@ -185,16 +185,7 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 		return err
 	}
 	defer w.close()
-	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
-		more, err := pingWatchCycle(ctx, w, targets, cfg, n == 1)
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-	}
-	return w.end()
+	return w.cycles(func(first bool) (bool, error) { return pingWatchCycle(ctx, w, targets, cfg, first) })
 }
 
 // pingWatchConfig is the probe configuration of ping's flags for a watch,
@@ -326,6 +317,22 @@ func (w *watchRun) write(e journal.Entry) (int, error) {
 // end is watchEnd for this watch.
 func (w *watchRun) end() error { return watchEnd(w.c, w.o, w.loc, w.tty) }
 
+// cycles runs cycle (first: this run's first cycle) until it returns an
+// error or no more, or until --watch-cycles cycles of this run (0: until
+// stopped), then ends the watch.
+func (w *watchRun) cycles(cycle func(first bool) (more bool, err error)) error {
+	for n := 1; w.o.cycles == 0 || n <= w.o.cycles; n++ {
+		more, err := cycle(n == 1)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	return w.end()
+}
+
 // watchEnd clears the progress line of a watch that stopped and prints
 // the report of its journal (none without --journal: the lines went to
 // stdout).
@@ -441,16 +448,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	}
 	defer w.close()
 	tw := traceWatch{w: w, target: args[0], cfg: cfg, names: names}
-	for n := 1; o.cycles == 0 || n <= o.cycles; n++ {
-		more, err := tw.cycle(ctx, n == 1)
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-	}
-	return w.end()
+	return w.cycles(func(first bool) (bool, error) { return tw.cycle(ctx, first) })
 }
 
 // traceWatchConfig is the trace configuration of trace's flags for a
