@@ -131,6 +131,9 @@ func Up(cfg Config) (*Lab, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
 	}
+	if err := shareNetnsDir(); err != nil {
+		return nil, fmt.Errorf("netlab %s: %w", cfg.Prefix, err)
+	}
 	if err := removeLeftovers(cfg.Prefix); err != nil {
 		return nil, fmt.Errorf("netlab %s: removing leftovers: %w", cfg.Prefix, err)
 	}

@@ -540,3 +540,50 @@ func realTimeWire(t *testing.T, l *Lab) {
 		}
 	}
 }
+
+// A lab's namespaces outlive the first `ip netns add` on the machine: that
+// command bind-mounts /run/netns over itself when the directory is not a
+// mount point yet, and namespaces mounted in it before are hidden (neither
+// `ip netns exec` nor Down could reach them: a fresh-boot run of the
+// two-vantage dashboard test left four namespaces behind that way). Up
+// makes the directory a mount point first, as iproute2 does.
+func TestLabSurvivesIPNetnsAdd(t *testing.T) {
+	t.Parallel()
+	RequireRoot(t)
+	l := UpForTest(t, Config{Prefix: "lcnlq", Hops: 2})
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mounted := false
+	for _, line := range strings.Split(string(mi), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == "/run/netns" {
+			mounted = true
+		}
+	}
+	if !mounted {
+		t.Errorf("/run/netns is not a mount point after Up:\n%s", mi)
+	}
+	const extra = "lcnlqx"
+	_ = exec.Command("ip", "netns", "del", extra).Run() // a crashed run's
+	if out, err := exec.Command("ip", "netns", "add", extra).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add %s: %v\n%s", extra, err, out)
+	}
+	defer func() {
+		if out, err := exec.Command("ip", "netns", "del", extra).CombinedOutput(); err != nil {
+			t.Errorf("ip netns del %s: %v\n%s", extra, err, out)
+		}
+	}()
+	out := run(t, l.Exec(l.Client(), "ping", "-n", "-c", "2", "-i", "0.05", l.ServerAddr(false)), false)
+	if p, _ := PingOutput(out); p.Recv != 2 {
+		t.Errorf("after ip netns add the lab's client cannot reach the server: %s", out)
+	}
+	if err := l.Down(); err != nil {
+		t.Errorf("Down after ip netns add: %v", err)
+	}
+	for _, ns := range l.Namespaces() {
+		if _, err := os.Stat("/run/netns/" + ns); err == nil {
+			t.Errorf("namespace %s still exists after Down", ns)
+		}
+	}
+}

@@ -429,6 +429,47 @@ func inNS(ns string, fn func() error) error {
 	return ferr
 }
 
+// netnsDir is where named namespaces are mounted (iproute2's and the
+// netns package's).
+const netnsDir = "/run/netns"
+
+// shareNetnsDir makes netnsDir a shared mount point of its own before any
+// namespace is mounted in it, as `ip netns add` does the first time it
+// runs: otherwise the first `ip netns add` on the machine (a test's, a
+// user's) bind-mounts the directory over itself and hides the namespaces
+// mounted before, which then can be neither entered by name nor removed
+// ("deleting namespace …: invalid argument"). The check and the mount are
+// made under a lock shared by every process of this package (tests of
+// several packages run at once).
+func shareNetnsDir() error {
+	if err := os.MkdirAll(netnsDir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", netnsDir, err)
+	}
+	lk, err := os.OpenFile(filepath.Join(os.TempDir(), "linecheck-netlab-netns.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("netns lock: %w", err)
+	}
+	defer lk.Close()
+	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("netns lock: %w", err)
+	}
+	// Shared already when it is a mount point; EINVAL says it is not one.
+	err = unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("making %s shared: %w", netnsDir, err)
+	}
+	if err := unix.Mount(netnsDir, netnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("mounting %s on itself: %w", netnsDir, err)
+	}
+	if err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("making %s shared: %w", netnsDir, err)
+	}
+	return nil
+}
+
 func deleteNS(name string) error {
 	err := netns.DeleteNamed(name)
 	if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOENT) {
@@ -454,7 +495,7 @@ func removeLeftovers(prefix string) error {
 		}
 		_ = os.Remove(pidFile(prefix))
 	}
-	ents, err := os.ReadDir("/run/netns")
+	ents, err := os.ReadDir(netnsDir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
