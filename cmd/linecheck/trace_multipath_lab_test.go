@@ -22,18 +22,30 @@ func TestTraceMultipathFindsBothLabBranches(t *testing.T) {
 	want := lab.HopAddrs(false)
 	for _, fp := range []string{"dst", "src"} {
 		t.Run(fp, func(t *testing.T) {
-			cmd := lab.Exec(lab.Client(), os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
-			cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"trace", "--multipath", "-U",
-				"--flow-port", fp, "-w", "1", "--cycles", "3", "-i", "0.05", "--no-asn", "--format", "json", dst}, "\x1f"))
-			var errb syncBuffer
-			cmd.Stderr = &errb
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("%v\n%s", err, errb.String())
+			run := func() route.Trace {
+				cmd := lab.Exec(lab.Client(), os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
+				cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"trace", "--multipath", "-U",
+					"--flow-port", fp, "-w", "1", "--cycles", "3", "-i", "0.05", "--no-asn", "--format", "json", dst}, "\x1f"))
+				var errb syncBuffer
+				cmd.Stderr = &errb
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("%v\n%s", err, errb.String())
+				}
+				var tr route.Trace
+				if err := json.Unmarshal(out, &tr); err != nil || tr.Multipath == nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				return tr
 			}
-			var tr route.Trace
-			if err := json.Unmarshal(out, &tr); err != nil || tr.Multipath == nil {
-				t.Fatalf("%v\n%s", err, out)
+			// The rule misses the second branch in 2·2⁻⁶ = 3 % of runs by
+			// design (all n_2 = 6 flows hashed one way): a run that found
+			// one path is run again (a new process: other source port,
+			// other flows), up to three runs.
+			tr := run()
+			for try := 1; try < 3 && len(tr.Paths) < 2; try++ {
+				t.Logf("flow-port %s: %d path(s) found (the rule's allowed miss); again", fp, len(tr.Paths))
+				tr = run()
 			}
 			t.Logf("flow-port %s: %d probes, %d flows, %d paths, shares %v/%v", fp, tr.Multipath.ProbesUsed, len(tr.Multipath.Flows),
 				len(tr.Paths), tr.Paths[0].Share, tr.Paths[len(tr.Paths)-1].Share)
