@@ -36,7 +36,21 @@ func multipathTables(tr *route.Trace, v TraceView) []Table {
 		byTTL[n.TTL] = append(byTTL[n.TTL], n)
 	}
 	slices.Sort(ttls)
-	prev := 1
+	// Flows of the paths through each interface: answered there, or known
+	// to pass it from the links (a flow probed behind it).
+	type at struct {
+		ttl  int
+		addr string
+	}
+	onPaths := map[at]int{}
+	for _, p := range tr.Paths {
+		for _, h := range p.Hops {
+			if !h.PerPacket {
+				onPaths[at{h.TTL, h.Address}] += len(p.Flows)
+			}
+		}
+	}
+	prev, inferred := 1, false
 	for _, ttl := range ttls {
 		nodes := byTTL[ttl]
 		var cells []string
@@ -51,7 +65,12 @@ func multipathTables(tr *route.Trace, v TraceView) []Table {
 			if n.PerPacket {
 				c += " per-packet"
 			}
-			cells = append(cells, fmt.Sprintf("%s (%d)", c, len(n.Flows)))
+			if k := onPaths[at{n.TTL, n.Address}]; k > len(n.Flows) {
+				cells = append(cells, fmt.Sprintf("%s (%d; %d on paths)", c, len(n.Flows), k))
+				inferred = true
+			} else {
+				cells = append(cells, fmt.Sprintf("%s (%d)", c, len(n.Flows)))
+			}
 		}
 		for i, line := range packCells(cells, multipathWidth) {
 			row := []string{"", "", line}
@@ -63,6 +82,10 @@ func multipathTables(tr *route.Trace, v TraceView) []Table {
 		prev = len(nodes)
 	}
 	d.Notes = multipathNotes(tr)
+	if inferred {
+		d.Notes = append(d.Notes, "(n; m on paths) = n flows answered from the interface, m of the paths' flows pass it: "+
+			"the others were probed behind it and are known to pass it from the links")
+	}
 	pt := pathsTable(tr)
 	pt.Notes = append(pt.Notes, LineClassLines(tr, v.Direction)...)
 	out := []Table{d, pt}

@@ -1,0 +1,52 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/linecheck/linecheck/internal/route"
+)
+
+// The discovery probes most new flows only behind a branch router, so
+// fewer flows answer from it than pass it: the diamonds say both, and a
+// note says what the second figure is. A node whose flows all answered
+// keeps the one figure.
+func TestDiamondsCountFlowsThatPassAnInterfaceWithoutAnswering(t *testing.T) {
+	hops := func(mid string) []route.PathHop {
+		return []route.PathHop{{TTL: 1, Address: "10.77.0.2"}, {TTL: 2, Address: mid}, {TTL: 3, Address: "10.77.4.2"}}
+	}
+	tr := &route.Trace{Schema: route.TraceSchema, Target: "10.77.4.2", Addr: "10.77.4.2", Reached: true,
+		Multipath: &route.Multipath{Confidence: 95, FlowField: "udp-dport", ProbesUsed: 20, Stopped: "rule",
+			Nodes: []route.MultipathNode{
+				{TTL: 1, Address: "10.77.0.2", Flows: []int{0}},
+				{TTL: 2, Address: "10.77.1.2", Flows: []int{1, 2, 3}},
+				{TTL: 2, Address: "10.77.100.2", Flows: []int{4, 5}},
+				{TTL: 3, Address: "10.77.4.2", Flows: []int{1}},
+			}},
+		Links: []route.Link{{TTL: 1, From: "10.77.0.2", To: "10.77.1.2"}, {TTL: 1, From: "10.77.0.2", To: "10.77.100.2"},
+			{TTL: 2, From: "10.77.1.2", To: "10.77.4.2"}, {TTL: 2, From: "10.77.100.2", To: "10.77.4.2"}},
+		Paths: []route.Path{
+			{Path: 1, Flows: []int{1, 2, 3}, Share: 0.3, Reached: true, Hops: hops("10.77.1.2")},
+			{Path: 2, Flows: []int{4, 5, 6, 7, 8, 9, 10}, Share: 0.7, Reached: true, Hops: hops("10.77.100.2")},
+		}}
+	var b strings.Builder
+	for _, tb := range multipathTables(tr, TraceView{}) {
+		b.WriteString(tb.Title + "\n")
+		for _, r := range tb.Rows {
+			b.WriteString(strings.Join(r, " | ") + "\n")
+		}
+		b.WriteString(strings.Join(tb.Notes, "\n") + "\n")
+	}
+	out := b.String()
+	// 10.77.100.2: flows 4 and 5 answered there; path 2's seven flows pass
+	// it. 10.77.1.2: its three flows are path 1's three.
+	for _, want := range []string{"10.77.100.2 (2; 7 on paths)", "10.77.1.2 (3)", "(n; m on paths) = n flows answered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	// TTL 1 and 3 are on every path: 10 flows pass them, 1 answered at each.
+	if !strings.Contains(out, "10.77.0.2 (1; 10 on paths)") {
+		t.Errorf("TTL 1: want 1 answered, 10 on paths:\n%s", out)
+	}
+}
