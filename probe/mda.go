@@ -349,12 +349,12 @@ func (m *mdaRun) through(ttl int) map[string][]int {
 	return out
 }
 
-// plan is the next round of probes for TTL h: for every node at h−1, its
-// unprobed flows at h up to n_K; flows that answered at h from a node
-// whose predecessor is not known, probed at h−1; and new flows where a
-// node has too few, probed at h (their node at h−1 inferred from the
-// interface that answers, as tracelb does) unless paths are seen to meet
-// at h, where they go to h−1 first.
+// plan is the next round of probes for TTL h: flows that answered at h
+// from a node whose predecessor is not known, probed at h−1 (placeFlows);
+// for every node at h−1, its unprobed flows at h up to n_K (nodeProbes);
+// and new flows where a node has too few, probed at h (their node at h−1
+// inferred from the interface that answers, as tracelb does) unless paths
+// are seen to meet at h, where they go to h−1 first (newFlows).
 func (m *mdaRun) plan(h int) []mdaSend {
 	preds := m.through(h - 1)
 	total := 0
@@ -377,114 +377,139 @@ func (m *mdaRun) plan(h int) []mdaSend {
 			}
 		}
 	}
-	var batch []mdaSend
-	if h > m.tc.FirstTTL {
-		// Interfaces at h that a flow answered at h−1 too: their
-		// predecessors are observed, not inferred.
-		anchored := map[string]bool{}
-		for f := 0; f < m.flows; f++ {
-			if a, ok := m.answer(h, f); ok && a != "" {
-				if b, ok := m.answer(h-1, f); ok && b != "" {
-					anchored[a] = true
-				}
-			}
-		}
-		// A flow probed at h whose node at h−1 neither answered nor follows
-		// (a new interface, a meeting point, silence) says which node it
-		// passed once probed there; so does the first flow of an interface
-		// at h with no observed predecessor, whose node at h−1 was only
-		// inferred (a TTL taken to have one interface may have more).
-		verify := map[string]bool{}
-		for f := 0; f < m.flows; f++ {
-			a, ok := m.answer(h, f)
-			if !ok {
-				continue
-			}
-			if _, probed := m.answer(h-1, f); probed {
-				continue
-			}
-			// (The first hop is the source's gateway by assumption, as
-			// tracelb takes it: it is not checked.)
-			if !reached[f] || h-1 > m.tc.FirstTTL && a != "" && !anchored[a] && !verify[a] {
-				verify[a] = true
-				batch = append(batch, mdaSend{h - 1, f})
-			}
-		}
-	}
+	batch := m.placeFlows(h, reached)
 	fresh := 0 // new flows to name: the most any node asks for
 	var short []nodeKey
 	for _, v := range sortedKeys(preds) {
-		fl := preds[v]
 		nk := nodeKey{h - 1, v}
 		if h-1 >= m.tc.FirstTTL && v == m.dst || m.exhausted[nk] {
 			continue
 		}
-		var probed, unprobed []int
-		succ := map[string]bool{}
-		for _, f := range fl {
-			if a, ok := m.answer(h, f); ok {
-				probed = append(probed, f)
-				// A next hop that never answers ("") is a next hop too.
-				succ[a] = true
-			} else {
-				unprobed = append(unprobed, f)
-			}
+		sends, want := m.nodeProbes(h, preds[v], total, len(preds), meets)
+		batch = append(batch, sends...)
+		if want > 0 {
+			fresh = max(fresh, want)
+			short = append(short, nk)
 		}
-		need := MDAStop(max(len(succ), 1)+1, m.cfg.Confidence)
-		switch {
-		case h == m.tc.FirstTTL:
-			// The first hop is the source's own gateway: one flow finds it
-			// (as tracelb's first address), the rule starts behind it.
-			need = 1
-		case len(probed) > 0 && len(succ) == 1 && succ[m.dst]:
-			// The target answered straight after v: it is v's only next
-			// hop (the target's own link), as tracelb assumes.
-			need = 1
-		case len(probed) > 0 && len(succ) == 1 && meets[onlyKey(succ)] > 1:
-			// v leads where another branch leads too: the paths meet,
-			// and from the meeting point on they are probed as one (as
-			// tracelb merges path segments). A second next hop of v
-			// itself is not ruled out (docs/multipath.md, limits).
-			need = 1
-		}
-		missing := need - len(probed)
-		if missing <= 0 {
-			continue
-		}
-		if len(probed) == 0 {
-			// One flow first: if the target answers it, v needs no more.
-			missing = 1
-		}
-		n := min(missing, len(unprobed))
-		for _, f := range unprobed[:n] {
-			batch = append(batch, mdaSend{h, f})
-		}
-		missing -= n
-		if missing <= 0 {
-			continue
-		}
-		// New flows pass v in the share v has of the flows so far,
-		// estimated with one more flow counted on every node (a node seen
-		// on 2 of 11 is not taken to pass only 2 in 11 of the new ones).
-		// Half the expected number is named per round, so that chance
-		// does not overshoot much; one new flow serves every node at h−1,
-		// so the node that asks most sets the round's number.
-		want := missing
-		if total > len(fl) {
-			want = min((missing*(total+len(preds))+len(fl))/(len(fl)+1), 4*MDAStop(2, m.cfg.Confidence))
-		}
-		fresh = max(fresh, max(missing, (want+1)/2))
-		short = append(short, nk)
 	}
 	if fresh == 0 || len(batch) > 0 {
 		// Flows already named go first: their answers may be enough.
 		return batch
 	}
+	return m.newFlows(h, fresh, short, meets)
+}
+
+// placeFlows are the probes at h−1 that say which node a flow probed at h
+// passed: a flow whose node at h−1 neither answered nor follows (a new
+// interface, a meeting point, silence), and the first flow of an
+// interface at h with no observed predecessor, whose node at h−1 was only
+// inferred (a TTL taken to have one interface may have more). reached are
+// the flows known to pass a node at h−1.
+func (m *mdaRun) placeFlows(h int, reached map[int]bool) []mdaSend {
+	if h <= m.tc.FirstTTL {
+		return nil
+	}
+	// Interfaces at h that a flow answered at h−1 too: their predecessors
+	// are observed, not inferred.
+	anchored := map[string]bool{}
+	for f := 0; f < m.flows; f++ {
+		if a, ok := m.answer(h, f); ok && a != "" {
+			if b, ok := m.answer(h-1, f); ok && b != "" {
+				anchored[a] = true
+			}
+		}
+	}
+	var batch []mdaSend
+	verify := map[string]bool{}
+	for f := 0; f < m.flows; f++ {
+		a, ok := m.answer(h, f)
+		if !ok {
+			continue
+		}
+		if _, probed := m.answer(h-1, f); probed {
+			continue
+		}
+		// (The first hop is the source's gateway by assumption, as tracelb
+		// takes it: it is not checked.)
+		if !reached[f] || h-1 > m.tc.FirstTTL && a != "" && !anchored[a] && !verify[a] {
+			verify[a] = true
+			batch = append(batch, mdaSend{h - 1, f})
+		}
+	}
+	return batch
+}
+
+// nodeProbes applies the stopping rule to one node at h−1 passed by flows
+// fl (of total flows over nodes nodes at h−1): its unprobed flows to
+// probe at h, and how many new flows it asks for this round (0: none).
+func (m *mdaRun) nodeProbes(h int, fl []int, total, nodes int, meets map[string]int) (batch []mdaSend, fresh int) {
+	var probed, unprobed []int
+	succ := map[string]bool{}
+	for _, f := range fl {
+		if a, ok := m.answer(h, f); ok {
+			probed = append(probed, f)
+			// A next hop that never answers ("") is a next hop too.
+			succ[a] = true
+		} else {
+			unprobed = append(unprobed, f)
+		}
+	}
+	need := MDAStop(max(len(succ), 1)+1, m.cfg.Confidence)
+	switch {
+	case h == m.tc.FirstTTL:
+		// The first hop is the source's own gateway: one flow finds it (as
+		// tracelb's first address), the rule starts behind it.
+		need = 1
+	case len(probed) > 0 && len(succ) == 1 && succ[m.dst]:
+		// The target answered straight after the node: it is the node's
+		// only next hop (the target's own link), as tracelb assumes.
+		need = 1
+	case len(probed) > 0 && len(succ) == 1 && meets[onlyKey(succ)] > 1:
+		// The node leads where another branch leads too: the paths meet,
+		// and from the meeting point on they are probed as one (as tracelb
+		// merges path segments). A second next hop of the node itself is
+		// not ruled out (docs/multipath.md, limits).
+		need = 1
+	}
+	missing := need - len(probed)
+	if missing <= 0 {
+		return nil, 0
+	}
+	if len(probed) == 0 {
+		// One flow first: if the target answers it, no more are needed.
+		missing = 1
+	}
+	n := min(missing, len(unprobed))
+	for _, f := range unprobed[:n] {
+		batch = append(batch, mdaSend{h, f})
+	}
+	missing -= n
+	if missing <= 0 {
+		return batch, 0
+	}
+	// New flows pass the node in the share it has of the flows so far,
+	// estimated with one more flow counted on every node (a node seen on 2
+	// of 11 is not taken to pass only 2 in 11 of the new ones). Half the
+	// expected number is named per round, so that chance does not
+	// overshoot much; one new flow serves every node at h−1, so the node
+	// that asks most sets the round's number (plan).
+	want := missing
+	if total > len(fl) {
+		want = min((missing*(total+nodes)+len(fl))/(len(fl)+1), 4*MDAStop(2, m.cfg.Confidence))
+	}
+	return batch, max(missing, (want+1)/2)
+}
+
+// newFlows names fresh new flows, probed at h, or at h−1 where paths are
+// seen to meet at h (the interface that answers at h would not say which
+// node a flow passed); nodes short of flows are marked exhausted when no
+// more can be named.
+func (m *mdaRun) newFlows(h, fresh int, short []nodeKey, meets map[string]int) []mdaSend {
 	if m.flows >= m.limit {
 		for _, nk := range short {
 			m.exhausted[nk] = true
 		}
-		return batch
+		return nil
 	}
 	ttl := h
 	for _, n := range meets {
@@ -492,6 +517,7 @@ func (m *mdaRun) plan(h int) []mdaSend {
 			ttl = h - 1
 		}
 	}
+	var batch []mdaSend
 	for range fresh {
 		if m.flows >= m.limit {
 			break
