@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/linecheck/linecheck/internal/tsv"
 )
 
 // Location is a named point on the globe (WGS84 degrees).
@@ -44,22 +46,17 @@ var (
 func parseCities(name, text string) (map[string]Location, []Location, error) {
 	idx := map[string]Location{}
 	var list []Location
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := tsv.Each(name, text, func(f []string) error {
 		if len(f) < 3 {
-			return nil, nil, fmt.Errorf("%s:%d: want name, lat, lon[, aliases], got %d columns", name, i+1, len(f))
+			return fmt.Errorf("want name, lat, lon[, aliases], got %d columns", len(f))
 		}
 		lat, err := strconv.ParseFloat(f[1], 64)
 		if err != nil || lat < -90 || lat > 90 {
-			return nil, nil, fmt.Errorf("%s:%d: column \"lat\": %q is not a latitude", name, i+1, f[1])
+			return fmt.Errorf("column \"lat\": %q is not a latitude", f[1])
 		}
 		lon, err := strconv.ParseFloat(f[2], 64)
 		if err != nil || lon < -180 || lon > 180 {
-			return nil, nil, fmt.Errorf("%s:%d: column \"lon\": %q is not a longitude", name, i+1, f[2])
+			return fmt.Errorf("column \"lon\": %q is not a longitude", f[2])
 		}
 		loc := Location{Name: f[0], Lat: lat, Lon: lon}
 		keys := []string{f[0]}
@@ -72,11 +69,15 @@ func parseCities(name, text string) (map[string]Location, []Location, error) {
 				continue
 			}
 			if prev, dup := idx[k]; dup && prev.Name != loc.Name {
-				return nil, nil, fmt.Errorf("%s:%d: name %q already names %s", name, i+1, k, prev.Name)
+				return fmt.Errorf("name %q already names %s", k, prev.Name)
 			}
 			idx[k] = loc
 		}
 		list = append(list, loc)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return idx, list, nil
 }

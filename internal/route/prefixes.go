@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/linecheck/linecheck/internal/tsv"
 )
 
 // Carrier classes (backbone tags) used in Carrier.Class.
@@ -75,39 +77,38 @@ var (
 // china (yes/no), role (backbone/edge), source; '#' comments.
 func parsePrefixTable(name, text string) ([]prefixEntry, error) {
 	var out []prefixEntry
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := tsv.Each(name, text, func(f []string) error {
 		if len(f) != 7 {
-			return nil, fmt.Errorf("%s:%d: want 7 tab-separated columns (cidr, asn, name, class, china, role, source), got %d", name, i+1, len(f))
+			return fmt.Errorf("want 7 tab-separated columns (cidr, asn, name, class, china, role, source), got %d", len(f))
 		}
 		p, err := netip.ParsePrefix(f[0])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column \"cidr\": %w", name, i+1, err)
+			return fmt.Errorf("column \"cidr\": %w", err)
 		}
 		if p != p.Masked() {
-			return nil, fmt.Errorf("%s:%d: column \"cidr\": %s has host bits set", name, i+1, f[0])
+			return fmt.Errorf("column \"cidr\": %s has host bits set", f[0])
 		}
 		asn, err := strconv.Atoi(f[1])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column \"asn\": %q is not a number", name, i+1, f[1])
+			return fmt.Errorf("column \"asn\": %q is not a number", f[1])
 		}
 		if f[4] != "yes" && f[4] != "no" {
-			return nil, fmt.Errorf("%s:%d: column \"china\": %q is not yes/no", name, i+1, f[4])
+			return fmt.Errorf("column \"china\": %q is not yes/no", f[4])
 		}
 		if f[5] != "backbone" && f[5] != "edge" {
-			return nil, fmt.Errorf("%s:%d: column \"role\": %q is not backbone/edge", name, i+1, f[5])
+			return fmt.Errorf("column \"role\": %q is not backbone/edge", f[5])
 		}
 		if !knownClass(f[3]) {
-			return nil, fmt.Errorf("%s:%d: column \"class\": unknown class %q", name, i+1, f[3])
+			return fmt.Errorf("column \"class\": unknown class %q", f[3])
 		}
 		out = append(out, prefixEntry{prefix: p, carrier: Carrier{
 			Name: f[2], ASN: asn, Class: f[3], China: f[4] == "yes",
 			Backbone: f[5] == "backbone", Source: "table", Ref: f[6],
 		}})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].prefix.Bits() > out[b].prefix.Bits() })
 	return out, nil
