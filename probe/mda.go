@@ -341,7 +341,8 @@ func (m *mdaRun) through(ttl int) map[string][]int {
 		}
 		return out
 	}
-	for f, s := range m.sequences(m.links()) {
+	_, seqs := m.walk()
+	for f, s := range seqs {
 		if i := ttl - m.tc.FirstTTL; i < len(s.known) && s.known[i] {
 			out[s.addr[i]] = append(out[s.addr[i]], f)
 		}

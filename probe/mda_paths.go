@@ -33,12 +33,20 @@ type linkKey struct {
 	from, to string
 }
 
+// walk is the run's links and every flow's sequence as the answers so
+// far give them (links, then sequences over them, both from one soleTTLs).
+func (m *mdaRun) walk() (map[linkKey][]int, []flowSeq) {
+	sole := m.soleTTLs()
+	links := m.links(sole)
+	return links, m.sequences(links, sole)
+}
+
 // links are the observed links: flow f answered from at ttl and to at
 // ttl+1, with the flows that showed each. A TTL with one interface that
-// every flow passes (soleTTLs) stands for an answer there: a flow probed
-// only behind it still shows which of that interface's next hops it took.
-func (m *mdaRun) links() map[linkKey][]int {
-	sole := m.soleTTLs()
+// every flow passes (sole, soleTTLs) stands for an answer there: a flow
+// probed only behind it still shows which of that interface's next hops it
+// took.
+func (m *mdaRun) links(sole map[int]string) map[linkKey][]int {
 	out := map[linkKey][]int{}
 	for t := m.tc.FirstTTL; t < m.lastTTL; t++ {
 		for f := 0; f < m.flows; f++ {
@@ -89,15 +97,14 @@ func (m *mdaRun) soleTTLs() map[int]string {
 // probed at is its node's only successor (after the TTL before) or only
 // predecessor (before the TTL after) among the observed links. After a
 // node that balances per packet, the first of its next hops stands for
-// all of them (the path key groups them, pathKey).
-func (m *mdaRun) sequences(links map[linkKey][]int) []flowSeq {
+// all of them (the path key groups them, pathKey). sole is soleTTLs.
+func (m *mdaRun) sequences(links map[linkKey][]int, sole map[int]string) []flowSeq {
 	n := m.lastTTL - m.tc.FirstTTL + 1
 	succ, pred := map[nodeKey][]string{}, map[nodeKey][]string{}
 	for _, k := range sortedLinks(links) {
 		succ[nodeKey{k.ttl, k.from}] = append(succ[nodeKey{k.ttl, k.from}], k.to)
 		pred[nodeKey{k.ttl + 1, k.to}] = append(pred[nodeKey{k.ttl + 1, k.to}], k.from)
 	}
-	sole := m.soleTTLs()
 	seqs := make([]flowSeq, m.flows)
 	for f := range seqs {
 		s := flowSeq{addr: make([]string, n), known: make([]bool, n)}
@@ -161,7 +168,8 @@ func (m *mdaRun) complete(ctx context.Context) error {
 			return nil
 		}
 		var batch []mdaSend
-		for f, s := range m.sequences(m.links()) {
+		_, seqs := m.walk()
+		for f, s := range seqs {
 			for i := 0; i <= m.end(s); i++ {
 				if !s.known[i] {
 					batch = append(batch, mdaSend{m.tc.FirstTTL + i, f})
@@ -209,8 +217,7 @@ func (m *mdaRun) result(target string, addr netip.Addr, start time.Time) *Multip
 		run.Flows = append(run.Flows, fi)
 	}
 	_, run.Reached = m.minDest()
-	observed := m.links()
-	seqs := m.sequences(observed)
+	observed, seqs := m.walk()
 	// The links of the report: the observed ones and those the flows'
 	// sequences give (a flow that passed the only interface of a TTL).
 	links := map[linkKey][]int{}

@@ -207,9 +207,9 @@ func flowsOf(r TraceLB) []Flow {
 // On each ECMP topology, every probe scamper tracelb sent and got an answer
 // to was answered by the router the routers' kernels (`ip route get` with
 // the probe's ports, FlowPaths) send that flow to, and scamper saw nothing
-// the lab's paths do not hold; from a fixed source port (so the run
-// repeats) it saw all of them, in one of three runs (see below). Over IPv6 on the nested lab each hop answers
-// only from the lab's addresses of that hop. dublin-traceroute's flows
+// the lab's paths do not hold; it saw all of them in one of three runs
+// from fixed source ports (see below). Over IPv6 on the nested lab each hop
+// answers only from the lab's addresses of that hop. dublin-traceroute's flows
 // on the three-branch diamond follow the kernel's paths too, hop by hop.
 func TestECMPLabsAgreeWithScamperDublinAndTheKernel(t *testing.T) {
 	t.Parallel()
