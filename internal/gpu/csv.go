@@ -85,6 +85,17 @@ func (c *csvCells) int(dst **int, col string) {
 	}
 }
 
+// powerLimit reads the power cap in force into dst: enforced.power.limit
+// (what the power management holds the board under) when the row has it,
+// else power.limit (the limit software set). Inventory and watch read it
+// alike.
+func (c *csvCells) powerLimit(dst **float64) {
+	c.num(dst, "enforced.power.limit")
+	if *dst == nil {
+		c.num(dst, "power.limit")
+	}
+}
+
 // readQueryCSV parses what `nvidia-smi --query-gpu=… --format=csv` prints,
 // also several runs appended to one file (`-l 5`, or a loop that prints the
 // header every time: repeated headers are skipped).
@@ -208,10 +219,7 @@ func ParseQueryCSV(b []byte, name string) (*Machine, error) {
 			m.Driver = clean(v)
 		}
 		num(&c.MemoryMiB, "memory.total")
-		num(&c.PowerLimitW, "enforced.power.limit")
-		if c.PowerLimitW == nil {
-			num(&c.PowerLimitW, "power.limit")
-		}
+		cells.powerLimit(&c.PowerLimitW)
 		num(&c.DefaultPowerLimitW, "power.default_limit")
 		num(&c.MaxPowerLimitW, "power.max_limit")
 		intc(&c.PCIeGenCurrent, "pcie.link.gen.current")

@@ -14,8 +14,8 @@ import (
 // 530 name the reasons clocks_throttle_reasons.*: an unknown field fails
 // the whole query, so the watch asks WatchQueryOld after such a refusal.
 const (
-	WatchQuery    = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_event_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
-	WatchQueryOld = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_throttle_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
+	WatchQuery    = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,enforced.power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_event_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
+	WatchQueryOld = "timestamp,index,uuid,temperature.gpu,power.draw,power.limit,enforced.power.limit,clocks.sm,clocks.mem,utilization.gpu,utilization.memory,clocks_throttle_reasons.active,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.volatile.total"
 )
 
 // Clock-event (throttle) reason bits, as NVML defines them and nvidia-smi
@@ -112,10 +112,7 @@ func ParseSamples(b []byte, name string, loc *time.Location) ([]Sample, error) {
 		s.UUID, _ = t.get(row, "uuid")
 		num(&s.TempC, "temperature.gpu")
 		num(&s.PowerW, "power.draw")
-		num(&s.PowerLimitW, "power.limit")
-		if s.PowerLimitW == nil {
-			num(&s.PowerLimitW, "enforced.power.limit")
-		}
+		cells.powerLimit(&s.PowerLimitW)
 		num(&s.SMClockMHz, "clocks.sm")
 		num(&s.MemClockMHz, "clocks.mem")
 		num(&s.UtilGPU, "utilization.gpu")

@@ -116,3 +116,25 @@ func TestParseXid(t *testing.T) {
 		t.Error("not an Xid")
 	}
 }
+
+// A sample's power cap and a card's in the inventory are read alike: the
+// enforced limit where the row has it (here the board is held at 650 W
+// while software asked 700 W), power.limit otherwise.
+func TestWatchAndInventoryReadThePowerCapAlike(t *testing.T) {
+	const both = "power.limit [W], enforced.power.limit [W]\n"
+	s, err := ParseSamples([]byte("timestamp, index, "+both+"2024/11/14 07:10:00.000, 0, 700.00 W, 650.00 W\n"), "w.csv", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseQueryCSV([]byte("index, "+both+"0, 700.00 W, 650.00 W\n"), "q.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s[0].PowerLimitW == nil || *s[0].PowerLimitW != 650 || m.Cards[0].PowerLimitW == nil || *m.Cards[0].PowerLimitW != 650 {
+		t.Errorf("watch %v, inventory %v: want the enforced 650 W in both", fv(s[0].PowerLimitW), fv(m.Cards[0].PowerLimitW))
+	}
+	s, err = ParseSamples([]byte("timestamp, index, power.limit [W]\n2024/11/14 07:10:00.000, 0, 700.00 W\n"), "w.csv", time.UTC)
+	if err != nil || s[0].PowerLimitW == nil || *s[0].PowerLimitW != 700 {
+		t.Errorf("power.limit alone: %v %v, want 700 W", err, s)
+	}
+}
