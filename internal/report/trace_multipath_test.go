@@ -50,3 +50,29 @@ func TestDiamondsCountFlowsThatPassAnInterfaceWithoutAnswering(t *testing.T) {
 		t.Errorf("TTL 1: want 1 answered, 10 on paths:\n%s", out)
 	}
 }
+
+// Responders never looked up are named once per TTL, however many
+// load-balanced interfaces a TTL has, and a run of TTLs of one kind is one
+// range: hand-written from the hops below.
+func TestASNotesNameEachUnlookedTTLOnceAndRunsAsRanges(t *testing.T) {
+	rs := func(kind string, n int) []route.Responder {
+		out := make([]route.Responder, n)
+		for i := range out {
+			out[i] = route.Responder{ASSource: kind}
+		}
+		return out
+	}
+	tr := &route.Trace{Hops: []route.Hop{
+		{TTL: 1, Responders: rs("private", 1)},
+		{TTL: 2, Responders: rs("private", 3)},
+		{TTL: 3, Responders: rs("cgnat", 2)},
+		{TTL: 4, Responders: rs(route.SourceNone, 1)},
+		{TTL: 5, Responders: rs("documentation", 1)},
+		{TTL: 6, Responders: append(rs("documentation", 2), rs("private", 1)...)},
+	}}
+	want := "  not looked up (private, CGNAT or reserved ranges): TTL 1-2 private, TTL 3 cgnat, TTL 5-6 documentation, TTL 6 private"
+	notes := ASNotes(tr)
+	if len(notes) < 2 || notes[1] != want {
+		t.Errorf("notes %q\nwant line %q", notes, want)
+	}
+}
