@@ -135,7 +135,7 @@ Examples:
 		f.StringVarP(&o.file, "file", "f", "", "read targets from `FILE` too (- for standard input; # comments), as fping -f")
 		durationVarP(f, &o.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
 	})
-	addWatchFlags(c, &o.watch, runPingWatch)
+	addWatchFlags(c, &o.watch, func(c *cobra.Command, args []string) error { return runPingWatch(c, args, o) })
 	return c
 }
 

@@ -216,7 +216,7 @@ func newTraceCmd() *cobra.Command {
 		hideHopsFlag(f, &o.hideHops)
 		multipathFlags(f, &o.mp)
 	})
-	addWatchFlags(c, &o.watch, runTraceWatch)
+	addWatchFlags(c, &o.watch, func(c *cobra.Command, args []string) error { return runTraceWatch(c, args, o) })
 	addPrefixTableFlag(c)
 	return c
 }
@@ -305,6 +305,42 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	return nil
 }
 
+// traceConfigOf is the probe configuration trace's flags ask for, checked
+// before anything is sent: a one-off trace, --multipath (multipathConfig)
+// and --watch (traceWatchConfig) read the flags through it alike.
+func traceConfigOf(c *cobra.Command, o *traceOptions) (probe.TraceConfig, error) {
+	network, err := prNetwork(o.v4, o.v6)
+	if err != nil {
+		return probe.TraceConfig{}, err
+	}
+	// --port applies to udp and tcp; icmp ignores it (help text).
+	if c.Flags().Changed("port") && o.proto != "icmp" {
+		if err := prCheckPort("--port", o.port); err != nil {
+			return probe.TraceConfig{}, err
+		}
+	}
+	for _, n := range []string{"first-ttl", "max-ttl"} {
+		if v, _ := c.Flags().GetInt(n); c.Flags().Changed(n) && (v < 1 || v > 255) {
+			return probe.TraceConfig{}, fmt.Errorf("--%s %d: a TTL is 1..255", n, v)
+		}
+	}
+	if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
+		return probe.TraceConfig{}, errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive")
+	}
+	if o.nat && probe.Protocol(o.proto) != probe.UDP {
+		return probe.TraceConfig{}, fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto)
+	}
+	if o.nat && o.v6 {
+		return probe.TraceConfig{}, errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6")
+	}
+	mode, err := traceMode(o.mp.mode)
+	if err != nil {
+		return probe.TraceConfig{}, err
+	}
+	return probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
+		Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat, Mode: mode}, nil
+}
+
 // maxTTLAnswered tells whether a router other than the target answered a
 // probe at the run's highest TTL: the path is longer than --max-ttl, which
 // is not the target failing to answer in time.
@@ -321,36 +357,10 @@ func maxTTLAnswered(run *probe.TraceRun) bool {
 // it (the report then covers the cycles finished), or the error that
 // stops the command.
 func traceLive(c *cobra.Command, o *traceOptions, target string) (t *route.Trace, cut bool, err error) {
-	network, err := prNetwork(o.v4, o.v6)
+	cfg, err := traceConfigOf(c, o)
 	if err != nil {
 		return nil, false, badInput(err)
 	}
-	// --port applies to udp and tcp; icmp ignores it (help text).
-	if c.Flags().Changed("port") && o.proto != "icmp" {
-		if err := prCheckPort("--port", o.port); err != nil {
-			return nil, false, badInput(err)
-		}
-	}
-	for _, n := range []string{"first-ttl", "max-ttl"} {
-		if v, _ := c.Flags().GetInt(n); c.Flags().Changed(n) && (v < 1 || v > 255) {
-			return nil, false, badInput(fmt.Errorf("--%s %d: a TTL is 1..255", n, v))
-		}
-	}
-	if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-		return nil, false, badInput(errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive"))
-	}
-	if o.nat && probe.Protocol(o.proto) != probe.UDP {
-		return nil, false, badInput(fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto))
-	}
-	if o.nat && o.v6 {
-		return nil, false, badInput(errors.New("--nat traces IPv4 only: IPv6 has no IP ID to carry the checksum; drop -6"))
-	}
-	mode, err := traceMode(o.mp.mode)
-	if err != nil {
-		return nil, false, badInput(err)
-	}
-	cfg := probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL, MaxTTL: o.maxTTL,
-		Cycles: o.cycles, Interval: o.interval, Timeout: o.timeout, Flows: o.flows, Rate: o.rate, Network: network, NAT: o.nat, Mode: mode}
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()

@@ -146,25 +146,14 @@ func traceMultipathLive(c *cobra.Command, o *traceOptions, target string) (*rout
 
 // multipathConfig is the discovery's configuration from the flags.
 func multipathConfig(c *cobra.Command, o *traceOptions) (probe.MultipathConfig, error) {
-	network, err := prNetwork(o.v4, o.v6)
+	tc, err := traceConfigOf(c, o)
 	if err != nil {
 		return probe.MultipathConfig{}, err
 	}
-	if c.Flags().Changed("port") && o.proto != "icmp" {
-		if err := prCheckPort("--port", o.port); err != nil {
-			return probe.MultipathConfig{}, err
-		}
-	}
-	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-		return probe.MultipathConfig{}, errors.New("--cycles, --rate, --interval and --timeout must be positive")
-	}
-	mode, err := traceMode(o.mp.mode)
-	if err != nil {
-		return probe.MultipathConfig{}, err
-	}
-	cfg := probe.MultipathConfig{TraceConfig: probe.TraceConfig{Proto: probe.Protocol(o.proto), Port: o.port, FirstTTL: o.firstTTL,
-		MaxTTL: o.maxTTL, Interval: o.interval, Timeout: o.timeout, Rate: o.rate, Network: network, Mode: mode,
-		FlowDstPort: o.mp.flowPort == "dst"}, Confidence: o.mp.confidence, MaxProbes: o.mp.maxProbes}
+	// The discovery chooses its flows and cycles itself.
+	tc.Cycles, tc.Flows, tc.NAT = 0, 0, false
+	tc.FlowDstPort = o.mp.flowPort == "dst"
+	cfg := probe.MultipathConfig{TraceConfig: tc, Confidence: o.mp.confidence, MaxProbes: o.mp.maxProbes}
 	// Statistics per path only when asked for: the discovery alone answers
 	// "which paths", the cycles "how good is each".
 	if c.Flags().Changed("cycles") {

@@ -53,7 +53,7 @@ Long watches (--watch):
 
 // addWatchFlags adds the watch flags to c and wraps its Args and RunE: the
 // original command runs unchanged unless --watch or --report is given.
-func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, args []string, o *watchOpts) error) {
+func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, args []string) error) {
 	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.watch, "watch", false, "run cycle after cycle until stopped, journaling every cycle (see Long watches)")
 		f.StringVar(&o.journal, "journal", "", "append-only journal `FILE` of a --watch (resumed when it exists); the input of --report")
@@ -91,7 +91,7 @@ func addWatchFlags(c *cobra.Command, o *watchOpts, run func(c *cobra.Command, ar
 			if o.cycles < 0 {
 				return badInput(fmt.Errorf("--watch-cycles %d: must not be negative", o.cycles))
 			}
-			return run(cmd, args, o)
+			return run(cmd, args)
 		case o.journal != "":
 			return badInput(errors.New("--journal needs --watch (to write) or --report (to read)"))
 		}
@@ -160,16 +160,10 @@ func watchContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
-	fl := c.Flags()
-	file, _ := fl.GetString("file")
-	args, err := pingArgs(c, args, file)
+func runPingWatch(c *cobra.Command, args []string, o *pingOptions) error {
+	args, cfg, loc, err := pingWatchConfig(c, args, o)
 	if err != nil {
 		return err
-	}
-	cfg, loc, err := pingWatchConfig(fl, o)
-	if err != nil {
-		return badInput(err)
 	}
 	ctx, stop := watchContext(c)
 	defer stop()
@@ -180,7 +174,7 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if err != nil {
 		return badInput(err)
 	}
-	w, err := openWatch(c, o, journal.KindPing, loc)
+	w, err := openWatch(c, &o.watch, journal.KindPing, loc)
 	if err != nil {
 		return err
 	}
@@ -188,42 +182,28 @@ func runPingWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	return w.cycles(func(first bool) (bool, error) { return pingWatchCycle(ctx, w, targets, cfg, first) })
 }
 
-// pingWatchConfig is the probe configuration of ping's flags for a watch,
-// checked, and the zone of its report.
-func pingWatchConfig(fl *pflag.FlagSet, o *watchOpts) (probe.PingConfig, *time.Location, error) {
-	var cfg probe.PingConfig
-	cfg.Count, _ = fl.GetInt("count")
-	cfg.Interval, _ = fl.GetDuration("interval")
-	cfg.Timeout, _ = fl.GetDuration("timeout")
-	cfg.Size, _ = fl.GetInt("size")
-	cfg.Rate, _ = fl.GetFloat64("rate")
-	cfg.TCPPort, _ = fl.GetInt("tcp")
-	cfg.Socket, _ = fl.GetString("socket")
-	cfg.AllowLarge, _ = fl.GetBool("allow-large")
-	cfg.AllowBroadcast, _ = fl.GetBool("allow-broadcast")
-	format, _ := fl.GetString("format")
-	if err := report.CheckFormat(format); err != nil {
-		return cfg, nil, err
+// pingWatchConfig is the targets and probe configuration of ping's flags
+// for a watch, checked as a one-off ping checks them (pingConfig), and the
+// zone of its report. The flags of one-off output refuse --watch.
+func pingWatchConfig(c *cobra.Command, args []string, o *pingOptions) ([]string, probe.PingConfig, *time.Location, error) {
+	for _, n := range []string{"loop", "interim", "stream", "stream-file", "alive", "unreachable"} {
+		if c.Flags().Changed(n) {
+			return nil, probe.PingConfig{}, nil, badInput(fmt.Errorf("--%s does not go with --watch: a watch runs until stopped and journals every cycle (--journal)", n))
+		}
 	}
-	if cfg.Count < 1 || cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.Rate <= 0 {
-		return cfg, nil, errors.New("--count, --interval, --timeout and --rate must be positive")
-	}
-	loc, network, err := watchZoneNetwork(fl, o)
-	cfg.Network = network
-	return cfg, loc, err
-}
-
-// watchZoneNetwork is the zone of a watch's report (--report-tz) and the
-// address family it probes (-4, -6).
-func watchZoneNetwork(fl *pflag.FlagSet, o *watchOpts) (*time.Location, string, error) {
-	v4, _ := fl.GetBool("ipv4")
-	v6, _ := fl.GetBool("ipv6")
-	loc, err := watchLoc(o.reportTZ)
+	format, err := report.ParseFormat(o.format)
 	if err != nil {
-		return nil, "", err
+		return nil, probe.PingConfig{}, nil, badInput(err)
 	}
-	network, err := prNetwork(v4, v6)
-	return loc, network, err
+	args, cfg, err := pingConfig(c, args, o, format)
+	if err != nil {
+		return nil, cfg, nil, err
+	}
+	loc, err := watchLoc(o.watch.reportTZ)
+	if err != nil {
+		return nil, cfg, nil, badInput(err)
+	}
+	return args, cfg, loc, nil
 }
 
 // pingWatchCycle probes every target once (--count probes each) and
@@ -426,8 +406,8 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 
 // runTraceWatch traces the target again and again (each watch cycle is
 // --cycles rounds over all TTLs; --interval apart) and journals each trace.
-func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
-	cfg, loc, err := traceWatchConfig(c.Flags(), args, o)
+func runTraceWatch(c *cobra.Command, args []string, o *traceOptions) error {
+	cfg, loc, err := traceWatchConfig(c, args, o)
 	if err != nil {
 		return badInput(err)
 	}
@@ -442,7 +422,7 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 	if _, err := probe.ResolveTraceTarget(ctx, args[0], cfg.Network); err != nil {
 		return badInput(err)
 	}
-	w, err := openWatch(c, o, journal.KindTrace, loc)
+	w, err := openWatch(c, &o.watch, journal.KindTrace, loc)
 	if err != nil {
 		return err
 	}
@@ -452,39 +432,33 @@ func runTraceWatch(c *cobra.Command, args []string, o *watchOpts) error {
 }
 
 // traceWatchConfig is the trace configuration of trace's flags for a
-// watch, checked, and the zone of its report.
-func traceWatchConfig(fl *pflag.FlagSet, args []string, o *watchOpts) (probe.TraceConfig, *time.Location, error) {
-	var cfg probe.TraceConfig
+// watch, checked as a one-off trace checks them (traceConfigOf), and the
+// zone of its report.
+func traceWatchConfig(c *cobra.Command, args []string, o *traceOptions) (probe.TraceConfig, *time.Location, error) {
+	fl := c.Flags()
+	if err := traceProtoFlags(fl); err != nil {
+		return probe.TraceConfig{}, nil, err
+	}
 	if err := traceJSONFlag(fl); err != nil {
+		return probe.TraceConfig{}, nil, err
+	}
+	switch {
+	case o.replay != "":
+		return probe.TraceConfig{}, nil, errors.New("--watch probes live: it cannot --replay")
+	case len(args) != 1:
+		return probe.TraceConfig{}, nil, errors.New("trace --watch needs exactly one TARGET")
+	case o.nat:
+		return probe.TraceConfig{}, nil, errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat")
+	case o.mtu:
+		return probe.TraceConfig{}, nil, errors.New("trace --watch does not journal the path MTU: drop --mtu, or trace once with --mtu")
+	case o.mp.on:
+		return probe.TraceConfig{}, nil, errors.New("trace --watch journals one path: drop --multipath, or trace once with --multipath")
+	}
+	cfg, err := traceConfigOf(c, o)
+	if err != nil {
 		return cfg, nil, err
 	}
-	if replay, _ := fl.GetString("replay"); replay != "" {
-		return cfg, nil, errors.New("--watch probes live: it cannot --replay")
-	}
-	if len(args) != 1 {
-		return cfg, nil, errors.New("trace --watch needs exactly one TARGET")
-	}
-	if nat, _ := fl.GetBool("nat"); nat {
-		return cfg, nil, errors.New("trace --watch does not journal NAT IDs: drop --nat, or trace once with -U --nat")
-	}
-	if mtu, _ := fl.GetBool("mtu"); mtu {
-		return cfg, nil, errors.New("trace --watch does not journal the path MTU: drop --mtu, or trace once with --mtu")
-	}
-	proto, _ := fl.GetString("proto")
-	cfg.Proto = probe.Protocol(proto)
-	cfg.Port, _ = fl.GetInt("port")
-	cfg.FirstTTL, _ = fl.GetInt("first-ttl")
-	cfg.MaxTTL, _ = fl.GetInt("max-ttl")
-	cfg.Cycles, _ = fl.GetInt("cycles")
-	cfg.Interval, _ = fl.GetDuration("interval")
-	cfg.Timeout, _ = fl.GetDuration("timeout")
-	cfg.Flows, _ = fl.GetInt("flows")
-	cfg.Rate, _ = fl.GetFloat64("rate")
-	if cfg.Cycles < 1 || cfg.Flows < 1 || cfg.Rate <= 0 || cfg.Interval <= 0 || cfg.Timeout <= 0 {
-		return cfg, nil, errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive")
-	}
-	loc, network, err := watchZoneNetwork(fl, o)
-	cfg.Network = network
+	loc, err := watchLoc(o.watch.reportTZ)
 	return cfg, loc, err
 }
 

@@ -206,6 +206,7 @@ func TestTraceWatchRefusesWhatItCannotJournal(t *testing.T) {
 	for _, tc := range []struct{ flag, want string }{
 		{"--nat", "trace --watch does not journal NAT IDs"},
 		{"--mtu", "trace --watch does not journal the path MTU"},
+		{"--multipath", "trace --watch journals one path: drop --multipath"},
 	} {
 		j := filepath.Join(t.TempDir(), "w.ndjson")
 		code, stderr := runLinecheckCode(t, "trace", "--watch", "--journal", j, tc.flag, "127.0.0.1")
@@ -214,6 +215,37 @@ func TestTraceWatchRefusesWhatItCannotJournal(t *testing.T) {
 		}
 		if _, err := os.Stat(j); err == nil {
 			t.Errorf("trace --watch %s created its journal before refusing", tc.flag)
+		}
+	}
+}
+
+// A watch reads its command's flags as a one-off run does, and refuses
+// what a one-off run refuses: --size 5 was journaled as ping's, --tcp 70000
+// as a port that never answered, --max-ttl 300 and -I -U went unchecked.
+// Each is refused before a probe or a journal, with exit 2.
+func TestWatchesCheckTheirFlagsAsOneOffRunsDo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ping", "--size", "5"}, "--size 5: use 12..65000 bytes"},
+		{[]string{"ping", "--socket", "bogus"}, `--socket "bogus": use auto, dgram or raw`},
+		{[]string{"ping", "--tcp", "70000"}, "--tcp 70000: not a port number"},
+		{[]string{"ping", "-l"}, "--loop does not go with --watch"},
+		{[]string{"ping", "--stream"}, "--stream does not go with --watch"},
+		{[]string{"trace", "--max-ttl", "300"}, "--max-ttl 300: a TTL is 1..255"},
+		{[]string{"trace", "-U", "--port", "0"}, "--port 0: not a port number"},
+		{[]string{"trace", "-I", "-U"}, "-I and -U: each chooses the probe protocol"},
+		{[]string{"trace", "--mode", "bogus"}, `--mode "bogus"`},
+	} {
+		j := filepath.Join(t.TempDir(), "w.ndjson")
+		args := append(append([]string{tc.args[0], "--watch", "--journal", j}, tc.args[1:]...), "127.0.0.1")
+		code, stderr := runLinecheckCode(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(j); err == nil {
+			t.Errorf("%v created its journal before refusing", args)
 		}
 	}
 }
