@@ -378,46 +378,13 @@ func snapshotOf(d *route.ASNData) string {
 	return d.Snapshot
 }
 
-// specialRanges are the TTLs whose responders were never looked up, by
-// kind, in the trace's order: a TTL is said once however many of its
-// responders (load-balanced paths) were, and a run of TTLs of one kind
-// is one range ("TTL 3-5 private").
-type specialRanges []specialRange
-
-type specialRange struct {
-	from, to int
-	kind     string
-}
-
-func (s *specialRanges) add(ttl int, kind string) {
-	for i := range *s {
-		if r := &(*s)[i]; r.kind == kind && ttl >= r.from && ttl <= r.to+1 {
-			r.to = max(r.to, ttl)
-			return
-		}
-	}
-	*s = append(*s, specialRange{ttl, ttl, kind})
-}
-
-func (s specialRanges) String() string {
-	parts := make([]string, len(s))
-	for i, r := range s {
-		if r.from == r.to {
-			parts[i] = fmt.Sprintf("TTL %d %s", r.from, r.kind)
-		} else {
-			parts[i] = fmt.Sprintf("TTL %d-%d %s", r.from, r.to, r.kind)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // ASNotes explains the asn, network and cc columns: which sources named the
 // hops, which were never looked up, and the dataset's snapshot with the
 // credit its licence asks for. Nothing when the trace carries no AS data
 // (--no-asn).
 func ASNotes(tr *route.Trace) []string {
 	bySource := map[string]int{}
-	var special specialRanges
+	var special route.TTLKinds
 	any := false
 	for _, h := range tr.Hops {
 		for _, r := range h.Responders {
@@ -429,7 +396,7 @@ func ASNotes(tr *route.Trace) []string {
 			case route.SourcePrefixTable, route.SourceCarrierTable, route.SourceASNDB, route.SourceDataset, route.SourceRecording, route.SourceNone:
 				bySource[r.ASSource]++
 			default:
-				special.add(h.TTL, r.ASSource)
+				special.Add(h.TTL, r.ASSource)
 			}
 		}
 	}

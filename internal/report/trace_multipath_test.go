@@ -70,7 +70,7 @@ func TestASNotesNameEachUnlookedTTLOnceAndRunsAsRanges(t *testing.T) {
 		{TTL: 5, Responders: rs("documentation", 1)},
 		{TTL: 6, Responders: append(rs("documentation", 2), rs("private", 1)...)},
 	}}
-	want := "  not looked up (private, CGNAT or reserved ranges): TTL 1-2 private, TTL 3 cgnat, TTL 5-6 documentation, TTL 6 private"
+	want := "  not looked up (private, CGNAT or reserved ranges): TTL 1-2 private, 3 cgnat, 5-6 documentation, 6 private"
 	notes := ASNotes(tr)
 	if len(notes) < 2 || notes[1] != want {
 		t.Errorf("notes %q\nwant line %q", notes, want)

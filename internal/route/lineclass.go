@@ -268,7 +268,7 @@ func newClassification(t *Trace, db ASNDB) *classification {
 // evidence maps every responder of hops (in TTL order) to its carrier into
 // c.seq, noting the hops that carry no evidence.
 func (c *classification) evidence(hops []Hop, db ASNDB) {
-	var special []string
+	var special TTLKinds
 	lastResponding := -1
 	for i, h := range hops {
 		if responded(h) {
@@ -280,7 +280,7 @@ func (c *classification) evidence(hops []Hop, db ASNDB) {
 				continue
 			}
 			if kind, ok := noEvidenceRange(ip, db); ok {
-				special = append(special, fmt.Sprintf("%d %s", h.TTL, kind))
+				special.Add(h.TTL, kind)
 				continue
 			}
 			if cr, ok := responderCarrier(ip, r, db); ok {
@@ -289,7 +289,7 @@ func (c *classification) evidence(hops []Hop, db ASNDB) {
 		}
 	}
 	if len(special) > 0 {
-		c.ev.Notes = append(c.ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops (TTL "+strings.Join(special, ", ")+")")
+		c.ev.Notes = append(c.ev.Notes, "no evidence from private/CGNAT/DoD/reserved hops ("+special.String()+")")
 	}
 	c.ev.Notes = append(c.ev.Notes, silentRunNotes(hops, lastResponding, c.seq)...)
 	c.ev.Notes = append(c.ev.Notes, repeatedRouterNotes(c.seq)...)
