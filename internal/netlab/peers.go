@@ -60,14 +60,6 @@ type TraceLB struct {
 // ParseTraceLB reads sc_warts2json output (one JSON object per line) and
 // returns its tracelb results.
 func ParseTraceLB(out []byte) ([]TraceLB, error) {
-	type probeset struct {
-		Addr   string `json:"addr"`
-		Probes []struct {
-			TTL    int `json:"ttl"`
-			FlowID int `json:"flowid"`
-			Replyc int `json:"replyc"`
-		} `json:"probes"`
-	}
 	var res []TraceLB
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -87,91 +79,115 @@ func ParseTraceLB(out []byte) ([]TraceLB, error) {
 		if head.Type != "tracelb" {
 			continue
 		}
-		var doc struct {
-			Method     string `json:"method"`
-			Src        string `json:"src"`
-			Dst        string `json:"dst"`
-			Sport      int    `json:"sport"`
-			Dport      int    `json:"dport"`
-			Confidence int    `json:"confidence"`
-			Probec     int    `json:"probec"`
-			Nodec      int    `json:"nodec"`
-			Linkc      int    `json:"linkc"`
-			Firsthop   int    `json:"firsthop"`
-			Nodes      []struct {
-				Addr string `json:"addr"`
-				// Each element is one hop of one of the node's links: the
-				// probes of that TTL grouped by the address that answered.
-				Links [][]probeset `json:"links"`
-			} `json:"nodes"`
-		}
+		var doc tracelbDoc
 		if err := json.Unmarshal(b, &doc); err != nil {
 			return nil, fmt.Errorf("sc_warts2json line %d: tracelb: %w", line, err)
 		}
-		t := TraceLB{Method: doc.Method, Src: doc.Src, Dst: doc.Dst, SrcPort: doc.Sport, DstPort: doc.Dport,
-			Confidence: doc.Confidence, Probes: doc.Probec, NodeCount: doc.Nodec, LinkCount: doc.Linkc}
-		nodes := map[HopAddr]bool{}
-		links := map[HopLink]bool{}
-		answered := map[[2]int][]string{} // (flow, ttl) → addresses
-		// A node's TTL: the first hop's, or one less than the TTL its links
-		// begin at; nodes that are some link's far end have their own
-		// probes at their TTL.
-		nodeTTL := map[string]int{}
-		for _, nd := range doc.Nodes {
-			min := 0
-			for _, hop := range nd.Links {
-				for _, ps := range hop {
-					for _, p := range ps.Probes {
-						if min == 0 || p.TTL < min {
-							min = p.TTL
-						}
-						if p.Replyc > 0 {
-							k := [2]int{p.FlowID, p.TTL}
-							if !slices.Contains(answered[k], ps.Addr) {
-								answered[k] = append(answered[k], ps.Addr)
-								t.Answers = append(t.Answers, FlowHop{p.FlowID, p.TTL, ps.Addr})
-							}
-						}
-					}
-				}
-			}
-			if min > 0 {
-				nodeTTL[nd.Addr] = min - 1
-			}
-		}
-		for _, a := range t.Answers {
-			nodes[HopAddr{a.TTL, a.Addr}] = true
-		}
-		for _, nd := range doc.Nodes {
-			ttl, ok := nodeTTL[nd.Addr]
-			if !ok {
-				continue // the last node: it has no links
-			}
-			nodes[HopAddr{ttl, nd.Addr}] = true
-			for _, hop := range nd.Links {
-				for _, ps := range hop {
-					for _, p := range ps.Probes {
-						if p.Replyc == 0 {
-							continue
-						}
-						if p.TTL == ttl+1 {
-							links[HopLink{ttl, nd.Addr, ps.Addr}] = true
-							continue
-						}
-						for _, from := range answered[[2]int{p.FlowID, p.TTL - 1}] {
-							links[HopLink{p.TTL - 1, from, ps.Addr}] = true
-						}
-					}
-				}
-			}
-		}
-		t.Nodes, t.Links = sortedNodes(nodes), sortedLinks(links)
-		res = append(res, t)
+		res = append(res, doc.trace())
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("sc_warts2json output: %w", err)
 	}
 	return res, nil
+}
+
+// tracelbDoc is one tracelb object of sc_warts2json.
+type tracelbDoc struct {
+	Method     string `json:"method"`
+	Src        string `json:"src"`
+	Dst        string `json:"dst"`
+	Sport      int    `json:"sport"`
+	Dport      int    `json:"dport"`
+	Confidence int    `json:"confidence"`
+	Probec     int    `json:"probec"`
+	Nodec      int    `json:"nodec"`
+	Linkc      int    `json:"linkc"`
+	Firsthop   int    `json:"firsthop"`
+	Nodes      []struct {
+		Addr string `json:"addr"`
+		// Each element is one hop of one of the node's links: the
+		// probes of that TTL grouped by the address that answered.
+		Links [][]tracelbProbeset `json:"links"`
+	} `json:"nodes"`
+}
+
+// tracelbProbeset is the probes of one TTL that one address answered.
+type tracelbProbeset struct {
+	Addr   string `json:"addr"`
+	Probes []struct {
+		TTL    int `json:"ttl"`
+		FlowID int `json:"flowid"`
+		Replyc int `json:"replyc"`
+	} `json:"probes"`
+}
+
+// trace is the document as a TraceLB: its answers, then the nodes and
+// links they make.
+func (doc *tracelbDoc) trace() TraceLB {
+	t := TraceLB{Method: doc.Method, Src: doc.Src, Dst: doc.Dst, SrcPort: doc.Sport, DstPort: doc.Dport,
+		Confidence: doc.Confidence, Probes: doc.Probec, NodeCount: doc.Nodec, LinkCount: doc.Linkc}
+	answered, nodeTTL := doc.answers(&t)
+	nodes := map[HopAddr]bool{}
+	links := map[HopLink]bool{}
+	for _, a := range t.Answers {
+		nodes[HopAddr{a.TTL, a.Addr}] = true
+	}
+	for _, nd := range doc.Nodes {
+		ttl, ok := nodeTTL[nd.Addr]
+		if !ok {
+			continue // the last node: it has no links
+		}
+		nodes[HopAddr{ttl, nd.Addr}] = true
+		for _, hop := range nd.Links {
+			for _, ps := range hop {
+				for _, p := range ps.Probes {
+					if p.Replyc == 0 {
+						continue
+					}
+					if p.TTL == ttl+1 {
+						links[HopLink{ttl, nd.Addr, ps.Addr}] = true
+						continue
+					}
+					for _, from := range answered[[2]int{p.FlowID, p.TTL - 1}] {
+						links[HopLink{p.TTL - 1, from, ps.Addr}] = true
+					}
+				}
+			}
+		}
+	}
+	t.Nodes, t.Links = sortedNodes(nodes), sortedLinks(links)
+	return t
+}
+
+// answers appends every (flow, TTL, address) that answered to t.Answers
+// and returns them by (flow, TTL), with each node's TTL: one less than the
+// TTL its links begin at (the last node, which has no links, has none).
+func (doc *tracelbDoc) answers(t *TraceLB) (map[[2]int][]string, map[string]int) {
+	answered := map[[2]int][]string{} // (flow, ttl) → addresses
+	nodeTTL := map[string]int{}
+	for _, nd := range doc.Nodes {
+		min := 0
+		for _, hop := range nd.Links {
+			for _, ps := range hop {
+				for _, p := range ps.Probes {
+					if min == 0 || p.TTL < min {
+						min = p.TTL
+					}
+					if p.Replyc > 0 {
+						k := [2]int{p.FlowID, p.TTL}
+						if !slices.Contains(answered[k], ps.Addr) {
+							answered[k] = append(answered[k], ps.Addr)
+							t.Answers = append(t.Answers, FlowHop{p.FlowID, p.TTL, ps.Addr})
+						}
+					}
+				}
+			}
+		}
+		if min > 0 {
+			nodeTTL[nd.Addr] = min - 1
+		}
+	}
+	return answered, nodeTTL
 }
 
 // Dublin is a dublin-traceroute result (its trace.json), by flow.
