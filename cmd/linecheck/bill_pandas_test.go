@@ -38,6 +38,7 @@ func pandasTable(t *testing.T, csv string) (cols []string, rows int) {
 // Every CSV table of bill loads in pandas as is, with the columns it names
 // and one row per entity, counted from the JSON report of the same run.
 func TestBillCSVTablesLoadInPandas(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	js, errs, code := billRun(t, sampleCSV, "--offers", sampleOffers, "--format", "json")
 	if code != 0 {
 		t.Fatalf("json: exit %d: %s", code, errs)
@@ -94,6 +95,7 @@ func TestBillCSVTablesLoadInPandas(t *testing.T) {
 // Every CSV table of compare loads in pandas as is, one row per entity,
 // counted from the JSON result of the same offline run.
 func TestCompareCSVTablesLoadInPandas(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	type doc struct {
 		Candidates []struct {
 			Targets []json.RawMessage `json:"targets"`

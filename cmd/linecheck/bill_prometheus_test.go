@@ -320,6 +320,7 @@ offers:
 // One backfilled server serves both checks: promtool 2.42 writes one block
 // per 2 hours of data, which makes the backfill the slow part of the test.
 func TestBillPrometheusEqualsBillOnTheCSV(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	base, traffic := startBackfilledPrometheus(t)
 	t.Run("fetched series equal the generated month", func(t *testing.T) {
 		checkFetchEqualsTheGeneratedMonth(t, base, traffic)

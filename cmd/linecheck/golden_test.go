@@ -195,6 +195,7 @@ func readCSV(t *testing.T, s string) [][]string {
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestGoldenBill(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	base := []string{"bill", "../../samples/traffic/2026-10.csv", "--offers", "../../samples/offers.yaml"}
 	cases := formatCases("bill", base, textFormats, "bills", "p95", "items", "traffic", "usage", "break_even")
 	daily := []string{"bill", "../../samples/traffic/2026-10.csv", "--daily", "--tz", "Asia/Shanghai", "--period", "2026-10"}
@@ -303,6 +304,7 @@ func TestGoldenBill(t *testing.T) {
 }
 
 func TestGoldenCompare(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	base := []string{"compare", "--offline", "../../samples/candidates.yaml"}
 	cases := formatCases("compare", base, report.CompareFormats,
 		"ranking", "checks", "items", "targets", "routes", "usage")
@@ -386,6 +388,7 @@ func readStream(t *testing.T, path string) []probe.Record {
 }
 
 func TestGoldenTraceReplay(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	fwd := []string{"trace", "--replay", "../../samples/rec/la-forward.json"}
 	cases := formatCases("trace", fwd, textFormats, "hops", "route")
 	ret := []string{"trace", "--replay", "../../samples/rec/hk-bgp-return.mtr.json", "--direction", "return"}
@@ -470,6 +473,7 @@ var sampleStreams = []string{
 // TestGoldenPing renders ping's document, built by the command's own
 // assembly from the sample streams' results (ping itself only runs live).
 func TestGoldenPing(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	icmp := pingResultsFrom(t, probe.ICMP, sampleStreams...)
 	// A target that never answers and a name that did not resolve.
 	icmp = append(icmp, probe.PingResult{Target: "127.0.0.9", Addr: "127.0.0.9", Sent: 288})
@@ -637,6 +641,7 @@ func pingJournal(t *testing.T) []journal.Entry {
 }
 
 func TestGoldenWatchReports(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	dir := t.TempDir()
 	pes := pingJournal(t)
 	writeJournal(t, dir, "ping.ndjson", journal.KindPing, pes)
@@ -764,6 +769,7 @@ func bwRates(h int) []float64 {
 }
 
 func TestGoldenBW(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	// One test's document, through the command's writer.
 	start := time.Date(2026, 10, 20, 12, 0, 0, 0, time.UTC)
 	res := bwResult(start, []float64{812e6, 934.5e6, 941.25e6, 938e6, 902e6, 944e6})
@@ -822,6 +828,7 @@ func TestGoldenBW(t *testing.T) {
 // TestGoldenBacktrace renders the sample backtrace recordings through the
 // command's writer (backtrace itself only runs live), and the target list.
 func TestGoldenBacktrace(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	ext := map[report.Format]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md"}
 	for _, name := range []string{"hk-bgp", "hk-cn2-gia"} {
 		b, err := os.ReadFile("../../samples/rec/" + name + "-backtrace.json")
@@ -853,6 +860,7 @@ func TestGoldenBacktrace(t *testing.T) {
 // TestGoldenGPU renders gpu's document from recorded nvidia-smi outputs
 // against the sample order.
 func TestGoldenGPU(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	q := "../../internal/gpu/testdata/h100-sxm5-8x/nvidia-smi-q.txt"
 	args := []string{"gpu", "--text", q, "--topo", "../../internal/gpu/testdata/h100-sxm5-8x-topo/topo.txt",
 		"--contract", "../../samples/gpu/order-h100-sxm5.yaml"}

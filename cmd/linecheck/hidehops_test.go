@@ -63,6 +63,7 @@ func hopSecrets(t *testing.T, hops []recordedHop, n int) (secrets []string, show
 }
 
 func TestTraceHideHopsMasksTheFirstHopsInEveryFormat(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	files, _ := filepath.Glob("../../samples/rec/*-forward.json")
 	if len(files) < 4 {
 		t.Fatalf("bundled forward routes: %v", files)
@@ -175,6 +176,7 @@ func TestHideHopsOffLeavesTheTraceAsItWasAndNegativeExits2(t *testing.T) {
 }
 
 func TestCompareHideHopsMasksEveryRouteInEveryFormat(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	// What the routes' first hops name: each recorded route as the unmasked
 	// trace replay annotates it, the raw mtr files' hosts, and the backtrace
 	// recordings' hops (hidden unless a later hop of any route carries it).

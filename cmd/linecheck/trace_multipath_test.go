@@ -18,6 +18,7 @@ const multipathSample = "../../samples/rec/hk-multipath-forward.json"
 // of two paths that split at TTL 5 (4 flows over CN2, 2 over ChinaNet
 // 202.97) with 4 cycles per path; figures checked by hand below.
 func TestGoldenTraceMultipathReplay(t *testing.T) {
+	t.Parallel() // child processes on files of its own: see main_test.go
 	args := []string{"trace", "--replay", multipathSample}
 	out := runGoldenCases(t, "", formatCases("trace-multipath", args, textFormats, "hops", "route", "paths"))
 
