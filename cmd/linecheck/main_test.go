@@ -15,11 +15,10 @@ import (
 // The tests run one after another, except those marked t.Parallel(): they
 // run linecheck only in child processes, on files of their own (the golden
 // documents, --hide-hops in every format, the pandas and Prometheus
-// checks). Under -race such a child is
-// CPU-bound, and two at a time use both cores once the other packages are
-// done (this package is the longest of CI). Lab, timing and in-process
-// tests stay sequential: a child beside them would move their figures or
-// share their flags.
+// checks). Under -race such a child is CPU-bound, and two at a time use
+// both cores once the other packages are done (this package is the longest
+// of CI). Lab, timing and in-process tests stay sequential: a child beside
+// them would move their figures or share their flags.
 //
 // The child processes (the test binary run as linecheck) skip the race
 // detector's 1 s sleep at exit (GORACE atexit_sleep_ms) unless GORACE says
