@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"sync"
 	"time"
@@ -33,6 +34,21 @@ const (
 	paceSlack    = 10 * time.Millisecond
 	minPaceSlack = 3 * time.Millisecond
 )
+
+// MinRate is the lowest packets-per-second cap a sweep or a trace takes:
+// one packet every 100 s. Below it a run would wait practically forever
+// between two probes (or, at 1e-300, overflow the wait and not pace at all).
+const MinRate = 0.01
+
+// CheckRate says what is wrong with a packets-per-second cap that was set:
+// NaN, infinite, or below MinRate (0 and below are wrong too; a zero field
+// of PingConfig or TraceConfig is the default and is not checked).
+func CheckRate(rate float64) error {
+	if rate >= MinRate && !math.IsInf(rate, 1) {
+		return nil
+	}
+	return fmt.Errorf("rate %g: give a number of packets per second, %g or more", rate, MinRate)
+}
 
 // PingConfig configures a sweep. Zero fields take the defaults above.
 type PingConfig struct {
@@ -161,6 +177,11 @@ func PingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func
 
 // pingTargets is PingTargets for targets that passed the gate.
 func pingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func(Record)) ([]PingResult, error) {
+	if cfg.Rate != 0 {
+		if err := CheckRate(cfg.Rate); err != nil {
+			return nil, err
+		}
+	}
 	cfg = cfg.withDefaults()
 	if len(ts) == 0 {
 		return nil, errors.New("no targets")

@@ -46,6 +46,11 @@ type sweepGroup struct {
 // target the safety gate refuses (CheckTarget) gets its refusal as Err and
 // is not probed while the others are.
 func Sweep(ctx context.Context, ts []SweepTarget, cfg PingConfig, onRecord func(Record)) ([]SweepResult, error) {
+	if cfg.Rate != 0 {
+		if err := CheckRate(cfg.Rate); err != nil {
+			return nil, err
+		}
+	}
 	cfg = cfg.withDefaults()
 	groups, err := groupSweep(ts)
 	if err != nil {

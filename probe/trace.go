@@ -123,7 +123,12 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	if c.Flows > 64 {
 		return c, fmt.Errorf("flows %d: at most 64", c.Flows)
 	}
-	if c.Rate <= 0 {
+	if c.Rate != 0 {
+		if err := CheckRate(c.Rate); err != nil {
+			return c, err
+		}
+	}
+	if c.Rate == 0 {
 		c.Rate = DefaultTraceRate
 	}
 	return c, nil

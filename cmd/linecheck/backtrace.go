@@ -286,8 +286,11 @@ func backtraceSelect(c *cobra.Command, o *backtraceOptions, targets []route.Back
 			return nil, cfg, err
 		}
 	}
-	if o.cycles < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-		return nil, cfg, errors.New("--cycles, --rate, --interval and --timeout must be positive")
+	if o.cycles < 1 || o.interval <= 0 || o.timeout <= 0 {
+		return nil, cfg, errors.New("--cycles, --interval and --timeout must be positive")
+	}
+	if err := prCheckRate("--rate", o.rate); err != nil {
+		return nil, cfg, err
 	}
 	if o.maxTTL < 0 || o.maxTTL > 255 {
 		// Before any target is traced: each would fail the same way.

@@ -121,3 +121,39 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 		})
 	}
 }
+
+// TestFloatFlagsRefuseNaNInfinityAndTinyRates: a float flag compared only
+// with `<= 0` let NaN through (every comparison with NaN is false), and a
+// --rate of 1e-300 overflowed the wait between probes. Each is refused
+// with exit 2 before anything is sent; 127.0.0.1 is the only target named.
+func TestFloatFlagsRefuseNaNInfinityAndTinyRates(t *testing.T) {
+	t.Parallel()
+	targets := writeFile(t, "targets.yaml", "targets:\n  - {name: a, carrier: telecom, city: X, addr: 127.0.0.1}\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ping", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN: give packets per second, 0.01"},
+		{[]string{"ping", "-c", "1", "--rate", "1e-300", "127.0.0.1"}, "--rate 1e-300:"},
+		{[]string{"ping", "-c", "1", "--rate", "Inf", "127.0.0.1"}, "--rate +Inf:"},
+		{[]string{"trace", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN:"},
+		{[]string{"trace", "-c", "1", "--rate", "0.001", "127.0.0.1"}, "--rate 0.001:"},
+		{[]string{"ping", "--watch", "x.journal", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN:"},
+		{[]string{"serve", "--config", "c.yaml", "--rate", "1e-9"}, "--rate 1e-09:"},
+		{[]string{"serve", "--config", "c.yaml", "--resolve-rate", "NaN"}, "--resolve-rate must be positive"},
+		{[]string{"backtrace", "--targets", targets, "--rate", "NaN"}, "--rate NaN:"},
+		{[]string{"bw", "--report", "--journal", "x.journal", "--floor", "100M", "--share", "NaN"}, "--share NaN:"},
+		{[]string{"tui", "--fixture", "--speed", "NaN"}, "--speed NaN:"},
+		{[]string{"tui", "--fixture", "--speed", "Inf"}, "--speed +Inf:"},
+		{[]string{"bill", "x.csv", "--scale", "NaN"}, "--scale NaN:"},
+	}
+	for _, tc := range cases {
+		stdout, stderr, code := lcRun(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("linecheck %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+		if strings.Contains(stdout, "sent") || strings.Contains(stdout, "TTL") {
+			t.Errorf("linecheck %s: printed a result: %q", strings.Join(tc.args, " "), stdout)
+		}
+	}
+}

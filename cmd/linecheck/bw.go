@@ -521,7 +521,7 @@ func bwReportOptions(o *bwOptions) (journal.BWReportOptions, error) {
 		}
 		ro.Floor = f
 	}
-	if o.share <= 0 || o.share > 1 {
+	if !(o.share > 0 && o.share <= 1) {
 		return ro, fmt.Errorf("--share %g: a share of the floor, 0 < share <= 1", o.share)
 	}
 	ro.Share = o.share

@@ -355,8 +355,8 @@ func checkPingFlags(c *cobra.Command, o *pingOptions, format report.Format) erro
 	if o.interval <= 0 || o.timeout <= 0 {
 		return errors.New("--interval and --timeout must be positive")
 	}
-	if o.rate <= 0 {
-		return fmt.Errorf("--rate %g: must be positive", o.rate)
+	if err := prCheckRate("--rate", o.rate); err != nil {
+		return err
 	}
 	if c.Flags().Changed("tcp") {
 		if err := prCheckPort("--tcp", o.tcp); err != nil {
@@ -598,6 +598,15 @@ func prNetwork(v4, v6 bool) (string, error) {
 func prCheckPort(flag string, port int) error {
 	if port < 1 || port > 65535 {
 		return fmt.Errorf("%s %d: not a port number: use 1..65535", flag, port)
+	}
+	return nil
+}
+
+// prCheckRate checks a packets-per-second flag (probe.CheckRate), said
+// with the flag's name: NaN, infinite and below probe.MinRate are refused.
+func prCheckRate(flag string, rate float64) error {
+	if probe.CheckRate(rate) != nil {
+		return fmt.Errorf("%s %g: give packets per second, %g (one every 100 s) or more; a large figure is as good as no cap", flag, rate, probe.MinRate)
 	}
 	return nil
 }

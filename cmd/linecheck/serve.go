@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -270,11 +271,13 @@ func (o *serveOptions) check() error {
 		return errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required")
 	case o.count < 1:
 		return fmt.Errorf("--count %d: must be at least 1", o.count)
-	case o.interval <= 0 || o.timeout <= 0 || o.rate <= 0:
-		return errors.New("--interval, --timeout and --rate must be positive")
+	case o.interval <= 0 || o.timeout <= 0:
+		return errors.New("--interval and --timeout must be positive")
+	case prCheckRate("--rate", o.rate) != nil:
+		return prCheckRate("--rate", o.rate)
 	case o.pause < 0 || o.traceEvery < 0:
 		return errors.New("--pause and --trace-every must not be negative")
-	case o.maxBackoff <= 0 || o.resolveRate <= 0:
+	case o.maxBackoff <= 0 || !(o.resolveRate > 0) || math.IsInf(o.resolveRate, 1):
 		return errors.New("--max-backoff and --resolve-rate must be positive")
 	case o.bwEvery < 0 || o.bwTime <= 0:
 		return errors.New("--bw-every must not be negative and --bw-time must be positive")

@@ -324,8 +324,11 @@ func traceConfigOf(c *cobra.Command, o *traceOptions) (probe.TraceConfig, error)
 			return probe.TraceConfig{}, fmt.Errorf("--%s %d: a TTL is 1..255", n, v)
 		}
 	}
-	if o.cycles < 1 || o.flows < 1 || o.rate <= 0 || o.interval <= 0 || o.timeout <= 0 {
-		return probe.TraceConfig{}, errors.New("--cycles, --flows, --rate, --interval and --timeout must be positive")
+	if o.cycles < 1 || o.flows < 1 || o.interval <= 0 || o.timeout <= 0 {
+		return probe.TraceConfig{}, errors.New("--cycles, --flows, --interval and --timeout must be positive")
+	}
+	if err := prCheckRate("--rate", o.rate); err != nil {
+		return probe.TraceConfig{}, err
 	}
 	if o.nat && probe.Protocol(o.proto) != probe.UDP {
 		return probe.TraceConfig{}, fmt.Errorf("--nat traces with udp (-U): the IP ID carries the UDP checksum; %s probes have none", o.proto)

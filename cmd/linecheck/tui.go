@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/linecheck/linecheck/billing"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -147,8 +148,8 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	if o.speed <= 0 {
-		return badInput(fmt.Errorf("--speed %g: want a factor above 0", o.speed))
+	if !(o.speed > 0) || math.IsInf(o.speed, 1) {
+		return badInput(fmt.Errorf("--speed %g: want a finite factor above 0", o.speed))
 	}
 	if o.interval <= 0 {
 		return badInput(fmt.Errorf("--interval %v: must be positive", o.interval))
