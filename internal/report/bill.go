@@ -63,7 +63,7 @@ func BillTables(r *billing.Report, named bool) []Table {
 			{"volume", humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), fmt.Sprintf("in+out %s", humanBytes(r.Traffic.TotalBytes))},
 			{"average " + RateUnit, mbps(r.Traffic.InAvgBps), mbps(r.Traffic.OutAvgBps), "over measured time"},
 			{"peak " + RateUnit, mbps(r.Traffic.InPeakBps), mbps(r.Traffic.OutPeakBps), "highest 5-minute slot"},
-			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), PctPrec(sm.Coverage, 2),
+			{"samples", fmt.Sprintf("%d of %d", sm.Present, sm.Expected), PctFloor(sm.Coverage, 2),
 				fmt.Sprintf("%d missing in %s, --gaps %s; %d of %s with traffic", sm.Missing, billing.Count(sm.GapRuns, "gap", ""), sm.Gaps, sm.ValidDays, billing.Count(r.Period.Days, "day", "")) + filledNote(sm)},
 		},
 	}
@@ -195,7 +195,7 @@ func projectionTable(r *billing.Report, title func(string) string) *Table {
 	}
 	t := Table{
 		Title: title(fmt.Sprintf("Projected month (not a bill: %d of %d days recorded, %s of the slots; --no-projection leaves it out)",
-			p.RecordedDays, p.PeriodDays, PctPrec(p.Coverage, 1))),
+			p.RecordedDays, p.PeriodDays, PctFloor(p.Coverage, 1))),
 		Headers: []string{"offer", "scheme", "as recorded", "projected", "currency", "projected in " + cur, "bandwidth basis"},
 		Align:   "llrrlrl",
 		Movable: []string{"bandwidth basis"},
@@ -378,7 +378,7 @@ func PortSummary(reports []*billing.Report) Table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{r.Name, humanBytes(r.Traffic.InBytes), humanBytes(r.Traffic.OutBytes), humanBytes(r.Traffic.TotalBytes),
-			p95, PctPrec(r.Samples.Coverage, 2), cheapest, amount, cur})
+			p95, PctFloor(r.Samples.Coverage, 2), cheapest, amount, cur})
 	}
 	if len(reports[0].Bills) == 0 { // no --offers: no price columns
 		t.Headers, t.Align = t.Headers[:6], t.Align[:6]

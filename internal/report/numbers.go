@@ -44,6 +44,23 @@ func PctPrec(frac float64, prec int) string {
 	return strconv.FormatFloat(frac*100, 'f', prec, 64) + "%"
 }
 
+// PctFloor is PctPrec rounded down, for shares that are promises
+// (availability, a recording's coverage): 99.9996 % of cycles up reads
+// "99.999%", not "100.000%", so 100 % is shown only when nothing was
+// missed, and 0 % only when nothing was there.
+func PctFloor(frac float64, prec int) string {
+	if math.IsNaN(frac) || math.IsInf(frac, 0) {
+		return "-"
+	}
+	scale := math.Pow10(prec)
+	v := math.Floor(frac*100*scale+1e-9) / scale
+	if v == 0 && frac > 0 {
+		v = 1 / scale // less than the last digit, but not none
+		return "<" + strconv.FormatFloat(v, 'f', prec, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64) + "%"
+}
+
 // Mbit formats a rate in bits per second in RateUnit, with two decimals
 // below 100 and thousands separators: "1,234.5 Mbit/s".
 func Mbit(bps float64) string {

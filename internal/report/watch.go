@@ -26,7 +26,7 @@ func WatchTables(r journal.Report, format Format) []Table {
 	tables := []Table{sum}
 	for _, t := range r.Targets {
 		row := []string{t.Target, t.Protocol + PortText(t.Port), strconv.Itoa(t.Cycles),
-			PctPrec(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), optLossText(t.Loss)}
+			PctFloor(t.Availability, 3), strconv.Itoa(t.Sent), strconv.Itoa(t.Recv), optLossText(t.Loss)}
 		if t.RTT == nil {
 			row = append(row, "-", "-", "-", "-")
 		} else {
@@ -40,7 +40,7 @@ func WatchTables(r journal.Report, format Format) []Table {
 			Align:   "lrrrrrrr",
 		}
 		for _, h := range t.Hours {
-			ht.Rows = append(ht.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Cycles), PctPrec(h.Availability, 1),
+			ht.Rows = append(ht.Rows, []string{fmt.Sprintf("%02d:00", h.Hour), strconv.Itoa(h.Cycles), PctFloor(h.Availability, 1),
 				strconv.Itoa(h.Sent), optLossText(h.Loss), optMS(h.P50ms), optMS(h.P95ms), optMS(h.P99ms)})
 		}
 		tables = append(tables, ht)
