@@ -242,11 +242,26 @@ func multipathNotes(tr *route.Trace) []string {
 	}
 	if m.Stopped != "rule" {
 		notes = append(notes, "the discovery did not finish ("+stoppedText(m.Stopped)+"): a router's next hops may be missing")
+	} else {
+		notes = append(notes, missedHopNote(m.Confidence))
 	}
 	if tr.Foreign > 0 {
 		notes = append(notes, fmt.Sprintf("%d foreign replies (another process or run) were not counted", tr.Foreign))
 	}
 	return notes
+}
+
+// missedHopNote says what the stopping rule leaves open: each router's
+// next hops were probed until one more would have shown at the confidence,
+// so an even split's branch is still missed now and then (and an uneven
+// one's more often).
+func missedHopNote(confidence int) string {
+	s := fmt.Sprintf("stopped by the rule at %d%%: at each router one more next hop, spread evenly, would have shown with %d%% "+
+		"probability; a branch you expect but do not see: run again", confidence, confidence)
+	if confidence < 99 {
+		s += " or with --confidence 99"
+	}
+	return s + " (a balancer's rare, weighted next hop can stay hidden)"
 }
 
 // flowMeaning says what a flow id is.

@@ -76,3 +76,22 @@ func TestASNotesNameEachUnlookedTTLOnceAndRunsAsRanges(t *testing.T) {
 		t.Errorf("notes %q\nwant line %q", notes, want)
 	}
 }
+
+// A discovery the rule stopped says what the rule leaves open and how to
+// narrow it; one that did not finish says only that it did not.
+func TestMultipathNotesSayWhatTheRuleLeavesOpen(t *testing.T) {
+	notes := func(conf int, stopped string) string {
+		tr := &route.Trace{Schema: route.TraceSchema, Target: "10.77.4.2", Addr: "10.77.4.2",
+			Multipath: &route.Multipath{Confidence: conf, FlowField: "udp-dport", Stopped: stopped}}
+		return strings.Join(multipathNotes(tr), "\n")
+	}
+	if n := notes(95, "rule"); !strings.Contains(n, "would have shown with 95% probability") || !strings.Contains(n, "--confidence 99") {
+		t.Errorf("95 %%, stopped by the rule:\n%s", n)
+	}
+	if n := notes(99, "rule"); !strings.Contains(n, "with 99% probability") || strings.Contains(n, "--confidence 99") {
+		t.Errorf("99 %%, stopped by the rule: no advice to raise it to 99:\n%s", n)
+	}
+	if n := notes(95, "max-probes"); strings.Contains(n, "probability") || !strings.Contains(n, "did not finish") {
+		t.Errorf("stopped at --max-probes:\n%s", n)
+	}
+}
