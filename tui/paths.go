@@ -90,7 +90,9 @@ func (m *Model) withPath(r *Route) (*Route, string) {
 	}
 	n := m.path % (len(r.Paths) + 1)
 	if n == 0 {
-		return r, fmt.Sprintf(" · f: paths (%d)", len(r.Paths))
+		// Every path's hops as traced: their SNT counts the discovery's
+		// probes too, a path's own view only its flow's cycles.
+		return r, fmt.Sprintf(" · f: paths (%d) · every path, SNT with discovery", len(r.Paths))
 	}
 	p := r.Paths[n-1]
 	shown := *r

@@ -28,7 +28,7 @@ func TestRouteScreenSwitchesBetweenPaths(t *testing.T) {
 	m = step(t, m, TraceMsg{Candidate: "hk-cn2-gia", Direction: "forward", Trace: *tr})
 	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
 	v := plain(m)
-	if !strings.Contains(v, "f: paths (2)") || !strings.Contains(v, "every path: ") ||
+	if !strings.Contains(v, "f: paths (2) · every path, SNT with discovery") || !strings.Contains(v, "every path: ") ||
 		!strings.Contains(v, "59.43.182.198") || !strings.Contains(v, "202.97.34.17") {
 		t.Fatalf("every path's hops:\n%s", v)
 	}
