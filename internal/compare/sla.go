@@ -93,7 +93,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 			c.Pass = q.Stretch <= *s.MaxStretch
 			if slices.Contains(q.StretchFlags, "below-floor") {
 				c.Pass = false
-				c.Note = fmt.Sprintf("min RTT %.1f ms is below the physical floor %.1f ms: anycast or a wrong region", q.RTT.Min, q.FloorMs)
+				c.Note = fmt.Sprintf("min RTT %.3g ms is below the physical floor %.1f ms: anycast or a wrong region", q.RTT.Min, q.FloorMs)
 			}
 		}
 		checks = append(checks, c)

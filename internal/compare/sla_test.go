@@ -190,3 +190,18 @@ func TestLiveRunSearchesThePathMTUWhenTheSLAAsks(t *testing.T) {
 		}
 	}
 }
+
+// A loopback (or anycast) target below the physical floor: the note gives
+// its min RTT in significant figures, not "0.0 ms" (by hand: 0.0312 ms
+// against the 12.27 ms Shanghai–Hong Kong floor).
+func TestBelowFloorNoteKeepsASubMillisecondRTT(t *testing.T) {
+	q := goodRoute()
+	q.RTT.Min, q.Stretch, q.StretchFlags = 0.0312, 0.0312/12.27, []string{"below-floor"}
+	c, ok := checkByName(CheckSLA(testSLA, q), CheckStretch)
+	if !ok || c.Pass {
+		t.Fatalf("stretch check %+v: want a failed check", c)
+	}
+	if want := "min RTT 0.0312 ms is below the physical floor 12.3 ms"; !strings.HasPrefix(c.Note, want) {
+		t.Errorf("note %q, want it to start %q", c.Note, want)
+	}
+}
