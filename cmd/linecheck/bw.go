@@ -322,6 +322,26 @@ func writeBW(w io.Writer, r *bw.Result, o *bwOptions) error {
 	return report.Render(w, report.BWTest{Result: r}, report.Format(o.format), tableOptions(w, o.wide))
 }
 
+// logNoTest says that a connection closed before it asked for a test (a
+// port scan, linecheck ping --tcp or serve checking the port): the first
+// one in full, then only the count at 10, 100, 1000 …, so a monitor that
+// checks the port every second does not fill the log.
+func logNoTest(w io.Writer, err error, n int) {
+	switch {
+	case n == 1:
+		fmt.Fprintf(w, "linecheck bw: %v; further connections that close before a test are counted, not logged\n", err)
+	case isPowerOfTen(n):
+		fmt.Fprintf(w, "linecheck bw: %d connections closed before a test (port checks such as ping --tcp?)\n", n)
+	}
+}
+
+func isPowerOfTen(n int) bool {
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
+}
+
 // bwListen serves iperf3 clients until interrupted, printing each test.
 func bwListen(c *cobra.Command, o *bwOptions) error {
 	flag, addr, host, port, err := bwListenAddr(o)
@@ -341,6 +361,7 @@ func bwListen(c *cobra.Command, o *bwOptions) error {
 	out, stderr := c.OutOrStdout(), c.ErrOrStderr()
 	var mu sync.Mutex
 	var oneErr error // the one test's error, with --one-off
+	noTest := 0      // connections that closed before a test (port checks)
 	if o.idleTimeout <= 0 || o.maxDuration <= 0 {
 		return badInput(fmt.Errorf("--idle-timeout %v, --max-duration %v: both must be positive", o.idleTimeout, o.maxDuration))
 	}
@@ -359,7 +380,11 @@ func bwListen(c *cobra.Command, o *bwOptions) error {
 					fmt.Fprintln(stderr, "linecheck bw:", werr)
 				}
 			}
-			if err != nil {
+			switch {
+			case errors.Is(err, bw.ErrNoClient):
+				noTest++
+				logNoTest(stderr, err, noTest)
+			case err != nil:
 				fmt.Fprintln(stderr, "linecheck bw:", err)
 			}
 			// One test, as iperf3 -1: a connection that never sent its

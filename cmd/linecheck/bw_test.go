@@ -338,3 +338,38 @@ func TestBWServerOneOff(t *testing.T) {
 		t.Fatalf("bw -s -1 after a failed test: exit %d (ended %v), want 1\n%s", code, ok, out)
 	}
 }
+
+// Connections that close before asking for a test (linecheck ping --tcp or
+// serve checking the port, a scan) are logged once and then counted, not
+// one line each: by hand, 1 → the full line, 10 and 100 → a count.
+func TestBWListenCountsPortChecksInsteadOfLoggingEach(t *testing.T) {
+	var b strings.Builder
+	for n := 1; n <= 150; n++ {
+		logNoTest(&b, errors.New("127.0.0.1:1: no cookie: EOF (not an iperf3 client?)"), n)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "not an iperf3 client?); further connections that close before a test are counted") ||
+		!strings.Contains(lines[1], ": 10 connections closed before a test") || !strings.Contains(lines[2], ": 100 connections closed") {
+		t.Fatalf("150 port checks logged as:\n%s", b.String())
+	}
+
+	port := freePort(t)
+	cmd, out := startLinecheck(t, "bw", "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	checks := 0
+	waitFor(t, 10*time.Second, "bw --listen to take 5 port checks", func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return false
+		}
+		c.Close()
+		checks++
+		time.Sleep(50 * time.Millisecond)
+		return checks == 5
+	})
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+	if n := strings.Count(out.String(), "not an iperf3 client"); n != 1 {
+		t.Errorf("5 port checks: %d full lines, want 1:\n%s", n, out)
+	}
+}
