@@ -281,6 +281,10 @@ func checkValue(name string, v any, unit string, required bool) string {
 			s = pct(x)
 		case required:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
+		case name == compare.CheckRTTP95 && x > 0 && x < 1:
+			// A sub-millisecond p95 (a loopback or LAN target) keeps two
+			// significant digits: "0.046 ms", not "0.0 ms".
+			s = strconv.FormatFloat(x, 'g', 2, 64)
 		case name == compare.CheckRTTP95:
 			s = fmt.Sprintf("%.1f", x)
 		case name == compare.CheckStretch && x > 0 && x < 0.01:
