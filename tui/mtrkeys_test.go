@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/probe"
 )
 
 // selectRow moves the cursor to the candidate called name.
@@ -247,4 +248,25 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 		return out
 	}
 	return []tea.Msg{msg}
+}
+
+// The route screen's chart draws one target (the candidate's first) while
+// the overview aggregates every target (the worst of them): with a second
+// target it names the one it draws.
+func TestRouteChartNamesItsTargetBesideOthers(t *testing.T) {
+	m := fixtureModel(t, 120, 30)
+	base := FixtureRecords("hk-cn2-gia")[0]
+	for k := range 3 {
+		rec := base
+		rec.Time = FixtureStart().Add(time.Duration(20+k) * time.Second)
+		m = step(t, m, ProbeMsg{Candidate: "hk-cn2-gia", Record: rec})
+		tcp := rec
+		tcp.Protocol, tcp.Port = probe.TCP, 443
+		m = step(t, m, ProbeMsg{Candidate: "hk-cn2-gia", Record: tcp})
+	}
+	m = press(t, selectRow(t, m, "hk-cn2-gia"), "enter")
+	want := "RTT to hk-cn2-gia " + targetKey(base) + " (ms)"
+	if v := plain(m); !strings.Contains(v, want) {
+		t.Fatalf("want %q on the route screen:\n%s", want, v)
+	}
 }

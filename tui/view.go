@@ -562,8 +562,15 @@ func (m *Model) renderRTTChart(c *Candidate, width, height int) []string {
 	}
 	t0, _ := h.At(0)
 	t1, _ := h.At(h.Len() - 1)
+	// The chart is one target's (the candidate's first): with several,
+	// the overview's figures are the worst over all of them, so it says
+	// which one it draws.
+	name := c.Name
+	if len(c.Others) > 0 && c.Target != "" {
+		name += " " + c.Target
+	}
 	head := fmt.Sprintf(" RTT to %s (ms), last %d probes %s–%s UTC: p50 %s p95 %s, %d lost",
-		c.Name, h.Len(), t0.Format("15:04:05"), t1.Format("15:04:05"), ms(c.Stats.P50), ms(c.Stats.P95), lost)
+		name, h.Len(), t0.Format("15:04:05"), t1.Format("15:04:05"), ms(c.Stats.P50), ms(c.Stats.P95), lost)
 	// The window's jitter (JIT, the SLA's figure) and RFC 3550's running
 	// value beside it, labelled "now", where the line has room for them.
 	if jit := fmt.Sprintf("; jitter %s, now %s", ms(c.Stats.J.MeanAbs), ms(c.Stats.J.RFC3550)); lipglossWidth(head+jit) < width && c.Stats.res.Recv > 1 {
