@@ -268,28 +268,13 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout, Rate: o.Budget.Rate()}
 	return func(ctx context.Context, emit func(Event)) {
 		l := &sweepLoop{targets: targets, o: o, cfg: cfg, emit: emit,
-			sched: Scheduler{Clock: o.Clock, Budget: o.Budget, Quiet: o.Quiet},
-			next:  make([]time.Time, len(targets)), fails: make([]int, len(targets))}
-		for ctx.Err() == nil {
-			if l.sched.WaitDue(ctx, l.due, nil) != nil {
-				return
-			}
-			r, ok := l.resolve(ctx)
-			if !ok {
-				return
-			}
-			if len(r.sts) == 0 {
-				continue
-			}
-			if !l.sweep(ctx, r) {
-				return
-			}
-		}
+			next: make([]time.Time, len(targets)), fails: make([]int, len(targets))}
+		Scheduler{Clock: o.Clock, Budget: o.Budget, Quiet: o.Quiet}.Run(ctx, l, nil)
 	}
 }
 
 // sweepLoop is SweepLoop's state: per target, when it may be probed again
-// and its failures in a row.
+// and its failures in a row. Its rounds are the Scheduler's.
 type sweepLoop struct {
 	targets []OwnedTarget
 	o       MonitorOptions
@@ -298,6 +283,23 @@ type sweepLoop struct {
 	emit    func(Event)
 	next    []time.Time
 	fails   []int
+}
+
+// Due is Rounds' Due: the earliest time a target may be probed.
+func (l *sweepLoop) Due() (time.Time, bool) { return l.due() }
+
+// Round is one round of the targets due: resolved, then swept (none
+// resolved: no sweep, the failures backed off).
+func (l *sweepLoop) Round(ctx context.Context, s Scheduler) bool {
+	l.sched = s
+	r, ok := l.resolve(ctx)
+	if !ok {
+		return false
+	}
+	if len(r.sts) == 0 {
+		return true
+	}
+	return l.sweep(ctx, r)
 }
 
 // sweepKey names one probed address: targets of several candidates that
@@ -455,50 +457,69 @@ type traceRun func(rctx context.Context, addr string, round int, each func(*rout
 // through the shared Scheduler, each snapshot annotated and emitted.
 func traceLoop(candidate string, t Target, o MonitorOptions, run traceRun) Loop {
 	return func(ctx context.Context, emit func(Event)) {
-		clk := o.Clock
 		// The trace probes take their slots from the budget in the prober
 		// (ProbeSender), so the scheduler only holds them back for a test.
-		sched := Scheduler{Clock: clk, Quiet: o.Quiet}
-		fails, round := 0, 0
-		for ctx.Err() == nil {
-			a, err := o.Resolver.Resolve(ctx, t.Addr)
-			// A throughput test holds the run back; one under way ends
-			// (its last complete cycle was emitted) and a fresh run
-			// starts after the test, so no hop counts a sample of the
-			// loaded line.
-			start, cut, qerr := sched.Round(ctx, func(rctx context.Context) {
-				if err != nil {
-					return
-				}
-				began := clk.Now()
-				var spent int
-				spent, err = run(rctx, a.String(), round, func(tr *route.Trace) {
-					if rctx.Err() != nil {
-						return // cut: a snapshot taken while the run ends is not a cycle
-					}
-					tr.Target = t.Addr
-					route.Annotate(tr, o.ASNDB)
-					emit(Event{Candidate: candidate, Trace: tr, Direction: "forward"})
-				})
-				if spent > 0 {
-					o.Budget.Spend(began, spent)
-				}
-			})
-			if qerr != nil {
-				return
-			}
-			if cut {
-				continue
-			}
-			if err != nil {
-				fails++
-				emit(Event{Candidate: candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
-				pacing.Sleep(ctx, clk, pacing.Backoff(o.Backoff, o.MaxBackoff, fails))
-				continue
-			}
-			fails = 0
-			round++
-			pacing.Sleep(ctx, clk, start.Add(o.TraceInterval).Sub(clk.Now()))
-		}
+		l := &traceRounds{candidate: candidate, t: t, o: o, run: run, emit: emit}
+		Scheduler{Clock: o.Clock, Quiet: o.Quiet}.Run(ctx, l, nil)
 	}
+}
+
+// traceRounds is a trace loop's state: its runs (rounds) so far, its
+// failures in a row, and when the next run is due (zero: at once).
+type traceRounds struct {
+	candidate string
+	t         Target
+	o         MonitorOptions
+	run       traceRun
+	emit      func(Event)
+	fails     int
+	round     int
+	next      time.Time
+}
+
+func (l *traceRounds) Due() (time.Time, bool) { return l.next, true }
+
+// Round is one trace run: the name resolved, the run made, every snapshot
+// annotated and emitted. The next is due one TraceInterval after this one
+// began (a run that ends at once never makes the loop spin), after a
+// backoff when it failed, at once when a throughput test cut it.
+func (l *traceRounds) Round(ctx context.Context, sched Scheduler) bool {
+	o, t, clk := l.o, l.t, l.o.Clock
+	a, err := o.Resolver.Resolve(ctx, t.Addr)
+	// A throughput test holds the run back; one under way ends (its last
+	// complete cycle was emitted) and a fresh run starts after the test,
+	// so no hop counts a sample of the loaded line.
+	start, cut, qerr := sched.Round(ctx, func(rctx context.Context) {
+		if err != nil {
+			return
+		}
+		began := clk.Now()
+		var spent int
+		spent, err = l.run(rctx, a.String(), l.round, func(tr *route.Trace) {
+			if rctx.Err() != nil {
+				return // cut: a snapshot taken while the run ends is not a cycle
+			}
+			tr.Target = t.Addr
+			route.Annotate(tr, o.ASNDB)
+			l.emit(Event{Candidate: l.candidate, Trace: tr, Direction: "forward"})
+		})
+		if spent > 0 {
+			o.Budget.Spend(began, spent)
+		}
+	})
+	switch {
+	case qerr != nil:
+		return false
+	case cut:
+		l.next = time.Time{}
+	case err != nil:
+		l.fails++
+		l.emit(Event{Candidate: l.candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
+		l.next = clk.Now().Add(pacing.Backoff(o.Backoff, o.MaxBackoff, l.fails))
+	default:
+		l.fails = 0
+		l.round++
+		l.next = start.Add(o.TraceInterval)
+	}
+	return true
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-// Scheduler is the one scheduler of live probing: compare's live loops
-// (SweepLoop and TraceLoop: the TUI and live compare) and serve's loop
-// (exporter.Run) wait for their rounds and run them through it, so when a
-// round may start (its targets due, the shared packet budget ready) and
-// when a throughput test cut one are decided in one place. Each loop keeps
-// its own bookkeeping of targets (what it reports, how it backs off).
+// Scheduler is the one scheduler of live probing: it runs the probing
+// loops of the TUI (SweepLoop, TraceLoop, MultipathTraceLoop) and of serve
+// (exporter.Run's cycles), each given as Rounds, so when a round may start
+// (its targets due, the shared packet budget ready), how a throughput test
+// holds or cuts it, and when the loop ends are decided in one place. What a
+// round does is the loop's: which targets it probes, what it reports, how
+// it backs off.
 type Scheduler struct {
 	Clock probe.Clock
 	// Budget is the packets-per-second cap every round is charged to (nil:
@@ -22,6 +23,32 @@ type Scheduler struct {
 	// Quiet pauses the rounds while a throughput test fills the line (nil:
 	// nothing pauses them).
 	Quiet *Quiet
+}
+
+// Rounds is a live loop as the Scheduler runs it: when its next round is
+// due, and the round itself.
+type Rounds interface {
+	// Due is the earliest time the next round may start; false when there
+	// is nothing to probe (then only the wake channel or the end of the
+	// context ends the wait).
+	Due() (time.Time, bool)
+	// Round runs one round, its probes through s.Round, and schedules the
+	// next (what Due says after it); false ends the loop (ctx ended).
+	Round(ctx context.Context, s Scheduler) bool
+}
+
+// Run runs r round after round until ctx ends: each round once it is due
+// and the budget allows it (WaitDue); wake (nil: none) makes it ask Due
+// again, as a reload that brings new targets does.
+func (s Scheduler) Run(ctx context.Context, r Rounds, wake <-chan struct{}) {
+	for ctx.Err() == nil {
+		if s.WaitDue(ctx, r.Due, wake) != nil {
+			return
+		}
+		if !r.Round(ctx, s) {
+			return
+		}
+	}
 }
 
 // WaitDue waits until the earliest time a target may be probed (due; ok

@@ -104,20 +104,29 @@ func RunBW(ctx context.Context, every time.Duration, targets func() []BWTarget, 
 // serves one test at a time. The Quiet is held from the round's first test
 // to the end of its last.
 func (l BWLoop) Loop(ctx context.Context) {
-	if pacing.Sleep(ctx, pacing.RealClock{}, l.First) != nil {
-		return
+	// The rounds hold the Quiet themselves (the probing loops wait for
+	// it): the scheduler only says when each is due.
+	clk := pacing.RealClock{}
+	compare.Scheduler{Clock: clk}.Run(ctx, &bwRounds{l: l, clk: clk, next: clk.Now().Add(l.First)}, nil)
+}
+
+// bwRounds is BWLoop as compare.Rounds: the first round First after the
+// start, each next one Every after the one before began.
+type bwRounds struct {
+	l    BWLoop
+	clk  Clock
+	next time.Time
+}
+
+func (r *bwRounds) Due() (time.Time, bool) { return r.next, true }
+
+func (r *bwRounds) Round(ctx context.Context, _ compare.Scheduler) bool {
+	start := r.clk.Now()
+	if !r.l.round(ctx) {
+		return false
 	}
-	for {
-		start := time.Now()
-		if !l.round(ctx) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Until(start.Add(l.Every))):
-		}
-	}
+	r.next = start.Add(r.l.Every)
+	return true
 }
 
 // round runs one round of tests; false when ctx ended.

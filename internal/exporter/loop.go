@@ -115,17 +115,17 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 		// rules of when a round starts and when a test cut it are the live
 		// loops' (compare.Scheduler).
 		sched: compare.Scheduler{Clock: cfg.Clock, Budget: pacing.NewBudget(cfg.Rate), Quiet: cfg.Quiet}}
-	for ctx.Err() == nil {
-		// Wait until a target is due and the rate budget allows a cycle; a
-		// reload wakes the wait (its new targets are due at once).
-		if l.sched.WaitDue(ctx, e.nextDue, e.wake) != nil {
-			return
-		}
-		if !l.cycle(ctx) {
-			return
-		}
-	}
+	// Each cycle starts once a target is due and the rate budget allows
+	// it; a reload wakes the wait (its new targets are due at once).
+	l.sched.Run(ctx, l, e.wake)
 }
+
+// Due is compare.Rounds' Due: the earliest time a current target may be
+// probed.
+func (l *serveLoop) Due() (time.Time, bool) { return l.e.nextDue() }
+
+// Round is one cycle (compare.Rounds' Round).
+func (l *serveLoop) Round(ctx context.Context, _ compare.Scheduler) bool { return l.cycle(ctx) }
 
 // serveLoop is Run's state across cycles.
 type serveLoop struct {
