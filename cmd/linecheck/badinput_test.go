@@ -138,7 +138,7 @@ func TestFloatFlagsRefuseNaNInfinityAndTinyRates(t *testing.T) {
 		{[]string{"ping", "-c", "1", "--rate", "Inf", "127.0.0.1"}, "--rate +Inf:"},
 		{[]string{"trace", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN:"},
 		{[]string{"trace", "-c", "1", "--rate", "0.001", "127.0.0.1"}, "--rate 0.001:"},
-		{[]string{"ping", "--watch", "x.journal", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN:"},
+		{[]string{"ping", "--watch", "--journal", "x.journal", "-c", "1", "--rate", "NaN", "127.0.0.1"}, "--rate NaN:"},
 		{[]string{"serve", "--config", "c.yaml", "--rate", "1e-9"}, "--rate 1e-09:"},
 		{[]string{"serve", "--config", "c.yaml", "--resolve-rate", "NaN"}, "--resolve-rate must be positive"},
 		{[]string{"backtrace", "--targets", targets, "--rate", "NaN"}, "--rate NaN:"},
