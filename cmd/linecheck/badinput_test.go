@@ -84,7 +84,7 @@ func TestBadInputNamesFileLineAndExitsTwo(t *testing.T) {
 		{"compare without a file", []string{"compare", "--offline"}, []string{"compare takes one CANDIDATES.yaml, got none", "linecheck compare --help"}},
 		{"compare with two files", []string{"compare", "--offline", "a.yaml", "b.yaml"}, []string{"got 2: a.yaml b.yaml"}},
 		{"tui: unknown sort column", []string{"tui", "--offline", "--sort", "foo", "../../samples/candidates.yaml"}, []string{`--sort "foo": use one of name, line, rtt,`}},
-		{"tui: speed not above 0", []string{"tui", "--offline", "--speed", "0", "../../samples/candidates.yaml"}, []string{"--speed 0: want a factor above 0"}},
+		{"tui: speed not above 0", []string{"tui", "--offline", "--speed", "0", "../../samples/candidates.yaml"}, []string{"--speed 0: want a finite factor above 0"}},
 		{"compare: no probes", []string{"compare", "--count", "0", "../../samples/candidates.yaml"}, []string{"--count 0: must be at least 1"}},
 		{"compare: no trace cycles", []string{"compare", "--cycles", "0", "../../samples/candidates.yaml"}, []string{"--cycles 0: must be at least 1"}},
 		{"compare: zero interval", []string{"compare", "--interval", "0", "../../samples/candidates.yaml"}, []string{"both must be positive"}},
