@@ -243,6 +243,12 @@ type TargetStatus struct {
 	LastErr string
 	// TraceErr is the last trace's error while traces back off.
 	TraceErr string
+	// WindowSent and WindowRecv are the probes of its window (--window)
+	// and the answered ones: a target probed without a single answer is
+	// down in linecheck_target_up, and on the page.
+	WindowSent, WindowRecv int
+	// Probed: at least one cycle measured it.
+	Probed bool
 }
 
 // Status returns the state of every target, in file order.
@@ -255,7 +261,8 @@ func (e *Exporter) Status() []TargetStatus {
 		if s == nil {
 			continue
 		}
-		st := TargetStatus{Target: t, Up: s.fails == 0, Fails: s.fails, Next: s.next, LastErr: s.lastErr, TraceErr: s.trErr}
+		st := TargetStatus{Target: t, Up: s.fails == 0, Fails: s.fails, Next: s.next, LastErr: s.lastErr, TraceErr: s.trErr,
+			WindowSent: s.winSent, WindowRecv: s.winRecv, Probed: s.probed}
 		if s.resolved.IsValid() {
 			st.IP = s.resolved.String()
 		}
@@ -312,7 +319,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>protocol</th><th>target</th><th>address</th><th>state</th><th>error</th></tr>
 {{range .Targets}}<tr><td>{{.Candidate}}</td><td>{{.Protocol}}</td><td>{{.Label}}</td><td>{{if .IP}}{{.IP}}{{else}}-{{end}}</td>
-<td>{{if .Up}}up{{else}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{end}}</td>
+<td>{{if not .Up}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{else if and .WindowSent (not .WindowRecv)}}down: no answer to the {{.WindowSent}} probe(s) of its window{{else if .WindowSent}}up{{else if .Probed}}no probe in its window{{else}}waiting for its first cycle{{end}}</td>
 <td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
 {{end}}</table>
 {{if .Candidates}}<h2>Candidates (the window of each target, as compare judges them)</h2>
@@ -480,6 +487,10 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 func (e *Exporter) windowSeries(t Target, w *compare.Window) compare.TargetResult {
 	l := labelsOf(t)
 	r := w.Result(compare.Target{}, nil)
+	if st := e.state[t.key()]; st != nil {
+		// The status page says what linecheck_target_up says.
+		st.winSent, st.winRecv = r.Sent, r.Recv
+	}
 	if r.Recv > 1 {
 		e.jitter.With(l).Set(r.Jitter.MeanAbs / 1000)
 	} else {

@@ -291,6 +291,9 @@ type targetState struct {
 	trFails  int
 	trErr    string
 	resolved netip.Addr
+	// winSent and winRecv are its window's probes and answers, as last
+	// computed (windowSeries): what linecheck_target_up follows.
+	winSent, winRecv int
 }
 
 // nextDue is the earliest time a current target may be probed; false when

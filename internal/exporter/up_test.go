@@ -1,6 +1,8 @@
 package exporter
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,6 +34,20 @@ func TestTargetUpIsAnsweredInTheWindow(t *testing.T) {
 	}
 	if v := up(loT); v != 0 {
 		t.Errorf("10 refused connections: up %v, want 0", v)
+	}
+	// The status page says what the metric says (it said "up" for every
+	// target not backing off, refused connections or not).
+	rec := httptest.NewRecorder()
+	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	page := rec.Body.String()
+	for _, want := range []string{
+		"<td>" + lo.Label() + "</td><td>-</td>\n<td>up</td>",
+		"<td>" + loT.Label() + "</td><td>-</td>\n<td>down: no answer to the 10 probe(s) of its window</td>",
+		"<td>" + far.Label() + "</td><td>-</td>\n<td>waiting for its first cycle</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("status page: no %q in\n%s", want, page)
+		}
 	}
 	// 299 more lost probes keep the one answer in the 300-probe window; the
 	// next loss pushes it out.
