@@ -116,53 +116,34 @@ type Exporter struct {
 // New returns an exporter with its own registry and no targets; log (nil:
 // none) gets a line when a target starts failing and when it recovers.
 func New(log io.Writer) *Exporter {
-	// fam makes a family and keeps it for the registry, in this order.
+	// fam makes a family and keeps it for the registry; counters and
+	// gauges make the labelled ones the exporter sets. Every metric is
+	// declared once, where the Exporter takes it (the registry renders
+	// families sorted by name).
 	var fams []*family
 	fam := func(name, help string, typ metricType, labels []string, buckets []float64) *family {
 		f := newFamily(name, help, typ, labels, buckets)
 		fams = append(fams, f)
 		return f
 	}
+	counters := func(name, help string, labels []string) CounterVec {
+		return CounterVec{vec{fam(name, help, counterType, labels, nil)}}
+	}
+	gauges := func(name, help string, labels []string) GaugeVec {
+		return GaugeVec{vec{fam(name, help, gaugeType, labels, nil)}}
+	}
 	withTTL := append(append([]string{}, targetLabels...), "ttl")
 	withClass := append(append([]string{}, targetLabels...), "line_class", "carrier", "city")
-	rtt := fam("linecheck_rtt_seconds", "Round-trip time of answered probes (ICMP echo or TCP connect).", histogramType, targetLabels, RTTBuckets)
-	sent := fam("linecheck_probes_sent_total", "Probes sent whose wait has ended.", counterType, targetLabels, nil)
-	recv := fam("linecheck_probes_received_total", "Replies received within the timeout.", counterType, targetLabels, nil)
-	late := fam("linecheck_probes_late_total", "Replies received after the timeout (not counted as received).", counterType, targetLabels, nil)
-	dup := fam("linecheck_probes_duplicate_total", "Duplicate replies (not counted as received).", counterType, targetLabels, nil)
-	errs := fam("linecheck_probe_errors_total", "Probe attempts that failed with an error (name resolution, socket, privilege, a refused address; failed traces too).", counterType, targetLabels, nil)
-	hopLoss := fam("linecheck_hop_loss_ratio", "Loss per TTL in the last trace, 0..1.", gaugeType, withTTL, nil)
-	hops := fam("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", gaugeType, targetLabels, nil)
-	lineClass := fam("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", gaugeType, withClass, nil)
-	up := fam("linecheck_target_up", "1 when the target answered at least once in its window (serve --window; at most the latest "+strconv.Itoa(SLAWindow)+" probes without one), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", gaugeType, targetLabels, nil)
-	jitter := fam("linecheck_jitter_seconds", "Jitter of the target's answers over its window (serve --window): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", gaugeType, targetLabels, nil)
+	withStat := append(append([]string{}, targetLabels...), "stat")
+	withPath := append(append([]string{}, targetLabels...), "path", "line_class")
 	cycles := fam("linecheck_cycles_total", "Completed probe cycles.", counterType, nil, nil)
 	configLoad := fam("linecheck_config_last_reload_success_timestamp_seconds", "When the candidates file was last loaded.", gaugeType, nil, nil)
-	withStat := append(append([]string{}, targetLabels...), "stat")
-	winLoss := fam("linecheck_window_loss_ratio", "Loss over the target's window (--window): 1 − received/sent over its probes whose wait ended, compare's per-target figure; absent before a probe ended.", gaugeType, targetLabels, nil)
-	winRTT := fam("linecheck_window_rtt_seconds", "RTT of the target's answers over its window, nearest rank, by stat (min, p50, p95, p99, max): compare's per-target figures; absent before an answer.", gaugeType, withStat, nil)
-	hopRTT := fam("linecheck_hop_rtt_seconds", "Median RTT per TTL in the last trace (the responder with the most replies); absent for a silent TTL.", gaugeType, withTTL, nil)
-	pathID := fam("linecheck_path_id", "Identity of the current route: FNV-1a (32 bits) of its hop addresses in TTL order; changes exactly when linecheck_path_changes_total counts.", gaugeType, targetLabels, nil)
-	pathChanges := fam("linecheck_path_changes_total", "Route changes between consecutive traces: another hop count, or a TTL answered by another address in both (a TTL silent in one is no change).", counterType, targetLabels, nil)
-	paths := fam("linecheck_paths", "Load-balanced paths the last multipath discovery found toward the target (a candidate with multipath: true); absent for plain traces.", gaugeType, targetLabels, nil)
-	pathClass := fam("linecheck_path_line_class_info", "Line class (value 1) of each path of the last multipath discovery, labelled path (its number in the trace document) and line_class.", gaugeType, append(append([]string{}, targetLabels...), "path", "line_class"), nil)
 	cf, cfams := newCandidateFamilies()
 	e := &Exporter{
 		log:         log,
 		wake:        make(chan struct{}, 1),
 		state:       map[string]*targetState{},
 		reg:         NewRegistry(),
-		rtt:         HistogramVec{vec{rtt}},
-		sent:        CounterVec{vec{sent}},
-		recv:        CounterVec{vec{recv}},
-		late:        CounterVec{vec{late}},
-		dup:         CounterVec{vec{dup}},
-		errs:        CounterVec{vec{errs}},
-		hopLoss:     GaugeVec{vec{hopLoss}},
-		hops:        GaugeVec{vec{hops}},
-		lineClass:   GaugeVec{vec{lineClass}},
-		up:          GaugeVec{vec{up}},
-		jitter:      GaugeVec{vec{jitter}},
 		cycles:      Counter{cycles, cycles.plain},
 		configLoad:  Gauge{configLoad, configLoad.plain},
 		maxTTL:      map[string]int{},
@@ -178,13 +159,24 @@ func New(log io.Writer) *Exporter {
 		evals:       map[string]*compare.Evaluation{},
 		dirty:       map[string]bool{},
 		cf:          cf,
-		winLoss:     GaugeVec{vec{winLoss}},
-		winRTT:      GaugeVec{vec{winRTT}},
-		hopRTT:      GaugeVec{vec{hopRTT}},
-		pathID:      GaugeVec{vec{pathID}},
-		pathChanges: CounterVec{vec{pathChanges}},
-		pathCount:   GaugeVec{vec{paths}},
-		pathClass:   GaugeVec{vec{pathClass}},
+		rtt:         HistogramVec{vec{fam("linecheck_rtt_seconds", "Round-trip time of answered probes (ICMP echo or TCP connect).", histogramType, targetLabels, RTTBuckets)}},
+		sent:        counters("linecheck_probes_sent_total", "Probes sent whose wait has ended.", targetLabels),
+		recv:        counters("linecheck_probes_received_total", "Replies received within the timeout.", targetLabels),
+		late:        counters("linecheck_probes_late_total", "Replies received after the timeout (not counted as received).", targetLabels),
+		dup:         counters("linecheck_probes_duplicate_total", "Duplicate replies (not counted as received).", targetLabels),
+		errs:        counters("linecheck_probe_errors_total", "Probe attempts that failed with an error (name resolution, socket, privilege, a refused address; failed traces too).", targetLabels),
+		hopLoss:     gauges("linecheck_hop_loss_ratio", "Loss per TTL in the last trace, 0..1.", withTTL),
+		hops:        gauges("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", targetLabels),
+		lineClass:   gauges("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", withClass),
+		up:          gauges("linecheck_target_up", "1 when the target answered at least once in its window (serve --window; at most the latest "+strconv.Itoa(SLAWindow)+" probes without one), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", targetLabels),
+		jitter:      gauges("linecheck_jitter_seconds", "Jitter of the target's answers over its window (serve --window): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", targetLabels),
+		winLoss:     gauges("linecheck_window_loss_ratio", "Loss over the target's window (--window): 1 − received/sent over its probes whose wait ended, compare's per-target figure; absent before a probe ended.", targetLabels),
+		winRTT:      gauges("linecheck_window_rtt_seconds", "RTT of the target's answers over its window, nearest rank, by stat (min, p50, p95, p99, max): compare's per-target figures; absent before an answer.", withStat),
+		hopRTT:      gauges("linecheck_hop_rtt_seconds", "Median RTT per TTL in the last trace (the responder with the most replies); absent for a silent TTL.", withTTL),
+		pathID:      gauges("linecheck_path_id", "Identity of the current route: FNV-1a (32 bits) of its hop addresses in TTL order; changes exactly when linecheck_path_changes_total counts.", targetLabels),
+		pathChanges: counters("linecheck_path_changes_total", "Route changes between consecutive traces: another hop count, or a TTL answered by another address in both (a TTL silent in one is no change).", targetLabels),
+		pathCount:   gauges("linecheck_paths", "Load-balanced paths the last multipath discovery found toward the target (a candidate with multipath: true); absent for plain traces.", targetLabels),
+		pathClass:   gauges("linecheck_path_line_class_info", "Line class (value 1) of each path of the last multipath discovery, labelled path (its number in the trace document) and line_class.", withPath),
 	}
 	// Every metric of the exporter is read under its lock, so one scrape
 	// never sees a cycle half applied (sent counted, received not yet): on
