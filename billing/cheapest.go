@@ -131,7 +131,7 @@ func (r *Report) breakEvens(pr offerPair, cur string, greater float64) []BreakEv
 			Offer: m.o.Name, Versus: n.o.Name, Scale: round6(k), OutBytes: int64(outBytes * k), P95Bps: greater * k,
 			Amount: FormatMoney(cost(n, k), cur), Currency: cur,
 			Text: fmt.Sprintf("%s costs the same as %s at %.3g× this traffic (out %s, 95th %.1f Mbps): %s %s",
-				m.o.Name, n.o.Name, k, HumanBytes(outBytes*k), greater*k/1e6, FormatMoney(cost(n, k), cur), cur),
+				m.o.Name, n.o.Name, k, HumanBytes(outBytes*k), greater*k/1e6, GroupThousands(FormatMoney(cost(n, k), cur)), cur),
 		})
 	}
 	return out

@@ -417,7 +417,7 @@ func CrossHours(lines []UsageLine, h decimal.Decimal, currency string) []BreakEv
 			amount := FormatMoney(a.At(x), currency)
 			hrs, _ := x.Round(2).Float64()
 			out = append(out, BreakEvenHours{A: a.Offer, B: b.Offer, Hours: hrs, Amount: amount, Currency: currency,
-				Text: fmt.Sprintf("%s costs the same as %s at %s h (%s %s)", a.Offer, b.Offer, x.Round(2).String(), amount, currency)})
+				Text: fmt.Sprintf("%s costs the same as %s at %s h (%s %s)", a.Offer, b.Offer, x.Round(2).String(), GroupThousands(amount), currency)})
 		}
 	}
 	return out

@@ -279,7 +279,7 @@ func TestGPUHandFiguresAndSentences(t *testing.T) {
 	for _, be := range r.Compare.BreakEvenHours {
 		if be.A == "hourly" && be.B == "monthly" {
 			found = true
-			if be.Hours != 374 || be.Text != "hourly costs the same as monthly at 374 h (93850.00 CNY)" {
+			if be.Hours != 374 || be.Text != "hourly costs the same as monthly at 374 h (93,850.00 CNY)" {
 				t.Errorf("hourly/monthly break-even %+v", be)
 			}
 		}

@@ -19,7 +19,7 @@ func TestBillUsageHoursTableAndJSON(t *testing.T) {
 		"hourly: 300 h × 8 cards × 30",
 		"reserved: upfront 24000 / 12 months",
 		"spot: 300 h × 8 cards × (1 + 0.15 rerun) × 5",
-		"break-even: gpu-hourly costs the same as gpu-monthly at 375 h (108000.00 CNY)",
+		"break-even: gpu-hourly costs the same as gpu-monthly at 375 h (108,000.00 CNY)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)

@@ -30,7 +30,7 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"GPU usage: 300 of 744 hours used (",
-		"break-even: gpu-hourly costs the same as gpu-monthly at 375 h (108000.00 CNY)",
+		"break-even: gpu-hourly costs the same as gpu-monthly at 375 h (108,000.00 CNY)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)
