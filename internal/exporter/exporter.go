@@ -241,6 +241,8 @@ type TargetStatus struct {
 	WindowSent, WindowRecv int
 	// Probed: at least one cycle measured it.
 	Probed bool
+	// Refused is how many TCP connections its last cycle had refused.
+	Refused int
 }
 
 // Status returns the state of every target, in file order.
@@ -254,7 +256,7 @@ func (e *Exporter) Status() []TargetStatus {
 			continue
 		}
 		st := TargetStatus{Target: t, Up: s.fails == 0, Fails: s.fails, Next: s.next, LastErr: s.lastErr, TraceErr: s.trErr,
-			WindowSent: s.winSent, WindowRecv: s.winRecv, Probed: s.probed}
+			WindowSent: s.winSent, WindowRecv: s.winRecv, Probed: s.probed, Refused: s.refused}
 		if s.resolved.IsValid() {
 			st.IP = s.resolved.String()
 		}
@@ -312,7 +314,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <tr><th>candidate</th><th>protocol</th><th>target</th><th>address</th><th>state</th><th>error</th></tr>
 {{range .Targets}}<tr><td>{{.Candidate}}</td><td>{{.Protocol}}</td><td>{{.Label}}</td><td>{{if .IP}}{{.IP}}{{else}}-{{end}}</td>
 <td>{{if not .Up}}backing off: {{.Fails}} failure(s) in a row, next try {{clock .Next}}{{else if and .WindowSent (not .WindowRecv)}}down: no answer to the {{.WindowSent}} probe(s) of its window{{else if .WindowSent}}up{{else if .Probed}}no probe in its window{{else}}waiting for its first cycle{{end}}</td>
-<td>{{.LastErr}}{{if .TraceErr}}{{if .LastErr}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
+<td>{{.LastErr}}{{if and .Refused (not .LastErr)}}connection refused {{.Refused}} time(s) in the last cycle: the port is closed{{end}}{{if .TraceErr}}{{if or .LastErr .Refused}}; {{end}}trace: {{.TraceErr}} (traces back off){{end}}</td></tr>
 {{end}}</table>
 {{if .Candidates}}<h2>Candidates (the window of each target, as compare judges them)</h2>
 <table border="1" cellpadding="3">
@@ -411,8 +413,11 @@ func (e *Exporter) Targets() []Target {
 // PingOutcome is one target's result over one cycle.
 type PingOutcome struct {
 	Sent, Recv, Late, Dup int
-	RTTms                 []float64 // RTTs of received replies, in ms
-	Err                   error     // the cycle failed for this target
+	// Refused counts TCP probes whose connection was refused (lost: the
+	// port is closed); the status page says so.
+	Refused int
+	RTTms   []float64 // RTTs of received replies, in ms
+	Err     error     // the cycle failed for this target
 }
 
 // PingOutcomes turns one probe.Sweep over some targets (res in their order,
@@ -428,7 +433,7 @@ func PingOutcomes(res []probe.SweepResult, err error, n int) []PingOutcome {
 			out[i].Err = res[i].Err
 		default:
 			r := res[i]
-			out[i] = PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, RTTms: r.RTTs}
+			out[i] = PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, Refused: r.Refused, RTTms: r.RTTs}
 		}
 	}
 	return out
@@ -454,6 +459,9 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 	h := e.rtt.With(l)
 	for _, ms := range o.RTTms {
 		h.Observe(ms / 1000)
+	}
+	if st := e.state[t.key()]; st != nil && o.Err == nil {
+		st.refused = o.Refused
 	}
 	if o.Sent > 0 {
 		w := e.win[t.key()]

@@ -294,6 +294,7 @@ type targetState struct {
 	// winSent and winRecv are its window's probes and answers, as last
 	// computed (windowSeries): what linecheck_target_up follows.
 	winSent, winRecv int
+	refused          int // TCP connections its last cycle had refused
 }
 
 // nextDue is the earliest time a current target may be probed; false when

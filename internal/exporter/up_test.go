@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/probe"
 )
 
 // linecheck_target_up is "answered at least once in the window": probed
@@ -28,7 +30,7 @@ func TestTargetUpIsAnsweredInTheWindow(t *testing.T) {
 		}
 	}
 	e.ObservePing(lo, PingOutcome{Sent: 10, Recv: 1, RTTms: []float64{0.05}})
-	e.ObservePing(loT, PingOutcome{Sent: 10, Recv: 0}) // refused: lost, no error
+	e.ObservePing(loT, PingOutcome{Sent: 10, Recv: 0, Refused: 10}) // refused: lost, no error
 	if v := up(lo); v != 1 {
 		t.Errorf("1 answer of 10: up %v, want 1", v)
 	}
@@ -42,7 +44,7 @@ func TestTargetUpIsAnsweredInTheWindow(t *testing.T) {
 	page := rec.Body.String()
 	for _, want := range []string{
 		"<td>" + lo.Label() + "</td><td>-</td>\n<td>up</td>",
-		"<td>" + loT.Label() + "</td><td>-</td>\n<td>down: no answer to the 10 probe(s) of its window</td>",
+		"<td>" + loT.Label() + "</td><td>-</td>\n<td>down: no answer to the 10 probe(s) of its window</td>\n<td>connection refused 10 time(s) in the last cycle: the port is closed</td>",
 		"<td>" + far.Label() + "</td><td>-</td>\n<td>waiting for its first cycle</td>",
 	} {
 		if !strings.Contains(page, want) {
@@ -58,5 +60,14 @@ func TestTargetUpIsAnsweredInTheWindow(t *testing.T) {
 	e.ObservePing(lo, PingOutcome{Sent: 1, Recv: 0})
 	if v := up(lo); v != 0 {
 		t.Errorf("the window's only answer pushed out: up %v, want 0", v)
+	}
+}
+
+// A sweep's refused TCP connections reach the outcome serve observes.
+func TestPingOutcomesKeepTheRefusedConnections(t *testing.T) {
+	res := []probe.SweepResult{{PingResult: probe.PingResult{Sent: 3, Refused: 3}}, {PingResult: probe.PingResult{Sent: 3, Recv: 3}}}
+	out := PingOutcomes(res, nil, 2)
+	if out[0].Refused != 3 || out[0].Sent != 3 || out[1].Refused != 0 {
+		t.Errorf("outcomes %+v, want 3 refused of 3 for the first, none for the second", out)
 	}
 }
