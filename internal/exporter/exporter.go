@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -307,6 +308,8 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 		"percent":  func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + " %" },
 		"ms":       func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
 		"verdict":  verdictText,
+		// Money as compare's tables write it: "144,691.54".
+		"money": billing.GroupThousands,
 	}).Parse(`<html><head><title>linecheck serve</title></head><body><h1>linecheck serve</h1>
 <p><a href="/metrics">metrics</a> · <a href="/-/healthy">health</a> · <a href="/compare">compare report</a> (<a href="/compare?format=json">json</a>)</p>
 {{if .Healthy}}<p>healthy</p>{{else}}<p><b>unhealthy</b>: {{.Reason}}</p>{{end}}
@@ -323,7 +326,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <td>{{if .Route.Recv}}{{ms .Route.RTT.P50}}{{else}}-{{end}}</td><td>{{if .Route.Recv}}{{ms .Route.RTT.P95}}{{else}}-{{end}}</td>
 <td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.FloorMs}}{{.Route.Stretch}}{{else}}-{{end}}</td>
 <td>{{if .Route.LineClass}}{{.Route.LineClass}}{{else}}-{{end}}</td><td>{{.Route.Direction}}</td>
-<td>{{with .Monthly}}{{.Total}} {{.Currency}} ({{.Offer}}, {{.Scheme}}){{else}}-{{end}}</td><td>{{verdict .}}</td></tr>
+<td>{{with .Monthly}}{{money .Total}} {{.Currency}} ({{.Offer}}, {{.Scheme}}){{else}}-{{end}}</td><td>{{verdict .}}</td></tr>
 {{end}}</table>{{end}}
 {{if .SLA}}<h2>SLA (the window of each target, compare's checks)</h2>
 <table border="1" cellpadding="3">

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -219,6 +222,18 @@ func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
 	}
 	if checked < 30 {
 		t.Errorf("only %d checks and costs compared", checked)
+	}
+	// The status page writes each monthly total as compare's tables do,
+	// thousands grouped (it wrote "144691.54").
+	rec := httptest.NewRecorder()
+	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	for _, ev := range res.Candidates {
+		if ev.Monthly == nil {
+			continue
+		}
+		if want := "<td>" + billing.GroupThousands(ev.Monthly.Total) + " " + ev.Monthly.Currency + " ("; !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("status page: no %q for %s", want, ev.Name)
+		}
 	}
 }
 
