@@ -159,9 +159,19 @@ func TestTUNLinkDelaysOnlyTheHopsBehindIt(t *testing.T) {
 			if i < 2 && med > 2 {
 				t.Errorf("%s (hop %d, before the TUN link): median RTT %.3f ms, want < 2", a, i+1, med)
 			}
-			// 0.5 ms of TUN overhead (measured on this machine: a TUN hop costs about that much) plus scheduling noise.
-			if i >= 2 && (med < 20 || med > 22.5) {
-				t.Errorf("%s (hop %d, behind the 20 ms link): median RTT %.3f ms, want 20..22.5", a, i+1, med)
+			// 0.5 ms of TUN overhead (measured on this machine: a TUN hop
+			// costs about that much) plus scheduling noise, plus what the
+			// wire itself measured of its lateness (twice its mean: on a VM
+			// whose timers run late the median read 22.6–23.9 ms, idle,
+			// with the wire 2.5 ms late on average).
+			if i >= 2 {
+				c, err := l.TUNCounters()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hi := 22.5 + 2*float64(c.LateMean)/1000; med < 20 || med > hi {
+					t.Errorf("%s (hop %d, behind the 20 ms link): median RTT %.3f ms, want 20..%.1f (the wire late %d µs on average)", a, i+1, med, hi, c.LateMean)
+				}
 			}
 			if p.Recv != p.Sent {
 				t.Errorf("%s: %d of %d received", a, p.Recv, p.Sent)
@@ -179,19 +189,31 @@ func TestTUNLinkJitterIsUniformAroundTheDelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c, err := l.TUNCounters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The delays the wire drew, by hand for a uniform 45..55 ms: none
+	// outside it, a mean of 50 ms (± 0.5: three standard errors of 300
+	// draws) and a standard deviation of 10/√12 = 2.887 ms.
+	t.Logf("wire: %d delays, min %d max %d mean %d sd %d µs; late mean %d max %d µs", c.Delays, c.DelayMin, c.DelayMax, c.DelayMean, c.DelaySD, c.LateMean, c.LateMax)
+	if c.Delays < p.Recv || c.DelayMin < 45000 || c.DelayMax > 55000 || c.DelayMean < 49500 || c.DelayMean > 50500 || c.DelaySD < 2600 || c.DelaySD > 3200 {
+		t.Errorf("drawn delays: %d, min %d max %d mean %d sd %d µs; want %d or more in 45000..55000, mean ≈50000, sd ≈2887",
+			c.Delays, c.DelayMin, c.DelayMax, c.DelayMean, c.DelaySD, p.Recv)
+	}
+	// What ping sees through the wire: the delay is there (no RTT below
+	// 45 ms, the wire never sends early; the median at 50 ms or later) and
+	// so is the jitter (an interquartile range of 5 ms, ~0 without it).
+	// The wire's late wakeups only add: on a VM whose timers run late (1 ms
+	// sleeps overshooting 2.3 ms at the 95th) the median read 52–55 ms and
+	// the range 7–8 ms, idle; they are bounded loosely above.
 	sort.Float64s(p.RTTs)
-	// Nearest-rank 5th and 95th percentiles (45.5 and 54.5 ms for a uniform
-	// 45..55): late wakeups of the wire on a loaded shared CI machine add to
-	// a few samples only (p99 read 59.1 ms once in CI), and 15 of 300 would
-	// have to be late to move the 95th. The interquartile range (5 ms for the
-	// uniform draw) shows the spread is the jitter, not noise.
 	n := len(p.RTTs)
 	q := func(f float64) float64 { return p.RTTs[int(math.Ceil(f*float64(n)))-1] }
-	lo, hi, med, iqr := q(0.05), q(0.95), Median(p.RTTs), q(0.75)-q(0.25)
-	// Pings 20 ms apart never queue behind each other; ~0.5 ms of wire overhead.
-	t.Logf("RTT p5 %.2f median %.2f p95 %.2f IQR %.2f ms", lo, med, hi, iqr)
-	if lo < 45 || lo > 47 || hi < 53.5 || hi > 56.5 || med < 49 || med > 51.5 || iqr < 4 || iqr > 6 {
-		t.Errorf("RTT p5 %.2f median %.2f p95 %.2f ms IQR %.2f, want ≈45.5, ≈50, ≈54.5, ≈5", lo, med, hi, iqr)
+	med, iqr := Median(p.RTTs), q(0.75)-q(0.25)
+	t.Logf("ping: RTT min %.2f p5 %.2f median %.2f p95 %.2f IQR %.2f ms", p.RTTs[0], q(0.05), med, q(0.95), iqr)
+	if p.RTTs[0] < 45 || med < 49 || med > 60 || iqr < 4 || iqr > 10 {
+		t.Errorf("ping through the wire: RTT min %.2f median %.2f IQR %.2f ms; want min ≥ 45, median 49..60, IQR ≈5", p.RTTs[0], med, iqr)
 	}
 }
 

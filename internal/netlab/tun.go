@@ -178,9 +178,17 @@ func removeStaleBuilds(dir string) {
 // (Overflow), and server→client packets copied (Back).
 type TUNCounters struct {
 	In, Out, Lost, Dup, Reordered, Overflow, Back int
+	// Delays is how many delays the wire drew for client→server packets
+	// (its -delay ± -jitter, before the FIFO rule), with their min, max,
+	// mean and standard deviation; Late* how late, on average and at most,
+	// those packets left (the machine's timer lateness). All in µs.
+	Delays                                 int
+	DelayMin, DelayMax, DelayMean, DelaySD int
+	LateMean, LateMax                      int
 }
 
-var tunCountersRE = regexp.MustCompile(`tunlink: a->b in (\d+) out (\d+) lost (\d+) dup (\d+) reordered (\d+) overflow (\d+); b->a (\d+)`)
+var tunCountersRE = regexp.MustCompile(`tunlink: a->b in (\d+) out (\d+) lost (\d+) dup (\d+) reordered (\d+) overflow (\d+); b->a (\d+); ` +
+	`delays (\d+) min (-?\d+) max (-?\d+) mean (-?\d+) sd (\d+) us; late mean (\d+) max (\d+) us`)
 
 // TUNCounters asks the TUN link of Config.TUNLink for its counters
 // (SIGUSR1) and returns them.
@@ -218,11 +226,12 @@ func (l *Lab) tunCounters(t *tunProc) (TUNCounters, error) {
 		all := tunCountersRE.FindAllStringSubmatch(t.stderr.String(), -1)
 		if len(all) > before {
 			m := all[len(all)-1]
-			v := make([]int, 7)
+			v := make([]int, 14)
 			for i := range v {
 				v[i], _ = strconv.Atoi(m[i+1])
 			}
-			return TUNCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}, nil
+			return TUNCounters{In: v[0], Out: v[1], Lost: v[2], Dup: v[3], Reordered: v[4], Overflow: v[5], Back: v[6],
+				Delays: v[7], DelayMin: v[8], DelayMax: v[9], DelayMean: v[10], DelaySD: v[11], LateMean: v[12], LateMax: v[13]}, nil
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

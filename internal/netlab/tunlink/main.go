@@ -28,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -57,8 +58,52 @@ type impair struct {
 	rng                *rand.Rand
 	lastDue            int64 // CLOCK_MONOTONIC ns of the last queued packet
 	cnt                counters
-	queue              chan packet
-	fdOut              int
+	// drawn are the delays drawn for the delayed packets (before the FIFO
+	// rule): what the wire meant to add, however late its thread woke.
+	drawn delayStats
+	// late is how long after their due time the delayed packets left: the
+	// machine's timer lateness, which an RTT measured through the wire adds.
+	late  lateStats
+	queue chan packet
+	fdOut int
+}
+
+// delayStats sums the drawn delays (ns), under impair.mu.
+type delayStats struct {
+	n          int64
+	min, max   int64
+	sum, sumSq float64
+}
+
+func (d *delayStats) add(v int64) {
+	if d.n == 0 || v < d.min {
+		d.min = v
+	}
+	if d.n == 0 || v > d.max {
+		d.max = v
+	}
+	d.n++
+	d.sum += float64(v)
+	d.sumSq += float64(v) * float64(v)
+}
+
+// lateStats sums how late the delayed packets left (ns).
+type lateStats struct {
+	n, sum, max atomic.Int64
+}
+
+func (l *lateStats) add(v int64) {
+	if v < 0 {
+		v = 0
+	}
+	l.n.Add(1)
+	l.sum.Add(v)
+	for {
+		m := l.max.Load()
+		if v <= m || l.max.CompareAndSwap(m, v) {
+			return
+		}
+	}
 }
 
 type packet struct {
@@ -132,8 +177,8 @@ func main() {
 	fmt.Println("ready")
 	c := &ab.cnt
 	report := func() {
-		fmt.Fprintf(os.Stderr, "tunlink: a->b in %d out %d lost %d dup %d reordered %d overflow %d; b->a %d\n",
-			c.in.Load(), c.out.Load(), c.lost.Load(), c.dup.Load(), c.reordered.Load(), c.overflow.Load(), ba.out.Load())
+		fmt.Fprintf(os.Stderr, "tunlink: a->b in %d out %d lost %d dup %d reordered %d overflow %d; b->a %d; %s\n",
+			c.in.Load(), c.out.Load(), c.lost.Load(), c.dup.Load(), c.reordered.Load(), c.overflow.Load(), ba.out.Load(), ab.timing())
 	}
 	for {
 		select {
@@ -244,6 +289,7 @@ func (im *impair) read(fd int) error {
 		}
 		if !reorder && !lost {
 			im.lastDue = due
+			im.drawn.add(d)
 		}
 		im.mu.Unlock()
 		if lost {
@@ -289,6 +335,7 @@ func (im *impair) write() error {
 				}
 			}
 		}
+		im.late.add(monoNow() - p.due)
 		if _, err := unix.Write(im.fdOut, p.data); err != nil {
 			// A full or vanished device: count and carry on, like a wire.
 			im.cnt.overflow.Add(1)
@@ -315,4 +362,23 @@ func plain(in, out int, c *counters) error {
 			c.out.Add(1)
 		}
 	}
+}
+
+// timing says the drawn delays (n, min, max, mean, standard deviation) and
+// the packets' lateness (mean, max), in µs.
+func (im *impair) timing() string {
+	im.mu.Lock()
+	d := im.drawn
+	im.mu.Unlock()
+	mean, sd := 0.0, 0.0
+	if d.n > 0 {
+		mean = d.sum / float64(d.n)
+		sd = math.Sqrt(max(0, d.sumSq/float64(d.n)-mean*mean))
+	}
+	lateMean := 0.0
+	if n := im.late.n.Load(); n > 0 {
+		lateMean = float64(im.late.sum.Load()) / float64(n)
+	}
+	return fmt.Sprintf("delays %d min %d max %d mean %.0f sd %.0f us; late mean %.0f max %d us",
+		d.n, d.min/1000, d.max/1000, mean/1000, sd/1000, lateMean/1000, im.late.max.Load()/1000)
 }
