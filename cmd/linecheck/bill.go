@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -278,7 +277,7 @@ func billOptionsOf(o *billOptions) (billing.Options, error) {
 			return opt, fmt.Errorf("--direction: %w", err)
 		}
 	}
-	if !(o.scale > 0) || math.IsInf(o.scale, 0) {
+	if !prPositive(o.scale) {
 		return opt, fmt.Errorf("--scale %v: want a positive, finite factor", o.scale)
 	}
 	return opt, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -610,6 +611,11 @@ func prCheckRate(flag string, rate float64) error {
 	}
 	return nil
 }
+
+// prPositive tells whether v is a positive, finite number: NaN and
+// infinity are not (every comparison with NaN is false, so "v <= 0" lets
+// it through).
+func prPositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
 // prIsTTY reports whether w is a terminal.
 func prIsTTY(w io.Writer) bool {

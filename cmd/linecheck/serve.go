@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -266,6 +265,7 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 
 // check refuses flag values serve cannot run with.
 func (o *serveOptions) check() error {
+	rateErr := prCheckRate("--rate", o.rate)
 	switch {
 	case o.config == "" && o.targets == "":
 		return errors.New("--config CANDIDATES.yaml (or --targets FILE, a backtrace target list) is required")
@@ -273,11 +273,11 @@ func (o *serveOptions) check() error {
 		return fmt.Errorf("--count %d: must be at least 1", o.count)
 	case o.interval <= 0 || o.timeout <= 0:
 		return errors.New("--interval and --timeout must be positive")
-	case prCheckRate("--rate", o.rate) != nil:
-		return prCheckRate("--rate", o.rate)
+	case rateErr != nil:
+		return rateErr
 	case o.pause < 0 || o.traceEvery < 0:
 		return errors.New("--pause and --trace-every must not be negative")
-	case o.maxBackoff <= 0 || !(o.resolveRate > 0) || math.IsInf(o.resolveRate, 1):
+	case o.maxBackoff <= 0 || !prPositive(o.resolveRate):
 		return errors.New("--max-backoff and --resolve-rate must be positive")
 	case o.bwEvery < 0 || o.bwTime <= 0:
 		return errors.New("--bw-every must not be negative and --bw-time must be positive")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/linecheck/linecheck/billing"
-	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -148,7 +147,7 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
-	if !(o.speed > 0) || math.IsInf(o.speed, 1) {
+	if !prPositive(o.speed) {
 		return badInput(fmt.Errorf("--speed %g: want a finite factor above 0", o.speed))
 	}
 	if o.interval <= 0 {

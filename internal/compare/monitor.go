@@ -279,19 +279,14 @@ type sweepLoop struct {
 	targets []OwnedTarget
 	o       MonitorOptions
 	cfg     probe.PingConfig
-	sched   Scheduler
 	emit    func(Event)
 	next    []time.Time
 	fails   []int
 }
 
-// Due is Rounds' Due: the earliest time a target may be probed.
-func (l *sweepLoop) Due() (time.Time, bool) { return l.due() }
-
 // Round is one round of the targets due: resolved, then swept (none
 // resolved: no sweep, the failures backed off).
 func (l *sweepLoop) Round(ctx context.Context, s Scheduler) bool {
-	l.sched = s
 	r, ok := l.resolve(ctx)
 	if !ok {
 		return false
@@ -299,7 +294,7 @@ func (l *sweepLoop) Round(ctx context.Context, s Scheduler) bool {
 	if len(r.sts) == 0 {
 		return true
 	}
-	return l.sweep(ctx, r)
+	return l.sweep(ctx, s, r)
 }
 
 // sweepKey names one probed address: targets of several candidates that
@@ -325,8 +320,8 @@ type sweepRound struct {
 	index  map[sweepKey]int
 }
 
-// due is the earliest time a target may be probed.
-func (l *sweepLoop) due() (time.Time, bool) {
+// Due is the earliest time a target may be probed (Rounds' Due).
+func (l *sweepLoop) Due() (time.Time, bool) {
 	if len(l.next) == 0 {
 		return time.Time{}, false
 	}
@@ -382,11 +377,11 @@ func (l *sweepLoop) resolve(ctx context.Context) (sweepRound, bool) {
 // ended. A throughput test holds the round back (and cuts one under way:
 // its traffic would inflate the RTTs); a cut round's probes still in
 // flight were left out, and its targets are probed again once it is over.
-func (l *sweepLoop) sweep(ctx context.Context, r sweepRound) bool {
+func (l *sweepLoop) sweep(ctx context.Context, sched Scheduler, r sweepRound) bool {
 	period := pacing.Period(r.sts, l.cfg)
 	var res []probe.SweepResult
 	var serr error
-	start, cut, err := l.sched.Round(ctx, func(rctx context.Context) {
+	start, cut, err := sched.Round(ctx, func(rctx context.Context) {
 		res, serr = l.o.Prober.Sweep(rctx, r.sts, l.cfg, func(rec probe.Record) {
 			j, ok := r.index[sweepKeyOf(rec.Addr, rec.Protocol, rec.Port)]
 			if !ok {

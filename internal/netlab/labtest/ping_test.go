@@ -15,6 +15,27 @@ import (
 	"github.com/linecheck/linecheck/internal/netlab"
 )
 
+// pingBeside starts iputils ping (count probes every interval, real-time
+// priority) from the lab's client to its server, a reference for a
+// linecheck run made meanwhile; the returned function waits for it and
+// parses its output.
+func pingBeside(t *testing.T, l *netlab.Lab, count int, interval string) func() netlab.PingResult {
+	t.Helper()
+	wait := start(l, l.Client(), "chrt", "-f", "10", "ping", "-n", "-c", itoa(count), "-i", interval, l.ServerAddr(false))
+	return func() netlab.PingResult {
+		t.Helper()
+		r := wait()
+		if r.err != nil {
+			t.Fatal(r)
+		}
+		p, err := netlab.PingOutput(string(r.stdout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // medianVsPing runs iputils ping and `linecheck ping` (with extra flags,
 // such as --tcp PORT) at the same time on the same path (so both see the
 // same wire) and returns both medians.
@@ -24,17 +45,10 @@ func medianVsPing(t *testing.T, l *netlab.Lab, bin string, count int, interval s
 	// Both tools run with the same real-time priority: the test compares
 	// their timestamps, not how long this shared 2-core machine makes each
 	// of them wait for a CPU.
-	waitPing := start(l, l.Client(), "chrt", "-f", "10", "ping", "-n", "-c", itoa(count), "-i", pingInterval, dst)
+	waitPing := pingBeside(t, l, count, pingInterval)
 	r := mustRun(t, l, l.Client(), "chrt", append([]string{"-f", "10", bin, "ping", "--format", "json", "--count", itoa(count), "--interval", interval,
 		"--timeout", "2s", "--rate", "1000", dst}, extra...)...)
-	pr := waitPing()
-	if pr.err != nil {
-		t.Fatal(pr)
-	}
-	p, err := netlab.PingOutput(string(pr.stdout))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := waitPing()
 	d := parsePing(t, r)
 	if len(d.Results) != 1 {
 		t.Fatalf("%d results, want 1", len(d.Results))
@@ -75,18 +89,10 @@ func TestPingMedianMatchesPingWithFixedDelay(t *testing.T) {
 	// wire's delay moves with the machine's timers between two runs (0.7 ms
 	// once, on a VM whose timers ran late).
 	// 100 of each: the median of 20 moved by 0.8 ms with the timers' noise.
-	waitRef := start(l, l.Client(), "chrt", "-f", "10", "ping", "-n", "-c", "100", "-i", "0.02", l.ServerAddr(false))
+	waitRef := pingBeside(t, l, 100, "0.02")
 	tr := parseTrace(t, mustRun(t, l, l.Client(), "chrt", "-f", "10", bin, "trace", "--format", "json",
 		"--cycles", "100", "--interval", "20ms", "--timeout", "1s", l.ServerAddr(false)))
-	ref := waitRef()
-	if ref.err != nil {
-		t.Fatal(ref)
-	}
-	rp, err := netlab.PingOutput(string(ref.stdout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	refMed := netlab.Median(rp.RTTs)
+	refMed := netlab.Median(waitRef().RTTs)
 	dst := tr.Hops[len(tr.Hops)-1]
 	if len(dst.Responders) != 1 || math.Abs(dst.Responders[0].RTT.P50-refMed) > 0.5 {
 		t.Errorf("trace destination %+v: want one responder with p50 within 0.5 ms of ping's %.3f beside it", dst.Responders, refMed)
