@@ -121,7 +121,13 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		// loaded machine: 25,000 drops during one loopback trace, and its
 		// last probes lost). The kernel keeps only segments from the
 		// target's port to this run's source ports, as decodeTCP would.
+		// A socket from the privilege separation's helper comes with a
+		// locked filter of its own (answers to a SYN only, no data), which
+		// no other may replace; decodeTCP picks this run's among them.
 		if err := d.l4.control(func(fd int) error {
+			if locked, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_LOCK_FILTER); err == nil && locked != 0 {
+				return nil
+			}
 			return attachFilter(fd, tcpReplyFilter(d.v6, cfg.Port, d.sportBase, cfg.Flows))
 		}); err != nil {
 			d.icmp.Close()

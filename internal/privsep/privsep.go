@@ -8,9 +8,16 @@
 // CAP_NET_RAW alone and does one thing: open a raw IPv4 or IPv6 socket
 // (ICMP, ICMPv6, UDP or TCP) on request and hand its descriptor back over a
 // Unix socket (SCM_RIGHTS). Then the process re-executes itself with no
-// capability at all, so its HTTP server, reloader and every probe run with
-// CapEff 0; the SocketFunc Separate returns there opens raw sockets through
-// the helper and every other socket itself.
+// capability at all, and not dumpable, so its HTTP server, reloader and
+// every probe run with CapEff 0; the SocketFunc Separate returns there
+// opens raw sockets through the helper and every other socket itself.
+//
+// Anyone may start the binary in helper mode with a socket of their own,
+// so the helper serves only a parent that held CAP_NET_RAW itself
+// (checkOrigin), and every socket it hands out carries a locked filter
+// that lets through only what probes read: ICMP answers, SYN-ACKs and
+// RSTs without data, no UDP (filter.go). docs/probe.md states the threat
+// model and what remains.
 //
 // Capabilities are per thread on Linux, and a Go process has many threads.
 // Both drops therefore happen on one locked thread that then starts a new
@@ -169,6 +176,14 @@ func dropBounding(keep uint64) {
 
 // afterExec is Separate in the image re-executed without capabilities.
 func afterExec(v string) (SocketFunc, error) {
+	// execve made this image dumpable again (it gained nothing), so a
+	// process of the same user could attach to it with ptrace or copy its
+	// descriptors (pidfd_getfd) and take the helper's end of the socket
+	// pair or the raw sockets from it. Not dumpable, it is as closed to
+	// them as the image with the capability was.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("privilege separation: not dumpable: %w", err)
+	}
 	os.Unsetenv(clientEnv)
 	pidText := os.Getenv(pidEnv)
 	os.Unsetenv(pidEnv)
@@ -281,11 +296,48 @@ func RunHelper() int {
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT)
 	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&helperName[0])), 0, 0, 0)
 	caps, err := Current()
-	if err != nil || caps.Effective&^NetRaw != 0 || caps.Permitted&^NetRaw != 0 {
+	if err != nil || caps.Effective != NetRaw || caps.Permitted&^NetRaw != 0 {
 		fmt.Fprintf(os.Stderr, "linecheck socket helper: started with capabilities %+v, want CAP_NET_RAW alone\n", caps)
 		return 2
 	}
+	if err := checkOrigin(fd); err != nil {
+		fmt.Fprintf(os.Stderr, "linecheck socket helper: %v; it serves only the command that started it (serve, backtrace, tui)\n", err)
+		return 2
+	}
 	return serveRequests(fd)
+}
+
+// checkOrigin refuses to serve anyone but the process that Separate
+// started the helper from. Anyone may execute the binary in helper mode,
+// with its file capability, an environment and a socket of their own, and
+// be its parent; what they cannot arrange is no_new_privs together with
+// CAP_NET_RAW. Separate sets no_new_privs before it starts the helper; with
+// it set, execve grants the file capability only within the permitted set
+// the caller already had, so a helper that holds CAP_NET_RAW and has
+// no_new_privs was started by a process that held CAP_NET_RAW itself
+// (root, or this binary started with its capability). A caller without
+// it gets either no_new_privs off (refused here) or a helper without
+// CAP_NET_RAW (refused by RunHelper). The socket must then be the one that
+// process made: its peer, the creator of the socket pair, is the parent.
+func checkOrigin(fd int) error {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	if err != nil || nnp != 1 {
+		return errors.New("started without no_new_privs, so not by linecheck's privilege separation")
+	}
+	domain, err1 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	typ, err2 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err1 != nil || err2 != nil || domain != unix.AF_UNIX || typ != unix.SOCK_SEQPACKET {
+		return fmt.Errorf("descriptor %d is not a Unix sequenced-packet socket", fd)
+	}
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return fmt.Errorf("peer of descriptor %d: %w", fd, err)
+	}
+	if int(cred.Pid) != os.Getppid() || int(cred.Uid) != os.Geteuid() {
+		return fmt.Errorf("descriptor %d belongs to pid %d uid %d, not to the parent (pid %d, uid %d)",
+			fd, cred.Pid, cred.Uid, os.Getppid(), os.Geteuid())
+	}
+	return nil
 }
 
 // serveRequests answers the requests on fd until its other end closes.
@@ -310,6 +362,12 @@ func serveRequests(fd int) int {
 			binary.LittleEndian.PutUint32(resp[:], uint32(unix.EINVAL))
 		default:
 			s, err = unix.Socket(domain, typ, proto)
+			if err == nil {
+				if err = restrict(s, filterFor(domain, proto)); err != nil {
+					unix.Close(s)
+					s = -1
+				}
+			}
 			if err != nil {
 				var e syscall.Errno
 				if !errors.As(err, &e) {
