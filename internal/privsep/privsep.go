@@ -174,15 +174,24 @@ func dropBounding(keep uint64) {
 	}
 }
 
+// init makes the image re-executed without capabilities not dumpable, as
+// early as a Go package can: execve made it dumpable again (it gained
+// nothing), so a process of the same user could attach to it with ptrace,
+// or copy its descriptors with pidfd_getfd, and take the helper's end of
+// the socket pair or the raw sockets. Not dumpable, it is as closed to them
+// as the image with the capability was. What runs before this (the
+// runtime's start and the initialization of the packages this one imports)
+// is the window docs/probe.md describes.
+func init() {
+	if _, ok := os.LookupEnv(clientEnv); ok {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
+}
+
 // afterExec is Separate in the image re-executed without capabilities.
 func afterExec(v string) (SocketFunc, error) {
-	// execve made this image dumpable again (it gained nothing), so a
-	// process of the same user could attach to it with ptrace or copy its
-	// descriptors (pidfd_getfd) and take the helper's end of the socket
-	// pair or the raw sockets from it. Not dumpable, it is as closed to
-	// them as the image with the capability was.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("privilege separation: not dumpable: %w", err)
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
+		return nil, fmt.Errorf("privilege separation: the command is still dumpable (%d, %v)", d, err)
 	}
 	os.Unsetenv(clientEnv)
 	pidText := os.Getenv(pidEnv)
