@@ -130,7 +130,7 @@ func TestHelperServesItsCommandOnlyWhatProbesRead(t *testing.T) {
 		}
 	}
 	out := strings.Join(lines, "\n")
-	for _, want := range []string{"OK caps", "OK dumpable", "OK icmp", "OK icmpv6", "OK tcp", "OK tcp over IPv6", "OK udp", "OK refusals", "OK trace"} {
+	for _, want := range []string{"OK caps", "OK dumpable", "OK icmp", "OK icmpv6", "OK tcp", "OK tcp over IPv6", "OK udp", "OK refusals", "OK hdrincl", "OK trace"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("parent did not report %q", want)
 		}
@@ -332,6 +332,7 @@ func parent() int {
 	report("tcp over IPv6", checkTCP(open, true))
 	report("udp", checkUDP(open))
 	report("refusals", checkRefusals(open))
+	report("hdrincl", checkHeaderInclude(open))
 	report("trace", checkTrace(open))
 	fmt.Printf("READY %d %s\n", os.Getpid(), fdText)
 	_, _ = io.Copy(io.Discard, os.Stdin)
@@ -522,6 +523,36 @@ func checkRefusals(open SocketFunc) error {
 		}
 		if !errors.Is(err, unix.EINVAL) {
 			return fmt.Errorf("%s: %v, want EINVAL", r.name, err)
+		}
+	}
+	return nil
+}
+
+// checkHeaderInclude: the command may not write the IP header (and with it
+// the source address) of what its raw sockets send; other options it sets.
+func checkHeaderInclude(open SocketFunc) error {
+	for _, c := range []struct {
+		domain, proto, level, opt int
+	}{
+		{unix.AF_INET, unix.IPPROTO_UDP, unix.IPPROTO_IP, unix.IP_HDRINCL},
+		{unix.AF_INET, unix.IPPROTO_ICMP, unix.IPPROTO_IP, unix.IP_HDRINCL},
+		{unix.AF_INET6, unix.IPPROTO_ICMPV6, unix.IPPROTO_IPV6, unix.IPV6_HDRINCL},
+	} {
+		fd, err := open(c.domain, unix.SOCK_RAW|unix.SOCK_CLOEXEC, c.proto)
+		if err != nil {
+			return err
+		}
+		err = unix.SetsockoptInt(fd, c.level, c.opt, 1)
+		ttl := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_TTL, 5)
+		if c.domain == unix.AF_INET6 {
+			ttl = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS, 5)
+		}
+		unix.Close(fd)
+		if !errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("setsockopt(%d, %d) on a raw socket of protocol %d: %v, want EPERM", c.level, c.opt, c.proto, err)
+		}
+		if ttl != nil {
+			return fmt.Errorf("setting the TTL on a raw socket of protocol %d: %v", c.proto, ttl)
 		}
 	}
 	return nil

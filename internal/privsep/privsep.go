@@ -16,8 +16,9 @@
 // so the helper serves only a parent that held CAP_NET_RAW itself
 // (checkOrigin), and every socket it hands out carries a locked filter
 // that lets through only what probes read: ICMP answers, SYN-ACKs and
-// RSTs without data, no UDP (filter.go). docs/probe.md states the threat
-// model and what remains.
+// RSTs without data, no UDP (filter.go). The separated command may not set
+// IP_HDRINCL on them (seccomp.go). docs/probe.md states the threat model
+// and what remains.
 //
 // Capabilities are per thread on Linux, and a Go process has many threads.
 // Both drops therefore happen on one locked thread that then starts a new
@@ -202,6 +203,9 @@ func afterExec(v string) (SocketFunc, error) {
 	}
 	if caps != (Caps{}) {
 		return nil, fmt.Errorf("privilege separation: still holding capabilities %+v after dropping them", caps)
+	}
+	if err := refuseHeaderInclude(); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	fd, err := strconv.Atoi(v)
 	if err != nil || fd < 0 {
