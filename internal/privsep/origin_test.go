@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,22 +120,23 @@ func TestHelperServesItsCommandOnlyWhatProbesRead(t *testing.T) {
 		}
 	}()
 	var lines []string
-	var pid, fd string
+	var pid string
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := sc.Text()
 		lines = append(lines, line)
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "READY" {
-			pid, fd = f[1], f[2]
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "READY" {
+			pid = f[1]
 			break
 		}
 	}
 	out := strings.Join(lines, "\n")
-	for _, want := range []string{"OK caps", "OK dumpable", "OK icmp", "OK icmpv6", "OK tcp", "OK tcp over IPv6", "OK udp", "OK refusals", "OK hdrincl", "OK trace"} {
+	for _, want := range []string{"OK caps", "OK threads", "OK dumpable", "OK icmp", "OK icmpv6", "OK tcp", "OK tcp over IPv6", "OK udp", "OK refusals", "OK hdrincl", "OK trace"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("parent did not report %q", want)
 		}
 	}
+	t.Logf("parent, uid 65534:\n%s", out)
 	if strings.Contains(out, "FAIL") || pid == "" {
 		t.Errorf("parent:\n%s\nstderr: %s", out, stderr.String())
 	}
@@ -142,11 +144,11 @@ func TestHelperServesItsCommandOnlyWhatProbesRead(t *testing.T) {
 		return
 	}
 	th := exec.Command(withCap)
-	th.Env = append(os.Environ(), roleEnv+"=thief", "LC_TEST_PID="+pid, "LC_TEST_FD="+fd)
+	th.Env = append(os.Environ(), roleEnv+"=thief", "LC_TEST_PID="+pid)
 	th.SysProcAttr = nobody
 	got, err := th.CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(got), "DENIED") {
-		t.Errorf("uid 65534 copying descriptor %s of the separated command (pid %s): %s (%v), want DENIED", fd, pid, got, err)
+		t.Errorf("uid 65534 copying the descriptors of the separated command (pid %s): %s (%v), want DENIED", pid, got, err)
 	}
 }
 
@@ -232,6 +234,8 @@ var everyKind = []request{
 // outsider is the outsider role (see TestHelperServesNoOutsider).
 func outsider() int {
 	if os.Getenv("LC_TEST_NNP") == "1" {
+		// no_new_privs is per thread: the helper is started from this one.
+		runtime.LockOSThread()
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			fmt.Println("no_new_privs:", err)
 			return 1
@@ -300,10 +304,11 @@ func echoRequest(id, seq uint16, payload string) []byte {
 }
 
 // parent is the parent role (see TestHelperServesItsCommandOnlyWhatProbesRead):
-// it reports each check as an OK or FAIL line, then READY, its pid and its
-// end of the socket pair, and waits for its standard input to close.
+// it reports each check as an OK or FAIL line, then READY and its pid, and
+// waits for its standard input to close. Built with cgo (go test's default
+// here) Separate re-executes it; without (CGO_ENABLED=0 go test) it drops
+// its capabilities in place.
 func parent() int {
-	fdText := os.Getenv(clientEnv) // set once Separate has re-executed this
 	open, err := Separate()
 	if err != nil || open == nil {
 		fmt.Printf("FAIL Separate: %v (opener %v)\n", err, open != nil)
@@ -321,6 +326,12 @@ func parent() int {
 		err = fmt.Errorf("holding %+v", caps)
 	}
 	report("caps", err)
+	report("threads", checkThreads())
+	if everyThread() {
+		fmt.Println("MODE in place")
+	} else {
+		fmt.Println("MODE re-executed")
+	}
 	d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
 	if err == nil && d != 0 {
 		err = fmt.Errorf("dumpable %d", d)
@@ -334,9 +345,35 @@ func parent() int {
 	report("refusals", checkRefusals(open))
 	report("hdrincl", checkHeaderInclude(open))
 	report("trace", checkTrace(open))
-	fmt.Printf("READY %d %s\n", os.Getpid(), fdText)
+	fmt.Printf("READY %d\n", os.Getpid())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return 0
+}
+
+// checkThreads: no thread of the process holds a capability (every one
+// started with the file capability).
+func checkThreads() error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			for _, set := range []string{"CapInh:", "CapPrm:", "CapEff:", "CapAmb:"} {
+				if strings.HasPrefix(line, set) && strings.TrimSpace(line[len(set):]) != "0000000000000000" {
+					return fmt.Errorf("thread %s: %s", task.Name(), line)
+				}
+			}
+		}
+	}
+	if len(tasks) < 2 {
+		return fmt.Errorf("%d threads: nothing to compare", len(tasks))
+	}
+	return nil
 }
 
 // lockedRaw opens a raw socket through open and checks that its filter is
@@ -582,21 +619,27 @@ func checkTrace(open SocketFunc) error {
 	return fmt.Errorf("tcp trace to 127.0.0.1:%d: no answer from it in %+v", port, run.Results)
 }
 
-// thief is the thief role: it tries to copy descriptor LC_TEST_FD of
-// process LC_TEST_PID, both of the same user.
+// thief is the thief role: it tries to copy any of the first 64
+// descriptors of process LC_TEST_PID, of the same user (its standard input,
+// its end of the socket pair, its raw sockets).
 func thief() int {
 	pid, _ := strconv.Atoi(os.Getenv("LC_TEST_PID"))
-	fd, _ := strconv.Atoi(os.Getenv("LC_TEST_FD"))
 	pfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		fmt.Println("pidfd_open:", err)
 		return 1
 	}
-	got, err := unix.PidfdGetfd(pfd, fd, 0)
-	if err != nil {
-		fmt.Println("DENIED:", err)
-		return 0
+	var first error
+	for fd := range 64 {
+		got, err := unix.PidfdGetfd(pfd, fd, 0)
+		if err == nil {
+			fmt.Printf("STOLE descriptor %d as %d\n", fd, got)
+			return 0
+		}
+		if first == nil {
+			first = err
+		}
 	}
-	fmt.Printf("STOLE descriptor %d as %d\n", fd, got)
+	fmt.Println("DENIED:", first)
 	return 0
 }

@@ -7,10 +7,10 @@
 // binary given cap_net_raw+ep) starts a socket helper, a child that holds
 // CAP_NET_RAW alone and does one thing: open a raw IPv4 or IPv6 socket
 // (ICMP, ICMPv6, UDP or TCP) on request and hand its descriptor back over a
-// Unix socket (SCM_RIGHTS). Then the process re-executes itself with no
-// capability at all, and not dumpable, so its HTTP server, reloader and
-// every probe run with CapEff 0; the SocketFunc Separate returns there
-// opens raw sockets through the helper and every other socket itself.
+// Unix socket (SCM_RIGHTS). Then the process gives up every capability,
+// so its HTTP server, reloader and every probe run with CapEff 0; the
+// SocketFunc Separate returns opens raw sockets through the helper and
+// every other socket itself.
 //
 // Anyone may start the binary in helper mode with a socket of their own,
 // so the helper serves only a parent that held CAP_NET_RAW itself
@@ -21,11 +21,16 @@
 // and what remains.
 //
 // Capabilities are per thread on Linux, and a Go process has many threads.
-// Both drops therefore happen on one locked thread that then starts a new
-// program image (execve keeps only the calling thread and its credentials),
-// with no_new_privs set so that neither root's implicit capabilities nor
-// the binary's file capabilities come back on execve: the helper starts
-// with CAP_NET_RAW alone on every thread, the command with nothing.
+// Without cgo, the runtime changes them on every thread at once
+// (syscall.AllThreadsSyscall) and the process, not dumpable since it
+// started with the file capability, drops them in place. With cgo it
+// cannot: both drops happen on one locked thread that then starts a new
+// program image (execve keeps only the calling thread and its
+// credentials), which makes itself not dumpable again as early as it can.
+// Either way no_new_privs is set so that neither root's implicit
+// capabilities nor the binary's file capabilities come back on execve: the
+// helper starts with CAP_NET_RAW alone on every thread, the command ends
+// with nothing.
 package privsep
 
 import (
@@ -70,12 +75,20 @@ func Current() (Caps, error) {
 		join(d[0].Inheritable, d[1].Inheritable)}, nil
 }
 
-// set sets the calling thread's capabilities (only ever lowering them).
-func set(c Caps) error {
+// set sets the capabilities of every thread, or of the calling one (only
+// ever lowering them).
+func set(every bool, c Caps) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	d := [2]unix.CapUserData{
 		{Effective: uint32(c.Effective), Permitted: uint32(c.Permitted), Inheritable: uint32(c.Inheritable)},
 		{Effective: uint32(c.Effective >> 32), Permitted: uint32(c.Permitted >> 32), Inheritable: uint32(c.Inheritable >> 32)},
+	}
+	if every {
+		_, _, e := syscall.AllThreadsSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&d[0])), 0)
+		if e != 0 {
+			return fmt.Errorf("capset: %w", e)
+		}
+		return nil
 	}
 	if err := unix.Capset(&hdr, &d[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
@@ -95,23 +108,34 @@ func Separate() (SocketFunc, error) {
 	if v, ok := os.LookupEnv(clientEnv); ok {
 		return afterExec(v)
 	}
-	runtime.LockOSThread()
+	// Without cgo the runtime can change every thread's credentials at
+	// once, and the process drops its capabilities in place; with cgo it
+	// cannot, and the drops happen on one locked thread that then starts
+	// a new image of the program.
+	every := everyThread()
+	if !every {
+		runtime.LockOSThread()
+	}
 	caps, err := Current()
 	if err != nil {
-		runtime.UnlockOSThread()
+		if !every {
+			runtime.UnlockOSThread()
+		}
 		return nil, err
 	}
 	if caps.Effective == 0 && caps.Permitted == 0 {
-		runtime.UnlockOSThread()
+		if !every {
+			runtime.UnlockOSThread()
+		}
 		return nil, nil
 	}
-	// From here this thread's credentials differ from the others': it is
-	// never unlocked, so it ends with the goroutine if anything fails.
+	// From here a locked thread's credentials differ from the others': it
+	// is never unlocked, so it ends with the goroutine if anything fails.
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	if err := prctl(every, unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return nil, fmt.Errorf("privilege separation: no_new_privs: %w", err)
 	}
 	keep := caps.Permitted & NetRaw
@@ -121,11 +145,12 @@ func Separate() (SocketFunc, error) {
 	// the helper runs: it is outside the bounding set, so the helper
 	// cannot inherit it.
 	setpcap := caps.Permitted & (uint64(1) << unix.CAP_SETPCAP)
-	dropBounding(keep)
-	if err := set(Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
+	dropBounding(every, keep)
+	if err := set(every, Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	clientFD, pid := -1, 0
+	var helper *exec.Cmd
 	if keep != 0 {
 		sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -134,34 +159,58 @@ func Separate() (SocketFunc, error) {
 		end := os.NewFile(uintptr(sp[1]), "socket-helper")
 		// Started from this thread (fork runs on the calling thread): the
 		// helper inherits CAP_NET_RAW alone and no_new_privs.
-		cmd := exec.Command(exe)
-		cmd.Args = []string{"linecheck-socket-helper"}
-		cmd.Env = append(os.Environ(), helperEnv+"=3")
-		cmd.ExtraFiles = []*os.File{end}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
+		helper = exec.Command(exe)
+		helper.Args = []string{"linecheck-socket-helper"}
+		helper.Env = append(os.Environ(), helperEnv+"=3")
+		helper.ExtraFiles = []*os.File{end}
+		helper.Stderr = os.Stderr
+		if err := helper.Start(); err != nil {
 			return nil, fmt.Errorf("privilege separation: starting the socket helper: %w", err)
 		}
 		end.Close()
-		clientFD, pid = sp[0], cmd.Process.Pid
-		// The command's end must survive the execve below.
+		clientFD, pid = sp[0], helper.Process.Pid
+	}
+	dropBounding(every, 0)
+	if err := set(every, Caps{}); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
+	}
+	if every {
+		return inPlace(clientFD, helper)
+	}
+	// The command's end must survive the execve below.
+	if clientFD >= 0 {
 		if _, err := unix.FcntlInt(uintptr(clientFD), unix.F_SETFD, 0); err != nil {
 			return nil, fmt.Errorf("privilege separation: %w", err)
 		}
-	}
-	dropBounding(0)
-	if err := set(Caps{}); err != nil {
-		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	env := append(os.Environ(), clientEnv+"="+strconv.Itoa(clientFD), pidEnv+"="+strconv.Itoa(pid))
 	err = syscall.Exec(exe, os.Args, env)
 	return nil, fmt.Errorf("privilege separation: re-executing %s without capabilities: %w", exe, err)
 }
 
-// dropBounding drops every capability but keep from the calling thread's
-// bounding set where it may (CAP_SETPCAP); without that it changes nothing,
-// and no_new_privs alone keeps execve from granting any.
-func dropBounding(keep uint64) {
+// everyThread tells whether the runtime can make a system call on every
+// thread (syscall.AllThreadsSyscall: not in a binary that uses cgo).
+func everyThread() bool {
+	_, _, e := syscall.AllThreadsSyscall(unix.SYS_PRCTL, unix.PR_GET_NO_NEW_PRIVS, 0, 0)
+	return e != syscall.ENOTSUP
+}
+
+// prctl is prctl(option, arg) on every thread, or on the calling one.
+func prctl(every bool, option int, arg uintptr) error {
+	if every {
+		if _, _, e := syscall.AllThreadsSyscall(unix.SYS_PRCTL, uintptr(option), arg, 0); e != 0 {
+			return e
+		}
+		return nil
+	}
+	return unix.Prctl(option, arg, 0, 0, 0)
+}
+
+// dropBounding drops every capability but keep from the bounding set
+// (every thread's, or the calling thread's) where it may (CAP_SETPCAP);
+// without that it changes nothing, and no_new_privs alone keeps execve from
+// granting any.
+func dropBounding(every bool, keep uint64) {
 	last := 63
 	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n < 64 {
@@ -170,9 +219,28 @@ func dropBounding(keep uint64) {
 	}
 	for c := 0; c <= last; c++ {
 		if keep&(uint64(1)<<c) == 0 {
-			_ = unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+			_ = prctl(every, unix.PR_CAPBSET_DROP, uintptr(c))
 		}
 	}
+}
+
+// inPlace finishes Separate in a process whose every thread has dropped
+// its capabilities: it was not dumpable since it started with the file
+// capability (root's may be, and only root may attach to it), and never
+// becomes so, as a re-executed image would.
+func inPlace(fd int, helper *exec.Cmd) (SocketFunc, error) {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("privilege separation: not dumpable: %w", err)
+	}
+	if err := refuseHeaderInclude(); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
+	}
+	if fd < 0 {
+		return nil, nil
+	}
+	go func() { _ = helper.Wait() }() // reap the helper if it ends first
+	c := &client{fd: fd}
+	return c.socket, nil
 }
 
 // init makes the image re-executed without capabilities not dumpable, as
