@@ -99,11 +99,12 @@ func set(every bool, c Caps) error {
 // SocketFunc opens a socket (unix.Socket's signature, probe.SocketFunc's).
 type SocketFunc func(domain, typ, proto int) (int, error)
 
-// Separate separates the privileges (see the package doc). In a process
-// with capabilities it does not return on success: the process goes on as
-// a new image of itself without them, where Separate returns the socket
-// opener of the helper (nil when the process never held CAP_NET_RAW, or
-// held no capability at all).
+// Separate separates the privileges (see the package doc) and returns the
+// socket opener of the helper (nil when the process never held
+// CAP_NET_RAW, or held no capability at all). In a process with
+// capabilities built with cgo it does not return on success: the process
+// goes on as a new image of itself without them, where Separate returns
+// the opener.
 func Separate() (SocketFunc, error) {
 	if v, ok := os.LookupEnv(clientEnv); ok {
 		return afterExec(v)
@@ -191,7 +192,7 @@ func Separate() (SocketFunc, error) {
 // everyThread tells whether the runtime can make a system call on every
 // thread (syscall.AllThreadsSyscall: not in a binary that uses cgo).
 func everyThread() bool {
-	_, _, e := syscall.AllThreadsSyscall(unix.SYS_PRCTL, unix.PR_GET_NO_NEW_PRIVS, 0, 0)
+	_, _, e := syscall.AllThreadsSyscall(unix.SYS_GETPID, 0, 0, 0) // the same on every thread
 	return e != syscall.ENOTSUP
 }
 
