@@ -383,10 +383,20 @@ func RunHelper() int {
 		return 2
 	}
 	if err := checkOrigin(fd); err != nil {
+		if peerGone(fd) {
+			return 0 // the command ended (a bad flag) before the helper ran; it is init's child now
+		}
 		fmt.Fprintf(os.Stderr, "linecheck socket helper: %v; it serves only the command that started it (serve, backtrace, tui)\n", err)
 		return 2
 	}
 	return serveRequests(fd)
+}
+
+// peerGone tells whether the other end of socket fd is closed.
+func peerGone(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n == 1 && p[0].Revents&(unix.POLLHUP|unix.POLLRDHUP) != 0
 }
 
 // checkOrigin refuses to serve anyone but the process that Separate
