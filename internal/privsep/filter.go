@@ -3,6 +3,7 @@ package privsep
 import (
 	"errors"
 
+	"github.com/linecheck/linecheck/probe"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -20,8 +21,10 @@ import (
 //     unreachable, the three types the probes decode (their own ICMP_FILTER
 //     narrows further; it can be changed, the BPF filter cannot).
 //   - UDP: nothing. The probes only send on it.
-//   - TCP: segments with RST, or SYN and ACK, that carry no data: the
-//     answers to a SYN probe. No segment of a connection's data ever passes.
+//   - TCP: segments with RST, or SYN and ACK, that carry no data, to the
+//     source ports of raw TCP probes (below the ephemeral ports): the
+//     answers to a SYN probe. No segment of a connection's data ever
+//     passes, nor the handshake of a connection from an ephemeral port.
 
 // accepted is the length a filter keeps of a packet it lets through (all of
 // it: an IP datagram is shorter).
@@ -46,12 +49,17 @@ func icmpFilter(v6 bool, types ...uint8) []bpf.Instruction {
 	return append(prog, bpf.RetConstant{Val: 0}, bpf.RetConstant{Val: accepted})
 }
 
-// tcpAnswerFilter accepts TCP segments that have RST set, or SYN and ACK,
-// and no data (the packet's length is exactly its headers').
+// tcpAnswerFilter accepts TCP segments to the ports of raw TCP probes
+// (probe.RawTCPPortLow to RawTCPPortHigh, below the ephemeral ports of the
+// host's own connections) that have RST set, or SYN and ACK, and no data
+// (the packet's length is exactly its headers').
 func tcpAnswerFilter(v6 bool) []bpf.Instruction {
 	const rst, synAck = 0x04, 0x12
 	return []bpf.Instruction{
 		ipHeader(v6),
+		bpf.LoadIndirect{Off: 2, Size: 2}, // destination port
+		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: probe.RawTCPPortLow, SkipFalse: 13},
+		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: probe.RawTCPPortHigh, SkipTrue: 12},
 		bpf.LoadIndirect{Off: 13, Size: 1}, // flags
 		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: rst, SkipTrue: 2},
 		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: synAck},

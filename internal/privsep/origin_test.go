@@ -450,49 +450,74 @@ func checkICMP(open SocketFunc, v6 bool) error {
 	return nil
 }
 
-// checkTCP: a loopback HTTP exchange (IPv4 or IPv6) with an Authorization header, closed
-// with a RST; the raw TCP socket must see the SYN-ACK and the RST and no
-// segment that carries data.
+// checkTCP: two loopback HTTP exchanges with an Authorization header, each
+// ended by the server with a RST, one from a client port where raw TCP
+// probes send from (probe.RawTCPPortLow..High), one from an ephemeral port
+// as any connection's. The raw TCP socket must see the first's SYN-ACK and
+// RST and none of its data, and nothing at all of the second.
 func checkTCP(open SocketFunc, v6 bool) error {
-	domain, addr := unix.AF_INET, "127.0.0.1:0"
+	domain, ip := unix.AF_INET, net.IPv4(127, 0, 0, 1)
 	if v6 {
-		domain, addr = unix.AF_INET6, "[::1]:0"
+		domain, ip = unix.AF_INET6, net.IPv6loopback
 	}
 	fd, err := lockedRaw(open, domain, unix.IPPROTO_TCP)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: ip})
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
 	go func() {
-		c, err := ln.Accept()
+		for {
+			c, err := ln.AcceptTCP()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 512)
+			n, _ := c.Read(buf)
+			_, _ = c.Write(append([]byte("HTTP/1.1 200 OK\r\n\r\necho "), buf[:n]...))
+			_ = c.SetLinger(0) // close with a RST
+			c.Close()
+		}
+	}()
+	exchange := func(local *net.TCPAddr) (int, error) {
+		c, err := net.DialTCP("tcp", local, ln.Addr().(*net.TCPAddr))
 		if err != nil {
-			return
+			return 0, err
 		}
 		defer c.Close()
-		buf := make([]byte, 512)
-		n, _ := c.Read(buf)
-		_, _ = c.Write(append([]byte("HTTP/1.1 200 OK\r\n\r\necho "), buf[:n]...))
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
+		if _, err := c.Write([]byte("GET / HTTP/1.1\r\nAuthorization: Bearer lc-secret\r\n\r\n")); err != nil {
+			return 0, err
+		}
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Read(make([]byte, 512)); err != nil {
+			return 0, fmt.Errorf("the exchange: %w", err)
+		}
+		_, _ = c.Read(make([]byte, 512)) // until the RST
+		return c.LocalAddr().(*net.TCPAddr).Port, nil
+	}
+	var probePort int
+	for i := range 20 {
+		p := probe.RawTCPPortLow + (os.Getpid()*7+i*101)%(probe.RawTCPPortHigh-probe.RawTCPPortLow)
+		if probePort, err = exchange(&net.TCPAddr{IP: ip, Port: p}); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("from a probe's port: %w", err)
+	}
+	ephemeral, err := exchange(nil)
 	if err != nil {
 		return err
 	}
-	if _, err := c.Write([]byte("GET / HTTP/1.1\r\nAuthorization: Bearer lc-secret\r\n\r\n")); err != nil {
-		return err
+	if ephemeral >= probe.RawTCPPortLow && ephemeral < probe.RawTCPPortHigh {
+		return fmt.Errorf("the kernel gave the ephemeral port %d, among the probes' (see ip_local_port_range)", ephemeral)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	if _, err := c.Read(make([]byte, 512)); err != nil {
-		return fmt.Errorf("the exchange: %w", err)
-	}
-	_ = c.(*net.TCPConn).SetLinger(0) // close with a RST
-	c.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	var synAck, rst, data int
+	var synAck, rst, data, other int
 	for _, p := range readAll(fd) {
 		tcp := p
 		if !v6 {
@@ -502,20 +527,22 @@ func checkTCP(open SocketFunc, v6 bool) error {
 			continue
 		}
 		sp, dp := binary.BigEndian.Uint16(tcp), binary.BigEndian.Uint16(tcp[2:])
-		if sp != port && dp != port {
+		switch {
+		case sp == uint16(ephemeral) || dp == uint16(ephemeral):
+			other++
+		case sp != port && dp != port:
 			continue // someone else's
-		}
-		switch flags := tcp[13]; {
 		case len(tcp) > int(tcp[12]>>4)*4 || bytes.Contains(p, []byte("lc-secret")):
 			data++
-		case flags&0x12 == 0x12 && sp == port:
+		case tcp[13]&0x12 == 0x12 && sp == port && dp == uint16(probePort):
 			synAck++
-		case flags&0x04 != 0:
+		case tcp[13]&0x04 != 0 && dp == uint16(probePort):
 			rst++
 		}
 	}
-	if synAck != 1 || rst != 1 || data != 0 {
-		return fmt.Errorf("read %d SYN-ACKs, %d RSTs and %d segments with data of the connection, want 1, 1 and 0", synAck, rst, data)
+	if synAck != 1 || rst != 1 || data != 0 || other != 0 {
+		return fmt.Errorf("read %d SYN-ACKs, %d RSTs and %d segments with data of the connection from port %d, and %d segments of the one from port %d; want 1, 1, 0 and 0",
+			synAck, rst, data, probePort, other, ephemeral)
 	}
 	return nil
 }
