@@ -16,7 +16,7 @@
 // so the helper serves only a parent that held CAP_NET_RAW itself
 // (checkOrigin), and every socket it hands out carries a locked filter
 // that lets through only what probes read: ICMP answers, SYN-ACKs and
-// RSTs without data, no UDP (filter.go). The separated command may not set
+// RSTs without data to the probes' ports, no UDP (filter.go). The separated command may not set
 // IP_HDRINCL on them (seccomp.go). docs/probe.md states the threat model
 // and what remains.
 //
