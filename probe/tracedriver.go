@@ -48,6 +48,16 @@ type rxPacket struct {
 	tcp bool // from the TCP socket
 }
 
+// RawTCPPortLow and RawTCPPortHigh bound the source ports [low, high) of a
+// raw TCP trace's SYN probes: below Linux's ephemeral ports (32768 to 60999
+// by default), so that the answers it waits for are not the handshakes of
+// the host's own connections. The privilege separation's socket helper
+// (internal/privsep) lets a raw TCP socket read answers to these ports only.
+const (
+	RawTCPPortLow  = 20000
+	RawTCPPortHigh = 32768
+)
+
 // randIntn picks the run's ICMP id and source ports: they only need to
 // differ between runs, and math/rand/v2's generator (seeded by the runtime)
 // costs nothing to start, where crypto/rand's first use costs a one-shot
@@ -58,6 +68,9 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, 4096), stop: make(chan struct{})}
 	d.id = uint16(1 + randIntn(0xfffe))
 	d.sportBase = 20000 + randIntn(30000)
+	if cfg.Proto == TCP {
+		d.sportBase = RawTCPPortLow + randIntn(RawTCPPortHigh-RawTCPPortLow-64) // 64 flows at most
+	}
 	d.flowDst = cfg.Proto == UDP && cfg.FlowDstPort
 	src, err := sourceFor(dst)
 	if err != nil {
@@ -121,7 +134,13 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		// loaded machine: 25,000 drops during one loopback trace, and its
 		// last probes lost). The kernel keeps only segments from the
 		// target's port to this run's source ports, as decodeTCP would.
+		// A socket from the privilege separation's helper comes with a
+		// locked filter of its own (answers to a SYN only, no data), which
+		// no other may replace; decodeTCP picks this run's among them.
 		if err := d.l4.control(func(fd int) error {
+			if locked, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_LOCK_FILTER); err == nil && locked != 0 {
+				return nil
+			}
 			return attachFilter(fd, tcpReplyFilter(d.v6, cfg.Port, d.sportBase, cfg.Flows))
 		}); err != nil {
 			d.icmp.Close()

@@ -7,17 +7,30 @@
 // binary given cap_net_raw+ep) starts a socket helper, a child that holds
 // CAP_NET_RAW alone and does one thing: open a raw IPv4 or IPv6 socket
 // (ICMP, ICMPv6, UDP or TCP) on request and hand its descriptor back over a
-// Unix socket (SCM_RIGHTS). Then the process re-executes itself with no
-// capability at all, so its HTTP server, reloader and every probe run with
-// CapEff 0; the SocketFunc Separate returns there opens raw sockets through
-// the helper and every other socket itself.
+// Unix socket (SCM_RIGHTS). Then the process gives up every capability,
+// so its HTTP server, reloader and every probe run with CapEff 0; the
+// SocketFunc Separate returns opens raw sockets through the helper and
+// every other socket itself.
+//
+// Anyone may start the binary in helper mode with a socket of their own,
+// so the helper serves only a parent that held CAP_NET_RAW itself
+// (checkOrigin), and every socket it hands out carries a locked filter
+// that lets through only what probes read: ICMP answers, SYN-ACKs and
+// RSTs without data to the probes' ports, no UDP (filter.go). The separated command may not set
+// IP_HDRINCL on them (seccomp.go). docs/probe.md states the threat model
+// and what remains.
 //
 // Capabilities are per thread on Linux, and a Go process has many threads.
-// Both drops therefore happen on one locked thread that then starts a new
-// program image (execve keeps only the calling thread and its credentials),
-// with no_new_privs set so that neither root's implicit capabilities nor
-// the binary's file capabilities come back on execve: the helper starts
-// with CAP_NET_RAW alone on every thread, the command with nothing.
+// Without cgo, the runtime changes them on every thread at once
+// (syscall.AllThreadsSyscall) and the process, not dumpable since it
+// started with the file capability, drops them in place. With cgo it
+// cannot: both drops happen on one locked thread that then starts a new
+// program image (execve keeps only the calling thread and its
+// credentials), which makes itself not dumpable again as early as it can.
+// Either way no_new_privs is set so that neither root's implicit
+// capabilities nor the binary's file capabilities come back on execve: the
+// helper starts with CAP_NET_RAW alone on every thread, the command ends
+// with nothing.
 package privsep
 
 import (
@@ -62,12 +75,20 @@ func Current() (Caps, error) {
 		join(d[0].Inheritable, d[1].Inheritable)}, nil
 }
 
-// set sets the calling thread's capabilities (only ever lowering them).
-func set(c Caps) error {
+// set sets the capabilities of every thread, or of the calling one (only
+// ever lowering them).
+func set(every bool, c Caps) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	d := [2]unix.CapUserData{
 		{Effective: uint32(c.Effective), Permitted: uint32(c.Permitted), Inheritable: uint32(c.Inheritable)},
 		{Effective: uint32(c.Effective >> 32), Permitted: uint32(c.Permitted >> 32), Inheritable: uint32(c.Inheritable >> 32)},
+	}
+	if every {
+		_, _, e := syscall.AllThreadsSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&d[0])), 0)
+		if e != 0 {
+			return fmt.Errorf("capset: %w", e)
+		}
+		return nil
 	}
 	if err := unix.Capset(&hdr, &d[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
@@ -78,32 +99,44 @@ func set(c Caps) error {
 // SocketFunc opens a socket (unix.Socket's signature, probe.SocketFunc's).
 type SocketFunc func(domain, typ, proto int) (int, error)
 
-// Separate separates the privileges (see the package doc). In a process
-// with capabilities it does not return on success: the process goes on as
-// a new image of itself without them, where Separate returns the socket
-// opener of the helper (nil when the process never held CAP_NET_RAW, or
-// held no capability at all).
+// Separate separates the privileges (see the package doc) and returns the
+// socket opener of the helper (nil when the process never held
+// CAP_NET_RAW, or held no capability at all). In a process with
+// capabilities built with cgo it does not return on success: the process
+// goes on as a new image of itself without them, where Separate returns
+// the opener.
 func Separate() (SocketFunc, error) {
 	if v, ok := os.LookupEnv(clientEnv); ok {
 		return afterExec(v)
 	}
-	runtime.LockOSThread()
+	// Without cgo the runtime can change every thread's credentials at
+	// once, and the process drops its capabilities in place; with cgo it
+	// cannot, and the drops happen on one locked thread that then starts
+	// a new image of the program.
+	every := everyThread()
+	if !every {
+		runtime.LockOSThread()
+	}
 	caps, err := Current()
 	if err != nil {
-		runtime.UnlockOSThread()
+		if !every {
+			runtime.UnlockOSThread()
+		}
 		return nil, err
 	}
 	if caps.Effective == 0 && caps.Permitted == 0 {
-		runtime.UnlockOSThread()
+		if !every {
+			runtime.UnlockOSThread()
+		}
 		return nil, nil
 	}
-	// From here this thread's credentials differ from the others': it is
-	// never unlocked, so it ends with the goroutine if anything fails.
+	// From here a locked thread's credentials differ from the others': it
+	// is never unlocked, so it ends with the goroutine if anything fails.
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	if err := prctl(every, unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return nil, fmt.Errorf("privilege separation: no_new_privs: %w", err)
 	}
 	keep := caps.Permitted & NetRaw
@@ -113,11 +146,12 @@ func Separate() (SocketFunc, error) {
 	// the helper runs: it is outside the bounding set, so the helper
 	// cannot inherit it.
 	setpcap := caps.Permitted & (uint64(1) << unix.CAP_SETPCAP)
-	dropBounding(keep)
-	if err := set(Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
+	dropBounding(every, keep)
+	if err := set(every, Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	clientFD, pid := -1, 0
+	var helper *exec.Cmd
 	if keep != 0 {
 		sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -126,34 +160,58 @@ func Separate() (SocketFunc, error) {
 		end := os.NewFile(uintptr(sp[1]), "socket-helper")
 		// Started from this thread (fork runs on the calling thread): the
 		// helper inherits CAP_NET_RAW alone and no_new_privs.
-		cmd := exec.Command(exe)
-		cmd.Args = []string{"linecheck-socket-helper"}
-		cmd.Env = append(os.Environ(), helperEnv+"=3")
-		cmd.ExtraFiles = []*os.File{end}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
+		helper = exec.Command(exe)
+		helper.Args = []string{"linecheck-socket-helper"}
+		helper.Env = append(os.Environ(), helperEnv+"=3")
+		helper.ExtraFiles = []*os.File{end}
+		helper.Stderr = os.Stderr
+		if err := helper.Start(); err != nil {
 			return nil, fmt.Errorf("privilege separation: starting the socket helper: %w", err)
 		}
 		end.Close()
-		clientFD, pid = sp[0], cmd.Process.Pid
-		// The command's end must survive the execve below.
+		clientFD, pid = sp[0], helper.Process.Pid
+	}
+	dropBounding(every, 0)
+	if err := set(every, Caps{}); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
+	}
+	if every {
+		return inPlace(clientFD, helper)
+	}
+	// The command's end must survive the execve below.
+	if clientFD >= 0 {
 		if _, err := unix.FcntlInt(uintptr(clientFD), unix.F_SETFD, 0); err != nil {
 			return nil, fmt.Errorf("privilege separation: %w", err)
 		}
-	}
-	dropBounding(0)
-	if err := set(Caps{}); err != nil {
-		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	env := append(os.Environ(), clientEnv+"="+strconv.Itoa(clientFD), pidEnv+"="+strconv.Itoa(pid))
 	err = syscall.Exec(exe, os.Args, env)
 	return nil, fmt.Errorf("privilege separation: re-executing %s without capabilities: %w", exe, err)
 }
 
-// dropBounding drops every capability but keep from the calling thread's
-// bounding set where it may (CAP_SETPCAP); without that it changes nothing,
-// and no_new_privs alone keeps execve from granting any.
-func dropBounding(keep uint64) {
+// everyThread tells whether the runtime can make a system call on every
+// thread (syscall.AllThreadsSyscall: not in a binary that uses cgo).
+func everyThread() bool {
+	_, _, e := syscall.AllThreadsSyscall(unix.SYS_GETPID, 0, 0, 0) // the same on every thread
+	return e != syscall.ENOTSUP
+}
+
+// prctl is prctl(option, arg) on every thread, or on the calling one.
+func prctl(every bool, option int, arg uintptr) error {
+	if every {
+		if _, _, e := syscall.AllThreadsSyscall(unix.SYS_PRCTL, uintptr(option), arg, 0); e != 0 {
+			return e
+		}
+		return nil
+	}
+	return unix.Prctl(option, arg, 0, 0, 0)
+}
+
+// dropBounding drops every capability but keep from the bounding set
+// (every thread's, or the calling thread's) where it may (CAP_SETPCAP);
+// without that it changes nothing, and no_new_privs alone keeps execve from
+// granting any.
+func dropBounding(every bool, keep uint64) {
 	last := 63
 	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n < 64 {
@@ -162,13 +220,49 @@ func dropBounding(keep uint64) {
 	}
 	for c := 0; c <= last; c++ {
 		if keep&(uint64(1)<<c) == 0 {
-			_ = unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+			_ = prctl(every, unix.PR_CAPBSET_DROP, uintptr(c))
 		}
+	}
+}
+
+// inPlace finishes Separate in a process whose every thread has dropped
+// its capabilities: it was not dumpable since it started with the file
+// capability (root's may be, and only root may attach to it), and never
+// becomes so, as a re-executed image would.
+func inPlace(fd int, helper *exec.Cmd) (SocketFunc, error) {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("privilege separation: not dumpable: %w", err)
+	}
+	if err := refuseHeaderInclude(); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
+	}
+	if fd < 0 {
+		return nil, nil
+	}
+	go func() { _ = helper.Wait() }() // reap the helper if it ends first
+	c := &client{fd: fd}
+	return c.socket, nil
+}
+
+// init makes the image re-executed without capabilities not dumpable, as
+// early as a Go package can: execve made it dumpable again (it gained
+// nothing), so a process of the same user could attach to it with ptrace,
+// or copy its descriptors with pidfd_getfd, and take the helper's end of
+// the socket pair or the raw sockets. Not dumpable, it is as closed to them
+// as the image with the capability was. What runs before this (the
+// runtime's start and the initialization of the packages this one imports)
+// is the window docs/probe.md describes.
+func init() {
+	if _, ok := os.LookupEnv(clientEnv); ok {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	}
 }
 
 // afterExec is Separate in the image re-executed without capabilities.
 func afterExec(v string) (SocketFunc, error) {
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
+		return nil, fmt.Errorf("privilege separation: the command is still dumpable (%d, %v)", d, err)
+	}
 	os.Unsetenv(clientEnv)
 	pidText := os.Getenv(pidEnv)
 	os.Unsetenv(pidEnv)
@@ -178,6 +272,9 @@ func afterExec(v string) (SocketFunc, error) {
 	}
 	if caps != (Caps{}) {
 		return nil, fmt.Errorf("privilege separation: still holding capabilities %+v after dropping them", caps)
+	}
+	if err := refuseHeaderInclude(); err != nil {
+		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	fd, err := strconv.Atoi(v)
 	if err != nil || fd < 0 {
@@ -281,11 +378,58 @@ func RunHelper() int {
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT)
 	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&helperName[0])), 0, 0, 0)
 	caps, err := Current()
-	if err != nil || caps.Effective&^NetRaw != 0 || caps.Permitted&^NetRaw != 0 {
+	if err != nil || caps.Effective != NetRaw || caps.Permitted&^NetRaw != 0 {
 		fmt.Fprintf(os.Stderr, "linecheck socket helper: started with capabilities %+v, want CAP_NET_RAW alone\n", caps)
 		return 2
 	}
+	if err := checkOrigin(fd); err != nil {
+		if peerGone(fd) {
+			return 0 // the command ended (a bad flag) before the helper ran; it is init's child now
+		}
+		fmt.Fprintf(os.Stderr, "linecheck socket helper: %v; it serves only the command that started it (serve, backtrace, tui)\n", err)
+		return 2
+	}
 	return serveRequests(fd)
+}
+
+// peerGone tells whether the other end of socket fd is closed.
+func peerGone(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n == 1 && p[0].Revents&(unix.POLLHUP|unix.POLLRDHUP) != 0
+}
+
+// checkOrigin refuses to serve anyone but the process that Separate
+// started the helper from. Anyone may execute the binary in helper mode,
+// with its file capability, an environment and a socket of their own, and
+// be its parent; what they cannot arrange is no_new_privs together with
+// CAP_NET_RAW. Separate sets no_new_privs before it starts the helper; with
+// it set, execve grants the file capability only within the permitted set
+// the caller already had, so a helper that holds CAP_NET_RAW and has
+// no_new_privs was started by a process that held CAP_NET_RAW itself
+// (root, or this binary started with its capability). A caller without
+// it gets either no_new_privs off (refused here) or a helper without
+// CAP_NET_RAW (refused by RunHelper). The socket must then be the one that
+// process made: its peer, the creator of the socket pair, is the parent.
+func checkOrigin(fd int) error {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	if err != nil || nnp != 1 {
+		return errors.New("started without no_new_privs, so not by linecheck's privilege separation")
+	}
+	domain, err1 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	typ, err2 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err1 != nil || err2 != nil || domain != unix.AF_UNIX || typ != unix.SOCK_SEQPACKET {
+		return fmt.Errorf("descriptor %d is not a Unix sequenced-packet socket", fd)
+	}
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return fmt.Errorf("peer of descriptor %d: %w", fd, err)
+	}
+	if int(cred.Pid) != os.Getppid() || int(cred.Uid) != os.Geteuid() {
+		return fmt.Errorf("descriptor %d belongs to pid %d uid %d, not to the parent (pid %d, uid %d)",
+			fd, cred.Pid, cred.Uid, os.Getppid(), os.Geteuid())
+	}
+	return nil
 }
 
 // serveRequests answers the requests on fd until its other end closes.
@@ -310,6 +454,12 @@ func serveRequests(fd int) int {
 			binary.LittleEndian.PutUint32(resp[:], uint32(unix.EINVAL))
 		default:
 			s, err = unix.Socket(domain, typ, proto)
+			if err == nil {
+				if err = restrict(s, filterFor(domain, proto)); err != nil {
+					unix.Close(s)
+					s = -1
+				}
+			}
 			if err != nil {
 				var e syscall.Errno
 				if !errors.As(err, &e) {
