@@ -114,7 +114,17 @@ func Separate() (SocketFunc, error) {
 	// cannot inherit it.
 	setpcap := caps.Permitted & (uint64(1) << unix.CAP_SETPCAP)
 	dropBounding(keep)
-	if err := set(Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
+	// A capability held as an ambient one (systemd's AmbientCapabilities
+	// for an unprivileged user, setpriv --ambient-caps) passes execve only
+	// while it is ambient, and ambient only while it is inheritable: the
+	// helper's start keeps it so, and nothing else.
+	ambient := caps.Inheritable & keep
+	if ambient != 0 {
+		if r, err := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, unix.CAP_NET_RAW, 0, 0); err != nil || r != 1 {
+			ambient = 0
+		}
+	}
+	if err := set(Caps{Effective: keep | setpcap, Permitted: keep | setpcap, Inheritable: ambient}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	clientFD, pid := -1, 0
@@ -142,6 +152,9 @@ func Separate() (SocketFunc, error) {
 		}
 	}
 	dropBounding(0)
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && ambient != 0 {
+		return nil, fmt.Errorf("privilege separation: clearing ambient capabilities: %w", err)
+	}
 	if err := set(Caps{}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
