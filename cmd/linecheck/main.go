@@ -28,6 +28,10 @@ var version = defaultVersion
 // git worktree, which the toolchain does not recognise).
 var commit string
 
+// buildDate may be set at build time with -ldflags "-X main.buildDate=…"
+// (RFC 3339, UTC): scripts/release stamps it.
+var buildDate string
+
 // defaultVersion is the version of a build that was not given one.
 const defaultVersion = "0.1.0-dev"
 
@@ -80,20 +84,9 @@ interrupted (Ctrl-C) after the partial report was written.`,
 		newGPUCmd(),
 		newASNCmd(),
 		newVersionCmd(),
+		newReleaseFilesCmd(),
 	)
 	return root
-}
-
-// newVersionCmd is `linecheck version`.
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the linecheck version, commit and Go version (same as --version)",
-		Args:  cobra.NoArgs,
-		Run: func(c *cobra.Command, _ []string) {
-			fmt.Fprint(c.OutOrStdout(), versionText())
-		},
-	}
 }
 
 // flagDefs are the flag definitions of each command not made yet. Defining
@@ -204,7 +197,11 @@ func versionText() string {
 			rev += " with uncommitted changes"
 		}
 	}
-	return fmt.Sprintf("linecheck %s\ncommit: %s\ngo: %s %s/%s\n", b.version, rev, b.goVersion, runtime.GOOS, runtime.GOARCH) + asn.VersionText()
+	built := ""
+	if buildDate != "" {
+		built = "built: " + buildDate + "\n"
+	}
+	return fmt.Sprintf("linecheck %s\ncommit: %s\n%sgo: %s %s/%s\n", b.version, rev, built, b.goVersion, runtime.GOOS, runtime.GOARCH) + asn.VersionText()
 }
 
 // build is what the binary knows of its own build.

@@ -147,7 +147,19 @@ func Separate() (SocketFunc, error) {
 	// cannot inherit it.
 	setpcap := caps.Permitted & (uint64(1) << unix.CAP_SETPCAP)
 	dropBounding(every, keep)
-	if err := set(every, Caps{Effective: keep | setpcap, Permitted: keep | setpcap}); err != nil {
+	// A capability held as an ambient one (systemd's AmbientCapabilities
+	// for an unprivileged user, setpriv --ambient-caps) passes execve only
+	// while it stays ambient, and ambient only while it is inheritable:
+	// the helper's start keeps it so. It proves the same as the file
+	// capability does (checkOrigin): only a process that holds CAP_NET_RAW
+	// can have it ambient.
+	ambient := caps.Inheritable & keep
+	if ambient != 0 {
+		if r, err := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, unix.CAP_NET_RAW, 0, 0); err != nil || r != 1 {
+			ambient = 0
+		}
+	}
+	if err := set(every, Caps{Effective: keep | setpcap, Permitted: keep | setpcap, Inheritable: ambient}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
 	clientFD, pid := -1, 0
@@ -172,6 +184,11 @@ func Separate() (SocketFunc, error) {
 		clientFD, pid = sp[0], helper.Process.Pid
 	}
 	dropBounding(every, 0)
+	if ambient != 0 {
+		if err := prctl(every, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL); err != nil {
+			return nil, fmt.Errorf("privilege separation: clearing ambient capabilities: %w", err)
+		}
+	}
 	if err := set(every, Caps{}); err != nil {
 		return nil, fmt.Errorf("privilege separation: %w", err)
 	}
