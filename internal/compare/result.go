@@ -64,10 +64,10 @@ type Savings struct {
 
 // SLASpec restates the thresholds in the document (null = not required).
 type SLASpec struct {
-	RTTP95ms        *float64 `json:"rtt_p95_ms"`
-	Loss            *float64 `json:"loss"`
-	JitterRFC3550ms *float64 `json:"jitter_rfc3550_ms"`
-	LineClasses     []string `json:"line_classes"`
+	RTTP95ms    *float64 `json:"rtt_p95_ms"`
+	Loss        *float64 `json:"loss"`
+	JitterMs    *float64 `json:"jitter_ms"`
+	LineClasses []string `json:"line_classes"`
 	// LineClassesByCarrier is sla.line_classes_by_carrier; absent when not set.
 	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
 	MaxStretch           *float64            `json:"max_stretch"`

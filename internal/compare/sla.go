@@ -9,9 +9,13 @@ import (
 
 // SLA check names, as they appear in reports.
 const (
-	CheckRTTP95    = "rtt_p95_ms"
-	CheckLoss      = "loss"
-	CheckJitter    = "jitter_rfc3550_ms"
+	CheckRTTP95 = "rtt_p95_ms"
+	CheckLoss   = "loss"
+	// CheckJitter is the mean |D| between consecutive RTTs over the whole
+	// window (docs/definitions.md, "SLA jitter"); it was named
+	// jitter_rfc3550_ms until issue 35, though it never was RFC 3550's
+	// smoothed estimator.
+	CheckJitter    = "jitter_ms"
 	CheckLineClass = "line_class"
 	CheckStretch   = "stretch"
 	CheckPathMTU   = "min_path_mtu"
@@ -63,7 +67,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	// The whole window's jitter, not the estimator's last value: RFC 3550's
 	// running J reflects about the last 16 probes, and a verdict on it
 	// flipped with them (issue 20; docs/definitions.md, "SLA jitter").
-	upper(CheckJitter, "ms", s.JitterRFC3550ms, q.Jitter.MeanAbs, "jitter")
+	upper(CheckJitter, "ms", s.JitterMs, q.Jitter.MeanAbs, "jitter")
 	if len(s.LineClasses) > 0 {
 		cls := q.LineClass
 		if cls == "" {

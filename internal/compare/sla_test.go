@@ -12,7 +12,7 @@ import (
 
 func ptr(x float64) *float64 { return &x }
 
-var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterRFC3550ms: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
+var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterMs: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
 
 // goodRoute passes every threshold of testSLA.
 func goodRoute() RouteQuality {

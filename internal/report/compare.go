@@ -70,8 +70,8 @@ func slaText(s compare.SLASpec) string {
 	if s.Loss != nil {
 		p = append(p, fmt.Sprintf("loss <= %s", fmtPct(*s.Loss)))
 	}
-	if s.JitterRFC3550ms != nil {
-		p = append(p, fmt.Sprintf("jitter (mean |D|) <= %g ms", *s.JitterRFC3550ms))
+	if s.JitterMs != nil {
+		p = append(p, fmt.Sprintf("jitter (mean |D|) <= %g ms", *s.JitterMs))
 	}
 	if len(s.LineClasses) > 0 {
 		p = append(p, "line class in {"+strings.Join(s.LineClasses, ", ")+"}")
