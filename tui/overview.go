@@ -704,7 +704,10 @@ func (m *Model) detailSLA(c *Candidate) string {
 	}
 	for _, ch := range c.SLA.Checks {
 		mark, style := "✓", st.Pass
-		if !ch.Pass {
+		switch {
+		case ch.NotApplicable:
+			mark, style = "–", st.Dim
+		case !ch.Pass:
 			mark, style = "✗", st.Fail
 		}
 		name := shortCheck[ch.Name]

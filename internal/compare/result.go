@@ -241,6 +241,10 @@ type Check struct {
 	// than on a figure: compare fails it, serve reports it apart
 	// (linecheck_sla_check_nodata), never as a measured fail.
 	Unmeasured bool `json:"-"`
+	// NotApplicable is true for a check that does not apply (stretch when
+	// the region is in the vantage's city): it passes with a note beginning
+	// NotApplicable, Measured is nil, and the tables say "n/a".
+	NotApplicable bool `json:"-"`
 }
 
 // Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the

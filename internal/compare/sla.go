@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/linecheck/linecheck/internal/geo"
 )
 
 // SLA check names, as they appear in reports.
@@ -27,6 +29,11 @@ const (
 // NoData begins the note of every check that fails for want of a
 // measurement: compare, the TUI and serve say it the same way.
 const NoData = "no data"
+
+// NotApplicable begins the note of a check that does not apply to the
+// candidate (stretch within the vantage's own city): it passes, measures
+// nothing, and the tables say "n/a" rather than pass or FAIL.
+const NotApplicable = "not applicable"
 
 // Spec restates the thresholds for the document.
 func (s SLA) Spec() SLASpec {
@@ -88,10 +95,16 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	if s.MaxStretch != nil {
 		c := Check{Name: CheckStretch, Required: *s.MaxStretch, Unit: "ratio"}
 		switch {
+		case slices.Contains(q.StretchFlags, geo.FlagSameCity):
+			// Within one city the floor is hundredths of a millisecond and
+			// any real RTT is many times it: the ratio says nothing, so the
+			// check neither passes on a figure nor fails (issue 35).
+			c.Pass, c.NotApplicable = true, true
+			c.Note = fmt.Sprintf("%s: the region is in the vantage's city (floor %.2f ms, under %g km apart): the physical floor is no yardstick", NotApplicable, q.FloorMs, geo.SameCityKm)
 		case noReplies:
 			c.Note, c.Unmeasured = NoData+": no probe was answered, stretch cannot be measured", true
 		case q.FloorMs <= 0:
-			c.Note, c.Unmeasured = "physical floor unknown (vantage and region at the same place?)", true
+			c.Note, c.Unmeasured = "physical floor unknown: the vantage or the region has no location", true
 		default:
 			c.Measured = round(q.Stretch, 3)
 			c.Pass = q.Stretch <= *s.MaxStretch

@@ -324,7 +324,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <tr><th>candidate</th><th>sent</th><th>loss</th><th>RTT p50 ms</th><th>p95 ms</th><th>jitter ms (mean |D|)</th><th>stretch</th><th>line class</th><th>validated</th><th>monthly</th><th>SLA</th></tr>
 {{range .Candidates}}<tr><td>{{.Name}}</td><td>{{.Route.Sent}}</td><td>{{if .Route.Sent}}{{percent .Route.Loss}}{{else}}-{{end}}</td>
 <td>{{if .Route.Recv}}{{ms .Route.RTT.P50}}{{else}}-{{end}}</td><td>{{if .Route.Recv}}{{ms .Route.RTT.P95}}{{else}}-{{end}}</td>
-<td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.FloorMs}}{{.Route.Stretch}}{{else}}-{{end}}</td>
+<td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.Stretch}}{{.Route.Stretch}}{{else}}-{{end}}</td>
 <td>{{if .Route.LineClass}}{{.Route.LineClass}}{{else}}-{{end}}</td><td>{{.Route.Direction}}</td>
 <td>{{with .Monthly}}{{money .Total}} {{.Currency}} ({{.Offer}}, {{.Scheme}}){{else}}-{{end}}</td><td>{{verdict .}}</td></tr>
 {{end}}</table>{{end}}
@@ -332,7 +332,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
 {{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
-<td>{{if .Unmeasured}}no data{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
+<td>{{if .Unmeasured}}no data{{else if .NotApplicable}}n/a{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{end}}</body></html>
 `))
 })

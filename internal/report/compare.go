@@ -230,7 +230,10 @@ func compareChecksTable(r *compare.Result) Table {
 	for _, e := range r.Candidates {
 		for _, c := range e.SLA.Checks {
 			res := "FAIL"
-			if c.Pass {
+			switch {
+			case c.NotApplicable:
+				res = "n/a"
+			case c.Pass:
 				res = "pass"
 			}
 			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, c.Note})
