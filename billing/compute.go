@@ -299,6 +299,31 @@ type UsageDoc struct {
 	used, idle decimal.Decimal
 }
 
+// HasCompute tells whether the bill has a compute item: the only items
+// priced by the GPU hour (or per GPU by the month). A bill without one is
+// its idle amount at every used hour, so usage figures say nothing of it.
+func (b Bill) HasCompute() bool {
+	for _, it := range b.Items {
+		if it.Kind == "compute" {
+			return true
+		}
+	}
+	return false
+}
+
+// HasCompute tells whether any bill of the report has a compute item; the
+// usage table (bill, and compare's GPU usage) is left out when none has
+// (issue 35: "720 of 720 hours used … idle share 100.0 %" was printed for
+// offers without one).
+func (r *Report) HasCompute() bool {
+	for _, b := range r.Bills {
+		if b.HasCompute() {
+			return true
+		}
+	}
+	return false
+}
+
 // addUsage fills each bill's usage block from its measure.
 func addUsage(r *Report) {
 	for i := range r.Bills {

@@ -34,7 +34,7 @@ func f64(v float64) *float64 { return &v }
 
 // FixtureSLA are the thresholds of the example candidates file.
 func FixtureSLA() compare.SLA {
-	return compare.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterRFC3550ms: f64(5), MaxStretch: f64(2.0),
+	return compare.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterMs: f64(5), MaxStretch: f64(2.0),
 		LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}}
 }
 

@@ -423,7 +423,7 @@ func columnByKey(k string) *struct{ less func(a, b *Candidate) bool } {
 }
 
 // shortCheck names the SLA checks on the narrow detail line.
-var shortCheck = map[string]string{"rtt_p95_ms": "p95", "loss": "loss", "jitter_rfc3550_ms": "jitter",
+var shortCheck = map[string]string{"rtt_p95_ms": "p95", "loss": "loss", "jitter_ms": "jitter",
 	"line_class": "class", "stretch": "stretch"}
 
 // directionGlyph shows which direction the line class was validated in.
@@ -704,7 +704,10 @@ func (m *Model) detailSLA(c *Candidate) string {
 	}
 	for _, ch := range c.SLA.Checks {
 		mark, style := "✓", st.Pass
-		if !ch.Pass {
+		switch {
+		case ch.NotApplicable:
+			mark, style = "–", st.Dim
+		case !ch.Pass:
 			mark, style = "✗", st.Fail
 		}
 		name := shortCheck[ch.Name]
@@ -815,7 +818,7 @@ func SortColumns() []string {
 
 // hasThresholds reports whether the SLA asks for any check.
 func hasThresholds(s compare.SLA) bool {
-	return s.RTTP95ms != nil || s.Loss != nil || s.JitterRFC3550ms != nil || s.MaxStretch != nil || len(s.LineClasses) > 0
+	return s.RTTP95ms != nil || s.Loss != nil || s.JitterMs != nil || s.MaxStretch != nil || len(s.LineClasses) > 0
 }
 
 // hopsText counts hops in words: "1 hop", "10 hops".

@@ -24,7 +24,7 @@ import (
 // state the same figures — loss, RTT percentiles, the SLA's jitter, line
 // class, every SLA check — and compare and the TUI the same monthly cost.
 // Serve exports no RTT percentile but p95 and no cost; what it exports is
-// compared: its checks (rtt_p95_ms, loss, jitter_rfc3550_ms, line_class,
+// compared: its checks (rtt_p95_ms, loss, jitter_ms, line_class,
 // stretch) and linecheck_jitter_seconds.
 func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)

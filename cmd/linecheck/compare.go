@@ -68,7 +68,7 @@ The candidates file (docs/compare.md has the full schema):
   offers: offers.yaml
   traffic: {log: traffic/2026-10.csv}        # or {monthly_gb: 20000, peak_mbps: 800, shape: diurnal}
   fx: {base: CNY, USD: 7.10}                 # given by you, never fetched
-  sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
+  sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
 
 Relative paths are relative to the YAML file. Live probes go only to the
 targets listed; documentation addresses and files marked recorded_only: true
@@ -160,6 +160,7 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	fileWarnings(c.ErrOrStderr(), "compare", f)
 	if o.multipath {
 		for i := range f.Candidates {
 			f.Candidates[i].Multipath = true
@@ -191,6 +192,17 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 		return err
 	}
 	return compareExit(r, o.strict)
+}
+
+// fileWarnings prints what a candidates file was accepted despite (a key
+// under its old name), one line each, naming the command.
+func fileWarnings(w io.Writer, cmd string, f *compare.File) {
+	if f == nil {
+		return
+	}
+	for _, m := range f.Warnings {
+		fmt.Fprintf(w, "linecheck %s: warning: %s\n", cmd, m)
+	}
 }
 
 // checkCompareFlags refuses values and combinations of compare's flags

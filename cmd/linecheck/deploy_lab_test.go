@@ -115,7 +115,7 @@ func TestDashboardOnTwoVantagesInLab(t *testing.T) {
 			"    offer: hk-cn2\n"+
 			"offers: %s\n"+
 			"traffic: {log: %s}\n"+
-			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n",
+			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, min_throughput_mbps: 1}\n",
 			v.city, server, server, vlabProm, server, port, filepath.Join(samples, "offers.yaml"), traffic)), 0o644)
 		startInNS(t, lab, v.ns, "serve "+names[i], []string{"serve", "--config", cands, "--listen", v.listen,
 			"--count", "5", "--interval", "100ms", "--timeout", "2s", "--trace-every", "1", "--max-ttl", "4",

@@ -300,7 +300,7 @@ func twoVantages(t *testing.T) (string, string) {
 			// No throughput test: its min_throughput_mbps has no data for good.
 			"  - name: untested\n    targets: [{addr: 127.0.0.1}]\n"+
 			"offers: %s\ntraffic: {log: %s}\n"+
-			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, min_throughput_mbps: 1}\n", port, bwtest.Server(t), offers, traffic)), 0o644)
+			"sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, min_throughput_mbps: 1}\n", port, bwtest.Server(t), offers, traffic)), 0o644)
 		_, _, listen := startServe(t, "--config", cfg, "--count", "5", "--interval", "100ms", "--trace-every", "1",
 			"--max-ttl", "4", "--bw-every", "3s", "--bw-time", "1s")
 		listens = append(listens, listen)

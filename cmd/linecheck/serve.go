@@ -204,6 +204,7 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 		return badInput(err)
 	}
 	stderr := c.ErrOrStderr()
+	fileWarnings(stderr, "serve", conf.File)
 	// The hop names compare classifies routes with (the operator's prefix
 	// table, --asn-db, the offline dataset unless --no-asn), so that a
 	// route has the class compare gives it.

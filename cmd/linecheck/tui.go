@@ -199,6 +199,7 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	fileWarnings(c.ErrOrStderr(), "tui", f)
 	if o.multipath {
 		for i := range f.Candidates {
 			f.Candidates[i].Multipath = true

@@ -45,6 +45,10 @@ type File struct {
 	// targets are illustrative (the bundled samples) and only the recordings
 	// may be used.
 	RecordedOnly bool
+	// Warnings are what the file was accepted despite, each with its file
+	// and line (a key under its old name): the commands print them to
+	// stderr.
+	Warnings []string
 }
 
 // Place is a city from the embedded table or explicit coordinates.
@@ -145,10 +149,10 @@ type FX = billing.FX
 // SLA holds the thresholds every candidate is checked against; a nil
 // pointer or empty list means "not required".
 type SLA struct {
-	RTTP95ms        *float64
-	Loss            *float64
-	JitterRFC3550ms *float64
-	LineClasses     []string
+	RTTP95ms    *float64
+	Loss        *float64
+	JitterMs    *float64
+	LineClasses []string
 	// LineClassesByCarrier (`sla.line_classes_by_carrier: {telecom: [cn2-gia], …}`)
 	// lists the classes allowed toward the users of each carrier, checked in
 	// both directions where measured.
@@ -275,9 +279,12 @@ func (t *rawTraffic) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawSLA struct {
-	RTTP95ms    *float64 `yaml:"rtt_p95_ms"`
-	Loss        *float64 `yaml:"loss"`
-	Jitter      *float64 `yaml:"jitter_rfc3550_ms"`
+	RTTP95ms *float64 `yaml:"rtt_p95_ms"`
+	Loss     *float64 `yaml:"loss"`
+	Jitter   *float64 `yaml:"jitter_ms"`
+	// JitterOld is jitter_ms under its old name, read with a warning: the
+	// figure was always the mean |D|, never RFC 3550's estimator.
+	JitterOld   *float64 `yaml:"jitter_rfc3550_ms"`
 	LineClasses []string `yaml:"line_classes"`
 	// LineClassesByCarrier maps telecom/unicom/mobile/other to allowed classes.
 	LineClassesByCarrier map[string][]string `yaml:"line_classes_by_carrier"`
@@ -286,12 +293,27 @@ type rawSLA struct {
 	MaxOversell          *float64            `yaml:"max_oversell"`
 	MinPathMTU           *int                `yaml:"min_path_mtu"`
 	line                 int
+	// keyLines are the lines of the keys written, for messages about one key.
+	keyLines map[string]int
 }
 
 func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 	type plain rawSLA
-	return yamlmsg.DecodeLined(n, (*plain)(s), &s.line)
+	if err := yamlmsg.DecodeLined(n, (*plain)(s), &s.line); err != nil {
+		return err
+	}
+	s.keyLines = map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		s.keyLines[n.Content[i].Value] = n.Content[i].Line
+	}
+	return nil
 }
+
+// OldJitterKey is the SLA key jitter_ms had before (issue 35): its figure
+// is the mean |D| between consecutive RTTs, not RFC 3550's smoothed
+// estimator, so the name was wrong; a file that still uses it is read with
+// a warning naming the new key.
+const OldJitterKey = "jitter_rfc3550_ms"
 
 // LoadOptions say what a command requires of a candidates file. Every key
 // and value present is validated whatever the options: they only make parts
@@ -366,6 +388,7 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	if len(v.errs) > 0 {
 		return nil, errors.Join(v.errs...)
 	}
+	f.Warnings = v.warnings
 	return f, nil
 }
 
@@ -432,10 +455,11 @@ func lineMsg(path, msg string) error {
 }
 
 type validator struct {
-	path  string
-	opt   LoadOptions
-	errs  []error
-	probe probe.Gate // the interfaces read once per file, not per target
+	path     string
+	opt      LoadOptions
+	errs     []error
+	warnings []string
+	probe    probe.Gate // the interfaces read once per file, not per target
 }
 
 // gate passes an address literal through probe's safety gate, which a live
@@ -456,6 +480,10 @@ func (v *validator) gate(addr, hint string) error {
 
 func (v *validator) errf(line int, format string, a ...any) {
 	v.errs = append(v.errs, fmt.Errorf("%s:%d: %s", v.path, line, fmt.Sprintf(format, a...)))
+}
+
+func (v *validator) warnf(line int, format string, a ...any) {
+	v.warnings = append(v.warnings, fmt.Sprintf("%s:%d: %s", v.path, line, fmt.Sprintf(format, a...)))
 }
 
 // optionalPlace is place for a place that TargetsOnly makes optional.
@@ -676,7 +704,17 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	if rs == nil {
 		return SLA{}
 	}
-	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterRFC3550ms: rs.Jitter, LineClasses: rs.LineClasses,
+	jitter := rs.Jitter
+	if rs.JitterOld != nil {
+		line := rs.keyLines[OldJitterKey]
+		if jitter != nil {
+			v.errf(line, "sla.%s and sla.jitter_ms both given: %s is the old name of jitter_ms; keep jitter_ms only", OldJitterKey, OldJitterKey)
+		} else {
+			jitter = rs.JitterOld
+			v.warnf(line, "sla.%s is now jitter_ms (the figure is the mean |D| between consecutive RTTs, not RFC 3550's smoothed estimator); read as jitter_ms", OldJitterKey)
+		}
+	}
+	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterMs: jitter, LineClasses: rs.LineClasses,
 		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch,
 		MinThroughputMbps: rs.MinThroughputMbps, MaxOversell: rs.MaxOversell, MinPathMTU: rs.MinPathMTU}
 	if m := s.MinPathMTU; m != nil && (*m < 68 || *m > 65535) {
@@ -688,7 +726,7 @@ func (v *validator) sla(rs *rawSLA) SLA {
 		}
 	}
 	pos("rtt_p95_ms", s.RTTP95ms)
-	pos("jitter_rfc3550_ms", s.JitterRFC3550ms)
+	pos("jitter_ms", s.JitterMs)
 	pos("max_stretch", s.MaxStretch)
 	pos("min_throughput_mbps", s.MinThroughputMbps)
 	if s.MaxOversell != nil && (math.IsNaN(*s.MaxOversell) || *s.MaxOversell < 0 || *s.MaxOversell >= 1) {

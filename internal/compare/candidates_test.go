@@ -47,7 +47,7 @@ candidates:
 offers: offers.yaml
 traffic: {monthly_gb: 20000, peak_mbps: 800, shape: diurnal}
 fx: {base: CNY, USD: 7.10}
-sla: {rtt_p95_ms: 60, loss: 0.005, jitter_rfc3550_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
+sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
 `
 
 func TestLoadResolvesPathsRelativeToTheYAMLFile(t *testing.T) {
@@ -190,4 +190,54 @@ func TestLoadStopsAtTheSizeLimit(t *testing.T) {
 	if _, err := Load("/dev/zero"); !errors.Is(err, yamlmsg.ErrTooLarge) {
 		t.Errorf("Load(/dev/zero): %v, want the size limit", err)
 	}
+}
+
+// The SLA's jitter key is jitter_ms (the mean |D| of consecutive RTTs); the
+// old name jitter_rfc3550_ms is read as it with a warning that names the
+// file, the key's line and the new key; both at once is an error (issue 35).
+func TestSLAJitterKeyRenamed(t *testing.T) {
+	load := func(t *testing.T, sla string) (*File, error) {
+		t.Helper()
+		body := strings.Replace(validYAML, "sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}\n", sla, 1)
+		dir := writeFiles(t, map[string]string{"c.yaml": body, "rec/hk.ndjson": "", "offers.yaml": ""})
+		return Load(filepath.Join(dir, "c.yaml"))
+	}
+	t.Run("new key, no warning", func(t *testing.T) {
+		f, err := load(t, "sla:\n  rtt_p95_ms: 60\n  jitter_ms: 4.5\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.SLA.JitterMs == nil || *f.SLA.JitterMs != 4.5 || len(f.Warnings) != 0 {
+			t.Errorf("jitter %v, warnings %q", f.SLA.JitterMs, f.Warnings)
+		}
+	})
+	t.Run("old key, read with a warning", func(t *testing.T) {
+		f, err := load(t, "sla:\n  rtt_p95_ms: 60\n  jitter_rfc3550_ms: 4.5\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.SLA.JitterMs == nil || *f.SLA.JitterMs != 4.5 {
+			t.Errorf("jitter %v, want 4.5", f.SLA.JitterMs)
+		}
+		// sla: is line 19 of validYAML, so the old key is on line 21.
+		want := "c.yaml:21: sla.jitter_rfc3550_ms is now jitter_ms (the figure is the mean |D| between consecutive RTTs, not RFC 3550's smoothed estimator); read as jitter_ms"
+		if len(f.Warnings) != 1 || !strings.HasSuffix(f.Warnings[0], want) {
+			t.Errorf("warnings %q, want one ending %q", f.Warnings, want)
+		}
+		if v := CheckSLA(f.SLA, RouteQuality{Sent: 10, Recv: 10, Jitter: JitterSummary{MeanAbs: 5}}); len(v.Checks) < 2 || v.Checks[1].Name != "jitter_ms" || v.Checks[1].Pass {
+			t.Errorf("checks %+v: want jitter_ms failing 5 > 4.5", v.Checks)
+		}
+	})
+	t.Run("both keys", func(t *testing.T) {
+		_, err := load(t, "sla:\n  jitter_ms: 4\n  jitter_rfc3550_ms: 5\n")
+		if err == nil || !strings.Contains(err.Error(), "c.yaml:21: sla.jitter_rfc3550_ms and sla.jitter_ms both given") {
+			t.Errorf("err %v", err)
+		}
+	})
+	t.Run("old key must still be > 0", func(t *testing.T) {
+		_, err := load(t, "sla:\n  jitter_rfc3550_ms: -1\n")
+		if err == nil || !strings.Contains(err.Error(), "sla.jitter_ms: -1: must be > 0") {
+			t.Errorf("err %v", err)
+		}
+	})
 }

@@ -55,7 +55,7 @@ func (q RouteQuality) MarshalJSON() ([]byte, error) {
 		plain: plain(q),
 		RTT:   rttJSON{num(q.RTT.Min, have), num(q.RTT.P50, have), num(q.RTT.P95, have), num(q.RTT.P99, have), num(q.RTT.Max, have)},
 		Loss:  num(q.Loss, q.Sent > 0), Jitter: jitterOf(q.Jitter, have),
-		Stretch: num(q.Stretch, have && q.FloorMs > 0), FloorMs: num(q.FloorMs, q.FloorMs > 0),
+		Stretch: num(q.Stretch, have && q.Stretch > 0), FloorMs: num(q.FloorMs, q.FloorMs > 0),
 	})
 }
 

@@ -117,10 +117,25 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 			tracesAfter++
 		}
 	}
+	// What the loop controls is that every test it starts gives one
+	// outcome, live and in the direction asked, with figures or the reason
+	// it has none. The figures themselves are the loopback server's and the
+	// scheduler's: on a loaded machine an interval can pass with nothing
+	// moved (a p5 of 0), and the second test, asked for the moment the first
+	// ended, can find the server still closing the first past the busy
+	// retries (issue 35: the test failed on a loaded 2-core machine while
+	// the loops kept every order). So the first test, on an idle server,
+	// must have moved data (mean > 0, a bound), and neither may be empty.
 	for i, tp := range results {
-		if tp.Error != "" || tp.P5 == nil || *tp.P5 <= 0 || tp.Direction != bw.Download || tp.Source != "live" {
-			t.Errorf("test %d: %+v", i+1, tp)
+		if tp.Direction != bw.Download || tp.Source != "live" {
+			t.Errorf("test %d: %+v: want a live download", i+1, tp)
 		}
+		if tp.Error == "" && (tp.Mean == nil || *tp.Mean <= 0 || tp.P5 == nil) {
+			t.Errorf("test %d: %+v: neither figures nor an error", i+1, tp)
+		}
+	}
+	if first := results[0]; first.Error != "" || first.Mean == nil || *first.Mean <= 0 {
+		t.Errorf("first test, on an idle server: %+v: want figures", first)
 	}
 }
 

@@ -64,10 +64,10 @@ type Savings struct {
 
 // SLASpec restates the thresholds in the document (null = not required).
 type SLASpec struct {
-	RTTP95ms        *float64 `json:"rtt_p95_ms"`
-	Loss            *float64 `json:"loss"`
-	JitterRFC3550ms *float64 `json:"jitter_rfc3550_ms"`
-	LineClasses     []string `json:"line_classes"`
+	RTTP95ms    *float64 `json:"rtt_p95_ms"`
+	Loss        *float64 `json:"loss"`
+	JitterMs    *float64 `json:"jitter_ms"`
+	LineClasses []string `json:"line_classes"`
 	// LineClassesByCarrier is sla.line_classes_by_carrier; absent when not set.
 	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
 	MaxStretch           *float64            `json:"max_stretch"`
@@ -241,6 +241,10 @@ type Check struct {
 	// than on a figure: compare fails it, serve reports it apart
 	// (linecheck_sla_check_nodata), never as a measured fail.
 	Unmeasured bool `json:"-"`
+	// NotApplicable is true for a check that does not apply (stretch when
+	// the region is in the vantage's city): it passes with a note beginning
+	// NotApplicable, Measured is nil, and the tables say "n/a".
+	NotApplicable bool `json:"-"`
 }
 
 // Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -320,12 +321,16 @@ func (q *RouteQuality) AddTargets(targets []TargetResult) []string {
 
 // SetFloor sets FloorMs, Stretch and StretchFlags from the physical floor
 // between the vantage and the region (FloorMs) and q's minimum RTT. Without
-// an answered probe the stretch stays unknown (0).
+// an answered probe the stretch stays unknown (0) and the only flag kept is
+// same-city, which the places decide.
 func (q *RouteQuality) SetFloor(floorMs float64) {
 	st := geo.StretchOverFloor(floorMs, q.RTT.Min)
 	q.FloorMs, q.Stretch, q.StretchFlags = round(st.FloorMs, 2), round(st.Stretch, 3), st.Flags
 	if q.Recv == 0 {
 		q.Stretch, q.StretchFlags = 0, nil
+		if slices.Contains(st.Flags, geo.FlagSameCity) {
+			q.StretchFlags = []string{geo.FlagSameCity}
+		}
 	}
 }
 

@@ -5,13 +5,19 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/linecheck/linecheck/internal/geo"
 )
 
 // SLA check names, as they appear in reports.
 const (
-	CheckRTTP95    = "rtt_p95_ms"
-	CheckLoss      = "loss"
-	CheckJitter    = "jitter_rfc3550_ms"
+	CheckRTTP95 = "rtt_p95_ms"
+	CheckLoss   = "loss"
+	// CheckJitter is the mean |D| between consecutive RTTs over the whole
+	// window (docs/definitions.md, "SLA jitter"); it was named
+	// jitter_rfc3550_ms until issue 35, though it never was RFC 3550's
+	// smoothed estimator.
+	CheckJitter    = "jitter_ms"
 	CheckLineClass = "line_class"
 	CheckStretch   = "stretch"
 	CheckPathMTU   = "min_path_mtu"
@@ -23,6 +29,11 @@ const (
 // NoData begins the note of every check that fails for want of a
 // measurement: compare, the TUI and serve say it the same way.
 const NoData = "no data"
+
+// NotApplicable begins the note of a check that does not apply to the
+// candidate (stretch within the vantage's own city): it passes, measures
+// nothing, and the tables say "n/a" rather than pass or FAIL.
+const NotApplicable = "not applicable"
 
 // Spec restates the thresholds for the document.
 func (s SLA) Spec() SLASpec {
@@ -63,7 +74,7 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	// The whole window's jitter, not the estimator's last value: RFC 3550's
 	// running J reflects about the last 16 probes, and a verdict on it
 	// flipped with them (issue 20; docs/definitions.md, "SLA jitter").
-	upper(CheckJitter, "ms", s.JitterRFC3550ms, q.Jitter.MeanAbs, "jitter")
+	upper(CheckJitter, "ms", s.JitterMs, q.Jitter.MeanAbs, "jitter")
 	if len(s.LineClasses) > 0 {
 		cls := q.LineClass
 		if cls == "" {
@@ -84,10 +95,16 @@ func CheckSLA(s SLA, q RouteQuality) Verdict {
 	if s.MaxStretch != nil {
 		c := Check{Name: CheckStretch, Required: *s.MaxStretch, Unit: "ratio"}
 		switch {
+		case slices.Contains(q.StretchFlags, geo.FlagSameCity):
+			// Within one city the floor is hundredths of a millisecond and
+			// any real RTT is many times it: the ratio says nothing, so the
+			// check neither passes on a figure nor fails (issue 35).
+			c.Pass, c.NotApplicable = true, true
+			c.Note = fmt.Sprintf("%s: the region is in the vantage's city (floor %.2f ms, under %g km apart): the physical floor is no yardstick", NotApplicable, q.FloorMs, geo.SameCityKm)
 		case noReplies:
 			c.Note, c.Unmeasured = NoData+": no probe was answered, stretch cannot be measured", true
 		case q.FloorMs <= 0:
-			c.Note, c.Unmeasured = "physical floor unknown (vantage and region at the same place?)", true
+			c.Note, c.Unmeasured = "physical floor unknown: the vantage or the region has no location", true
 		default:
 			c.Measured = round(q.Stretch, 3)
 			c.Pass = q.Stretch <= *s.MaxStretch

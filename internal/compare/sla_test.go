@@ -2,17 +2,20 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/probe"
 )
 
 func ptr(x float64) *float64 { return &x }
 
-var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterRFC3550ms: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
+var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterMs: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
 
 // goodRoute passes every threshold of testSLA.
 func goodRoute() RouteQuality {
@@ -203,5 +206,73 @@ func TestBelowFloorNoteKeepsASubMillisecondRTT(t *testing.T) {
 	}
 	if want := "min RTT 0.0312 ms is below the physical floor 12.3 ms"; !strings.HasPrefix(c.Note, want) {
 		t.Errorf("note %q, want it to start %q", c.Note, want)
+	}
+}
+
+// Within the vantage's own city the physical floor is no yardstick: the
+// stretch check is not applicable — it passes, measures nothing, says why,
+// and the route has no stretch figure — whether the region is the same city
+// record or a place under 50 km away, with or without answers; 56 km away
+// the stretch is computed and judged again (issue 35: every server in the
+// vantage's city failed "physical floor unknown").
+func TestStretchNotApplicableWithinTheVantagesCity(t *testing.T) {
+	sh, _ := geo.City("Shanghai")
+	near := geo.Location{Lat: sh.Lat + 0.1, Lon: sh.Lon}  // ≈ 11.1 km north: floor 0.111 ms
+	apart := geo.Location{Lat: sh.Lat + 0.5, Lon: sh.Lon} // ≈ 55.6 km north: floor 0.556 ms
+	cases := []struct {
+		name      string
+		floor     float64
+		recv      int
+		applies   bool
+		wantPass  bool
+		wantFloor float64
+	}{
+		{"same city record", geo.FloorRTTms(sh, sh), 200, false, true, 0},
+		{"11 km apart", geo.FloorRTTms(sh, near), 200, false, true, 0.11},
+		{"11 km apart, nothing answered", geo.FloorRTTms(sh, near), 0, false, true, 0.11},
+		// 1.2 ms over a 0.556 ms floor is a stretch of 2.158 > 2.0.
+		{"56 km apart: judged", geo.FloorRTTms(sh, apart), 200, true, false, 0.56},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := goodRoute()
+			q.Recv, q.RTT.Min, q.Stretch, q.FloorMs = c.recv, 1.2, 0, 0
+			q.SetFloor(c.floor)
+			v := CheckSLA(SLA{MaxStretch: ptr(2.0)}, q)
+			ch, ok := checkByName(v, CheckStretch)
+			if !ok {
+				t.Fatal("no stretch check")
+			}
+			if q.FloorMs != c.wantFloor || ch.Pass != c.wantPass {
+				t.Fatalf("floor %v pass %v (%+v), want floor %v pass %v", q.FloorMs, ch.Pass, ch, c.wantFloor, c.wantPass)
+			}
+			if c.applies {
+				if ch.NotApplicable || ch.Measured != 2.158 || q.Stretch != 2.158 {
+					t.Errorf("check %+v, stretch %v: want measured 2.158", ch, q.Stretch)
+				}
+				return
+			}
+			want := "not applicable: the region is in the vantage's city"
+			if !ch.NotApplicable || ch.Unmeasured || ch.Measured != nil || !strings.HasPrefix(ch.Note, want) || !strings.Contains(ch.Note, "no yardstick") {
+				t.Errorf("check %+v: want a passing, not-applicable check noted %q…", ch, want)
+			}
+			if !v.Pass {
+				t.Errorf("verdict fails on a check that does not apply: %+v", v)
+			}
+			if q.Stretch != 0 || !slices.Contains(q.StretchFlags, geo.FlagSameCity) {
+				t.Errorf("stretch %v flags %v: want none and same-city", q.Stretch, q.StretchFlags)
+			}
+			b, err := json.Marshal(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"stretch":null`) || !strings.Contains(string(b), `"stretch_flags":["same-city"]`) {
+				t.Errorf("route JSON %s: want stretch null and stretch_flags [same-city]", b)
+			}
+			b, _ = json.Marshal(ch)
+			if !strings.Contains(string(b), `"measured":null,"unit":"ratio","pass":true,"note":"not applicable: `) {
+				t.Errorf("check JSON %s", b)
+			}
+		})
 	}
 }

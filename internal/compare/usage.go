@@ -51,7 +51,7 @@ type UsageCurve struct {
 // candidateUsage converts the usage block of the candidate's bill into the base currency.
 func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
 	b, ok := p.bills[c.Offer]
-	if !ok || b.bill.Usage == nil {
+	if !ok || b.bill.Usage == nil || !p.hasCompute() {
 		return nil
 	}
 	u := b.bill.Usage
@@ -79,6 +79,18 @@ func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
 	return out
 }
 
+// hasCompute tells whether an offer priced for the file has a compute item
+// (billing.Bill.HasCompute): without one nothing is priced by the GPU hour,
+// and there are no usage figures, per candidate or in the summary.
+func (p *Pricing) hasCompute() bool {
+	for _, b := range p.bills {
+		if b.bill.HasCompute() {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *Pricing) base(currency string) string {
 	if p.fx.Base != "" {
 		return p.fx.Base
@@ -93,7 +105,7 @@ func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r.Report.Bills) == 0 || r.Report.Bills[0].Usage == nil {
+	if len(r.Report.Bills) == 0 || r.Report.Bills[0].Usage == nil || !r.Report.HasCompute() {
 		return nil, nil
 	}
 	u0 := r.Report.Bills[0].Usage

@@ -170,7 +170,7 @@ func New(log io.Writer) *Exporter {
 		hops:        gauges("linecheck_hops", "Number of hops (TTLs) in the last trace, up to the destination or the maximum TTL.", targetLabels),
 		lineClass:   gauges("linecheck_line_class_info", "Carrier line class of the route in the last trace (value always 1).", withClass),
 		up:          gauges("linecheck_target_up", "1 when the target answered at least once in its window (serve --window; at most the latest "+strconv.Itoa(SLAWindow)+" probes without one), 0 when nothing in the window answered (all lost; a TCP target whose connections are refused), before its first answer, and while it backs off after errors (resolution, socket, privilege).", targetLabels),
-		jitter:      gauges("linecheck_jitter_seconds", "Jitter of the target's answers over its window (serve --window): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_rfc3550_ms check uses; absent before two answers.", targetLabels),
+		jitter:      gauges("linecheck_jitter_seconds", "Jitter of the target's answers over its window (serve --window): the mean |D| of consecutive RTTs, the whole-window figure the SLA's jitter_ms check uses; absent before two answers.", targetLabels),
 		winLoss:     gauges("linecheck_window_loss_ratio", "Loss over the target's window (--window): 1 − received/sent over its probes whose wait ended, compare's per-target figure; absent before a probe ended.", targetLabels),
 		winRTT:      gauges("linecheck_window_rtt_seconds", "RTT of the target's answers over its window, nearest rank, by stat (min, p50, p95, p99, max): compare's per-target figures; absent before an answer.", withStat),
 		hopRTT:      gauges("linecheck_hop_rtt_seconds", "Median RTT per TTL in the last trace (the responder with the most replies); absent for a silent TTL.", withTTL),
@@ -324,7 +324,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <tr><th>candidate</th><th>sent</th><th>loss</th><th>RTT p50 ms</th><th>p95 ms</th><th>jitter ms (mean |D|)</th><th>stretch</th><th>line class</th><th>validated</th><th>monthly</th><th>SLA</th></tr>
 {{range .Candidates}}<tr><td>{{.Name}}</td><td>{{.Route.Sent}}</td><td>{{if .Route.Sent}}{{percent .Route.Loss}}{{else}}-{{end}}</td>
 <td>{{if .Route.Recv}}{{ms .Route.RTT.P50}}{{else}}-{{end}}</td><td>{{if .Route.Recv}}{{ms .Route.RTT.P95}}{{else}}-{{end}}</td>
-<td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.FloorMs}}{{.Route.Stretch}}{{else}}-{{end}}</td>
+<td>{{if gt .Route.Recv 1}}{{ms .Route.Jitter.MeanAbs}}{{else}}-{{end}}</td><td>{{if and .Route.Recv .Route.Stretch}}{{.Route.Stretch}}{{else}}-{{end}}</td>
 <td>{{if .Route.LineClass}}{{.Route.LineClass}}{{else}}-{{end}}</td><td>{{.Route.Direction}}</td>
 <td>{{with .Monthly}}{{money .Total}} {{.Currency}} ({{.Offer}}, {{.Scheme}}){{else}}-{{end}}</td><td>{{verdict .}}</td></tr>
 {{end}}</table>{{end}}
@@ -332,7 +332,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
 {{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
-<td>{{if .Unmeasured}}no data{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
+<td>{{if .Unmeasured}}no data{{else if .NotApplicable}}n/a{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{end}}</body></html>
 `))
 })

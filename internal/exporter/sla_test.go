@@ -159,7 +159,7 @@ func TestJitterGaugeIsTheWindowMeanAbsD(t *testing.T) {
 	e := New(nil)
 	a := tgt("a", "127.0.0.1")
 	e.SetTargets([]Target{a}, time.Now())
-	e.SetSLA(compare.SLA{JitterRFC3550ms: &jit}, nil)
+	e.SetSLA(compare.SLA{JitterMs: &jit}, nil)
 	gauge := func() (float64, bool) {
 		m := metric(t, e, "linecheck_jitter_seconds", map[string]string{"candidate": "a"})
 		if m == nil {

@@ -288,7 +288,8 @@ func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
 	}
 	if q.Recv > 0 {
 		setSeconds(cf.rtt, l, "stat", []msFigure{{"min", q.RTT.Min}, {"p50", q.RTT.P50}, {"p95", q.RTT.P95}, {"p99", q.RTT.P99}, {"max", q.RTT.Max}})
-		if q.FloorMs > 0 {
+		// No stretch within the vantage's city (same-city): no series.
+		if q.Stretch > 0 {
 			cf.stretch.With(l).Set(q.Stretch)
 		}
 	}

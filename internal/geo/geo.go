@@ -138,7 +138,22 @@ const (
 	// FlagFarAboveReference: min RTT above 2·floor + 25 ms — a detour (for
 	// example a Hong Kong line reached through the US), not distance.
 	FlagFarAboveReference = "far-above-reference"
+	// FlagSameCity: the two places are within SameCityKm of each other,
+	// where the physical floor (under SameCityFloorMs) is no yardstick: a
+	// server a few km away answers in a millisecond or two of access and
+	// switching, many times a floor of hundredths of a millisecond. No
+	// stretch is computed (issue 35: the stretch check failed every server
+	// in the vantage's own city).
+	FlagSameCity = "same-city"
 )
+
+// SameCityKm is the distance under which two places count as one city for
+// stretch: 50 km, a floor of 0.5 ms, about what access and switching add
+// inside one metro (same-city RTTs are under ~2 ms).
+const SameCityKm = 50.0
+
+// SameCityFloorMs is the physical floor of SameCityKm (FloorRTTms).
+const SameCityFloorMs = 2 * SameCityKm / FibreKmPerMs
 
 // FarAboveSlackMs is the fixed allowance (access networks, last mile) in the
 // far-above-reference threshold 2·floor + FarAboveSlackMs.
@@ -148,8 +163,8 @@ const FarAboveSlackMs = 25.0
 type StretchResult struct {
 	FloorMs  float64
 	MinRTTms float64
-	// Stretch = MinRTTms / FloorMs; 0 when the floor is 0 (same place) or
-	// there is no measurement.
+	// Stretch = MinRTTms / FloorMs; 0 within one city (FlagSameCity) or
+	// without a measurement.
 	Stretch float64
 	Flags   []string
 }
@@ -166,10 +181,25 @@ func Stretch(vantage, target Location, minRTTms float64) StretchResult {
 
 // StretchOverFloor is Stretch for a floor already known (FloorRTTms): the
 // TUI keeps a candidate's floor and re-applies it as RTTs arrive.
+//
+// Within one city (a floor under SameCityFloorMs, 0 for the same place) the
+// result has no stretch and the flag FlagSameCity, with or without a
+// measurement: the places decide it; a min RTT above 25 ms there is still
+// far-above-reference (a detour through another city).
 func StretchOverFloor(floorMs, minRTTms float64) StretchResult {
 	res := StretchResult{FloorMs: floorMs, MinRTTms: minRTTms}
+	sameCity := floorMs < SameCityFloorMs
+	if sameCity {
+		res.Flags = append(res.Flags, FlagSameCity)
+	}
 	if minRTTms <= 0 || math.IsNaN(minRTTms) || math.IsInf(minRTTms, 0) {
 		res.MinRTTms = 0
+		return res
+	}
+	if sameCity {
+		if minRTTms > 2*res.FloorMs+FarAboveSlackMs {
+			res.Flags = append(res.Flags, FlagFarAboveReference)
+		}
 		return res
 	}
 	if res.FloorMs > 0 {

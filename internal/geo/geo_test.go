@@ -116,7 +116,15 @@ func TestStretch(t *testing.T) {
 		{"Shanghai–LA 163 at peak above 233.7 ms", sh, la, 240, 104.3430, 2.3001, []string{FlagFarAboveReference}},
 		{"Shanghai–Tokyo CMI", sh, tyo, 45, 17.5427, 2.5652, nil},
 		{"no measurement", sh, hk, 0, 12.2703, 0, nil},
-		{"same place: floor 0, no stretch, no flag", hk, hk, 0.4, 0, 0, nil},
+		// Within one city the floor is no yardstick (issue 35): no stretch,
+		// flagged same-city, whatever the RTT; a detour is still flagged.
+		// Shanghai to a point 0.27° of latitude north: ≈ 30.02 km (R = 6371.0088 km),
+		// floor 0.300 ms; 0.50° north ≈ 55.60 km, floor 0.556 ms, stretch 1.2/0.556 = 2.158.
+		{"same place: floor 0, no stretch, same-city", hk, hk, 0.4, 0, 0, []string{FlagSameCity}},
+		{"same place, no measurement: still same-city", hk, hk, 0, 0, 0, []string{FlagSameCity}},
+		{"30 km apart: same city", sh, Location{Lat: sh.Lat + 0.27, Lon: sh.Lon}, 1.2, 0.3002, 0, []string{FlagSameCity}},
+		{"30 km apart, 40 ms: same city but a detour", sh, Location{Lat: sh.Lat + 0.27, Lon: sh.Lon}, 40, 0.3002, 0, []string{FlagSameCity, FlagFarAboveReference}},
+		{"56 km apart: two cities, stretch computed", sh, Location{Lat: sh.Lat + 0.5, Lon: sh.Lon}, 1.2, 0.5560, 2.1583, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

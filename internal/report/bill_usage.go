@@ -13,13 +13,7 @@ import (
 // hours at which two offers cost the same as sentences. Nil when no offer
 // has a compute item.
 func billUsageTable(r *billing.Report, title func(string) string) *Table {
-	compute := false
-	for _, b := range r.Bills {
-		for _, it := range b.Items {
-			compute = compute || it.Kind == "compute"
-		}
-	}
-	if !compute || r.Bills[0].Usage == nil {
+	if !r.HasCompute() || r.Bills[0].Usage == nil {
 		return nil
 	}
 	u0 := r.Bills[0].Usage

@@ -70,8 +70,8 @@ func slaText(s compare.SLASpec) string {
 	if s.Loss != nil {
 		p = append(p, fmt.Sprintf("loss <= %s", fmtPct(*s.Loss)))
 	}
-	if s.JitterRFC3550ms != nil {
-		p = append(p, fmt.Sprintf("jitter (mean |D|) <= %g ms", *s.JitterRFC3550ms))
+	if s.JitterMs != nil {
+		p = append(p, fmt.Sprintf("jitter (mean |D|) <= %g ms", *s.JitterMs))
 	}
 	if len(s.LineClasses) > 0 {
 		p = append(p, "line class in {"+strings.Join(s.LineClasses, ", ")+"}")
@@ -230,7 +230,10 @@ func compareChecksTable(r *compare.Result) Table {
 	for _, e := range r.Candidates {
 		for _, c := range e.SLA.Checks {
 			res := "FAIL"
-			if c.Pass {
+			switch {
+			case c.NotApplicable:
+				res = "n/a"
+			case c.Pass:
 				res = "pass"
 			}
 			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, c.Note})

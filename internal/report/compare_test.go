@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,5 +118,73 @@ func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 	}
 	if rows != 2 {
 		t.Errorf("found %d of the dead candidate's rows (ranking, probes), want 2:\n%s", rows, out)
+	}
+}
+
+// The samples compared from a Hong Kong vantage: the two Hong Kong
+// candidates are in the vantage's city, where the stretch check does not
+// apply — its row reads "n/a" with the reason, never FAIL — and hk-bgp no
+// longer fails stretch (it still fails its other checks); Tokyo and LA are
+// judged as before (issue 35).
+func TestCompareStretchNotApplicableInTheVantagesCity(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../samples")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "candidates.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk := strings.Replace(string(b), "vantage: {city: Shanghai}", "vantage: {city: Hong Kong}", 1)
+	if hk == string(b) {
+		t.Fatal("samples/candidates.yaml: no Shanghai vantage to move")
+	}
+	if err := os.WriteFile(p, []byte(hk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := compare.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := compare.Run(t.Context(), f, compare.Options{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Render(&out, CompareReport{r}, FormatCSV, Options{Table: "checks"}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, block := range strings.Split(out.String(), "\n\n") {
+		recs, err := csv.NewReader(strings.NewReader(block)).ReadAll()
+		if err != nil || len(recs) == 0 || recs[0][1] != "check" {
+			continue
+		}
+		for _, rec := range recs[1:] {
+			if rec[1] == "stretch" {
+				rows[rec[0]] = rec
+			}
+		}
+	}
+	for _, name := range []string{"hk-cn2-gia", "hk-bgp"} {
+		row := rows[name]
+		if row == nil || row[3] != "" || row[5] != "n/a" || !strings.HasPrefix(row[6], "not applicable: the region is in the vantage's city") {
+			t.Errorf("%s stretch row %q: want measured empty, result n/a, a not-applicable note", name, row)
+		}
+	}
+	for _, name := range []string{"tokyo", "la"} {
+		if row := rows[name]; row == nil || row[3] == "" || row[5] == "n/a" {
+			t.Errorf("%s stretch row %q: want a measured stretch", name, row)
+		}
+	}
+	for _, e := range r.Candidates {
+		if e.Name == "hk-bgp" {
+			for _, c := range e.SLA.Checks {
+				if c.Name == compare.CheckStretch && !c.Pass {
+					t.Errorf("hk-bgp stretch check fails in its own city: %+v", c)
+				}
+			}
+		}
 	}
 }

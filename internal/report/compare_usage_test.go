@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +92,66 @@ func TestCompareGPUUsageTableAndPlot(t *testing.T) {
 	}
 	if len(r.Usage.Offers) != 13 {
 		t.Errorf("%d priced offers, want 13 (4 candidates' offers and 9 what-ifs)", len(r.Usage.Offers))
+	}
+}
+
+// Offers without a compute item price nothing by the GPU hour: compare has
+// no usage figures (result and candidates' usage null) and no GPU usage
+// table or plot in any format, where it printed "720 of 720 hours used …
+// idle share 100.0 %" (issue 35). The bill of the same offers has no usage
+// table either.
+func TestNoUsageTableWithoutComputeItems(t *testing.T) {
+	rec, err := filepath.Abs("../../samples/rec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	offers := `offers:
+  - name: port-only
+    currency: USD
+    bandwidth: {scheme: fixed, port_mbps: 1000, price: "900"}
+    items:
+      - {kind: ip, name: IPv4, count: 4, price_each: "3"}
+  - name: p95-only
+    currency: USD
+    bandwidth: {scheme: p95, method: nearest-rank, direction: greater, port_mbps: 1000, price_per_mbps: "1.5"}
+`
+	cand := "recorded_only: true\nvantage: {city: Shanghai}\ncandidates:\n"
+	for _, c := range []struct{ name, offer string }{{"a", "port-only"}, {"b", "p95-only"}} {
+		cand += "  - name: " + c.name + "\n    region: {city: Hong Kong}\n    targets: [{addr: 203.0.113.10, protocol: icmp}]\n" +
+			"    recorded: {probes: " + rec + "/hk-cn2-gia-ping.ndjson}\n    offer: " + c.offer + "\n"
+	}
+	cand += "offers: offers.yaml\ntraffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-09}\n"
+	for name, body := range map[string]string{"c.yaml": cand, "offers.yaml": offers} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := compare.Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := compare.Run(t.Context(), f, compare.Options{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Usage != nil {
+		t.Errorf("usage summary %+v without a compute item", r.Usage)
+	}
+	for _, e := range r.Candidates {
+		if e.Monthly == nil || e.Usage != nil {
+			t.Errorf("%s: monthly %v, usage %+v: want a bill and no usage", e.Name, e.Monthly, e.Usage)
+		}
+	}
+	for _, format := range []Format{FormatTable, FormatMarkdown, FormatHTML, FormatCSV, FormatJSON} {
+		var b bytes.Buffer
+		if err := Render(&b, CompareReport{r}, format, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"GPU usage", "idle share", "idle_share", "hours used", "per used GPU"} {
+			if strings.Contains(b.String(), bad) {
+				t.Errorf("%s output has %q:\n%s", format, bad, b.String())
+			}
+		}
 	}
 }

@@ -182,7 +182,7 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 // rules (docs/route.md):
 //
 //   - CN2 (59.43.0.0/16, AS4809) seen: with a ChinaNet backbone
-//     (202.97.0.0/16) run of ≥2 hops after CN2 that hands over to another
+//     (202.97.0.0/16) run over ≥2 TTLs (backboneRun) after CN2 that hands over to another
 //     carrier (Unicom, CMNET, CMI …), cn2-gia at lowered confidence (the GIA
 //     tri-network hand-off); else with such a run (into Telecom's own
 //     network, or before CN2 on a forward trace) cn2-gt; else cn2-gia (high
@@ -190,7 +190,9 @@ func responderCarrier(ip netip.Addr, r Responder, db ASNDB) (Carrier, bool) {
 //   - else Unicom 9929 (also behind CUG AS10099) → cu-9929; CMIN2 → cmin2;
 //   - else the first ordinary backbone on the long haul: ChinaNet →
 //     chinanet-163, Unicom 4837 → cu-4837, CMI → cmi (CMNET is domestic
-//     delivery and never decides);
+//     delivery and never decides; when the first China hops are CMNET and
+//     the deciding backbone answers only after them, the long haul is
+//     unseen and the confidence low);
 //   - else transit when no China network is reached and at least two hops
 //     belong to known non-China carriers;
 //   - else unknown.
@@ -352,17 +354,47 @@ func (c *classification) longHaul() {
 // n is the number of routers of class k on the long haul (evidenceHops).
 func (c *classification) n(k string) int { return evidenceHops(c.by[k]) }
 
+// depth is the number of TTLs the long haul spends in class k: ECMP
+// responders of one TTL count once, but a router that answers at two TTLs
+// counts at both. Evidence is counted by router (n), but how far the route
+// runs inside a backbone is counted in TTLs: one 202.97 router answering at
+// two TTLs is a ChinaNet backbone run of two TTLs, the hand-over to the 163
+// backbone that makes a CN2 route GT (issue 35: a published GT return into
+// Shanghai Telecom, 59.43 ×3 then 202.97.57.26 at TTL 7 and 8, had become
+// cn2-gia when the run was counted by router).
+func (c *classification) depth(k string) int {
+	ttls := map[int]bool{}
+	for _, e := range c.by[k] {
+		ttls[e.ttl] = true
+	}
+	return len(ttls)
+}
+
+// backboneRun is the depth of the ChinaNet backbone (202.97) on the long
+// haul: GT's distinguishing run needs two TTLs of it.
+func (c *classification) backboneRun() int { return c.depth(ClassChinaNet) }
+
 // use lists the hops of classes ks as evidence and returns the count phrase
 // of exactly those hops, so rule text and list always agree.
 func (c *classification) use(ks ...string) string {
 	var hs []evHop
 	var parts []string
+	listed := map[string]bool{}
+	for _, e := range c.ev.Hops {
+		listed[e.Addr] = true
+	}
 	for _, k := range ks {
 		if len(c.by[k]) == 0 {
 			continue
 		}
 		hs = append(hs, c.by[k]...)
+		// A router that answers at several TTLs is listed once, at the
+		// first: the list holds the routers the count counts.
 		for _, e := range c.by[k] {
+			if listed[e.addr] {
+				continue
+			}
+			listed[e.addr] = true
 			c.ev.Hops = append(c.ev.Hops, e.evidence())
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", c.n(k), classLabel(k)))
@@ -414,14 +446,14 @@ func (c *classification) cn2() (string, bool) {
 	if c.n(ClassCN2) == 0 {
 		return "", false
 	}
-	cn2, bb := c.n(ClassCN2), c.n(ClassChinaNet)
+	cn2, bb := c.n(ClassCN2), c.backboneRun()
 	if bb >= 2 {
 		return c.cn2WithBackbone(cn2)
 	}
 	ks := []string{ClassCN2}
 	if bb == 1 {
 		ks = append(ks, ClassChinaNet)
-		ev.Notes = append(ev.Notes, "one ChinaNet backbone hop tolerated as hand-off (GT needs ≥2)")
+		ev.Notes = append(ev.Notes, "one ChinaNet backbone hop at one TTL tolerated as hand-off (GT needs a 202.97 run over ≥2 TTLs)")
 	}
 	if c.n(ClassCTGNet) > 0 {
 		ks = append(ks, ClassCTGNet)
@@ -441,7 +473,7 @@ func (c *classification) cn2() (string, bool) {
 	return c.finish(LineCN2GIA, ClassCN2, ClassChinaNet, ClassCTGNet)
 }
 
-// cn2WithBackbone is CN2 with a ChinaNet backbone run of ≥2 hops: the GIA
+// cn2WithBackbone is CN2 with a ChinaNet backbone run over ≥2 TTLs: the GIA
 // tri-network hand-off when the run hands over to another carrier's
 // backbone, else GT (into Telecom's own network).
 func (c *classification) cn2WithBackbone(cn2 int) (string, bool) {
@@ -474,8 +506,13 @@ func (c *classification) cn2WithBackbone(cn2 int) (string, bool) {
 		}
 		return class, true
 	}
-	ev.Rule = fmt.Sprintf("CN2 (AS4809) and a ChinaNet backbone (202.97.0.0/16) run of ≥2 hops on the long haul, in Telecom's own network: %s",
+	ev.Rule = fmt.Sprintf("CN2 (AS4809) and a ChinaNet backbone (202.97.0.0/16) run over ≥2 TTLs on the long haul, in Telecom's own network: %s",
 		c.use(ClassCN2, ClassChinaNet))
+	if c.n(ClassChinaNet) < 2 {
+		e := c.by[ClassChinaNet][0]
+		ev.Notes = append(ev.Notes, fmt.Sprintf("the ChinaNet backbone run is one router, %s, answering at %d TTLs: the route still spends them in the 163 backbone after CN2, which is GT's hand-over",
+			e.addr, c.backboneRun()))
+	}
 	ev.Confidence = ConfidenceHigh
 	if cn2 < 2 {
 		ev.Confidence = ConfidenceMedium
@@ -581,6 +618,7 @@ func (c *classification) ordinaryBackbone() (string, bool) {
 			ev.Confidence = ConfidenceLow
 			ev.Notes = append(ev.Notes, "a single hop: could be the destination's own network")
 		}
+		c.unseenLongHaul(hs)
 		deciding := []string{ClassChinaNet}
 		switch class {
 		case LineCU4837:
@@ -596,6 +634,66 @@ func (c *classification) ordinaryBackbone() (string, bool) {
 		return class, true
 	}
 	return "", false
+}
+
+// unseenLongHaul lowers an ordinary backbone's confidence to low when the
+// route's first China hops are CMNET and the deciding backbone (hs) answers
+// only after them, with nothing outside China after it: the route entered
+// China through China Mobile (CMNET has no foreign peering of its own; it is
+// reached through CMI) and the deciding carrier shows only at the hand-off
+// into the destination's network. The long haul — the international leg and
+// the run into China — is not seen (issue 35: such a route with a silent
+// international leg was called cu-4837 at high confidence).
+func (c *classification) unseenLongHaul(hs []evHop) {
+	cm := c.by[ClassCMNET]
+	if len(cm) == 0 || len(hs) == 0 || cm[0].ttl >= hs[0].ttl {
+		return
+	}
+	// The first China hop of the long haul must be CMNET's, and the
+	// deciding backbone must not lead out of China (a forward trace
+	// leaving through it).
+	for _, e := range c.long {
+		if e.ttl >= cm[0].ttl {
+			break
+		}
+		if e.c.China {
+			return
+		}
+	}
+	last := hs[len(hs)-1].ttl
+	for _, e := range c.seq {
+		if e.ttl > last && !e.c.China && e.c.Class != "" {
+			return
+		}
+	}
+	lastCM := cm[0].ttl
+	for _, e := range cm {
+		if e.ttl < hs[0].ttl {
+			lastCM = e.ttl
+		}
+	}
+	intl := "the international leg"
+	for _, r := range c.runs {
+		if r.to < cm[0].ttl && r.from > 1 {
+			intl = fmt.Sprintf("the international leg (%s silent)", ttlWords(r.from, r.to))
+		}
+	}
+	from := c.ev.Confidence
+	c.ev.Confidence = ConfidenceLow
+	note := fmt.Sprintf("the first China hops are CMNET (%s), before %s (TTL %d): the route entered China through China Mobile and %s shows only at the hand-off; %s and the long haul are unseen",
+		ttlWords(cm[0].ttl, lastCM), hs[0].c.Name, hs[0].ttl, hs[0].c.Name, intl)
+	if from != ConfidenceLow {
+		note += fmt.Sprintf("; confidence lowered from %s to low", from)
+	}
+	c.ev.Notes = append(c.ev.Notes, note)
+}
+
+// ttlWords writes a TTL range: "TTL 5", "TTL 5–6".
+func ttlWords(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("TTL %d", a)
+	}
+	return fmt.Sprintf("TTL %d–%d", a, b)
 }
 
 // noLineClass is the rule of China networks seen without a long-haul

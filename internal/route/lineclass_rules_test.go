@@ -23,6 +23,15 @@ func checkRuleCountsListedHops(t *testing.T, ev *LineEvidence) {
 		t.Fatalf("rule %q has no evidence count", ev.Rule)
 	}
 	n, _ := strconv.Atoi(m[1])
+	// Each router is listed once (issue 35: "2 evidence hop(s)" listed
+	// three entries, one address twice).
+	addrs := map[string]int{}
+	for _, h := range ev.Hops {
+		if ttl, dup := addrs[h.Addr]; dup {
+			t.Errorf("evidence lists %s twice (TTL %d and %d): %+v", h.Addr, ttl, h.TTL, ev.Hops)
+		}
+		addrs[h.Addr] = h.TTL
+	}
 	maxTTL := 0
 	for _, h := range ev.Hops {
 		maxTTL = max(maxTTL, h.TTL)
@@ -227,5 +236,59 @@ func TestOperatorPrefixTableErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// A return route whose international leg is silent and whose first China
+// hops are CMNET shows Unicom only at the hand-off into the destination's
+// network: the long haul is unseen, so the class keeps no more than low
+// confidence (issue 35). Unicom before CMNET (the long haul visible, CMNET
+// delivering) and a trace leaving China after the Unicom hops keep theirs.
+// Addresses from zhucaidan/mtr_trace#1 (Seattle hoster, Unicom, CMNET) and
+// the Sharon Hong Kong CMNET hop; the Shanghai Unicom target from the
+// PacificRack report.
+func TestUnseenLongHaulLowersConfidence(t *testing.T) {
+	cases := []struct {
+		name       string
+		trace      *Trace
+		class      string
+		confidence string
+		note       string // "" when no unseen-long-haul note may appear
+	}{
+		{
+			name: "silent international leg, CMNET first, Unicom at the hand-off",
+			trace: mkTrace("58.247.0.49", true, "45.43.29.121", "*", "*", "*", "221.183.89.237", "221.176.22.21",
+				"219.158.113.198", "219.158.35.22", "58.247.0.49"),
+			class: LineCU4837, confidence: ConfidenceLow,
+			note: "the first China hops are CMNET (TTL 5–6), before Unicom 4837 (TTL 7): the route entered China through China Mobile and Unicom 4837 shows only at the hand-off; the international leg (TTL 2–4 silent) and the long haul are unseen; confidence lowered from high to low",
+		},
+		{
+			name: "Unicom long haul, then CMNET delivery",
+			trace: mkTrace("120.204.197.126", true, "45.43.29.121", "*", "23.225.225.65", "219.158.116.241",
+				"219.158.19.74", "219.158.113.198", "221.176.22.21", "120.204.197.126"),
+			class: LineCU4837, confidence: ConfidenceHigh,
+		},
+		{
+			name: "forward from a Mobile user out through Unicom to NTT",
+			trace: mkTrace("129.250.3.237", false, "221.183.89.237", "221.176.22.21", "219.158.113.198",
+				"219.158.35.22", "129.250.2.105", "129.250.3.237"),
+			class: LineCU4837, confidence: ConfidenceHigh,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ev := Classify(c.trace, nil)
+			if got != c.class || ev.Confidence != c.confidence {
+				t.Fatalf("%s %s, want %s %s (rule %q, notes %q)", got, ev.Confidence, c.class, c.confidence, ev.Rule, ev.Notes)
+			}
+			notes := strings.Join(ev.Notes, "\n")
+			if c.note != "" && !strings.Contains(notes, c.note) {
+				t.Errorf("notes %q lack %q", ev.Notes, c.note)
+			}
+			if c.note == "" && strings.Contains(notes, "long haul are unseen") {
+				t.Errorf("notes %q say the long haul is unseen", ev.Notes)
+			}
+			checkRuleCountsListedHops(t, ev)
+		})
 	}
 }

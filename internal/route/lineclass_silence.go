@@ -122,7 +122,7 @@ func (c *classification) hiddenAlternative(class string) {
 	var run *silentRun
 	var alt, what string
 	switch {
-	case class == LineCN2GIA && c.n(ClassChinaNet) < 2:
+	case class == LineCN2GIA && c.backboneRun() < 2:
 		run, alt, what = c.gapBesideCN2(), LineCN2GT, "where CN2 GT's ChinaNet backbone (202.97) run would answer"
 	case class == LineChinaNet163:
 		run, alt, what = c.gapBesideChinaNetBackbone(), LineCN2GT, "where CN2 GT's CN2 (59.43) hops would answer"

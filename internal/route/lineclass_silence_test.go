@@ -12,6 +12,7 @@ func TestEvidenceCountsRoutersNotTTLs(t *testing.T) {
 	cases := []struct {
 		name       string
 		trace      *Trace
+		class      string // the class, when the case is about it
 		count      string // the rule's count phrase
 		confidence string
 		note       string
@@ -32,12 +33,25 @@ func TestEvidenceCountsRoutersNotTTLs(t *testing.T) {
 			count: "1 evidence hop(s) (1 CN2)", confidence: ConfidenceLow, note: "GIA not confirmed",
 		},
 		{
-			// Two 202.97 TTLs of one router are no GT run.
-			name: "one 202.97 router at two TTLs is a hand-off hop, not GT's run",
+			// One 202.97 router at two TTLs is one router of evidence, but
+			// the route spends two TTLs in the 163 backbone after CN2: GT
+			// (issue 35; the round before counted it as no run at all).
+			name: "one 202.97 router at two TTLs is one hop of evidence and GT's run",
 			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
 				"202.97.51.2", "202.97.51.2", "61.152.24.1", "101.85.1.1"),
+			class: LineCN2GT,
 			count: "3 evidence hop(s) (2 CN2, 1 ChinaNet backbone)", confidence: ConfidenceHigh,
 			note: "202.97.51.2 answers at TTL 5, 6",
+		},
+		{
+			// One 202.97 hop at one TTL after CN2 stays the tolerated
+			// hand-off (the Sharon Hong Kong GIA returns).
+			name: "one 202.97 router at one TTL is a hand-off hop",
+			trace: mkTrace("101.85.1.1", true, "10.0.0.1", "45.64.1.1", "59.43.246.1", "59.43.187.9",
+				"202.97.51.2", "61.152.24.1", "101.85.1.1"),
+			class: LineCN2GIA,
+			count: "3 evidence hop(s) (2 CN2, 1 ChinaNet backbone)", confidence: ConfidenceHigh,
+			note: "tolerated as hand-off",
 		},
 		{
 			name: "ECMP responders of one TTL stay one hop",
@@ -48,7 +62,10 @@ func TestEvidenceCountsRoutersNotTTLs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, ev := Classify(c.trace, testDB)
+			class, ev := Classify(c.trace, testDB)
+			if c.class != "" && class != c.class {
+				t.Errorf("class %s, want %s (rule %q, notes %q)", class, c.class, ev.Rule, ev.Notes)
+			}
 			if !strings.Contains(ev.Rule, c.count) {
 				t.Errorf("rule %q, want %q", ev.Rule, c.count)
 			}
