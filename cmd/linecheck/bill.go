@@ -41,7 +41,7 @@ type billOptions struct {
 }
 
 // billLong is the help text of the command.
-const billLong = `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
+const billLong = `bill reads a month of recorded traffic (an MRTG log, vnstat --json, rrdtool
 xport XML/JSON, a saved Prometheus query_range response, or CSV; the format is
 detected by content) and prices it under every offer of --offers, side by side,
 with the numbers behind each charge: the samples it had, the 95th percentile by
