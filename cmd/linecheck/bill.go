@@ -38,6 +38,7 @@ type billOptions struct {
 	table                              string
 	daily, hourly, wide                bool
 	now                                string
+	run                                *billProgress // the run's state for Ctrl-C (nil: not interruptible)
 }
 
 // billLong is the help text of the command.
@@ -79,7 +80,9 @@ its own; --aggregate sums them per slot into one bill (per-port 95ths are never
 added). -i NAME (as vnstat -i; repeat it or give a comma list) keeps only the
 series of that name (a vnstat interface, a CSV interface column value, a
 file's base name); with --aggregate, the sum of just those. Without --offers,
-bill reports traffic, samples and the 95th figures.
+bill reports traffic, samples and the 95th figures. A LOG of - is standard
+input (named stdin). Ctrl-C stops a run at once, says what it was doing
+(reading which log, billing) and exits 130 with nothing written.
 
 An offer with port_mbps is judged against the traffic: when the 95th exceeds
 the port it cannot carry it (✗, never cheapest); when only the peak does, it
@@ -93,6 +96,7 @@ Examples:
   linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
   linecheck bill vnstat.json -i eth0 --daily
+  vnstat --json -i eth0 | linecheck bill - --offers offers.yaml
   linecheck bill ports.csv -i xe-0/0/1,xe-0/0/2 --aggregate --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
@@ -107,7 +111,7 @@ func newBillCmd() *cobra.Command {
 		Short: "Simulate what each offer would bill for recorded traffic",
 		Long:  billLong,
 		Args:  cobra.ArbitraryArgs,
-		RunE:  func(c *cobra.Command, args []string) error { return runBill(c, args, o) },
+		RunE:  func(c *cobra.Command, args []string) error { return runBillInterruptible(c, args, o) },
 	}
 
 	addBillPromFlags(c, &o.prom)
@@ -195,22 +199,26 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	if err != nil {
 		return err
 	}
+	o.run.step("billing %s for %s", billing.Count(len(series), "series", "series"), q.period.Label())
 	reports, err := billAll(series, q.period, q.offers, q.opt)
 	if err != nil {
 		return badInput(err)
 	}
+	var files []report.ChartFile
 	if o.plotFile != "" {
-		files, err := report.BillChartFiles(o.plotFile, series, reports, q.period, q.offers, o.scale)
-		if err != nil {
+		o.run.step("drawing %s", o.plotFile)
+		if files, err = report.BillChartFiles(o.plotFile, series, reports, q.period, q.offers, o.scale); err != nil {
 			return fmt.Errorf("--plot: %w", err)
-		}
-		if err := writeChartFiles(files); err != nil {
-			return err
 		}
 	}
 	topt := tableOptions(c.OutOrStdout(), o.wide)
 	topt.Table = o.table
-	return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
+	return o.run.output(func() error {
+		if err := writeChartFiles(files); err != nil {
+			return err
+		}
+		return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
+	})
 }
 
 // billQuery is a bill the flags ask for: the zone, the period (when given),
@@ -289,6 +297,9 @@ func billOptionsOf(o *billOptions) (billing.Options, error) {
 func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) ([]*billing.Series, error) {
 	// With --prometheus the series come from PromQL (bill_prometheus.go);
 	// handled = false falls back to reading LOG files.
+	if o.prom.url != "" {
+		o.run.step("querying Prometheus at %s", o.prom.url)
+	}
 	series, handled, err := billPrometheusSeries(c, args, &o.prom)
 	if err != nil {
 		return nil, err
@@ -298,7 +309,8 @@ func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) (
 		if q.havePeriod {
 			ro.From, ro.To = q.period.Start.Unix(), q.period.End.Unix()
 		}
-		s, err := readBillLogs(args, ro)
+		o.run.step("reading %s", logNames(args))
+		s, err := readBillLogs(c.InOrStdin(), args, ro)
 		if err != nil {
 			return nil, err
 		}
