@@ -521,6 +521,9 @@ func Aggregate(series []*Series, name string) *Series {
 		}
 		sources = append(sources, s.Name)
 		out.Step = max(out.Step, s.Step)
+		if out.FineHint == "" {
+			out.FineHint = s.FineHint
+		}
 		for _, sl := range s.Slots {
 			if i, ok := idx[sl.Start]; ok {
 				out.Slots[i].In += sl.In
