@@ -274,15 +274,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	res := v.resolutions(s)
-	step := s.Step
-	if len(s.Parts) > 0 {
-		// A multi-resolution source is coarse where its coarse rows meet
-		// the period: its 5-minute part alone bills as 5-minute data.
-		step = SlotSeconds
-		for _, r := range res {
-			step = max(step, r.StepS)
-		}
-	}
+	// A multi-resolution source is coarse where its coarse rows meet the
+	// period: its 5-minute part alone bills as 5-minute data.
+	step := coarseStep(s, v)
 	coarse := step > SlotSeconds
 	needPct := len(offers) == 0
 	for _, o := range offers {
