@@ -42,10 +42,10 @@ type RuleFigure struct {
 	BilledMbps float64   `json:"billed_mbps"` // the 95th by this rule, Mbps, unrounded
 	DiffMbps   float64   `json:"diff_mbps"`   // BilledMbps − the invoice's figure
 	// Amount is the offer's bill by this rule (ReconcileAmount), and
-	// DiffAmount that less the invoice's amount.
-	Amount     string  `json:"amount,omitempty"`
-	DiffAmount float64 `json:"diff_amount,omitempty"`
-	diff       float64 // the distance that orders the figures
+	// DiffAmount that less the invoice's amount (absent for a rate check).
+	Amount     string   `json:"amount,omitempty"`
+	DiffAmount *float64 `json:"diff_amount,omitempty"`
+	diff       float64  // the distance that orders the figures
 }
 
 // ParseBilledMbps reads an invoice's billed rate ("123.45"): a positive
@@ -120,7 +120,7 @@ func ReconcileAmount(s *Series, periods []Period, offer *Offer, billed string, o
 		b := r.Bills[0]
 		diff := b.total.Sub(want).InexactFloat64()
 		mbps := v.p95(m, d, false).bps / 1e6
-		rc.add(RuleFigure{Method: m, Direction: d, Gaps: gaps, TZ: p.TZ, BilledMbps: mbps, Amount: b.Amount, DiffAmount: diff, diff: diff},
+		rc.add(RuleFigure{Method: m, Direction: d, Gaps: gaps, TZ: p.TZ, BilledMbps: mbps, Amount: b.Amount, DiffAmount: &diff, diff: diff},
 			b.total.Round(int32(dec)).Equal(want))
 		return nil
 	})
@@ -160,6 +160,11 @@ func eachRule(s *Series, periods []Period, boundary Boundary, opt Options, f fun
 
 // add records one rule's figure, among the matches when it matches.
 func (rc *Reconciliation) add(f RuleFigure, match bool) {
+	f.BilledMbps, f.DiffMbps = Sig(f.BilledMbps), Sig(f.DiffMbps)
+	if f.DiffAmount != nil {
+		d := Sig(*f.DiffAmount)
+		f.DiffAmount = &d
+	}
 	rc.Tried++
 	if match {
 		rc.Matches = append(rc.Matches, f)

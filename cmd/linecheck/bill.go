@@ -21,24 +21,25 @@ import (
 
 // billOptions are the flags of the command.
 type billOptions struct {
-	prom                               billPromOptions
-	offers, period, from, to, tz, gaps string
-	boundary                           string
-	method, direction                  string
-	aggregate                          bool
-	ifaces                             []string
-	aggName                            string
-	scale                              float64
-	usageHours                         string
-	noProjection                       bool
-	allowCoarse                        bool
-	input, stamp, units                string
-	columns                            []string
-	format, plotFile                   string
-	table                              string
-	daily, hourly, wide                bool
-	now                                string
-	run                                *billProgress // the run's state for Ctrl-C (nil: not interruptible)
+	prom                                billPromOptions
+	offers, period, from, to, tz, gaps  string
+	boundary                            string
+	method, direction                   string
+	aggregate                           bool
+	ifaces                              []string
+	aggName                             string
+	scale                               float64
+	usageHours                          string
+	noProjection                        bool
+	allowCoarse                         bool
+	input, stamp, units                 string
+	columns                             []string
+	format, plotFile                    string
+	table                               string
+	daily, hourly, wide                 bool
+	now                                 string
+	run                                 *billProgress // the run's state for Ctrl-C (nil: not interruptible)
+	billedMbps, billedAmount, offerName string        // the invoice check
 }
 
 // billLong is the help text of the command.
@@ -84,6 +85,13 @@ bill reports traffic, samples and the 95th figures. A LOG of - is standard
 input (named stdin). Ctrl-C stops a run at once, says what it was doing
 (reading which log, billing) and exits 130 with nothing written.
 
+Invoice check: --billed-mbps X lists every 95th method, direction rule and
+gap policy (in each zone of --tz, a comma list) whose figure rounds to X at
+the invoice's precision (the decimals of X), nearest first; --billed-amount
+MONEY --offer NAME does the same for that offer's bill. When no rule gives
+it, the nearest are listed and the exit code is 1 (JSON reconcile.matches,
+reconcile.nearest).
+
 An offer with port_mbps is judged against the traffic: when the 95th exceeds
 the port it cannot carry it (✗, never cheapest); when only the peak does, it
 is flagged with its slots above the port (in, out, in+out). Tables round for
@@ -97,6 +105,7 @@ Examples:
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
   linecheck bill vnstat.json -i eth0 --daily
   vnstat --json -i eth0 | linecheck bill - --offers offers.yaml
+  linecheck bill port.log --period 2026-10 --billed-mbps 260.54 --tz UTC,Asia/Shanghai
   linecheck bill ports.csv -i xe-0/0/1,xe-0/0/2 --aggregate --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
@@ -144,6 +153,9 @@ func newBillCmd() *cobra.Command {
 		f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
 		f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
+		f.StringVar(&o.billedMbps, "billed-mbps", "", "invoice check: list the 95th rules (method, direction, gaps, each --tz zone) whose figure rounds to `X` Mbps at the invoice's precision")
+		f.StringVar(&o.billedAmount, "billed-amount", "", "invoice check: list the rules under which --offer's bill rounds to `MONEY`")
+		f.StringVar(&o.offerName, "offer", "", "the offer (of --offers) of --billed-amount")
 		f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	})
 	return c
@@ -186,6 +198,9 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	}
 	if fl := c.Flags(); fl.Changed("monthly") && fl.Changed("period") {
 		return badInput(errors.New("-m (--monthly) and --period: -m is --period all; give one"))
+	}
+	if o.billedMbps != "" || o.billedAmount != "" || o.offerName != "" {
+		return runBillReconcile(c, args, o, format)
 	}
 	history := o.period == "all" || strings.Contains(o.period, "..")
 	if history || o.daily || o.hourly {
