@@ -187,16 +187,3 @@ func (rc *Reconciliation) finish() {
 	slices.SortStableFunc(rc.Nearest, nearest)
 	rc.Nearest = rc.Nearest[:min(NearestShown, len(rc.Nearest))]
 }
-
-// coarseStep is the coarsest source step that meets the view (Series.Parts
-// where the series has them, else its Step).
-func coarseStep(s *Series, v *view) int64 {
-	if len(s.Parts) == 0 {
-		return s.Step
-	}
-	step := int64(SlotSeconds)
-	for _, r := range v.resolutions(s) {
-		step = max(step, r.StepS)
-	}
-	return step
-}
