@@ -111,8 +111,8 @@ func TestReconcileRecoversLibreNMS(t *testing.T) {
 }
 
 // Prometheus as the billing tool: promtool evaluates quantile_over_time(0.95)
-// over a week of 5-minute rates with 13 samples missing (the '_' of its
-// input notation); the invoice check recovers linear over present slots.
+// over October 2026's 5-minute rates with 13 samples missing (the '_' of
+// its input notation); the invoice check recovers linear over present slots.
 func TestReconcileRecoversPrometheusQuantileOverTime(t *testing.T) {
 	bin, err := exec.LookPath("promtool")
 	if err != nil {
@@ -121,9 +121,9 @@ func TestReconcileRecoversPrometheusQuantileOverTime(t *testing.T) {
 		}
 		t.Skip("promtool not installed")
 	}
-	const n = 7 * 288
+	const n = 31 * 288
 	in, _ := oracleData(n, 7)
-	start := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC).Unix()
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Unix()
 	s := &Series{Name: "port", Step: 300}
 	var vals []string
 	for k := 0; k < n; k++ {
@@ -152,7 +152,7 @@ func TestReconcileRecoversPrometheusQuantileOverTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	billed := strconv.FormatFloat(bps/1e6, 'f', 4, 64)
-	p, _ := RangePeriod(time.Unix(start, 0), time.Unix(start+n*300, 0), time.UTC)
+	p := MonthPeriod(2026, 10, time.UTC)
 	rc, err := Reconcile(s, []Period{p}, billed, Options{})
 	if err != nil {
 		t.Fatal(err)
