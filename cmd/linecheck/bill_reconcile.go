@@ -91,6 +91,8 @@ func billReconcile(c *cobra.Command, args []string, o *billOptions) (reconcileDo
 		return doc, badInput(errors.New("--offer names the offer of --billed-amount"))
 	case o.method != "" || o.direction != "" || c.Flags().Changed("gaps"):
 		return doc, badInput(errors.New("--p95-method, --direction and --gaps are what the invoice check searches: drop them"))
+	case o.prom.url != "":
+		return doc, badInput(errors.New("the invoice check reads LOG files: save the Prometheus query_range answer (curl …/api/v1/query_range > port.json) and give it as LOG"))
 	case o.daily || o.hourly || o.plotFile != "" || o.table != "":
 		return doc, badInput(errors.New("the invoice check (--billed-mbps, --billed-amount) is one table: drop --daily, --hourly, --plot and --table"))
 	}

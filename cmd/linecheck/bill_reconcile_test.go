@@ -78,6 +78,7 @@ func TestBillInvoiceCheck(t *testing.T) {
 		{"--offers", sampleOffers, "--offer", "nope", "--billed-amount", "1"},
 		{"--billed-mbps", "1", "--billed-amount", "1"},
 		{"--billed-mbps", "-1"},
+		{"--billed-mbps", "1", "--prometheus", "http://127.0.0.1:1"}, // refused before any query
 	} {
 		if _, errs, code := billRun(t, append([]string{sampleCSV}, bad...)...); code != 2 {
 			t.Errorf("%v: exit %d, %s", bad, code, errs)
