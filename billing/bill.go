@@ -89,6 +89,18 @@ type Samples struct {
 	// Coverage as the log reports it.
 	Filled           int     `json:"filled"`
 	MeasuredCoverage float64 `json:"measured_coverage"`
+	// Resolutions says which source rows the period's traffic came from,
+	// finest first, when the source mixes steps (Series.Parts: a vnstat
+	// export's 5-minute and hourly entries, an MRTG log's consolidated
+	// rows); absent otherwise.
+	Resolutions []Resolution `json:"resolutions,omitempty"`
+}
+
+// Resolution is the share of a period read from source rows of one step.
+type Resolution struct {
+	StepS int64   `json:"step_s"`
+	Rows  int     `json:"rows"`  // source rows that meet the period
+	Hours float64 `json:"hours"` // of the period they cover
 }
 
 // Traffic is the volume and the simple rates of the period.
@@ -261,7 +273,11 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	if err := v.checkVolume(opt.Scale); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	coarse := s.Step > SlotSeconds
+	res := v.resolutions(s)
+	// A multi-resolution source is coarse where its coarse rows meet the
+	// period: its 5-minute part alone bills as 5-minute data.
+	step := coarseStep(s, v)
+	coarse := step > SlotSeconds
 	needPct := len(offers) == 0
 	for _, o := range offers {
 		switch o.Bandwidth.Scheme {
@@ -270,7 +286,14 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		}
 	}
 	if coarse && !opt.AllowCoarse && needPct {
-		return nil, fmt.Errorf("%s: step %d s is coarser than the 300 s grid: %w (averaging over %d minutes hides the bursts a 95th, peak or daily peak bills, so the result is biased low); use 5-minute data, or --allow-coarse to bill it anyway", name, s.Step, ErrCoarse, s.Step/60)
+		where, hint := "", ""
+		if len(res) > 1 {
+			where = " in part of the period, which has " + resolutionText(res)
+		}
+		if s.FineHint != "" {
+			hint = " (" + s.FineHint + ")"
+		}
+		return nil, fmt.Errorf("%s: step %d s is coarser than the 300 s grid%s: %w (averaging over %d minutes hides the bursts a 95th, peak or daily peak bills, so the result is biased low); use 5-minute data%s, or --allow-coarse to bill it anyway", name, step, where, ErrCoarse, step/60, hint)
 	}
 
 	r := &Report{Schema: Schema, Name: s.Name, Source: s.Source, Format: s.Format, Scale: opt.Scale, Bills: []Bill{}, Warnings: []string{}}
@@ -278,11 +301,16 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	loc := p.location()
 	r.Period = PeriodDoc{Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339), TZ: p.TZ, Label: p.Label(), Days: len(v.days), Boundary: opt.Boundary}
 	r.addSamples(v, s, opt.Gaps)
+	r.Samples.SourceS = step
+	if len(res) > 1 {
+		r.Samples.Resolutions = res
+		r.Warnings = append(r.Warnings, "volume from "+resolutionText(res))
+	}
 	if coarse {
 		if needPct {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: percentile figures are biased low (--allow-coarse)", s.Step))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: percentile figures are biased low (--allow-coarse)", step))
 		} else {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: 95th figures are not reported", s.Step))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("source step %d s is coarser than 300 s: 95th figures are not reported", step))
 		}
 	}
 	r.Traffic = v.traffic()
@@ -487,6 +515,9 @@ func Aggregate(series []*Series, name string) *Series {
 		}
 		sources = append(sources, s.Name)
 		out.Step = max(out.Step, s.Step)
+		if out.FineHint == "" {
+			out.FineHint = s.FineHint
+		}
 		for _, sl := range s.Slots {
 			if i, ok := idx[sl.Start]; ok {
 				out.Slots[i].In += sl.In
@@ -502,6 +533,7 @@ func Aggregate(series []*Series, name string) *Series {
 		}
 	}
 	slices.SortFunc(out.Slots, func(a, b Slot) int { return cmpInt(a.Start, b.Start) })
+	out.Parts = aggregateParts(series)
 	partial := 0
 	for _, c := range count {
 		if c < len(sources) {
@@ -512,6 +544,34 @@ func Aggregate(series []*Series, name string) *Series {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("aggregate of %d series: %d slots are present in only some of them (summed over those present)", len(sources), partial))
 	}
 	out.Source = fmt.Sprint(sources)
+	return out
+}
+
+// aggregateParts is the parts of an aggregate: when any input mixes
+// resolutions, every input's parts (a uniform input is one part over its
+// slots), so that the engine still finds the coarse stretches and the
+// report counts every input's rows; nil otherwise.
+func aggregateParts(series []*Series) []Part {
+	mixed := false
+	for _, s := range series {
+		mixed = mixed || s != nil && len(s.Parts) > 0
+	}
+	if !mixed {
+		return nil
+	}
+	var out []Part
+	for _, s := range series {
+		switch {
+		case s == nil || len(s.Slots) == 0:
+		case len(s.Parts) > 0:
+			out = append(out, s.Parts...)
+		default:
+			step := max(s.Step, SlotSeconds)
+			a, b := s.Slots[0].Start, s.Slots[len(s.Slots)-1].Start+SlotSeconds
+			out = append(out, Part{Start: a, End: b, Step: step, Rows: int((b - a + step - 1) / step)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Part) int { return cmpInt(a.Start, b.Start) })
 	return out
 }
 

@@ -14,6 +14,10 @@
 // its samples spread evenly over the 300 s slots they cover (by the readers);
 // it is refused for percentile schemes (p95, peak, daily-peak-average) unless
 // Options.AllowCoarse, because averaging hides the peaks the 95th is about.
+// A series that mixes resolutions (Series.Parts: a vnstat export's 5-minute
+// entries for the last 48 h and hourly or daily ones before, an MRTG log's
+// consolidated rows) is coarse where a coarse part meets the period; volume
+// schemes bill every part, and Samples.Resolutions says which rows priced what.
 //
 // # Period
 //

@@ -27,7 +27,42 @@ type Series struct {
 	// filled in rather than measured (MRTG's rateup repeats the last rate
 	// over a poller outage): present, but not known to be traffic.
 	Filled []int64
+	// Parts says, for a source that mixes resolutions (a vnstat export:
+	// 5-minute entries for the last 5MinuteHours, hourly or daily ones
+	// before; an MRTG log: 5-minute rows for ~50 h, then 30-minute, 2-hour
+	// and daily ones), which stretch of the timeline was read at which step:
+	// ascending, not overlapping. Empty means the whole series is at Step.
+	// The engine refuses percentile billing only where a coarse part meets
+	// the period, and the report says which rows priced the volume.
+	Parts []Part
+	// FineHint, when set, says how to get 5-minute data where this source
+	// only has coarser rows (vnstat: its 5MinuteHours setting); the refusal
+	// of percentile billing on coarse data quotes it.
+	FineHint string
 	// Warnings are things the reader noticed and the report should show
 	// (counter wraps, resets, rates above a stated port speed …), each prefixed with file:line.
 	Warnings []string
+}
+
+// Part is a stretch [Start, End) of a series read from Rows source rows of
+// Step seconds each; a row cut short (the finer rows of the next part
+// cover the rest of it) is a part of its own, with Rows 1.
+type Part struct {
+	Start, End int64
+	Step       int64
+	Rows       int
+}
+
+// rowsIn is the number of the part's rows that overlap [a, b).
+func (p Part) rowsIn(a, b int64) int {
+	lo, hi := max(p.Start, a), min(p.End, b)
+	if lo >= hi {
+		return 0
+	}
+	if p.Rows <= 1 || p.Step <= 0 {
+		return min(p.Rows, 1)
+	}
+	first := (lo - p.Start) / p.Step
+	last := (hi - p.Start + p.Step - 1) / p.Step
+	return int(min(last, int64(p.Rows)) - first)
 }

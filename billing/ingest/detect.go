@@ -38,7 +38,7 @@ func detect(head []byte, file string) (string, error) {
 		case bytes.Contains(s, []byte("<xport")):
 			return "rrdtool-xml", nil
 		case bytes.Contains(s, []byte("<vnstat")):
-			return "", unknown("vnstat XML is not read; use vnstat --json f")
+			return "", unknown("vnstat XML is not read; use vnstat --json")
 		}
 		return "", unknown("XML that is not an rrdtool xport")
 	}
@@ -61,10 +61,13 @@ func detect(head []byte, file string) (string, error) {
 func binaryHead(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
-		return "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json f -i IFACE > IFACE.json, and bill that"
+		return "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json -i IFACE > IFACE.json (all its resolutions: 5-minute entries cover 48 h by default), and bill that"
 	case bytes.HasPrefix(head, []byte("RRD\x00")):
-		return "an rrdtool database (.rrd), not a traffic log: export it first, rrdtool xport --showtime --start START --end END " +
-			"DEF:in=FILE.rrd:ds0:AVERAGE DEF:out=FILE.rrd:ds1:AVERAGE XPORT:in:in XPORT:out:out > FILE.xml (MRTG's .rrd names its sources ds0, ds1), and bill that"
+		// --step 300 alone is not enough: xport also fits the range into
+		// --maxrows (400 by default), so a month comes out as 2-hour rows.
+		return "an rrdtool database (.rrd), not a traffic log: export it first, rrdtool xport --showtime --step 300 --maxrows 9000 --start START --end END " +
+			"DEF:in=FILE.rrd:ds0:AVERAGE DEF:out=FILE.rrd:ds1:AVERAGE XPORT:in:in XPORT:out:out > FILE.xml (MRTG's .rrd names its sources ds0, ds1; " +
+			"5-minute rows need an archive of one step per row that holds the period, see rrdtool info FILE.rrd), and bill that"
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return "gzip-compressed: gunzip it first (a rotated log such as mrtg.log.1.gz), and bill the text"
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) || bytes.HasPrefix(head, []byte("BZh")) && len(head) > 3 && head[3] >= '1' && head[3] <= '9' ||

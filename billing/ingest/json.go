@@ -31,7 +31,7 @@ func newJSONDoc(r io.Reader, file string) (*jsonDoc, error) {
 		return nil, err
 	}
 	if len(data) > maxJSONBytes {
-		return nil, &ReadError{File: file, Line: 1, Msg: fmt.Sprintf("a JSON export larger than %d MiB: export a shorter range (vnstat --json f --begin/--end, rrdtool xport --start/--end)", maxJSONBytes>>20), Err: ErrTooLarge}
+		return nil, &ReadError{File: file, Line: 1, Msg: fmt.Sprintf("a JSON export larger than %d MiB: export a shorter range (vnstat --json --begin/--end, rrdtool xport --start/--end)", maxJSONBytes>>20), Err: ErrTooLarge}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &ReadError{File: file, Line: 1, Msg: "the input is empty: no traffic data to bill", Err: ErrEmpty}

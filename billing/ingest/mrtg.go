@@ -15,9 +15,10 @@ import (
 // max_in max_out", rates in bytes/s, newest first, the time marking the END
 // of the row's interval, which starts at the next (older) row's time. The
 // first ~50 h are 5-minute rows, then 30-minute, 2-hour and daily rows:
-// coarse rows are spread evenly over the slots they cover and Series.Step is
-// the coarsest step among the rows kept, so that the engine can refuse them
-// for percentile billing.
+// coarse rows are spread evenly over the slots they cover (the rows do not
+// overlap, so every byte counts once), Series.Parts says which step each
+// stretch was read at and Series.Step is the coarsest step among the rows
+// kept, so that the engine can refuse them for percentile billing.
 // mrtgFilled marks the 5-minute rows rateup filled in: when the poller
 // misses updates, the next update repeats the last measured rate over every
 // row of the outage (it does not spread the counter delta), so the log shows
@@ -85,6 +86,7 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 		return nil, err
 	}
 	// Oldest first, so slots arrive in ascending order.
+	var ps parts
 	for i := len(rows) - 1; i >= 0; i-- {
 		p, dur := rows[i], durs[i]
 		if p.unknown {
@@ -93,7 +95,9 @@ func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, er
 		in, out := p.in*float64(dur), p.out*float64(dur)
 		b.checkRate(p.line, in, out, dur)
 		b.addSpan(p.t-dur, dur, in, out)
+		ps.add(p.t-dur, p.t, max(dur, billing.SlotSeconds))
 	}
+	ps.keep(b.s)
 	mrtgFilled(b, rows, keys, durs)
 	// rateup stamps its newest row with the poll time; rows before it are
 	// contiguous, so only a newest time inside a slot leaves that slot short.

@@ -112,7 +112,7 @@ func TestUnknownAndEmptyInputs(t *testing.T) {
 		{"  \n\n", "f:1: the input is empty: no traffic data to bill"},
 		{"hello world\n", "f:1: not a recognised traffic log (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
 		{`{"foo":1}`, "f:1: JSON that is neither vnstat --json, rrdtool xport --json nor a Prometheus query_range response (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
-		{"<vnstat/>", "f:1: vnstat XML is not read; use vnstat --json f (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
+		{"<vnstat/>", "f:1: vnstat XML is not read; use vnstat --json (known formats: csv, mrtg, vnstat, rrdtool-xml, rrdtool-json, prometheus; force one with --input)"},
 	} {
 		_, err := readStr("f", tc.in, ReadOptions{})
 		wantReadErr(t, err, tc.want)

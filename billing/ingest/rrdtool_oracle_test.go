@@ -110,6 +110,31 @@ func TestP95RrdtoolMethodEqualsRrdtoolVDEF(t *testing.T) {
 				}
 			}
 		}
+		// The invoice check (issue 33) recovers rrdtool's rule from its
+		// own figure: PERCENTNAN is the rrdtool method over present
+		// slots, PERCENT the same with the unknown rows as zeros.
+		pc, pn := vdef("in")
+		for _, c := range []struct {
+			bytesPerS float64
+			gaps, not string
+		}{{pn, "skip", "zero"}, {pc, "zero", "skip"}} {
+			billed := strconv.FormatFloat(c.bytesPerS*8/1e6, 'f', 3, 64)
+			rc, err := billing.Reconcile(series[0], []billing.Period{p}, billed, billing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := func(gaps string) bool {
+				for _, m := range rc.Matches {
+					if m.Method == billing.RRDtool && m.Direction == billing.DirIn && m.Gaps == gaps && m.TZ == "UTC" {
+						return true
+					}
+				}
+				return false
+			}
+			if !has(c.gaps) || has(c.not) {
+				t.Errorf("%s: rrdtool's %s Mbit/s (gaps %s) reconciled to %+v", name, billed, c.gaps, rc.Matches)
+			}
+		}
 	}
 }
 

@@ -265,6 +265,17 @@ func TestRateupLogSlotsEqualTheRatesFed(t *testing.T) {
 	if math.Abs(got-fed) > 1e-4*fed {
 		t.Errorf("month volume %.0f bytes, fed %.0f", got, fed)
 	}
+	// The bill says which rows priced the volume: rateup keeps 600
+	// 5-minute rows (50 h), and the 4 h before them are 8 30-minute rows.
+	p, _ := billing.RangePeriod(time.Unix(S, 0), time.Unix(end, 0), time.UTC)
+	r, err := billing.BillSeries(m, p, nil, billing.Options{AllowCoarse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []billing.Resolution{{StepS: 300, Rows: 600, Hours: 50}, {StepS: 1800, Rows: 8, Hours: 4}}
+	if fmt.Sprint(r.Samples.Resolutions) != fmt.Sprint(want) {
+		t.Errorf("resolutions %+v, want %+v", r.Samples.Resolutions, want)
+	}
 }
 
 func TestVnstatJSONFromARealDatabase(t *testing.T) {
@@ -411,7 +422,7 @@ func TestDatabasesGivenInsteadOfTheirExportsAreNamed(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "noise.bin"), noise, 0o644)
 	for _, tc := range []struct{ file, want string }{
-		{filepath.Join(db, "vnstat.db"), "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json f"},
+		{filepath.Join(db, "vnstat.db"), "a SQLite database (vnstat's vnstat.db?), not a traffic log: export it first, vnstat --json -i IFACE"},
 		{filepath.Join(dir, "port.rrd"), "an rrdtool database (.rrd), not a traffic log: export it first, rrdtool xport"},
 		{filepath.Join(dir, "port.csv.gz"), "gzip-compressed: gunzip it first"},
 		{filepath.Join(dir, "noise.bin"), "binary data, not a text traffic log"},

@@ -52,7 +52,7 @@ func TestVnstatBadInput(t *testing.T) {
 		{head + e("1796007300", "\"x\"") + tail, "v.json:3: fiveminute[0]: want a number, got \"x\""},
 		{`{"jsonversion":"1","interfaces":[]}`, "v.json:1: jsonversion: vnstat 1.x JSON has no 5-minute entries; use vnstat 2.x --json f"},
 		{`{"vnstatversion":"2.10","interfaces":[]}`, "v.json:1: interfaces: no interfaces"},
-		{`{"vnstatversion":"2.10","interfaces":[{"name":"eth0","traffic":{}}]}`, "v.json:1: eth0: no fiveminute entries (write them with vnstat --json f)"},
+		{`{"vnstatversion":"2.10","interfaces":[{"name":"eth0","traffic":{}}]}`, "v.json:1: eth0: no fiveminute, hour or day entries (write them with vnstat --json)"},
 	} {
 		_, err := readStr("v.json", tc.in, ReadOptions{Format: "vnstat"})
 		wantReadErr(t, err, tc.want)

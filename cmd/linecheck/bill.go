@@ -21,27 +21,29 @@ import (
 
 // billOptions are the flags of the command.
 type billOptions struct {
-	prom                               billPromOptions
-	offers, period, from, to, tz, gaps string
-	boundary                           string
-	method, direction                  string
-	aggregate                          bool
-	ifaces                             []string
-	aggName                            string
-	scale                              float64
-	usageHours                         string
-	noProjection                       bool
-	allowCoarse                        bool
-	input, stamp, units                string
-	columns                            []string
-	format, plotFile                   string
-	table                              string
-	daily, hourly, wide                bool
-	now                                string
+	prom                                billPromOptions
+	offers, period, from, to, tz, gaps  string
+	boundary                            string
+	method, direction                   string
+	aggregate                           bool
+	ifaces                              []string
+	aggName                             string
+	scale                               float64
+	usageHours                          string
+	noProjection                        bool
+	allowCoarse                         bool
+	input, stamp, units                 string
+	columns                             []string
+	format, plotFile                    string
+	table                               string
+	daily, hourly, wide                 bool
+	now                                 string
+	run                                 *billProgress // the run's state for Ctrl-C (nil: not interruptible)
+	billedMbps, billedAmount, offerName string        // the invoice check
 }
 
 // billLong is the help text of the command.
-const billLong = `bill reads a month of recorded traffic (an MRTG log, vnstat --json f, rrdtool
+const billLong = `bill reads a month of recorded traffic (an MRTG log, vnstat --json, rrdtool
 xport XML/JSON, a saved Prometheus query_range response, or CSV; the format is
 detected by content) and prices it under every offer of --offers, side by side,
 with the numbers behind each charge: the samples it had, the 95th percentile by
@@ -79,7 +81,16 @@ its own; --aggregate sums them per slot into one bill (per-port 95ths are never
 added). -i NAME (as vnstat -i; repeat it or give a comma list) keeps only the
 series of that name (a vnstat interface, a CSV interface column value, a
 file's base name); with --aggregate, the sum of just those. Without --offers,
-bill reports traffic, samples and the 95th figures.
+bill reports traffic, samples and the 95th figures. A LOG of - is standard
+input (named stdin). Ctrl-C stops a run at once, says what it was doing
+(reading which log, billing) and exits 130 with nothing written.
+
+Invoice check: --billed-mbps X lists every 95th method, direction rule and
+gap policy (in each zone of --tz, a comma list) whose figure rounds to X at
+the invoice's precision (the decimals of X), nearest first; --billed-amount
+MONEY --offer NAME does the same for that offer's bill. When no rule gives
+it, the nearest are listed and the exit code is 1 (JSON reconcile.matches,
+reconcile.nearest).
 
 An offer with port_mbps is judged against the traffic: when the 95th exceeds
 the port it cannot carry it (✗, never cheapest); when only the peak does, it
@@ -93,6 +104,8 @@ Examples:
   linecheck bill port1.log --period 2026-10 --tz Asia/Shanghai --format json
   linecheck bill eth0.json eth1.json --aggregate --direction sum --offers offers.yaml
   linecheck bill vnstat.json -i eth0 --daily
+  vnstat --json -i eth0 | linecheck bill - --offers offers.yaml
+  linecheck bill port.log --period 2026-10 --billed-mbps 260.54 --tz UTC,Asia/Shanghai
   linecheck bill ports.csv -i xe-0/0/1,xe-0/0/2 --aggregate --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
@@ -107,7 +120,7 @@ func newBillCmd() *cobra.Command {
 		Short: "Simulate what each offer would bill for recorded traffic",
 		Long:  billLong,
 		Args:  cobra.ArbitraryArgs,
-		RunE:  func(c *cobra.Command, args []string) error { return runBill(c, args, o) },
+		RunE:  func(c *cobra.Command, args []string) error { return runBillInterruptible(c, args, o) },
 	}
 
 	addBillPromFlags(c, &o.prom)
@@ -140,6 +153,9 @@ func newBillCmd() *cobra.Command {
 		f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
 		f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
+		f.StringVar(&o.billedMbps, "billed-mbps", "", "invoice check: list the 95th rules (method, direction, gaps, each --tz zone) whose figure rounds to `X` Mbps at the invoice's precision")
+		f.StringVar(&o.billedAmount, "billed-amount", "", "invoice check: list the rules under which --offer's bill rounds to `MONEY`")
+		f.StringVar(&o.offerName, "offer", "", "the offer (of --offers) of --billed-amount")
 		f.StringVar(&o.plotFile, "plot", "", "draw the traffic with the 95th and commit lines to `FILE`.svg or .png (several series: FILE-NAME.svg each)")
 	})
 	return c
@@ -183,6 +199,9 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	if fl := c.Flags(); fl.Changed("monthly") && fl.Changed("period") {
 		return badInput(errors.New("-m (--monthly) and --period: -m is --period all; give one"))
 	}
+	if o.billedMbps != "" || o.billedAmount != "" || o.offerName != "" {
+		return runBillReconcile(c, args, o, format)
+	}
 	history := o.period == "all" || strings.Contains(o.period, "..")
 	if history || o.daily || o.hourly {
 		return runBillTraffic(c, args, o, history, format)
@@ -195,22 +214,26 @@ func runBill(c *cobra.Command, args []string, o *billOptions) error {
 	if err != nil {
 		return err
 	}
+	o.run.step("billing %s for %s", billing.Count(len(series), "series", "series"), q.period.Label())
 	reports, err := billAll(series, q.period, q.offers, q.opt)
 	if err != nil {
 		return badInput(err)
 	}
+	var files []report.ChartFile
 	if o.plotFile != "" {
-		files, err := report.BillChartFiles(o.plotFile, series, reports, q.period, q.offers, o.scale)
-		if err != nil {
+		o.run.step("drawing %s", o.plotFile)
+		if files, err = report.BillChartFiles(o.plotFile, series, reports, q.period, q.offers, o.scale); err != nil {
 			return fmt.Errorf("--plot: %w", err)
-		}
-		if err := writeChartFiles(files); err != nil {
-			return err
 		}
 	}
 	topt := tableOptions(c.OutOrStdout(), o.wide)
 	topt.Table = o.table
-	return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
+	return o.run.output(func() error {
+		if err := writeChartFiles(files); err != nil {
+			return err
+		}
+		return report.Render(c.OutOrStdout(), report.BillReport{Reports: reports}, format, topt)
+	})
 }
 
 // billQuery is a bill the flags ask for: the zone, the period (when given),
@@ -289,6 +312,9 @@ func billOptionsOf(o *billOptions) (billing.Options, error) {
 func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) ([]*billing.Series, error) {
 	// With --prometheus the series come from PromQL (bill_prometheus.go);
 	// handled = false falls back to reading LOG files.
+	if o.prom.url != "" {
+		o.run.step("querying Prometheus at %s", o.prom.url)
+	}
 	series, handled, err := billPrometheusSeries(c, args, &o.prom)
 	if err != nil {
 		return nil, err
@@ -298,7 +324,8 @@ func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) (
 		if q.havePeriod {
 			ro.From, ro.To = q.period.Start.Unix(), q.period.End.Unix()
 		}
-		s, err := readBillLogs(args, ro)
+		o.run.step("reading %s", logNames(args))
+		s, err := readBillLogs(c.InOrStdin(), args, ro)
 		if err != nil {
 			return nil, err
 		}

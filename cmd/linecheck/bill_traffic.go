@@ -29,7 +29,8 @@ func runBillTraffic(c *cobra.Command, args []string, o *billOptions, history boo
 	case q.HavePeriod:
 		ro.From, ro.To = q.Period.Start.Unix(), q.Period.End.Unix()
 	}
-	series, err := readBillLogs(args, ro)
+	o.run.step("reading %s", logNames(args))
+	series, err := readBillLogs(c.InOrStdin(), args, ro)
 	if err != nil {
 		return err
 	}
@@ -42,11 +43,14 @@ func runBillTraffic(c *cobra.Command, args []string, o *billOptions, history boo
 	if o.scale != 1 {
 		return badInput(errors.New("--scale is a what-if for bills: drop it for traffic reports"))
 	}
+	o.run.step("tallying the traffic of %s", billing.Count(len(series), "series", "series"))
 	doc, err := report.NewTrafficDoc(series, q)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), err))
 	}
-	return report.Render(c.OutOrStdout(), doc, format, tableOptions(c.OutOrStdout(), o.wide))
+	return o.run.output(func() error {
+		return report.Render(c.OutOrStdout(), doc, format, tableOptions(c.OutOrStdout(), o.wide))
+	})
 }
 
 // trafficQuery is the traffic report the flags ask for, checked: its kind,
@@ -116,17 +120,4 @@ func monthRange(arg, a, b string, loc *time.Location) ([]billing.Period, error) 
 // billReadOptions is how the flags say the LOG files are read, in loc.
 func billReadOptions(o *billOptions, loc *time.Location) ingest.ReadOptions {
 	return ingest.ReadOptions{Format: o.input, Stamp: o.stamp, Columns: o.columns, Units: o.units, Loc: loc}
-}
-
-// readBillLogs reads the LOG files, several (a PoP's port files) in
-// parallel, in order; none at all is bad usage.
-func readBillLogs(args []string, ro ingest.ReadOptions) ([]*billing.Series, error) {
-	if len(args) == 0 {
-		return nil, badInput(errors.New("no LOG given: name one or more traffic logs (MRTG, vnstat JSON, rrdtool xport, Prometheus JSON, CSV)"))
-	}
-	series, err := ingest.ReadFiles(args, ro)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return series, nil
 }
