@@ -156,6 +156,12 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err := checkCompareFlags(c, o, format); err != nil {
 		return badInput(err)
 	}
+	if o.output != "" {
+		// A FIFO or device at -o fails now, not after the whole run.
+		if err := atomicfile.Check(o.output); err != nil {
+			return badInput(fmt.Errorf("-o: %w", err))
+		}
+	}
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
