@@ -166,6 +166,18 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if !o.offline {
+		// The same bound as ping's (compare --count 1000000000000 died
+		// out of memory with a runtime stack): every probe of the run is
+		// held until the verdict.
+		targets := 0
+		for _, cand := range f.Candidates {
+			targets += max(len(cand.Targets), 1)
+		}
+		if err := checkProbeTotal(o.count, targets, "use a smaller --count"); err != nil {
+			return badInput(err)
+		}
+	}
 	if o.multipath {
 		for i := range f.Candidates {
 			f.Candidates[i].Multipath = true
