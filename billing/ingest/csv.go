@@ -388,6 +388,7 @@ func cumulative(v []float64, ratio float64, strict bool) bool {
 // reading); without one, the rows of the latest months (pts).
 type csvSeries struct {
 	name   string
+	st     *pointStream // streamed: the rows went onto the grid as read
 	segs   []csvSeg
 	rows   int // rows in segs
 	pts    []rawPoint
@@ -481,16 +482,18 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 	if src.data != nil {
 		off := len(src.data) - src.rd.Len() - br.Buffered()
 		rest = src.data[off:]
-		feed = mappedFeeder(rest, !opts.window().bounded(), !src.heap)
 		head = rest[:min(len(rest), csvHeadBytes)]
 	} else {
 		head, _ = br.Peek(min(csvHeadBytes, br.Size()))
+	}
+	backwards := src.data != nil && !opts.window().bounded() && !finerThanSlots(lay, head)
+	if src.data != nil {
+		feed = mappedFeeder(rest, backwards, !src.heap)
 	}
 	note, err := detectCounters(lay, opts.Units, head, file, line)
 	if err != nil {
 		return nil, err
 	}
-	backwards := src.data != nil && !opts.window().bounded()
 	gs := newCSVGrids(lay, opts, rest)
 	acc, err := csvStream(file, lay, opts, line, feed, backwards, gs)
 	var series []*billing.Series
@@ -523,6 +526,22 @@ func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*bi
 		}
 	}
 	return series, err
+}
+
+// finerThanSlots says whether the first rows of an interface are closer
+// than a slot (per-second rows, say). Such a file is read forwards and
+// streamed onto the grid, never read last chunk first (which must hold the
+// rows to put them in order: a month of per-second rows is 2.7 M of them).
+func finerThanSlots(lay *csvLayout, head []byte) bool {
+	per, _ := headReadings(lay, head)
+	for _, o := range per {
+		for i := 1; i < len(o.ts); i++ {
+			if d := o.ts[i] - o.ts[i-1]; d > 0 && d < billing.SlotSeconds {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // csvFeeder cuts the input into chunks of whole lines and sends them on
@@ -652,7 +671,8 @@ func csvStream(file string, lay *csvLayout, opts ReadOptions, headerLines int64,
 		readErr = feed(jobs, free, done, nbuf)
 	}()
 	results := parseChunks(file, lay, opts, jobs, nw, nbuf, backwards, gs)
-	col := csvCollector{index: map[string]*csvSeries{}, base: headerLines, w: opts.window(), gs: gs}
+	col := csvCollector{index: map[string]*csvSeries{}, base: headerLines, w: opts.window(), gs: gs,
+		file: file, lay: lay, opts: opts, stream: gs == nil && !backwards}
 	pending := map[int]csvResult{}
 	next := 0
 	for res := range results {
@@ -731,6 +751,13 @@ type csvCollector struct {
 	w     window
 	gs    *csvGrids
 	err   *ReadError // the first chunk's error; later chunks are only counted
+
+	// stream: the rows come in file order and go onto each interface's
+	// grid as they come (pointStream), so memory is the slots, not the rows.
+	stream bool
+	file   string
+	lay    *csvLayout
+	opts   ReadOptions
 }
 
 // take adds the next chunk; true when it is the first to fail (the reader
@@ -755,8 +782,23 @@ func (col *csvCollector) take(r csvResult) (failed bool) {
 			s = &csvSeries{name: name}
 			col.index[name] = s
 			col.all = append(col.all, s)
+			if col.stream {
+				s.st = col.newStream(name)
+			}
 		}
-		if col.gs != nil {
+		if s.st != nil {
+			for _, row := range r.part.pts[i] {
+				if err := s.st.add(row.point(base)); err != nil {
+					// The error nearest the top of the file: another
+					// interface of this chunk may have one on an earlier line.
+					var re *ReadError
+					if errors.As(err, &re) && (col.err == nil || re.Line < col.err.Line) {
+						col.err = re
+					}
+					break
+				}
+			}
+		} else if col.gs != nil {
 			// In the grids already.
 		} else if col.w.bounded() {
 			// Kept as parsed: csvBuild reads them in order.
@@ -768,7 +810,16 @@ func (col *csvCollector) take(r csvResult) (failed bool) {
 			s.add(r.part.pts[i], base, col.w)
 		}
 	}
-	return false
+	return col.err != nil
+}
+
+// newStream starts the grid of a streamed interface.
+func (col *csvCollector) newStream(name string) *pointStream {
+	b := newBuilder(col.file, name, col.opts)
+	if col.lay.counters() {
+		return newCounterStream(b, col.lay.bits, col.lay.tsName)
+	}
+	return newRegularStream(b, regular{end: col.lay.end, rate: col.lay.units == "bps", field: col.lay.tsName})
 }
 
 // add appends a chunk's rows, fixing their line numbers; without a period it
@@ -831,6 +882,11 @@ func csvBuild(file string, lay *csvLayout, opts ReadOptions, acc []*csvSeries, g
 					return
 				}
 				s := acc[i]
+				if s.st != nil {
+					errs[i] = s.st.finish()
+					out[i] = s.st.b.finish()
+					continue
+				}
 				if gs != nil {
 					b := &builder{file: file, win: opts.window(), port: opts.PortBps, s: &billing.Series{Name: s.name}}
 					if !gs.build(b, gs.lookup(s.name), spec) {

@@ -218,56 +218,171 @@ type regular struct {
 // addRegular puts regularly spaced samples (ascending; gaps allowed as
 // multiples of the step) on the grid.
 func (b *builder) addRegular(pts []rawPoint, spec regular) error {
-	step := spec.step
-	seen := 0 // diffs equal to the inferred step
-	for i := 1; i < len(pts); i++ {
-		p, prev := pts[i], pts[i-1]
+	st := newRegularStream(b, spec)
+	for _, p := range pts {
+		if err := st.add(p); err != nil {
+			return err
+		}
+	}
+	return st.finish()
+}
+
+// pointStream puts the rows of one interface on the grid as they are read,
+// in file order (addRegular and addCounters feed it a slice): what it holds
+// is the builder's slots, bounded by the period (or the latest month), and
+// the few rows read before the step is known, not every row (issue 35: a
+// month of per-second rows, 2.7 M, took 436 MB).
+type pointStream struct {
+	b        *builder
+	counters bool
+	spec     regular // regular rows
+	bits     int     // counters: 32, 64 or 0
+	n        int     // rows seen
+	prev     rawPoint
+	step     int64
+	seen     int        // regular: diffs equal to the inferred step
+	settled  bool       // the step can no longer change
+	pending  []rawPoint // rows waiting for the step
+	diffs    []int64    // counters: the first diffs, for the median step
+	coarse   bool       // regular: the step is over maxInterval (an error at the end)
+	lastLine int64
+
+	// counters: the reading before, and the reset census (addCounters)
+	havePrev            bool
+	a                   rawPoint
+	resets32, intervals int
+	firstReset          int64
+	max32               uint64
+}
+
+func newRegularStream(b *builder, spec regular) *pointStream {
+	st := &pointStream{b: b, spec: spec, step: spec.step, settled: spec.step > 0, coarse: spec.step > maxInterval}
+	if st.settled {
+		b.s.Step = st.step
+	}
+	return st
+}
+
+func newCounterStream(b *builder, bits int, field string) *pointStream {
+	return &pointStream{b: b, counters: true, bits: bits, spec: regular{field: field}}
+}
+
+// maxCounterDiffs is how many poll intervals the counter step is the
+// median of.
+const maxCounterDiffs = 1024
+
+// add takes the next row; an error ends the stream.
+func (st *pointStream) add(p rawPoint) error {
+	if st.n > 0 {
+		prev := st.prev
 		d := p.t - prev.t
 		if d <= 0 {
-			return orderErr(b.file, p, prev, spec.field)
+			return orderErr(st.b.file, p, prev, st.spec.field)
 		}
-		switch {
-		case spec.step > 0:
-			if d%step != 0 {
-				return errAt(b.file, p.line, spec.field, "mixed steps: %d s after line %d, not a multiple of the %d s step", d, prev.line, step)
+		if st.counters {
+			if len(st.diffs) < maxCounterDiffs {
+				st.diffs = append(st.diffs, d)
 			}
-		case step == 0:
-			step, seen = d, 1
-		case d == step:
-			seen++
-		case d%step == 0:
-			// a gap of whole steps
-		case step%d == 0 && seen < 2:
-			// the first differences were gaps of the finer step
-			step, seen = d, 1
-		default:
-			return errAt(b.file, p.line, spec.field, "mixed steps: %d s after line %d, but the rows before are %d s apart", d, prev.line, step)
+		} else if err := st.inferStep(p, prev, d); err != nil {
+			return err
 		}
 	}
-	if step == 0 {
-		step = billing.SlotSeconds
-		if len(pts) == 1 {
-			b.warnf(pts[0].line, "a single sample: its interval is taken as %d s", step)
-		}
+	st.n++
+	st.prev, st.lastLine = p, p.line
+	switch {
+	case st.settled:
+		st.place(p)
+	case st.counters && len(st.diffs) == maxCounterDiffs, !st.counters && st.seen >= 2:
+		// The step is known (for regular rows: two diffs equal to it, after
+		// which no finer one may replace it).
+		st.pending = append(st.pending, p)
+		st.settle()
+	default:
+		st.pending = append(st.pending, p)
 	}
-	if step > maxInterval {
-		return errAt(b.file, pts[len(pts)-1].line, spec.field, "samples are %d s apart: coarser than 7 days cannot be put on a 5-minute grid", step)
+	return nil
+}
+
+// inferStep follows the spacing of regular rows: the first difference, or
+// a finer one that the first ones were whole gaps of.
+func (st *pointStream) inferStep(p, prev rawPoint, d int64) error {
+	spec, step := st.spec, st.step
+	switch {
+	case spec.step > 0:
+		if d%step != 0 {
+			return errAt(st.b.file, p.line, spec.field, "mixed steps: %d s after line %d, not a multiple of the %d s step", d, prev.line, step)
+		}
+	case step == 0:
+		st.step, st.seen = d, 1
+	case d == step:
+		st.seen++
+	case d%step == 0:
+		// a gap of whole steps
+	case step%d == 0 && st.seen < 2:
+		// the first differences were gaps of the finer step
+		st.step, st.seen = d, 1
+	default:
+		return errAt(st.b.file, p.line, spec.field, "mixed steps: %d s after line %d, but the rows before are %d s apart", d, prev.line, step)
 	}
-	b.s.Step = step
-	for _, p := range pts {
-		if p.unknown {
-			continue
+	return nil
+}
+
+// settle fixes the step and places the rows held until then.
+func (st *pointStream) settle() {
+	st.settled = true
+	if st.counters {
+		diffs := slices.Clone(st.diffs)
+		slices.Sort(diffs)
+		st.step = diffs[len(diffs)/2]
+		st.diffs = nil
+	} else if st.step > maxInterval {
+		st.coarse = true
+	}
+	st.b.s.Step = st.step
+	for _, q := range st.pending {
+		st.place(q)
+	}
+	st.pending = nil
+}
+
+// place puts one row on the grid with the settled step.
+func (st *pointStream) place(p rawPoint) {
+	if st.counters {
+		st.placeCounter(p)
+		return
+	}
+	if p.unknown || st.coarse {
+		return
+	}
+	b, spec, step := st.b, st.spec, st.step
+	start := p.t
+	if spec.end {
+		start -= step
+	}
+	in, out := p.in, p.out
+	if spec.rate {
+		in, out = in*float64(step), out*float64(step)
+	}
+	b.checkRate(p.line, in, out, step)
+	b.addSpan(start, step, in, out)
+}
+
+// finish places what is left and makes the series' last checks.
+func (st *pointStream) finish() error {
+	if st.counters {
+		return st.finishCounters()
+	}
+	if !st.settled {
+		if st.step == 0 {
+			st.step = billing.SlotSeconds
+			if st.n == 1 {
+				st.b.warnf(st.pending[0].line, "a single sample: its interval is taken as %d s", st.step)
+			}
 		}
-		start := p.t
-		if spec.end {
-			start -= step
-		}
-		in, out := p.in, p.out
-		if spec.rate {
-			in, out = in*float64(step), out*float64(step)
-		}
-		b.checkRate(p.line, in, out, step)
-		b.addSpan(start, step, in, out)
+		st.settle()
+	}
+	if st.coarse || st.step > maxInterval {
+		return errAt(st.b.file, st.lastLine, st.spec.field, "samples are %d s apart: coarser than 7 days cannot be put on a 5-minute grid", st.step)
 	}
 	return nil
 }
@@ -297,98 +412,96 @@ func counterDelta(prev, cur uint64, bits int) (delta uint64, wrapped int, ok boo
 
 // addCounters turns SNMP octet counter readings into per-slot bytes: each
 // delta is spread over the slots between the two polls in proportion to the
-// overlap, so poll jitter does not move bytes between slots.
+// overlap, so poll jitter does not move bytes between slots. The step is
+// the median of the first 1024 poll intervals.
 func (b *builder) addCounters(pts []rawPoint, bits int, field string) error {
-	var diffs []int64
-	for i := 1; i < len(pts); i++ {
-		if pts[i].t <= pts[i-1].t {
-			return orderErr(b.file, pts[i], pts[i-1], field)
-		}
-		if len(diffs) < 1024 {
-			diffs = append(diffs, pts[i].t-pts[i-1].t)
+	st := newCounterStream(b, bits, field)
+	for _, p := range pts {
+		if err := st.add(p); err != nil {
+			return err
 		}
 	}
-	if len(diffs) == 0 {
-		b.s.Step = billing.SlotSeconds
-		if len(pts) == 1 {
-			b.warnf(pts[0].line, "a single counter reading gives no traffic")
-		}
-		return nil
+	return st.finish()
+}
+
+// placeCounter takes the delta from the reading before to p.
+func (st *pointStream) placeCounter(p rawPoint) {
+	if p.unknown {
+		return
 	}
-	slices.Sort(diffs)
-	step := diffs[len(diffs)/2]
-	b.s.Step = step
-	prev := -1
-	// A 32-bit counter wraps every 2^32 bytes: polled every step seconds it
-	// can be read up to 2^32·8/step bit/s (114.5 Mbit/s at 300 s). Above
-	// that it wraps more than once between polls and the volume is lost:
-	// each interval reads as a smaller increase or, past half the range,
-	// as a "reset" (a 200 Mbit/s log billed 85 Mbit/s with thousands of
-	// reset warnings, issue 20). Many drops of a 32-bit counter say so.
-	var resets32, intervals int
-	var firstReset int64
-	var max32 uint64
-	for i, p := range pts {
-		if p.unknown {
-			continue
-		}
-		if prev < 0 {
-			prev = i
-			continue
-		}
-		a := pts[prev]
-		prev = i
-		span := p.t - a.t
-		if span > maxInterval {
-			b.warnf(p.line, "counter readings %d s apart: interval left as a gap", span)
-			continue
-		}
-		ci, co := math.Float64bits(a.in), math.Float64bits(a.out)
-		ni, no := math.Float64bits(p.in), math.Float64bits(p.out)
-		di, wi, oki := counterDelta(ci, ni, bits)
-		do, wo, oko := counterDelta(co, no, bits)
-		intervals++
-		is32 := bits == 32 || bits == 0 && max(ci, ni, co, no) <= math.MaxUint32
-		if is32 && oki && oko {
-			max32 = max(max32, di*uint64(step)/uint64(span), do*uint64(step)/uint64(span))
-		}
-		if !oki || !oko {
-			if is32 {
-				if resets32 == 0 {
-					firstReset = p.line
-				}
-				resets32++
+	if !st.havePrev {
+		st.a, st.havePrev = p, true
+		return
+	}
+	b, bits, step := st.b, st.bits, st.step
+	a := st.a
+	st.a = p
+	span := p.t - a.t
+	if span > maxInterval {
+		b.warnf(p.line, "counter readings %d s apart: interval left as a gap", span)
+		return
+	}
+	ci, co := math.Float64bits(a.in), math.Float64bits(a.out)
+	ni, no := math.Float64bits(p.in), math.Float64bits(p.out)
+	di, wi, oki := counterDelta(ci, ni, bits)
+	do, wo, oko := counterDelta(co, no, bits)
+	st.intervals++
+	is32 := bits == 32 || bits == 0 && max(ci, ni, co, no) <= math.MaxUint32
+	if is32 && oki && oko {
+		st.max32 = max(st.max32, di*uint64(step)/uint64(span), do*uint64(step)/uint64(span))
+	}
+	if !oki || !oko {
+		if is32 {
+			if st.resets32 == 0 {
+				st.firstReset = p.line
 			}
-			dir, from, to := "in", ci, ni
-			if oki {
-				dir, from, to = "out", co, no
-			}
-			b.warnf(p.line, "%s: counter dropped from %d to %d: a reset, interval left as a gap", dir, from, to)
-			continue
+			st.resets32++
 		}
-		if wi > 0 {
-			b.warnf(p.line, "in: %d-bit counter wrapped from %d to %d", wi, ci, ni)
+		dir, from, to := "in", ci, ni
+		if oki {
+			dir, from, to = "out", co, no
 		}
-		if wo > 0 {
-			b.warnf(p.line, "out: %d-bit counter wrapped from %d to %d", wo, co, no)
-		}
-		if span > 2*step {
-			b.warnf(p.line, "counter readings %d s apart (step %d s): the delta is spread evenly over the gap", span, step)
-		}
-		b.checkRate(p.line, float64(di), float64(do), span)
-		b.addProportional(a.t, p.t, float64(di), float64(do))
+		b.warnf(p.line, "%s: counter dropped from %d to %d: a reset, interval left as a gap", dir, from, to)
+		return
 	}
+	if wi > 0 {
+		b.warnf(p.line, "in: %d-bit counter wrapped from %d to %d", wi, ci, ni)
+	}
+	if wo > 0 {
+		b.warnf(p.line, "out: %d-bit counter wrapped from %d to %d", wo, co, no)
+	}
+	if span > 2*step {
+		b.warnf(p.line, "counter readings %d s apart (step %d s): the delta is spread evenly over the gap", span, step)
+	}
+	b.checkRate(p.line, float64(di), float64(do), span)
+	b.addProportional(a.t, p.t, float64(di), float64(do))
+}
+
+// finishCounters places the readings held and judges the resets.
+func (st *pointStream) finishCounters() error {
+	b := st.b
+	if !st.settled {
+		if len(st.diffs) == 0 {
+			b.s.Step = billing.SlotSeconds
+			if st.n == 1 {
+				b.warnf(st.pending[0].line, "a single counter reading gives no traffic")
+			}
+			return nil
+		}
+		st.settle()
+	}
+	step, field := st.step, st.spec.field
 	limit := float64(uint64(1)<<32) * 8 / float64(step) / 1e6
 	// A real reset (a reboot) is rare; more than 3 drops that are 1 % of
 	// the intervals or more are a counter too fast for its polling.
-	if resets32 > 3 && resets32*100 >= intervals {
-		return errAt(b.file, firstReset, field, "a 32-bit octet counter polled every %d s can be read up to %.1f Mbit/s (2^32 bytes per poll; a drop of more than half of that, above %.1f Mbit/s, reads as a reset); %d of %d intervals dropped like a reset, the sign of a faster link: the counter wrapped unseen between polls and the volume cannot be recovered. Poll the 64-bit ifHCInOctets/ifHCOutOctets (--units counter64), or poll more often (every 60 s reads up to %.1f Mbit/s)",
-			step, limit, limit/2, resets32, intervals, float64(uint64(1)<<32)*8/60/1e6)
+	if st.resets32 > 3 && st.resets32*100 >= st.intervals {
+		return errAt(b.file, st.firstReset, field, "a 32-bit octet counter polled every %d s can be read up to %.1f Mbit/s (2^32 bytes per poll; a drop of more than half of that, above %.1f Mbit/s, reads as a reset); %d of %d intervals dropped like a reset, the sign of a faster link: the counter wrapped unseen between polls and the volume cannot be recovered. Poll the 64-bit ifHCInOctets/ifHCOutOctets (--units counter64), or poll more often (every 60 s reads up to %.1f Mbit/s)",
+			step, limit, limit/2, st.resets32, st.intervals, float64(uint64(1)<<32)*8/60/1e6)
 	}
-	if max32 > 1<<30 {
+	if st.max32 > 1<<30 {
 		// First, not after the per-wrap notes the warning limit may cut.
 		b.s.Warnings = slices.Insert(b.s.Warnings, 0, fmt.Sprintf("%s: 32-bit octet counter at up to %.1f Mbit/s, within a factor 2 of the %.1f Mbit/s above which a wrap between polls every %d s reads as a reset (and of the %.1f Mbit/s above which it wraps unseen): a faster burst is lost; poll the 64-bit counters (--units counter64)",
-			b.file, float64(max32)*8/float64(step)/1e6, limit/2, step, limit))
+			b.file, float64(st.max32)*8/float64(step)/1e6, limit/2, step, limit))
 	}
 	return nil
 }

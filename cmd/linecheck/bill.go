@@ -428,6 +428,9 @@ func billAll(series []*billing.Series, p billing.Period, offers []*billing.Offer
 func writeChartFiles(files []report.ChartFile) error {
 	for _, f := range files {
 		if err := atomicfile.WriteFile(f.Name, f.Data, 0o644); err != nil {
+			if errors.Is(err, atomicfile.ErrNotRegular) {
+				return badInput(fmt.Errorf("--plot: %w", err))
+			}
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}

@@ -156,11 +156,29 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err := checkCompareFlags(c, o, format); err != nil {
 		return badInput(err)
 	}
+	if o.output != "" {
+		// A FIFO or device at -o fails now, not after the whole run.
+		if err := atomicfile.Check(o.output); err != nil {
+			return badInput(fmt.Errorf("-o: %w", err))
+		}
+	}
 	f, err := compare.Load(args[0])
 	if err != nil {
 		return badInput(err)
 	}
 	fileWarnings(c.ErrOrStderr(), "compare", f)
+	if !o.offline {
+		// The same bound as ping's (compare --count 1000000000000 died
+		// out of memory with a runtime stack): every probe of the run is
+		// held until the verdict.
+		targets := 0
+		for _, cand := range f.Candidates {
+			targets += max(len(cand.Targets), 1)
+		}
+		if err := checkProbeTotal(o.count, targets, "use a smaller --count"); err != nil {
+			return badInput(err)
+		}
+	}
 	if o.multipath {
 		for i := range f.Candidates {
 			f.Candidates[i].Multipath = true

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,8 +38,8 @@ func TestCompareOutputIsAtomic(t *testing.T) {
 	if string(got) != stdout {
 		t.Errorf("-o wrote %d bytes, stdout had %d: not the whole report", len(got), len(stdout))
 	}
-	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
-		t.Errorf("the replaced report lost its mode: %v", st.Mode())
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o644&^testUmask() {
+		t.Errorf("the report's mode: %v, want 0644 less the umask", st.Mode())
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -84,5 +85,68 @@ func TestCompareReadsTheOldJitterKeyWithAWarning(t *testing.T) {
 	}
 	if !strings.Contains(got, ",jitter_ms,") {
 		t.Errorf("report has no jitter_ms check:\n%s", got)
+	}
+}
+
+// testUmask is the process's umask (read by setting it and putting it back).
+func testUmask() os.FileMode {
+	m := syscall.Umask(0o022)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}
+
+// TestOutputsFollowTheUmaskAndRefuseAFIFO: under umask 077 compare -o,
+// bill --plot and ping --stream-file create 0600 files, also over a 0644
+// file of that name; a FIFO at the output path is refused at once with
+// exit 2, is not opened (no reader: an open would block) and stays.
+func TestOutputsFollowTheUmaskAndRefuseAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.txt")
+	plot := filepath.Join(dir, "bill.svg")
+	stream := filepath.Join(dir, "probes.ndjson")
+	if err := os.WriteFile(report, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(report, 0o644)
+	runs := func(compareOut, plotOut, streamOut string) [][]string {
+		return [][]string{
+			{"compare", "--offline", "../../samples/candidates.yaml", "-o", compareOut},
+			{"bill", sampleCSV, "--offers", sampleOffers, "--plot", plotOut},
+			{"ping", "--tcp", "9", "-c", "1", "--timeout", "100ms", "--stream-file", streamOut, "127.0.0.1"},
+		}
+	}
+	// The children inherit the umask.
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	for _, args := range runs(report, plot, stream) {
+		if _, stderr, code := lcRun(t, args...); code > 1 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	for _, name := range []string{report, plot, stream} {
+		st, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v under umask 077, want 0600", filepath.Base(name), st.Mode().Perm())
+		}
+	}
+	fifoDir := t.TempDir()
+	fifos := []string{filepath.Join(fifoDir, "r.txt"), filepath.Join(fifoDir, "bill.svg"), filepath.Join(fifoDir, "probes.ndjson")}
+	for _, f := range fifos {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	for _, args := range runs(fifos[0], fifos[1], fifos[2]) {
+		_, stderr, code := lcRun(t, args...)
+		if code != 2 || !strings.Contains(stderr, "named pipe (FIFO)") || !strings.Contains(stderr, fifoDir) {
+			t.Errorf("%v: exit %d, %q; want 2 naming the FIFO", args[0], code, stderr)
+		}
+	}
+	entries, _ := os.ReadDir(fifoDir)
+	if len(entries) != len(fifos) {
+		t.Errorf("left in the directory: %v", entries)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/linecheck/linecheck/internal/readlimit"
 	"os/exec"
 	"strings"
 	"time"
@@ -161,7 +161,7 @@ func gpuContract(o *gpuOptions) (*gpu.Contract, error) {
 	if o.contract == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(o.contract)
+	b, err := readlimit.ReadFile(o.contract, readlimit.Document)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--contract: %w", err))
 	}

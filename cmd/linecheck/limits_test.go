@@ -24,6 +24,20 @@ func TestPingRefusesCountsItCannotHold(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
 		}
 	}
+	// compare: the same bound over the candidates' targets (8 in the
+	// sample), refused before any probe with no runtime stack.
+	for _, args := range [][]string{
+		{"compare", "--count", "1000000000000", "../../samples/candidates.yaml"},
+		{"compare", "--count", "1250001", "../../samples/candidates.yaml"},
+	} {
+		out, errs, code := lcRun(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "× 8 target(s): more than 10000000 probes in one run") || strings.Contains(errs, "goroutine") || strings.Contains(errs, "-l") {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
+		}
+	}
+	if err := checkProbeTotal(1_250_000, 8, ""); err != nil {
+		t.Errorf("10 million probes: %v, want accepted", err)
+	}
 	if err := checkPingTotal(5_000_000, 2, false); err != nil {
 		t.Errorf("10 million probes: %v, want accepted", err)
 	}

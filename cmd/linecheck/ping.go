@@ -674,9 +674,18 @@ const maxPingProbes = 10_000_000
 // checkPingTotal refuses a run whose probe table would not fit
 // (ping -c 1000000000000 died out of memory with a runtime stack).
 func checkPingTotal(count, targets int, loop bool) error {
-	if loop || targets == 0 || count <= maxPingProbes/targets {
+	if loop {
 		return nil
 	}
-	return fmt.Errorf("--count %d × %d target(s): more than %d probes in one run, each held in memory until the summary: "+
-		"use a smaller --count (or -l, which probes until Ctrl-C)", count, targets, maxPingProbes)
+	return checkProbeTotal(count, targets, "use a smaller --count (or -l, which probes until Ctrl-C)")
+}
+
+// checkProbeTotal refuses count probes to each of targets past
+// maxPingProbes; hint says what to do instead.
+func checkProbeTotal(count, targets int, hint string) error {
+	if targets == 0 || count <= maxPingProbes/targets {
+		return nil
+	}
+	return fmt.Errorf("--count %d × %d target(s): more than %d probes in one run, each held in memory until the summary: %s",
+		count, targets, maxPingProbes, hint)
 }

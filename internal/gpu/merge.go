@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"github.com/linecheck/linecheck/internal/readlimit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ func Read(f Files) (*Machine, error) {
 		if path == "" {
 			return nil
 		}
-		b, err := os.ReadFile(path)
+		b, err := readlimit.ReadFile(path, readlimit.ToolOutput)
 		if err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func Read(f Files) (*Machine, error) {
 	}
 	var topo *Topology
 	if f.Topo != "" {
-		b, err := os.ReadFile(f.Topo)
+		b, err := readlimit.ReadFile(f.Topo, readlimit.ToolOutput)
 		if err != nil {
 			return nil, err
 		}

@@ -21,11 +21,11 @@
 package journal
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/linecheck/linecheck/internal/readlimit"
 	"io"
 	"math"
 	"os"
@@ -222,10 +222,12 @@ func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
 		out  []Entry
 		info ReadInfo
 	)
-	br := bufio.NewReaderSize(r, 64*1024)
+	// A bounded line: /dev/zero or a stray binary file has no newline,
+	// and ReadBytes would hold all of it (issue 35).
+	br := readlimit.NewLineReader(r, readlimit.Line)
 	line := 0
 	for {
-		b, err := br.ReadBytes('\n')
+		b, err := br.ReadLine()
 		if len(b) == 0 && err == io.EOF {
 			break
 		}

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/linecheck/linecheck/internal/readlimit"
 	"io"
 	"math"
 	"net/netip"
-	"os"
 	"sort"
 	"strings"
 
@@ -60,7 +60,7 @@ func BundledTargets() []BacktraceTarget {
 
 // LoadTargets reads a --targets FILE: YAML `targets: [{name, carrier, city, addr}]`.
 func LoadTargets(path string) ([]BacktraceTarget, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadFile(path, readlimit.Document)
 	if err != nil {
 		return nil, fmt.Errorf("--targets: %w", err)
 	}
@@ -304,7 +304,7 @@ func EvidencePhrase(ev *LineEvidence) string {
 
 // ReadBacktraceFile reads a linecheck.backtrace/v1 document.
 func ReadBacktraceFile(path string) (*BacktraceDoc, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadFile(path, readlimit.Document)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func (d *BacktraceDoc) MatchUser(carrier, city string) (BacktraceResult, bool) {
 // (one classified route per target; doc set) or a single trace (our JSON or
 // `mtr --json`; tr set, not yet annotated).
 func ReadReturnFile(path string) (tr *Trace, doc *BacktraceDoc, err error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadFile(path, readlimit.Document)
 	if err != nil {
 		return nil, nil, err
 	}

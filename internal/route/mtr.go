@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/linecheck/linecheck/internal/readlimit"
 	"io"
 	"math"
 	"net/netip"
@@ -38,9 +39,9 @@ func ReadTraceFile(path string) (*Trace, error) {
 // here with FlagHops; the last hop is the destination when its host equals
 // mtr's dst.
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
-	data, err := io.ReadAll(r)
+	data, err := readlimit.ReadAll(r, name, readlimit.Document)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var probe struct {
 		Schema *string          `json:"schema"`

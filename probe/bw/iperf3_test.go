@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -334,5 +335,47 @@ func TestStockIperf3ClientAgainstOurServer(t *testing.T) {
 				t.Errorf("direction %s, want %s", res.Direction, wantDir)
 			}
 		})
+	}
+}
+
+// TestStockIperf3ClientBesideSilentConnections: issue 37's attack with a
+// real client: a connection that never sends its cookie arrives every
+// 200 ms (the report had one every 10 s) while `iperf3 -c` runs a 1 s test;
+// the test must run and both sides must see data. Bounded: iperf3 is
+// killed after 60 s.
+func TestStockIperf3ClientBesideSilentConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs iperf3 for seconds")
+	}
+	path, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 not installed (apt-get install iperf3): the attack is still tested with our client in TestSilentConnectionsDoNotTakeTheServer")
+	}
+	port, out, _ := hostileServer(t, ServerConfig{CookieWait: time.Second})
+	silentConnections(t, port, 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := iperf3Command(path, "-c", "127.0.0.1", "-p", fmt.Sprint(port), "-t", "1", "-b", "50M", "-J")
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("iperf3 -c beside silent connections: %v\n%s", err, stdout)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(stdout, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := num(t, doc["end"].(map[string]any), "sum_received", "bytes"); got <= 0 {
+		t.Errorf("iperf3 -c: %v bytes received", got)
+	}
+	for {
+		o := waitOutcome(t, out, 30*time.Second, "iperf3 -c's test")
+		if errors.Is(o.err, ErrNoClient) {
+			continue // a silent connection, dropped after its cookie wait
+		}
+		if o.err != nil || o.res == nil || o.res.Bytes <= 0 {
+			t.Fatalf("server: %v, %+v", o.err, o.res)
+		}
+		break
 	}
 }

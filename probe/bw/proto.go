@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/linecheck/linecheck/probe"
 )
@@ -105,9 +107,38 @@ func readJSON(r io.Reader, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrProtocol, err)
+		// encoding/json quotes what it shows of the text, but a number
+		// literal is shown whole: a 2 MB one would be a 2 MB log line.
+		return fmt.Errorf("%w: %s", ErrProtocol, cutText(err.Error(), 200))
 	}
 	return nil
+}
+
+// maxPeerText is the most of a peer-supplied string (a client's
+// client_version) that is shown.
+const maxPeerText = 64
+
+// PeerText makes a string the peer sent fit to print or log: cut to 64
+// bytes (saying how long it was) and quoted with every control character,
+// escape sequence and non-ASCII rune escaped, so that a client cannot
+// retitle or clear the terminal, or flood the log, with what it sends.
+func PeerText(s string) string {
+	if len(s) <= maxPeerText {
+		return strconv.QuoteToASCII(s)
+	}
+	return strconv.QuoteToASCII(cutText(s, maxPeerText)) + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+// cutText is s cut to at most n bytes, on a rune boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // params is the test description the client sends at PARAM_EXCHANGE. Keys

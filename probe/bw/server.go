@@ -38,7 +38,23 @@ type ServerConfig struct {
 	// for more (time + omit) is refused, and a byte- or block-limited test
 	// is cut there; 0 = DefaultMaxDuration.
 	MaxDuration time.Duration
+	// CookieWait is how long a new connection has to send its cookie, and
+	// then its parameters; 0 = DefaultCookieWait. Until its cookie came a
+	// connection holds nothing: other clients' tests start meanwhile.
+	CookieWait time.Duration
 }
+
+// DefaultCookieWait: an iperf3 client sends its cookie as soon as it
+// connects and its parameters as soon as asked, so a few seconds cover any
+// line; a connection silent for longer is a scan or an attack (issue 37:
+// one silent connection every 10 s denied every test).
+const DefaultCookieWait = 5 * time.Second
+
+// maxWaitingCookies bounds the connections whose cookie the server waits
+// for; a newcomer beyond it closes the oldest of them, so a flood of
+// silent connections cannot keep a real client (whose cookie comes within
+// a round trip) out.
+const maxWaitingCookies = 64
 
 // DefaultIdleTimeout ends a test whose data stopped: a client that asked
 // for an hour and sends nothing holds the server this long, not the hour.
@@ -70,7 +86,7 @@ type TestParams struct {
 	Omit      time.Duration
 	Bitrate   float64 // bits per second per stream; 0 = unlimited
 	Length    int
-	Version   string // the client's client_version, when it sent one
+	Version   string // the client's client_version quoted and cut (PeerText); empty when it sent none
 }
 
 // Server answers iperf3 clients (stock iperf3 -c, or linecheck bw), one
@@ -80,10 +96,13 @@ type Server struct {
 	cfg ServerConfig
 	ln  *net.TCPListener
 
-	mu    sync.Mutex
-	busy  bool
-	setup *streamSetup // non-nil while a TCP test is connecting its streams
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	busy    bool
+	setup   *streamSetup   // non-nil while a TCP test is connecting its streams
+	waiting []*net.TCPConn // connections whose cookie has not come yet, oldest first
+	wg      sync.WaitGroup
+
+	resultMu sync.Mutex // OnResult is called by one goroutine at a time
 }
 
 // streamSetup is a test connecting its TCP data streams: each newcomer's
@@ -128,6 +147,9 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.MaxDuration == 0 {
 		cfg.MaxDuration = DefaultMaxDuration
+	}
+	if cfg.CookieWait == 0 {
+		cfg.CookieWait = DefaultCookieWait
 	}
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
@@ -189,21 +211,89 @@ func (s *Server) Serve(ctx context.Context) error {
 			_, _ = c.Write([]byte{denied})
 			_ = c.Close()
 		default:
-			s.busy = true
+			// Not busy yet: the server is taken when a cookie comes, not
+			// when a connection does, so a connection that never speaks
+			// blocks no one.
+			s.waiting = append(s.waiting, c)
+			if len(s.waiting) > maxWaitingCookies {
+				_ = s.waiting[0].Close()
+				s.waiting = s.waiting[1:]
+			}
 			s.mu.Unlock()
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				res, err := s.session(ctx, c)
-				s.mu.Lock()
-				s.busy, s.setup = false, nil
-				s.mu.Unlock()
-				if s.cfg.OnResult != nil && (res != nil || err != nil) {
-					s.cfg.OnResult(res, err)
-				}
+				s.control(ctx, c)
 			}()
 		}
 	}
+}
+
+// control waits for a new connection's cookie and then, if no other
+// client's test took the server meanwhile, runs its test.
+func (s *Server) control(ctx context.Context, c *net.TCPConn) {
+	client := c.RemoteAddr().String()
+	cookie, err := s.readCookie(ctx, c)
+	s.mu.Lock()
+	for i, w := range s.waiting {
+		if w == c {
+			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
+			break
+		}
+	}
+	if err != nil {
+		s.mu.Unlock()
+		_ = c.Close()
+		s.report(nil, fmt.Errorf("%s: %w: %w (not an iperf3 client?)", client, ErrNoClient, err))
+		return
+	}
+	if s.busy || s.setup != nil {
+		s.mu.Unlock()
+		// Another client's cookie came first.
+		_, _ = c.Write([]byte{denied})
+		_ = c.Close()
+		return
+	}
+	s.busy = true
+	s.mu.Unlock()
+	res, err := s.session(ctx, c, cookie)
+	s.mu.Lock()
+	s.busy, s.setup = false, nil
+	s.mu.Unlock()
+	if res != nil || err != nil {
+		s.report(res, err)
+	}
+}
+
+// report hands a test's outcome to OnResult, one at a time.
+func (s *Server) report(res *Result, err error) {
+	if s.cfg.OnResult == nil {
+		return
+	}
+	s.resultMu.Lock()
+	defer s.resultMu.Unlock()
+	s.cfg.OnResult(res, err)
+}
+
+// readCookie reads a control connection's cookie within CookieWait.
+func (s *Server) readCookie(ctx context.Context, c *net.TCPConn) ([cookieLen]byte, error) {
+	var cookie [cookieLen]byte
+	stop := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	_ = c.SetReadDeadline(time.Now().Add(s.cfg.CookieWait))
+	n, err := io.ReadFull(c, cookie[:])
+	var ne net.Error
+	switch {
+	case err == nil:
+		return cookie, nil
+	case ctx.Err() != nil:
+		return cookie, fmt.Errorf("the server was stopped")
+	case errors.As(err, &ne) && ne.Timeout():
+		return cookie, fmt.Errorf("%d of the cookie's %d bytes within %v", n, cookieLen, s.cfg.CookieWait)
+	case errors.Is(err, net.ErrClosed):
+		return cookie, fmt.Errorf("closed to make room: more than %d connections were waiting for their cookie", maxWaitingCookies)
+	}
+	return cookie, err
 }
 
 // setupWait bounds each step of a client's setup.
@@ -230,14 +320,15 @@ type serverSession struct {
 	endErr   error
 }
 
-func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error) {
+func (s *Server) session(ctx context.Context, ctrl *net.TCPConn, cookie [cookieLen]byte) (*Result, error) {
 	defer ctrl.Close()
 	ss := &serverSession{s: s, ctrl: ctrl, client: ctrl.RemoteAddr().String()}
 	stopCtx := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Unix(1, 0)) })
 	defer stopCtx()
-	_ = ctrl.SetDeadline(time.Now().Add(setupWait))
-	cookie, err := ss.exchangeParams()
-	if err != nil {
+	// The server is taken from here: the parameters must come as promptly
+	// as the cookie did.
+	_ = ctrl.SetDeadline(time.Now().Add(s.cfg.CookieWait))
+	if err := ss.exchangeParams(); err != nil {
 		return nil, err
 	}
 	if s.cfg.OnStart != nil {
@@ -264,27 +355,23 @@ func (s *Server) session(ctx context.Context, ctrl *net.TCPConn) (*Result, error
 	return ss.end(ctx, m, capped)
 }
 
-// exchangeParams reads the client's cookie and test parameters and
-// refuses what the server will not run.
-func (ss *serverSession) exchangeParams() ([cookieLen]byte, error) {
-	var cookie [cookieLen]byte
-	if _, err := io.ReadFull(ss.ctrl, cookie[:]); err != nil {
-		return cookie, fmt.Errorf("%s: %w: %w (not an iperf3 client?)", ss.client, ErrNoClient, err)
-	}
+// exchangeParams reads the client's test parameters and refuses what the
+// server will not run.
+func (ss *serverSession) exchangeParams() error {
 	if _, err := ss.ctrl.Write([]byte{byte(stParamExchange)}); err != nil {
-		return cookie, fmt.Errorf("%s: %w", ss.client, err)
+		return fmt.Errorf("%s: %w", ss.client, err)
 	}
 	if err := readJSON(ss.ctrl, &ss.p); err != nil {
-		return cookie, fmt.Errorf("%s: reading the test parameters: %w", ss.client, err)
+		return fmt.Errorf("%s: reading the test parameters: %w", ss.client, err)
 	}
 	tp, err := checkParams(ss.p, ss.s.cfg.MaxDuration)
 	if err != nil {
 		// A stock client prints "the server has terminated" for this.
 		_, _ = ss.ctrl.Write([]byte{byte(stServerTerm)})
-		return cookie, fmt.Errorf("%s: refused: %w", ss.client, err)
+		return fmt.Errorf("%s: refused: %w", ss.client, err)
 	}
 	ss.tp = tp
-	return cookie, nil
+	return nil
 }
 
 // openUDP opens the test's UDP socket on the server's port number.
@@ -545,8 +632,11 @@ func streamBlock(length, n int) int {
 // checkParams refuses what the server will not run; longest is the
 // longest test it runs.
 func checkParams(p params, longest time.Duration) (TestParams, error) {
-	tp := TestParams{Protocol: proto(p.UDP), Streams: p.Parallel, Bitrate: p.Bandwidth, Length: p.Len, Version: p.ClientVersion,
+	tp := TestParams{Protocol: proto(p.UDP), Streams: p.Parallel, Bitrate: p.Bandwidth, Length: p.Len,
 		Duration: time.Duration(p.Time * float64(time.Second)), Omit: time.Duration(p.Omit * float64(time.Second))}
+	if p.ClientVersion != "" {
+		tp.Version = PeerText(p.ClientVersion)
+	}
 	switch {
 	case p.Bidir:
 		tp.Direction = Bidir

@@ -1,10 +1,13 @@
 package bw
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +24,7 @@ type serverOutcome struct {
 // test on a server error; here errors are what is checked).
 func hostileServer(t *testing.T, cfg ServerConfig) (int, chan serverOutcome, chan TestParams) {
 	t.Helper()
-	out := make(chan serverOutcome, 16)
+	out := make(chan serverOutcome, 1024) // every silent connection of a flood reports
 	starts := make(chan TestParams, 16)
 	cfg.Addr = "127.0.0.1:0"
 	if cfg.Interval == 0 {
@@ -102,13 +105,16 @@ func waitOutcome(t *testing.T, out chan serverOutcome, within time.Duration, wha
 // TestServerDropsASetupWhoseClientHungUp: a client that sends its cookie
 // and parameters and closes held the server for the 10 s stream setup, so
 // that one such client every 10 s denied every real test. The setup must
-// end at once and a real test right after must run.
+// end on the hang-up (well before setupWait, the bound that the old code
+// hit), and a real test right after must run. The server frees itself
+// before it reports the outcome, so the order of the two is what is
+// asserted, not how fast a loaded machine is.
 func TestServerDropsASetupWhoseClientHungUp(t *testing.T) {
 	port, out, _ := hostileServer(t, ServerConfig{})
 	for round := range 3 {
 		c, _ := rawClient(t, port, params{TCP: true, Parallel: 2, Time: 5, Len: 128 << 10})
 		c.Close()
-		o := waitOutcome(t, out, 2*time.Second, "a client that hung up during setup")
+		o := waitOutcome(t, out, setupWait*3/4, "a client that hung up during setup")
 		if o.err == nil || !strings.Contains(o.err.Error(), "closed the control connection while its data streams were being set up") {
 			t.Fatalf("round %d: %v, want the hang-up named", round, o.err)
 		}
@@ -116,12 +122,155 @@ func TestServerDropsASetupWhoseClientHungUp(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: a real test after the hang-up: %v", round, err)
 		}
-		if res.Throughput.Mean == nil || !near(*res.Throughput.Mean, 10e6, 0.1) {
-			t.Errorf("round %d: mean %v, want 10 Mbit/s", round, res.Throughput.Mean)
+		if res.Bytes <= 0 || res.Throughput.Mean == nil {
+			t.Errorf("round %d: %d bytes, mean %v: the test moved no data", round, res.Bytes, res.Throughput.Mean)
 		}
-		if o := waitOutcome(t, out, 5*time.Second, "the real test"); o.err != nil {
+		if o := waitOutcome(t, out, 30*time.Second, "the real test"); o.err != nil || o.res == nil {
 			t.Errorf("round %d: server: %v", round, o.err)
 		}
+	}
+}
+
+// silentConnections opens a TCP connection to port that never sends a
+// byte every gap until the test ends (issue 37: one every 10 s denied every
+// test, as the server was taken at accept, before the cookie).
+func silentConnections(t *testing.T, port int, gap time.Duration) {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	first := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for i := 0; ; i++ {
+			if c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+				conns = append(conns, c)
+			}
+			if i == 0 {
+				close(first)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(gap):
+			}
+		}
+	}()
+	<-first
+	t.Cleanup(func() { close(stop); <-done })
+}
+
+// TestSilentConnectionsDoNotTakeTheServer: with a connection that sends
+// nothing arriving every 200 ms (and one open from before the client
+// came), a real client's test runs; each silent one is reported as no
+// client once its cookie wait has passed.
+func TestSilentConnectionsDoNotTakeTheServer(t *testing.T) {
+	port, out, _ := hostileServer(t, ServerConfig{CookieWait: time.Second})
+	began := time.Now()
+	silentConnections(t, port, 200*time.Millisecond)
+	res, err := Run(context.Background(), "127.0.0.1", Config{Port: port, Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond, Bitrate: 10e6})
+	if err != nil {
+		t.Fatalf("a real test beside silent connections: %v", err)
+	}
+	if res.Bytes <= 0 {
+		t.Errorf("%d bytes: the test moved no data", res.Bytes)
+	}
+	var sawTest, sawSilent bool
+	for !sawTest || !sawSilent {
+		o := waitOutcome(t, out, 30*time.Second, "the test and a silent connection")
+		switch {
+		case o.err == nil && o.res != nil:
+			sawTest = true
+		case errors.Is(o.err, ErrNoClient):
+			if !strings.Contains(o.err.Error(), "0 of the cookie's 37 bytes within 1s") {
+				t.Errorf("silent connection: %v, want the cookie wait named", o.err)
+			}
+			if took := time.Since(began); took < time.Second {
+				t.Errorf("a silent connection dropped after %v, before its 1 s cookie wait", took)
+			}
+			sawSilent = true
+		default:
+			t.Fatalf("unexpected outcome: %v", o.err)
+		}
+	}
+}
+
+// TestAFloodOfSilentConnectionsClosesTheOldest: past maxWaitingCookies a
+// newcomer closes the oldest waiting connection, so the server holds a
+// bounded number and a real client, whose cookie comes at once, gets in.
+func TestAFloodOfSilentConnectionsClosesTheOldest(t *testing.T) {
+	port, out, _ := hostileServer(t, ServerConfig{CookieWait: time.Minute})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	oldest, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oldest.Close()
+	for range maxWaitingCookies {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	o := waitOutcome(t, out, 30*time.Second, "the oldest silent connection")
+	if !errors.Is(o.err, ErrNoClient) || !strings.Contains(o.err.Error(), "closed to make room") {
+		t.Fatalf("%v, want the oldest closed to make room", o.err)
+	}
+	_ = oldest.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if n, err := oldest.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("the oldest connection read %d bytes, want it closed", n)
+	}
+	if _, err := Run(context.Background(), "127.0.0.1", Config{Port: port, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond, Bitrate: 10e6}); err != nil {
+		t.Fatalf("a real test beside %d silent connections: %v", maxWaitingCookies, err)
+	}
+}
+
+// TestClientTextIsQuotedAndCut: a client_version with escape sequences
+// (retitle the terminal, clear the screen) and 2 MB long reaches OnStart
+// quoted, without a control byte, and cut.
+func TestClientTextIsQuotedAndCut(t *testing.T) {
+	port, _, starts := hostileServer(t, ServerConfig{})
+	version := "\x1b]0;owned\x07\x1b[2J\x1b[H3.16" + strings.Repeat("A", 2<<20)
+	c, _ := rawClient(t, port, params{TCP: true, Parallel: 1, Time: 5, Len: 128 << 10, ClientVersion: version})
+	c.Close()
+	var p TestParams
+	select {
+	case p = <-starts:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no OnStart")
+	}
+	for _, r := range p.Version {
+		if r < 0x20 || r >= 0x7f {
+			t.Fatalf("Version holds %U: %q", r, p.Version)
+		}
+	}
+	head := "\x1b]0;owned\x07\x1b[2J\x1b[H3.16"
+	want := `"\x1b]0;owned\a\x1b[2J\x1b[H3.16` + strings.Repeat("A", 64-len(head)) + `"... (` + strconv.Itoa(len(version)) + ` bytes)`
+	if p.Version != want {
+		t.Errorf("Version = %q\nwant      %q", p.Version, want)
+	}
+	if got := PeerText("3.16"); got != `"3.16"` {
+		t.Errorf("PeerText(3.16) = %s", got)
+	}
+}
+
+// TestAHugeNumberInTheParametersIsNotLoggedWhole: encoding/json shows a
+// number literal whole in its error; the message is cut.
+func TestAHugeNumberInTheParametersIsNotLoggedWhole(t *testing.T) {
+	var buf bytes.Buffer
+	body := `{"parallel":` + strings.Repeat("9", 1<<20) + `}`
+	binary.Write(&buf, binary.BigEndian, uint32(len(body)))
+	buf.WriteString(body)
+	var p params
+	err := readJSON(&buf, &p)
+	if !errors.Is(err, ErrProtocol) || len(err.Error()) > 300 {
+		t.Fatalf("%d bytes of error: %.120s…", len(err.Error()), err)
 	}
 }
 
