@@ -7,10 +7,10 @@
 #      (samples/traffic/2026-10.csv under samples/offers.yaml), both builds, run
 #      interleaved RUNS times (default 15); the median wall time and the max RSS
 #      of the median run from /usr/bin/time -v; budget: no slower (the dataset is
-#      decoded only by commands that name hops);
+#      read only by commands that name hops);
 #   3. a command that names hops: `trace --replay` of a bundled recording, both
-#      builds (the one-off decode shows here), and with --no-asn;
-#   4. Go benchmarks of internal/asn: one lookup (budget < 1 µs) and the decode.
+#      builds, and with --no-asn (bench/asn/lab.sh does the same on a live lab);
+#   4. Go benchmarks of internal/asn: one lookup (budget < 1 µs) and opening the table.
 #
 #   bench/asn/run.sh
 #   RUNS=25 BASE=<commit> bench/asn/run.sh
@@ -72,4 +72,4 @@ runpair trace trace --replay samples/rec/hk-bgp-forward.json
 : > "$DIR/times.no-asn"
 for _ in $(seq "$RUNS"); do one no-asn "$DIR/linecheck-new" trace --replay samples/rec/hk-bgp-forward.json --no-asn; done
 median no-asn "trace --no-asn new"
-go test -run XXX -bench 'Lookup|DecodeBundled' -benchmem -count 3 ./internal/asn/ | grep -E '^Benchmark'
+go test -run XXX -bench 'Lookup|LookupOldForm|OpenBundled|OpenCache|Verify' -benchmem -count 3 ./internal/asn/ | grep -E '^Benchmark'

@@ -41,21 +41,24 @@ func newASNUpdateCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "update [URL...]",
 		Short: "Download a fresh IP-to-AS dataset into the cache (the only command that goes online for names)",
-		Long: `asn update downloads the dataset's source files, builds linecheck's compact
-table of them and, once it has checked that every row parsed and that it
-covers at least as many ranges as the bundled snapshot, replaces the copy in
-the cache directory ($XDG_CACHE_HOME/linecheck, else ~/.cache/linecheck) in
-one rename. Lookups use the cached copy when it is newer than the bundled
-snapshot. A download that fails, is cut short, holds something else or
-cannot be written (a full disk) leaves the old copy as it was and says why.
+		Long: `asn update downloads the dataset's source files, builds linecheck's table of
+them and, once it has checked that every row parsed and that each of its four
+lists (AS and country ranges, IPv4 and IPv6) holds at least half as many
+ranges as the bundled snapshot's, replaces the copy in the cache directory
+($XDG_CACHE_HOME/linecheck, else ~/.cache/linecheck) in one rename. Lookups
+use the cached copy when it is newer than the bundled snapshot. A download
+that fails, is cut short, holds something else, expands past ` + fmt.Sprint(asn.MaxExpanded>>20) + ` MiB or
+` + fmt.Sprint(asn.MaxRows) + ` rows in all, or cannot be written (a full disk) leaves the old copy
+as it was and says why.
 
 Without URL it downloads the source's published files:
   ` + asn.DefaultURLs[0] + `
   ` + asn.DefaultURLs[1] + `
   ` + asn.DefaultURLs[2] + `
   ` + asn.DefaultURLs[3] + `
-Given URLs replace that list: CSV files (plain or gzip) in the same format,
-ip_range_start,ip_range_end,asn,name or ip_range_start,ip_range_end,country.`,
+Given URLs replace that list, all four files: CSV (plain or gzip) in the
+same format, ip_range_start,ip_range_end,asn,name or
+ip_range_start,ip_range_end,country.`,
 		RunE: func(c *cobra.Command, args []string) error { return runASNUpdate(c, args, o) },
 	}
 	c.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up when the download has not completed within this time")

@@ -1,10 +1,7 @@
 package asn
 
 import (
-	"bufio"
-	"compress/gzip"
 	_ "embed"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -15,17 +12,18 @@ import (
 	"github.com/linecheck/linecheck/internal/asn/data"
 )
 
-// bundledData is the snapshot built by gen/ (go generate). A string, not a
-// []byte: embedded strings live in read-only data and cost nothing until
-// Bundled decodes them.
+// bundledData is the snapshot built by gen/ (go generate), in the in-place
+// form (encode.go). A string, not a []byte: embedded strings live in
+// read-only data, and only the pages a lookup touches are ever read.
 //
-//go:embed data/asn.lcasn.gz
+//go:embed data/asn.lcasn
 var bundledData string
 
-// Bundled decodes the embedded snapshot, once, on first use: commands that
-// never name a hop (bill, --version) never pay for it.
+// Bundled is the embedded snapshot. Opening it reads its 128-byte header
+// and nothing else (issue 35: the gzip form cost 80 ms of CPU to decode);
+// the tests check its records once (TestBundledTableVerifies).
 var Bundled = sync.OnceValues(func() (*Table, error) {
-	t, err := Decode([]byte(bundledData))
+	t, err := openString(bundledData)
 	if err != nil {
 		return nil, fmt.Errorf("bundled ASN dataset: %w", err)
 	}
@@ -33,7 +31,11 @@ var Bundled = sync.OnceValues(func() (*Table, error) {
 })
 
 // CacheFile is the name of the updated copy in CacheDir.
-const CacheFile = "asn.lcasn.gz"
+const CacheFile = "asn.lcasn"
+
+// oldCacheFile is the gzip form linecheck cached before issue 35; it is no
+// longer read.
+const oldCacheFile = "asn.lcasn.gz"
 
 // CacheDir is where `linecheck asn update` keeps its copy: linecheck/ in the
 // user's cache directory ($XDG_CACHE_HOME or ~/.cache on Linux).
@@ -58,7 +60,7 @@ type Choice struct {
 }
 
 // Default is the table every command that names hops uses: the cached copy
-// when there is one that decodes and is newer than the bundled snapshot,
+// when there is one whose checksum holds and is newer than the bundled snapshot,
 // else the bundled one. Decided once per process.
 var Default = sync.OnceValues(func() (Choice, error) { return choose("") })
 
@@ -78,10 +80,12 @@ func choose(dir string) (Choice, error) {
 	if err != nil {
 		if !os.IsNotExist(err) {
 			ch.Note = fmt.Sprintf("ASN cache %s not read (%v): using the bundled snapshot", path, err)
+		} else if old := filepath.Join(dir, oldCacheFile); fileExists(old) {
+			ch.Note = fmt.Sprintf("ASN cache %s is in the form of an older linecheck: using the bundled snapshot (run `linecheck asn update` again)", old)
 		}
 		return ch, nil
 	}
-	c, err := Decode(data)
+	c, err := openSealed(data)
 	if err != nil {
 		ch.Note = fmt.Sprintf("ASN cache %s: %v; using the bundled snapshot (run `linecheck asn update` again)", path, err)
 		return ch, nil
@@ -94,9 +98,14 @@ func choose(dir string) (Choice, error) {
 	return Choice{Table: c, Origin: "cache", Path: path}, nil
 }
 
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // PeekCache reads only the header of the cached copy (snapshot and
-// source), for `--version`: no decode of the ranges. ok is false when there
-// is no readable cache file.
+// source), for `--version`: no record is read. ok is false when there is no
+// readable cache file.
 func PeekCache() (path string, snapshot time.Time, source string, ok bool) {
 	dir, err := CacheDir()
 	if err != nil {
@@ -108,28 +117,20 @@ func PeekCache() (path string, snapshot time.Time, source string, ok bool) {
 		return path, time.Time{}, "", false
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(bufio.NewReader(f))
-	if err != nil {
+	head := make([]byte, headerSize)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(magic)]) != magic {
 		return path, time.Time{}, "", false
 	}
-	br := bufio.NewReader(zr)
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(br, head); err != nil || string(head) != magic {
-		return path, time.Time{}, "", false
-	}
-	sec, err := binary.ReadVarint(br)
-	if err != nil {
-		return path, time.Time{}, "", false
-	}
-	n, err := binary.ReadUvarint(br)
-	if err != nil || n > 4096 {
+	h := string(head)
+	off, n := le32(h, secTable+8*secSource), le32(h, secTable+4+8*secSource)
+	if n > 4096 {
 		return path, time.Time{}, "", false
 	}
 	src := make([]byte, n)
-	if _, err := io.ReadFull(br, src); err != nil {
+	if _, err := f.ReadAt(src, int64(off)); err != nil {
 		return path, time.Time{}, "", false
 	}
-	return path, time.Unix(sec, 0).UTC(), string(src), true
+	return path, time.Unix(int64(le64(h, 8)), 0).UTC(), string(src), true
 }
 
 // VersionText is the dataset's part of `linecheck --version`: the bundled

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/asn/data"
 	"github.com/linecheck/linecheck/internal/atomicfile"
 )
 
@@ -30,9 +29,15 @@ var DefaultURLs = []string{
 	"https://cdn.jsdelivr.net/npm/@ip-location-db/asn-country/asn-country-ipv6.csv",
 }
 
-// MaxDownload bounds one downloaded file (the largest source file is about
-// 24 MB).
+// MaxDownload bounds one downloaded file as it comes (the largest source
+// file is about 24 MB).
 const MaxDownload = 256 << 20
+
+// MaxExpanded bounds what all the files of one update hold once
+// decompressed: a small gzip can expand a thousandfold (issue 37: 5.8 MB of
+// gzip held 2 GB of rows and took 6.3 GB). The 2026-06-17 snapshot is
+// 40.7 MB as CSV; this is between four and five times that.
+const MaxExpanded = 192 << 20
 
 // UpdateOptions say where Update downloads from and writes to.
 type UpdateOptions struct {
@@ -50,9 +55,10 @@ type UpdateOptions struct {
 	Now func() time.Time
 	// Progress, when set, is told about each file as it arrives.
 	Progress func(msg string)
-	// MinRanges is the fewest AS ranges (IPv4 and IPv6 together) a download
-	// must hold; 0 means as many as the bundled snapshot.
-	MinRanges int
+	// MaxExpanded bounds the decompressed bytes of all files together
+	// (default MaxExpanded); MaxRows their rows (default MaxRows).
+	MaxExpanded int64
+	MaxRows     int
 }
 
 // UpdateResult says what Update did.
@@ -67,11 +73,12 @@ type UpdateResult struct {
 }
 
 // Update downloads the source files, builds a table of them, checks that it
-// parses whole and covers at least as many ranges as the bundled snapshot,
-// and only then replaces the cached copy in one rename
-// (internal/atomicfile). On any failure (HTTP error, a file cut short,
-// content that is not the source's CSV, a timeout, a full disk) the old copy
-// stays as it was and the error says why.
+// parses whole, stays within MaxExpanded bytes and MaxRows rows, and keeps
+// both families of both lists (checkCoverage), and only then replaces the
+// cached copy in one rename (internal/atomicfile). On any failure (HTTP
+// error, a file cut short, content that is not the source's CSV, a bound
+// passed, a timeout, a full disk) the old copy stays as it was and the
+// error says why.
 func Update(ctx context.Context, o UpdateOptions) (*UpdateResult, error) {
 	if len(o.URLs) == 0 {
 		o.URLs = DefaultURLs
@@ -94,11 +101,15 @@ func Update(ctx context.Context, o UpdateOptions) (*UpdateResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	var b Builder
+	if o.MaxExpanded <= 0 {
+		o.MaxExpanded = MaxExpanded
+	}
+	b := Builder{MaxRows: o.MaxRows}
+	left := o.MaxExpanded
 	var snap time.Time
 	var names []string
 	for _, u := range o.URLs {
-		name, mod, err := fetchInto(ctx, o.Client, u, &b)
+		name, mod, err := fetchInto(ctx, o.Client, u, &b, &expandLimit{left: &left, max: o.MaxExpanded})
 		if err != nil {
 			if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%s: no complete download within %v: %w", u, o.Timeout, err)
@@ -120,19 +131,18 @@ func Update(ctx context.Context, o UpdateOptions) (*UpdateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	v4, v6 := t.Ranges()
-	if o.MinRanges == 0 {
-		o.MinRanges = data.Ranges4 + data.Ranges6
+	bt, err := Bundled()
+	if err != nil {
+		return nil, err
 	}
-	if v4+v6 < o.MinRanges {
-		return nil, fmt.Errorf("the download holds %d IPv4 + %d IPv6 AS ranges, fewer than the %d of the bundled snapshot (%d + %d): "+
-			"not used (give both the IPv4 and the IPv6 AS file, or check the URL)", v4, v6, o.MinRanges, data.Ranges4, data.Ranges6)
+	if err := checkCoverage(t, bt); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := Encode(&buf, t); err != nil {
 		return nil, err
 	}
-	if _, err := Decode(buf.Bytes()); err != nil {
+	if _, err := Open(buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("the new table does not read back: %w", err)
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
@@ -142,12 +152,66 @@ func Update(ctx context.Context, o UpdateOptions) (*UpdateResult, error) {
 	if err := atomicfile.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("writing %s: %w (the previous copy is kept)", p, err)
 	}
-	return &UpdateResult{Path: p, Table: t, Bytes: buf.Len(), Used: t.SnapshotDate() > data.Snapshot}, nil
+	return &UpdateResult{Path: p, Table: t, Bytes: buf.Len(), Used: t.Snapshot.After(bt.Snapshot)}, nil
 }
 
-// fetchInto downloads one file and adds its rows to b; it returns the
-// file's name (for the table's source) and its Last-Modified time.
-func fetchInto(ctx context.Context, c *http.Client, u string, b *Builder) (string, time.Time, error) {
+// checkCoverage refuses a new table that lost a family or a large share of
+// the reference's ranges: each of its four lists (AS IPv4, AS IPv6,
+// country IPv4, country IPv6) must hold at least half as many ranges as
+// ref's. A source consolidates ranges now and then, but not by half; a
+// download that did is a wrong or partial file.
+func checkCoverage(t, ref *Table) error {
+	v4, v6 := t.Ranges()
+	c4, c6 := t.CountryRanges()
+	r4, r6 := ref.Ranges()
+	rc4, rc6 := ref.CountryRanges()
+	for _, c := range []struct {
+		what      string
+		got, have int
+	}{
+		{"IPv4 AS", v4, r4}, {"IPv6 AS", v6, r6}, {"IPv4 country", c4, rc4}, {"IPv6 country", c6, rc6},
+	} {
+		if c.got == 0 {
+			return fmt.Errorf("the download holds no %s ranges: not used (give the four files: asn-ipv4.csv, asn-ipv6.csv, asn-country-ipv4.csv, asn-country-ipv6.csv)", c.what)
+		}
+		if 2*c.got < c.have {
+			return fmt.Errorf("the download holds %d %s ranges, fewer than half the %d of the snapshot in use (%s): not used (a partial or wrong file?)",
+				c.got, c.what, c.have, ref.SnapshotDate())
+		}
+	}
+	return nil
+}
+
+// expandLimit counts the decompressed bytes of all files against one bound.
+type expandLimit struct {
+	r    io.Reader
+	left *int64
+	max  int64
+}
+
+func (e *expandLimit) Read(p []byte) (int, error) {
+	if *e.left < 0 {
+		return 0, e.err()
+	}
+	if int64(len(p)) > *e.left+1 {
+		p = p[:*e.left+1]
+	}
+	n, err := e.r.Read(p)
+	*e.left -= int64(n)
+	if *e.left < 0 {
+		return 0, e.err()
+	}
+	return n, err
+}
+
+func (e *expandLimit) err() error {
+	return fmt.Errorf("the files expand to more than %d MiB in all: not the ASN dataset (about 41 MB)", e.max>>20)
+}
+
+// fetchInto downloads one file and adds its rows to b, reading at most what
+// lim leaves; it returns the file's name (for the table's source) and its
+// Last-Modified time.
+func fetchInto(ctx context.Context, c *http.Client, u string, b *Builder, lim *expandLimit) (string, time.Time, error) {
 	pu, err := url.Parse(u)
 	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
 		return "", time.Time{}, fmt.Errorf("%q is not an http(s) URL", u)
@@ -181,9 +245,10 @@ func fetchInto(ctx context.Context, c *http.Client, u string, b *Builder) (strin
 		if err != nil {
 			return "", time.Time{}, fmt.Errorf("%s: %w", u, err)
 		}
-		r = bufio.NewReader(zr)
+		r = zr
 	}
-	if err := b.AddCSV(name, r); err != nil {
+	lim.r = r
+	if err := b.AddCSV(name, bufio.NewReader(lim)); err != nil {
 		return "", time.Time{}, fmt.Errorf("%s: %w", u, err)
 	}
 	mod, _ := http.ParseTime(resp.Header.Get("Last-Modified"))

@@ -2,18 +2,62 @@ package asn
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/asn/data"
 )
+
+// eachRange walks list id of t as the ranges it holds: each record with a
+// value, up to the next record's key (or the end of the key space).
+func eachRange(t *Table, id int, fn func(s, e u128, v uint32)) {
+	sc, w := t.sec[id], recordSize[id]
+	last := u128{math.MaxUint64, math.MaxUint64}
+	switch id {
+	case secAS4, secCC4:
+		last = u128{0, math.MaxUint32}
+	case secAS6hi, secCC6hi:
+		last = u128{0, math.MaxUint64}
+	}
+	for i := range sc.n {
+		k, v := t.record(id, sc.off+i*w)
+		if v == 0 {
+			continue
+		}
+		e := last
+		if i+1 < sc.n {
+			nk, _ := t.record(id, sc.off+(i+1)*w)
+			e = sub128(nk, u128{0, 1})
+		}
+		if id == secAS6hi || id == secCC6hi {
+			k, e = u128{k.lo, 0}, u128{e.lo, math.MaxUint64}
+		}
+		fn(k, e, v)
+	}
+}
+
+// nameOf is entry v (1-based) of t's names.
+func nameOf(t *Table, v uint32) AS {
+	at := t.sec[secNames].off + 8*int(v-1)
+	from := uint32(0)
+	if v > 1 {
+		from = le32(t.data, at-4)
+	}
+	text := t.sec[secText].off
+	return AS{le32(t.data, at), t.data[text+int(from) : text+int(le32(t.data, at+4))]}
+}
 
 // asCSV writes the AS and country lists of t back as the source's CSV
 // files: the bundled snapshot served as a fresh download.
@@ -25,29 +69,17 @@ func asCSV(t *Table) (as, cc []byte) {
 		}
 		return s
 	}
-	ip4 := func(k uint32) netip.Addr {
-		return netip.AddrFrom4([4]byte{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)})
+	for _, id := range []int{secAS4, secAS6hi, secAS6} {
+		eachRange(t, id, func(s, e u128, v uint32) {
+			n := nameOf(t, v)
+			fmt.Fprintf(&a, "%s,%s,%d,%s\n", addr(s, id == secAS4), addr(e, id == secAS4), n.ASN, q(n.Name))
+		})
 	}
-	ip6 := func(k u128) netip.Addr {
-		var b [16]byte
-		for i := 0; i < 8; i++ {
-			b[i], b[8+i] = byte(k.hi>>(56-8*i)), byte(k.lo>>(56-8*i))
-		}
-		return netip.AddrFrom16(b)
-	}
-	for i := range t.start4 {
-		n := t.names[t.as4[i]]
-		fmt.Fprintf(&a, "%s,%s,%d,%s\n", ip4(t.start4[i]), ip4(t.end4[i]), n.ASN, q(n.Name))
-	}
-	for i := range t.start6 {
-		n := t.names[t.as6[i]]
-		fmt.Fprintf(&a, "%s,%s,%d,%s\n", ip6(t.start6[i]), ip6(t.end6[i]), n.ASN, q(n.Name))
-	}
-	for i := range t.cstart4 {
-		fmt.Fprintf(&c, "%s,%s,%s\n", ip4(t.cstart4[i]), ip4(t.cend4[i]), t.ccs[t.cc4[i]])
-	}
-	for i := range t.cstart6 {
-		fmt.Fprintf(&c, "%s,%s,%s\n", ip6(t.cstart6[i]), ip6(t.cend6[i]), t.ccs[t.cc6[i]])
+	for _, id := range []int{secCC4, secCC6hi, secCC6} {
+		eachRange(t, id, func(s, e u128, v uint32) {
+			at := t.sec[secCCs].off + 2*int(v-1)
+			fmt.Fprintf(&c, "%s,%s,%s\n", addr(s, id == secCC4), addr(e, id == secCC4), t.data[at:at+2])
+		})
 	}
 	return a.Bytes(), c.Bytes()
 }
@@ -108,7 +140,16 @@ func TestUpdateReplacesTheCopyOnlyWithAGoodFile(t *testing.T) {
 	// Cut inside the last row's name, its length sent honestly: every row
 	// has its columns, the last one no newline.
 	serve("/half.csv", as[:len(as)/2+bytes.IndexByte(as[len(as)/2:], '\n')-2])
-	serve("/v4only.csv", as[:bytes.Index(as, []byte("\n2001"))+1])
+	v6at := bytes.Index(as, []byte("\n2001")) + 1
+	serve("/v4only.csv", as[:v6at])
+	// Every third IPv4 row, all IPv6 rows: a third of the IPv4 ranges.
+	var third []byte
+	for i, l := range bytes.SplitAfter(as[:v6at], []byte("\n")) {
+		if i%3 == 0 {
+			third = append(third, l...)
+		}
+	}
+	serve("/third.csv", append(third, as[v6at:]...))
 	mux.HandleFunc("/truncated.csv", func(w http.ResponseWriter, r *http.Request) {
 		// Content-Length promises the whole file; the connection ends halfway.
 		w.Header().Set("Content-Length", fmt.Sprint(len(as)))
@@ -145,7 +186,9 @@ func TestUpdateReplacesTheCopyOnlyWithAGoodFile(t *testing.T) {
 		{"wrong content", u("/wrong.csv", "/country.csv"), 0, "wrong.csv:1: 1 columns: not an ip-location-db"},
 		{"cut mid-row", u("/half.csv", "/country.csv"), 0, "half.csv: ends mid-row"},
 		{"connection dropped", u("/truncated.csv", "/country.csv"), 0, "download cut short"},
-		{"fewer ranges (IPv4 only)", u("/v4only.csv", "/country.csv"), 0, "fewer than the"},
+		{"a family lost (IPv4 only)", u("/v4only.csv", "/country.csv"), 0, "holds no IPv6 AS ranges"},
+		{"no country file", u("/asn.csv"), 0, "holds no IPv4 country ranges"},
+		{"a third of the IPv4 ranges", u("/third.csv", "/country.csv"), 0, fmt.Sprintf("IPv4 AS ranges, fewer than half the %d", data.Ranges4)},
 		{"slow server", u("/slow.csv", "/country.csv"), 300 * time.Millisecond, "no complete download within 300ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,7 +237,7 @@ func orDefault(d time.Duration) time.Duration {
 }
 
 // TestUpdateOnAFullDiskKeepsTheOldCopy runs the update into a 1 MiB tmpfs
-// holding an old copy: the new 2.9 MB file cannot be written, the old copy
+// holding an old copy: the new 10 MB file cannot be written, the old copy
 // stays whole and no temporary file is left.
 func TestUpdateOnAFullDiskKeepsTheOldCopy(t *testing.T) {
 	if os.Geteuid() != 0 {
@@ -239,5 +282,68 @@ func TestChooseSkipsADamagedOrOlderCache(t *testing.T) {
 	ch, err = choose(dir)
 	if err != nil || ch.Origin != "bundled" || !strings.Contains(ch.Note, "not newer") {
 		t.Errorf("older: %+v %v", ch, err)
+	}
+}
+
+// gzipBomb is a gzip stream that expands to copies × len(unit) bytes: unit
+// is compressed once into one gzip member and the member repeated (a gzip
+// file may hold several members; gzip.Reader reads them all), so building
+// a 4 GiB answer costs one compression of unit.
+func gzipBomb(t *testing.T, unit []byte, copies int) []byte {
+	t.Helper()
+	var m bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&m, gzip.BestCompression)
+	if _, err := zw.Write(unit); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Repeat(m.Bytes(), copies)
+}
+
+// TestUpdateRefusesAnExpandingAnswer serves small gzip files that expand to
+// 4 GiB from a local HTTP server (issue 37: 5.8 MB of gzip expanded to 2 GB
+// of rows and took 6.3 GB): each is refused with an error naming the bound
+// it passed, within a bounded memory, and the old copy stays.
+func TestUpdateRefusesAnExpandingAnswer(t *testing.T) {
+	const unitSize = 16 << 20
+	unit := func(row string) []byte { return bytes.Repeat([]byte(row), unitSize/len(row)) }
+	name := strings.Repeat("LONG-NAME ", 20)
+	for _, c := range []struct {
+		name, row, want string
+	}{
+		// One endless line: the CSV reader would buffer all of it.
+		{"zeros", "0000000000000000", "asn-ipv4.csv.gz:1: a line longer than 4096 bytes"},
+		// Rows of 228 bytes: the expanded bound comes first (≈ 880,000 rows).
+		{"long rows", "1.0.0.0,1.0.0.255,64496," + name + "\n", fmt.Sprintf("expand to more than %d MiB in all", MaxExpanded>>20)},
+		// Rows of 22 bytes: the row bound comes first (66 MB).
+		{"short rows", "1.0.0.0,1.0.0.255,1,x\n", fmt.Sprintf("more than %d rows in all the files", MaxRows)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u := unit(c.row)
+			body := gzipBomb(t, u, (4<<30)/len(u))
+			mux := http.NewServeMux()
+			mux.HandleFunc("/asn-ipv4.csv.gz", func(w http.ResponseWriter, r *http.Request) { w.Write(body) })
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			dir := t.TempDir()
+			old := oldCopy(t, dir)
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Update(context.Background(), UpdateOptions{URLs: []string{srv.URL + "/asn-ipv4.csv.gz"}, Dir: dir})
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			alloc, sys := after.TotalAlloc-before.TotalAlloc, int64(after.Sys)-int64(before.Sys)
+			t.Logf("%d bytes of gzip for %.2f GiB: refused after %d MiB allocated in all, the runtime's memory grew %d MiB: %v",
+				len(body), float64(len(u))*float64((4<<30)/len(u))/(1<<30), alloc>>20, sys>>20, err)
+			if alloc > 1<<30 || sys > 768<<20 {
+				t.Errorf("%d MiB allocated, %d MiB more from the system: want under 1024 and 768", alloc>>20, sys>>20)
+			}
+			keptOld(t, dir, old)
+		})
 	}
 }

@@ -47,7 +47,7 @@ type Names struct {
 
 // NewNames chains file (may be nil) and the dataset lookups use
 // (asn.Default: the updated copy in the cache when newer, else the bundled
-// one), decoding it now; with dataset false (--no-asn) the file alone.
+// one), opening it now; with dataset false (--no-asn) the file alone.
 // The note says why a cached copy was passed over ("" when none was).
 func NewNames(file ASNDB, dataset bool) (*Names, string, error) {
 	n := &Names{File: file}

@@ -23,7 +23,7 @@ import (
 func main() {
 	asnDir := flag.String("asn", "", "unpacked @ip-location-db/asn package (holds asn-ipv4.csv, asn-ipv6.csv, package.json)")
 	ccDir := flag.String("country", "", "unpacked @ip-location-db/asn-country package (asn-country-ipv4.csv, asn-country-ipv6.csv)")
-	out := flag.String("out", "internal/asn/data", "directory to write asn.lcasn.gz and snapshot.go to")
+	out := flag.String("out", "internal/asn/data", "directory to write asn.lcasn and snapshot.go to")
 	flag.Parse()
 	if err := run(*asnDir, *ccDir, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "asn gen:", err)
@@ -95,8 +95,8 @@ func run(asnDir, ccDir, out string) error {
 	if err := asn.Encode(&buf, t); err != nil {
 		return err
 	}
-	if _, err := asn.Decode(buf.Bytes()); err != nil {
-		return fmt.Errorf("the encoded table does not decode: %w", err)
+	if _, err := asn.Open(buf.Bytes()); err != nil {
+		return fmt.Errorf("the encoded table does not open: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(out, asn.CacheFile), buf.Bytes(), 0o644); err != nil {
 		return err
