@@ -365,6 +365,16 @@ func (m *Model) routeShownBase(c *Candidate) (r *Route, dir, via string) {
 func (m *Model) routeNotTraced(c *Candidate, dir, via string, width int) []string {
 	msg := " " + dir + " path not traced"
 	switch {
+	case dir == "forward" && c.fwdErr != "":
+		// The trace failed (a missing privilege, say): its error, with the
+		// fix it names, where "tracing…" would wait forever (issue 35).
+		out := []string{m.st.Fail.Render(line(" forward path: trace failed"+via, width))}
+		for _, l := range strings.Split(c.fwdErr, "\n") {
+			for _, w := range wrapLines("   "+l, width, 4, "     ", " ") {
+				out = append(out, m.st.Warn.Render(w))
+			}
+		}
+		return append(out, m.st.Dim.Render(" v: other direction"))
 	case dir == "forward" && m.snap.Tracing:
 		msg = " forward path: tracing… (the hops show when the first cycle completes)"
 	case dir == "return" && c.Forward != nil:
