@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/jsonmsg"
+	"github.com/linecheck/linecheck/internal/tsv"
 )
 
 // StreamSchema names the per-probe NDJSON records written by `ping --stream`.
@@ -40,7 +43,7 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		}
 		var rec Record
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a probe record: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: not a probe record: %w", name, line, jsonmsg.Record(b, err))
 		}
 		if rec.Schema != StreamSchema {
 			return nil, fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
@@ -54,7 +57,7 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil, tsv.ScanError(name, line+1, 1<<20, err)
 	}
 	return out, nil
 }

@@ -59,7 +59,7 @@ interrupted (Ctrl-C) after the partial report was written.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
+		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", flagValueError(err), c.CommandPath()))
 	})
 	root.Version = version
 	// The version text reads the build information; it is made when --version

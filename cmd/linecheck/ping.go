@@ -22,6 +22,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -519,13 +520,14 @@ func pingArgs(c *cobra.Command, args []string, file string) ([]string, error) {
 		}
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		n := len(args)
+		n, lineNo := len(args), 0
 		for sc.Scan() {
+			lineNo++
 			line, _, _ := strings.Cut(sc.Text(), "#")
 			args = append(args, strings.Fields(line)...)
 		}
 		if err := sc.Err(); err != nil {
-			return nil, badInput(fmt.Errorf("-f %s: %w", name, err))
+			return nil, badInput(fmt.Errorf("-f %w", tsv.ScanError(name, lineNo+1, 1<<20, err)))
 		}
 		if len(args) == n {
 			return nil, badInput(fmt.Errorf("-f %s: no targets in it (one or more a line; # starts a comment)", name))

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goWords are what Go's parsers and types put in a message, which a user of
+// linecheck cannot act on (issue 35).
+var goWords = []string{"strconv.", "bufio.Scanner", "json: cannot unmarshal", "Go struct", "yaml.Node", "route.Hop", "token too long"}
+
+// TestMessages35BadInputSaysWhereAndWhat runs each bad input of issue 35
+// and checks the exit code 2, the words of the message and that no Go
+// parser or type name is in it.
+func TestMessages35BadInputSaysWhereAndWhat(t *testing.T) {
+	hop3 := writeFile(t, "trace.json", "{\"schema\": \"linecheck.trace/v1\", \"target\": \"127.0.0.1\",\n \"hops\": [\n  {\"ttl\": 1},\n  {\"ttl\": 2},\n  {\"ttl\": \"3\"}\n]}\n")
+	long := writeFile(t, "targets.txt", "127.0.0.1\n"+strings.Repeat("x", 2<<20)+"\n")
+	binary := writeFile(t, "asn.tsv", "\x00\x01\x02garbage\xff\xfe\t\x00\x13\t13335\tUS\tX\n"+strings.Repeat("\x8b", 5000)+"\t1.0.0.1\t1\tUS\tX\n")
+	targets := writeFile(t, "users.yaml", "targets: []\ntargetz:\n  - {name: lo}\n")
+	lo := writeFile(t, "lo.yaml", "targets:\n  - {name: lo, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n")
+	qlog := writeFile(t, "q.csv", "")
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"int flag", []string{"ping", "-c", "abc", "127.0.0.1"}, []string{`-c, --count "abc": want a whole number such as 10`}},
+		{"int flag out of range", []string{"ping", "-c", "99999999999999999999", "127.0.0.1"}, []string{`-c, --count "99999999999999999999": out of range`}},
+		{"float flag", []string{"ping", "--rate", "fast", "127.0.0.1"}, []string{`--rate "fast": want a number such as 100`}},
+		{"bool flag", []string{"trace", "--samples=maybe", "127.0.0.1"}, []string{`--samples "maybe": want true or false`}},
+		{"replay of a wrong type", []string{"trace", "--replay", hop3}, []string{hop3 + `: line 5: hop 3: field "ttl": want a whole number, got text "3"`}},
+		{"a line over 1 MiB", []string{"ping", "-f", long, "-c", "1"}, []string{long + `:2: line longer than 1 MiB`}},
+		{"binary asn-db", []string{"trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--asn-db", binary}, []string{binary + `:1: column "range_start": (`, "bytes of binary data, not text) is not an IP address"}},
+		{"unknown key of a backtrace target file", []string{"backtrace", "--targets", targets}, []string{targets + `:2: unknown key "targetz"`}},
+		{"gpu --tz named as itself", []string{"gpu", "--report", "--query-log", qlog, "--tz", "Mars/Olympus"}, []string{`--tz "Mars/Olympus": not a time zone: use an IANA name`}},
+		{"backtrace protocol", []string{"backtrace", "--targets", lo, "--proto", "sctp"}, []string{`--proto "sctp": use icmp, udp or tcp`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := lcRun(t, c.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%.2000s", code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%.2000s", w, stderr)
+				}
+			}
+			for _, w := range goWords {
+				if strings.Contains(stderr, w) {
+					t.Errorf("stderr names Go's %q:\n%.2000s", w, stderr)
+				}
+			}
+			if len(stderr) > 1000 {
+				t.Errorf("stderr is %d bytes: the input is echoed", len(stderr))
+			}
+		})
+	}
+}
+
+// The demo extracts the samples to a temporary directory; the report names
+// its files as the bundled samples, never by that directory (issue 35).
+func TestMessages35DemoNamesNoTemporaryDirectory(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		stdout, stderr, code := lcRun(t, "demo", "--format", format)
+		if code != 0 {
+			t.Fatalf("demo --format %s: exit %d: %s", format, code, stderr)
+		}
+		if tmp := filepath.Join(os.TempDir(), "linecheck-demo-"); strings.Contains(stdout, tmp) {
+			t.Errorf("demo --format %s names its temporary directory %s…", format, tmp)
+		}
+		if !strings.Contains(stdout, "bundled samples/offers.yaml:17: usage.hours") {
+			t.Errorf("demo --format %s does not name the offers file as the bundled samples", format)
+		}
+	}
+}
