@@ -269,6 +269,7 @@ func runContext(ctx context.Context, args []string) int { return runIO(ctx, args
 func runIO(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	defer forgetFlags(root)
+	args = mtrReportArgs(args)
 	root.SetArgs(args)
 	if stdout != nil {
 		root.SetOut(stdout)

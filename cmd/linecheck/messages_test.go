@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/testbin"
 )
 
 // goWords are what Go's parsers and types put in a message, which a user of
@@ -74,5 +78,51 @@ func TestMessages35DemoNamesNoTemporaryDirectory(t *testing.T) {
 		if !strings.Contains(stdout, "bundled samples/offers.yaml:17: usage.hours") {
 			t.Errorf("demo --format %s does not name the offers file as the bundled samples", format)
 		}
+	}
+}
+
+func TestHabits35MtrReportGroupReadsWAsWide(t *testing.T) {
+	cases := []struct{ in, want []string }{
+		{[]string{"trace", "-rwc", "5", "h"}, []string{"trace", "--wide", "-rc", "5", "h"}},
+		{[]string{"trace", "-rw", "h"}, []string{"trace", "--wide", "-r", "h"}},
+		{[]string{"trace", "-nrwc", "3", "h"}, []string{"trace", "--wide", "-nrc", "3", "h"}},
+		{[]string{"trace", "-w", "2", "h"}, []string{"trace", "-w", "2", "h"}},   // traceroute's -w WAIT
+		{[]string{"trace", "-wr", "h"}, []string{"trace", "-wr", "h"}},           // -w first takes "r" as its value: left to pflag
+		{[]string{"trace", "-nw", "2", "h"}, []string{"trace", "-nw", "2", "h"}}, // no -r: traceroute's
+		{[]string{"trace", "--", "-rwc"}, []string{"trace", "--", "-rwc"}},       // after --, arguments
+		{[]string{"ping", "-rwc", "5", "h"}, []string{"ping", "-rwc", "5", "h"}}, // trace only
+		{[]string{"trace", "--replay", "f", "-rc", "2"}, []string{"trace", "--replay", "f", "-rc", "2"}},
+	}
+	for _, c := range cases {
+		if got := mtrReportArgs(append([]string(nil), c.in...)); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("mtrReportArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// trace -rwc 2 on loopback (TCP SYN to a listener) runs two cycles: every
+// hop was sent 2 probes, and the wide table has no detail block.
+func TestHabits35TraceRWC(t *testing.T) {
+	port := testbin.TCPListener(t)
+	stdout, stderr, code := lcRun(t, "trace", "-rwc", "2", "-i", "0.05", "-T", "-p", strconv.Itoa(port), "127.0.0.1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Hops []struct {
+			Sent int `json:"sent"`
+		} `json:"hops"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Hops) == 0 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	for i, h := range doc.Hops {
+		if h.Sent != 2 {
+			t.Errorf("hop %d sent %d, want 2 (-c 2)", i+1, h.Sent)
+		}
+	}
+	table, stderr, code := lcRun(t, "trace", "-rwc", "1", "-T", "-p", strconv.Itoa(port), "127.0.0.1")
+	if code != 0 || strings.Contains(table, "do not fit") {
+		t.Errorf("exit %d; want the wide table without a detail block:\n%s%s", code, table, stderr)
 	}
 }
