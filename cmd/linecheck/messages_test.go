@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/testbin"
 )
@@ -124,5 +127,66 @@ func TestHabits35TraceRWC(t *testing.T) {
 	table, stderr, code := lcRun(t, "trace", "-rwc", "1", "-T", "-p", strconv.Itoa(port), "127.0.0.1")
 	if code != 0 || strings.Contains(table, "do not fit") {
 		t.Errorf("exit %d; want the wide table without a detail block:\n%s%s", code, table, stderr)
+	}
+}
+
+// ping's iputils habits on loopback: a sniffing raw ICMP socket sees the
+// echo requests leave with -t's TTL and -p's pattern after the 12-byte
+// marker; -w 1 at -i 0.2 -W 0.2 sends (1 − 0.2) / 0.2 + 1 = 5 probes, and
+// -c 3 caps it at 3; -n and --json are accepted (iputils' words).
+func TestHabits35PingDeadlineTTLPattern(t *testing.T) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)
+	if err != nil {
+		t.Fatalf("a raw ICMP socket to watch loopback (run as root): %v", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 200000}); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := lcRun(t, "ping", "-n", "-w", "1", "-i", "0.2", "-W", "0.2", "-t", "7", "-p", "a1b2c3", "-s", "24", "--json", "127.0.0.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Count   int `json:"count"`
+		Results []struct {
+			Target string `json:"target"`
+			Sent   int    `json:"sent"`
+			Recv   int    `json:"recv"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if len(doc.Results) != 1 || doc.Results[0].Sent != 5 || doc.Results[0].Recv != 5 || doc.Count != 5 {
+		t.Errorf("-w 1 -i 0.2 -W 0.2: %+v, want 5 sent and answered", doc)
+	}
+	// Echo requests (type 8) of this run: 24 bytes of payload, the pattern
+	// from byte 12 on, repeated and cut at the end.
+	wantPayload := []byte{0xa1, 0xb2, 0xc3, 0xa1, 0xb2, 0xc3, 0xa1, 0xb2, 0xc3, 0xa1, 0xb2, 0xc3}
+	seen := 0
+	buf := make([]byte, 2048)
+	for {
+		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if err != nil {
+			break // the timeout: everything queued was read
+		}
+		p := buf[:n]
+		ihl := int(p[0]&0x0f) * 4
+		if n < ihl+8+24 || p[ihl] != 8 || !bytes.Equal(p[ihl+8+12:ihl+8+24], wantPayload) {
+			continue
+		}
+		seen++
+		if p[8] != 7 {
+			t.Errorf("echo request with TTL %d, want 7 (-t 7)", p[8])
+		}
+	}
+	if seen != 5 {
+		t.Errorf("saw %d echo requests with the pattern, want 5", seen)
+	}
+
+	stdout, stderr, code = lcRun(t, "ping", "-w", "1", "-c", "3", "-i", "0.2", "-W", "0.2", "--json", "127.0.0.1")
+	if code != 0 || !strings.Contains(stdout, `"sent": 3,`) {
+		t.Errorf("-w 1 -c 3: exit %d, want 3 sent:\n%s%s", code, stdout, stderr)
 	}
 }
