@@ -2,16 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // goWords are what Go's parsers and types put in a message, which a user of
@@ -188,5 +191,45 @@ func TestHabits35PingDeadlineTTLPattern(t *testing.T) {
 	stdout, stderr, code = lcRun(t, "ping", "-w", "1", "-c", "3", "-i", "0.2", "-W", "0.2", "--json", "127.0.0.1")
 	if code != 0 || !strings.Contains(stdout, `"sent": 3,`) {
 		t.Errorf("-w 1 -c 3: exit %d, want 3 sent:\n%s%s", code, stdout, stderr)
+	}
+}
+
+// bw -B 127.0.0.2 against a server on 127.0.0.1: the server sees the test
+// come from 127.0.0.2; -f K writes the tables in KByte/s (iperf3's -B, -f).
+func TestHabits35BWBindAndUnits(t *testing.T) {
+	clients := make(chan string, 4)
+	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0", OnResult: func(r *bw.Result, err error) {
+		if r != nil {
+			clients <- r.Client
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	stdout, stderr, code := lcRun(t, "bw", "-B", "127.0.0.2", "-f", "K", "-t", "0.5", "-i", "0.25", "-q", "-p", strconv.Itoa(srv.Addr().Port), "127.0.0.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "mean KByte/s") || strings.Contains(stdout, "Mbit/s") {
+		t.Errorf("-f K: the table is not in KByte/s:\n%s", stdout)
+	}
+	select {
+	case c := <-clients:
+		if !strings.HasPrefix(c, "127.0.0.2:") {
+			t.Errorf("the server saw the client at %s, want 127.0.0.2 (-B)", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server reported no test")
+	}
+	for _, bad := range [][]string{{"-B", "eth0"}, {"-f", "x"}} {
+		_, stderr, code := lcRun(t, append([]string{"bw", "-t", "1"}, append(bad, "127.0.0.1")...)...)
+		if code != 2 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("bw %v: exit %d, %s", bad, code, stderr)
+		}
 	}
 }

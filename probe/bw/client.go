@@ -49,6 +49,9 @@ type Config struct {
 	// Dial opens the connections (control and data); nil = a net.Dialer
 	// with ConnectTimeout. Tests inject it to see what would be dialed.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// LocalAddr is the address the connections leave from (iperf3 -B);
+	// the zero value lets the kernel choose.
+	LocalAddr netip.Addr
 }
 
 // CheckServer refuses a server address that probe's safety gate refuses
@@ -90,6 +93,13 @@ func (c *Config) dial(ctx context.Context, host, network, address string) (net.C
 		}
 		return checkAddr(host, ap.Addr())
 	}}
+	if c.LocalAddr.IsValid() {
+		if strings.HasPrefix(network, "udp") {
+			d.LocalAddr = net.UDPAddrFromAddrPort(netip.AddrPortFrom(c.LocalAddr, 0))
+		} else {
+			d.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(c.LocalAddr, 0))
+		}
+	}
 	return d.DialContext(ctx, network, address)
 }
 
