@@ -220,10 +220,7 @@ func (m *Model) helpBody(width int) []string {
 		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its" +
 		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss)."
 	out = append(out, "")
-	for _, l := range wrapLines(" "+legend, max(width, 21), 1<<10, " ", " ") {
-		out = append(out, l)
-	}
-	return out
+	return append(out, wrapLines(" "+legend, max(width, 21), 1<<10, " ", " ")...)
 }
 
 // hopColumns are the route detail's columns, mtr style.
