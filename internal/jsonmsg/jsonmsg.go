@@ -153,9 +153,8 @@ func place(path []step) string {
 		if i > 0 && path[i-1].idx < 0 {
 			list = singular(path[i-1].key)
 		}
-		if len(field) > 0 {
-			field = field[:len(field)-1] // the list's own key, named above
-		}
+		// The keys before the list's element (the list's own key, named
+		// above, and the objects around it) are not the field.
 		parts = append(parts, fmt.Sprintf("%s %d", list, s.idx+1))
 		field = nil
 	}
