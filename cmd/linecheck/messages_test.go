@@ -45,6 +45,9 @@ func TestMessages35BadInputSaysWhereAndWhat(t *testing.T) {
 		{"binary asn-db", []string{"trace", "--replay", "../../samples/rec/hk-bgp-forward.json", "--asn-db", binary}, []string{binary + `:1: column "range_start": (`, "bytes of binary data, not text) is not an IP address"}},
 		{"unknown key of a backtrace target file", []string{"backtrace", "--targets", targets}, []string{targets + `:2: unknown key "targetz"`}},
 		{"gpu --tz named as itself", []string{"gpu", "--report", "--query-log", qlog, "--tz", "Mars/Olympus"}, []string{`--tz "Mars/Olympus": not a time zone: use an IANA name`}},
+		{"ping deadline with a watch", []string{"ping", "--watch", "-w", "2", "127.0.0.1"}, []string{"-w, --deadline ends one run"}},
+		{"ping pattern not hex", []string{"ping", "-p", "xyz", "127.0.0.1"}, []string{`-p, --pattern "xyz": give 1 to 16 bytes as hex digits`}},
+		{"ping TTL out of range", []string{"ping", "-t", "300", "127.0.0.1"}, []string{"-t, --ttl 300: use 1..255"}},
 		{"backtrace protocol", []string{"backtrace", "--targets", lo, "--proto", "sctp"}, []string{`--proto "sctp": use icmp, udp or tcp`}},
 	}
 	for _, c := range cases {

@@ -418,6 +418,9 @@ func checkPingFlags(c *cobra.Command, o *pingOptions, format report.Format) erro
 	if c.Flags().Changed("deadline") && o.deadline <= 0 {
 		return fmt.Errorf("-w, --deadline %s: must be positive", o.deadline)
 	}
+	if c.Flags().Changed("deadline") && o.watch.watch {
+		return errors.New("-w, --deadline ends one run; --watch runs cycle after cycle: give --watch-cycles N to stop it")
+	}
 	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && report.Format(o.format) != report.FormatJSON {
 		return errors.New("--json is --format json: give one of them")
 	}
