@@ -31,6 +31,10 @@ func TestMessages35BadInputSaysWhereAndWhat(t *testing.T) {
 	targets := writeFile(t, "users.yaml", "targets: []\ntargetz:\n  - {name: lo}\n")
 	lo := writeFile(t, "lo.yaml", "targets:\n  - {name: lo, carrier: telecom, city: Shanghai, addr: 127.0.0.1}\n")
 	qlog := writeFile(t, "q.csv", "")
+	probes := writeFile(t, "p.ndjson", `{"schema":"linecheck.probe/v1","seq":1,"status":"ok","rtt_ms":1.5}`+"\n"+`{"schema":"linecheck.probe/v1","seq":"2","status":"ok","rtt_ms":1.5}`+"\n")
+	longProbes := writeFile(t, "long.ndjson", strings.Repeat(" ", 2<<20)+"\n")
+	cands := candidatesWith(t, "probes: rec/hk-cn2-gia-ping.ndjson", "probes: "+probes)
+	longCands := candidatesWith(t, "probes: rec/hk-cn2-gia-ping.ndjson", "probes: "+longProbes)
 	cases := []struct {
 		name string
 		args []string
@@ -48,6 +52,8 @@ func TestMessages35BadInputSaysWhereAndWhat(t *testing.T) {
 		{"ping deadline with a watch", []string{"ping", "--watch", "-w", "2", "127.0.0.1"}, []string{"-w, --deadline ends one run"}},
 		{"ping pattern not hex", []string{"ping", "-p", "xyz", "127.0.0.1"}, []string{`-p, --pattern "xyz": give 1 to 16 bytes as hex digits`}},
 		{"ping TTL out of range", []string{"ping", "-t", "300", "127.0.0.1"}, []string{"-t, --ttl 300: use 1..255"}},
+		{"recorded probes of a wrong type", []string{"compare", "--offline", cands}, []string{probes + `:2: not a probe record: field "seq": want a whole number, got text "2"`}},
+		{"recorded probes with a long line", []string{"compare", "--offline", longCands}, []string{longProbes + `:1: line longer than 1 MiB`}},
 		{"backtrace protocol", []string{"backtrace", "--targets", lo, "--proto", "sctp"}, []string{`--proto "sctp": use icmp, udp or tcp`}},
 	}
 	for _, c := range cases {
