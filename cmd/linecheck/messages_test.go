@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -239,6 +240,27 @@ func TestHabits35BWBindAndUnits(t *testing.T) {
 		_, stderr, code := lcRun(t, append([]string{"bw", "-t", "1"}, append(bad, "127.0.0.1")...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("bw %v: exit %d, %s", bad, code, stderr)
+		}
+	}
+}
+
+// ping -n names the row of a name by its address, as iputils' -n prints
+// numbers only (the name resolves through the test's fake resolver).
+func TestHabits35PingNumeric(t *testing.T) {
+	port := strconv.Itoa(testbin.TCPListener(t))
+	ctx := context.WithValue(context.Background(), lookupKey{}, lookupFunc(fakeLookup))
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{{nil, "ok.test"}, {[]string{"-n"}, "127.0.0.1"}} {
+		args := append([]string{"ping", "--tcp", port, "-c", "1", "--json"}, c.flags...)
+		out, errs, code := lcRunCtx(t, ctx, append(args, "ok.test")...)
+		var doc report.PingDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+			t.Fatalf("%v: exit %d, %v\n%s%s", c.flags, code, err, out, errs)
+		}
+		if len(doc.Results) != 1 || doc.Results[0].Target != c.want || doc.Results[0].Addr != "127.0.0.1" {
+			t.Errorf("%v: results %+v, want the row named %s", c.flags, doc.Results, c.want)
 		}
 	}
 }
