@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"strconv"
@@ -44,6 +45,7 @@ type bwOptions struct {
 	wide           bool
 	units          string
 	bind           string
+	bytes          string
 
 	watch    watchOpts
 	every    time.Duration
@@ -97,8 +99,9 @@ is iperf3's spelling: a server on every address at --port (default 5201), as
 iperf3 -s listens; -1 (--one-off) exits after one test, as iperf3 -s -1 does.
 
 iperf3's short flags mean the same: -c SERVER, -J (JSON), -R -P -t -O -b -u
--l -i -p, -B ADDR (the local address to leave from) and -f k|m|g|K|M|G (the
-tables' rate unit: Kbit/s … or KByte/s … in 1024s). -n BYTES is not supported.
+-l -i -p, -B ADDR (the local address to leave from), -f k|m|g|K|M|G (the
+tables' rate unit: Kbit/s … or KByte/s … in 1024s) and -n BYTES (send that
+many, K/M/G in 1024s, over all streams instead of for --time; upload only).
 
 Errors say what to do: a server busy with another client's test (iperf3
 serves one at a time), nothing listening (refused), a port a firewall drops
@@ -119,6 +122,7 @@ Examples:
   linecheck bw SERVER                            upload for 10 s (SERVER runs iperf3 -s)
   linecheck bw -c SERVER -R -J                   iperf3's spelling: download, JSON
   linecheck bw -B 127.0.0.1 -f M SERVER          from a local address, rates in MByte/s
+  linecheck bw -n 1G -P 4 SERVER                 upload 1 GiB over 4 streams
   linecheck bw --reverse -P 4 -t 20s -O 2s SERVER
   linecheck bw --udp -b 200M --reverse SERVER
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
@@ -179,6 +183,7 @@ func newBWCmd() *cobra.Command {
 		f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
 		f.StringVarP(&o.units, "units", "f", "m", "as iperf3 -f: the tables' rate `UNIT`, k, m or g (Kbit/s, Mbit/s, Gbit/s) or K, M or G (KByte/s, MByte/s, GByte/s in 1024s); csv keeps bit/s")
 		f.StringVarP(&o.bind, "bind", "B", "", "as iperf3 -B: the local `ADDR` the client's connections leave from")
+		f.StringVarP(&o.bytes, "bytes", "n", "", "as iperf3 -n: send `BYTES` (K, M, G: 1024s, as iperf3) over all streams instead of for --time; upload only")
 
 		w := &o.watch
 		f.BoolVar(&w.watch, "watch", false, "run a test every --every until stopped, journaling each (see Oversell over time)")
@@ -237,6 +242,21 @@ func bwConfig(c *cobra.Command, o *bwOptions) (bw.Config, error) {
 	}
 	if o.connectTimeout <= 0 {
 		return cfg, errors.New("--connect-timeout must be positive")
+	}
+	if o.bytes != "" {
+		n, err := parseBytes(o.bytes)
+		if err != nil {
+			return cfg, err
+		}
+		switch {
+		case c.Flags().Changed("time"):
+			return cfg, errors.New("-n (--bytes) and -t (--time): give one, as iperf3 ends a test by one of them")
+		case o.reverse || o.bidir:
+			return cfg, errors.New("-n (--bytes) counts what this side sends: not with --reverse or --bidir (give -t)")
+		case o.omit > 0:
+			return cfg, errors.New("-n (--bytes) and --omit: a byte-limited test has no warm-up to leave out (give -t)")
+		}
+		cfg.Bytes = n
 	}
 	if o.bind != "" {
 		a, err := netip.ParseAddr(o.bind)
@@ -333,6 +353,10 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 		state := report.Mbps(&p.Bps) + " Mbit/s"
 		if p.Omitting {
 			state = "warming up (--omit)"
+		}
+		if p.Total <= 0 { // -n: no planned end
+			fmt.Fprintf(w, "\r\033[K%s: %.0f s  %s", what, p.Elapsed.Seconds(), state)
+			return
 		}
 		fmt.Fprintf(w, "\r\033[K%s: %.0f/%.0f s  %s", what, p.Elapsed.Seconds(), p.Total.Seconds(), state)
 	}
@@ -613,4 +637,29 @@ func bwReport(c *cobra.Command, o *bwOptions) error {
 		return verdictFailed(r.VerdictText())
 	}
 	return nil
+}
+
+// parseBytes reads -n BYTES: a whole number with an optional K, M or G
+// (powers of 1024, as iperf3's -n counts them).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("-n, --bytes %q: give a number of bytes, 1 or more, with K, M or G for 1024s (100M)", s)
+	}
+	return n * mult, nil
 }

@@ -264,3 +264,58 @@ func TestHabits35PingNumeric(t *testing.T) {
 		}
 	}
 }
+
+// bw -n 8M (iperf3 -n) asks the server for a byte-limited test (no time)
+// and sends 8 MiB over its two streams: the server's start says no time,
+// the test ends long before the 10 s a timed test would run, and the
+// receiver got at most the 8,388,608 bytes sent (TEST_END may cut off a
+// last few in its socket), most of them.
+func TestHabits35BWBytes(t *testing.T) {
+	starts := make(chan bw.TestParams, 4)
+	got := make(chan int64, 4)
+	srv, err := bw.Listen(bw.ServerConfig{Addr: "127.0.0.1:0",
+		OnStart: func(_ string, p bw.TestParams) { starts <- p },
+		OnResult: func(r *bw.Result, err error) {
+			if r != nil {
+				got <- r.Bytes
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	stdout, stderr, code := lcRun(t, "bw", "-n", "8M", "-P", "2", "-q", "--format", "json", "-p", strconv.Itoa(srv.Addr().Port), "127.0.0.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		DurationS float64 `json:"duration_s"`
+		Bytes     int64   `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if p := <-starts; p.Duration != 0 || p.Streams != 2 {
+		t.Errorf("the server started %+v, want a byte-limited test (no time) of 2 streams", p)
+	}
+	if r.DurationS <= 0 || r.DurationS >= 9 {
+		t.Errorf("measured %.3f s: a byte-limited test of 8 MiB on loopback ends long before the 10 s default", r.DurationS)
+	}
+	const sent = 8 << 20
+	if r.Bytes > sent || r.Bytes < sent/2 {
+		t.Errorf("the receiver got %d bytes, want at most %d and most of them", r.Bytes, sent)
+	}
+	if b := <-got; b != r.Bytes {
+		t.Errorf("the server counted %d bytes, the client reports %d", b, r.Bytes)
+	}
+	for _, bad := range [][]string{{"-n", "8M", "-t", "2"}, {"-n", "8M", "-R"}, {"-n", "lots"}, {"-n", "0"}} {
+		_, stderr, code := lcRun(t, append(append([]string{"bw"}, bad...), "127.0.0.1")...)
+		if code != 2 || !strings.Contains(stderr, "-n") {
+			t.Errorf("bw %v: exit %d, %s", bad, code, stderr)
+		}
+	}
+}
