@@ -169,6 +169,9 @@ func ParseOffers(data []byte, name string) (*OffersFile, error) {
 		}
 		return nil, fmt.Errorf("%s:%w", name, yamlErr(err))
 	}
+	if err := yamlmsg.OneDocument(dec, name, "an offers file"); err != nil {
+		return nil, err
+	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:1: want a mapping with an \"offers:\" list", name)
 	}

@@ -30,6 +30,7 @@ func TestOffersErrorsNameFileAndLine(t *testing.T) {
 		{"bad yaml", "offers:\n  - name: [x\n", "offers.yaml:"},
 		{"negative", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, price_per_mbps: \"-1\"}}\n", "negative"},
 		{"min share above one", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: p95, port_mbps: 100, min_share: 20, price_per_mbps: \"1\"}}\n", "min_share 20"},
+		{"second document", "offers:\n  - {name: x, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n---\noffers:\n  - {name: y, currency: USD, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n", "offers.yaml:4: a second YAML document (after a --- line): an offers file is one document"},
 		{"bad currency", "offers:\n  - {name: x, currency: dollars, bandwidth: {scheme: fixed, port_mbps: 1, price: \"1\"}}\n", `currency "DOLLARS"`},
 	}
 	for _, c := range cases {

@@ -56,8 +56,14 @@ type PingConfig struct {
 	Interval time.Duration // between two probes to the same target
 	Timeout  time.Duration // a reply later than this is late, not received
 	Size     int           // ICMP payload bytes (at least 12: nonce and probe number)
-	Rate     float64       // global packets-per-second cap over all targets
-	TCPPort  int           // the port probed (TCP connect); set alone, it selects TCP
+	// TTL is the unicast TTL (IPv6 hop limit) of the probes; 0 keeps the
+	// system's (ping -t).
+	TTL int
+	// Pattern fills the ICMP payload after its 12 bytes of nonce and probe
+	// number, repeated (ping -p); nil leaves zeros.
+	Pattern []byte
+	Rate    float64 // global packets-per-second cap over all targets
+	TCPPort int     // the port probed (TCP connect); set alone, it selects TCP
 	// Protocol is what is probed: ICMP echo (the default, "") or TCP
 	// connect time (pingProtocols).
 	Protocol Protocol

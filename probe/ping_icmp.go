@@ -54,6 +54,12 @@ func openICMPDriver(ctx context.Context, r *sweep) (pingDriver, error) {
 		perFam[fam]++
 		if d.socks[fam] == nil {
 			s, err := openEcho(r.cfg.OpenSocket, fam == 1, r.cfg.Socket)
+			if err == nil && r.cfg.TTL > 0 {
+				if err = s.setTTL(r.cfg.TTL); err != nil {
+					s.Close()
+					err = fmt.Errorf("setting the TTL %d: %w", r.cfg.TTL, err)
+				}
+			}
 			if err != nil {
 				for _, o := range d.socks {
 					if o != nil {
@@ -81,6 +87,11 @@ func openICMPDriver(ctx context.Context, r *sweep) (pingDriver, error) {
 	}
 	d.payload = make([]byte, r.cfg.Size)
 	copy(d.payload, d.nonce[:])
+	if len(r.cfg.Pattern) > 0 {
+		for i := 12; i < len(d.payload); i += len(r.cfg.Pattern) {
+			copy(d.payload[i:], r.cfg.Pattern)
+		}
+	}
 	d.timer = time.NewTimer(time.Hour)
 	// Cancelling ctx wakes a wait on either the socket or the timer.
 	prim := d.prim

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tcpDriver measures TCP connect time: the SYN → SYN-ACK round trip, no
@@ -47,6 +49,9 @@ func (d *tcpDriver) send(idx []int) (sendErr, fatal error) {
 		go func() {
 			defer d.wg.Done()
 			dl := net.Dialer{Timeout: d.r.cfg.Timeout}
+			if ttl := d.r.cfg.TTL; ttl > 0 {
+				dl.Control = func(_, _ string, c syscall.RawConn) error { return setConnTTL(c, t.Addr.Is6(), ttl) }
+			}
 			network := "tcp4"
 			if t.Addr.Is6() {
 				network = "tcp6"
@@ -132,4 +137,21 @@ func (d *tcpDriver) close() {
 	d.wg.Wait()
 	_ = d.readQueued()
 	d.timer.Stop()
+}
+
+// setConnTTL sets the unicast TTL (hop limit) of a socket before it
+// connects (ping -t with --tcp).
+func setConnTTL(c syscall.RawConn, v6 bool, ttl int) error {
+	var serr error
+	err := c.Control(func(fd uintptr) {
+		if v6 {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_UNICAST_HOPS, ttl)
+		} else {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TTL, ttl)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return serr
 }

@@ -25,6 +25,27 @@ type Record struct {
 	RTTms    *float64  `json:"rtt_ms"` // null when lost
 }
 
+// StreamError is ReadStream's error for a line that is no JSON record of
+// the right shape (Record holds the line, Err encoding/json's error) or
+// that the reader could not take (no Record; Err is bufio.Scanner's, such
+// as bufio.ErrTooLong past 1 MiB). probe imports no package of this
+// module: the callers word Err for people (internal/jsonmsg, tsv.ScanError).
+type StreamError struct {
+	Name   string
+	Line   int
+	Record []byte
+	Err    error
+}
+
+func (e *StreamError) Error() string {
+	if e.Record == nil {
+		return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: not a probe record: %v", e.Name, e.Line, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
 // ReadStream reads NDJSON probe records. name is used in error messages
 // (file:line: what is wrong).
 func ReadStream(r io.Reader, name string) ([]Record, error) {
@@ -40,7 +61,7 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		}
 		var rec Record
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a probe record: %w", name, line, err)
+			return nil, &StreamError{Name: name, Line: line, Record: append([]byte(nil), b...), Err: err}
 		}
 		if rec.Schema != StreamSchema {
 			return nil, fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
@@ -54,7 +75,7 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil, &StreamError{Name: name, Line: line + 1, Err: err}
 	}
 	return out, nil
 }

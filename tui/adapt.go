@@ -290,7 +290,7 @@ func LoopFeeder(loop compare.Loop) Feeder {
 		loop(ctx, func(ev compare.Event) {
 			switch {
 			case ev.Err != nil:
-				emit(FeedErrMsg{Candidate: ev.Candidate, Err: ev.Err})
+				emit(FeedErrMsg{Candidate: ev.Candidate, Direction: ev.Direction, Err: ev.Err})
 			case ev.Record != nil:
 				emit(ProbeMsg{Candidate: ev.Candidate, Record: *ev.Record})
 			case ev.Trace != nil:

@@ -424,7 +424,7 @@ func (m *Model) apply(msg tea.Msg) {
 		if u.Direction == "return" {
 			c.Return, c.retTrace = r, &tr
 		} else {
-			c.Forward, c.fwdTrace = r, &tr
+			c.Forward, c.fwdTrace, c.fwdErr = r, &tr, ""
 		}
 		// The row's class is decided over both directions, as compare does.
 		if class, dir, _ := route.CombineDirections(c.fwdTrace, c.retTrace); class != "" {
@@ -438,6 +438,10 @@ func (m *Model) apply(msg tea.Msg) {
 		}
 		m.touched(c)
 	case FeedErrMsg:
+		if c := m.find(u.Candidate); c != nil && u.Direction == "forward" && c.Forward == nil {
+			c.fwdErr = u.Err.Error()
+			m.touched(c)
+		}
 		if u.Candidate != "" {
 			m.fail(fmt.Errorf("%s: %w", u.Candidate, u.Err))
 		} else {

@@ -785,7 +785,17 @@ func (m *Model) detailRoute(c *Candidate) string {
 		rt += fmt.Sprintf("return %s, %s", orDash(c.Return.LineClass), hopsText(len(c.Return.Hops)))
 	}
 	tracing := m.snap.Tracing && c.Forward == nil
+	failed := ""
+	if c.Forward == nil && c.fwdErr != "" {
+		failed, _, _ = strings.Cut(c.fwdErr, "\n")
+		failed = "forward: trace failed: " + failed
+		if c.Return != nil {
+			failed = " · " + failed
+		}
+	}
 	switch {
+	case failed != "":
+		rt += st.Fail.Render(failed)
 	case tracing && c.Return == nil:
 		rt += st.Dim.Render("forward: tracing…")
 	case tracing:

@@ -57,6 +57,10 @@ type UpdatesMsg []tea.Msg
 // status line; the feed goes on).
 type FeedErrMsg struct {
 	Candidate string
+	// Direction is the route whose trace failed ("forward"), "" for an
+	// error of probes: the route screen shows a trace's error in place of
+	// "tracing…".
+	Direction string
 	Err       error
 }
 

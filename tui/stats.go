@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/geo"
+	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -281,12 +282,10 @@ func checkValue(name string, v any, unit string, required bool) string {
 			s = pct(x)
 		case required:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
-		case name == compare.CheckRTTP95 && x > 0 && x < 1:
-			// A sub-millisecond p95 (a loopback or LAN target) keeps two
-			// significant digits: "0.046 ms", not "0.0 ms".
-			s = strconv.FormatFloat(x, 'g', 2, 64)
 		case name == compare.CheckRTTP95:
-			s = fmt.Sprintf("%.1f", x)
+			// A sub-millisecond p95 (a loopback or LAN target) keeps two
+			// significant digits: "0.046 ms", not "0.0 ms" (report.MS1).
+			s = report.MS1(x)
 		case name == compare.CheckStretch && x > 0 && x < 0.01:
 			// Below the physical floor a stretch can be 0.004: two
 			// significant digits, not "0.00".

@@ -82,8 +82,11 @@ type Candidate struct {
 	// between them with n.
 	Carriers []CarrierRoute
 
-	fwdTrace, retTrace *route.Trace         // the latest documents, to combine the directions' classes
-	q                  compare.RouteQuality // the current quality (evaluate)
+	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
+	// fwdErr is the last forward trace's error while no trace has come
+	// since: shown where the route would be, instead of "tracing…".
+	fwdErr string
+	q      compare.RouteQuality // the current quality (evaluate)
 	// rev counts the changes to the candidate (Model.touched, a new cost):
 	// the views' memos of it are keyed by it.
 	rev uint64

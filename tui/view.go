@@ -165,13 +165,14 @@ func (m *Model) renderStatus(width int) string {
 
 // renderHelp lists every key.
 func (m *Model) renderHelp(width, height int) []string {
-	// Under the title the screen never changes: it is drawn once.
-	if m.help == nil || m.help.lines == nil {
-		body := m.helpBody()
+	// Under the title the screen changes only with the width: it is drawn
+	// once per width.
+	if m.help == nil || m.help.lines == nil || m.help.width != width {
+		body := m.helpBody(width)
 		if m.help == nil {
 			return clipLines(append([]string{m.renderTitle("Help", width)}, body...), height)
 		}
-		m.help.lines = body
+		m.help.lines, m.help.width = body, width
 	}
 	return clipLines(append([]string{m.renderTitle("Help", width)}, m.help.lines...), height)
 }
@@ -187,10 +188,15 @@ func clipLines(out []string, n int) []string {
 // helpMemo holds the help screen's lines under its title.
 type helpMemo struct {
 	lines []string
+	width int
 }
 
-// helpBody is the help screen under its title: every key, then the legend.
-func (m *Model) helpBody() []string {
+// helpBody is the help screen under its title: every key, then the legend,
+// wrapped at width (an 80-column terminal cut the longest descriptions
+// and the legend, issue 35): a description goes on under itself.
+func (m *Model) helpBody(width int) []string {
+	const keyCols = 14 // "   " + the key in 10 columns + " "
+	descW := max(width-keyCols, 20)
 	out := []string{""}
 	for _, g := range helpGroups() {
 		out = append(out, " "+m.st.Header.Render(g.Title))
@@ -199,16 +205,22 @@ func (m *Model) helpBody() []string {
 			if h.Key == "" {
 				continue
 			}
-			out = append(out, "   "+m.st.Key.Render(fit(h.Key, 10, false))+" "+h.Desc)
+			for i, l := range wrapLines(h.Desc, descW, 1<<10, "", " ") {
+				if i == 0 {
+					out = append(out, "   "+m.st.Key.Render(fit(h.Key, 10, false))+" "+l)
+					continue
+				}
+				out = append(out, strings.Repeat(" ", keyCols)+l)
+			}
 		}
 	}
-	out = append(out, "",
-		" RTT50/95, RECENT, LOSS and JIT (mean |ΔRTT|, the SLA's jitter) cover the last "+fmt.Sprint(HistorySize),
-		" probes; worst target shown. STR = stretch: min RTT / physical floor.",
-		" MONTHLY: the offer's total in the compare currency; FIXED PER-GB 95TH: the same traffic",
-		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its",
-		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss).")
-	return out
+	legend := "RTT50/95, RECENT, LOSS and JIT (mean |ΔRTT|, the SLA's jitter) cover the last " + fmt.Sprint(HistorySize) +
+		" probes; worst target shown. STR = stretch: min RTT / physical floor." +
+		" MONTHLY: the offer's total in the compare currency; FIXED PER-GB 95TH: the same traffic" +
+		" under the provider's other offers; * cheapest. RL on a hop = icmp-rate-limited: its" +
+		" loss does not carry on to later hops (ICMP rate limiting, not forwarding loss)."
+	out = append(out, "")
+	return append(out, wrapLines(" "+legend, max(width, 21), 1<<10, " ", " ")...)
 }
 
 // hopColumns are the route detail's columns, mtr style.
@@ -365,6 +377,16 @@ func (m *Model) routeShownBase(c *Candidate) (r *Route, dir, via string) {
 func (m *Model) routeNotTraced(c *Candidate, dir, via string, width int) []string {
 	msg := " " + dir + " path not traced"
 	switch {
+	case dir == "forward" && c.fwdErr != "":
+		// The trace failed (a missing privilege, say): its error, with the
+		// fix it names, where "tracing…" would wait forever (issue 35).
+		out := []string{m.st.Fail.Render(line(" forward path: trace failed"+via, width))}
+		for _, l := range strings.Split(c.fwdErr, "\n") {
+			for _, w := range wrapLines("   "+l, width, 4, "     ", " ") {
+				out = append(out, m.st.Warn.Render(w))
+			}
+		}
+		return append(out, m.st.Dim.Render(" v: other direction"))
 	case dir == "forward" && m.snap.Tracing:
 		msg = " forward path: tracing… (the hops show when the first cycle completes)"
 	case dir == "return" && c.Forward != nil:

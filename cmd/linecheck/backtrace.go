@@ -281,6 +281,12 @@ func backtraceSelect(c *cobra.Command, o *backtraceOptions, targets []route.Back
 	if err != nil {
 		return nil, cfg, err
 	}
+	switch probe.Protocol(o.proto) {
+	case probe.ICMP, probe.UDP, probe.TCP:
+	default:
+		// Before any target: each trace would fail alone and the run exit 0.
+		return nil, cfg, fmt.Errorf("--proto %q: use icmp, udp or tcp", o.proto)
+	}
 	if c.Flags().Changed("port") && o.proto != "icmp" {
 		if err := prCheckPort("--port", o.port); err != nil {
 			return nil, cfg, err

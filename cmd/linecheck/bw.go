@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +43,9 @@ type bwOptions struct {
 	idleTimeout    time.Duration
 	maxDuration    time.Duration
 	wide           bool
+	units          string
+	bind           string
+	bytes          string
 
 	watch    watchOpts
 	every    time.Duration
@@ -93,6 +98,11 @@ address is given (--listen 0.0.0.0:5201 to serve the network). -s (--server)
 is iperf3's spelling: a server on every address at --port (default 5201), as
 iperf3 -s listens; -1 (--one-off) exits after one test, as iperf3 -s -1 does.
 
+iperf3's short flags mean the same: -c SERVER, -J (JSON), -R -P -t -O -b -u
+-l -i -p, -B ADDR (the local address to leave from), -f k|m|g|K|M|G (the
+tables' rate unit: Kbit/s … or KByte/s … in 1024s) and -n BYTES (send that
+many, K/M/G in 1024s, over all streams instead of for --time; upload only).
+
 Errors say what to do: a server busy with another client's test (iperf3
 serves one at a time), nothing listening (refused), a port a firewall drops
 (no answer), a program that does not speak iperf3, a test cut short (the
@@ -111,6 +121,8 @@ Oversell over time (--watch):
 Examples:
   linecheck bw SERVER                            upload for 10 s (SERVER runs iperf3 -s)
   linecheck bw -c SERVER -R -J                   iperf3's spelling: download, JSON
+  linecheck bw -B 127.0.0.1 -f M SERVER          from a local address, rates in MByte/s
+  linecheck bw -n 1G -P 4 SERVER                 upload 1 GiB over 4 streams
   linecheck bw --reverse -P 4 -t 20s -O 2s SERVER
   linecheck bw --udp -b 200M --reverse SERVER
   linecheck bw --listen 127.0.0.1:5201           (then: iperf3 -c 127.0.0.1)
@@ -169,6 +181,9 @@ func newBWCmd() *cobra.Command {
 		durationVarP(f, &o.maxDuration, "max-duration", "", bw.DefaultMaxDuration, "server: refuse tests longer than this (time + omit; iperf3 clients ask up to 24h) and cut byte-limited ones there")
 		durationVarP(f, &o.connectTimeout, "connect-timeout", "", 5*time.Second, "how long to wait for the server at each setup step")
 		f.BoolVarP(&o.quiet, "quiet", "q", false, "no live progress line")
+		f.StringVarP(&o.units, "units", "f", "m", "as iperf3 -f: the tables' rate `UNIT`, k, m or g (Kbit/s, Mbit/s, Gbit/s) or K, M or G (KByte/s, MByte/s, GByte/s in 1024s); csv keeps bit/s")
+		f.StringVarP(&o.bind, "bind", "B", "", "as iperf3 -B: the local `ADDR` the client's connections leave from")
+		f.StringVarP(&o.bytes, "bytes", "n", "", "as iperf3 -n: send `BYTES` (K, M, G: 1024s, as iperf3) over all streams instead of for --time; upload only")
 
 		w := &o.watch
 		f.BoolVar(&w.watch, "watch", false, "run a test every --every until stopped, journaling each (see Oversell over time)")
@@ -228,6 +243,28 @@ func bwConfig(c *cobra.Command, o *bwOptions) (bw.Config, error) {
 	if o.connectTimeout <= 0 {
 		return cfg, errors.New("--connect-timeout must be positive")
 	}
+	if o.bytes != "" {
+		n, err := parseBytes(o.bytes)
+		if err != nil {
+			return cfg, err
+		}
+		switch {
+		case c.Flags().Changed("time"):
+			return cfg, errors.New("-n (--bytes) and -t (--time): give one, as iperf3 ends a test by one of them")
+		case o.reverse || o.bidir:
+			return cfg, errors.New("-n (--bytes) counts what this side sends: not with --reverse or --bidir (give -t)")
+		case o.omit > 0:
+			return cfg, errors.New("-n (--bytes) and --omit: a byte-limited test has no warm-up to leave out (give -t)")
+		}
+		cfg.Bytes = n
+	}
+	if o.bind != "" {
+		a, err := netip.ParseAddr(o.bind)
+		if err != nil {
+			return cfg, fmt.Errorf("-B, --bind %q: give a local IP address (iperf3 -B takes the same)", o.bind)
+		}
+		cfg.LocalAddr = a.Unmap()
+	}
 	return cfg, nil
 }
 
@@ -237,6 +274,9 @@ func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 	}
 	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && report.Format(o.format) != report.FormatJSON {
 		return badInput(errors.New("-J (--json) and --format: -J is --format json; give one"))
+	}
+	if _, err := report.ParseBWUnit(o.units); err != nil {
+		return badInput(fmt.Errorf("-f, --units %w", err))
 	}
 	if o.client != "" {
 		args = []string{o.client}
@@ -314,12 +354,17 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 		if p.Omitting {
 			state = "warming up (--omit)"
 		}
+		if p.Total <= 0 { // -n: no planned end
+			fmt.Fprintf(w, "\r\033[K%s: %.0f s  %s", what, p.Elapsed.Seconds(), state)
+			return
+		}
 		fmt.Fprintf(w, "\r\033[K%s: %.0f/%.0f s  %s", what, p.Elapsed.Seconds(), p.Total.Seconds(), state)
 	}
 }
 
 func writeBW(w io.Writer, r *bw.Result, o *bwOptions) error {
-	return report.Render(w, report.BWTest{Result: r}, report.Format(o.format), tableOptions(w, o.wide))
+	u, _ := report.ParseBWUnit(o.units) // checked in runBW
+	return report.Render(w, report.BWTest{Result: r, Unit: u}, report.Format(o.format), tableOptions(w, o.wide))
 }
 
 // logNoTest says that a connection closed before it asked for a test (a
@@ -592,4 +637,29 @@ func bwReport(c *cobra.Command, o *bwOptions) error {
 		return verdictFailed(r.VerdictText())
 	}
 	return nil
+}
+
+// parseBytes reads -n BYTES: a whole number with an optional K, M or G
+// (powers of 1024, as iperf3's -n counts them).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("-n, --bytes %q: give a number of bytes, 1 or more, with K, M or G for 1024s (100M)", s)
+	}
+	return n * mult, nil
 }

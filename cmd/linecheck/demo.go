@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -91,7 +93,15 @@ func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
 	// Off a terminal the demo always prints its report and exits 0: a failed
 	// SLA is part of what the demo shows, not an error of the demo.
 	res = compare.HideHops(res, o.hideHops)
-	return report.Render(c.OutOrStdout(), report.CompareReport{Result: res}, format, tableOptions(c.OutOrStdout(), false))
+	// The report names files where a figure comes from (the offers file's
+	// usage.hours line): name them as the bundled samples, not by the
+	// temporary copy that is gone when the demo ends.
+	var buf bytes.Buffer
+	if err := report.Render(&buf, report.CompareReport{Result: res}, format, tableOptions(c.OutOrStdout(), false)); err != nil {
+		return err
+	}
+	_, err = c.OutOrStdout().Write(bytes.ReplaceAll(buf.Bytes(), []byte(dir+string(filepath.Separator)), []byte("bundled samples/")))
+	return err
 }
 
 // demoInteractive reports whether demo should open the TUI: stdin and stdout

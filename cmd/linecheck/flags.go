@@ -155,3 +155,44 @@ func aliasVarP(f *pflag.FlagSet, target, name, short, usage string) {
 	fl.DefValue = t.DefValue
 	fl.NoOptDefVal = t.NoOptDefVal
 }
+
+// flagValueError words pflag's error for a number or switch flag given
+// something else, which names Go's parser ("strconv.ParseInt: parsing
+// "abc": invalid syntax"), as what the flag wants: `-c, --count "abc": want
+// a whole number`. Other errors come back as they are.
+func flagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	var ne *strconv.NumError
+	if !errors.As(err, &ive) || !errors.As(err, &ne) {
+		return err
+	}
+	fl := ive.GetFlag()
+	name := "--" + fl.Name
+	if fl.Shorthand != "" {
+		name = "-" + fl.Shorthand + ", " + name
+	}
+	var want string
+	switch t := fl.Value.Type(); {
+	case t == "bool":
+		want = "true or false"
+	case strings.HasPrefix(t, "float"):
+		want = "a number such as " + exampleOr(fl.DefValue, "0.5")
+	case strings.HasPrefix(t, "uint"):
+		want = "a whole number, 0 or more, such as " + exampleOr(fl.DefValue, "10")
+	default:
+		want = "a whole number such as " + exampleOr(fl.DefValue, "10")
+	}
+	if errors.Is(ne.Err, strconv.ErrRange) {
+		return fmt.Errorf("%s %q: out of range: want %s", name, ive.GetValue(), want)
+	}
+	return fmt.Errorf("%s %q: want %s", name, ive.GetValue(), want)
+}
+
+// exampleOr is a flag's default as an example, or fallback when the
+// default says nothing (0, empty).
+func exampleOr(def, fallback string) string {
+	if def == "" || def == "0" || def == "[]" {
+		return fallback
+	}
+	return def
+}

@@ -205,7 +205,7 @@ func gpuReport(c *cobra.Command, o *gpuOptions, ct *gpu.Contract) error {
 		samples, xids = journalSamples(entries)
 		src = o.journal
 	case o.queryLog != "":
-		loc, err := watchLoc(o.tz)
+		loc, err := zoneFlag("--tz", o.tz)
 		if err != nil {
 			return badInput(err)
 		}

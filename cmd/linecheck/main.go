@@ -63,7 +63,7 @@ interrupted (Ctrl-C) after the partial report was written.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
+		return badInput(fmt.Errorf("%w\nRun '%s --help' for usage", flagValueError(err), c.CommandPath()))
 	})
 	root.Version = version
 	// The version text reads the build information; it is made when --version
@@ -266,6 +266,7 @@ func runContext(ctx context.Context, args []string) int { return runIO(ctx, args
 func runIO(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	defer forgetFlags(root)
+	args = mtrReportArgs(args)
 	root.SetArgs(args)
 	if stdout != nil {
 		root.SetOut(stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -53,6 +55,10 @@ type pingOptions struct {
 	loop           bool
 	interim        time.Duration
 	file           string
+	numeric        bool
+	deadline       time.Duration
+	ttl            int
+	pattern        string
 }
 
 func newPingCmd() *cobra.Command {
@@ -95,12 +101,20 @@ Exit status (fping's): 2 when a name did not resolve (or bad usage), else 1
 when a target never replied, else 0. Ctrl-C prints the summary of what was
 measured, says "interrupted" and exits 130 (with -l, Ctrl-C is the normal end).
 
+As iputils ping: -n names rows by address (ping never looks names of
+addresses up); -w DEADLINE ends the run by DEADLINE: only probes whose wait
+ends by then are sent (-w 5 -i 1 -W 1: 5 probes; fewer when -c says so; with
+-l, the loop ends at DEADLINE); -t TTL sets the probes' TTL (hop limit);
+-p HEX fills the payload after linecheck's 12-byte marker with up to 16
+bytes, repeated (ICMP only); --json is --format json.
+
 ICMP needs either unprivileged ICMP sockets (net.ipv4.ping_group_range) or
 CAP_NET_RAW; the error message says exactly what to run. --tcp needs neither.
 
 Examples:
   linecheck ping 127.0.0.1
   linecheck ping -c 100 -i 0.1 127.0.0.1 ::1 --format json
+  linecheck ping -n -w 5 -t 64 -p ff00 --json 127.0.0.1
   linecheck ping -q -c 3 -i 0.01 127.0.1.0/24
   linecheck ping -a -c 1 127.0.1.0/24
   linecheck ping -f targets.txt -q -c 5
@@ -135,6 +149,11 @@ Examples:
 		f.BoolVarP(&o.loop, "loop", "l", false, "probe until Ctrl-C, then print the summary (fping -l); exit status as without -l")
 		f.StringVarP(&o.file, "file", "f", "", "read targets from `FILE` too (- for standard input; # comments), as fping -f")
 		durationVarP(f, &o.interim, "interim", "Q", 0, "with -l: print a summary of the last `N` seconds on stderr every N seconds (fping -Q)")
+		f.BoolVarP(&o.numeric, "numeric", "n", false, "as ping -n: rows named by address, not by the name given (ping never looks names of addresses up)")
+		durationVarP(f, &o.deadline, "deadline", "w", 0, "as ping -w: stop after `DEADLINE` in all (seconds, 5, or a Go duration): at most the probes whose wait ends by then (fewer with -c); with -l, the end of the loop")
+		f.IntVarP(&o.ttl, "ttl", "t", 0, "as ping -t: the `TTL` (IPv6 hop limit) of the probes, 1..255 (default: the system's)")
+		f.StringVarP(&o.pattern, "pattern", "p", "", "as ping -p: fill the ICMP payload after its 12 bytes of marker with `HEX` (up to 16 bytes, e.g. ff or 0a0b0c0d), repeated")
+		switchVarP(f, &o.format, "json", "", "json", "the same as --format json")
 	})
 	addWatchFlags(c, &o.watch, func(c *cobra.Command, args []string) error { return runPingWatch(c, args, o) })
 	return c
@@ -154,6 +173,17 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 	rs, iv, err := pingTargets(ctx, c.ErrOrStderr(), args, o, cfg, interrupted)
 	if err != nil {
 		return err
+	}
+	if o.numeric {
+		for i := range rs.targets {
+			rs.targets[i].Name = rs.targets[i].Addr.String()
+		}
+	}
+	if o.loop && o.deadline > 0 {
+		// -l -w: the deadline ends the loop as Ctrl-C would, without "interrupted".
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.deadline)
+		defer cancel()
 	}
 	rec, out, err := openPingRecorder(o, c.OutOrStdout(), c.ErrOrStderr())
 	if err != nil {
@@ -209,7 +239,19 @@ func pingConfig(c *cobra.Command, args []string, o *pingOptions, format report.F
 	if err != nil {
 		return nil, probe.PingConfig{}, badInput(err)
 	}
+	pattern, _ := pingPattern(o.pattern) // checked by checkPingFlags
+	if o.deadline > 0 && !o.loop {
+		// iputils' -w: the run ends by the deadline; here every probe
+		// sent gets its whole wait, so the last is sent a timeout before.
+		o.timeout = min(o.timeout, o.deadline)
+		n := int((o.deadline-o.timeout)/o.interval) + 1
+		if c.Flags().Changed("count") {
+			n = min(n, o.count)
+		}
+		o.count = n
+	}
 	return args, probe.PingConfig{
+		TTL: o.ttl, Pattern: pattern,
 		Count: o.count, Interval: o.interval, Timeout: o.timeout, Size: o.size, Rate: o.rate,
 		TCPPort: o.tcp, Network: network, Socket: o.socket,
 		AllowLarge: o.allowLarge, AllowBroadcast: o.allowBroadcast,
@@ -363,6 +405,24 @@ func checkPingFlags(c *cobra.Command, o *pingOptions, format report.Format) erro
 		if err := prCheckPort("--tcp", o.tcp); err != nil {
 			return err
 		}
+	}
+	if c.Flags().Changed("ttl") && (o.ttl < 1 || o.ttl > 255) {
+		return fmt.Errorf("-t, --ttl %d: use 1..255", o.ttl)
+	}
+	if _, err := pingPattern(o.pattern); err != nil {
+		return err
+	}
+	if o.pattern != "" && c.Flags().Changed("tcp") {
+		return errors.New("-p, --pattern fills ICMP payloads: --tcp sends none")
+	}
+	if c.Flags().Changed("deadline") && o.deadline <= 0 {
+		return fmt.Errorf("-w, --deadline %s: must be positive", o.deadline)
+	}
+	if c.Flags().Changed("deadline") && o.watch.watch {
+		return errors.New("-w, --deadline ends one run; --watch runs cycle after cycle: give --watch-cycles N to stop it")
+	}
+	if fl := c.Flags(); fl.Changed("json") && fl.Changed("format") && report.Format(o.format) != report.FormatJSON {
+		return errors.New("--json is --format json: give one of them")
 	}
 	if o.size < 12 || o.size > 65000 {
 		return fmt.Errorf("--size %d: use 12..65000 bytes", o.size)
@@ -519,13 +579,14 @@ func pingArgs(c *cobra.Command, args []string, file string) ([]string, error) {
 		}
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		n := len(args)
+		n, lineNo := len(args), 0
 		for sc.Scan() {
+			lineNo++
 			line, _, _ := strings.Cut(sc.Text(), "#")
 			args = append(args, strings.Fields(line)...)
 		}
 		if err := sc.Err(); err != nil {
-			return nil, badInput(fmt.Errorf("-f %s: %w", name, err))
+			return nil, badInput(fmt.Errorf("-f %w", tsv.ScanError(name, lineNo+1, 1<<20, err)))
 		}
 		if len(args) == n {
 			return nil, badInput(fmt.Errorf("-f %s: no targets in it (one or more a line; # starts a comment)", name))
@@ -688,4 +749,17 @@ func checkProbeTotal(count, targets int, hint string) error {
 	}
 	return fmt.Errorf("--count %d × %d target(s): more than %d probes in one run, each held in memory until the summary: %s",
 		count, targets, maxPingProbes, hint)
+}
+
+// pingPattern reads -p HEX: 1 to 16 bytes in hex digits (iputils' ping -p
+// takes the same); "" is no pattern.
+func pingPattern(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) > 16 {
+		return nil, fmt.Errorf("-p, --pattern %q: give 1 to 16 bytes as hex digits, two a byte (ff, 0a0b0c0d)", s)
+	}
+	return b, nil
 }

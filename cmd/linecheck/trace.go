@@ -111,7 +111,9 @@ one table, hops (one row per TTL and responder, with the line class) or
 --table route (one row: line class, direction, confidence, rule).
 
 Short flags as traceroute and mtr: -n, -m max TTL, -f first TTL, -q probes per
-hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout).
+hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout);
+in a group with -r, -w is mtr's wide report (--wide): trace -rwc 5 HOST runs
+5 cycles and prints the wide table, as mtr -rwc 5 HOST does.
 Durations are seconds (-w 2, -i 0.5) or Go durations (500ms). Ctrl-C prints
 the cycles finished so far, says "interrupted" and exits 130.
 
@@ -148,6 +150,7 @@ the line class are still computed on the real hops.
 Examples:
   linecheck trace 127.0.0.1
   linecheck trace -n -q 3 -w 2 127.0.0.1
+  linecheck trace -rwc 5 127.0.0.1
   linecheck trace -U -p 33434 --cycles 100 --interval 0.2 127.0.0.1
   linecheck trace -T -p 443 --flows 8 127.0.0.1 --format json
   linecheck trace --replay route.json --format markdown
@@ -478,4 +481,30 @@ func traceProtoFlags(fl *pflag.FlagSet) error {
 		return fmt.Errorf("%s: each chooses the probe protocol; give one", strings.Join(given, " and "))
 	}
 	return nil
+}
+
+// mtrReportArgs reads mtr's report idiom in trace's arguments: in a group of
+// short flags with -r (mtr's report mode), -w is mtr's --report-wide, not
+// traceroute's -w WAIT, so `trace -rwc 5 HOST` runs 5 cycles with the wide
+// table, as `mtr -rwc 5 HOST` does (issue 35). The w leaves the group and
+// --wide goes before it, where it takes no value of the group's last flag.
+// Other arguments, and other commands', are returned as they are.
+func mtrReportArgs(args []string) []string {
+	if len(args) == 0 || args[0] != "trace" {
+		return args
+	}
+	out := make([]string, 0, len(args)+1)
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		letters, ok := strings.CutPrefix(a, "-")
+		if ok && len(letters) > 1 && !strings.HasPrefix(letters, "-") && strings.Trim(letters, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == "" &&
+			strings.ContainsRune(letters, 'r') && strings.ContainsRune(letters, 'w') && letters[0] != 'w' {
+			out = append(out, "--wide", "-"+strings.ReplaceAll(letters, "w", ""))
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

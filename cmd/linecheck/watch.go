@@ -112,10 +112,14 @@ func (o *watchOpts) checkReport() error {
 }
 
 // watchLoc resolves --report-tz.
-func watchLoc(name string) (*time.Location, error) {
+func watchLoc(name string) (*time.Location, error) { return zoneFlag("--report-tz", name) }
+
+// zoneFlag resolves the time zone name given to flag; the error names that
+// flag (gpu's --tz once read "--report-tz") and what it takes.
+func zoneFlag(flag, name string) (*time.Location, error) {
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("--report-tz %q: %w", name, err)
+		return nil, fmt.Errorf("%s %q: not a time zone: use an IANA name such as Asia/Shanghai, UTC or Local (%w)", flag, name, err)
 	}
 	return loc, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
+	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -110,7 +111,7 @@ func ReplayThroughput(path string) (*Throughput, error) {
 	}
 	var r bw.Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a bw result (linecheck.bw/v1) nor a bw journal: %v", path, err)
+		return nil, fmt.Errorf("%s: not a bw result (linecheck.bw/v1) nor a bw journal: %w", path, jsonmsg.Describe(b, err))
 	}
 	if r.Schema != bw.Schema {
 		return nil, fmt.Errorf("%s: schema %q: want %s (`linecheck bw --format json`) or a bw journal", path, r.Schema, bw.Schema)

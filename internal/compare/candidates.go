@@ -359,6 +359,9 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 		}
 		return nil, yamlError(path, err)
 	}
+	if err := yamlmsg.OneDocument(dec, path, "a candidates file"); err != nil {
+		return nil, err
+	}
 	v := &validator{path: path, opt: o}
 	f := &File{Path: path, Dir: filepath.Dir(path), RecordedOnly: raw.RecordedOnly || raw.Offline}
 	if o.Live && f.RecordedOnly {
@@ -515,7 +518,7 @@ func (v *validator) place(p rawPlace, field string, line int) Place {
 		v.errf(line, "%s.lon: %g is not within -180..180", field, *p.Lon)
 	case out.City != "":
 		if _, ok := cityLocation(out.City); !ok {
-			v.errf(line, "%s.city: %q is not in the embedded city table (give lat/lon instead)", field, out.City)
+			v.errf(line, "%s.city: %q is not in the embedded city table: did you mean %s? (or give lat/lon instead)", field, out.City, strings.Join(suggestCities(out.City), ", "))
 		}
 	}
 	return out
@@ -721,8 +724,8 @@ func (v *validator) sla(rs *rawSLA) SLA {
 		v.errf(rs.line, "sla.min_path_mtu: %d: a packet size in bytes, 68..65535 (1500 is Ethernet's)", *m)
 	}
 	pos := func(name string, p *float64) {
-		if p != nil && (math.IsNaN(*p) || *p <= 0) {
-			v.errf(rs.line, "sla.%s: %g: must be > 0", name, *p)
+		if p != nil && (math.IsNaN(*p) || math.IsInf(*p, 0) || *p <= 0) {
+			v.errf(rs.line, "sla.%s: %g: must be a finite number > 0", name, *p)
 		}
 	}
 	pos("rtt_p95_ms", s.RTTP95ms)

@@ -15,6 +15,10 @@ import (
 
 func cityLocation(name string) (geo.Location, bool) { return geo.City(name) }
 
+// suggestCities is what an unknown city is refused with: the three nearest
+// names of the table.
+func suggestCities(name string) []string { return geo.SuggestCities(name, 3) }
+
 func placeLocation(p Place) (geo.Location, bool) {
 	if p.City != "" {
 		return geo.City(p.City)

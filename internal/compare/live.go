@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -45,11 +46,18 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 		return nil, err
 	}
 	for k, pr := range res {
-		if pr.Err != nil {
-			return nil, pr.Err
-		}
 		o := owners[k]
 		tr := &ms[o[0]].Targets[o[1]]
+		if pr.Err != nil {
+			// A missing privilege hits the ICMP targets only (TCP connect
+			// needs none): those read no data, with the fix, and the
+			// others are still judged (issue 35).
+			if !errors.Is(pr.Err, probe.ErrPrivilege) {
+				return nil, pr.Err
+			}
+			ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: not probed, no data: %v", tr.Target, pr.Err))
+			continue
+		}
 		w := NewWindow(0)
 		w.AddCycle(pr.Sent, pr.Recv, pr.Late, pr.Dup, pr.RTTs)
 		*tr = w.Result(tr.Target, nil)

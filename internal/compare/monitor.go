@@ -91,7 +91,8 @@ type Event struct {
 	Record    *probe.Record
 	// Trace is annotated (carriers, line class) and belongs to the receiver.
 	Trace *route.Trace
-	// Direction of Trace: "forward" (live traces are always forward).
+	// Direction of Trace, or of the trace that failed with Err: "forward"
+	// (live traces are always forward); "" for an Err of probes.
 	Direction string
 	// BWStart: a throughput test of the candidate begins; Throughput is its
 	// outcome (with Error when it gave no figures).
@@ -509,7 +510,7 @@ func (l *traceRounds) Round(ctx context.Context, sched Scheduler) bool {
 		l.next = time.Time{}
 	case err != nil:
 		l.fails++
-		l.emit(Event{Candidate: l.candidate, Err: fmt.Errorf("trace %s: %w", t, err)})
+		l.emit(Event{Candidate: l.candidate, Direction: "forward", Err: fmt.Errorf("trace %s: %w", t, err)})
 		l.next = clk.Now().Add(pacing.Backoff(o.Backoff, o.MaxBackoff, l.fails))
 	default:
 		l.fails = 0

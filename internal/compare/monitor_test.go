@@ -71,6 +71,9 @@ func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 			if !strings.Contains(ev.Err.Error(), "trace 127.0.0.1 icmp: no privilege") {
 				t.Errorf("error %v", ev.Err)
 			}
+			if ev.Direction != "forward" {
+				t.Errorf("trace error event %+v: want direction forward (the TUI shows it on that route)", ev)
+			}
 		case ev.Trace != nil:
 			traces++
 			if ev.Direction != "forward" || ev.Trace.Target != "127.0.0.1" || ev.Trace.LineClass == "" {

@@ -358,7 +358,7 @@ func Replay(c *Candidate) (*Measurement, error) {
 		recs, err := probe.ReadStream(fh, c.Recorded.Probes)
 		fh.Close()
 		if err != nil {
-			return nil, err
+			return nil, streamError(err)
 		}
 		var extra []string
 		m.Targets, extra = TargetsFromRecords(c.Targets, recs)

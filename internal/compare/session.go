@@ -1,12 +1,15 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -158,5 +161,21 @@ func readStream(path string) ([]probe.Record, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return probe.ReadStream(fh, path)
+	recs, err := probe.ReadStream(fh, path)
+	return recs, streamError(err)
+}
+
+// streamError words a probe stream's reading error for people: a record of
+// the wrong shape by its field (jsonmsg), a line over the reader's 1 MiB
+// by its length, never Go's parser ("json: cannot unmarshal …", "bufio.Scanner:
+// token too long").
+func streamError(err error) error {
+	var se *probe.StreamError
+	switch {
+	case !errors.As(err, &se):
+		return err
+	case se.Record != nil:
+		return fmt.Errorf("%s:%d: not a probe record: %w", se.Name, se.Line, jsonmsg.Record(se.Record, se.Err))
+	}
+	return tsv.ScanError(se.Name, se.Line, 1<<20, se.Err)
 }

@@ -94,6 +94,9 @@ func ParseContractFile(b []byte, path string) (Contract, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Contract{}, yamlmsg.FileError(path, err)
 	}
+	if err := yamlmsg.OneDocument(dec, path, "a contract file"); err != nil {
+		return Contract{}, err
+	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return Contract{}, fmt.Errorf("%s: a contract file is a mapping with a gpu: block (gpu: {count: 8, model: H100 SXM5, …})", path)
 	}

@@ -300,6 +300,7 @@ func TestContractErrorsCarryLines(t *testing.T) {
 		{"gpu:\n  model: SXM5\n", `contract.yaml:2: gpu.model: "SXM5" names no GPU family`},
 		{"gpu:\n  max_throttle_share: 5\n", `contract.yaml:2: gpu.max_throttle_share`},
 		{"sla: {}\n", `contract.yaml:1: no gpu: block`},
+		{"gpu: {count: 8}\n---\ngpu: {count: 4}\n", `contract.yaml:3: a second YAML document (after a --- line): a contract file is one document`},
 	} {
 		_, err := ParseContractFile([]byte(tc.yml), "contract.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -276,7 +277,7 @@ func parseLine(b []byte) (Entry, error) {
 	var e Entry
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&e); err != nil {
-		return e, fmt.Errorf("not a journal line: %w", err)
+		return e, fmt.Errorf("not a journal line: %w", jsonmsg.Record(b, err))
 	}
 	if dec.More() {
 		return e, errors.New("not a journal line: text after the JSON object")

@@ -23,6 +23,43 @@ func Mbps(v *float64) string {
 	return strconv.FormatFloat(m, 'f', 1, 64)
 }
 
+// BWUnit is the unit the rates of a throughput table are written in
+// (bw -f, as iperf3 -f): bits per second in powers of 1000, or bytes per
+// second in powers of 1024, as iperf3 counts them. The zero value is
+// Mbit/s.
+type BWUnit struct {
+	Name string  // "Mbit/s", "KByte/s" …
+	Bits float64 // bits per second in one unit
+}
+
+// bwUnits are iperf3's -f letters.
+var bwUnits = map[string]BWUnit{
+	"k": {"Kbit/s", 1e3}, "m": {"Mbit/s", 1e6}, "g": {"Gbit/s", 1e9},
+	"K": {"KByte/s", 8 << 10}, "M": {"MByte/s", 8 << 20}, "G": {"GByte/s", 8 << 30},
+}
+
+// ParseBWUnit reads iperf3's -f letter: k, m, g (Kbit/s, Mbit/s, Gbit/s) or
+// K, M, G (KByte/s, MByte/s, GByte/s, in 1024s).
+func ParseBWUnit(s string) (BWUnit, error) {
+	u, ok := bwUnits[s]
+	if !ok {
+		return BWUnit{}, fmt.Errorf("%q: use k, m or g (Kbit/s, Mbit/s, Gbit/s) or K, M or G (KByte/s, MByte/s, GByte/s), as iperf3 -f", s)
+	}
+	return u, nil
+}
+
+// rate formats v bit/s in u as Mbps does in Mbit/s.
+func (u BWUnit) rate(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	m := *v / u.Bits
+	if m >= 10000 {
+		return strconv.FormatFloat(m, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(m, 'f', 1, 64)
+}
+
 func bwRaw(v *float64) string {
 	if v == nil {
 		return "-"
@@ -77,8 +114,11 @@ func BWTitle(r *bw.Result) string {
 // and their sum for bidir) and the intervals, rates in Mbit/s for reading,
 // or raw for machines (csv): bit/s at full precision, loss as the fraction
 // 0..1, unknown figures "-".
-func bwTables(r *bw.Result, raw bool) []Table {
-	rate, unit := Mbps, "Mbit/s"
+func bwTables(r *bw.Result, raw bool, u BWUnit) []Table {
+	if u.Bits == 0 {
+		u = bwUnits["m"]
+	}
+	rate, unit := u.rate, u.Name
 	pct := bwPct
 	if raw {
 		rate, unit = bwRaw, "bps"

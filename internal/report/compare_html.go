@@ -72,7 +72,12 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	}
 	for _, e := range r.Candidates {
 		if len(e.Route.Samples) > 0 {
-			note := fmt.Sprintf("%s; floor %.1f ms; route (worst target) p50 %.1f, p95 %.1f ms", e.Route.SamplesOf, e.Route.FloorMs, e.Route.RTT.P50, e.Route.RTT.P95)
+			// A floor without a located region is unknown, not 0 ms.
+			floor := "floor unknown"
+			if e.Route.FloorMs > 0 {
+				floor = "floor " + MS1(e.Route.FloorMs) + " ms"
+			}
+			note := fmt.Sprintf("%s; %s; route (worst target) p50 %s, p95 %s ms", e.Route.SamplesOf, floor, MS1(e.Route.RTT.P50), MS1(e.Route.RTT.P95))
 			if r.SLA.RTTP95ms != nil {
 				note += fmt.Sprintf(" (SLA p95 ≤ %g ms)", *r.SLA.RTTP95ms)
 			}

@@ -188,3 +188,41 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		}
 	}
 }
+
+// A loopback candidate (sub-millisecond RTTs) in a region without a known
+// floor: the plot's note says "floor unknown", not "floor 0.0 ms", and the
+// percentiles in two significant digits, not "p50 0.0" (issue 35).
+func TestHTMLNoteFloorUnknownAndSubMillisecond(t *testing.T) {
+	r := handResult()
+	lo := r.Candidates[0]
+	lo.Route.FloorMs = 0
+	lo.Route.SamplesOf = "127.0.0.1 icmp"
+	lo.Route.RTT = compare.RTTSummary{P50: 0.0432, P95: 0.0871}
+	lo.Route.Samples = []float64{0.041, 0.0432, 0.05, 0.0871}
+	var b strings.Builder
+	if err := WriteCompareHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if want := "127.0.0.1 icmp; floor unknown; route (worst target) p50 0.043, p95 0.087 ms"; !strings.Contains(html, want) {
+		t.Errorf("HTML lacks %q", want)
+	}
+	if strings.Contains(html, "floor 0.0 ms") || strings.Contains(html, "p50 0.0,") {
+		t.Error("HTML still shows a zero floor or a 0.0 p50")
+	}
+	// The other candidate keeps one decimal at and above 1 ms.
+	if want := "floor 104.0 ms; route (worst target) p50 140.0, p95 165.0 ms"; !strings.Contains(html, want) {
+		t.Errorf("HTML lacks %q", want)
+	}
+}
+
+func TestMS1(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{{0.0457, "0.046"}, {0.5, "0.5"}, {0.999, "1"}, {1, "1.0"}, {41.04, "41.0"}, {104.3, "104.3"}, {0, "0.0"}} {
+		if got := MS1(c.in); got != c.want {
+			t.Errorf("MS1(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

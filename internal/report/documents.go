@@ -74,11 +74,15 @@ func (w WatchReport) JSON() any { return w.Report }
 func (w WatchReport) CSVTable(name string) (Table, error) { return Pick(w.Tables(FormatCSV), name) }
 
 // BWTest is the document of one throughput test (bw); its CSV is both
-// tables, the summary and the intervals.
-type BWTest struct{ Result *bw.Result }
+// tables, the summary and the intervals. Unit is the rates' unit in the
+// tables for people (bw -f; zero: Mbit/s); CSV keeps bit/s.
+type BWTest struct {
+	Result *bw.Result
+	Unit   BWUnit
+}
 
 // Tables implements Document.
-func (b BWTest) Tables(f Format) []Table { return bwTables(b.Result, f == FormatCSV) }
+func (b BWTest) Tables(f Format) []Table { return bwTables(b.Result, f == FormatCSV, b.Unit) }
 
 // JSON implements Document.
 func (b BWTest) JSON() any { return b.Result }

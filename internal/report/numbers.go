@@ -36,6 +36,17 @@ func MS(v float64) string {
 	return strconv.FormatFloat(v, 'f', d, 64)
 }
 
+// MS1 formats a time in milliseconds for a sentence: one decimal ("41.0"),
+// and below 1 ms two significant digits ("0.046"), so that a loopback or
+// LAN RTT never reads "0.0". The TUI's SLA line and the HTML report's plot
+// notes both use it.
+func MS1(v float64) string {
+	if v > 0 && v < 1 {
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // Pct formats a fraction (0..1) as a percentage with one decimal: "2.5%".
 func Pct(frac float64) string { return strconv.FormatFloat(frac*100, 'f', 1, 64) + "%" }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/oschwald/maxminddb-golang/v2"
+
+	"github.com/linecheck/linecheck/internal/tsv"
 )
 
 // ASNDB answers IP-to-ASN questions from an offline file; it never goes to
@@ -85,11 +87,11 @@ func readIPToASN(name string, r io.Reader) (*tsvDB, error) {
 		}
 		start, err := netip.ParseAddr(f[0])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column \"range_start\": %q is not an IP address", name, line, f[0])
+			return nil, fmt.Errorf("%s:%d: column \"range_start\": %s is not an IP address", name, line, tsv.Quote(f[0]))
 		}
 		end, err := netip.ParseAddr(f[1])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column \"range_end\": %q is not an IP address", name, line, f[1])
+			return nil, fmt.Errorf("%s:%d: column \"range_end\": %s is not an IP address", name, line, tsv.Quote(f[1]))
 		}
 		start, end = start.Unmap(), end.Unmap()
 		if start.Is4() != end.Is4() || end.Less(start) {
@@ -97,7 +99,7 @@ func readIPToASN(name string, r io.Reader) (*tsvDB, error) {
 		}
 		asn, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(f[2], "AS"), "as"))
 		if err != nil || asn < 0 {
-			return nil, fmt.Errorf("%s:%d: column \"AS_number\": %q is not a number", name, line, f[2])
+			return nil, fmt.Errorf("%s:%d: column \"AS_number\": %s is not a number", name, line, tsv.Quote(f[2]))
 		}
 		if asn == 0 {
 			continue
@@ -109,7 +111,7 @@ func readIPToASN(name string, r io.Reader) (*tsvDB, error) {
 		db.ranges = append(db.ranges, ipRange{start: start, end: end, asn: asn, name: desc})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil, tsv.ScanError(name, line+1, 1024*1024, err)
 	}
 	sort.Slice(db.ranges, func(a, b int) bool { return db.ranges[a].start.Less(db.ranges[b].start) })
 	for i := 1; i < len(db.ranges); i++ {

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/linecheck/linecheck/internal/geo"
+	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -79,7 +80,7 @@ func ParseTargets(name string, data []byte, needSource bool) ([]BacktraceTarget,
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty file: want `targets: [{name, carrier, city, addr}]`", name)
 		}
-		return nil, fmt.Errorf("%s: %s", name, yamlmsg.Humanize(err.Error()))
+		return nil, yamlmsg.FileError(name, err)
 	}
 	if len(doc.Targets) == 0 {
 		return nil, fmt.Errorf("%s: no targets: want `targets: [{name, carrier, city, addr}]`", name)
@@ -90,7 +91,7 @@ func ParseTargets(name string, data []byte, needSource bool) ([]BacktraceTarget,
 	for _, n := range doc.Targets {
 		var t BacktraceTarget
 		if err := n.Decode(&t); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s", name, n.Line, yamlmsg.Humanize(err.Error()))
+			return nil, yamlmsg.FileError(name, err)
 		}
 		for _, k := range fieldsOf(&n) {
 			switch k {
@@ -315,7 +316,7 @@ func ReadBacktraceFile(path string) (*BacktraceDoc, error) {
 func ParseBacktrace(name string, b []byte) (*BacktraceDoc, error) {
 	var d BacktraceDoc
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a backtrace JSON document: %v", name, err)
+		return nil, fmt.Errorf("%s: not a backtrace JSON document: %w", name, jsonmsg.Describe(b, err))
 	}
 	if d.Schema != BacktraceSchema {
 		return nil, fmt.Errorf("%s: schema %q, want %q (the output of `linecheck backtrace --format json`)", name, d.Schema, BacktraceSchema)

@@ -1,7 +1,6 @@
 package route
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/linecheck/linecheck/internal/readlimit"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/stats"
 )
 
@@ -59,14 +59,9 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	return nil, fmt.Errorf("%s: neither a %s document (no \"schema\") nor `mtr --json` output (no \"report\")", name, TraceSchema)
 }
 
-// jsonErr adds the line number to a JSON syntax error.
-func jsonErr(data []byte, err error) error {
-	if se, ok := err.(*json.SyntaxError); ok {
-		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		return fmt.Errorf("line %d: %w", line, err)
-	}
-	return err
-}
+// jsonErr words a JSON decoding error with its line, element and field
+// (jsonmsg), never a Go type.
+func jsonErr(data []byte, err error) error { return jsonmsg.Describe(data, err) }
 
 func readOwn(data []byte, name, schema string) (*Trace, error) {
 	if schema == BacktraceSchema {

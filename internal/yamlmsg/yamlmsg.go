@@ -19,7 +19,7 @@ var (
 	unmarshalRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("(?m)cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 	})
-	fieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type \S+`) })
+	fieldRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)field (\S+) not found in type .*$`) })
 )
 
 // Humanize rewrites the Go-typed parts of one yaml.v3 message and leaves

@@ -107,3 +107,17 @@ func TestFileErrorNamesFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// An unknown key of an anonymous struct made yaml.v3 print the struct's
+// whole type after the key (issue 35).
+func TestFileErrorNamesNoGoStruct(t *testing.T) {
+	var doc struct {
+		Targets []yaml.Node `yaml:"targets"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader("targets: []\ntargetz: []\n"))
+	dec.KnownFields(true)
+	err := FileError("t.yaml", dec.Decode(&doc))
+	if err == nil || err.Error() != `t.yaml:2: unknown key "targetz"` {
+		t.Errorf("got %v, want t.yaml:2: unknown key \"targetz\"", err)
+	}
+}

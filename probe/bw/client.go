@@ -25,6 +25,10 @@ type Config struct {
 	Port     int           // server port; 0 = 5201
 	Network  string        // "tcp" (either family), "tcp4" or "tcp6"
 	Duration time.Duration // measured time after Omit; 0 = 10 s
+	// Bytes, when above 0, ends the test when this many bytes were sent,
+	// over all streams, instead of after Duration (iperf3 -n); this side
+	// must send (no Reverse, no Bidir) and Omit must be 0.
+	Bytes    int64
 	Omit     time.Duration // warm-up left out of every figure (TCP slow start)
 	Interval time.Duration // reporting interval; 0 = 1 s
 	Reverse  bool          // the server sends (download)
@@ -49,6 +53,9 @@ type Config struct {
 	// Dial opens the connections (control and data); nil = a net.Dialer
 	// with ConnectTimeout. Tests inject it to see what would be dialed.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// LocalAddr is the address the connections leave from (iperf3 -B);
+	// the zero value lets the kernel choose.
+	LocalAddr netip.Addr
 }
 
 // CheckServer refuses a server address that probe's safety gate refuses
@@ -90,6 +97,13 @@ func (c *Config) dial(ctx context.Context, host, network, address string) (net.C
 		}
 		return checkAddr(host, ap.Addr())
 	}}
+	if c.LocalAddr.IsValid() {
+		if strings.HasPrefix(network, "udp") {
+			d.LocalAddr = net.UDPAddrFromAddrPort(netip.AddrPortFrom(c.LocalAddr, 0))
+		} else {
+			d.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(c.LocalAddr, 0))
+		}
+	}
 	return d.DialContext(ctx, network, address)
 }
 
@@ -140,6 +154,12 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("bitrate %g: must not be negative", c.Bitrate)
 	case c.Reverse && c.Bidir:
 		return errors.New("reverse and bidir: choose one (bidir measures both directions)")
+	case c.Bytes < 0:
+		return fmt.Errorf("bytes %d: must not be negative", c.Bytes)
+	case c.Bytes > 0 && (c.Reverse || c.Bidir):
+		return errors.New("a byte-limited test sends from this side: not with reverse or bidir (give a time)")
+	case c.Bytes > 0 && c.Omit > 0:
+		return errors.New("a byte-limited test has no warm-up to leave out: omit goes with a time")
 	case c.UDP && (c.Length < 16 || c.Length > 65507):
 		return fmt.Errorf("length %d: a UDP datagram carries 16..65507 bytes", c.Length)
 	case !c.UDP && (c.Length < 1 || c.Length > 1<<20):
@@ -228,6 +248,10 @@ func (c *clientRun) exchangeParams(ctx context.Context) error {
 	// iperf3 reads whole seconds for time and omit (an int in its JSON);
 	// a fraction is rounded up so that the server never ends first.
 	p.Time, p.Omit = ceilSec(cfg.Duration), ceilSec(cfg.Omit)
+	if cfg.Bytes > 0 {
+		// iperf3 -n: no time, the byte count; the server ends at TEST_END.
+		p.Time, p.Num = 0, cfg.Bytes
+	}
 	if err := writeJSON(c.ctrl, p); err != nil {
 		return fmt.Errorf("%s: sending the test parameters: %w", c.where, err)
 	}
@@ -257,14 +281,21 @@ func (c *clientRun) runTest(ctx context.Context, streams []*stream, upstream []b
 		close(stop)
 	}()
 	merged := make(chan struct{})
+	until := start.Add(cfg.Omit + cfg.Duration)
+	var sent <-chan struct{} // a byte-limited test ends when its bytes are sent
+	if c.budget != nil {
+		until, sent = time.Time{}, c.budget.done
+	}
 	go func() {
 		select {
 		case <-stop:
 		case <-ctx.Done():
+		case <-sent:
+			drain(ctx, streams, cfg.ConnectTimeout)
 		}
 		close(merged)
 	}()
-	m = measure(streams, upstream, start, cfg.Omit, cfg.Interval, start.Add(cfg.Omit+cfg.Duration), merged, cfg.Progress, 0)
+	m = measure(streams, upstream, start, cfg.Omit, cfg.Interval, until, merged, cfg.Progress, 0)
 	// Wake the control reader: from here on the control connection is read
 	// in order again.
 	_ = c.ctrl.SetReadDeadline(time.Unix(1, 0))
@@ -297,7 +328,7 @@ func (c *clientRun) end(ctx context.Context, streams []*stream, upstream []bool,
 	if !(errors.As(ctrlErr, &ne) && ne.Timeout()) {
 		return cutShort(c.cutShort(ctrlErr, m))
 	}
-	if serr := streamErr(streams); serr != nil && m.end.Before(m.start.Add(cfg.Omit+cfg.Duration)) {
+	if serr := streamErr(streams); serr != nil && (c.budget != nil || m.end.Before(m.start.Add(cfg.Omit+cfg.Duration))) {
 		_, _ = c.ctrl.Write([]byte{byte(stTestEnd)})
 		return cutShort(c.cutShort(serr, m))
 	}
@@ -330,6 +361,9 @@ type clientRun struct {
 	ctrl  *net.TCPConn
 	where string
 	host  string
+	// budget is a byte-limited test's (Config.Bytes) bytes left to send;
+	// nil for a timed test.
+	budget *byteBudget
 }
 
 // state reads the next state byte, waiting at most wait.
@@ -413,10 +447,13 @@ func (c *clientRun) openStreams(ctx context.Context, remote *net.TCPAddr, cookie
 	}
 	var streams []*stream
 	var upstream []bool
+	if cfg.Bytes > 0 {
+		c.budget = newByteBudget(cfg.Bytes, len(senders)) // every stream sends: no reverse, no bidir
+	}
 	for i, sender := range senders {
 		s := &stream{id: streamID(i), sender: sender, udp: cfg.UDP, blk: cfg.Length}
 		if sender {
-			s.rate = cfg.Bitrate
+			s.rate, s.budget = cfg.Bitrate, c.budget
 		}
 		if err := c.connect(ctx, s, remote, cookie); err != nil {
 			return streams, nil, err
@@ -525,4 +562,19 @@ func dialError(host string, cfg Config, err error) error {
 		return fmt.Errorf("%w from %s within %v: a firewall drops TCP %d (open it on the server and its provider's security group), or the address is wrong", ErrUnreachable, where, cfg.ConnectTimeout, cfg.Port)
 	}
 	return fmt.Errorf("%s: %w", where, err)
+}
+
+// drain waits, at most wait, until the peer has acknowledged every byte the
+// TCP senders wrote, so that a byte-limited test's TEST_END does not cut
+// off what is still in flight (the server counts what it read by then).
+func drain(ctx context.Context, streams []*stream, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for _, s := range streams {
+		if !s.sender || s.tcp == nil {
+			continue
+		}
+		for s.info().acked < s.bytes.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
 }

@@ -30,6 +30,7 @@ type stream struct {
 	pkts   atomic.Int64 // UDP sender: datagrams sent
 	err    atomic.Value // first error that ended the stream early (error)
 	closed atomic.Bool
+	budget *byteBudget // a byte-limited test's bytes left, shared by its senders; nil when timed
 
 	mu sync.Mutex // UDP receiver statistics, updated per datagram
 	rx udpRx
@@ -138,6 +139,9 @@ func (s *stream) send(start time.Time) {
 	buf := make([]byte, s.blk)
 	fill(buf)
 	var sent int64
+	if s.budget != nil {
+		defer s.budget.senderDone()
+	}
 	for !s.closed.Load() {
 		if s.rate > 0 {
 			due := start.Add(time.Duration(float64(sent*8) / s.rate * float64(time.Second)))
@@ -146,12 +150,22 @@ func (s *stream) send(start time.Time) {
 				continue
 			}
 		}
+		blk := buf
+		if s.budget != nil {
+			k := s.budget.take(len(buf))
+			if k == 0 {
+				return
+			}
+			if !s.udp { // a datagram goes whole: it carries its sequence number
+				blk = buf[:k]
+			}
+		}
 		var n int
 		var err error
 		if s.udp {
-			n, err = s.sendDatagram(buf)
+			n, err = s.sendDatagram(blk)
 		} else {
-			n, err = s.tcp.Write(buf)
+			n, err = s.tcp.Write(blk)
 		}
 		sent += int64(n)
 		s.bytes.Add(int64(n))
@@ -261,4 +275,39 @@ func (s *stream) info() tcpInfo {
 		out.rtt = time.Duration(ti.Rcv_rtt) * time.Microsecond
 	}
 	return out
+}
+
+// byteBudget is what a byte-limited test (iperf3 -n) has left to send, over
+// all its sending streams; done closes when the last sender stopped.
+type byteBudget struct {
+	left    atomic.Int64
+	senders atomic.Int32
+	done    chan struct{}
+}
+
+func newByteBudget(n int64, senders int) *byteBudget {
+	b := &byteBudget{done: make(chan struct{})}
+	b.left.Store(n)
+	b.senders.Store(int32(senders))
+	return b
+}
+
+// take reserves up to want bytes and returns how many it got: want, the
+// last few, or 0 when the budget is spent.
+func (b *byteBudget) take(want int) int {
+	left := b.left.Add(-int64(want))
+	switch {
+	case left >= 0:
+		return want
+	case left > -int64(want):
+		return int(left + int64(want))
+	}
+	return 0
+}
+
+// senderDone is called once by each sender as it stops.
+func (b *byteBudget) senderDone() {
+	if b.senders.Add(-1) == 0 {
+		close(b.done)
+	}
 }
