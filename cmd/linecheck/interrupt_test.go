@@ -96,6 +96,10 @@ func TestBacktraceInterruptedReportsAndExits130(t *testing.T) {
 	if !strings.Contains(errs, "interrupted; the report covers what was traced so far") {
 		t.Errorf("stderr:\n%s", errs)
 	}
+	var raw map[string]any
+	if err := json.Unmarshal(out, &raw); err != nil || raw["partial"] != true {
+		t.Errorf("partial %v (%v), want true", raw["partial"], err)
+	}
 }
 
 // backtrace takes trace's -p and -m.
@@ -117,6 +121,9 @@ func TestBacktraceTakesTracesShortFlags(t *testing.T) {
 	}
 	if len(doc.Results) != 1 || doc.Results[0].Trace == nil || doc.Results[0].Trace.Port != 33500 || doc.Results[0].Trace.Protocol != "udp" {
 		t.Errorf("results %+v", doc.Results)
+	}
+	if strings.Contains(out, `"partial"`) {
+		t.Errorf("a finished backtrace is marked partial:\n%s", out)
 	}
 	if _, code := prRun(t, "backtrace", "--targets", targets, "-m", "300"); code != 2 {
 		t.Errorf("-m 300: exit %d, want 2 before any target is traced", code)

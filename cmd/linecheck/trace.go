@@ -113,7 +113,8 @@ one table, hops (one row per TTL and responder, with the line class) or
 Short flags as traceroute and mtr: -n, -m max TTL, -f first TTL, -q probes per
 hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout).
 Durations are seconds (-w 2, -i 0.5) or Go durations (500ms). Ctrl-C prints
-the cycles finished so far, says "interrupted" and exits 130.
+the cycles finished so far (marked "partial": true in JSON), says
+"interrupted" and exits 130.
 
 trace needs no privilege for udp and tcp: with raw sockets (root or
 CAP_NET_RAW) it writes every header itself; without them it uses ordinary
@@ -273,6 +274,7 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		}
 		tr, interruptedRun = t, cut
 	}
+	tr.Partial = interruptedRun
 	// Carrier, ASN, network, country and line class per responder, offline
 	// (--prefix-table, carrier table, --asn-db, dataset).
 	route.Annotate(tr, db)
