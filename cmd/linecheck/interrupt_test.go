@@ -60,8 +60,8 @@ func TestBWInterruptedPrintsThePartialResultAndExits130(t *testing.T) {
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, errs)
 	}
-	if doc["cut_short"] != true {
-		t.Errorf("cut_short %v, want true", doc["cut_short"])
+	if doc["cut_short"] != true || doc["partial"] != true {
+		t.Errorf("cut_short %v, partial %v: want both true", doc["cut_short"], doc["partial"])
 	}
 	if b, _ := doc["bytes"].(float64); b <= 0 || b >= 20e6/8*30 {
 		t.Errorf("bytes %v: want the part of the 30 s test that ran", doc["bytes"])
