@@ -5,7 +5,9 @@
 // unprivileged ICMP datagram socket when net.ipv4.ping_group_range allows,
 // else a raw socket), on one schedule under a global packets-per-second cap,
 // and matches replies by a per-run nonce and a 32-bit probe number in the
-// payload. Receive times are the kernel's (SO_TIMESTAMPNS). Loss counts only
+// payload. Send and receive times are the kernel's (SO_TIMESTAMPING transmit
+// stamps, SO_TIMESTAMPNS; txstamp.go); an RTT below zero is never reported
+// (PingResult.ClockFaults). Loss counts only
 // probes whose wait has ended; late, duplicate and foreign replies are
 // counted apart (docs/definitions.md). The sweep algorithm is written once,
 // on an injected clock (PingConfig.Clock), over a small per-protocol driver

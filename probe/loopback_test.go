@@ -385,3 +385,93 @@ func TestTraceRefusesDocumentationAddressesBeforeAnySocket(t *testing.T) {
 		t.Errorf("%d sockets opened before the gate refused the address, want 0", opened)
 	}
 }
+
+// Issue 35: a sendmmsg call that returns late (the thread preempted after
+// the system call, here a 20 ms sleep) spread its probes' send times over
+// the call, and a loopback reply, stamped by the kernel inside the call,
+// came out up to 20 ms before its probe: negative RTTs. The send time is
+// now the kernel's transmit stamp, or without it the clock read before
+// the call: no RTT of 64 targets at once is below zero, and none is a clock
+// fault, both ways. (No upper bound: a loaded kernel may handle a loopback
+// reply after the call, and its stamp says so.)
+func TestPingSlowBatchCallGivesNoNegativeRTT(t *testing.T) {
+	needRaw(t)
+	for _, stamps := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stamps=%v", stamps), func(t *testing.T) {
+			sendMmsg = func(s *sock, b *mmsgBuf, from, to int) (int, time.Time, time.Time, error) {
+				n, before, _, err := s.sendBatch(b, from, to)
+				time.Sleep(20 * time.Millisecond)
+				return n, before, time.Now(), err
+			}
+			defer func() { sendMmsg = (*sock).sendBatch }()
+			if !stamps {
+				txStampsOn = func(int) bool { return false }
+				defer func() { txStampsOn = enableTxStamps }()
+			}
+			var targets []string
+			for i := range 64 {
+				targets = append(targets, fmt.Sprintf("127.0.0.%d", i+1))
+			}
+			var neg []float64
+			var mu sync.Mutex
+			cfg := PingConfig{Count: 3, Interval: 100 * time.Millisecond, Timeout: time.Second, Rate: 1e5, Socket: "raw"}
+			res, err := Ping(context.Background(), targets, cfg, func(r Record) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.RTTms != nil && *r.RTTms < 0 {
+					neg = append(neg, *r.RTTms)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(neg) > 0 {
+				t.Errorf("%d negative RTTs, e.g. %v ms", len(neg), neg[0])
+			}
+			for _, r := range res {
+				if r.Recv != 3 || r.ClockFaults != 0 || len(r.RTTs) != 3 {
+					t.Errorf("%s: %d received, %d clock faults, RTTs %v: want 3, 0, 3", r.Target, r.Recv, r.ClockFaults, r.RTTs)
+					continue
+				}
+				for _, v := range r.RTTs {
+					if v < 0 {
+						t.Errorf("%s: RTT %v ms", r.Target, v)
+					}
+				}
+			}
+		})
+	}
+}
+
+// 2,000 loopback probes at 5,000 a second (100 targets, 20 rounds): no
+// RTT below zero, no clock fault, with the kernel's send and receive
+// stamps.
+func TestPingLoopbackHighRateNeverBelowZero(t *testing.T) {
+	needRaw(t)
+	var targets []string
+	for i := range 100 {
+		targets = append(targets, fmt.Sprintf("127.0.1.%d", i+1))
+	}
+	var mu sync.Mutex
+	var neg, n int
+	cfg := PingConfig{Count: 20, Interval: 20 * time.Millisecond, Timeout: time.Second, Rate: 5000, Socket: "raw"}
+	res, err := Ping(context.Background(), targets, cfg, func(r Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if r.RTTms != nil && *r.RTTms < 0 {
+			neg++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults, recv := 0, 0
+	for _, r := range res {
+		faults += r.ClockFaults
+		recv += r.Recv
+	}
+	if neg > 0 || faults > 0 || recv < 1900 {
+		t.Errorf("%d records: %d negative RTTs, %d clock faults, %d of 2000 received", n, neg, faults, recv)
+	}
+}

@@ -355,7 +355,9 @@ func (m *mdaRun) through(ttl int) map[string][]int {
 // for every node at h−1, its unprobed flows at h up to n_K (nodeProbes);
 // and new flows where a node has too few, probed at h (their node at h−1
 // inferred from the interface that answers, as tracelb does) unless paths
-// are seen to meet at h, where they go to h−1 first (newFlows).
+// are seen to meet at h, where they go to h−1 first, or a flow of a node
+// short of flows was silent at h, where they go to every TTL from the
+// second to h−1 first (newFlows).
 func (m *mdaRun) plan(h int) []mdaSend {
 	preds := m.through(h - 1)
 	total := 0
@@ -518,15 +520,52 @@ func (m *mdaRun) newFlows(h, fresh int, short []nodeKey, meets map[string]int) [
 			ttl = h - 1
 		}
 	}
+	// A node short of flows because one of its flows stayed silent at h
+	// while others answered asks for more flows on the strength of what may be two lost probes
+	// (issue 35: a 5 %-loss branch). Such flows are probed at every TTL
+	// from the second to h−1 first, so that the nodes each passes are
+	// seen, not inferred from the interface that answers at h: behind a
+	// TTL the rule took to have one node, flows inferred that way were
+	// placed on it while they passed a sibling the rule had missed.
+	lo := ttl
+	if ttl == h && m.silentBehind(h, short) {
+		lo, ttl = m.tc.FirstTTL+1, h-1
+	}
 	var batch []mdaSend
 	for range fresh {
 		if m.flows >= m.limit {
 			break
 		}
-		batch = append(batch, mdaSend{ttl, m.flows})
+		for t := lo; t <= ttl; t++ {
+			batch = append(batch, mdaSend{t, m.flows})
+		}
 		m.flows++
 	}
 	return batch
+}
+
+// silentBehind tells whether one of nodes (at h−1, an interface that
+// answered) has flows that answered at h and a flow that did not: the mix
+// that a lost probe makes (a node whose flows are all silent at h is taken
+// as it is, a silent next hop).
+func (m *mdaRun) silentBehind(h int, nodes []nodeKey) bool {
+	through := m.through(h - 1)
+	for _, nk := range nodes {
+		if nk.addr == "" {
+			continue
+		}
+		silent, answered := false, false
+		for _, f := range through[nk.addr] {
+			if a, ok := m.answer(h, f); ok {
+				silent = silent || a == ""
+				answered = answered || a != ""
+			}
+		}
+		if silent && answered {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPerPacket sends, for every node at h−1 with several next hops, one

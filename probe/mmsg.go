@@ -105,20 +105,7 @@ func (s *sock) sendBatch(b *mmsgBuf, from, to int) (n int, before, after time.Ti
 
 // recvBatch is one non-blocking recvmmsg call into b's slots: the number of
 // datagrams read, or unix.EAGAIN when none is queued.
-func recvBatch(fd uintptr, b *mmsgBuf) (int, error) {
-	for i := range b.hdrs {
-		h := &b.hdrs[i].Hdr
-		h.Namelen = unix.SizeofSockaddrInet6
-		h.SetControllen(len(b.oobs[i]))
-		h.Flags = 0
-	}
-	r, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(len(b.hdrs)), 0, 0, 0)
-	runtime.KeepAlive(b)
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
-}
+func recvBatch(fd uintptr, b *mmsgBuf) (int, error) { return recvBatchFlags(fd, b, 0) }
 
 // packet returns slot i of a receive as a packet (its data aliases the slot).
 func (b *mmsgBuf) packet(i int) packet {

@@ -90,6 +90,11 @@ type PingResult struct {
 	Dup          int // further replies to an answered probe
 	Foreign      int // echo replies from this address that belonged to another process or run
 	Refused      int // TCP only: connection refused (the port is closed)
+	// ClockFaults counts replies stamped earlier than their probe's send
+	// time: the wall clock stepped back while they were in flight, so
+	// their round trip is unknown. They count in Recv; their RTT is left
+	// out of RTTs (never reported below zero, never made up as 0).
+	ClockFaults int
 	// RTTs are the round-trip times in ms of received replies, in send order.
 	RTTs []float64
 	// Blocked is set (wrapping ErrFirewall) when this host's firewall
@@ -271,7 +276,7 @@ func (r *sweep) emit(i int, status Status, rtt float64) {
 		Addr: r.results[t].Addr, Protocol: r.proto, Port: r.cfg.TCPPort,
 		Seq: i / len(r.targets), Status: status,
 	}
-	if status != StatusLost {
+	if status != StatusLost && !math.IsNaN(rtt) {
 		v := rtt
 		rec.RTTms = &v
 	}
@@ -295,12 +300,22 @@ func (r *sweep) reap(now time.Time) {
 	}
 }
 
-// answer applies a reply to probe i received at "at"; r.mu is held.
+// answer applies a reply to probe i received at "at"; r.mu is held. A
+// reply stamped before its send time is a clock fault (ClockFaults): its
+// RTT is NaN, kept out of the results and the stream (issue 35: RTTs of
+// −0.002 to −20.8 ms were reported when send times were interpolated over
+// a sendmmsg call).
 func (r *sweep) answer(i int, at time.Time) {
 	p := &r.probes[i]
 	rtt := float64(at.Sub(p.sent).Nanoseconds()) / 1e6
 	inTime := at.Sub(p.sent) <= r.cfg.Timeout
 	res := &r.results[i%len(r.targets)]
+	if rtt < 0 {
+		rtt = math.NaN()
+		if p.state == stPending || p.state == stLost {
+			res.ClockFaults++
+		}
+	}
 	switch p.state {
 	case stPending, stLost:
 		if p.state == stPending {
@@ -360,7 +375,9 @@ func (r *sweep) finish() []PingResult {
 		case stOK:
 			res.Sent++
 			res.Recv++
-			res.RTTs = append(res.RTTs, r.probes[i].rtt)
+			if !math.IsNaN(r.probes[i].rtt) {
+				res.RTTs = append(res.RTTs, r.probes[i].rtt)
+			}
 		case stLost, stLate:
 			res.Sent++
 		}

@@ -20,16 +20,20 @@ import (
 // sweep's own loop, between its sends; the other one (if any) by a
 // goroutine of its own.
 type icmpDriver struct {
-	r       *sweep
-	nonce   [8]byte
-	id      uint16
-	socks   [2]*sock
-	prim    *sock
-	rb      *mmsgBuf    // receive buffers of prim
-	sbs     [2]*mmsgBuf // send buffers per family
-	idx     [2][]int    // probe numbers of a batch, per family
-	payload []byte
-	timer   *time.Timer // the loop's sleep timer
+	r     *sweep
+	nonce [8]byte
+	id    uint16
+	socks [2]*sock
+	prim  *sock
+	rb    *mmsgBuf    // receive buffers of prim
+	sbs   [2]*mmsgBuf // send buffers per family
+	// Error-queue buffers per family for the transmit stamps (txstamp.go):
+	// the sender's, and the readers' (the second family's reader is a
+	// goroutine of its own).
+	txs, txr [2]*mmsgBuf
+	idx      [2][]int // probe numbers of a batch, per family
+	payload  []byte
+	timer    *time.Timer // the loop's sleep timer
 	// pauseUntil is when the loop may wait on the socket again after a
 	// reply woke it (readPause).
 	pauseUntil time.Time
@@ -83,6 +87,11 @@ func openICMPDriver(ctx context.Context, r *sweep) (pingDriver, error) {
 	for f, s := range d.socks {
 		if s != nil {
 			d.sbs[f] = newMmsgBuf(maxBatch, 8+r.cfg.Size, 0)
+			if s.txStamps {
+				// A looped-back request: a link and an IP header in front.
+				d.txs[f] = newMmsgBuf(maxBatch/2, 8+r.cfg.Size+128, txOobSize)
+				d.txr[f] = newMmsgBuf(maxBatch/2, 8+r.cfg.Size+128, txOobSize)
+			}
 		}
 	}
 	d.payload = make([]byte, r.cfg.Size)
@@ -113,6 +122,7 @@ func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 	if mode != "raw" {
 		s, err := openBareSock(open, v6, unix.SOCK_DGRAM, proto)
 		if err == nil {
+			s.txStamps = txStampsOn(s.fd)
 			return s, nil
 		}
 		if mode == "dgram" || !isPermission(err) {
@@ -142,6 +152,7 @@ func openEcho(open SocketFunc, v6 bool, mode string) (*sock, error) {
 		s.Close()
 		return nil, fmt.Errorf("ICMP filter: %w", err)
 	}
+	s.txStamps = txStampsOn(s.fd)
 	return s, nil
 }
 
@@ -177,7 +188,7 @@ func (d *icmpDriver) send(idx []int) (sendErr, fatal error) {
 		if len(d.idx[f]) == 0 {
 			continue
 		}
-		serr, ferr := d.sendProbes(s, d.sbs[f], d.idx[f])
+		serr, ferr := d.sendProbes(s, d.sbs[f], d.txs[f], d.idx[f])
 		if sendErr == nil {
 			sendErr = serr
 		}
@@ -269,6 +280,11 @@ func (d *icmpDriver) waitRead(ctx context.Context, s *sock, b *mmsgBuf, t time.T
 	// socket, which waits with no deadline).
 	err = s.eprc.Read(func(uintptr) bool {
 		n, rerr = recvBatch(uintptr(s.fd), b)
+		if rerr == unix.EAGAIN {
+			// A transmit stamp wakes the wait too (the error queue is
+			// readable): take it, or the wait would wake again at once.
+			d.takeStamps(s, d.txr[fam(s)])
+		}
 		return rerr != unix.EAGAIN && rerr != unix.EINTR
 	})
 	if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -301,6 +317,7 @@ func (d *icmpDriver) readFrom(s *sock, b *mmsgBuf) error {
 			continue
 		}
 		if rerr == unix.EAGAIN {
+			d.takeStamps(s, d.txr[fam(s)])
 			return nil
 		}
 		if rerr != nil {
@@ -329,11 +346,12 @@ func (d *icmpDriver) handleBatch(s *sock, b *mmsgBuf, n int) {
 }
 
 // sendProbes sends the probes numbered idx (all of s's family, already
-// marked pending) with batched sends. A probe's send time is placed within
-// its call: a batch's packets leave one after another over the call's few
-// microseconds. sendErr is the first send error; fatal a privilege error
-// that ends the sweep.
-func (d *icmpDriver) sendProbes(s *sock, b *mmsgBuf, idx []int) (sendErr, fatal error) {
+// marked pending) with batched sends. A probe's send time is the clock
+// read just before its call, never later than the real send, then the
+// kernel's transmit stamp where it gives one (takeStamps, txstamp.go).
+// sendErr is the first send error; fatal a privilege error that ends the
+// sweep. tx is the error-queue buffer of s (nil: no transmit stamps).
+func (d *icmpDriver) sendProbes(s *sock, b, tx *mmsgBuf, idx []int) (sendErr, fatal error) {
 	r := d.r
 	T := len(r.targets)
 	for k, i := range idx {
@@ -342,14 +360,18 @@ func (d *icmpDriver) sendProbes(s *sock, b *mmsgBuf, idx []int) (sendErr, fatal 
 		n := putEcho(b.bufs[k], s.v6, d.id, uint16(i), d.payload)
 		b.setDest(k, t.Addr, n)
 	}
+	// On loopback the replies are queued inside the call; they are read
+	// after it, when the stamps are in place.
+	defer d.takeStamps(s, tx)
 	for k := 0; k < len(idx); {
-		n, before, after, err := s.sendBatch(b, k, len(idx))
+		n, before, _, err := sendMmsg(s, b, k, len(idx))
 		r.mu.Lock()
-		span := after.Sub(before)
+		// Not spread over the call (issue 35): a request that left early
+		// in a slow call then had a send time later than its reply's
+		// stamp.
 		for j := range n {
-			p := &r.probes[idx[k+j]]
-			if p.state == stPending {
-				p.sent = before.Add(span * time.Duration(j) / time.Duration(n))
+			if p := &r.probes[idx[k+j]]; p.state == stPending {
+				p.sent = before
 			}
 		}
 		k += n
@@ -380,6 +402,37 @@ func (d *icmpDriver) sendProbes(s *sock, b *mmsgBuf, idx []int) (sendErr, fatal 
 		}
 	}
 	return sendErr, nil
+}
+
+// sendMmsg is (*sock).sendBatch; a test slows it down.
+var sendMmsg = (*sock).sendBatch
+
+// takeStamps sets the send time of every pending probe whose transmit
+// stamp is queued on s (tx is s's error-queue buffer for the caller; nil:
+// s gives none).
+func (d *icmpDriver) takeStamps(s *sock, tx *mmsgBuf) {
+	if tx == nil {
+		return
+	}
+	readTxStamps(s.fd, tx, func(data []byte, at time.Time) {
+		i, ok := echoProbeNumber(data, d.nonce)
+		if !ok {
+			return
+		}
+		d.r.mu.Lock()
+		if i >= 0 && i < d.r.sent && d.r.probes[i].state == stPending {
+			d.r.probes[i].sent = at
+		}
+		d.r.mu.Unlock()
+	})
+}
+
+// fam is s's index in icmpDriver's per-family arrays.
+func fam(s *sock) int {
+	if s.v6 {
+		return 1
+	}
+	return 0
 }
 
 // readPause is how long a sweep lets replies queue after it emptied the

@@ -263,3 +263,29 @@ func TestANewProtocolIsOneDriverAndItsLine(t *testing.T) {
 		t.Errorf("an unknown protocol: %v", err)
 	}
 }
+
+// A reply stamped before its probe's send time (issue 35: the send time
+// was placed later than the real send; a wall clock stepped back does the
+// same) is received, but its RTT is unknown: never reported below zero, not
+// made up as 0, counted as a clock fault. Probe 0's reply comes 1 ms
+// before its send on the driver's clock, probe 1's 2 ms after.
+func TestSweepNeverReportsAnRTTBelowZero(t *testing.T) {
+	script := map[int][]fakeReply{
+		0: {{after: -ms(1), probe: -1}},
+		1: {{after: ms(2), probe: -1}},
+	}
+	res, recs, _ := runFake(t, context.Background(), []string{"127.0.0.1"},
+		PingConfig{Count: 2, Interval: ms(10), Timeout: ms(50), Rate: 1000}, script, 0, nil)
+	g := res[0]
+	if g.Sent != 2 || g.Recv != 2 || g.ClockFaults != 1 || !slices.Equal(g.RTTs, []float64{2}) {
+		t.Errorf("%+v: want 2 sent, 2 received, 1 clock fault, RTTs [2]", g)
+	}
+	for _, r := range recs {
+		switch {
+		case r.RTTms != nil && *r.RTTms < 0:
+			t.Errorf("record %d: RTT %v ms", r.Seq, *r.RTTms)
+		case r.Seq == 0 && (r.Status != StatusOK || r.RTTms != nil):
+			t.Errorf("record 0: %s, RTT %v: want ok without an RTT", r.Status, r.RTTms)
+		}
+	}
+}

@@ -112,7 +112,10 @@ type sock struct {
 	v6     bool
 	dgram  bool
 	stamps bool // SO_TIMESTAMPNS is on
-	ttl    int  // the TTL setTTL set last (0: the kernel's default)
+	// txStamps: SO_TIMESTAMPING gives transmit stamps (echo sockets of a
+	// sweep, txstamp.go).
+	txStamps bool
+	ttl      int // the TTL setTTL set last (0: the kernel's default)
 
 	bare bool
 	fd   int             // bare: the socket
@@ -390,8 +393,10 @@ func kernelTime(oob []byte) time.Time {
 	return time.Time{}
 }
 
-// oobSize fits one timestamp control message.
-var oobSize = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
+// oobSize fits the receive stamp's control message, and the
+// SCM_TIMESTAMPING one (three timespecs) that a socket with transmit stamps
+// gets beside it (txstamp.go).
+var oobSize = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))) + unix.CmsgSpace(3*int(unsafe.Sizeof(unix.Timespec{})))
 
 // sourceFor asks the routing table which local address reaches dst (a UDP
 // connect sends nothing).

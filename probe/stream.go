@@ -69,7 +69,9 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		if !rec.Status.Valid() {
 			return nil, fmt.Errorf("%s:%d: status: %q is not ok, lost, late or dup", name, line, rec.Status)
 		}
-		if rec.Status.HasRTT() && rec.RTTms == nil {
+		// ok and dup may lack it: a reply stamped before its send time (the
+		// clock stepped back) has no RTT to give (PingResult.ClockFaults).
+		if rec.Status == StatusLate && rec.RTTms == nil {
 			return nil, fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
 		}
 		out = append(out, rec)

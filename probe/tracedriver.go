@@ -64,8 +64,21 @@ const (
 // trace a tenth of a millisecond.
 func randIntn(n int) int { return rand.IntN(n) }
 
+// rxQueue is how many replies a raw driver's readers hold for Receive, and
+// rxBufSize the most of one reply they read (an ICMP error quotes at most
+// 1,280 bytes, RFC 4884 extensions included; a bigger packet is no reply to
+// a probe of ours). A backtrace opens one driver per target, thousands at
+// once: with 4,096 slots and 64 KiB per reader, 3,000 drivers held about
+// 1.4 GB and an interrupted run stalled in the garbage collector for
+// seconds (issue 35). A full queue holds the reader back, not the replies:
+// they wait in the socket's buffer with their kernel stamps.
+const (
+	rxQueue   = 256
+	rxBufSize = 4096
+)
+
 func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
-	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, 4096), stop: make(chan struct{})}
+	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, rxQueue), stop: make(chan struct{})}
 	d.id = uint16(1 + randIntn(0xfffe))
 	d.sportBase = 20000 + randIntn(30000)
 	if cfg.Proto == TCP {
@@ -193,7 +206,7 @@ func (d *rawDriver) read(s *sock, tcp bool) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		buf := make([]byte, 65536)
+		buf := make([]byte, rxBufSize)
 		oob := make([]byte, oobSize)
 		for {
 			p, err := s.recv(buf, oob)

@@ -226,13 +226,15 @@ func runBacktrace(c *cobra.Command, _ []string, o *backtraceOptions) error {
 			return badInput(err)
 		}
 		for i, t := range sel {
-			if err := results[i].Err; err != nil {
+			// A target the interrupt came before is said once, below.
+			if err := results[i].Err; err != nil && !errors.Is(err, pacing.ErrNotStarted) {
 				fmt.Fprintf(stderr, "linecheck: %s (%s): %v\n", t.Name, t.Addr, err)
 			}
 			doc.Results = append(doc.Results, route.BacktraceOf(t, results[i].Run, results[i].Err, db, o.samples))
 		}
 	}
 	if interrupted() {
+		doc.Partial = true
 		fmt.Fprintln(stderr, "linecheck: interrupted; the report covers what was traced so far")
 	}
 	// Masked once, after every route was classified on its real hops.

@@ -208,6 +208,10 @@ func runPing(c *cobra.Command, args []string, o *pingOptions) error {
 		if r.Blocked != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s: %v\n", r.Target, r.Blocked)
 		}
+		if r.ClockFaults > 0 {
+			fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s: %d replies stamped before their probe left (the system clock stepped back): counted as received, their RTTs left out\n",
+				r.Target, r.ClockFaults)
+		}
 	}
 	doc := report.NewPingDoc(report.PingSweep{Results: results, Unresolved: rs.unresolved, Spans: rs.prefixes,
 		Protocol: pingProto(o), Port: o.tcp, Count: sentPerTarget, Interval: iv, Timeout: o.timeout})
@@ -513,6 +517,7 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			s.Dup += r.Dup
 			s.Foreign += r.Foreign
 			s.Refused += r.Refused
+			s.ClockFaults += r.ClockFaults
 			s.RTTs = append(s.RTTs, r.RTTs...)
 			if s.Blocked == nil {
 				s.Blocked = r.Blocked

@@ -115,7 +115,8 @@ hop (= --cycles), -p port, -I/-U(-u)/-T protocol, -w wait (= --timeout);
 in a group with -r, -w is mtr's wide report (--wide): trace -rwc 5 HOST runs
 5 cycles and prints the wide table, as mtr -rwc 5 HOST does.
 Durations are seconds (-w 2, -i 0.5) or Go durations (500ms). Ctrl-C prints
-the cycles finished so far, says "interrupted" and exits 130.
+the cycles finished so far (marked "partial": true in JSON), says
+"interrupted" and exits 130.
 
 trace needs no privilege for udp and tcp: with raw sockets (root or
 CAP_NET_RAW) it writes every header itself; without them it uses ordinary
@@ -276,6 +277,7 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		}
 		tr, interruptedRun = t, cut
 	}
+	tr.Partial = interruptedRun
 	// Carrier, ASN, network, country and line class per responder, offline
 	// (--prefix-table, carrier table, --asn-db, dataset).
 	route.Annotate(tr, db)

@@ -478,6 +478,11 @@ func TestTraceInterruptedReportsFinishedCycles(t *testing.T) {
 	if len(tr.Hops) != 1 || tr.Hops[0].Sent == 0 || tr.Hops[0].Sent >= 1000 || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("hops %+v\n%s", tr.Hops, errb.String())
 	}
+	// The JSON says it is cut short, by ping's name for it (issue 35).
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc["partial"] != true {
+		t.Errorf("partial %v (%v), want true", doc["partial"], err)
+	}
 }
 
 // fping's sweep habits: -q over a CIDR prints the prefix's one summary

@@ -149,6 +149,9 @@ func openWatchJournal(c *cobra.Command, o *watchOpts, kind string) (appendFn fun
 		fmt.Fprintf(stderr, "linecheck: %s:%d: torn last line (%d bytes, a write cut short by a crash) dropped\n",
 			o.journal, rec.TornLine, rec.TornBytes)
 	}
+	for _, warn := range rec.Warnings {
+		fmt.Fprintf(stderr, "linecheck: %s\n", warn)
+	}
 	if rec.Entries > 0 {
 		fmt.Fprintf(stderr, "linecheck: resuming %s after cycle %d (run %d)\n", o.journal, rec.LastCycle, w.Run())
 	}
@@ -399,6 +402,9 @@ func watchReport(c *cobra.Command, o *watchOpts, locs ...*time.Location) error {
 	if info.Torn {
 		fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s:%d: torn last line (%d bytes) left out of the report\n",
 			o.journal, info.TornLine, info.TornBytes)
+	}
+	for _, warn := range info.Warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "linecheck: %s\n", warn)
 	}
 	r := journal.Summarize(entries, info, o.journal, loc)
 	out := c.OutOrStdout()

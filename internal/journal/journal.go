@@ -35,6 +35,7 @@ import (
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -97,6 +98,9 @@ type Recovery struct {
 	Torn      bool // a torn last line was dropped
 	TornLine  int  // its line number
 	TornBytes int  // its length in bytes (the file was truncated by this much)
+	// Warnings are what was left out of kept lines ("path:line: …"), as
+	// ReadInfo.Warnings.
+	Warnings []string
 }
 
 // Writer appends cycles to a journal. It is not safe for concurrent use.
@@ -126,7 +130,7 @@ func Open(path, kind string) (*Writer, Recovery, error) {
 		f.Close()
 		return nil, rec, err
 	}
-	rec = Recovery{Entries: len(entries), Torn: info.Torn, TornLine: info.TornLine, TornBytes: info.TornBytes}
+	rec = Recovery{Entries: len(entries), Torn: info.Torn, TornLine: info.TornLine, TornBytes: info.TornBytes, Warnings: info.Warnings}
 	for _, e := range entries {
 		if e.Kind != kind {
 			f.Close()
@@ -201,6 +205,9 @@ type ReadInfo struct {
 	// Unterminated is set when the last entry is whole but lacks its
 	// newline; it is kept, and Open adds the newline before appending.
 	Unterminated bool
+	// Warnings name what was left out of lines that were kept
+	// ("path:line: …"): RTTs below zero (repairRTTs).
+	Warnings []string
 }
 
 // Read reads every complete line of the journal at path. A torn last line is
@@ -242,7 +249,10 @@ func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
 			info.Good += int64(len(b))
 			continue
 		}
-		e, perr := parseLine(body)
+		e, warns, perr := parseLine(body)
+		for _, w := range warns {
+			info.Warnings = append(info.Warnings, fmt.Sprintf("%s:%d: %s", name, line, w))
+		}
 		if perr == nil && len(out) > 0 && e.Cycle <= out[len(out)-1].Cycle {
 			perr = fmt.Errorf("cycle: %d after %d: cycles must increase", e.Cycle, out[len(out)-1].Cycle)
 		}
@@ -273,7 +283,80 @@ func scan(r io.Reader, name string) ([]Entry, ReadInfo, error) {
 	return out, info, nil
 }
 
-func parseLine(b []byte) (Entry, error) {
+// parseLine decodes and checks one line; warns says what was left out of
+// an entry that is kept (repairRTTs).
+func parseLine(b []byte) (e Entry, warns []string, err error) {
+	e, err = parseEntry(b)
+	if err != nil {
+		return e, nil, err
+	}
+	warns = repairRTTs(&e)
+	if err := validate(e); err != nil {
+		return e, nil, fmt.Errorf("impossible entry (cycle %d): %w: linecheck never writes this; correct or delete the line, or start another --journal file", e.Cycle, err)
+	}
+	return e, warns, nil
+}
+
+// repairRTTs leaves RTTs below zero out of e and says which: linecheck
+// wrote them before issue 35 (a ping send time spread over its sendmmsg
+// call could fall after the reply's kernel stamp: −0.002 to −20.8 ms), so
+// they are a writer's clock fault, not damage. The reply stays received;
+// its RTT is unknown, as a sweep now reports it (probe.PingResult
+// .ClockFaults). A trace responder's min/avg/max are taken anew from its
+// samples when it has them.
+func repairRTTs(e *Entry) []string {
+	var warns []string
+	for i := range e.Ping {
+		p := &e.Ping[i]
+		if kept, dropped := nonNegative(p.RTTms); dropped > 0 {
+			p.RTTms = kept
+			warns = append(warns, fmt.Sprintf("cycle %d: ping %s: %d RTTs below zero (a clock fault of the writer) left out; the replies still count as received", e.Cycle, p.Target, dropped))
+		}
+	}
+	if t := e.Trace; t != nil {
+		for h := range t.Hops {
+			for j := range t.Hops[h].Responders {
+				r := &t.Hops[h].Responders[j]
+				kept, dropped := nonNegative(r.Samples)
+				if dropped == 0 && r.RTT.Min >= 0 {
+					continue
+				}
+				// Without samples left the figures cannot be taken anew:
+				// validate refuses the line.
+				if len(kept) > 0 {
+					r.Samples = kept
+					r.RTT, r.Jitter = stats.Summarize(kept)
+					warns = append(warns, fmt.Sprintf("cycle %d: trace hop ttl %d: responder %s: %d RTTs below zero (a clock fault of the writer) left out of its samples and RTT figures", e.Cycle, t.Hops[h].TTL, r.Addr, dropped))
+				}
+			}
+		}
+	}
+	return warns
+}
+
+// nonNegative is v without its values below zero (NaN kept: validate
+// refuses it), and how many those were.
+func nonNegative(v []float64) ([]float64, int) {
+	n := 0
+	for _, x := range v {
+		if x < 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return v, 0
+	}
+	out := make([]float64, 0, len(v)-n)
+	for _, x := range v {
+		if !(x < 0) {
+			out = append(out, x)
+		}
+	}
+	return out, n
+}
+
+// parseEntry decodes one line and checks its frame: schema, kind, cycle.
+func parseEntry(b []byte) (Entry, error) {
 	var e Entry
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&e); err != nil {
@@ -304,9 +387,6 @@ func parseLine(b []byte) (Entry, error) {
 	}
 	if e.Cycle < 1 {
 		return e, fmt.Errorf("cycle: %d is not a positive number", e.Cycle)
-	}
-	if err := validate(e); err != nil {
-		return e, fmt.Errorf("impossible entry (cycle %d): %w: linecheck never writes this; correct or delete the line, or start another --journal file", e.Cycle, err)
 	}
 	return e, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,7 +174,6 @@ func TestImpossibleEntriesAreRefusedWithTheirLine(t *testing.T) {
 		{"negative recv", `{"target":"a","sent":1,"recv":-3,"rtt_ms":[]}`, "negative count"},
 		{"recv above sent", `{"target":"a","sent":2,"recv":13,"rtt_ms":[1,1]}`, "recv 13 is more than sent 2"},
 		{"huge RTT", `{"target":"a","sent":1,"recv":1,"rtt_ms":[1e308]}`, "RTT 1e+308 ms is not a round trip"},
-		{"negative RTT", `{"target":"a","sent":1,"recv":1,"rtt_ms":[-4]}`, "RTT -4 ms"},
 		{"more RTTs than replies", `{"target":"a","sent":3,"recv":1,"rtt_ms":[1,2,3]}`, "3 RTTs for 1 replies"},
 	} {
 		for _, last := range []bool{false, true} {
@@ -333,5 +333,74 @@ func TestLossWithoutProbesIsAbsent(t *testing.T) {
 	b, _ := json.Marshal(tg)
 	if !strings.Contains(string(b), `"loss":null`) || strings.Contains(string(b), `"loss":0`) {
 		t.Fatalf("json %s", b)
+	}
+}
+
+// Issue 35: ping sweeps once wrote RTTs below zero (a send time spread over
+// its sendmmsg call fell after the reply's kernel stamp), and ping --watch
+// then refused its own journal as impossible: it could neither resume nor
+// report. Such RTTs are the writer's clock fault: the line is kept with a
+// warning naming the file and line, the replies still count as received,
+// and the RTT is left out of every figure.
+func TestNegativeRTTsAreLeftOutWithAWarning(t *testing.T) {
+	line := func(cycle int, ping string) string {
+		return `{"schema":"linecheck.journal/v1","kind":"ping","cycle":` + strconv.Itoa(cycle) +
+			`,"run":1,"time":"2026-11-01T00:00:00Z","end":"2026-11-01T00:00:01Z","ping":[` + ping + `]}` + "\n"
+	}
+	ok := `{"target":"a","addr":"127.0.0.1","protocol":"icmp","sent":2,"recv":2,"late":0,"duplicates":0,"rtt_ms":[1,3]}`
+	neg := `{"target":"a","addr":"127.0.0.1","protocol":"icmp","sent":3,"recv":3,"late":0,"duplicates":0,"rtt_ms":[-0.002,2,-20.8]}`
+	path := filepath.Join(t.TempDir(), "w.ndjson")
+	if err := os.WriteFile(path, []byte(line(1, ok)+line(2, neg)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	es, info, err := Read(path)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("read: %d entries, %v", len(es), err)
+	}
+	if len(info.Warnings) != 1 || !strings.HasPrefix(info.Warnings[0], path+":2: ") || !strings.Contains(info.Warnings[0], "2 RTTs below zero") {
+		t.Errorf("warnings %q: want one for %s:2 naming 2 RTTs", info.Warnings, path)
+	}
+	if g := es[1].Ping[0]; g.Recv != 3 || !slices.Equal(g.RTTms, []float64{2}) {
+		t.Errorf("cycle 2: recv %d, RTTs %v: want 3 and [2]", g.Recv, g.RTTms)
+	}
+	// Reported: 5 replies of 5 probes; RTTs 1, 3 and 2, nothing below zero.
+	r := Summarize(es, info, path, nil)
+	if len(r.Targets) != 1 || r.Targets[0].Recv != 5 || r.Targets[0].RTT == nil || r.Targets[0].RTT.Min != 1 || r.Targets[0].RTT.Max != 3 {
+		t.Errorf("report %+v", r.Targets)
+	}
+	// Resumed: the warning again, and the next cycle appended as cycle 3.
+	w, rec, err := Open(path, KindPing)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if len(rec.Warnings) != 1 || !strings.HasPrefix(rec.Warnings[0], path+":2: ") || rec.LastCycle != 2 {
+		t.Errorf("resume: %+v", rec)
+	}
+	if n, err := w.Append(pingEntry(time.Date(2026, 11, 1, 0, 0, 2, 0, time.UTC), 1, 1, 1)); err != nil || n != 3 {
+		t.Errorf("append: %d %v", n, err)
+	}
+	w.Close()
+}
+
+// A trace cycle with a sample below zero keeps its other samples, and its
+// responder's figures are taken anew from them (1 and 3: min 1, max 3).
+func TestTraceSamplesBelowZeroAreLeftOut(t *testing.T) {
+	tr := &route.Trace{Schema: route.TraceSchema, Target: "127.0.0.1", Addr: "127.0.0.1", Protocol: "icmp", Reached: true,
+		Hops: []route.Hop{{TTL: 1, Sent: 3, Responders: []route.Responder{{Addr: "127.0.0.1", Recv: 3,
+			RTT: stats.RTTStats{Min: -0.5, Avg: 1.17, Max: 3}, Samples: []float64{1, -0.5, 3}}}}}}
+	b, err := json.Marshal(Entry{Schema: Schema, Kind: KindTrace, Cycle: 1, Run: 1, Time: time.Unix(3600, 0), Trace: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, info, err := Decode(strings.NewReader(string(b)+"\n"), "t")
+	if err != nil || len(es) != 1 {
+		t.Fatalf("%d entries, %v", len(es), err)
+	}
+	r := es[0].Trace.Hops[0].Responders[0]
+	if !slices.Equal(r.Samples, []float64{1, 3}) || r.RTT.Min != 1 || r.RTT.Max != 3 || r.RTT.Avg != 2 {
+		t.Errorf("responder %+v", r)
+	}
+	if len(info.Warnings) != 1 || !strings.HasPrefix(info.Warnings[0], "t:1: cycle 1: trace hop ttl 1") {
+		t.Errorf("warnings %q", info.Warnings)
 	}
 }

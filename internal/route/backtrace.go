@@ -161,8 +161,12 @@ type BacktraceDoc struct {
 	ASNData *ASNData `json:"asn_data,omitempty"`
 	// HiddenHops is N when the hops at TTL 1..N of every trace are masked
 	// (--hide-hops N, HopMask.Backtrace); absent when nothing is masked.
-	HiddenHops int               `json:"hidden_hops,omitempty"`
-	Results    []BacktraceResult `json:"results"`
+	HiddenHops int `json:"hidden_hops,omitempty"`
+	// Partial is true when Ctrl-C cut the run: targets not traced by then
+	// say so in their rule (as trace's and ping's "partial"); absent
+	// otherwise.
+	Partial bool              `json:"partial,omitempty"`
+	Results []BacktraceResult `json:"results"`
 }
 
 // BacktraceResult is one target's classified route.

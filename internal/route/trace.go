@@ -56,6 +56,10 @@ type Trace struct {
 	// HopMask): their addresses read "hidden" and carry no names or AS
 	// numbers. Absent when nothing is masked.
 	HiddenHops int `json:"hidden_hops,omitempty"`
+	// Partial is true when Ctrl-C cut the live run: the document covers
+	// the cycles (flows, MTU steps) finished so far. The name is ping's
+	// marker of the same (report.PingRow.Partial); absent otherwise.
+	Partial bool `json:"partial,omitempty"`
 	// Multipath, Links and Paths are what trace --multipath found
 	// (BuildMultipath); absent from a plain trace.
 	Multipath *Multipath `json:"multipath,omitempty"`

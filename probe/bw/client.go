@@ -321,6 +321,7 @@ func (c *clientRun) end(ctx context.Context, streams []*stream, upstream []bool,
 	if ctx.Err() != nil {
 		// Interrupted: tell the server, as iperf3 does, and keep what ran.
 		_, _ = c.ctrl.Write([]byte{byte(stClientTerm)})
+		res.Partial = true
 		return cutShort(fmt.Errorf("%w after %.1f s: interrupted; the figures cover what ran", ErrCutShort, m.end.Sub(m.start).Seconds()))
 	}
 	// The reader's own wake-up is a timeout; anything else came from the server.

@@ -48,6 +48,10 @@ type Result struct {
 	ByDirection *ByDirection `json:"by_direction,omitempty"`
 	// CutShort is set when the test did not finish; the figures cover what ran.
 	CutShort bool `json:"cut_short,omitempty"`
+	// Partial is set when Ctrl-C cut the client's test (CutShort too): the
+	// marker every command's JSON uses for an interrupted run (ping,
+	// trace, backtrace).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Throughput is in bits per second. Mean is bytes received over the
