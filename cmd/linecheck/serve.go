@@ -229,6 +229,9 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	exp := exporter.New(stderr)
 	serveProcessMetrics(exp)
 	exp.SetWindow(o.window, serveWindowProbes(*o), nil)
+	if o.config != "" {
+		exp.SetThroughputTests(o.bwEvery) // the throughput loop reads the candidates file
+	}
 	exp.SetHopNames(db)
 	exp.SetConfig(conf, time.Now())
 	exp.SetReportRenderer(serveCompareReport)
