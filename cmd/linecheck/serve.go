@@ -120,16 +120,23 @@ same snapshot as compare's report: HTML, or ?format=json|csv|markdown|table).
 SIGHUP re-reads --config and prices its traffic log again (a growing month
 to date; a bad file is reported and the old one stays in force; series of
 removed targets are deleted). SIGINT or
-SIGTERM stops probing and shuts the server down gracefully. The HTTP server
-cuts off slow clients (read and write timeouts) and serves 32 connections
-at most at once; a new scraper that finds them all taken reclaims the
-longest-idle keep-alive connection (idle ones close after 15 s anyway),
-or one that has sent no complete request for 0.25 s.
+SIGTERM stops probing and shuts the server down gracefully.
+
+Slow clients: serve answers 128 connections at once, 16 of them from one
+client address; 3 s to send the request header, 15 s idle between
+requests, and a response the client takes nothing of for 2 s is cut off.
+A newcomer that finds the slots taken reclaims an idle connection, one
+whose client does not read, or one that has sent no request, from the
+client holding the most slots; only when every slot answers a request
+that moves does it wait, and the next free slot goes to the client
+holding the fewest. So a flood of idle, silent or never-reading clients
+does not keep Prometheus from /metrics.
 
 serve binds 127.0.0.1 unless told otherwise. On any other address it warns
-that /metrics and / show everyone who can reach the port the candidates,
-their target addresses, RTTs, loss and traced routes, without
-authentication: allow only your Prometheus to it.
+that /metrics, / and /compare show everyone who can reach the port the
+candidates, their target addresses, RTTs, loss, traced routes, prices and
+errors, without authentication, unless --web.config.file asks for a
+password or a client certificate (then it says which).
 
 On the rented server, --targets FILE (a backtrace target list, the YAML of
 'linecheck backtrace --targets') adds those targets under candidate
