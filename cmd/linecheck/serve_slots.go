@@ -122,7 +122,7 @@ func (l *slotListener) offer(c net.Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perIP > 0 && l.byIP[sc.ip]+l.waitingOf(sc.ip) >= l.perIP {
-		v := l.victim(now, sc.ip)
+		v := l.victim(now, sc.ip, true)
 		if v == nil {
 			_ = c.Close()
 			return
@@ -132,6 +132,12 @@ func (l *slotListener) offer(c net.Conn) {
 	if len(l.conns) < l.max && len(l.waiting) == 0 {
 		l.admit(sc)
 		return
+	}
+	if len(l.waiting) >= l.max {
+		// As many waiting as there are slots, every one of them busy: the
+		// oldest waiting goes (its client has waited longest already).
+		_ = l.waiting[0].Conn.Close()
+		l.waiting = slices.Delete(l.waiting, 0, 1)
 	}
 	l.waiting = append(l.waiting, sc)
 	l.serveWaiting(now)
@@ -185,7 +191,7 @@ func (l *slotListener) serveWaiting(now time.Time) {
 	l.waiting = kept
 	for len(l.waiting) > 0 {
 		if len(l.conns) >= l.max {
-			v := l.victim(now, "")
+			v := l.victim(now, "", false)
 			if v == nil {
 				break
 			}
@@ -217,18 +223,20 @@ func (l *slotListener) serveWaiting(now time.Time) {
 // anyone when ip is ""), nil when none may be; l.mu is held. Reclaimable
 // are: a keep-alive connection between requests; one whose response has
 // not moved for grace (its client does not read); one that has not sent a
-// whole request header for grace; and, last, one that has sent nothing
-// yet (a flood of new connections churns its own). Of those it takes one of the client that
+// whole request header for grace; and, for a newcomer over its client's
+// limit only (fresh), one of its own that has sent nothing yet (a flood of
+// new connections churns its own; a waiting connection never takes the
+// slot of one just admitted). Of those it takes one of the client that
 // holds the most slots (a flood loses its own connections first, a
 // scraper's single one last), the most idle kind, the oldest.
-func (l *slotListener) victim(now time.Time, ip string) *slotConn {
+func (l *slotListener) victim(now time.Time, ip string, fresh bool) *slotConn {
 	var best *slotConn
 	var bestRank, bestN int
 	for c := range l.conns {
 		if ip != "" && c.ip != ip {
 			continue
 		}
-		r := c.reclaimRank(now, l.grace)
+		r := c.reclaimRank(now, l.grace, fresh)
 		if r < 0 {
 			continue
 		}
@@ -241,10 +249,10 @@ func (l *slotListener) victim(now time.Time, ip string) *slotConn {
 }
 
 // reclaimRank orders what may be reclaimed, lowest first: idle, stalled
-// writer, silent past grace, slow header past grace, then any connection
-// without a request yet; -1 when c is answering a request that moves.
-// l.mu is held.
-func (c *slotConn) reclaimRank(now time.Time, grace time.Duration) int {
+// writer, silent past grace, slow header past grace, then (with fresh) any
+// connection without a request yet; -1 when c is answering a request that
+// moves. l.mu is held.
+func (c *slotConn) reclaimRank(now time.Time, grace time.Duration, fresh bool) int {
 	if w := c.writing.Load(); w != 0 && now.Sub(time.Unix(0, w)) >= grace {
 		return 1
 	}
@@ -256,7 +264,7 @@ func (c *slotConn) reclaimRank(now time.Time, grace time.Duration) int {
 		return 2
 	case c.state == http.StateActive && !c.inHandler.Load() && old:
 		return 3
-	case c.state == http.StateNew:
+	case c.state == http.StateNew && fresh:
 		return 4
 	}
 	return -1
@@ -402,9 +410,13 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// hostOf is the client address of a connection (its IP without the port).
+// hostOf is the client of a connection: its IPv4 address, or the /64 of
+// its IPv6 address (one host commonly holds a whole /64).
 func hostOf(a net.Addr) string {
 	if t, ok := a.(*net.TCPAddr); ok {
+		if t.IP.To4() == nil && len(t.IP) == net.IPv6len {
+			return t.IP.Mask(net.CIDRMask(64, 128)).String() + "/64"
+		}
 		return t.IP.String()
 	}
 	h, _, err := net.SplitHostPort(a.String())

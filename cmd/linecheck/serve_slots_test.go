@@ -232,3 +232,111 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-time.After(d):
 	}
 }
+
+func TestSlotClientOfAnAddress(t *testing.T) {
+	for _, tc := range []struct{ addr, want string }{
+		{"127.0.0.2:5000", "127.0.0.2"},
+		{"[::ffff:10.1.2.3]:80", "10.1.2.3"},
+		{"[fd00:77:1:2:aaaa::1]:80", "fd00:77:1:2::/64"},
+		{"[fd00:77:1:2:bbbb::9]:443", "fd00:77:1:2::/64"},
+		{"[::1]:9427", "::/64"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hostOf(a); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
+
+// With every slot answering a request that moves, a newcomer waits, and
+// the slot that frees goes to the waiting client holding the fewest slots,
+// not to the first in line; a client over its own limit with nothing to
+// reclaim is refused at once.
+func TestSlotQueueServesTheClientWithFewestSlotsFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		io.WriteString(w, "held")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	lim := defaultHTTPLimits
+	lim.maxConns, lim.perIP = 2, 3
+	srv, sl := newHTTPServer(mux, ln, lim, nil)
+	go srv.Serve(sl)
+	defer srv.Close()
+	addr := sl.Addr().String()
+	send := func(src, path string) (net.Conn, *bufio.Reader) {
+		t.Helper()
+		c, err := loopbackDialer(src, false).Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		return c, bufio.NewReader(c)
+	}
+	// 127.0.0.2 holds both slots with requests being answered.
+	send("127.0.0.2", "/hold")
+	send("127.0.0.2", "/hold")
+	l := sl.(*slotListener)
+	waitFor(t, 5*time.Second, "both slots answering", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		n := 0
+		for c := range l.conns {
+			if c.inHandler.Load() {
+				n++
+			}
+		}
+		return n == 2
+	})
+	// 127.0.0.2's third waits, first in line; its fourth is over its
+	// limit of 3 with nothing to reclaim: refused.
+	firstConn, firstInLine := send("127.0.0.2", "/")
+	waitFor(t, 5*time.Second, "a connection waiting", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.waiting) == 1
+	})
+	over, overR := send("127.0.0.2", "/")
+	over.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := overR.ReadByte(); err == nil {
+		t.Error("a fourth connection of 127.0.0.2 (limit 3) was answered")
+	}
+	// 127.0.0.1, holding nothing, comes second; one slot frees.
+	scraper, scraperR := send("127.0.0.1", "/")
+	waitFor(t, 5*time.Second, "two connections waiting", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.waiting) == 2
+	})
+	release <- struct{}{} // one /hold answers; its keep-alive connection goes idle
+	scraper.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(scraperR, nil)
+	if err != nil {
+		t.Fatalf("127.0.0.1 (no slot) was not served when a slot freed: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "ok" {
+		t.Errorf("127.0.0.1: %q", b)
+	}
+	// Once the scraper's connection goes idle, the first in line gets it.
+	firstConn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if resp, err := http.ReadResponse(firstInLine, nil); err != nil {
+		t.Errorf("127.0.0.2's waiting connection: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+}
