@@ -94,17 +94,23 @@ func (l *slotListener) Close() error {
 
 // acceptLoop takes every connection from the kernel as it comes.
 func (l *slotListener) acceptLoop() {
+	var pause time.Duration
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				l.err = err
+				close(l.done)
+				return
 			}
-			l.err = err
-			close(l.done)
-			return
+			// Out of descriptors (EMFILE) or a connection aborted in the
+			// backlog: wait and go on, as http.Server does, rather than
+			// stop serving.
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			time.Sleep(pause)
+			continue
 		}
+		pause = 0
 		l.offer(c)
 	}
 }
@@ -134,10 +140,16 @@ func (l *slotListener) offer(c net.Conn) {
 		return
 	}
 	if len(l.waiting) >= l.max {
-		// As many waiting as there are slots, every one of them busy: the
-		// oldest waiting goes (its client has waited longest already).
-		_ = l.waiting[0].Conn.Close()
-		l.waiting = slices.Delete(l.waiting, 0, 1)
+		// As many waiting as there are slots, every one of them busy: one
+		// of the client holding the most (slots and waiting) goes.
+		worst, most := 0, -1
+		for i, w := range l.waiting {
+			if n := l.byIP[w.ip] + l.waitingOf(w.ip); n > most {
+				worst, most = i, n
+			}
+		}
+		_ = l.waiting[worst].Conn.Close()
+		l.waiting = slices.Delete(l.waiting, worst, worst+1)
 	}
 	l.waiting = append(l.waiting, sc)
 	l.serveWaiting(now)

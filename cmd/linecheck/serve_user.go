@@ -103,8 +103,8 @@ func prepareRunAs(u *runAs) error {
 // finishRunAs sets every id to u's, on every thread (Go applies set*id to
 // all threads), once the sockets and files serve needs are open.
 func finishRunAs(u *runAs) error {
-	if u == nil {
-		return nil
+	if u == nil || os.Geteuid() != 0 {
+		return nil // started as u: nothing to give up
 	}
 	if err := syscall.Setresgid(u.gid, u.gid, u.gid); err != nil {
 		return runAsErr(u, "setresgid", err)
