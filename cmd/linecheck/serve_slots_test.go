@@ -150,8 +150,14 @@ func TestServeHTTPScrapesSurviveSlowClients(t *testing.T) {
 			if r.ok < 38 {
 				t.Errorf("%d of 40 scrapes succeeded, want at least 38 (95 %%); first failures: %q", r.ok, r.fails[:min(3, len(r.fails))])
 			}
-			if p := p99(r.latency); p >= time.Second {
-				t.Errorf("p99 of the scrapes %v, want under 1 s (all: %v)", p, r.latency)
+			bound := time.Second
+			if raceDetector {
+				// The race detector slows the 500 attackers' goroutines and
+				// the server alike (a whole run took 4× as long).
+				bound *= 5
+			}
+			if p := p99(r.latency); p >= bound {
+				t.Errorf("p99 of the scrapes %v, want under %v (all: %v)", p, bound, r.latency)
 			}
 			t.Logf("%d/40 scrapes, p99 %v", r.ok, p99(r.latency))
 		})
