@@ -128,7 +128,7 @@ func (l *slotListener) offer(c net.Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perIP > 0 && l.byIP[sc.ip]+l.waitingOf(sc.ip) >= l.perIP {
-		v := l.victim(now, sc.ip, true)
+		v := l.victim(now, sc.ip, true, nil)
 		if v == nil {
 			_ = c.Close()
 			return
@@ -202,23 +202,29 @@ func (l *slotListener) serveWaiting(now time.Time) {
 	clear(l.waiting[len(kept):])
 	l.waiting = kept
 	for len(l.waiting) > 0 {
-		if len(l.conns) >= l.max {
-			v := l.victim(now, "", false)
-			if v == nil {
-				break
-			}
-			l.evict(v)
-			continue
-		}
 		best := 0
 		for i, c := range l.waiting {
 			if l.byIP[c.ip] < l.byIP[l.waiting[best].ip] {
 				best = i
 			}
 		}
-		c := l.waiting[best]
+		w := l.waiting[best]
+		if len(l.conns) >= l.max {
+			// Only from its own client, from one holding more slots than
+			// its client, or an idle one of a client holding as many: a
+			// flood spread over many addresses cannot take a scraper's one
+			// connection between two scrapes.
+			v := l.victim(now, "", false, func(c *slotConn) bool {
+				n, m := l.byIP[c.ip], l.byIP[w.ip]
+				return c.ip == w.ip || n > m || n == m && c.state == http.StateIdle
+			})
+			if v == nil {
+				break
+			}
+			l.evict(v)
+		}
 		l.waiting = slices.Delete(l.waiting, best, best+1)
-		l.admit(c)
+		l.admit(w)
 	}
 	if len(l.waiting) > 0 && !l.ticking {
 		l.ticking = true
@@ -232,7 +238,8 @@ func (l *slotListener) serveWaiting(now time.Time) {
 }
 
 // victim is the connection to reclaim for a newcomer (of client ip, or of
-// anyone when ip is ""), nil when none may be; l.mu is held. Reclaimable
+// anyone when ip is "", of those allow allows), nil when none may be;
+// l.mu is held. Reclaimable
 // are: a keep-alive connection between requests; one whose response has
 // not moved for grace (its client does not read); one that has not sent a
 // whole request header for grace; and, for a newcomer over its client's
@@ -241,11 +248,11 @@ func (l *slotListener) serveWaiting(now time.Time) {
 // slot of one just admitted). Of those it takes one of the client that
 // holds the most slots (a flood loses its own connections first, a
 // scraper's single one last), the most idle kind, the oldest.
-func (l *slotListener) victim(now time.Time, ip string, fresh bool) *slotConn {
+func (l *slotListener) victim(now time.Time, ip string, fresh bool, allow func(*slotConn) bool) *slotConn {
 	var best *slotConn
 	var bestRank, bestN int
 	for c := range l.conns {
-		if ip != "" && c.ip != ip {
+		if ip != "" && c.ip != ip || allow != nil && !allow(c) {
 			continue
 		}
 		r := c.reclaimRank(now, l.grace, fresh)
