@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -46,6 +45,8 @@ type serveOptions struct {
 	gpuEvery    time.Duration
 	window      time.Duration
 	noASN       bool
+	user        string
+	webConfig   string
 }
 
 // serveLong is the help text of the command.
@@ -119,16 +120,23 @@ same snapshot as compare's report: HTML, or ?format=json|csv|markdown|table).
 SIGHUP re-reads --config and prices its traffic log again (a growing month
 to date; a bad file is reported and the old one stays in force; series of
 removed targets are deleted). SIGINT or
-SIGTERM stops probing and shuts the server down gracefully. The HTTP server
-cuts off slow clients (read and write timeouts) and serves 32 connections
-at most at once; a new scraper that finds them all taken reclaims the
-longest-idle keep-alive connection (idle ones close after 15 s anyway),
-or one that has sent no complete request for 0.25 s.
+SIGTERM stops probing and shuts the server down gracefully.
+
+Slow clients: serve answers 128 connections at once, 16 of them from one
+client address; 3 s to send the request header, 15 s idle between
+requests, and a response the client takes nothing of for 2 s is cut off.
+A newcomer that finds the slots taken reclaims an idle connection, one
+whose client does not read, or one that has sent no request, from the
+client holding the most slots; only when every slot answers a request
+that moves does it wait, and the next free slot goes to the client
+holding the fewest. So a flood of idle, silent or never-reading clients
+does not keep Prometheus from /metrics.
 
 serve binds 127.0.0.1 unless told otherwise. On any other address it warns
-that /metrics and / show everyone who can reach the port the candidates,
-their target addresses, RTTs, loss and traced routes, without
-authentication: allow only your Prometheus to it.
+that /metrics, / and /compare show everyone who can reach the port the
+candidates, their target addresses, RTTs, loss, traced routes, prices and
+errors, without authentication, unless --web.config.file asks for a
+password or a client certificate (then it says which).
 
 On the rented server, --targets FILE (a backtrace target list, the YAML of
 'linecheck backtrace --targets') adds those targets under candidate
@@ -183,12 +191,23 @@ func newServeCmd() *cobra.Command {
 		c.Long += serveBWHelp
 		durationVarP(f, &o.gpuEvery, "gpu-every", "", 0, "sample this machine's GPUs with nvidia-smi every `D` and export linecheck_gpu_* (0: never; see GPUs)")
 		c.Long += serveGPUHelp
+		f.StringVar(&o.user, "user", "nobody", "started as root, answer HTTP as this `USER` of /etc/passwd once the sockets and files are open ('': stay root, without capabilities)")
+		c.Long += serveUserHelp
+		f.StringVar(&o.webConfig, "web.config.file", "", "TLS and basic-auth `FILE` in the format of Prometheus's exporters (tls_server_config, basic_auth_users)")
+		c.Long += serveWebHelp
 	})
 	addPrefixTableFlag(c)
 	return c
 }
 
 func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
+	runAs, err := serveRunAs(o.user)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := prepareRunAs(runAs); err != nil {
+		return err
+	}
 	if err := keepPrivilegesInHelper(); err != nil {
 		return err
 	}
@@ -218,19 +237,35 @@ func runServe(c *cobra.Command, _ []string, o *serveOptions) error {
 	exp := exporter.New(stderr)
 	serveProcessMetrics(exp)
 	exp.SetWindow(o.window, serveWindowProbes(*o), nil)
+	if o.config != "" {
+		exp.SetThroughputTests(o.bwEvery) // the throughput loop reads the candidates file
+	}
 	exp.SetHopNames(db)
 	exp.SetConfig(conf, time.Now())
 	exp.SetReportRenderer(serveCompareReport)
 
+	web, err := loadWebConfig(o.webConfig)
+	if err != nil {
+		return badInput(err)
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return badInput(fmt.Errorf("--listen %s: %w", o.listen, err))
 	}
-	srv, ln := newHTTPServer(exp.Mux(), ln, defaultHTTPLimits)
+	// Everything serve opens with root's ids is open: from here it is
+	// --user (serve_user.go).
+	if err := finishRunAs(runAs); err != nil {
+		ln.Close()
+		return err
+	}
+	if runAs != nil {
+		fmt.Fprintf(stderr, "linecheck serve: running as user %s (uid %d, gid %d)\n", runAs.name, runAs.uid, runAs.gid)
+	}
+	srv, ln := newHTTPServer(exp.Mux(), ln, defaultHTTPLimits, web)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "linecheck serve: http://%s/metrics, %d targets from %s\n", ln.Addr(), len(conf.Targets), serveSources(o.config, o.targets))
-	if w := exposureWarning(ln.Addr()); w != "" {
+	fmt.Fprintf(stderr, "linecheck serve: %s://%s/metrics, %d targets from %s\n", web.scheme(), ln.Addr(), len(conf.Targets), serveSources(o.config, o.targets))
+	if w := exposureWarning(ln.Addr(), web); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
 
@@ -372,46 +407,6 @@ func serveCompareReport(w io.Writer, r *compare.Result, name string) (string, er
 		ct = "application/json"
 	}
 	return ct, report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
-}
-
-// httpLimits bound what HTTP clients can hold of serve: a scrape is one
-// short request, so a client that sends slowly, reads slowly or opens
-// connections without end is cut off rather than left to exhaust the process.
-type httpLimits struct {
-	readHeader, read, write, idle time.Duration
-	maxConns                      int // connections served at once; more wait in the kernel's backlog
-	maxHeader                     int
-}
-
-// A keep-alive connection idle for 15 s is closed (Prometheus reconnects
-// for its next scrape at no cost); with every slot taken, idle ones are
-// reclaimed first in any case (serve_slots.go).
-var defaultHTTPLimits = httpLimits{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second,
-	idle: 15 * time.Second, maxConns: 32, maxHeader: 16 << 10}
-
-// newHTTPServer returns the server for h and ln wrapped to hold at most
-// l.maxConns connections, reclaiming idle ones for newcomers.
-func newHTTPServer(h http.Handler, ln net.Listener, l httpLimits) (*http.Server, net.Listener) {
-	sl := newSlotListener(ln, l.maxConns, 250*time.Millisecond)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write,
-		IdleTimeout: l.idle, MaxHeaderBytes: l.maxHeader, ConnState: sl.connState}
-	return srv, sl
-}
-
-// exposureWarning says what a non-loopback --listen exposes ("" on loopback).
-func exposureWarning(a net.Addr) string {
-	tcp, ok := a.(*net.TCPAddr)
-	if !ok || tcp.IP.IsLoopback() {
-		return ""
-	}
-	where := tcp.IP.String()
-	if tcp.IP.IsUnspecified() {
-		where = "every interface of this host"
-	}
-	return fmt.Sprintf("linecheck serve: warning: --listen %s is not a loopback address: anyone who can reach %s on port %d "+
-		"can read, without authentication or TLS, /metrics and / — every candidate's name, its target addresses and ports, "+
-		"RTTs, loss, the traced routes (hop addresses), line classes and the errors of failing targets. "+
-		"Allow only your Prometheus to that port (firewall), or bind 127.0.0.1.", a, where, tcp.Port)
 }
 
 // serveProber runs serve's cycles on the probe engine. Pacing, backoff and

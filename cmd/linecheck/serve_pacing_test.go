@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -227,8 +228,8 @@ func TestServeHTTPLimits(t *testing.T) {
 		io.WriteString(w, "late")
 	})
 	lim := httpLimits{readHeader: 300 * time.Millisecond, read: 300 * time.Millisecond, write: 200 * time.Millisecond,
-		idle: time.Second, maxConns: 2, maxHeader: 4 << 10}
-	srv, ln := newHTTPServer(mux, ln, lim)
+		idle: time.Second, maxConns: 2, grace: 250 * time.Millisecond, stall: time.Second, maxHeader: 4 << 10}
+	srv, ln := newHTTPServer(mux, ln, lim, nil)
 	go srv.Serve(ln)
 	defer srv.Close()
 	addr := ln.Addr().String()
@@ -252,7 +253,7 @@ func TestServeHTTPLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	lim.readHeader, lim.read = time.Minute, time.Minute
-	srv2, ln2 := newHTTPServer(mux, ln2, lim)
+	srv2, ln2 := newHTTPServer(mux, ln2, lim, nil)
 	go srv2.Serve(ln2)
 	defer srv2.Close()
 	addr2 := ln2.Addr().String()
@@ -302,7 +303,7 @@ func TestExposureWarning(t *testing.T) {
 		{&net.TCPAddr{IP: net.ParseIP("::"), Port: 9427}, "every interface of this host"},
 		{&net.TCPAddr{IP: net.ParseIP("10.0.0.5"), Port: 9427}, "--listen 10.0.0.5:9427 is not a loopback address"},
 	} {
-		w := exposureWarning(tc.addr)
+		w := exposureWarning(tc.addr, nil)
 		if (tc.want == "") != (w == "") || !strings.Contains(w, tc.want) {
 			t.Errorf("%v: %q, want %q", tc.addr, w, tc.want)
 		}
@@ -315,7 +316,13 @@ func TestExposureWarning(t *testing.T) {
 // Idle keep-alive connections, or connections that send nothing, must not
 // starve a new scraper: with 32 slots and a 60 s idle timeout, 200 idle
 // keep-alive clients left 168 with nothing and a fresh scrape waiting a
-// minute. The limits are serve's own (defaultHTTPLimits).
+// minute. The limits are serve's own (defaultHTTPLimits). What the code
+// controls is asserted: the fresh scrape is answered, whole, and a holding
+// client either gets a whole answer or is cut off (reclaiming it is the
+// point); how many of the 200 are answered before others reclaim their
+// slots depends on the scheduler (issue 35: on a loaded 2-core machine some
+// were cut off before their request was read, which the old test took for
+// a failure).
 func TestServeHTTPNewScrapeWhileSlotsAreHeld(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -329,8 +336,11 @@ func TestServeHTTPNewScrapeWhileSlotsAreHeld(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = io.Copy(io.Discard, resp.Body)
+			b, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if err == nil && (resp.StatusCode != 200 || string(b) != "up 1\n") {
+				return fmt.Errorf("answer %d %q, want 200 \"up 1\\n\"", resp.StatusCode, b)
+			}
 			return err // and then keep the connection open, idle
 		}},
 		{"200 clients that send nothing", func(net.Conn, *bufio.Reader) error { return nil }},
@@ -342,7 +352,7 @@ func TestServeHTTPNewScrapeWhileSlotsAreHeld(t *testing.T) {
 			}
 			mux := http.NewServeMux()
 			mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "up 1\n") })
-			srv, ln := newHTTPServer(mux, ln, defaultHTTPLimits)
+			srv, ln := newHTTPServer(mux, ln, defaultHTTPLimits, nil)
 			go srv.Serve(ln)
 			defer srv.Close()
 			addr := ln.Addr().String()
@@ -375,12 +385,15 @@ func TestServeHTTPNewScrapeWhileSlotsAreHeld(t *testing.T) {
 			}
 			wg.Wait()
 			close(errs)
-			n := 0
+			cut := 0
 			for err := range errs {
-				if n++; n <= 3 {
-					t.Errorf("a holding client: %v", err)
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
+					t.Errorf("a holding client: %v (want a whole answer, or the connection cut off)", err)
+					continue
 				}
+				cut++
 			}
+			t.Logf("%d of the 200 holding clients were cut off", cut)
 			client := &http.Client{Timeout: 4 * time.Second}
 			resp, err := client.Get("http://" + addr + "/metrics")
 			if err != nil {

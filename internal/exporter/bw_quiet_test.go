@@ -216,14 +216,14 @@ func TestServeBWPausesThePings(t *testing.T) {
 	}
 }
 
-// serve's test is compare's: a server busy for a moment (a silent client
-// holds it, as a TCP probe of the port can) is tried again, and the test
+// serve's test is compare's: a server busy for a moment (a client that sent
+// its cookie and stalls holds it) is tried again, and the test
 // counts as ok once it is free.
 func TestServeBWRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
 	hog := bwtest.Occupy(t, port)
 	if _, err := bw.Run(context.Background(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
-		t.Fatalf("with the silent client connected: %v, want busy", err)
+		t.Fatalf("with a stalled client holding the server: %v, want busy", err)
 	}
 	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
 

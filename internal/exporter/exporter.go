@@ -98,6 +98,7 @@ type Exporter struct {
 	traces  map[string]*route.Trace
 	paths   map[string]*pathState
 	tput    map[string]*compare.Throughput
+	bwEvery time.Duration // serve --bw-every (0: no throughput tests), for the notes of checks without one
 	// The snapshot: each candidate's evaluation, and those to make again.
 	evals map[string]*compare.Evaluation
 	dirty map[string]bool
@@ -332,7 +333,7 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 <table border="1" cellpadding="3">
 <tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
 {{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
-<td>{{if .Unmeasured}}no data{{else if .NotApplicable}}n/a{{else if .Pass}}pass{{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
+<td>{{if .Pass}}{{if .NotApplicable}}n/a{{else}}pass{{end}}{{else if .Unmeasured}}FAIL (no data){{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{end}}</body></html>
 `))
 })

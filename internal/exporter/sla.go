@@ -132,6 +132,37 @@ func (e *Exporter) SetWindow(span time.Duration, size int, now func() time.Time)
 	e.span, e.size, e.now = span, size, now
 }
 
+// SetThroughputTests says how often serve tests each candidate's
+// bandwidth_test (--bw-every; 0: never), so that a min_throughput_mbps
+// check without a test names what is missing.
+func (e *Exporter) SetThroughputTests(every time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.bwEvery = every
+	e.markAllDirty()
+}
+
+// throughputNote rewrites the note of a min_throughput_mbps check that has
+// no test for serve: compare's asks for bandwidth_test, which serve runs
+// only with --bw-every (issue 35: a candidate with bandwidth_test was told
+// to give it one). e.mu is held.
+func (e *Exporter) throughputNote(ev *compare.Evaluation, c *compare.Candidate) {
+	for i := range ev.SLA.Checks {
+		ch := &ev.SLA.Checks[i]
+		if ch.Name != compare.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {
+			continue
+		}
+		switch {
+		case c.BandwidthTest != nil && e.bwEvery == 0:
+			ch.Note = compare.NoData + ": no throughput test: serve tests the candidate's bandwidth_test only with --bw-every D, which is not given"
+		case c.BandwidthTest != nil:
+			ch.Note = fmt.Sprintf("%s: no throughput figures yet: serve tests the candidate's bandwidth_test every %v (--bw-every), the first one cycle after start; a test that fails is logged and counted in linecheck_bw_tests_total{result=\"error\"}", compare.NoData, e.bwEvery)
+		case e.bwEvery == 0:
+			ch.Note = compare.NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} and serve --bw-every D, or recorded.bw"
+		}
+	}
+}
+
 // ObserveThroughput records a candidate's throughput test (serve
 // --bw-every), as compare's live run summarises one: what the
 // min_throughput_mbps check is judged on from now on. A test that gave no
@@ -170,15 +201,16 @@ func checkText(c compare.Check) string {
 	return fmt.Sprint(c.Measured)
 }
 
-// verdictText is the overall SLA verdict as linecheck_sla_pass says it:
-// "pass", "FAIL" on a measured figure, "no data" while only checks without
-// data stand in the way, "-" without checks.
+// verdictText is the overall SLA verdict as /compare says it, "pass" or
+// "FAIL", with the distinction linecheck_sla_pass makes: "FAIL (no data)"
+// while only checks without data stand in the way; "-" without checks.
+// (Issue 35: the page said "no data" where /compare said FAIL.)
 func verdictText(ev *compare.Evaluation) string {
 	switch v, ok := overall(ev.SLA); {
 	case len(ev.SLA.Checks) == 0:
 		return "-"
 	case !ok:
-		return "no data"
+		return "FAIL (no data)"
 	case v:
 		return "pass"
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +195,52 @@ func TestJitterGaugeIsTheWindowMeanAbsD(t *testing.T) {
 	e.SetTargets(nil, time.Now())
 	if _, ok := gauge(); ok {
 		t.Error("jitter gauge outlived its target")
+	}
+}
+
+// Issue 35: the status page said "no data" where /compare said FAIL for
+// the same check. Each check's result on / (and each candidate's verdict)
+// now begins with what compare's report says of it, pass or FAIL.
+func TestStatusPageSaysWhatCompareSays(t *testing.T) {
+	p95, loss := 20.0, 1.0 // b's loss of 1 passes: only its RTT, without data, fails
+	e := New(nil)
+	a, b := tgt("a", "127.0.0.1"), tgt("b", "127.0.0.2")
+	e.SetTargets([]Target{a, b}, time.Now())
+	e.SetSLA(compare.SLA{RTTP95ms: &p95, Loss: &loss}, nil)
+	e.ObservePing(a, PingOutcome{Sent: 4, Recv: 4, RTTms: []float64{5, 6, 7, 8}})
+	e.ObservePing(b, PingOutcome{Sent: 10}) // every probe lost: rtt_p95 has no data
+	rec := httptest.NewRecorder()
+	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	page := rec.Body.String()
+	// The rows of the SLA table: candidate, check, required, measured, result.
+	row := regexp.MustCompile(`<tr><td>([a-z]+)</td><td>([a-z_0-9]+)</td><td>[^<]*</td><td>[^<]*</td>\s*<td>([^<]*)</td>`)
+	rows := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(page, -1) {
+		rows[m[1]+" "+m[2]] = m[3]
+	}
+	res := e.Report(time.Now())
+	n := 0
+	for _, ev := range res.Candidates {
+		for _, c := range ev.SLA.Checks {
+			n++
+			want := "FAIL"
+			if c.Pass {
+				want = "pass"
+			}
+			got, ok := rows[ev.Name+" "+c.Name]
+			if !ok || !strings.HasPrefix(got, want) {
+				t.Errorf("%s %s: / says %q (present %v), compare says %s", ev.Name, c.Name, got, ok, want)
+			}
+		}
+	}
+	if n != 4 {
+		t.Fatalf("%d checks in compare's report, want 4 (2 candidates × rtt_p95, loss)", n)
+	}
+	if got := rows["b "+compare.CheckRTTP95]; got != "FAIL (no data)" {
+		t.Errorf("b rtt_p95 without replies: %q, want FAIL (no data)", got)
+	}
+	// The candidates table's verdict column: b fails in compare's ranking.
+	if !regexp.MustCompile(`<td>b</td><td>10</td>.*?<td>FAIL \(no data\)</td></tr>`).MatchString(strings.ReplaceAll(page, "\n", "")) {
+		t.Errorf("b's verdict on / is not FAIL (no data):\n%s", page)
 	}
 }

@@ -202,6 +202,7 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 		ev.Route.SetFloor(fl)
 		ev.SLA = compare.CheckSLA(e.file.SLA, ev.Route)
 	}
+	e.throughputNote(ev, c)
 	if e.pricing != nil && c.Offer != "" {
 		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {
 			ev.Monthly, ev.WhatIf = mo, whatIf

@@ -6,6 +6,9 @@ import (
 	"io"
 	"math"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,6 +259,55 @@ func TestSnapshotReadWhileRecording(t *testing.T) {
 			if rec.Code != 200 {
 				t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 			}
+		}
+	}
+}
+
+// Issue 35: a candidate that has a bandwidth_test was told to "give the
+// candidate bandwidth_test" while serve's --bw-every was what was missing.
+// The note of a min_throughput_mbps check without a test names the flag.
+func TestThroughputCheckNoteNamesWhatIsMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte(`sla:
+  min_throughput_mbps: 100
+candidates:
+  - name: withbw
+    targets: [{addr: 127.0.0.1}]
+    bandwidth_test: {addr: 127.0.0.1, port: 5201}
+  - name: nobw
+    targets: [{addr: 127.0.0.2}]
+`), 0o644)
+	conf, err := LoadConfig(path, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(e *Exporter, cand string) string {
+		for _, ev := range e.Snapshot() {
+			for _, c := range ev.SLA.Checks {
+				if ev.Name == cand && c.Name == compare.CheckMinThroughput {
+					return c.Note
+				}
+			}
+		}
+		t.Fatalf("%s has no %s check", cand, compare.CheckMinThroughput)
+		return ""
+	}
+	for _, tc := range []struct {
+		every      time.Duration
+		cand       string
+		want, miss string
+	}{
+		{0, "withbw", "only with --bw-every D, which is not given", "give the candidate bandwidth_test"},
+		{time.Hour, "withbw", "no throughput figures yet: serve tests the candidate's bandwidth_test every 1h0m0s", "give the candidate"},
+		{0, "nobw", "give the candidate bandwidth_test: {addr, port} and serve --bw-every D", "which is not given"},
+		{time.Hour, "nobw", "give the candidate bandwidth_test", "--bw-every"},
+	} {
+		e := New(nil)
+		e.SetConfig(conf, time.Now())
+		e.SetThroughputTests(tc.every)
+		got := note(e, tc.cand)
+		if !strings.HasPrefix(got, compare.NoData+": ") || !strings.Contains(got, tc.want) || strings.Contains(got, tc.miss) {
+			t.Errorf("--bw-every %v, %s: %q, want %q and not %q", tc.every, tc.cand, got, tc.want, tc.miss)
 		}
 	}
 }

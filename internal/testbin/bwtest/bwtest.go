@@ -6,7 +6,6 @@ package bwtest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -30,33 +29,39 @@ func Server(tb testing.TB) int {
 	return srv.Addr().Port
 }
 
-// Occupy connects to the bw server on port and sends nothing, so that the
-// server waits for this client's cookie and is busy for everyone else (as a
-// TCP probe of the port, or the previous test still closing, leaves it). A
-// server still finishing its last test refuses the connection at once
-// (ACCESS_DENIED, then it hangs up): connect again until it waits. "At
-// once" is judged over a second of silence, not 200 ms: a refusal that a
-// loaded machine delays past the wait would pass for a server holding us,
-// and the test after it would find the server free.
+// Occupy takes the bw server on port as a client that sends its cookie and
+// then nothing, so that the server waits for this client's parameters and
+// is busy for everyone else (the previous test still closing leaves it so
+// too). A connection that sends no cookie no longer does: the server is
+// taken when a cookie arrives (issue 37: one silent connection every few
+// seconds denied every test). The server answers the cookie with
+// PARAM_EXCHANGE (9) when it takes us, ACCESS_DENIED (-1) when it is still
+// finishing its last test: connect again until it takes us. The server
+// drops a client whose parameters do not follow within its wait (5 s),
+// longer than the tests hold it.
 func Occupy(tb testing.TB, port int) net.Conn {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
+	cookie := make([]byte, 37) // 36 characters and a NUL, as iperf3 sends
+	copy(cookie, "lcbwtestoccupyoccupyoccupyoccupyoccu")
 	for time.Now().Before(deadline) {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.Write(cookie); err != nil {
+			tb.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		var b [1]byte
 		_, err = c.Read(b[:])
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if err == nil && b[0] == 9 {
 			_ = c.SetReadDeadline(time.Time{})
 			return c
 		}
 		c.Close()
 		time.Sleep(20 * time.Millisecond)
 	}
-	tb.Fatal("the bw server never took our silent connection as its client")
+	tb.Fatal("the bw server never took our cookie's connection as its client")
 	return nil
 }
