@@ -56,6 +56,10 @@ type Options struct {
 	// NoProjection leaves out the month projected from a partial traffic
 	// recording (compare --no-projection; Monthly.Projected stays nil).
 	NoProjection bool
+	// AdvisoryDelivery keeps a failed recorded delivery (recorded.gpu
+	// against the gpu: block) a warning on the candidate instead of a
+	// failure of it (compare --advisory-delivery).
+	AdvisoryDelivery bool
 }
 
 // ErrRecordedOnly is returned when a live run is asked of a file that
@@ -164,7 +168,14 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 			}
 			e.GPU.PerDeliveredCardHour = perDeliveredCardHour(e, hours)
 			if e.GPU.Verdict == "fail" {
-				e.Warnings = append(e.Warnings, "GPU delivery fails the gpu: block: "+strings.Join(e.GPU.Failed(), ", ")+" (recorded.gpu "+e.GPU.Source+")")
+				w := "GPU delivery fails the gpu: block: " + strings.Join(e.GPU.Failed(), ", ") + " (recorded.gpu " + e.GPU.Source + ")"
+				if opt.AdvisoryDelivery {
+					w += "; advisory only (--advisory-delivery)"
+				} else {
+					e.DeliveryFailed = append(e.DeliveryFailed, "gpu")
+					w += "; the candidate fails"
+				}
+				e.Warnings = append(e.Warnings, w)
 			}
 		}
 		r.Candidates = append(r.Candidates, e)
