@@ -18,8 +18,9 @@ func (e *Evaluation) cost() (decimal.Decimal, bool) {
 	return e.Monthly.Converted.Amount, true
 }
 
-// RankingRule states the order of Rank, for reports and docs.
-const RankingRule = "passing candidates first (the SLA passes and no recorded delivery fails); then those whose offer can carry the traffic before those whose port its 95th exceeds; " +
+// RankingRule states the order of Rank, for reports and docs. "Passing" is
+// Evaluation.Passes: the SLA and any recorded delivery.
+const RankingRule = "passing candidates first; then those whose offer can carry the traffic before those whose port its 95th exceeds; " +
 	"then candidates with measurements before those without (no probe answered); " +
 	"then by monthly cost in the base currency, unpriced last; ties by name"
 
