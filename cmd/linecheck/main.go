@@ -78,6 +78,7 @@ interrupted (Ctrl-C) after the partial report was written.`,
 		newDemoCmd(),
 		newServeCmd(),
 		newGPUCmd(),
+		newTrialCmd(),
 		newASNCmd(),
 		newVersionCmd(),
 	)

@@ -74,7 +74,11 @@ func Run(ctx context.Context, b *Bundle, o Options) error {
 		o.progress("%s …", p.name)
 		part := p.run(ctx, b, &o)
 		b.SetPart(part)
-		o.progress("%s: %s %s", p.name, part.Status, part.Reason)
+		if part.Reason != "" {
+			o.progress("%s: %s: %s", p.name, part.Status, part.Reason)
+		} else {
+			o.progress("%s: %s", p.name, part.Status)
+		}
 		if err := b.Sync(o.now(), false); err != nil {
 			return err
 		}
