@@ -37,7 +37,7 @@ baseline.json and baseline.log, summary.txt/.md/.json/.html, and
 manifest.json, written last: every file with its sha256, the versions, start
 and end, the host's identity. The summary and manifest are rewritten after
 each part: Ctrl-C leaves a whole bundle of what ran, marked interrupted.
-compare reads the gpu/ directory as a candidate's recorded.gpu.
+compare reads the bundle as a candidate's recorded: {trial: DIR}.
 
 Not in this build: sampling the GPUs during the baseline, the line part
 (backtrace and bw --listen) and the interconnect part (nccl-tests,

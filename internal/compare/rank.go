@@ -176,6 +176,8 @@ func (e *Evaluation) deliveryFailures() []string {
 		switch part {
 		case "gpu":
 			out = append(out, "GPU delivery ("+strings.Join(e.GPU.Failed(), ", ")+")")
+		case "host":
+			out = append(out, "host delivery ("+strings.Join(e.Host.Failed(), ", ")+")")
 		default:
 			out = append(out, part+" delivery")
 		}

@@ -116,6 +116,9 @@ type Evaluation struct {
 	// GPU is the delivery verdict of recorded.gpu against the gpu: block;
 	// nil when the candidate records no GPU outputs.
 	GPU *GPUDelivery `json:"gpu,omitempty"`
+	// Host is the delivery form and inventory of recorded.trial against
+	// the host: block; nil without a trial bundle.
+	Host *HostDelivery `json:"host,omitempty"`
 	// DeliveryFailed names the parts of the recorded delivery that fail
 	// the order ("gpu"): such a candidate fails, is never recommended and
 	// ranks among the failing ones. Empty when every recorded part passes

@@ -178,6 +178,19 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 				e.Warnings = append(e.Warnings, w)
 			}
 		}
+		if e.Host, err = hostDeliveryOf(c); err != nil {
+			return nil, err
+		}
+		if e.Host != nil && e.Host.Verdict == "fail" {
+			w := "host delivery fails the host: block: " + strings.Join(e.Host.Failed(), ", ") + " (recorded.trial " + e.Host.Source + ")"
+			if opt.AdvisoryDelivery {
+				w += "; advisory only (--advisory-delivery)"
+			} else {
+				e.DeliveryFailed = append(e.DeliveryFailed, "host")
+				w += "; the candidate fails"
+			}
+			e.Warnings = append(e.Warnings, w)
+		}
 		r.Candidates = append(r.Candidates, e)
 	}
 	Rank(r)

@@ -1,0 +1,68 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/linecheck/linecheck/internal/host"
+	"github.com/linecheck/linecheck/internal/trial"
+)
+
+// HostDelivery is what a candidate's trial bundle (recorded.trial) says
+// of the machine's delivery form and inventory, checked against its host:
+// block.
+type HostDelivery struct {
+	// Source is the bundle directory read.
+	Source     string `json:"source"`
+	Form       string `json:"form"`
+	Hypervisor string `json:"hypervisor,omitempty"`
+	Container  string `json:"container,omitempty"`
+	// Evidence is the markers the trial found for the form.
+	Evidence []string     `json:"evidence"`
+	Checks   []host.Check `json:"checks"`
+	// Verdict is pass, fail, or none (no host: block to check against).
+	Verdict string `json:"verdict"`
+}
+
+// Failed names the checks that failed.
+func (h *HostDelivery) Failed() []string {
+	var out []string
+	for _, c := range h.Checks {
+		if !c.Pass {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// hostDeliveryOf reads recorded.trial's manifest (every file's sha256
+// verified) and host.json, and checks them against the host: block.
+func hostDeliveryOf(c *Candidate) (*HostDelivery, error) {
+	dir := c.Recorded.Trial
+	if dir == "" {
+		return nil, nil
+	}
+	if _, err := trial.ReadManifest(dir); err != nil {
+		return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
+	}
+	p := filepath.Join(dir, trial.HostFile)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return nil, nil // the trial stopped before its host part
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
+	}
+	var rec trial.HostRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("%s: recorded.trial: %s: %w", c.Name, p, err)
+	}
+	d := &HostDelivery{Source: dir, Form: rec.Form.Kind, Hypervisor: rec.Form.Hypervisor, Container: rec.Form.Container,
+		Evidence: rec.Form.Evidence, Checks: []host.Check{}}
+	if c.Host != nil {
+		d.Checks = host.CheckHost(*c.Host, rec.Form, rec.Inventory)
+	}
+	d.Verdict = host.Verdict(d.Checks)
+	return d, nil
+}
