@@ -160,3 +160,41 @@ func TestFailedDeliveryExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// serve's /compare document (SnapshotResult) judges the recorded delivery
+// as compare does: the evaluations serve passes carry none, and the
+// snapshot reads and fails it.
+func TestSnapshotResultFailsAFailedDelivery(t *testing.T) {
+	b, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "line_classes: [cn2-gia, cu-9929, cmin2], ", "", 1)
+	s = withDelivery(t, s, "tokyo", gpuFixture(t, "h100-nvl-2x"))
+	f, err := Parse([]byte(s), samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), AdvisoryDelivery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended != "tokyo" {
+		t.Fatalf("premise: advisory recommends tokyo, got %q", r.Recommended)
+	}
+	var evs []*Evaluation
+	for _, e := range r.Candidates {
+		c := *e
+		c.GPU, c.DeliveryFailed, c.Warnings = nil, nil, nil
+		evs = append(evs, &c)
+	}
+	snap := SnapshotResult(f, nil, evs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	if snap.Recommended != "hk-cn2-gia" {
+		t.Errorf("the snapshot recommends %q, want hk-cn2-gia (tokyo's delivery fails; verdict %q)", snap.Recommended, snap.Verdict)
+	}
+	for _, e := range snap.Candidates {
+		if e.Name == "tokyo" && strings.Join(e.DeliveryFailed, ",") != "gpu" {
+			t.Errorf("tokyo delivery failed %v", e.DeliveryFailed)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/linecheck/linecheck/internal/host"
 	"github.com/linecheck/linecheck/internal/trial"
@@ -65,4 +66,36 @@ func hostDeliveryOf(c *Candidate) (*HostDelivery, error) {
 	}
 	d.Verdict = host.Verdict(d.Checks)
 	return d, nil
+}
+
+// EvaluateDelivery reads the candidate's recorded delivery (recorded.gpu
+// against gpu:, recorded.trial's host.json against host:) into e: GPU,
+// Host, and for each failed part a warning and, unless advisory
+// (--advisory-delivery), its name in DeliveryFailed, which fails the
+// candidate. compare and the TUI call it, so both judge a delivery alike.
+func EvaluateDelivery(e *Evaluation, c *Candidate, advisory bool) error {
+	var err error
+	if e.GPU, err = deliveryOf(c); err != nil {
+		return err
+	}
+	if e.Host, err = hostDeliveryOf(c); err != nil {
+		return err
+	}
+	fail := func(part, what string, failed []string, source string) {
+		w := what + ": " + strings.Join(failed, ", ") + " (" + source + ")"
+		if advisory {
+			w += "; advisory only (--advisory-delivery)"
+		} else {
+			e.DeliveryFailed = append(e.DeliveryFailed, part)
+			w += "; the candidate fails"
+		}
+		e.Warnings = append(e.Warnings, w)
+	}
+	if e.GPU != nil && e.GPU.Verdict == "fail" {
+		fail("gpu", "GPU delivery fails the gpu: block", e.GPU.Failed(), "recorded.gpu "+e.GPU.Source)
+	}
+	if e.Host != nil && e.Host.Verdict == "fail" {
+		fail("host", "host delivery fails the host: block", e.Host.Failed(), "recorded.trial "+e.Host.Source)
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -158,7 +157,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		}
 		e.Warnings = append(e.Warnings, carryWarnings(e.Monthly, e.WhatIf)...)
 		e.Usage = pr.candidateUsage(c)
-		if e.GPU, err = deliveryOf(c); err != nil {
+		if err := EvaluateDelivery(e, c, opt.AdvisoryDelivery); err != nil {
 			return nil, err
 		}
 		if e.GPU != nil {
@@ -167,29 +166,6 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 				hours = r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
 			}
 			e.GPU.PerDeliveredCardHour = perDeliveredCardHour(e, hours)
-			if e.GPU.Verdict == "fail" {
-				w := "GPU delivery fails the gpu: block: " + strings.Join(e.GPU.Failed(), ", ") + " (recorded.gpu " + e.GPU.Source + ")"
-				if opt.AdvisoryDelivery {
-					w += "; advisory only (--advisory-delivery)"
-				} else {
-					e.DeliveryFailed = append(e.DeliveryFailed, "gpu")
-					w += "; the candidate fails"
-				}
-				e.Warnings = append(e.Warnings, w)
-			}
-		}
-		if e.Host, err = hostDeliveryOf(c); err != nil {
-			return nil, err
-		}
-		if e.Host != nil && e.Host.Verdict == "fail" {
-			w := "host delivery fails the host: block: " + strings.Join(e.Host.Failed(), ", ") + " (recorded.trial " + e.Host.Source + ")"
-			if opt.AdvisoryDelivery {
-				w += "; advisory only (--advisory-delivery)"
-			} else {
-				e.DeliveryFailed = append(e.DeliveryFailed, "host")
-				w += "; the candidate fails"
-			}
-			e.Warnings = append(e.Warnings, w)
 		}
 		r.Candidates = append(r.Candidates, e)
 	}
