@@ -24,6 +24,11 @@ Parts, in order (docs/trial.md):
   gpu        nvidia-smi -q -x and topo -m, saved in gpu/ and checked against
              gpu: as 'linecheck gpu' checks them; without nvidia-smi the part
              says "not checked" and why, and the rest still runs
+  interconnect  nccl-tests' all_reduce_perf over the cards (1 MiB to 8 GiB)
+             and ibstat, each when installed, saved in interconnect/: bus
+             bandwidth at the largest size against nvlink_busbw_gbps, cards
+             claiming SXM whose all-reduce is PCIe-class (63 GB/s or less)
+             fail, active InfiniBand ports against ib_ports and ib_gbps
   baseline   the command after --, run to its end: wall time and exit status
              (a non-zero exit fails the part)
 
@@ -31,17 +36,17 @@ The contract file holds the order's blocks, the same keys a candidates file
 gives a candidate:
   host: {form: bare-metal, min_cpu_cores: 64, min_memory_gib: 1024, min_nvme_tb: 7, nic_gbps: 100, rdma: true}
   gpu:  {count: 8, model: H100 SXM5, memory_gib: 80, interconnect: nvlink-all-pairs}
+  interconnect: {nvlink_busbw_gbps: 350, ib_gbps: 400, ib_ports: 8}
 
 The bundle (--out, default trial-YYYYMMDD-HHMMSS) holds host.json, gpu/,
-baseline.json and baseline.log, summary.txt/.md/.json/.html, and
+interconnect/, baseline.json and baseline.log, summary.txt/.md/.json/.html, and
 manifest.json, written last: every file with its sha256, the versions, start
 and end, the host's identity. The summary and manifest are rewritten after
 each part: Ctrl-C leaves a whole bundle of what ran, marked interrupted.
 compare reads the bundle as a candidate's recorded: {trial: DIR}.
 
 Not in this build: sampling the GPUs during the baseline, the line part
-(backtrace and bw --listen) and the interconnect part (nccl-tests,
-nvbandwidth, ibstat).
+(backtrace and bw --listen), nvbandwidth and ib_write_bw.
 
 Examples:
   linecheck trial --contract order.yaml
@@ -54,6 +59,8 @@ type trialOptions struct {
 	contract  string
 	out       string
 	nvidiaSMI string
+	arp       string
+	ibstat    string
 	root      string
 }
 
@@ -69,6 +76,8 @@ func newTrialCmd() *cobra.Command {
 		f.StringVar(&o.contract, "contract", "", "the order: `FILE` with host: and/or gpu: blocks (YAML)")
 		f.StringVar(&o.out, "out", "", "bundle `DIR` to create (new or empty; default trial-YYYYMMDD-HHMMSS)")
 		f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi `PROGRAM` to run")
+		f.StringVar(&o.arp, "all-reduce-perf", "all_reduce_perf", "nccl-tests' all_reduce_perf `PROGRAM` (run when found)")
+		f.StringVar(&o.ibstat, "ibstat", "ibstat", "the ibstat `PROGRAM` (run when found)")
 		f.StringVar(&o.root, "host-root", "/", "read the host's /proc, /sys and markers under `DIR` (a copy of another machine's)")
 	})
 	return c
@@ -105,6 +114,7 @@ func runTrial(c *cobra.Command, o *trialOptions, args []string) error {
 	defer stop()
 	errOut := c.ErrOrStderr()
 	runErr := trial.Run(ctx, b, trial.Options{Root: o.root, Contract: ct, Baseline: args, NVIDIASMI: o.nvidiaSMI,
+		AllReducePerf: o.arp, IBStat: o.ibstat,
 		Progress: func(s string) { fmt.Fprintln(errOut, "trial: "+s) }})
 	summary, _ := os.ReadFile(b.Dir + "/summary.txt")
 	c.OutOrStdout().Write(summary)

@@ -8,14 +8,16 @@ import (
 
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/host"
+	"github.com/linecheck/linecheck/internal/interconnect"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 )
 
 // Contract is what the order says, from trial --contract: a host: block
 // and a gpu: block (the candidates file's keys), either optional.
 type Contract struct {
-	Host *host.Contract
-	GPU  *gpu.Contract
+	Host         *host.Contract
+	GPU          *gpu.Contract
+	Interconnect *interconnect.Contract
 }
 
 // ParseContract reads a contract file; an unknown top-level key, a typo
@@ -45,12 +47,18 @@ func ParseContract(b []byte, path string) (Contract, error) {
 				return c, err
 			}
 			c.GPU = &g
+		case "interconnect":
+			ic, err := interconnect.DecodeContract(v, path)
+			if err != nil {
+				return c, err
+			}
+			c.Interconnect = &ic
 		default:
-			return c, fmt.Errorf("%s:%d: %q: not a contract key (use host: and gpu:)", path, k.Line, k.Value)
+			return c, fmt.Errorf("%s:%d: %q: not a contract key (use host:, gpu: and interconnect:)", path, k.Line, k.Value)
 		}
 	}
-	if c.Host == nil && c.GPU == nil {
-		return c, fmt.Errorf("%s:%d: neither host: nor gpu: (host: {form: bare-metal, min_cpu_cores: 64}, gpu: {count: 8, model: H100 SXM5})", path, top.Line)
+	if c.Host == nil && c.GPU == nil && c.Interconnect == nil {
+		return c, fmt.Errorf("%s:%d: none of host:, gpu:, interconnect: (host: {form: bare-metal, min_cpu_cores: 64}, gpu: {count: 8, model: H100 SXM5})", path, top.Line)
 	}
 	return c, nil
 }

@@ -29,6 +29,15 @@ type Options struct {
 	Progress func(string)
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// AllReducePerf and IBStat are the nccl-tests and infiniband-diags
+	// programs the interconnect part runs when installed ("all_reduce_perf"
+	// and "ibstat" when empty).
+	AllReducePerf string
+	IBStat        string
+
+	// What the GPU part found, for the interconnect part.
+	gpuCards int
+	gpuForm  string
 }
 
 func (o *Options) now() time.Time {
@@ -46,9 +55,10 @@ func (o *Options) progress(format string, a ...any) {
 
 // Part names, in the order they run.
 const (
-	PartHost     = "host"
-	PartGPU      = "gpu"
-	PartBaseline = "baseline"
+	PartHost         = "host"
+	PartGPU          = "gpu"
+	PartBaseline     = "baseline"
+	PartInterconnect = "interconnect"
 )
 
 // Run runs the parts into b: each part's files, then the summary and
@@ -62,6 +72,7 @@ func Run(ctx context.Context, b *Bundle, o Options) error {
 	}{
 		{PartHost, runHost},
 		{PartGPU, runGPU},
+		{PartInterconnect, runInterconnect},
 		{PartBaseline, runBaseline},
 	}
 	for i, p := range parts {
@@ -244,6 +255,10 @@ func runGPU(ctx context.Context, b *Bundle, o *Options) Part {
 				p.Lines = append(p.Lines, line)
 			}
 			p.Lines = append([]string{fmt.Sprintf("%d cards", len(m.Cards))}, p.Lines...)
+			o.gpuCards = len(m.Cards)
+			if len(m.Cards) > 0 {
+				o.gpuForm = m.Cards[0].FormFactor
+			}
 			switch d.Verdict {
 			case gpu.VerdictPass:
 				p.Status = StatusPass

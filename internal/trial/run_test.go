@@ -164,7 +164,7 @@ func TestParseContractRefusesBadInput(t *testing.T) {
 		"hosts: {form: vm}\n":   `c.yaml:1: "hosts": not a contract key`,
 		"host: {form: metal}\n": "c.yaml:1: host.form",
 		"gpu: {cuont: 8}\n":     "cuont",
-		"{}\n":                  "neither host: nor gpu:",
+		"{}\n":                  "none of host:, gpu:, interconnect:",
 		"- host\n":              "a contract file is a mapping",
 	} {
 		if _, err := ParseContract([]byte(src), "c.yaml"); err == nil || !strings.Contains(err.Error(), want) {
