@@ -3,6 +3,7 @@ package interconnect
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -49,4 +50,53 @@ func DecodeContract(n *yaml.Node, path string) (Contract, error) {
 		errs = append(errs, fmt.Errorf("%s:%d: interconnect.ib_ports: %d: 1 or more", path, line("ib_ports"), *c.IBPorts))
 	}
 	return c, errors.Join(errs...)
+}
+
+// CheckAll checks the interconnect: block and the form-factor cross-check
+// on what was measured: ar is all_reduce_perf's run, ports ibstat's
+// listing (nil: that tool did not run here), form the form factor the
+// cards claim ("" unknown). A key of the block that nothing measured
+// fails: the order asked for it and nothing shows it was delivered. The
+// trial and compare both judge with it.
+func CheckAll(ct Contract, ar *AllReduce, ports []IBPort, form string) []Check {
+	var out []Check
+	if ct.NVLinkBusBWGbps != nil {
+		c := Check{Name: "nvlink_busbw_gbps", Required: *ct.NVLinkBusBWGbps}
+		if ar == nil {
+			c.Note = "not measured (no all_reduce_perf output)"
+		} else if bus := ar.BusBWAtLargest(); bus != nil {
+			c.Measured, c.Pass = *bus, *bus >= *ct.NVLinkBusBWGbps
+		}
+		out = append(out, c)
+	}
+	if ar != nil && strings.HasPrefix(strings.ToUpper(form), "SXM") {
+		cc := CheckFormFactor(form, ar)
+		out = append(out, Check{Name: "form_factor", Required: form + ": above PCIe class", Measured: deref(cc.BusBWGBps), Pass: cc.Pass, Note: cc.Note})
+	}
+	if ports == nil {
+		for _, k := range []struct {
+			name string
+			req  any
+		}{{"ib_ports", ct.IBPorts}, {"ib_gbps", ct.IBGbps}} {
+			switch v := k.req.(type) {
+			case *int:
+				if v != nil {
+					out = append(out, Check{Name: k.name, Required: *v, Note: "not measured (no ibstat output)"})
+				}
+			case *float64:
+				if v != nil {
+					out = append(out, Check{Name: k.name, Required: *v, Note: "not measured (no ibstat output)"})
+				}
+			}
+		}
+		return out
+	}
+	return append(out, CheckIB(ports, ct.IBPorts, ct.IBGbps)...)
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

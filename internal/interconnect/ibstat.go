@@ -76,10 +76,10 @@ func ParseIBStat(b []byte, name string) ([]IBPort, error) {
 	return out, nil
 }
 
-// IBCheck is the contract's ib_ports and ib_gbps against the listing:
-// the ports that count are the active ones whose link layer is InfiniBand
-// (RoCE ports are Ethernet: told apart, not counted).
-type IBCheck struct {
+// Check is one key of the interconnect: block (or the form-factor
+// cross-check) against what was measured; Measured is nil when nothing
+// measured it (the check fails).
+type Check struct {
 	Name     string `json:"name"`
 	Required any    `json:"required"`
 	Measured any    `json:"measured"`
@@ -88,8 +88,10 @@ type IBCheck struct {
 }
 
 // CheckIB checks ports (nil: not checked) and gbps (nil: not checked):
-// at least ports active InfiniBand ports, each at least gbps.
-func CheckIB(ports []IBPort, minPorts *int, gbps *float64) []IBCheck {
+// at least ports active InfiniBand ports, each at least gbps. The ports
+// that count are the active ones whose link layer is InfiniBand (RoCE
+// ports are Ethernet: told apart, not counted).
+func CheckIB(ports []IBPort, minPorts *int, gbps *float64) []Check {
 	var active []IBPort
 	roce := 0
 	for _, p := range ports {
@@ -103,16 +105,16 @@ func CheckIB(ports []IBPort, minPorts *int, gbps *float64) []IBCheck {
 			roce++
 		}
 	}
-	var out []IBCheck
+	var out []Check
 	if minPorts != nil {
-		c := IBCheck{Name: "ib_ports", Required: *minPorts, Measured: len(active), Pass: len(active) >= *minPorts}
+		c := Check{Name: "ib_ports", Required: *minPorts, Measured: len(active), Pass: len(active) >= *minPorts}
 		if roce > 0 {
 			c.Note = fmt.Sprintf("%d active RoCE (Ethernet) ports not counted", roce)
 		}
 		out = append(out, c)
 	}
 	if gbps != nil {
-		c := IBCheck{Name: "ib_gbps", Required: *gbps, Pass: len(active) > 0}
+		c := Check{Name: "ib_gbps", Required: *gbps, Pass: len(active) > 0}
 		var slowest *float64
 		for _, p := range active {
 			if p.RateGbps == nil {

@@ -24,18 +24,19 @@ const (
 // cards claim (an SXM part with PCIe-class all-reduce fails).
 func runInterconnect(ctx context.Context, b *Bundle, o *Options) Part {
 	p := Part{Name: PartInterconnect}
-	var failed, missing []string
-	ran := false
-	check := func(name string, pass bool, line string) {
-		if !pass {
-			line += " FAIL"
-			failed = append(failed, name)
-		}
-		p.Lines = append(p.Lines, line)
+	var missing []string
+	var ar *interconnect.AllReduce
+	var ports []interconnect.IBPort
+	ct := interconnect.Contract{}
+	if o.Contract.Interconnect != nil {
+		ct = *o.Contract.Interconnect
 	}
-	ct := o.Contract.Interconnect
-	if ct == nil {
-		ct = &interconnect.Contract{}
+	save := func(rel string, out []byte) error {
+		if err := b.WriteFile(rel, out); err != nil {
+			return err
+		}
+		p.Files = append(p.Files, filepath.ToSlash(rel))
+		return nil
 	}
 
 	arp := o.AllReducePerf
@@ -50,32 +51,19 @@ func runInterconnect(ctx context.Context, b *Bundle, o *Options) Part {
 	default:
 		// 1 MiB to 8 GiB: the largest sizes reach the links' bandwidth.
 		out, err := output(ctx, arp, "-b", "1M", "-e", "8G", "-f", "2", "-g", strconv.Itoa(o.gpuCards))
-		if err != nil {
-			p.Status, p.Reason = StatusError, err.Error()
-			return p
-		}
-		ran = true
 		rel := filepath.Join(InterconnectDir, AllReduceFile)
-		if err := b.WriteFile(rel, out); err != nil {
-			p.Status, p.Reason = StatusError, err.Error()
-			return p
+		if err == nil {
+			err = save(rel, out)
 		}
-		p.Files = append(p.Files, filepath.ToSlash(rel))
-		ar, err := interconnect.ParseAllReduce(out, rel)
+		if err == nil {
+			ar, err = interconnect.ParseAllReduce(out, rel)
+		}
 		if err != nil {
 			p.Status, p.Reason = StatusError, err.Error()
 			return p
 		}
-		bus := ar.BusBWAtLargest()
 		r, _ := ar.Largest()
-		p.Lines = append(p.Lines, fmt.Sprintf("all-reduce bus bandwidth at %d bytes: %.2f GB/s", r.Bytes, *bus))
-		if ct.NVLinkBusBWGbps != nil {
-			check("nvlink_busbw_gbps", *bus >= *ct.NVLinkBusBWGbps, fmt.Sprintf("nvlink_busbw_gbps: required %v, measured %.2f", *ct.NVLinkBusBWGbps, *bus))
-		}
-		if o.gpuForm != "" {
-			cc := interconnect.CheckFormFactor(o.gpuForm, ar)
-			check("form_factor", cc.Pass, "form factor "+o.gpuForm+": "+cc.Note)
-		}
+		p.Lines = append(p.Lines, fmt.Sprintf("all-reduce bus bandwidth at %d bytes: %.2f GB/s", r.Bytes, *ar.BusBWAtLargest()))
 	}
 
 	ibs := o.IBStat
@@ -86,43 +74,33 @@ func runInterconnect(ctx context.Context, b *Bundle, o *Options) Part {
 		missing = append(missing, ibs+" not found")
 	} else {
 		out, err := output(ctx, ibs)
-		if err != nil {
-			p.Status, p.Reason = StatusError, err.Error()
-			return p
-		}
-		ran = true
 		rel := filepath.Join(InterconnectDir, IBStatFile)
-		if err := b.WriteFile(rel, out); err != nil {
-			p.Status, p.Reason = StatusError, err.Error()
-			return p
+		if err == nil {
+			err = save(rel, out)
 		}
-		p.Files = append(p.Files, filepath.ToSlash(rel))
-		ports, err := interconnect.ParseIBStat(out, rel)
+		if err == nil {
+			ports, err = interconnect.ParseIBStat(out, rel)
+		}
 		if err != nil {
 			p.Status, p.Reason = StatusError, err.Error()
 			return p
 		}
-		for _, c := range interconnect.CheckIB(ports, ct.IBPorts, ct.IBGbps) {
-			line := fmt.Sprintf("%s: required %v, measured %s", c.Name, c.Required, orDash(c.Measured))
-			if c.Note != "" {
-				line += " (" + c.Note + ")"
-			}
-			check(c.Name, c.Pass, line)
+	}
+
+	var failed []string
+	checks := interconnect.CheckAll(ct, ar, ports, o.gpuForm)
+	for _, c := range checks {
+		line := fmt.Sprintf("%s: required %v, measured %s", c.Name, c.Required, orDash(c.Measured))
+		if c.Note != "" {
+			line += " (" + c.Note + ")"
 		}
-	}
-	// A key of the order that no tool here could measure fails: the order
-	// asked for it and nothing shows it was delivered.
-	if ct.NVLinkBusBWGbps != nil && !hasLine(p.Lines, "nvlink_busbw_gbps") {
-		check("nvlink_busbw_gbps", false, "nvlink_busbw_gbps: required "+fmt.Sprint(*ct.NVLinkBusBWGbps)+", not measured")
-	}
-	for _, k := range []struct {
-		name string
-		set  bool
-	}{{"ib_ports", ct.IBPorts != nil}, {"ib_gbps", ct.IBGbps != nil}} {
-		if k.set && !hasLine(p.Lines, k.name) {
-			check(k.name, false, k.name+": not measured")
+		if !c.Pass {
+			line += " FAIL"
+			failed = append(failed, c.Name)
 		}
+		p.Lines = append(p.Lines, line)
 	}
+	ran := ar != nil || ports != nil
 	switch {
 	case len(failed) > 0:
 		p.Status, p.Reason = StatusFail, "fails: "+strings.Join(failed, ", ")
@@ -131,7 +109,7 @@ func runInterconnect(ctx context.Context, b *Bundle, o *Options) Part {
 		}
 	case !ran:
 		p.Status, p.Reason = StatusNotChecked, strings.Join(missing, "; ")
-	case o.Contract.Interconnect == nil && o.gpuForm == "":
+	case len(checks) == 0:
 		p.Status, p.Reason = StatusRan, "no interconnect: block in the contract: nothing checked"
 	default:
 		p.Status = StatusPass
@@ -140,13 +118,4 @@ func runInterconnect(ctx context.Context, b *Bundle, o *Options) Part {
 		}
 	}
 	return p
-}
-
-func hasLine(lines []string, prefix string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, prefix+":") {
-			return true
-		}
-	}
-	return false
 }
