@@ -19,6 +19,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/host"
+	"github.com/linecheck/linecheck/internal/interconnect"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -91,6 +92,10 @@ type Candidate struct {
 	// Host is the candidate's host: block (delivery form and inventory the
 	// order names; nil when it has none); checked on recorded.trial.
 	Host *host.Contract
+	// Interconnect is the candidate's interconnect: block (all-reduce bus
+	// bandwidth, InfiniBand ports and rate; nil when it has none); checked
+	// on recorded.trial's interconnect/.
+	Interconnect *interconnect.Contract
 	// Multipath (`multipath: true`) traces the forward route with
 	// multipath discovery (trace --multipath) and judges sla.line_classes
 	// on every path found (compare --multipath sets it for all).
@@ -222,6 +227,7 @@ type rawCandidate struct {
 	BWTest    *rawBWTest  `yaml:"bandwidth_test"`
 	GPU       yaml.Node   `yaml:"gpu"`
 	Host      yaml.Node   `yaml:"host"`
+	Interconn yaml.Node   `yaml:"interconnect"`
 	Multipath bool        `yaml:"multipath"`
 	line      int
 }
@@ -573,6 +579,14 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errs = append(v.errs, err)
 		} else {
 			c.Host = &ct
+		}
+	}
+	if rc.Interconn.Kind != 0 {
+		ct, err := interconnect.DecodeContract(&rc.Interconn, v.path)
+		if err != nil {
+			v.errs = append(v.errs, err)
+		} else {
+			c.Interconnect = &ct
 		}
 	}
 	if rc.GPU.Kind != 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/host"
+	"github.com/linecheck/linecheck/internal/interconnect"
 	"github.com/linecheck/linecheck/internal/trial"
 )
 
@@ -91,11 +92,86 @@ func EvaluateDelivery(e *Evaluation, c *Candidate, advisory bool) error {
 		}
 		e.Warnings = append(e.Warnings, w)
 	}
+	if e.Interconnect, err = interconnectDeliveryOf(c, e.GPU); err != nil {
+		return err
+	}
 	if e.GPU != nil && e.GPU.Verdict == "fail" {
 		fail("gpu", "GPU delivery fails the gpu: block", e.GPU.Failed(), "recorded.gpu "+e.GPU.Source)
 	}
 	if e.Host != nil && e.Host.Verdict == "fail" {
 		fail("host", "host delivery fails the host: block", e.Host.Failed(), "recorded.trial "+e.Host.Source)
 	}
+	if e.Interconnect != nil && e.Interconnect.Verdict == "fail" {
+		fail("interconnect", "interconnect delivery fails", e.Interconnect.Failed(), "recorded.trial "+e.Interconnect.Source)
+	}
 	return nil
+}
+
+// InterconnectDelivery is what a trial bundle's interconnect/ outputs say,
+// checked against the interconnect: block and the cards' form factor
+// (interconnect.CheckAll).
+type InterconnectDelivery struct {
+	Source string `json:"source"`
+	// BusBWGbps is the all-reduce bus bandwidth at the largest size, null
+	// without an all_reduce_perf output.
+	BusBWGbps *float64             `json:"busbw_gbps"`
+	Checks    []interconnect.Check `json:"checks"`
+	// Verdict is pass, fail, or none (nothing to check).
+	Verdict string `json:"verdict"`
+}
+
+// Failed names the checks that failed.
+func (d *InterconnectDelivery) Failed() []string {
+	var out []string
+	for _, c := range d.Checks {
+		if !c.Pass {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// interconnectDeliveryOf reads recorded.trial's interconnect/ (whichever of
+// all_reduce_perf.txt and ibstat.txt is there); nil without a bundle, or
+// when the bundle has neither and the candidate orders nothing of it.
+func interconnectDeliveryOf(c *Candidate, g *GPUDelivery) (*InterconnectDelivery, error) {
+	dir := c.Recorded.Trial
+	if dir == "" {
+		return nil, nil
+	}
+	var ar *interconnect.AllReduce
+	var ports []interconnect.IBPort
+	if b, err := os.ReadFile(filepath.Join(dir, trial.InterconnectDir, trial.AllReduceFile)); err == nil {
+		if ar, err = interconnect.ParseAllReduce(b, filepath.Join(dir, trial.InterconnectDir, trial.AllReduceFile)); err != nil {
+			return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, trial.InterconnectDir, trial.IBStatFile)); err == nil {
+		if ports, err = interconnect.ParseIBStat(b, filepath.Join(dir, trial.InterconnectDir, trial.IBStatFile)); err != nil {
+			return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
+		}
+	}
+	if ar == nil && ports == nil && c.Interconnect == nil {
+		return nil, nil
+	}
+	ct := interconnect.Contract{}
+	if c.Interconnect != nil {
+		ct = *c.Interconnect
+	}
+	form := ""
+	if g != nil {
+		form = g.formFactor
+	}
+	d := &InterconnectDelivery{Source: dir, Checks: interconnect.CheckAll(ct, ar, ports, form)}
+	if ar != nil {
+		d.BusBWGbps = ar.BusBWAtLargest()
+	}
+	d.Verdict = "none"
+	if len(d.Checks) > 0 {
+		d.Verdict = "pass"
+		if len(d.Failed()) > 0 {
+			d.Verdict = "fail"
+		}
+	}
+	return d, nil
 }

@@ -178,6 +178,8 @@ func (e *Evaluation) deliveryFailures() []string {
 			out = append(out, "GPU delivery ("+strings.Join(e.GPU.Failed(), ", ")+")")
 		case "host":
 			out = append(out, "host delivery ("+strings.Join(e.Host.Failed(), ", ")+")")
+		case "interconnect":
+			out = append(out, "interconnect delivery ("+strings.Join(e.Interconnect.Failed(), ", ")+")")
 		default:
 			out = append(out, part+" delivery")
 		}

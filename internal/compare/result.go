@@ -119,6 +119,9 @@ type Evaluation struct {
 	// Host is the delivery form and inventory of recorded.trial against
 	// the host: block; nil without a trial bundle.
 	Host *HostDelivery `json:"host,omitempty"`
+	// Interconnect is recorded.trial's all-reduce and ibstat outputs
+	// against the interconnect: block; nil without them.
+	Interconnect *InterconnectDelivery `json:"interconnect,omitempty"`
 	// DeliveryFailed names the parts of the recorded delivery that fail
 	// the order ("gpu"): such a candidate fails, is never recommended and
 	// ranks among the failing ones. Empty when every recorded part passes

@@ -109,3 +109,56 @@ func TestCompareRecordedTrial(t *testing.T) {
 		t.Errorf("trial and gpu: %v", err)
 	}
 }
+
+// The bundle's interconnect/ against the candidate's interconnect: block:
+// the transcribed 2 × RTX 2080 Ti all-reduce (21.86 GB/s at 128 MiB) fails
+// an order for 350 GB/s; the gpud ibstat's one HDR port meets ib_ports 1.
+func TestCompareRecordedTrialInterconnect(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trial")
+	bd, err := trial.Create(dir, time.Now(), map[string]string{"linecheck": "test"}, trial.Identity{Hostname: "gpu1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src, dst := range map[string]string{"rtx2080ti-2x-nvlink-bridge.txt": trial.AllReduceFile, "ibstat-gpud-mlx5_7.txt": trial.IBStatFile} {
+		data, err := os.ReadFile(filepath.Join("../interconnect/testdata", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bd.WriteFile(filepath.Join(trial.InterconnectDir, dst), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bd.Sync(time.Now(), true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "probes: rec/hk-cn2-gia-ping.ndjson}"
+	s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", trial: "+dir+"}\n    interconnect: {nvlink_busbw_gbps: 350, ib_ports: 1}\n", 1)
+	f, err := Parse([]byte(s), samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.Candidates {
+		if e.Name != "hk-cn2-gia" {
+			continue
+		}
+		ic := e.Interconnect
+		if ic == nil || ic.Verdict != "fail" || strings.Join(ic.Failed(), ",") != "nvlink_busbw_gbps" || *ic.BusBWGbps != 21.86 || strings.Join(e.DeliveryFailed, ",") != "interconnect" {
+			t.Fatalf("interconnect %+v, delivery failed %v", ic, e.DeliveryFailed)
+		}
+	}
+	if r.Recommended != "" {
+		t.Errorf("recommended %q", r.Recommended)
+	}
+	// A typo in the block is refused with its line.
+	if _, err := Parse([]byte(strings.Replace(s, "ib_ports:", "ib_port:", 1)), samplesFile); err == nil || !strings.Contains(err.Error(), "ib_port") {
+		t.Errorf("%v", err)
+	}
+}

@@ -181,7 +181,8 @@ func hashTree(dir string) ([]FileEntry, error) {
 }
 
 // ReadManifest reads a bundle's manifest and checks every file it lists
-// against its sha256: a bundle edited or cut short since is refused.
+// against its sha256, and that it lists every file there: a bundle
+// edited, added to or cut short since is refused.
 func ReadManifest(dir string) (*Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
 	data, err := os.ReadFile(p)
@@ -194,6 +195,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	if m.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, want %q", p, m.Schema, Schema)
+	}
+	listed := map[string]bool{}
+	for _, f := range m.Files {
+		listed[f.Path] = true
+	}
+	present, err := hashTree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("trial bundle %s: %w", dir, err)
+	}
+	for _, f := range present {
+		if !listed[f.Path] {
+			return nil, fmt.Errorf("%s: %s is not in the manifest (added since the trial?)", p, f.Path)
+		}
 	}
 	for _, f := range m.Files {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))

@@ -71,6 +71,14 @@ func TestRunWithoutGPU(t *testing.T) {
 	if string(log) != "training\n" || !strings.Contains(string(sum), "gpu        not checked: linecheck-no-such-nvidia-smi not found") {
 		t.Errorf("log %q\nsummary:\n%s", log, sum)
 	}
+	// An added file is caught.
+	if err := os.WriteFile(filepath.Join(b.Dir, "extra.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadManifest(b.Dir); err == nil || !strings.Contains(err.Error(), "extra.txt is not in the manifest") {
+		t.Errorf("added file: %v", err)
+	}
+	os.Remove(filepath.Join(b.Dir, "extra.txt"))
 	// An edited file is caught.
 	if err := os.WriteFile(filepath.Join(b.Dir, HostFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
