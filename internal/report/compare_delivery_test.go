@@ -62,3 +62,27 @@ func TestFailedDeliveryInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// The ranking gains host and interconnect columns only when a candidate
+// records them: here one candidate's host delivery passes, another's
+// interconnect fails.
+func TestRankingDeliveryColumns(t *testing.T) {
+	r := &compare.Result{FXBase: "CNY", Candidates: []*compare.Evaluation{
+		{Name: "a", SLA: compare.Verdict{Pass: true}, Host: &compare.HostDelivery{Verdict: "pass"}},
+		{Name: "b", SLA: compare.Verdict{Pass: true}, Interconnect: &compare.InterconnectDelivery{Verdict: "fail"}, DeliveryFailed: []string{"interconnect"}},
+	}}
+	rank := compareRankTable(r, compareCells{})
+	h := strings.Join(rank.Headers, ",")
+	if !strings.Contains(h, ",SLA,host,interconnect,") || strings.Contains(h, "GPU") {
+		t.Fatalf("headers %s", h)
+	}
+	at := 0
+	for i, x := range rank.Headers {
+		if x == "host" {
+			at = i
+		}
+	}
+	if rank.Rows[0][at] != "pass" || rank.Rows[0][at+1] != "-" || rank.Rows[1][at] != "-" || rank.Rows[1][at+1] != "FAIL" || len(rank.Align) != len(rank.Headers) {
+		t.Errorf("rows %q / %q", rank.Rows[0], rank.Rows[1])
+	}
+}
