@@ -30,7 +30,11 @@ Parts, in order (docs/trial.md):
              claiming SXM whose all-reduce is PCIe-class (63 GB/s or less)
              fail, active InfiniBand ports against ib_ports and ib_gbps
   baseline   the command after --, run to its end: wall time and exit status
-             (a non-zero exit fails the part)
+             (a non-zero exit fails the part); with GPUs, nvidia-smi samples
+             every card each second meanwhile (gpu/query-log.csv): throttled
+             share and reasons, max_temp_c and max_throttle_share of gpu:,
+             and a card under 60 % busy without throttling reported starved
+             (input, network or a shared host)
 
 The contract file holds the order's blocks, the same keys a candidates file
 gives a candidate:
@@ -45,8 +49,8 @@ and end, the host's identity. The summary and manifest are rewritten after
 each part: Ctrl-C leaves a whole bundle of what ran, marked interrupted.
 compare reads the bundle as a candidate's recorded: {trial: DIR}.
 
-Not in this build: sampling the GPUs during the baseline, the line part
-(backtrace and bw --listen), nvbandwidth and ib_write_bw.
+Not in this build: the line part (backtrace and bw --listen), nvbandwidth
+and ib_write_bw.
 
 Examples:
   linecheck trial --contract order.yaml

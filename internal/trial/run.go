@@ -331,9 +331,23 @@ func runBaseline(ctx context.Context, b *Bundle, o *Options) Part {
 	// killed if it lingers.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
+	watch, werr := startWatch(b, o)
 	rec := BaselineRecord{Command: o.Baseline, Started: o.now().UTC()}
 	runErr := cmd.Run()
 	rec.Ended = o.now().UTC()
+	var watchLines, starved, watchFailed []string
+	switch {
+	case werr != nil:
+		watchLines = []string{"GPU samples not taken: " + werr.Error()}
+	case watch != nil:
+		samples, err := watch.stop()
+		if err != nil {
+			watchLines = []string{"GPU samples not read: " + err.Error()}
+		} else {
+			watchLines, starved, watchFailed = judgeWatch(samples, o.Contract.GPU)
+		}
+		p.Files = append(p.Files, GPUDir+"/"+QueryLogFile)
+	}
 	rec.WallS = rec.Ended.Sub(rec.Started).Seconds()
 	if st := cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -346,12 +360,12 @@ func runBaseline(ctx context.Context, b *Bundle, o *Options) Part {
 		rec.Error = runErr.Error()
 	}
 	rec.Interrupted = ctx.Err() != nil
-	p.Files = []string{BaselineFile, BaselineLog}
+	p.Files = append([]string{BaselineFile, BaselineLog}, p.Files...)
 	if err := b.WriteJSON(BaselineFile, rec); err != nil {
 		p.Status, p.Reason = StatusError, err.Error()
 		return p
 	}
-	p.Lines = []string{fmt.Sprintf("command: %s", strings.Join(rec.Command, " ")), fmt.Sprintf("wall time %.3f s", rec.WallS)}
+	p.Lines = append([]string{fmt.Sprintf("command: %s", strings.Join(rec.Command, " ")), fmt.Sprintf("wall time %.3f s", rec.WallS)}, watchLines...)
 	switch {
 	case rec.Interrupted:
 		p.Status, p.Reason = StatusInterrupted, fmt.Sprintf("stopped after %.3f s", rec.WallS)
@@ -361,8 +375,14 @@ func runBaseline(ctx context.Context, b *Bundle, o *Options) Part {
 		p.Status, p.Reason = StatusFail, "killed by "+rec.Signal
 	case *rec.ExitCode != 0:
 		p.Status, p.Reason = StatusFail, fmt.Sprintf("exit status %d", *rec.ExitCode)
+	case len(watchFailed) > 0:
+		p.Status, p.Reason = StatusFail, "under the baseline the GPUs fail the gpu: block: "+strings.Join(watchFailed, ", ")
+	case len(starved) > 0:
+		p.Status, p.Reason = StatusRan, "exit status 0; GPU "+strings.Join(starved, ", ")+" starved (input, network or shared host)"
+	case watch != nil:
+		p.Status, p.Reason = StatusRan, "exit status 0"
 	default:
-		p.Status, p.Reason = StatusRan, "exit status 0; the GPUs were not sampled during it (not in this build)"
+		p.Status, p.Reason = StatusRan, "exit status 0; no GPUs to sample during it"
 	}
 	return p
 }
