@@ -124,7 +124,11 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		if ev.Monthly != nil {
 			monthly[c.Name] = ev.Monthly
 		}
+		if err := compare.EvaluateDelivery(ev, c, false); err != nil {
+			return nil, err
+		}
 		cand := candidateFrom(f, c, ev)
+		cand.DeliveryFailed = ev.DeliveryFailed
 		if c.BandwidthTest != nil && !o.Offline && !o.Live.NoBW {
 			cand.BWTest = fmt.Sprintf("%s port %d", c.BandwidthTest.Addr, c.BandwidthTest.Port)
 		}

@@ -759,7 +759,7 @@ func (m *Model) resort() {
 
 // rankKey is a row's ranking key, from its current verdict and cost.
 func rankKey(c *Candidate) compare.RankKey {
-	k := compare.RankKey{Name: c.Name, Pass: c.slaKnown() && c.SLA.Pass, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
+	k := compare.RankKey{Name: c.Name, Pass: c.slaKnown() && c.SLA.Pass && len(c.DeliveryFailed) == 0, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
 	amt := c.Cost.TotalBase
 	if !amt.Valid() {
 		amt = c.Cost.Total

@@ -439,12 +439,13 @@ func directionGlyph(d string) string {
 	return ""
 }
 
-// cheapestPassing names the cheapest candidate whose SLA passes.
+// cheapestPassing names the cheapest candidate whose SLA passes and whose
+// recorded delivery does not fail.
 func (m *Model) cheapestPassing() string {
 	best, bestV := "", math.Inf(1)
 	for _, c := range m.cands {
 		v := totalOf(c)
-		if c.SLA.Pass && !c.warming() && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
+		if c.SLA.Pass && len(c.DeliveryFailed) == 0 && !c.warming() && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
 			best, bestV = c.Name, v
 		}
 	}
@@ -701,6 +702,9 @@ func (m *Model) detailSLA(c *Candidate) string {
 		sla.WriteString(" SLA " + st.Pass.Render("PASS"))
 	default:
 		sla.WriteString(" SLA " + st.Fail.Render("FAIL"))
+	}
+	if len(c.DeliveryFailed) > 0 {
+		sla.WriteString(" delivery " + st.Fail.Render("FAIL ("+strings.Join(c.DeliveryFailed, ", ")+")"))
 	}
 	for _, ch := range c.SLA.Checks {
 		mark, style := "✓", st.Pass

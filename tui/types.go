@@ -59,6 +59,11 @@ type Candidate struct {
 	// SLA is compare's verdict (compare.CheckSLA), re-evaluated from Stats
 	// as records arrive; no checks until there is something to check.
 	SLA compare.Verdict
+	// DeliveryFailed names the parts of the recorded delivery that fail
+	// the order (compare.EvaluateDelivery: "gpu", "host"): the row fails,
+	// ranks with the failing and is never the cheapest pass, whatever its
+	// line does.
+	DeliveryFailed []string
 
 	// Throughput is the candidate's throughput test: the recording's
 	// (recorded.bw) until a live test (bandwidth_test) gives figures; a

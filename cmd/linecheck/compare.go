@@ -20,22 +20,24 @@ import (
 // compareOptions are the flags of the command.
 type compareOptions struct {
 	noProjection bool
-	offline      bool
-	strict       bool
-	format       string
-	table        string
-	wide         bool
-	output       string
-	count        int
-	interval     time.Duration
-	timeout      time.Duration
-	cycles       int
-	asnDB        string
-	noASN        bool
-	usage        string
-	bwTime       time.Duration
-	hideHops     int
-	multipath    bool
+	// advisoryDelivery keeps a failed recorded delivery a warning.
+	advisoryDelivery bool
+	offline          bool
+	strict           bool
+	format           string
+	table            string
+	wide             bool
+	output           string
+	count            int
+	interval         time.Duration
+	timeout          time.Duration
+	cycles           int
+	asnDB            string
+	noASN            bool
+	usage            string
+	bwTime           time.Duration
+	hideHops         int
+	multipath        bool
 }
 
 // compareLong is the help text of the command.
@@ -112,8 +114,14 @@ it holds only if it holds on each, and the report names the path that fails
 and the TTL where it leaves the others. A recorded forward or return trace
 made with 'trace --multipath' is judged on every path with or without it.
 
-Exit codes: 0 at least one candidate passes (with --strict: all pass),
-1 no candidate passes (with --strict: any fails), 2 bad usage or bad input.`
+A recorded delivery that fails the order (recorded.gpu against the gpu:
+block) fails the candidate: it ranks among the failing, is never
+recommended, and the GPU column says FAIL. --advisory-delivery keeps such a
+failure a warning on the candidate only.
+
+Exit codes: 0 at least one candidate passes (its SLA and its recorded
+delivery; with --strict: all pass), 1 no candidate passes (with --strict:
+any fails), 2 bad usage or bad input.`
 
 func newCompareCmd() *cobra.Command {
 	o := &compareOptions{}
@@ -140,6 +148,7 @@ func newCompareCmd() *cobra.Command {
 		f.BoolVar(&o.multipath, "multipath", false, "trace the forward route with multipath discovery (as trace --multipath) and judge sla.line_classes on every path; as multipath: true on every candidate")
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
+		f.BoolVar(&o.advisoryDelivery, "advisory-delivery", false, "keep a failed recorded delivery (recorded.gpu against the gpu: block) a warning instead of failing the candidate")
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
 		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
@@ -264,7 +273,8 @@ func checkCompareFlags(c *cobra.Command, o *compareOptions, format report.Format
 // compareRunOptions is the run the flags ask compare.Run for.
 func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, error) {
 	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
-		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection}
+		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection,
+		AdvisoryDelivery: o.advisoryDelivery}
 	if o.usage != "" {
 		var err error
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
@@ -306,10 +316,18 @@ func compareExit(r *compare.Result, strict bool) error {
 	if r.Partial {
 		return errInterrupted
 	}
-	if n := r.Passing(); n == 0 {
+	slaOnly := 0
+	for _, e := range r.Candidates {
+		if e.SLA.Pass {
+			slaOnly++
+		}
+	}
+	if n := r.Passing(); n == 0 && slaOnly > 0 {
+		return verdictFailed(fmt.Sprintf("no candidate passes: %d of %d pass the SLA but fail their recorded delivery", slaOnly, len(r.Candidates)))
+	} else if n == 0 {
 		return verdictFailed(fmt.Sprintf("no candidate passes the SLA (%d checked)", len(r.Candidates)))
 	} else if strict && n < len(r.Candidates) {
-		return verdictFailed(fmt.Sprintf("--strict: %d of %d candidates fail the SLA", len(r.Candidates)-n, len(r.Candidates)))
+		return verdictFailed(fmt.Sprintf("--strict: %d of %d candidates fail the SLA or their recorded delivery", len(r.Candidates)-n, len(r.Candidates)))
 	}
 	return nil
 }

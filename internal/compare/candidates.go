@@ -18,6 +18,8 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/host"
+	"github.com/linecheck/linecheck/internal/interconnect"
 	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -91,6 +93,13 @@ type Candidate struct {
 	// GPU is the candidate's gpu: block, what the order says of the machine
 	// (nil when it has none); checked on recorded.gpu.
 	GPU *gpu.Contract
+	// Host is the candidate's host: block (delivery form and inventory the
+	// order names; nil when it has none); checked on recorded.trial.
+	Host *host.Contract
+	// Interconnect is the candidate's interconnect: block (all-reduce bus
+	// bandwidth, InfiniBand ports and rate; nil when it has none); checked
+	// on recorded.trial's interconnect/.
+	Interconnect *interconnect.Contract
 	// Multipath (`multipath: true`) traces the forward route with
 	// multipath discovery (trace --multipath) and judges sla.line_classes
 	// on every path found (compare --multipath sets it for all).
@@ -125,6 +134,9 @@ type Recorded struct {
 	BW string
 	// GPU is a directory of saved nvidia-smi outputs (what `gpu --from` reads).
 	GPU string
+	// Trial is a `linecheck trial` bundle: its gpu/ stands as GPU, its
+	// host.json is checked against the host: block.
+	Trial string
 }
 
 // Traffic is the users' traffic profile: a log, or a synthetic month.
@@ -218,6 +230,8 @@ type rawCandidate struct {
 	WhatIf    []string    `yaml:"what_if"`
 	BWTest    *rawBWTest  `yaml:"bandwidth_test"`
 	GPU       yaml.Node   `yaml:"gpu"`
+	Host      yaml.Node   `yaml:"host"`
+	Interconn yaml.Node   `yaml:"interconnect"`
 	Multipath bool        `yaml:"multipath"`
 	line      int
 }
@@ -244,6 +258,7 @@ type rawRecorded struct {
 	Probes  string `yaml:"probes"`
 	BW      string `yaml:"bw"`
 	GPU     string `yaml:"gpu"`
+	Trial   string `yaml:"trial"`
 }
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
@@ -580,6 +595,30 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		Probes:  f.resolve(rc.Recorded.Probes),
 		BW:      f.resolve(rc.Recorded.BW),
 		GPU:     f.resolve(rc.Recorded.GPU),
+		Trial:   f.resolve(rc.Recorded.Trial),
+	}
+	if c.Recorded.Trial != "" {
+		if c.Recorded.GPU != "" {
+			v.errf(rc.line, "%s.recorded: trial and gpu: choose one (a trial bundle's gpu/ is its recorded.gpu)", field)
+		} else if st, err := os.Stat(filepath.Join(c.Recorded.Trial, "gpu")); err == nil && st.IsDir() {
+			c.Recorded.GPU = filepath.Join(c.Recorded.Trial, "gpu")
+		}
+	}
+	if rc.Host.Kind != 0 {
+		ct, err := host.DecodeContract(&rc.Host, v.path)
+		if err != nil {
+			v.errs = append(v.errs, err)
+		} else {
+			c.Host = &ct
+		}
+	}
+	if rc.Interconn.Kind != 0 {
+		ct, err := interconnect.DecodeContract(&rc.Interconn, v.path)
+		if err != nil {
+			v.errs = append(v.errs, err)
+		} else {
+			c.Interconnect = &ct
+		}
 	}
 	if rc.GPU.Kind != 0 {
 		ct, err := gpu.DecodeContract(&rc.GPU, v.path)
@@ -590,7 +629,7 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		}
 	}
 	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU} {
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
 		if p == "" {
 			continue
 		}

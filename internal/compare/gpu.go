@@ -32,6 +32,9 @@ type GPUDelivery struct {
 	// over the used hours and the cards delivered (null without cards,
 	// hours or a monthly cost).
 	PerDeliveredCardHour *Money `json:"per_delivered_card_hour"`
+	// formFactor is the first card's (SXM5, PCIe …), for the interconnect
+	// cross-check.
+	formFactor string
 }
 
 // Failed names the checks that failed.
@@ -68,6 +71,9 @@ func deliveryOf(c *Candidate) (*GPUDelivery, error) {
 		d.Verdict = gpu.Verdict(d.Checks)
 	}
 	out := &GPUDelivery{Source: c.Recorded.GPU, Cards: len(m.Cards), Checks: d.Checks, Verdict: d.Verdict}
+	if len(m.Cards) > 0 {
+		out.formFactor = m.Cards[0].FormFactor
+	}
 	names := map[string]int{}
 	var order []string
 	for _, cd := range m.Cards {

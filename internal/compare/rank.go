@@ -18,7 +18,8 @@ func (e *Evaluation) cost() (decimal.Decimal, bool) {
 	return e.Monthly.Converted.Amount, true
 }
 
-// RankingRule states the order of Rank, for reports and docs.
+// RankingRule states the order of Rank, for reports and docs. "Passing" is
+// Evaluation.Passes: the SLA and any recorded delivery.
 const RankingRule = "passing candidates first; then those whose offer can carry the traffic before those whose port its 95th exceeds; " +
 	"then candidates with measurements before those without (no probe answered); " +
 	"then by monthly cost in the base currency, unpriced last; ties by name"
@@ -26,7 +27,8 @@ const RankingRule = "passing candidates first; then those whose offer can carry 
 // RankKey is what the ranking orders a candidate by.
 type RankKey struct {
 	Name string
-	// Pass: every SLA check passes.
+	// Pass: every SLA check passes and no part of the recorded delivery
+	// fails (Evaluation.Passes).
 	Pass bool
 	// HasData: at least one probe was answered. A candidate without data
 	// (never measured, or 100 % loss) ranks after every measured one: its
@@ -65,7 +67,7 @@ func RankLess(a, b RankKey) bool {
 // RankKey returns the evaluation's ranking key.
 func (e *Evaluation) RankKey() RankKey {
 	c, ok := e.cost()
-	return RankKey{Name: e.Name, Pass: e.SLA.Pass, HasData: e.Route.Recv > 0, Carries: e.Monthly.CanCarry(), Cost: c, Priced: ok}
+	return RankKey{Name: e.Name, Pass: e.Passes(), HasData: e.Route.Recv > 0, Carries: e.Monthly.CanCarry(), Cost: c, Priced: ok}
 }
 
 // Rank orders the evaluations in place (RankLess), sets each Rank, and
@@ -75,34 +77,48 @@ func Rank(r *Result) {
 	sort.SliceStable(ev, func(i, j int) bool { return RankLess(ev[i].RankKey(), ev[j].RankKey()) })
 	r.Ranking = r.Ranking[:0]
 	r.Recommended, r.Savings, r.Notes = "", nil, nil
-	defer func() { r.Notes = append(r.Notes, carryNotes(ev)...) }()
+	noted := map[string]bool{}
+	defer func() { r.Notes = append(r.Notes, append(carryNotes(ev), deliveryNotes(ev, noted)...)...) }()
 	for i, e := range ev {
 		e.Rank = i + 1
 		r.Ranking = append(r.Ranking, e.Name)
 	}
 	var passing []*Evaluation
 	for _, e := range ev {
-		if _, ok := e.cost(); ok && e.SLA.Pass && e.Monthly.CanCarry() {
+		if _, ok := e.cost(); ok && e.Passes() && e.Monthly.CanCarry() {
 			passing = append(passing, e)
 		}
 	}
-	nPass := 0
+	nPass, nDelivery := 0, 0
 	for _, e := range ev {
 		if e.SLA.Pass {
 			nPass++
+			if !e.Passes() {
+				nDelivery++
+			}
 		}
+	}
+	passSLA := fmt.Sprintf("%d of %d candidates pass the SLA", nPass, len(ev))
+	if nDelivery > 0 {
+		verb := "fail their"
+		if nDelivery == 1 {
+			verb = "fails its"
+		}
+		passSLA += fmt.Sprintf(" (%d of them %s recorded delivery)", nDelivery, verb)
 	}
 	switch {
 	case len(passing) == 0 && nPass == 0:
 		r.Verdict = fmt.Sprintf("no candidate passes the SLA (%d checked)", len(ev))
+	case len(passing) == 0 && nPass == nDelivery:
+		r.Verdict = passSLA + ", so none is recommended"
 	case len(passing) == 0:
-		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA, but none could be priced with an offer that can carry the traffic", nPass, len(ev))
+		r.Verdict = passSLA + ", but none could be priced with an offer that can carry the traffic"
 	default:
 		best := passing[0]
 		r.Recommended = best.Name
 		c0, _ := best.cost()
-		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s/month",
-			nPass, len(ev), best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency)
+		r.Verdict = fmt.Sprintf("%s; recommended: %s at %s %s/month",
+			passSLA, best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency)
 		if len(passing) > 1 {
 			next := passing[1]
 			c1, _ := next.cost()
@@ -123,7 +139,7 @@ func Rank(r *Result) {
 		// What the SLA costs: cheaper candidates that were rejected, and why.
 		for _, e := range ev {
 			c, ok := e.cost()
-			if e.SLA.Pass || !ok || !c.LessThan(c0) {
+			if e.Passes() || !ok || !c.LessThan(c0) {
 				continue
 			}
 			var failed []string
@@ -132,6 +148,8 @@ func Rank(r *Result) {
 					failed = append(failed, ch.Name)
 				}
 			}
+			failed = append(failed, e.deliveryFailures()...)
+			noted[e.Name] = true
 			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
 				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
@@ -150,11 +168,44 @@ func carryNotes(ev []*Evaluation) []string {
 	return out
 }
 
-// Passing counts the candidates whose SLA checks all pass.
+// deliveryFailures names each failed part of the recorded delivery with
+// its failed checks: "GPU delivery (count, model)".
+func (e *Evaluation) deliveryFailures() []string {
+	var out []string
+	for _, part := range e.DeliveryFailed {
+		switch part {
+		case "gpu":
+			out = append(out, "GPU delivery ("+strings.Join(e.GPU.Failed(), ", ")+")")
+		case "host":
+			out = append(out, "host delivery ("+strings.Join(e.Host.Failed(), ", ")+")")
+		case "interconnect":
+			out = append(out, "interconnect delivery ("+strings.Join(e.Interconnect.Failed(), ", ")+")")
+		default:
+			out = append(out, part+" delivery")
+		}
+	}
+	return out
+}
+
+// deliveryNotes explains every candidate that passes the SLA but is not
+// recommended because its recorded delivery fails (unless a cost note
+// already said so).
+func deliveryNotes(ev []*Evaluation, noted map[string]bool) []string {
+	var out []string
+	for _, e := range ev {
+		if e.SLA.Pass && !e.Passes() && !noted[e.Name] {
+			out = append(out, fmt.Sprintf("%s passes the SLA but fails its recorded delivery, never recommended: %s", e.Name, strings.Join(e.deliveryFailures(), ", ")))
+		}
+	}
+	return out
+}
+
+// Passing counts the candidates that pass (Evaluation.Passes): the SLA
+// checks all pass and no recorded delivery fails.
 func (r *Result) Passing() int {
 	n := 0
 	for _, e := range r.Candidates {
-		if e.SLA.Pass {
+		if e.Passes() {
 			n++
 		}
 	}

@@ -115,8 +115,25 @@ type Evaluation struct {
 	Throughput *Throughput `json:"throughput,omitempty"`
 	// GPU is the delivery verdict of recorded.gpu against the gpu: block;
 	// nil when the candidate records no GPU outputs.
-	GPU      *GPUDelivery `json:"gpu,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	GPU *GPUDelivery `json:"gpu,omitempty"`
+	// Host is the delivery form and inventory of recorded.trial against
+	// the host: block; nil without a trial bundle.
+	Host *HostDelivery `json:"host,omitempty"`
+	// Interconnect is recorded.trial's all-reduce and ibstat outputs
+	// against the interconnect: block; nil without them.
+	Interconnect *InterconnectDelivery `json:"interconnect,omitempty"`
+	// DeliveryFailed names the parts of the recorded delivery that fail
+	// the order ("gpu"): such a candidate fails, is never recommended and
+	// ranks among the failing ones. Empty when every recorded part passes
+	// or under --advisory-delivery (then the failure is a warning only).
+	DeliveryFailed []string `json:"delivery_failed,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
+}
+
+// Passes reports whether the candidate passes: its SLA checks all pass and
+// no part of its recorded delivery fails (DeliveryFailed).
+func (e *Evaluation) Passes() bool {
+	return e.SLA.Pass && len(e.DeliveryFailed) == 0
 }
 
 // ValidationGap says, in one phrase, which direction the line class was

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -57,6 +56,10 @@ type Options struct {
 	// NoProjection leaves out the month projected from a partial traffic
 	// recording (compare --no-projection; Monthly.Projected stays nil).
 	NoProjection bool
+	// AdvisoryDelivery keeps a failed recorded delivery (recorded.gpu
+	// against the gpu: block) a warning on the candidate instead of a
+	// failure of it (compare --advisory-delivery).
+	AdvisoryDelivery bool
 }
 
 // ErrRecordedOnly is returned when a live run is asked of a file that
@@ -155,7 +158,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		}
 		e.Warnings = append(e.Warnings, carryWarnings(e.Monthly, e.WhatIf)...)
 		e.Usage = pr.candidateUsage(c)
-		if e.GPU, err = deliveryOf(c); err != nil {
+		if err := EvaluateDelivery(e, c, opt.AdvisoryDelivery); err != nil {
 			return nil, err
 		}
 		if e.GPU != nil {
@@ -164,9 +167,6 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 				hours = r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
 			}
 			e.GPU.PerDeliveredCardHour = perDeliveredCardHour(e, hours)
-			if e.GPU.Verdict == "fail" {
-				e.Warnings = append(e.Warnings, "GPU delivery fails the gpu: block: "+strings.Join(e.GPU.Failed(), ", ")+" (recorded.gpu "+e.GPU.Source+")")
-			}
 		}
 		r.Candidates = append(r.Candidates, e)
 	}

@@ -21,15 +21,34 @@ func gpuVerdictCell(g *compare.GPUDelivery) string {
 	return "unchecked"
 }
 
-// addGPUVerdictColumn puts a GPU column after SLA in the ranking when any
-// candidate records GPU outputs (the ranking of others stays as it was).
+// addGPUVerdictColumn puts the delivery columns after SLA in the ranking:
+// GPU when any candidate records GPU outputs, host and interconnect when
+// any records a trial bundle with those parts (the ranking of others stays
+// as it was). Each says pass, FAIL, unchecked or "-".
 func addGPUVerdictColumn(t *Table, r *compare.Result) {
-	any := false
-	for _, e := range r.Candidates {
-		any = any || e.GPU != nil
+	cols := []struct {
+		title string
+		cell  func(*compare.Evaluation) string
+		any   bool
+	}{
+		{"GPU", func(e *compare.Evaluation) string { return gpuVerdictCell(e.GPU) }, false},
+		{"host", func(e *compare.Evaluation) string {
+			if e.Host == nil {
+				return "-"
+			}
+			return verdictCell(e.Host.Verdict)
+		}, false},
+		{"interconnect", func(e *compare.Evaluation) string {
+			if e.Interconnect == nil {
+				return "-"
+			}
+			return verdictCell(e.Interconnect.Verdict)
+		}, false},
 	}
-	if !any {
-		return
+	for _, e := range r.Candidates {
+		cols[0].any = cols[0].any || e.GPU != nil
+		cols[1].any = cols[1].any || e.Host != nil
+		cols[2].any = cols[2].any || e.Interconnect != nil
 	}
 	at := -1
 	for i, h := range t.Headers {
@@ -40,12 +59,29 @@ func addGPUVerdictColumn(t *Table, r *compare.Result) {
 	if at < 0 {
 		return
 	}
-	t.Headers = append(t.Headers[:at:at], append([]string{"GPU"}, t.Headers[at:]...)...)
-	t.Align = t.Align[:at] + "l" + t.Align[at:]
-	for i, e := range r.Candidates {
-		row := t.Rows[i]
-		t.Rows[i] = append(row[:at:at], append([]string{gpuVerdictCell(e.GPU)}, row[at:]...)...)
+	for _, c := range cols {
+		if !c.any {
+			continue
+		}
+		t.Headers = append(t.Headers[:at:at], append([]string{c.title}, t.Headers[at:]...)...)
+		t.Align = t.Align[:at] + "l" + t.Align[at:]
+		for i, e := range r.Candidates {
+			row := t.Rows[i]
+			t.Rows[i] = append(row[:at:at], append([]string{c.cell(e)}, row[at:]...)...)
+		}
+		at++
 	}
+}
+
+// verdictCell is a delivery part's verdict as the ranking shows it.
+func verdictCell(v string) string {
+	switch v {
+	case "fail":
+		return "FAIL"
+	case "pass":
+		return "pass"
+	}
+	return "unchecked"
 }
 
 // compareGPUTable is the delivery view: per candidate with recorded.gpu,

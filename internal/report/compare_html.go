@@ -161,7 +161,7 @@ func costSVG(r *compare.Result) string {
 			rate = decimal.NewFromInt(1)
 		}
 		label := e.Name
-		if !e.SLA.Pass {
+		if !e.Passes() {
 			label += " (fails)"
 		}
 		cats = append(cats, label)
