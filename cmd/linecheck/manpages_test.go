@@ -19,7 +19,7 @@ func helpFlags(t *testing.T, args ...string) []string {
 		t.Fatalf("%v --help: exit %d: %s", args, code, errOut)
 	}
 	var names []string
-	re := regexp.MustCompile(`^\s+(?:-\S, )?--([a-z0-9][a-z0-9-]*)`)
+	re := regexp.MustCompile(`^\s+(?:-\S, )?--([a-z0-9][a-z0-9.-]*)`)
 	for _, l := range strings.Split(out, "\n") {
 		if m := re.FindStringSubmatch(l); m != nil && m[1] != "help" {
 			names = append(names, m[1])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/asn"
 	"github.com/linecheck/linecheck/internal/asn/data"
+	"github.com/linecheck/linecheck/internal/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -26,19 +27,20 @@ the cache 'linecheck asn update' wrote, where there is one).
   linecheck version --format json   one document, schema linecheck.version/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			switch format {
-			case "table", "text":
+			f, err := report.ParseFormat(format, report.FormatTable, report.FormatJSON)
+			if err != nil {
+				return badInput(err)
+			}
+			if f.ForTerminal() {
 				fmt.Fprint(c.OutOrStdout(), versionText())
 				return nil
-			case "json":
-				b, err := json.MarshalIndent(readVersionInfo(), "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(c.OutOrStdout(), "%s\n", b)
+			}
+			b, err := json.MarshalIndent(readVersionInfo(), "", "  ")
+			if err != nil {
 				return err
 			}
-			return badInput(fmt.Errorf("--format %q: version prints table (the default) or json", format))
+			_, err = fmt.Fprintf(c.OutOrStdout(), "%s\n", b)
+			return err
 		},
 	}
 	lazyFlags(c, func(f *pflag.FlagSet) {

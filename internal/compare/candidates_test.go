@@ -240,7 +240,7 @@ func TestSLAJitterKeyRenamed(t *testing.T) {
 	})
 	t.Run("old key must still be > 0", func(t *testing.T) {
 		_, err := load(t, "sla:\n  jitter_rfc3550_ms: -1\n")
-		if err == nil || !strings.Contains(err.Error(), "sla.jitter_ms: -1: must be > 0") {
+		if err == nil || !strings.Contains(err.Error(), "sla.jitter_ms: -1: must be a finite number > 0") {
 			t.Errorf("err %v", err)
 		}
 	})
