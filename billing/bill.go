@@ -25,6 +25,10 @@ type Options struct {
 	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
 	UsageHours  Dec       // used hours of the GPU machine for every offer (--usage-hours; unset = the offers')
+	// HorizonMonths is the months offers are priced over (horizon_months,
+	// --horizon; 0 = one month): a purchase with a resale value spreads
+	// price − resale over it in the monthly bill. PriceHorizon prices it.
+	HorizonMonths int
 	// NoProjection leaves out the month projected from a partial recording
 	// (--no-projection; Report.Projection stays nil).
 	NoProjection bool
@@ -322,6 +326,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		if _, _, err := usedHours(o, p, opt); err != nil {
 			return nil, err
 		}
+		if err := needHorizon(o, opt.HorizonMonths); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)
@@ -363,6 +370,9 @@ func (opt *Options) settle() error {
 	}
 	if opt.Scale == 0 {
 		opt.Scale = 1
+	}
+	if opt.HorizonMonths < 0 {
+		return fmt.Errorf("horizon %d months: want 1 or more", opt.HorizonMonths)
 	}
 	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
 		return fmt.Errorf("scale %v: want a positive factor", opt.Scale)
