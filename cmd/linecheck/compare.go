@@ -33,6 +33,7 @@ type compareOptions struct {
 	asnDB        string
 	noASN        bool
 	usage        string
+	horizon      int
 	bwTime       time.Duration
 	hideHops     int
 	multipath    bool
@@ -87,6 +88,7 @@ Examples:
   linecheck compare --offline --format json samples/candidates.yaml | jq .recommended
   linecheck compare --count 50 --strict mine.yaml
   linecheck compare --offline --usage-hours 200 samples/candidates.yaml
+  linecheck compare --offline --horizon 24 samples/candidates.yaml
 
 Offers are priced at the buyer's used hours of the GPU machine (the offers
 file's usage: {hours: N}, or --usage-hours): hourly and spot compute bill the
@@ -94,6 +96,11 @@ used hours, monthly and reserved every hour. The GPU usage table shows each
 candidate's idle month and cost per used GPU-hour, and the used hours at which
 two priced offers cost the same; the HTML report plots every offer's month
 against the used hours with the crossings marked.
+
+--horizon N (or horizon_months: N in the file) prices every offer over N
+months of 730 hours and ranks by that total: a purchase costs price − resale,
+power kW × PUE × hours × price, a reserved term started is paid to its end
+with its upfront (docs/billing.md, Horizon).
 
 Throughput (docs/bw.md): a candidate may name its iperf3 server,
   bandwidth_test: {addr: ADDR, port: 5201}   # a stock iperf3 -s on the candidate
@@ -141,6 +148,7 @@ func newCompareCmd() *cobra.Command {
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN file (iptoasn TSV or mmdb) besides the bundled prefix table")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
+		f.IntVar(&o.horizon, "horizon", 0, "price every offer over `N` months of 730 hours and rank by that total (overrides the file's horizon_months)")
 		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
@@ -252,6 +260,12 @@ func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, er
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return opt, fmt.Errorf("--usage-hours: %w", err)
 		}
+	}
+	if c.Flags().Changed("horizon") {
+		if o.horizon < 1 || o.horizon > compare.MaxHorizonMonths {
+			return opt, fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, compare.MaxHorizonMonths)
+		}
+		opt.HorizonMonths = o.horizon
 	}
 	return opt, nil
 }

@@ -97,6 +97,9 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 // --usage-hours is o.UsageHours). A file without fx: is priced in the
 // exchange its offers file states (settleFX, Pricing.FX); f is not written.
 func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
+	if o.HorizonMonths == 0 {
+		o.HorizonMonths = f.HorizonMonths
+	}
 	offers, err := billing.LoadOffers(f.Offers)
 	if err != nil {
 		return nil, fmt.Errorf("offers: %w", err)

@@ -10,8 +10,12 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// cost returns the candidate's monthly cost in the fx base currency.
+// cost returns the candidate's cost in the fx base currency: over the
+// horizon when one is set, else the month's.
 func (e *Evaluation) cost() (decimal.Decimal, bool) {
+	if e.Monthly != nil && e.Horizon != nil && e.Horizon.Converted.Valid() {
+		return e.Horizon.Converted.Amount, true
+	}
 	if e.Monthly == nil || !e.Monthly.Converted.Valid() {
 		return decimal.Decimal{}, false
 	}
@@ -101,8 +105,12 @@ func Rank(r *Result) {
 		best := passing[0]
 		r.Recommended = best.Name
 		c0, _ := best.cost()
-		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s/month",
-			nPass, len(ev), best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency)
+		per, months := "/month", 0
+		if h := best.Horizon; h != nil {
+			per, months = fmt.Sprintf(" over %d months", h.Months), h.Months
+		}
+		r.Verdict = fmt.Sprintf("%d of %d candidates pass the SLA; recommended: %s at %s %s%s",
+			nPass, len(ev), best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency, per)
 		if len(passing) > 1 {
 			next := passing[1]
 			c1, _ := next.cost()
@@ -111,7 +119,7 @@ func Rank(r *Result) {
 			if c1.IsPositive() {
 				pct, _ = diff.Div(c1).Mul(decimal.NewFromInt(100)).Round(1).Float64()
 			}
-			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
+			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct, Months: months}
 			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", billing.GroupThousands(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
 		} else {
 			if nPass > 1 {

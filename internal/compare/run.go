@@ -54,6 +54,9 @@ type Options struct {
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
 	UsageHours billing.Dec
+	// HorizonMonths prices every offer over this many months (--horizon;
+	// 0: the file's horizon_months, else one month).
+	HorizonMonths int
 	// NoProjection leaves out the month projected from a partial traffic
 	// recording (compare --no-projection; Monthly.Projected stays nil).
 	NoProjection bool
@@ -123,7 +126,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	sess, err := OpenSession(f, SessionOptions{
 		Offline: opt.Offline, Now: opt.Now, ASNDB: opt.ASNDB, NoASN: opt.NoASN, PrefixTable: opt.PrefixTable,
 		Batch:    true,
-		Billing:  billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection},
+		Billing:  billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection, HorizonMonths: opt.HorizonMonths},
 		Progress: opt.progress,
 		Measure: func(cs []*Candidate) ([]*Measurement, error) {
 			live, err := probeAll(ctx, cs, opt)
@@ -145,6 +148,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	r.useFX(pr.FX())
 	r.Traffic = pr.Traffic
 	r.Partial = partial
+	r.Horizon = pr.HorizonBasis()
 	if !opt.NoASN {
 		r.ASNData = route.DataInfo(sess.ASN)
 	}

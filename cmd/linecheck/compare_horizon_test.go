@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// compare --horizon 24 prices every offer over 24 months in every format.
+// hk-cn2-gia's offer (hk-cn2) has only monthly items (a 95th commit and
+// overage, a whole machine by the month, storage, IPs), so by hand its
+// horizon is 24 × the month's exact 144,691.5366868 = 3,472,596.8804832
+// → 3,472,596.88 CNY; the bundled sample is otherwise unchanged.
+func TestCompareHorizonInEveryFormat(t *testing.T) {
+	args := []string{"compare", "--offline", "--horizon", "24", "../../samples/candidates.yaml"}
+	for _, c := range []struct {
+		format []string
+		want   []string
+	}{
+		{nil, []string{"Horizon cost: priced over a horizon of 24 months at 730 hours a month", "3,472,596.88", "by the cost over 24 months",
+			"recommended: hk-cn2-gia at 3,472,596.88 CNY over 24 months"}},
+		{[]string{"--format", "markdown"}, []string{"Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
+		{[]string{"--format", "html"}, []string{"<h2>Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
+		{[]string{"--format", "csv", "--table", "horizon"}, []string{"candidate,offer,item,amount,currency,rule", "hk-cn2-gia,hk-cn2,total,3472596.88,CNY"}},
+	} {
+		out, stderr, code := lcRun(t, append(args, c.format...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.format, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", c.format, w, out)
+			}
+		}
+	}
+	out, stderr, code := lcRun(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Horizon    struct{ Months, HoursPerMonth int } `json:"horizon"`
+		Candidates []struct {
+			Name    string `json:"name"`
+			Horizon *struct {
+				Months        int `json:"months"`
+				HoursPerMonth int `json:"hours_per_month"`
+				Total         struct{ Amount, Currency string }
+				Items         []struct{ Name, Amount, Rule string }
+			} `json:"horizon"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Candidates {
+		h := c.Horizon
+		if h == nil || h.Months != 24 || h.HoursPerMonth != 730 || len(h.Items) == 0 {
+			t.Fatalf("%s: horizon %+v", c.Name, h)
+		}
+		if c.Name == "hk-cn2-gia" && (h.Total.Amount != "3472596.88" || h.Total.Currency != "CNY") {
+			t.Errorf("hk-cn2-gia over 24 months: %+v", h.Total)
+		}
+	}
+	// A horizon out of range is bad input.
+	if _, stderr, code := lcRun(t, "compare", "--offline", "--horizon", "0", "../../samples/candidates.yaml"); code != 2 || !strings.Contains(stderr, "--horizon 0: want") {
+		t.Errorf("--horizon 0: exit %d, %s", code, stderr)
+	}
+}
