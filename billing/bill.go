@@ -55,8 +55,10 @@ type Report struct {
 	P95      *P95Block `json:"p95"`
 	Bills    []Bill    `json:"bills"`
 	Cheapest string    `json:"cheapest"`
-	Compare  *Compare  `json:"comparison,omitempty"`
-	Scale    float64   `json:"scale"`
+	// Horizon states the months every offer is priced over (absent: none).
+	Horizon string   `json:"horizon,omitempty"`
+	Compare *Compare `json:"comparison,omitempty"`
+	Scale   float64  `json:"scale"`
 	// Projection is the month projected from a partial recording (null when
 	// every day has traffic, or with --no-projection).
 	Projection *Projection `json:"projection"`
@@ -168,6 +170,9 @@ type Bill struct {
 	Flags []string `json:"flags"`
 	// Usage is the bill at the buyer's used hours: idle share, cost per GPU-hour.
 	Usage *UsageDoc `json:"usage"`
+	// Horizon is the offer priced over Options.HorizonMonths (absent without
+	// a horizon); the cheapest offer is then the cheapest over it.
+	Horizon *Horizon `json:"horizon,omitempty"`
 
 	total, compare decimal.Decimal // exact, unrounded
 }
@@ -332,9 +337,19 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	}
 	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)
+		if opt.HorizonMonths > 0 {
+			h, err := PriceHorizon(o, b, opt.HorizonMonths, opt)
+			if err != nil {
+				return nil, err
+			}
+			b.Horizon = h
+		}
 		r.Bills = append(r.Bills, b)
 		r.measures = append(r.measures, ms)
 		r.Warnings = append(r.Warnings, prefixed(o.Name, b.Flags)...)
+	}
+	if opt.HorizonMonths > 0 {
+		r.Horizon = HorizonText(opt.HorizonMonths)
 	}
 	addUsage(r)
 	compareBills(r, v)

@@ -11,6 +11,9 @@ import (
 // same for every month, so that offers are priced over equal months.
 const HoursPerMonth = 730
 
+// MaxHorizonMonths is the longest horizon accepted (20 years).
+const MaxHorizonMonths = 240
+
 var two = decimal.NewFromInt(2)
 
 // Horizon is an offer priced over a number of months (the contract's life):
@@ -25,6 +28,7 @@ type Horizon struct {
 	Items         []HorizonItem `json:"items"`
 
 	total decimal.Decimal
+	rate  decimal.Decimal // into the offers file's compare currency (1 without one)
 }
 
 // HorizonItem is one item's cost over the horizon, with the rule applied.
@@ -158,7 +162,7 @@ func PriceHorizon(o *Offer, b Bill, months int, opt Options) (*Horizon, error) {
 			add(it, it.Name, it.Kind, it.PricePerMonth.Mul(N), "%s a month × %d months", it.PricePerMonth.String(), months)
 		}
 	}
-	h.total = total
+	h.total, h.rate = total, o.rate()
 	h.Total = MoneyOf(total, o.Currency).Rounded()
 	return h, nil
 }

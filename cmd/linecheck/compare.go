@@ -262,8 +262,8 @@ func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, er
 		}
 	}
 	if c.Flags().Changed("horizon") {
-		if o.horizon < 1 || o.horizon > compare.MaxHorizonMonths {
-			return opt, fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, compare.MaxHorizonMonths)
+		if o.horizon < 1 || o.horizon > billing.MaxHorizonMonths {
+			return opt, fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, billing.MaxHorizonMonths)
 		}
 		opt.HorizonMonths = o.horizon
 	}

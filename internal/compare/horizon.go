@@ -6,8 +6,8 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// MaxHorizonMonths is the longest horizon accepted (20 years).
-const MaxHorizonMonths = 240
+// MaxHorizonMonths is the longest horizon accepted (billing.MaxHorizonMonths).
+const MaxHorizonMonths = billing.MaxHorizonMonths
 
 // HorizonBasis states what a horizon prices: months of 730 hours.
 type HorizonBasis struct {
