@@ -29,6 +29,10 @@ type Options struct {
 	// --horizon; 0 = one month): a purchase with a resale value spreads
 	// price − resale over it in the monthly bill. PriceHorizon prices it.
 	HorizonMonths int
+	// Lint checks every offer's quote (LintOffers) into Report.Lint and the
+	// warnings; Market adds the card-hour bands of a dated reference file.
+	Lint   bool
+	Market *MarketFile
 	// NoProjection leaves out the month projected from a partial recording
 	// (--no-projection; Report.Projection stays nil).
 	NoProjection bool
@@ -56,9 +60,11 @@ type Report struct {
 	Bills    []Bill    `json:"bills"`
 	Cheapest string    `json:"cheapest"`
 	// Horizon states the months every offer is priced over (absent: none).
-	Horizon string   `json:"horizon,omitempty"`
-	Compare *Compare `json:"comparison,omitempty"`
-	Scale   float64  `json:"scale"`
+	Horizon string `json:"horizon,omitempty"`
+	// Lint is what --lint found in the quotes (absent without --lint).
+	Lint    []LintWarning `json:"lint,omitempty"`
+	Compare *Compare      `json:"comparison,omitempty"`
+	Scale   float64       `json:"scale"`
 	// Projection is the month projected from a partial recording (null when
 	// every day has traffic, or with --no-projection).
 	Projection *Projection `json:"projection"`
@@ -352,6 +358,12 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		r.Horizon = HorizonText(opt.HorizonMonths)
 	}
 	addUsage(r)
+	if opt.Lint || opt.Market != nil {
+		r.Lint = LintOffers(offers, r.Bills, opt.Market)
+		for _, w := range r.Lint {
+			r.Warnings = append(r.Warnings, "lint: "+w.Text)
+		}
+	}
 	compareBills(r, v)
 	if r.Compare != nil {
 		r.Compare.BreakEvenHours = breakEvenHours(r)
