@@ -340,6 +340,9 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		if err := needHorizon(o, opt.HorizonMonths); err != nil {
 			return nil, err
 		}
+		if err := needBaseline(o); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)

@@ -36,6 +36,10 @@ var BillingModels = []string{BillHourly, BillMonthly, BillReserved, BillSpot}
 // offers file's usage (for every offer) or an offer's own.
 type Usage struct {
 	Hours Dec `yaml:"hours"`
+	// BaselineHours splits the used hours of a hybrid offer: its compute
+	// item with baseline: true bills up to this many of them, its other
+	// hourly and spot compute items the rest.
+	BaselineHours Dec `yaml:"baseline_hours"`
 	// Pos is "file:line" of the usage block, for messages (set by ParseOffers).
 	Pos string `yaml:"-"`
 
@@ -54,7 +58,51 @@ func (u *Usage) UnmarshalYAML(n *yaml.Node) error {
 	if u.Hours.IsNegative() {
 		return fmt.Errorf("line %d: usage.hours %s is negative", n.Line, u.Hours.String())
 	}
+	if u.BaselineHours.IsNegative() {
+		return fmt.Errorf("line %d: usage.baseline_hours %s is negative", n.Line, u.BaselineHours.String())
+	}
 	return nil
+}
+
+// baseline is the hybrid split of an offer: the baseline hours when the
+// offer has a compute item with baseline: true (ok false otherwise).
+func baseline(o *Offer) (decimal.Decimal, bool) {
+	if o.Usage == nil || !o.Usage.BaselineHours.Set {
+		return zero, false
+	}
+	for _, it := range o.Items {
+		if it.Baseline {
+			return o.Usage.BaselineHours.Decimal, true
+		}
+	}
+	return zero, false
+}
+
+// needBaseline refuses a baseline item without baseline hours to bill.
+func needBaseline(o *Offer) error {
+	for _, it := range o.Items {
+		if it.Baseline {
+			if _, ok := baseline(o); !ok {
+				return fmt.Errorf("%s: offer %q: compute %q is the baseline of a hybrid offer: give usage: {hours: N, baseline_hours: M} (the offer's or the file's)", o.Pos, o.Name, it.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// splitHours is the used hours a compute item billed by the hour bills out
+// of u: all of them, or in a hybrid offer min(u, M) on its baseline item
+// and max(0, u − M) on the others; with the rule in words ("" when whole).
+func splitHours(o *Offer, it *Item, u decimal.Decimal) (decimal.Decimal, string) {
+	m, ok := baseline(o)
+	switch {
+	case !ok:
+		return u, ""
+	case it.Baseline:
+		return decimal.Min(u, m), fmt.Sprintf(" (baseline: min(%s, %s) h)", exact(u), exact(m))
+	default:
+		return decimal.Max(zero, u.Sub(m)), fmt.Sprintf(" (above the baseline: %s − %s h)", exact(u), exact(m))
+	}
 }
 
 // setUsage gives every offer without a usage of its own the file's, and
@@ -81,7 +129,8 @@ func (it *Item) checkBillingKeys() error {
 		name string
 		set  bool
 	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set},
-		{"early_exit", it.EarlyExit.Set}, {"interruptions_per_hour", it.InterruptionsPerHour.Set}, {"checkpoint_hours", it.CheckpointHours.Set}, {"restart_hours", it.RestartHours.Set}} {
+		{"early_exit", it.EarlyExit.Set}, {"interruptions_per_hour", it.InterruptionsPerHour.Set}, {"checkpoint_hours", it.CheckpointHours.Set}, {"restart_hours", it.RestartHours.Set},
+		{"baseline", it.Baseline}} {
 		if k.set {
 			return fmt.Errorf("%s %q: %s applies to compute items only (storage, IPs and support bill for the whole period)", it.Kind, it.Name, k.name)
 		}
@@ -288,13 +337,15 @@ func otherItems(o *Offer, p Period, u decimal.Decimal, horizon int) (decimal.Dec
 		cards, price := it.Cards.Decimal, it.PricePerCardHour.Decimal
 		switch {
 		case it.Kind == "compute" && it.Billing == BillHourly:
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("hourly: %s h × %s cards × %s", exact(u), cards.String(), price.String())
-			add(li, cards.Mul(u), price)
+			h, split := splitHours(o, &it, u)
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("hourly: %s h%s × %s cards × %s", exact(h), split, cards.String(), price.String())
+			add(li, cards.Mul(h), price)
 		case it.Kind == "compute" && it.Billing == BillSpot:
+			u, split := splitHours(o, &it, u)
 			ov := it.RerunShare()
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("spot: %s h × %s cards × (1 + %s rerun) × %s", exact(u), cards.String(), ov.String(), price.String())
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("spot: %s h%s × %s cards × (1 + %s rerun) × %s", exact(u), split, cards.String(), ov.String(), price.String())
 			if it.InterruptionsPerHour.Set {
-				li.Note = fmt.Sprintf("spot: %s h × %s cards × (1 + %s × (%s/2 + %s) rerun) × %s; %s interruptions expected", exact(u), cards.String(),
+				li.Note = fmt.Sprintf("spot: %s h"+split+" × %s cards × (1 + %s × (%s/2 + %s) rerun) × %s; %s interruptions expected", exact(u), cards.String(),
 					it.InterruptionsPerHour.String(), it.CheckpointHours.Decimal.String(), it.RestartHours.Decimal.String(), price.String(), readable(it.InterruptionsPerHour.Mul(u)))
 			}
 			add(li, cards.Mul(u).Mul(one.Add(ov)), price)
@@ -316,8 +367,8 @@ func otherItems(o *Offer, p Period, u decimal.Decimal, horizon int) (decimal.Dec
 			// key it bills the used hours, as billing: hourly does (it
 			// billed every hour of the period, whatever the usage said:
 			// issue 20). Hours stated on the item are billed as stated.
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s used h", cards.String(), exact(u))
-			h := u
+			h, split := splitHours(o, &it, u)
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s used h%s", cards.String(), exact(h), split)
 			if it.Hours.Set {
 				h = it.Hours.Decimal
 				li.Note = fmt.Sprintf("%s cards × %s h (the item's hours, whatever the use)", cards.String(), exact(h))
@@ -462,6 +513,9 @@ type UsageLine struct {
 	Offer   string
 	At0     decimal.Decimal
 	PerHour decimal.Decimal
+	// Kinked marks a hybrid offer (usage.baseline_hours): its total bends at
+	// the baseline, so it is no line and CrossHours leaves it out.
+	Kinked bool
 }
 
 // At is the line's total at u used hours.
@@ -469,7 +523,7 @@ func (l UsageLine) At(u decimal.Decimal) decimal.Decimal { return l.At0.Add(l.Pe
 
 // Scale multiplies the line by k (an exchange rate): still a line.
 func (l UsageLine) Scale(k decimal.Decimal) UsageLine {
-	return UsageLine{Offer: l.Offer, At0: l.At0.Mul(k), PerHour: l.PerHour.Mul(k)}
+	return UsageLine{Offer: l.Offer, At0: l.At0.Mul(k), PerHour: l.PerHour.Mul(k), Kinked: l.Kinked}
 }
 
 // PeriodHours is the length of the report's period in hours (743, 744, 745 …), exactly.
@@ -486,7 +540,8 @@ func (r *Report) UsageLines() []UsageLine {
 	out := make([]UsageLine, len(r.measures))
 	for i, m := range r.measures {
 		a0, aH := m.totalAt(zero), m.totalAt(m.hours)
-		l := UsageLine{Offer: m.o.Name, At0: a0, PerHour: zero}
+		_, kinked := baseline(m.o)
+		l := UsageLine{Offer: m.o.Name, At0: a0, PerHour: zero, Kinked: kinked}
 		if m.hours.IsPositive() {
 			l.PerHour = aH.Sub(a0).DivRound(m.hours, 24)
 		}
@@ -517,6 +572,9 @@ func CrossHours(lines []UsageLine, h decimal.Decimal, currency string) []BreakEv
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			a, b := lines[i], lines[j]
+			if a.Kinked || b.Kinked {
+				continue
+			}
 			ds := a.PerHour.Sub(b.PerHour)
 			if ds.IsZero() {
 				continue

@@ -126,6 +126,8 @@ func PriceHorizon(o *Offer, b Bill, months int, opt Options) (*Horizon, error) {
 				add(it, it.Name+" (upfront)", it.Kind, it.Upfront.Mul(decimal.NewFromInt(terms)), "reserved: upfront %s × %d term(s) started", it.Upfront.String(), terms)
 			}
 		case it.Kind == "compute" && it.Billing == BillSpot:
+			u, split := splitHours(o, it, u)
+			capped := capped + split
 			share := it.RerunShare()
 			rule := fmt.Sprintf("spot: %s h%s × %d months × %s cards × (1 + %s rerun) × %s", exact(u), capped, months, cards.String(), share.String(), price.String())
 			if it.InterruptionsPerHour.Set {
@@ -138,6 +140,8 @@ func PriceHorizon(o *Offer, b Bill, months int, opt Options) (*Horizon, error) {
 		case it.Kind == "compute" && it.Billing == "" && it.Hours.Set:
 			add(it, it.Name, it.Kind, cards.Mul(it.Hours.Decimal).Mul(N).Mul(price), "%s h (the item's) × %d months × %s cards × %s", it.Hours.String(), months, cards.String(), price.String())
 		case it.Kind == "compute": // hourly, or a card-hour price without billing
+			u, split := splitHours(o, it, u)
+			capped := capped + split
 			add(it, it.Name, it.Kind, cards.Mul(u).Mul(N).Mul(price), "%s used h%s × %d months × %s cards × %s", exact(u), capped, months, cards.String(), price.String())
 		case it.Kind == "purchase" && it.Resale.Set:
 			add(it, it.Name, it.Kind, it.Price.Sub(it.Resale.Decimal), "purchase: price %s − resale %s at the horizon's end", it.Price.String(), it.Resale.String())

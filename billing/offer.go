@@ -149,9 +149,12 @@ type Item struct {
 	Resale     Dec `yaml:"resale"`
 	LifeMonths Dec `yaml:"life_months"`
 	// Power: the machine's draw in kW, the site's PUE (default 1) and the price of a kWh.
-	KW          Dec `yaml:"kw"`
-	PUE         Dec `yaml:"pue"`
-	PricePerKWh Dec `yaml:"price_per_kwh"`
+	// Baseline marks the compute item that bills a hybrid offer's baseline
+	// hours (usage.baseline_hours); its other hourly and spot items bill the rest.
+	Baseline    bool `yaml:"baseline"`
+	KW          Dec  `yaml:"kw"`
+	PUE         Dec  `yaml:"pue"`
+	PricePerKWh Dec  `yaml:"price_per_kwh"`
 
 	line int
 }
@@ -338,10 +341,16 @@ func (o *Offer) check() error {
 	if err := b.check(); err != nil {
 		return fmt.Errorf("%d: offer %q: bandwidth: %v", b.line, o.Name, err)
 	}
+	nBase := 0
 	for i := range o.Items {
 		it := &o.Items[i]
 		if err := it.check(); err != nil {
 			return fmt.Errorf("%d: offer %q: item %d: %v", it.line, o.Name, i+1, err)
+		}
+		if it.Baseline {
+			if nBase++; nBase > 1 {
+				return fmt.Errorf("%d: offer %q: item %d: a second compute item with baseline: true; a hybrid offer has one baseline item", it.line, o.Name, i+1)
+			}
 		}
 	}
 	return nil

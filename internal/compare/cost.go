@@ -72,6 +72,9 @@ func (r *Rebilled) Quote(offer string) (Quote, bool) {
 // Rebill bills the traffic month under every offer with o's overrides
 // (zero fields keep each offer's own method and direction; Scale 0 is 1).
 func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
+	if o.HorizonMonths == 0 {
+		o.HorizonMonths = p.opts.HorizonMonths
+	}
 	rep, bills, err := billOffers(p.series, p.period, p.offers, o)
 	if err != nil {
 		return nil, err
