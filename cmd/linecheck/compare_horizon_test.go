@@ -17,8 +17,13 @@ func TestCompareHorizonInEveryFormat(t *testing.T) {
 		format []string
 		want   []string
 	}{
+		// The used-hour break-evens are over the horizon: hk-bgp is 24 × (9000
+		// + 2800 + 200 + 8 × 19.5 × U) and gpu-reserved 24 × (15,000 + 3000)
+		// + two 12-month terms of 8 × 730 × 12 × 13 + 2 × 24,000 upfront =
+		// 2,302,080, equal at U = (95,920 − 12,000) / 156 = 537.95 h a month.
 		{nil, []string{"Horizon cost: priced over a horizon of 24 months at 730 hours a month", "3,472,596.88", "by the cost over 24 months",
-			"recommended: hk-cn2-gia at 3,472,596.88 CNY over 24 months"}},
+			"recommended: hk-cn2-gia at 3,472,596.88 CNY over 24 months",
+			"break-even: over 24 months, hk-bgp costs the same as gpu-reserved at 537.95 used h a month (2,302,080.00 CNY)"}},
 		{[]string{"--format", "markdown"}, []string{"Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
 		{[]string{"--format", "html"}, []string{"<h2>Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
 		{[]string{"--format", "csv", "--table", "horizon"}, []string{"candidate,offer,item,amount,currency,rule", "hk-cn2-gia,hk-cn2,total,3472596.88,CNY"}},
