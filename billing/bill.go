@@ -181,6 +181,10 @@ type Bill struct {
 	Horizon *Horizon `json:"horizon,omitempty"`
 
 	total, compare decimal.Decimal // exact, unrounded
+	// projectedBW is the month's per-GB bandwidth projected from a partial
+	// recording (nil: the bill's), which a horizon repeats.
+	projectedBW   *decimal.Decimal
+	projectedNote string
 }
 
 // LineItem is one charge: quantity × unit_price = amount (exact, before the
@@ -346,6 +350,12 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 	}
 	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)
+		if sm := r.Samples; o.Bandwidth.Scheme == "per-gb" && sm.Present > 0 && sm.ValidDays < r.Period.Days {
+			k := float64(sm.Expected) / float64(sm.Present)
+			a, _, _ := ms.perGB(k)
+			b.projectedBW = &a
+			b.projectedNote = fmt.Sprintf(" (projected from %d of %d days recorded: volume × %.4g)", sm.ValidDays, r.Period.Days, k)
+		}
 		if opt.HorizonMonths > 0 {
 			h, err := PriceHorizon(o, b, opt.HorizonMonths, opt)
 			if err != nil {

@@ -99,7 +99,11 @@ func PriceHorizon(o *Offer, b Bill, months int, opt Options) (*Horizon, error) {
 			bw = bw.Sub(a)
 		}
 	}
-	add(nil, "bandwidth", "bandwidth", bw.Mul(N), "%s a month (the traffic month's bill) × %d months", exact(bw), months)
+	if b.projectedBW != nil {
+		add(nil, "bandwidth", "bandwidth", b.projectedBW.Mul(N), "%s a month%s × %d months", exact(*b.projectedBW), b.projectedNote, months)
+	} else {
+		add(nil, "bandwidth", "bandwidth", bw.Mul(N), "%s a month (the traffic month's bill) × %d months", exact(bw), months)
+	}
 	for i := range o.Items {
 		it := &o.Items[i]
 		cards, price := it.Cards.Decimal, it.PricePerCardHour.Decimal

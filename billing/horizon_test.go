@@ -209,3 +209,31 @@ func TestOwnedItemKeysRefused(t *testing.T) {
 		}
 	}
 }
+
+// A horizon repeats a full month: from a partial recording (3 of 31 days)
+// the per-GB bandwidth is the projected month's. By hand: 100 Mbps out for
+// 864 slots = 3240 GB (162 USD at 0.05 as recorded); × 8928 / 864 = 33,480
+// GB = 1674 USD a month, 20,088 over 12 months.
+func TestHorizonProjectsAPartialRecording(t *testing.T) {
+	p := MonthPeriod(2026, time.October, time.UTC)
+	gaps := map[int]bool{}
+	for i := 864; i < 8928; i++ {
+		gaps[i] = true
+	}
+	offers := mustOffers(t, `offers:
+  - name: metered
+    currency: USD
+    bandwidth: {scheme: per-gb, price_per_gb: "0.05"}
+`)
+	r, err := BillSeries(constSeries(p, 0, 100, gaps), p, offers, Options{HorizonMonths: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Bills[0].Amount != "162.00" {
+		t.Fatalf("as recorded %s, want 162.00", r.Bills[0].Amount)
+	}
+	h := r.Bills[0].Horizon
+	if h == nil || h.Total.Text() != "20088.00" || !strings.Contains(h.Items[0].Rule, "projected from 3 of 31 days") {
+		t.Errorf("horizon %+v", h)
+	}
+}
