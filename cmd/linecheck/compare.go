@@ -34,6 +34,8 @@ type compareOptions struct {
 	noASN        bool
 	usage        string
 	horizon      int
+	lint         bool
+	market       string
 	bwTime       time.Duration
 	hideHops     int
 	multipath    bool
@@ -149,6 +151,8 @@ func newCompareCmd() *cobra.Command {
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
 		f.IntVar(&o.horizon, "horizon", 0, "price every offer over `N` months of 730 hours and rank by that total (overrides the file's horizon_months)")
+		f.BoolVar(&o.lint, "lint", false, "warn of each candidate's quote lacking hidden items (storage, public IPs, snapshots or backups, support) or with storage dearer than its compute")
+		f.StringVar(&o.market, "market", "", "with --lint, also check card-hour prices against the bands of this dated reference `FILE` (docs/billing.md, Lint)")
 		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
@@ -266,6 +270,14 @@ func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, er
 			return opt, fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, billing.MaxHorizonMonths)
 		}
 		opt.HorizonMonths = o.horizon
+	}
+	opt.Lint = o.lint
+	if o.market != "" {
+		var err error
+		if opt.Market, err = billing.LoadMarket(o.market); err != nil {
+			return opt, fmt.Errorf("--market: %w", err)
+		}
+		opt.Lint = true
 	}
 	return opt, nil
 }

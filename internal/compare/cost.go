@@ -33,6 +33,7 @@ type offerBill struct {
 	items                   []CostItem
 	bill                    billing.Bill
 	projected               *Projected // the month projected from a partial recording (Total exact, Converted unset)
+	lint                    []string   // billing.LintOffers' warnings on the offer (with Options.Lint)
 }
 
 // Quote is one offer's bill for the traffic under some rules, with its
@@ -255,6 +256,10 @@ func (p *Pricing) Bill(offer string) (billing.Bill, bool) {
 	b, ok := p.bills[offer]
 	return b.bill, ok
 }
+
+// Lint returns the lint warnings on the candidate's offer ("lint: …"; none
+// unless the pricing was made with Options.Lint or Market).
+func (p *Pricing) Lint(c *Candidate) []string { return p.bills[c.Offer].lint }
 
 // Offer returns the named offer of the offers file (nil when it has none).
 func (p *Pricing) Offer(name string) *billing.Offer { return p.byName[name] }
