@@ -67,7 +67,9 @@ func TestCompareHorizonInEveryFormat(t *testing.T) {
 		}
 	}
 	// A horizon out of range is bad input.
-	if _, stderr, code := lcRun(t, "compare", "--offline", "--horizon", "0", "../../samples/candidates.yaml"); code != 2 || !strings.Contains(stderr, "--horizon 0: want") {
-		t.Errorf("--horizon 0: exit %d, %s", code, stderr)
+	for _, cmd := range []string{"compare", "tui"} {
+		if _, stderr, code := lcRun(t, cmd, "--offline", "--horizon", "0", "../../samples/candidates.yaml"); code != 2 || !strings.Contains(stderr, "--horizon 0: want") {
+			t.Errorf("%s --horizon 0: exit %d, %s", cmd, code, stderr)
+		}
 	}
 }
