@@ -148,13 +148,13 @@ type Item struct {
 	Price      Dec `yaml:"price"`
 	Resale     Dec `yaml:"resale"`
 	LifeMonths Dec `yaml:"life_months"`
-	// Power: the machine's draw in kW, the site's PUE (default 1) and the price of a kWh.
 	// Baseline marks the compute item that bills a hybrid offer's baseline
 	// hours (usage.baseline_hours); its other hourly and spot items bill the rest.
-	Baseline    bool `yaml:"baseline"`
-	KW          Dec  `yaml:"kw"`
-	PUE         Dec  `yaml:"pue"`
-	PricePerKWh Dec  `yaml:"price_per_kwh"`
+	Baseline bool `yaml:"baseline"`
+	// Power: the machine's draw in kW, the site's PUE (default 1) and the price of a kWh.
+	KW          Dec `yaml:"kw"`
+	PUE         Dec `yaml:"pue"`
+	PricePerKWh Dec `yaml:"price_per_kwh"`
 
 	line int
 }
