@@ -25,7 +25,8 @@ func TestCompareHorizonInEveryFormat(t *testing.T) {
 			"recommended: hk-cn2-gia at 3,472,596.88 CNY over 24 months",
 			"break-even: over 24 months, hk-bgp costs the same as gpu-reserved at 537.95 used h a month (2,302,080.00 CNY)"}},
 		{[]string{"--format", "markdown"}, []string{"Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
-		{[]string{"--format", "html"}, []string{"<h2>Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
+		{[]string{"--format", "html"}, []string{"<h2>Horizon cost: priced over a horizon of 24 months", "<td class=\"num\">3,472,596.88</td>",
+			"<th>24 months CNY</th>", "Costs are compared over the horizon"}},
 		{[]string{"--format", "csv", "--table", "horizon"}, []string{"candidate,offer,item,amount,currency,rule", "hk-cn2-gia,hk-cn2,total,3472596.88,CNY"}},
 	} {
 		out, stderr, code := lcRun(t, append(args, c.format...)...)
