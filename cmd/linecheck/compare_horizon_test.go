@@ -23,7 +23,9 @@ func TestCompareHorizonInEveryFormat(t *testing.T) {
 		// 2,302,080, equal at U = (95,920 − 12,000) / 156 = 537.95 h a month.
 		{nil, []string{"Horizon cost: priced over a horizon of 24 months at 730 hours a month", "3,472,596.88", "by the cost over 24 months",
 			"recommended: hk-cn2-gia at 3,472,596.88 CNY over 24 months",
-			"break-even: over 24 months, hk-bgp costs the same as gpu-reserved at 537.95 used h a month (2,302,080.00 CNY)"}},
+			"break-even: over 24 months, hk-bgp costs the same as gpu-reserved at 537.95 used h a month (2,302,080.00 CNY)",
+			// hk-bgp fails the SLA: 24 × (9000 + 2800 + 200 + 8 × 300 × 19.5) = 1,411,200.
+			"hk-bgp would cost 1,411,200.00 CNY over 24 months (2,061,396.88 less than hk-cn2-gia)"}},
 		{[]string{"--format", "markdown"}, []string{"Horizon cost: priced over a horizon of 24 months", "3,472,596.88"}},
 		{[]string{"--format", "html"}, []string{"<h2>Horizon cost: priced over a horizon of 24 months", "<td class=\"num\">3,472,596.88</td>",
 			"<th>24 months CNY</th>", "Costs are compared over the horizon"}},

@@ -140,8 +140,12 @@ func Rank(r *Result) {
 					failed = append(failed, ch.Name)
 				}
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
-				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
+			over := ""
+			if months > 0 {
+				over = fmt.Sprintf(" over %d months", months)
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s%s (%s less than %s) but fails %s",
+				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, over, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
 }
