@@ -25,6 +25,14 @@ type Options struct {
 	AllowCoarse bool      // bill percentile schemes on data coarser than 300 s
 	Scale       float64   // multiply the traffic by this factor (0 = 1)
 	UsageHours  Dec       // used hours of the GPU machine for every offer (--usage-hours; unset = the offers')
+	// HorizonMonths is the months offers are priced over (horizon_months,
+	// --horizon; 0 = one month): a purchase with a resale value spreads
+	// price − resale over it in the monthly bill. PriceHorizon prices it.
+	HorizonMonths int
+	// Lint checks every offer's quote (LintOffers) into Report.Lint and the
+	// warnings; Market adds the card-hour bands of a dated reference file.
+	Lint   bool
+	Market *MarketFile
 	// NoProjection leaves out the month projected from a partial recording
 	// (--no-projection; Report.Projection stays nil).
 	NoProjection bool
@@ -51,8 +59,12 @@ type Report struct {
 	P95      *P95Block `json:"p95"`
 	Bills    []Bill    `json:"bills"`
 	Cheapest string    `json:"cheapest"`
-	Compare  *Compare  `json:"comparison,omitempty"`
-	Scale    float64   `json:"scale"`
+	// Horizon states the months every offer is priced over (absent: none).
+	Horizon string `json:"horizon,omitempty"`
+	// Lint is what --lint found in the quotes (absent without --lint).
+	Lint    []LintWarning `json:"lint,omitempty"`
+	Compare *Compare      `json:"comparison,omitempty"`
+	Scale   float64       `json:"scale"`
 	// Projection is the month projected from a partial recording (null when
 	// every day has traffic, or with --no-projection).
 	Projection *Projection `json:"projection"`
@@ -164,8 +176,15 @@ type Bill struct {
 	Flags []string `json:"flags"`
 	// Usage is the bill at the buyer's used hours: idle share, cost per GPU-hour.
 	Usage *UsageDoc `json:"usage"`
+	// Horizon is the offer priced over Options.HorizonMonths (absent without
+	// a horizon); the cheapest offer is then the cheapest over it.
+	Horizon *Horizon `json:"horizon,omitempty"`
 
 	total, compare decimal.Decimal // exact, unrounded
+	// projectedBW is the month's per-GB bandwidth projected from a partial
+	// recording (nil: the bill's), which a horizon repeats.
+	projectedBW   *decimal.Decimal
+	projectedNote string
 }
 
 // LineItem is one charge: quantity × unit_price = amount (exact, before the
@@ -322,14 +341,42 @@ func BillSeries(s *Series, p Period, offers []*Offer, opt Options) (*Report, err
 		if _, _, err := usedHours(o, p, opt); err != nil {
 			return nil, err
 		}
+		if err := needHorizon(o, opt.HorizonMonths); err != nil {
+			return nil, err
+		}
+		if err := needBaseline(o); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range offers {
 		b, ms := priceOffer(v, o, opt)
+		if sm := r.Samples; o.Bandwidth.Scheme == "per-gb" && sm.Present > 0 && sm.ValidDays < r.Period.Days {
+			k := float64(sm.Expected) / float64(sm.Present)
+			a, _, _ := ms.perGB(k)
+			b.projectedBW = &a
+			b.projectedNote = fmt.Sprintf(" (projected from %d of %d days recorded: volume × %.4g)", sm.ValidDays, r.Period.Days, k)
+		}
+		if opt.HorizonMonths > 0 {
+			h, err := PriceHorizon(o, b, opt.HorizonMonths, opt)
+			if err != nil {
+				return nil, err
+			}
+			b.Horizon = h
+		}
 		r.Bills = append(r.Bills, b)
 		r.measures = append(r.measures, ms)
 		r.Warnings = append(r.Warnings, prefixed(o.Name, b.Flags)...)
 	}
+	if opt.HorizonMonths > 0 {
+		r.Horizon = HorizonText(opt.HorizonMonths)
+	}
 	addUsage(r)
+	if opt.Lint || opt.Market != nil {
+		r.Lint = LintOffers(offers, r.Bills, opt.Market)
+		for _, w := range r.Lint {
+			r.Warnings = append(r.Warnings, "lint: "+w.Text)
+		}
+	}
 	compareBills(r, v)
 	if r.Compare != nil {
 		r.Compare.BreakEvenHours = breakEvenHours(r)
@@ -363,6 +410,9 @@ func (opt *Options) settle() error {
 	}
 	if opt.Scale == 0 {
 		opt.Scale = 1
+	}
+	if opt.HorizonMonths < 0 {
+		return fmt.Errorf("horizon %d months: want 1 or more", opt.HorizonMonths)
 	}
 	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
 		return fmt.Errorf("scale %v: want a positive factor", opt.Scale)

@@ -28,10 +28,10 @@ func compareBills(r *Report, v *view) {
 	// never the cheapest, however little it costs (issue 10).
 	ci, di := -1, 0
 	for i, b := range r.Bills {
-		if b.CanCarry() && (ci < 0 || b.compare.LessThan(r.Bills[ci].compare)) {
+		if b.CanCarry() && (ci < 0 || b.rankCost().LessThan(r.Bills[ci].rankCost())) {
 			ci = i
 		}
-		if b.compare.GreaterThan(r.Bills[di].compare) {
+		if b.rankCost().GreaterThan(r.Bills[di].rankCost()) {
 			di = i
 		}
 	}
@@ -43,8 +43,8 @@ func compareBills(r *Report, v *view) {
 	}
 	r.Bills[ci].Cheapest = true
 	r.Cheapest = r.Bills[ci].Offer
-	if r.Bills[ci].compare.IsPositive() {
-		c.Ratio, _ = r.Bills[di].compare.DivRound(r.Bills[ci].compare, 6).Float64()
+	if r.Bills[ci].rankCost().IsPositive() {
+		c.Ratio, _ = r.Bills[di].rankCost().DivRound(r.Bills[ci].rankCost(), 6).Float64()
 	}
 	for _, m := range r.measures {
 		m.quiet = true
@@ -59,6 +59,15 @@ func compareBills(r *Report, v *view) {
 		c.BreakEven = append(c.BreakEven, r.breakEvens(pr, cur, greater)...)
 	}
 	r.Compare = c
+}
+
+// rankCost is what offers are compared by, in the compare currency: the
+// horizon's total when there is one, else the month's.
+func (b Bill) rankCost() decimal.Decimal {
+	if b.Horizon == nil {
+		return b.compare
+	}
+	return b.Horizon.total.Mul(b.Horizon.rate)
 }
 
 // offerPair is two offers, by their index in the report's bills.

@@ -36,6 +36,10 @@ var BillingModels = []string{BillHourly, BillMonthly, BillReserved, BillSpot}
 // offers file's usage (for every offer) or an offer's own.
 type Usage struct {
 	Hours Dec `yaml:"hours"`
+	// BaselineHours splits the used hours of a hybrid offer: its compute
+	// item with baseline: true bills up to this many of them, its other
+	// hourly and spot compute items the rest.
+	BaselineHours Dec `yaml:"baseline_hours"`
 	// Pos is "file:line" of the usage block, for messages (set by ParseOffers).
 	Pos string `yaml:"-"`
 
@@ -54,7 +58,51 @@ func (u *Usage) UnmarshalYAML(n *yaml.Node) error {
 	if u.Hours.IsNegative() {
 		return fmt.Errorf("line %d: usage.hours %s is negative", n.Line, u.Hours.String())
 	}
+	if u.BaselineHours.IsNegative() {
+		return fmt.Errorf("line %d: usage.baseline_hours %s is negative", n.Line, u.BaselineHours.String())
+	}
 	return nil
+}
+
+// baseline is the hybrid split of an offer: the baseline hours when the
+// offer has a compute item with baseline: true (ok false otherwise).
+func baseline(o *Offer) (decimal.Decimal, bool) {
+	if o.Usage == nil || !o.Usage.BaselineHours.Set {
+		return zero, false
+	}
+	for _, it := range o.Items {
+		if it.Baseline {
+			return o.Usage.BaselineHours.Decimal, true
+		}
+	}
+	return zero, false
+}
+
+// needBaseline refuses a baseline item without baseline hours to bill.
+func needBaseline(o *Offer) error {
+	for _, it := range o.Items {
+		if it.Baseline {
+			if _, ok := baseline(o); !ok {
+				return fmt.Errorf("%s: offer %q: compute %q is the baseline of a hybrid offer: give usage: {hours: N, baseline_hours: M} (the offer's or the file's)", o.Pos, o.Name, it.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// splitHours is the used hours a compute item billed by the hour bills out
+// of u: all of them, or in a hybrid offer min(u, M) on its baseline item
+// and max(0, u − M) on the others; with the rule in words ("" when whole).
+func splitHours(o *Offer, it *Item, u decimal.Decimal) (decimal.Decimal, string) {
+	m, ok := baseline(o)
+	switch {
+	case !ok:
+		return u, ""
+	case it.Baseline:
+		return decimal.Min(u, m), fmt.Sprintf(" (baseline: min(%s, %s) h)", exact(u), exact(m))
+	default:
+		return decimal.Max(zero, u.Sub(m)), fmt.Sprintf(" (above the baseline: %s − %s h)", exact(u), exact(m))
+	}
 }
 
 // setUsage gives every offer without a usage of its own the file's, and
@@ -80,7 +128,9 @@ func (it *Item) checkBillingKeys() error {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+	}{{"billing", it.Billing != ""}, {"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set},
+		{"early_exit", it.EarlyExit.Set}, {"interruptions_per_hour", it.InterruptionsPerHour.Set}, {"checkpoint_hours", it.CheckpointHours.Set}, {"restart_hours", it.RestartHours.Set},
+		{"baseline", it.Baseline}} {
 		if k.set {
 			return fmt.Errorf("%s %q: %s applies to compute items only (storage, IPs and support bill for the whole period)", it.Kind, it.Name, k.name)
 		}
@@ -95,7 +145,8 @@ func (it *Item) checkCompute() error {
 		for _, k := range []struct {
 			name string
 			set  bool
-		}{{"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set}} {
+		}{{"term_months", it.TermMonths.Set}, {"upfront", it.Upfront.Set}, {"interruption_overhead", it.InterruptionOverhead.Set},
+			{"early_exit", it.EarlyExit.Set}, {"interruptions_per_hour", it.InterruptionsPerHour.Set}, {"checkpoint_hours", it.CheckpointHours.Set}, {"restart_hours", it.RestartHours.Set}} {
 			if k.set {
 				return fmt.Errorf("compute %q: %s needs billing: reserved or spot (billing: %s)", it.Name, k.name, strings.Join(BillingModels, ", "))
 			}
@@ -126,7 +177,7 @@ func (it *Item) checkCompute() error {
 			return fmt.Errorf("compute %q: billing monthly needs price_per_month (cards is optional, for the cost per GPU-hour)", it.Name)
 		}
 		return errors.Join(not("price_per_card_hour", it.PricePerCardHour.Set), not("term_months", it.TermMonths.Set),
-			not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
+			not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set), not("early_exit", it.EarlyExit.Set), it.notSpotModel(not))
 	case BillHourly, BillSpot, BillReserved:
 		if !hourKeys {
 			return fmt.Errorf("compute %q: billing %s needs cards and price_per_card_hour", it.Name, it.Billing)
@@ -137,12 +188,20 @@ func (it *Item) checkCompute() error {
 	}
 	switch it.Billing {
 	case BillHourly:
-		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set))
+		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set), not("interruption_overhead", it.InterruptionOverhead.Set),
+			not("early_exit", it.EarlyExit.Set), it.notSpotModel(not))
 	case BillSpot:
 		if it.InterruptionOverhead.GreaterThan(one) {
 			return fmt.Errorf("compute %q: interruption_overhead %s: want the share of work rerun, 0..1 (0.15 = 15 %%)", it.Name, it.InterruptionOverhead.String())
 		}
-		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set))
+		model := it.InterruptionsPerHour.Set || it.CheckpointHours.Set || it.RestartHours.Set
+		switch {
+		case model && it.InterruptionOverhead.Set:
+			return fmt.Errorf("compute %q: give interruption_overhead (a constant rerun share) or interruptions_per_hour with checkpoint_hours and restart_hours, not both", it.Name)
+		case model && (!it.InterruptionsPerHour.Set || !(it.CheckpointHours.Set || it.RestartHours.Set)):
+			return fmt.Errorf("compute %q: the spot interruption model needs interruptions_per_hour and checkpoint_hours and/or restart_hours (rerun share = rate × (checkpoint/2 + restart))", it.Name)
+		}
+		return errors.Join(not("term_months", it.TermMonths.Set), not("upfront", it.Upfront.Set), not("early_exit", it.EarlyExit.Set))
 	default: // reserved
 		if !it.TermMonths.Set {
 			return fmt.Errorf("compute %q: billing reserved needs term_months (the commitment in months, e.g. 12 or 36)", it.Name)
@@ -150,8 +209,68 @@ func (it *Item) checkCompute() error {
 		if !it.TermMonths.IsInteger() || it.TermMonths.LessThan(one) {
 			return fmt.Errorf("compute %q: term_months %s: want a whole number of months, at least 1 (e.g. 12 or 36)", it.Name, it.TermMonths.String())
 		}
-		return not("interruption_overhead", it.InterruptionOverhead.Set)
+		return errors.Join(not("interruption_overhead", it.InterruptionOverhead.Set), it.notSpotModel(not))
 	}
+}
+
+// notSpotModel refuses the spot interruption keys on another billing model.
+func (it *Item) notSpotModel(not func(string, bool) error) error {
+	return errors.Join(not("interruptions_per_hour", it.InterruptionsPerHour.Set), not("checkpoint_hours", it.CheckpointHours.Set),
+		not("restart_hours", it.RestartHours.Set))
+}
+
+// RerunShare is a spot item's share of work rerun after interruptions: the
+// constant interruption_overhead, or rate × (checkpoint/2 + restart) — on
+// average half the time since the last checkpoint is lost, plus the restart.
+func (it *Item) RerunShare() decimal.Decimal {
+	if it.InterruptionsPerHour.Set {
+		return it.InterruptionsPerHour.Mul(it.CheckpointHours.Decimal.Div(two).Add(it.RestartHours.Decimal))
+	}
+	return it.InterruptionOverhead.Decimal
+}
+
+// checkOwnedKeys refuses the purchase and power keys on other kinds.
+func (it *Item) checkOwnedKeys() error {
+	for _, k := range []struct {
+		name, kind string
+		set        bool
+	}{{"price", "purchase", it.Price.Set}, {"resale", "purchase", it.Resale.Set}, {"life_months", "purchase", it.LifeMonths.Set},
+		{"kw", "power", it.KW.Set}, {"pue", "power", it.PUE.Set}, {"price_per_kwh", "power", it.PricePerKWh.Set}} {
+		if k.set && it.Kind != k.kind {
+			return fmt.Errorf("%s %q: %s applies to %s items only", it.Kind, it.Name, k.name, k.kind)
+		}
+	}
+	return nil
+}
+
+// checkPurchase validates a purchase: a price, and a resale value at the
+// horizon's end or a life in months (not both).
+func (it *Item) checkPurchase() error {
+	switch {
+	case !it.Price.Set:
+		return fmt.Errorf("purchase %q needs price (paid once, with everything around the machine)", it.Name)
+	case it.Resale.Set == it.LifeMonths.Set:
+		return fmt.Errorf("purchase %q needs resale (its value at the horizon's end) or life_months (straight-line depreciation), one of them", it.Name)
+	case it.Resale.GreaterThan(it.Price.Decimal):
+		return fmt.Errorf("purchase %q: resale %s is above the price %s", it.Name, it.Resale.String(), it.Price.String())
+	case it.LifeMonths.Set && (!it.LifeMonths.IsInteger() || it.LifeMonths.LessThan(one)):
+		return fmt.Errorf("purchase %q: life_months %s: want a whole number of months, at least 1 (e.g. 36 or 60)", it.Name, it.LifeMonths.String())
+	}
+	return nil
+}
+
+// checkPower validates a power item and defaults its PUE to 1.
+func (it *Item) checkPower() error {
+	if !it.KW.Set || !it.PricePerKWh.Set {
+		return fmt.Errorf("power %q needs kw (the machine's draw) and price_per_kwh (pue optional, default 1)", it.Name)
+	}
+	if it.PUE.Set && it.PUE.LessThan(one) {
+		return fmt.Errorf("power %q: pue %s: want 1 or more (the site's total power / the IT load, e.g. 1.4)", it.Name, it.PUE.String())
+	}
+	if !it.PUE.Set {
+		it.PUE = Dec{Decimal: one, Set: true}
+	}
+	return nil
 }
 
 // ErrUsageHours is wrapped by the error for used hours outside 0 … the period's hours.
@@ -200,7 +319,10 @@ func usedHours(o *Offer, p Period, opt Options) (decimal.Decimal, string, error)
 
 // otherItems prices the offer's non-bandwidth items for the period at u used
 // hours, exactly; each compute item's note states its model and quantity.
-func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineItem) {
+//
+// horizon is the months the offer is priced over (0: none); a purchase with
+// a resale value spreads price − resale over it.
+func otherItems(o *Offer, p Period, u decimal.Decimal, horizon int) (decimal.Decimal, []LineItem) {
 	hours := periodHours(p)
 	total := zero
 	var items []LineItem
@@ -215,11 +337,17 @@ func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineI
 		cards, price := it.Cards.Decimal, it.PricePerCardHour.Decimal
 		switch {
 		case it.Kind == "compute" && it.Billing == BillHourly:
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("hourly: %s h × %s cards × %s", exact(u), cards.String(), price.String())
-			add(li, cards.Mul(u), price)
+			h, split := splitHours(o, &it, u)
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("hourly: %s h%s × %s cards × %s", exact(h), split, cards.String(), price.String())
+			add(li, cards.Mul(h), price)
 		case it.Kind == "compute" && it.Billing == BillSpot:
-			ov := it.InterruptionOverhead.Decimal
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("spot: %s h × %s cards × (1 + %s rerun) × %s", exact(u), cards.String(), ov.String(), price.String())
+			u, split := splitHours(o, &it, u)
+			ov := it.RerunShare()
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("spot: %s h%s × %s cards × (1 + %s rerun) × %s", exact(u), split, cards.String(), ov.String(), price.String())
+			if it.InterruptionsPerHour.Set {
+				li.Note = fmt.Sprintf("spot: %s h"+split+" × %s cards × (1 + %s × (%s/2 + %s) rerun) × %s; %s interruptions expected", exact(u), cards.String(),
+					it.InterruptionsPerHour.String(), it.CheckpointHours.Decimal.String(), it.RestartHours.Decimal.String(), price.String(), readable(it.InterruptionsPerHour.Mul(u)))
+			}
 			add(li, cards.Mul(u).Mul(one.Add(ov)), price)
 		case it.Kind == "compute" && it.Billing == BillReserved:
 			li.Unit, li.Note = "card-hour", fmt.Sprintf("reserved: %s h (every hour, used or not) × %s cards × %s", exact(hours), cards.String(), price.String())
@@ -239,13 +367,23 @@ func otherItems(o *Offer, p Period, u decimal.Decimal) (decimal.Decimal, []LineI
 			// key it bills the used hours, as billing: hourly does (it
 			// billed every hour of the period, whatever the usage said:
 			// issue 20). Hours stated on the item are billed as stated.
-			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s used h", cards.String(), exact(u))
-			h := u
+			h, split := splitHours(o, &it, u)
+			li.Unit, li.Note = "card-hour", fmt.Sprintf("%s cards × %s used h%s", cards.String(), exact(h), split)
 			if it.Hours.Set {
 				h = it.Hours.Decimal
 				li.Note = fmt.Sprintf("%s cards × %s h (the item's hours, whatever the use)", cards.String(), exact(h))
 			}
 			add(li, cards.Mul(h), price)
+		case it.Kind == "purchase" && it.LifeMonths.Set:
+			li.Unit, li.Note = "month", fmt.Sprintf("purchase: price %s / %s months of life (straight-line)", it.Price.String(), it.LifeMonths.String())
+			add(li, one, it.Price.DivRound(it.LifeMonths.Decimal, 24))
+		case it.Kind == "purchase":
+			n := decimal.NewFromInt(int64(max(horizon, 1)))
+			li.Unit, li.Note = "month", fmt.Sprintf("purchase: (price %s − resale %s) / %s months of horizon", it.Price.String(), it.Resale.String(), n.String())
+			add(li, one, it.Price.Sub(it.Resale.Decimal).DivRound(n, 24))
+		case it.Kind == "power":
+			li.Unit, li.Note = "kWh", fmt.Sprintf("power: %s kW × PUE %s × %s h (every hour)", it.KW.String(), it.PUE.String(), exact(hours))
+			add(li, it.KW.Mul(it.PUE.Decimal).Mul(hours), it.PricePerKWh.Decimal)
 		case it.Kind == "storage":
 			li.Unit = "GB-month"
 			add(li, it.GB.Decimal, it.PricePerGBMonth.Decimal)
@@ -352,7 +490,7 @@ func addUsage(r *Report) {
 // totalAt is the offer's exact total at u used hours (the bandwidth as measured).
 func (m *measure) totalAt(u decimal.Decimal) decimal.Decimal {
 	bw, _, _ := m.bandwidth(1)
-	other, _ := otherItems(m.o, m.p, u)
+	other, _ := otherItems(m.o, m.p, u, m.horizon)
 	return bw.Add(other)
 }
 
@@ -375,6 +513,9 @@ type UsageLine struct {
 	Offer   string
 	At0     decimal.Decimal
 	PerHour decimal.Decimal
+	// Kinked marks a hybrid offer (usage.baseline_hours): its total bends at
+	// the baseline, so it is no line and CrossHours leaves it out.
+	Kinked bool
 }
 
 // At is the line's total at u used hours.
@@ -382,7 +523,7 @@ func (l UsageLine) At(u decimal.Decimal) decimal.Decimal { return l.At0.Add(l.Pe
 
 // Scale multiplies the line by k (an exchange rate): still a line.
 func (l UsageLine) Scale(k decimal.Decimal) UsageLine {
-	return UsageLine{Offer: l.Offer, At0: l.At0.Mul(k), PerHour: l.PerHour.Mul(k)}
+	return UsageLine{Offer: l.Offer, At0: l.At0.Mul(k), PerHour: l.PerHour.Mul(k), Kinked: l.Kinked}
 }
 
 // PeriodHours is the length of the report's period in hours (743, 744, 745 …), exactly.
@@ -399,7 +540,8 @@ func (r *Report) UsageLines() []UsageLine {
 	out := make([]UsageLine, len(r.measures))
 	for i, m := range r.measures {
 		a0, aH := m.totalAt(zero), m.totalAt(m.hours)
-		l := UsageLine{Offer: m.o.Name, At0: a0, PerHour: zero}
+		_, kinked := baseline(m.o)
+		l := UsageLine{Offer: m.o.Name, At0: a0, PerHour: zero, Kinked: kinked}
 		if m.hours.IsPositive() {
 			l.PerHour = aH.Sub(a0).DivRound(m.hours, 24)
 		}
@@ -430,6 +572,9 @@ func CrossHours(lines []UsageLine, h decimal.Decimal, currency string) []BreakEv
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			a, b := lines[i], lines[j]
+			if a.Kinked || b.Kinked {
+				continue
+			}
 			ds := a.PerHour.Sub(b.PerHour)
 			if ds.IsZero() {
 				continue

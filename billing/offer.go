@@ -17,7 +17,7 @@ import (
 var Schemes = []string{"fixed", "per-gb", "p95", "peak", "average", "daily-peak-average"}
 
 // ItemKinds are the kinds of the other monthly items of an offer.
-var ItemKinds = []string{"compute", "storage", "ip", "transfer", "support", "other"}
+var ItemKinds = []string{"compute", "storage", "ip", "transfer", "support", "other", "purchase", "power"}
 
 // OffersFile is the YAML document LoadOffers reads (docs/billing.md has a full example).
 type OffersFile struct {
@@ -109,7 +109,10 @@ type Tier struct {
 //	ip        count × price_each
 //	transfer  gb × price_per_gb (cross-region traffic, stated, not measured)
 //	support   price_per_month
-//	other     price_per_month, or quantity × unit_price
+//	other     price_per_month, or quantity × unit_price (a colocation fee is one, by the month)
+//	purchase  a machine bought: over a horizon price − resale (the value at its end), or
+//	          price × min(N, life_months) / life_months (straight-line); a month: that / N, or price / life_months
+//	power     kw × pue × hours × price_per_kwh (every hour: a machine one owns is powered whatever the use)
 type Item struct {
 	Name             string `yaml:"name"`
 	Kind             string `yaml:"kind"`
@@ -130,6 +133,28 @@ type Item struct {
 	TermMonths           Dec    `yaml:"term_months"`           // reserved: the commitment's length in whole months
 	Upfront              Dec    `yaml:"upfront"`               // reserved: paid once for the term
 	InterruptionOverhead Dec    `yaml:"interruption_overhead"` // spot: share of work rerun (0.15 = 15 %)
+	// EarlyExit is a reserved term's fee for leaving it before its end (a
+	// term outliving the horizon is then paid to the horizon plus the fee
+	// when that is cheaper than paying it to its end).
+	EarlyExit Dec `yaml:"early_exit"`
+	// InterruptionsPerHour, CheckpointHours and RestartHours model spot
+	// interruptions: each used hour reruns rate × (checkpoint/2 + restart)
+	// hours, in place of a constant interruption_overhead.
+	InterruptionsPerHour Dec `yaml:"interruptions_per_hour"`
+	CheckpointHours      Dec `yaml:"checkpoint_hours"`
+	RestartHours         Dec `yaml:"restart_hours"`
+	// Purchase: the price paid once, the resale value at the horizon's end,
+	// or the life in months for straight-line depreciation.
+	Price      Dec `yaml:"price"`
+	Resale     Dec `yaml:"resale"`
+	LifeMonths Dec `yaml:"life_months"`
+	// Baseline marks the compute item that bills a hybrid offer's baseline
+	// hours (usage.baseline_hours); its other hourly and spot items bill the rest.
+	Baseline bool `yaml:"baseline"`
+	// Power: the machine's draw in kW, the site's PUE (default 1) and the price of a kWh.
+	KW          Dec `yaml:"kw"`
+	PUE         Dec `yaml:"pue"`
+	PricePerKWh Dec `yaml:"price_per_kwh"`
 
 	line int
 }
@@ -319,10 +344,16 @@ func (o *Offer) check() error {
 	if err := b.check(); err != nil {
 		return fmt.Errorf("%d: offer %q: bandwidth: %v", b.line, o.Name, err)
 	}
+	nBase := 0
 	for i := range o.Items {
 		it := &o.Items[i]
 		if err := it.check(); err != nil {
 			return fmt.Errorf("%d: offer %q: item %d: %v", it.line, o.Name, i+1, err)
+		}
+		if it.Baseline {
+			if nBase++; nBase > 1 {
+				return fmt.Errorf("%d: offer %q: item %d: a second compute item with baseline: true; a hybrid offer has one baseline item", it.line, o.Name, i+1)
+			}
 		}
 	}
 	return nil
@@ -440,12 +471,16 @@ func (it *Item) check() error {
 		}
 		return nil
 	}
-	for _, d := range []Dec{it.Cards, it.PricePerCardHour, it.Hours, it.PricePerMonth, it.GB, it.PricePerGBMonth, it.Count, it.PriceEach, it.PricePerGB, it.Quantity, it.UnitPrice, it.Upfront, it.InterruptionOverhead} {
+	for _, d := range []Dec{it.Cards, it.PricePerCardHour, it.Hours, it.PricePerMonth, it.GB, it.PricePerGBMonth, it.Count, it.PriceEach, it.PricePerGB, it.Quantity, it.UnitPrice, it.Upfront, it.InterruptionOverhead,
+		it.EarlyExit, it.InterruptionsPerHour, it.CheckpointHours, it.RestartHours, it.Price, it.Resale, it.LifeMonths, it.KW, it.PUE, it.PricePerKWh} {
 		if d.IsNegative() {
 			return fmt.Errorf("%s %q: negative value %s", it.Kind, it.Name, d.String())
 		}
 	}
 	if err := it.checkBillingKeys(); err != nil {
+		return err
+	}
+	if err := it.checkOwnedKeys(); err != nil {
 		return err
 	}
 	switch it.Kind {
@@ -459,6 +494,10 @@ func (it *Item) check() error {
 		return need(it.GB.Set && it.PricePerGB.Set, "gb and price_per_gb")
 	case "support":
 		return need(it.PricePerMonth.Set, "price_per_month")
+	case "purchase":
+		return it.checkPurchase()
+	case "power":
+		return it.checkPower()
 	default:
 		return need(it.PricePerMonth.Set || (it.Quantity.Set && it.UnitPrice.Set), "price_per_month or quantity with unit_price")
 	}

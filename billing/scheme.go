@@ -27,6 +27,7 @@ type measure struct {
 	p           Period          // the billed period
 	hours, used decimal.Decimal // the period's hours and the used hours priced
 	usedFrom    string          // where used comes from (UsageDoc.From)
+	horizon     int             // Options.HorizonMonths
 }
 
 func pick[T ~string](override, own T) T {
@@ -59,7 +60,8 @@ func priceOffer(v *view, o *Offer, opt Options) (Bill, *measure) {
 	b.checkCarry(v, bw, method)
 	m.p, m.hours = v.p, periodHours(v.p)
 	m.used, m.usedFrom, _ = usedHours(o, v.p, opt) // checked by BillSeries
-	m.other, m.otherIt = otherItems(o, v.p, m.used)
+	m.horizon = opt.HorizonMonths
+	m.other, m.otherIt = otherItems(o, v.p, m.used, m.horizon)
 	bwAmount, items, billable := m.bandwidth(1)
 	switch {
 	case bw.Scheme == "per-gb":

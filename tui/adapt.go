@@ -205,7 +205,8 @@ func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
 
 // costs re-bills every offer under o and assembles each candidate's Cost.
 func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
-	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale, UsageHours: usageOptions(o), NoProjection: p.noProjection})
+	r, err := p.pr.Rebill(billing.Options{Method: o.Method, Direction: o.Direction, Scale: o.Scale, UsageHours: usageOptions(o), NoProjection: p.noProjection,
+		HorizonMonths: p.pr.HorizonMonths()})
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +245,10 @@ func (p *pricer) costs(o CostOptions) (map[string]Cost, error) {
 			cost.TotalBase = q.Converted.Rounded()
 			cost.FX = q.RateValue.InexactFloat64()
 			fillUsage(&cost, b, q.RateValue, q.Converted.Currency)
+			if h := b.Horizon; h != nil {
+				cost.Horizon = &HorizonCost{Months: h.Months, Total: h.Total,
+					Base: billing.MoneyOf(h.ExactTotal().Mul(q.RateValue), q.Converted.Currency).Rounded()}
+			}
 			if pr := q.Projected; pr != nil {
 				cost.Notes = append(cost.Notes, fmt.Sprintf("projected month (not a bill): %s from %d of %d days of traffic recorded (bandwidth: %s)",
 					pr.Converted, pr.RecordedDays, pr.PeriodDays, pr.Basis))

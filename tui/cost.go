@@ -316,6 +316,12 @@ func otherItemLines(c Cost, half int, st *Styles) []string {
 	if c.TotalBase.Valid() && c.TotalBase.Currency != cur {
 		right = append(right, fit(" = in "+c.TotalBase.Currency, half-14, false)+fit(moneyText(c.TotalBase), 14, true))
 	}
+	if h := c.Horizon; h != nil {
+		right = append(right, st.Title.Render(fit(fmt.Sprintf(" OVER %d MONTHS (730 h a month)", h.Months), half-14, false)+fit(moneyText(h.Total), 14, true)))
+		if h.Base.Valid() && h.Base.Currency != cur {
+			right = append(right, fit(" = in "+h.Base.Currency, half-14, false)+fit(moneyText(h.Base), 14, true))
+		}
+	}
 	for _, u := range usageLines(c) {
 		right = append(right, line(u, half))
 	}

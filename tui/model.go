@@ -764,6 +764,9 @@ func rankKey(c *Candidate) compare.RankKey {
 	if !amt.Valid() {
 		amt = c.Cost.Total
 	}
+	if h := c.Cost.Horizon; h != nil && h.Base.Valid() {
+		amt = h.Base // ranked over the horizon, as compare ranks
+	}
 	if amt.Valid() && c.Cost.Err == "" {
 		k.Cost, k.Priced = amt.Amount, true
 	}

@@ -237,6 +237,17 @@ type Cost struct {
 	PeriodHours float64
 	Idle        billing.Money
 	PerGPUHour  billing.Money
+	// Horizon is the offer priced over the file's horizon_months (nil
+	// without one): the figure the ranking uses when set.
+	Horizon *HorizonCost
+}
+
+// HorizonCost is an offer's total over the horizon, in its currency and in
+// the snapshot currency.
+type HorizonCost struct {
+	Months int
+	Total  billing.Money
+	Base   billing.Money
 }
 
 // Scheme returns the cheapest priced offer under the named scheme.

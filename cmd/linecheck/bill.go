@@ -30,6 +30,9 @@ type billOptions struct {
 	aggName                             string
 	scale                               float64
 	usageHours                          string
+	horizon                             int
+	lint                                bool
+	market                              string
 	noProjection                        bool
 	allowCoarse                         bool
 	input, stamp, units                 string
@@ -109,6 +112,8 @@ Examples:
   linecheck bill ports.csv -i xe-0/0/1,xe-0/0/2 --aggregate --offers offers.yaml
   linecheck bill traffic.csv --offers offers.yaml --scale 2 --plot month.svg
   linecheck bill traffic.csv --offers offers.yaml --usage-hours 200
+  linecheck bill traffic.csv --offers offers.yaml --horizon 24
+  linecheck bill traffic.csv --offers offers.yaml --lint --market market.yaml
   linecheck bill counters.csv --units counter64 --from 2026-10-01 --to 2026-10-16
   linecheck bill port.csv --offers offers.yaml --p95-method librenms --boundary librenms
   linecheck bill traffic.csv --offers offers.yaml --format csv --table items`
@@ -146,6 +151,9 @@ func newBillCmd() *cobra.Command {
 		f.Float64Var(&o.scale, "scale", 1, "multiply the traffic by `F` (what-if)")
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial recording (per-GB volume scaled to the month, 95th as measured)")
 		f.StringVar(&o.usageHours, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the period (overrides the offers file's usage; at most the period's hours)")
+		f.IntVar(&o.horizon, "horizon", 0, "also price every offer over `N` months of 730 hours (a purchase as price − resale, reserved terms to their end) and name the cheapest over them")
+		f.BoolVar(&o.lint, "lint", false, "check every offer's quote: hidden items missing (storage, public IPs, snapshots or backups, support), storage dearer than the compute")
+		f.StringVar(&o.market, "market", "", "with --lint, also check card-hour prices against the bands of this dated reference `FILE` (date, sources, card_hour)")
 		f.BoolVar(&o.allowCoarse, "allow-coarse", false, "bill percentile schemes on data coarser than 5 minutes (biased low)")
 		f.StringVar(&o.input, "input", "", "force the input format: "+strings.Join(ingest.Formats, ", "))
 		f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
@@ -351,6 +359,19 @@ func billSeries(c *cobra.Command, args []string, o *billOptions, q *billQuery) (
 		if q.opt.UsageHours, err = billing.ParseUsageHours(o.usageHours); err != nil {
 			return nil, badInput(fmt.Errorf("--usage-hours: %w", err))
 		}
+	}
+	if o.horizon != 0 {
+		if o.horizon < 1 || o.horizon > billing.MaxHorizonMonths {
+			return nil, badInput(fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, billing.MaxHorizonMonths))
+		}
+		q.opt.HorizonMonths = o.horizon
+	}
+	q.opt.Lint = o.lint
+	if o.market != "" {
+		if q.opt.Market, err = billing.LoadMarket(o.market); err != nil {
+			return nil, badInput(fmt.Errorf("--market: %w", err))
+		}
+		q.opt.Lint = true
 	}
 	return series, nil
 }

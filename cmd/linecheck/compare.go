@@ -35,6 +35,9 @@ type compareOptions struct {
 	asnDB            string
 	noASN            bool
 	usage            string
+	horizon          int
+	lint             bool
+	market           string
 	bwTime           time.Duration
 	hideHops         int
 	multipath        bool
@@ -89,6 +92,7 @@ Examples:
   linecheck compare --offline --format json samples/candidates.yaml | jq .recommended
   linecheck compare --count 50 --strict mine.yaml
   linecheck compare --offline --usage-hours 200 samples/candidates.yaml
+  linecheck compare --offline --horizon 24 samples/candidates.yaml
 
 Offers are priced at the buyer's used hours of the GPU machine (the offers
 file's usage: {hours: N}, or --usage-hours): hourly and spot compute bill the
@@ -96,6 +100,11 @@ used hours, monthly and reserved every hour. The GPU usage table shows each
 candidate's idle month and cost per used GPU-hour, and the used hours at which
 two priced offers cost the same; the HTML report plots every offer's month
 against the used hours with the crossings marked.
+
+--horizon N (or horizon_months: N in the file) prices every offer over N
+months of 730 hours and ranks by that total: a purchase costs price − resale,
+power kW × PUE × hours × price, a reserved term started is paid to its end
+with its upfront (docs/billing.md, Horizon).
 
 Throughput (docs/bw.md): a candidate may name its iperf3 server,
   bandwidth_test: {addr: ADDR, port: 5201}   # a stock iperf3 -s on the candidate
@@ -150,6 +159,9 @@ func newCompareCmd() *cobra.Command {
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVar(&o.advisoryDelivery, "advisory-delivery", false, "keep a failed recorded delivery (recorded.gpu against the gpu: block) a warning instead of failing the candidate")
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (per-GB volume scaled to the month, 95th as measured)")
+		f.IntVar(&o.horizon, "horizon", 0, "price every offer over `N` months of 730 hours and rank by that total (overrides the file's horizon_months)")
+		f.BoolVar(&o.lint, "lint", false, "warn of each candidate's quote lacking hidden items (storage, public IPs, snapshots or backups, support) or with storage dearer than its compute")
+		f.StringVar(&o.market, "market", "", "with --lint, also check card-hour prices against the bands of this dated reference `FILE` (docs/billing.md, Lint)")
 		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
 		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
@@ -280,6 +292,20 @@ func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, er
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {
 			return opt, fmt.Errorf("--usage-hours: %w", err)
 		}
+	}
+	if c.Flags().Changed("horizon") {
+		if o.horizon < 1 || o.horizon > billing.MaxHorizonMonths {
+			return opt, fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, billing.MaxHorizonMonths)
+		}
+		opt.HorizonMonths = o.horizon
+	}
+	opt.Lint = o.lint
+	if o.market != "" {
+		var err error
+		if opt.Market, err = billing.LoadMarket(o.market); err != nil {
+			return opt, fmt.Errorf("--market: %w", err)
+		}
+		opt.Lint = true
 	}
 	return opt, nil
 }

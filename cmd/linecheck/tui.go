@@ -46,6 +46,8 @@ type tuiFlags struct {
 	quiet        *compare.Quiet // held while a live throughput test runs (openTUI makes it)
 	// usageText is --usage-hours as typed, parsed into usage.
 	usageText string
+	// horizon is --horizon: the months the cost screen prices over (0: the file's).
+	horizon int
 }
 
 func newTUICmd() *cobra.Command {
@@ -137,6 +139,7 @@ Examples:
 		durationVarP(f, &o.bwTime, "bw-time", "", o.bwTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 		durationVarP(f, &o.bwEvery, "bw-every", "", 0, "live: run the throughput tests again every `D` (0: only after the first ping round and on b; tests are heavy)")
 		f.BoolVar(&o.noProjection, "no-projection", false, "leave out the month projected from a partial traffic recording (the cost detail notes it otherwise)")
+		f.IntVar(&o.horizon, "horizon", 0, "price every offer over `N` months of 730 hours in the cost screen and rank by that total (overrides the file's horizon_months)")
 		f.StringVar(&o.usageText, "usage-hours", "", "price every offer at `H` used hours of the GPU machine in the month (overrides the offers file's usage; u / U change it)")
 	})
 	addPrefixTableFlag(c)
@@ -184,6 +187,9 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 		}
 		o.usage = u
 	}
+	if c.Flags().Changed("horizon") && (o.horizon < 1 || o.horizon > billing.MaxHorizonMonths) {
+		return badInput(fmt.Errorf("--horizon %d: want the contract's life in whole months, 1 to %d (e.g. 24)", o.horizon, billing.MaxHorizonMonths))
+	}
 	if cols := tui.SortColumns(); o.sort != "" && !slices.Contains(cols, o.sort) {
 		return badInput(fmt.Errorf("--sort %q: use one of %s", o.sort, strings.Join(cols, ", ")))
 	}
@@ -200,6 +206,9 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 		return badInput(err)
 	}
 	fileWarnings(c.ErrOrStderr(), "tui", f)
+	if o.horizon > 0 {
+		f.HorizonMonths = o.horizon
+	}
 	if o.multipath {
 		for i := range f.Candidates {
 			f.Candidates[i].Multipath = true

@@ -136,6 +136,11 @@ func billOffers(s *billing.Series, p billing.Period, offers []*billing.Offer, o 
 			pb := pr.Bills[i]
 			ob.projected = &Projected{Total: pb.Total(), RecordedDays: pr.RecordedDays, PeriodDays: pr.PeriodDays, Basis: pb.Basis}
 		}
+		for _, w := range rep.Lint {
+			if w.Offer == b.Offer {
+				ob.lint = append(ob.lint, "lint: "+w.Text)
+			}
+		}
 		bills[b.Offer] = ob
 	}
 	return rep, bills, nil

@@ -47,6 +47,9 @@ type File struct {
 	// targets are illustrative (the bundled samples) and only the recordings
 	// may be used.
 	RecordedOnly bool
+	// HorizonMonths (YAML horizon_months) prices every offer over that many
+	// months of 730 hours and ranks by the horizon's total (0: one month).
+	HorizonMonths int
 	// Warnings are what the file was accepted despite, each with its file
 	// and line (a key under its old name): the commands print them to
 	// stderr.
@@ -196,6 +199,7 @@ type rawFile struct {
 	SLA          *rawSLA        `yaml:"sla"`
 	RecordedOnly bool           `yaml:"recorded_only"`
 	Offline      bool           `yaml:"offline"`
+	Horizon      *int           `yaml:"horizon_months"`
 }
 
 type rawPlace struct {
@@ -402,6 +406,13 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	}
 	f.Traffic = v.traffic(f, raw.Traffic)
 	f.FX = v.fx(&raw.FX)
+	if raw.Horizon != nil {
+		if *raw.Horizon < 1 || *raw.Horizon > MaxHorizonMonths {
+			v.errf(topKeyLine(b, "horizon_months"), "horizon_months %d: want the contract's life in whole months, 1 to %d (e.g. 24)", *raw.Horizon, MaxHorizonMonths)
+		} else {
+			f.HorizonMonths = *raw.Horizon
+		}
+	}
 	f.SLA = v.sla(raw.SLA)
 	if len(v.errs) > 0 {
 		return nil, errors.Join(v.errs...)

@@ -33,6 +33,7 @@ type offerBill struct {
 	items                   []CostItem
 	bill                    billing.Bill
 	projected               *Projected // the month projected from a partial recording (Total exact, Converted unset)
+	lint                    []string   // billing.LintOffers' warnings on the offer (with Options.Lint)
 }
 
 // Quote is one offer's bill for the traffic under some rules, with its
@@ -72,6 +73,9 @@ func (r *Rebilled) Quote(offer string) (Quote, bool) {
 // Rebill bills the traffic month under every offer with o's overrides
 // (zero fields keep each offer's own method and direction; Scale 0 is 1).
 func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
+	if o.HorizonMonths == 0 {
+		o.HorizonMonths = p.opts.HorizonMonths
+	}
 	rep, bills, err := billOffers(p.series, p.period, p.offers, o)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,9 @@ func NewPricing(f *File, now time.Time) (*Pricing, error) {
 // --usage-hours is o.UsageHours). A file without fx: is priced in the
 // exchange its offers file states (settleFX, Pricing.FX); f is not written.
 func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
+	if o.HorizonMonths == 0 {
+		o.HorizonMonths = f.HorizonMonths
+	}
 	offers, err := billing.LoadOffers(f.Offers)
 	if err != nil {
 		return nil, fmt.Errorf("offers: %w", err)
@@ -249,6 +256,10 @@ func (p *Pricing) Bill(offer string) (billing.Bill, bool) {
 	b, ok := p.bills[offer]
 	return b.bill, ok
 }
+
+// Lint returns the lint warnings on the candidate's offer ("lint: …"; none
+// unless the pricing was made with Options.Lint or Market).
+func (p *Pricing) Lint(c *Candidate) []string { return p.bills[c.Offer].lint }
 
 // Offer returns the named offer of the offers file (nil when it has none).
 func (p *Pricing) Offer(name string) *billing.Offer { return p.byName[name] }

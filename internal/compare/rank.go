@@ -10,8 +10,12 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// cost returns the candidate's monthly cost in the fx base currency.
+// cost returns the candidate's cost in the fx base currency: over the
+// horizon when one is set, else the month's.
 func (e *Evaluation) cost() (decimal.Decimal, bool) {
+	if e.Monthly != nil && e.Horizon != nil && e.Horizon.Converted.Valid() {
+		return e.Horizon.Converted.Amount, true
+	}
 	if e.Monthly == nil || !e.Monthly.Converted.Valid() {
 		return decimal.Decimal{}, false
 	}
@@ -117,8 +121,12 @@ func Rank(r *Result) {
 		best := passing[0]
 		r.Recommended = best.Name
 		c0, _ := best.cost()
-		r.Verdict = fmt.Sprintf("%s; recommended: %s at %s %s/month",
-			passSLA, best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency)
+		per, months := "/month", 0
+		if h := best.Horizon; h != nil {
+			per, months = fmt.Sprintf(" over %d months", h.Months), h.Months
+		}
+		r.Verdict = fmt.Sprintf("%s; recommended: %s at %s %s%s",
+			passSLA, best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency, per)
 		if len(passing) > 1 {
 			next := passing[1]
 			c1, _ := next.cost()
@@ -127,7 +135,7 @@ func Rank(r *Result) {
 			if c1.IsPositive() {
 				pct, _ = diff.Div(c1).Mul(decimal.NewFromInt(100)).Round(1).Float64()
 			}
-			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct}
+			r.Savings = &Savings{Versus: next.Name, Amount: diff.StringFixed(2), Currency: best.Monthly.Converted.Currency, Percent: pct, Months: months}
 			r.Verdict += fmt.Sprintf(", %s %s (%.1f %%) less than %s", billing.GroupThousands(diff.StringFixed(2)), r.Savings.Currency, pct, next.Name)
 		} else {
 			if nPass > 1 {
@@ -150,8 +158,12 @@ func Rank(r *Result) {
 			}
 			failed = append(failed, e.deliveryFailures()...)
 			noted[e.Name] = true
-			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s (%s less than %s) but fails %s",
-				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
+			over := ""
+			if months > 0 {
+				over = fmt.Sprintf(" over %d months", months)
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("%s would cost %s %s%s (%s less than %s) but fails %s",
+				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, over, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
 }

@@ -38,6 +38,8 @@ type Result struct {
 	Recommended string `json:"recommended"`
 	// Savings says how much cheaper Recommended is than the next passing candidate.
 	Savings *Savings `json:"savings,omitempty"`
+	// Horizon states the months every offer is priced over (absent: one month).
+	Horizon *HorizonBasis `json:"horizon,omitempty"`
 	// Verdict is a one-line summary of the outcome.
 	Verdict string `json:"verdict"`
 	// Partial is true when the run was interrupted (Ctrl-C) while probing:
@@ -60,6 +62,8 @@ type Savings struct {
 	Amount   string  `json:"amount"`
 	Currency string  `json:"currency"`
 	Percent  float64 `json:"percent"`
+	// Months is the horizon the saving is over (absent: a month).
+	Months int `json:"months,omitempty"`
 }
 
 // SLASpec restates the thresholds in the document (null = not required).
@@ -106,6 +110,9 @@ type Evaluation struct {
 	Targets []TargetResult `json:"targets"`
 	SLA     Verdict        `json:"sla"`
 	Monthly *Monthly       `json:"monthly"`
+	// Horizon is the offer priced over the horizon (horizon_months,
+	// --horizon): the figure ranking uses when set; absent without one.
+	Horizon *CandidateHorizon `json:"horizon,omitempty"`
 	// WhatIf prices the same traffic under the candidate's other offers (what_if:).
 	WhatIf []SchemeCost `json:"what_if,omitempty"`
 	// Usage is the offer at the buyer's used hours: idle month, cost per used GPU-hour.

@@ -53,6 +53,13 @@ type Options struct {
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
 	UsageHours billing.Dec
+	// HorizonMonths prices every offer over this many months (--horizon;
+	// 0: the file's horizon_months, else one month).
+	HorizonMonths int
+	// Lint checks every candidate's offer (billing.LintOffers) into its
+	// warnings (--lint); Market adds the card-hour bands (--market).
+	Lint   bool
+	Market *billing.MarketFile
 	// NoProjection leaves out the month projected from a partial traffic
 	// recording (compare --no-projection; Monthly.Projected stays nil).
 	NoProjection bool
@@ -125,8 +132,9 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	partial := false
 	sess, err := OpenSession(f, SessionOptions{
 		Offline: opt.Offline, Now: opt.Now, ASNDB: opt.ASNDB, NoASN: opt.NoASN, PrefixTable: opt.PrefixTable,
-		Batch:    true,
-		Billing:  billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection},
+		Batch: true,
+		Billing: billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection, HorizonMonths: opt.HorizonMonths,
+			Lint: opt.Lint, Market: opt.Market},
 		Progress: opt.progress,
 		Measure: func(cs []*Candidate) ([]*Measurement, error) {
 			live, err := probeAll(ctx, cs, opt)
@@ -148,6 +156,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 	r.useFX(pr.FX())
 	r.Traffic = pr.Traffic
 	r.Partial = partial
+	r.Horizon = pr.HorizonBasis()
 	if !opt.NoASN {
 		r.ASNData = route.DataInfo(sess.ASN)
 	}
@@ -157,6 +166,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 		e.Warnings = append(e.Warnings, carryWarnings(e.Monthly, e.WhatIf)...)
+		e.Warnings = append(e.Warnings, pr.Lint(c)...)
 		e.Usage = pr.candidateUsage(c)
 		if err := EvaluateDelivery(e, c, opt.AdvisoryDelivery); err != nil {
 			return nil, err

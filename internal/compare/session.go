@@ -135,6 +135,9 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 			if err == nil {
 				ev.Monthly, ev.WhatIf = mo, whatIf
 				RelatePort(ev.Throughput, mo)
+				if ev.Horizon, err = s.Pricing.Horizon(c); err != nil && o.Batch {
+					return nil, err
+				}
 			}
 		}
 		sc := SessionCandidate{Candidate: c, Measurement: m, Evaluation: ev}

@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/shopspring/decimal"
 
@@ -36,6 +38,10 @@ type UsageSummary struct {
 	Offers []UsageCurve `json:"offers"`
 	// BreakEvenHours lists the crossings in (0, PeriodHours], in the base currency.
 	BreakEvenHours []billing.BreakEvenHours `json:"break_even_hours"`
+	// HorizonBreakEvenHours are the crossings of the offers' totals over the
+	// horizon, against the used hours a month in (0, 730] (absent without a
+	// horizon): the lines the report shows then.
+	HorizonBreakEvenHours []billing.BreakEvenHours `json:"horizon_break_even_hours,omitempty"`
 }
 
 // UsageCurve is one offer's monthly total at 0 used hours and at every hour
@@ -136,5 +142,47 @@ func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
 			AtZero: billing.MoneyOf(l.At0, cur).Rounded(), AtPeriod: billing.MoneyOf(l.At(h), cur).Rounded()})
 	}
 	s.BreakEvenHours = billing.CrossHours(lines, h, base)
+	if n := p.opts.HorizonMonths; n > 0 {
+		if s.HorizonBreakEvenHours, err = p.horizonCrossings(r.Report, lines, n, base); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// horizonCrossings are the used hours a month at which two offers' totals
+// over n months are the same: each total is a line in the used hours (a
+// reserved term, a purchase and power do not depend on them), known from
+// the totals at 0 and at 730 h; monthly lines says which bend (hybrid).
+func (p *Pricing) horizonCrossings(rep *billing.Report, monthly []billing.UsageLine, n int, base string) ([]billing.BreakEvenHours, error) {
+	H := decimal.NewFromInt(billing.HoursPerMonth)
+	var lines []billing.UsageLine
+	for i, b := range rep.Bills {
+		o := p.byName[b.Offer]
+		at := func(u decimal.Decimal) (decimal.Decimal, error) {
+			opt := p.opts
+			opt.UsageHours = billing.Dec{Decimal: u, Set: true}
+			h, err := billing.PriceHorizon(o, b, n, opt)
+			if err != nil {
+				return decimal.Decimal{}, err
+			}
+			rate, _, _ := p.fx.Rate(b.Currency)
+			return h.ExactTotal().Mul(rate), nil
+		}
+		a0, err := at(decimal.Zero)
+		if err != nil {
+			return nil, err
+		}
+		aH, err := at(H)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, billing.UsageLine{Offer: b.Offer, At0: a0, PerHour: aH.Sub(a0).DivRound(H, 24), Kinked: monthly[i].Kinked})
+	}
+	out := billing.CrossHours(lines, H, base)
+	for i := range out {
+		out[i].Text = fmt.Sprintf("over %d months, %s costs the same as %s at %s used h a month (%s %s)", n, out[i].A, out[i].B,
+			strconv.FormatFloat(out[i].Hours, 'f', -1, 64), billing.GroupThousands(out[i].Amount), base)
+	}
+	return out, nil
 }

@@ -88,6 +88,9 @@ func BillTables(r *billing.Report, named bool) []Table {
 			tables = append(tables, *pt)
 		}
 		tables = append(tables, chargesTable(r, title, true))
+		if h := billHorizonTable(r, title, false); h != nil {
+			tables = append(tables, *h)
+		}
 		if u := billUsageTable(r, title); u != nil {
 			tables = append(tables, *u)
 		}

@@ -13,7 +13,7 @@ import (
 // default first. Each is one tidy table: one header, one row per entity, a
 // leading series column, figures in base units at full precision with the
 // unit in the column name.
-var BillCSVNames = []string{"bills", "p95", "items", "traffic", "usage", "break_even"}
+var BillCSVNames = []string{"bills", "p95", "items", "traffic", "usage", "break_even", "horizon"}
 
 // billCSV is the one CSV table name ("" = bills) of the reports.
 func billCSV(name string, reports []*billing.Report) (Table, error) {
@@ -68,6 +68,12 @@ func billCSVTable(r *billing.Report, name string) Table {
 		t := Table{Headers: []string{"offer", "used_hours", "period_hours", "from", "cards", "total", "idle_amount", "idle_share", "per_gpu_hour", "currency"}}
 		if u := usageCSVTable(r); len(u) > 0 {
 			t.Rows = u[0].Rows
+		}
+		return t
+	case "horizon": // empty without --horizon
+		t := Table{Headers: []string{"offer", "item", "kind", "amount", "currency", "rule"}}
+		if h := billHorizonTable(r, func(s string) string { return s }, true); h != nil {
+			t.Rows = h.Rows
 		}
 		return t
 	case "break_even":

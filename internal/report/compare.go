@@ -131,6 +131,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	if u := compareUsageTable(r, format); u != nil {
 		tables = append(tables[:3], append([]Table{*u}, tables[3:]...)...)
 	}
+	if h := compareHorizonTable(r, c); h != nil {
+		tables = append(tables[:3], append([]Table{*h}, tables[3:]...)...)
+	}
 	if nets, ok := carriersTable(r, format); ok {
 		tables = append(tables, nets)
 	}
@@ -181,6 +184,7 @@ func compareRankTable(r *compare.Result, c compareCells) Table {
 		rank.Rows = append(rank.Rows, []string{strconv.Itoa(e.Rank), e.Name, e.Provider, e.Region, dashIfEmpty(q.LineClass), q.Direction,
 			rtt50, rtt95, loss, jit, stretch, verdict, monthly, cur, conv})
 	}
+	addHorizonColumn(&rank, r, c)
 	addGPUVerdictColumn(&rank, r)
 	if c.notes {
 		rank.Notes = append(append(rank.Notes, c.blank...), compareRankNotes(r, c)...)
@@ -192,6 +196,9 @@ func compareRankTable(r *compare.Result, c compareCells) Table {
 // verdict, projected months and the warnings, candidates' first.
 func compareRankNotes(r *compare.Result, c compareCells) []string {
 	notes := []string{"Order: " + compare.RankingRule + ".", "Verdict: " + r.Verdict}
+	if r.Horizon != nil {
+		notes[0] = "Order: " + strings.Replace(compare.RankingRule, "by monthly cost", fmt.Sprintf("by the cost over %d months", r.Horizon.Months), 1) + "; " + r.Horizon.Text + "."
+	}
 	if r.Recommended != "" {
 		notes = append(notes, "Recommended: "+r.Recommended)
 	}
@@ -270,8 +277,12 @@ func compareCostTable(r *compare.Result, c compareCells) Table {
 		}
 	}
 	if r.Savings != nil && c.notes {
-		cost.Notes = append(append(cost.Notes, c.blank...), fmt.Sprintf("%s is %s %s (%.1f %%) a month cheaper than the next passing candidate, %s.",
-			r.Recommended, c.money(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, r.Savings.Versus))
+		over := "a month"
+		if r.Savings.Months > 0 {
+			over = fmt.Sprintf("over %d months", r.Savings.Months)
+		}
+		cost.Notes = append(append(cost.Notes, c.blank...), fmt.Sprintf("%s is %s %s (%.1f %%) %s cheaper than the next passing candidate, %s.",
+			r.Recommended, c.money(r.Savings.Amount), r.Savings.Currency, r.Savings.Percent, over, r.Savings.Versus))
 	}
 	return cost
 }

@@ -45,6 +45,8 @@ type compareHTMLView struct {
 	CostSVG    template.HTML
 	UsageSVG   template.HTML
 	UsageTable *Table
+	// Horizon is the cost over the horizon (nil without one).
+	Horizon *Table
 	// Carriers is the three-network table (nil when no user names a carrier).
 	Carriers *Table
 	// Paths is the per-path line class of multipath traces (nil without).
@@ -87,6 +89,7 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	v.CostSVG = template.HTML(costSVG(r))
 	v.UsageSVG = template.HTML(usageSVG(r))
 	v.UsageTable = compareUsageTable(r, FormatHTML)
+	v.Horizon = compareHorizonTable(r, newCompareCells(FormatHTML))
 	if nets, ok := carriersTable(r, FormatHTML); ok {
 		v.Carriers = &nets
 	}

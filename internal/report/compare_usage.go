@@ -49,7 +49,11 @@ func compareUsageTable(r *compare.Result, format Format) *Table {
 		t.Rows = append(t.Rows, []string{e.Name, m.Offer, fmtHours(u.UsedHours), cards, money(m.Converted.Text()), money(u.Idle.Text()), share, per})
 	}
 	if format != FormatCSV {
-		for _, be := range r.Usage.BreakEvenHours {
+		bes := r.Usage.BreakEvenHours
+		if r.Horizon != nil { // ranked over the horizon: its crossings
+			bes = r.Usage.HorizonBreakEvenHours
+		}
+		for _, be := range bes {
 			t.Notes = append(t.Notes, "break-even: "+be.Text)
 		}
 	}
