@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // Billing models of a compute item (its billing key). An item without one

@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // HiddenItems are the items a rented GPU machine's quote is checked for

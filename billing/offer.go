@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 )

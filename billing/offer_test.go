@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 func TestOffersErrorsNameFileAndLine(t *testing.T) {

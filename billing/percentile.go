@@ -3,7 +3,7 @@ package billing
 import (
 	"fmt"
 
-	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/percentile"
 )
 
 // Method is a 95th-percentile method: the rank rule of one tool
@@ -64,7 +64,7 @@ func (method Method) Rank(n int) int {
 	case Linear:
 		r = 95*(n-1)/100 + 1
 	default: // nearest-rank, the rule of every other percentile too
-		r = stats.Rank(n, 95)
+		r = percentile.Rank(n, 95)
 	}
 	return min(max(r, 1), n)
 }

@@ -30,5 +30,5 @@
 // the route screen shows RFC 3550's running value beside it as "now".
 //
 // Definitions (loss, percentiles, jitter, stretch, icmp-rate-limited)
-// are those of docs/definitions.md; percentiles are nearest-rank (stats.NearestRank).
+// are those of docs/definitions.md; percentiles are nearest-rank (percentile.NearestRank).
 package tui

@@ -18,7 +18,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/percentile"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -202,7 +202,7 @@ func newBWCmd() *cobra.Command {
 
 // bwConfig reads the test flags.
 func bwConfig(c *cobra.Command, o *bwOptions) (bw.Config, error) {
-	cfg := bw.Config{Percentile: stats.NearestRank, Port: o.port, Duration: o.duration, Omit: o.omit, Interval: o.interval, Reverse: o.reverse,
+	cfg := bw.Config{Percentile: percentile.NearestRank, Port: o.port, Duration: o.duration, Omit: o.omit, Interval: o.interval, Reverse: o.reverse,
 		Bidir: o.bidir, Parallel: o.parallel, UDP: o.udp, Length: o.length, ConnectTimeout: o.connectTimeout}
 	if err := prCheckPort("--port", o.port); err != nil {
 		return cfg, err
@@ -410,7 +410,7 @@ func bwListen(c *cobra.Command, o *bwOptions) error {
 	if o.idleTimeout <= 0 || o.maxDuration <= 0 {
 		return badInput(fmt.Errorf("--idle-timeout %v, --max-duration %v: both must be positive", o.idleTimeout, o.maxDuration))
 	}
-	cfg := bw.ServerConfig{Percentile: stats.NearestRank, Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
+	cfg := bw.ServerConfig{Percentile: percentile.NearestRank, Addr: net.JoinHostPort(host, port), Network: network, Interval: o.interval,
 		IdleTimeout: o.idleTimeout, MaxDuration: o.maxDuration,
 		OnStart: func(client string, p bw.TestParams) {
 			mu.Lock()

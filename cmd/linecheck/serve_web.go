@@ -17,7 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // serveWebHelp is the part of serve --help about --web.config.file.

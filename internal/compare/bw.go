@@ -14,7 +14,7 @@ import (
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/pacing"
-	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/percentile"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -143,7 +143,7 @@ func RunBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, dir
 }
 
 func runBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) (*bw.Result, error) {
-	cfg := bw.Config{Percentile: stats.NearestRank, Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
+	cfg := bw.Config{Percentile: percentile.NearestRank, Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
 	r, err := bw.Run(ctx, t.Addr, cfg)
 	for _, wait := range busyRetries {
 		if !errors.Is(err, bw.ErrBusy) || pacing.Sleep(ctx, pacing.RealClock{}, wait) != nil {

@@ -20,8 +20,8 @@ import (
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/host"
 	"github.com/linecheck/linecheck/internal/interconnect"
-	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // File is a parsed and validated candidates file. The same file drives

@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // writeFiles creates files (name → content) in a temp dir and returns it.

@@ -7,7 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // Contract is an order's interconnect: block; an absent key is not checked.

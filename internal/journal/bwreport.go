@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/percentile"
 )
 
 // BWReportSchema names the document of `bw --report`.
@@ -167,7 +167,7 @@ func (a bwAcc) stats() BWStats {
 	if len(a.samples) > 0 {
 		v := append([]float64(nil), a.samples...)
 		sort.Float64s(v)
-		s.P5, s.P50 = ptr(stats.NearestRank(v, 5)), ptr(stats.NearestRank(v, 50))
+		s.P5, s.P50 = ptr(percentile.NearestRank(v, 5)), ptr(percentile.NearestRank(v, 50))
 	}
 	if len(a.means) > 0 {
 		sum := 0.0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/percentile"
 )
 
 // ReportSchema names the document of `--report`.
@@ -169,7 +170,7 @@ func Summarize(entries []Entry, info ReadInfo, name string, loc *time.Location) 
 			hr := Hour{Hour: h, Cycles: hb.cycles, Sent: hb.sent, Recv: hb.recv,
 				Loss: lossOf(hb.sent, hb.recv), Availability: ratio(hb.up, hb.cycles)}
 			if len(sorted) > 0 {
-				p50, p95, p99 := stats.NearestRank(sorted, 50), stats.NearestRank(sorted, 95), stats.NearestRank(sorted, 99)
+				p50, p95, p99 := percentile.NearestRank(sorted, 50), percentile.NearestRank(sorted, 95), percentile.NearestRank(sorted, 99)
 				hr.P50ms, hr.P95ms, hr.P99ms = &p50, &p95, &p99
 			}
 			t.Hours = append(t.Hours, hr)

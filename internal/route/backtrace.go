@@ -17,8 +17,8 @@ import (
 
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
-	"github.com/linecheck/linecheck/internal/yamlmsg"
 	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // BacktraceSchema is the schema name of a backtrace document.

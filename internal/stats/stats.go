@@ -1,13 +1,12 @@
-// Package stats holds the statistics every surface shows over samples: the
-// one nearest-rank percentile (RTT percentiles, the throughput percentiles
-// of bw reports, billing's default 95th), RTT statistics and the three
-// labelled jitter figures. It is pure and depends on no other package of
-// this module.
+// Package stats holds the statistics every surface shows over samples: RTT
+// statistics and the three labelled jitter figures. Its percentiles are the
+// one nearest-rank percentile of package percentile. It is pure and depends
+// on no other package of this module but percentile.
 //
 // Definitions (docs/definitions.md has them with their public sources):
 //
 //   - Percentiles are nearest-rank: the value of rank ceil(p/100·n) in the
-//     ascending sort, computed in integers (Rank). Stdev is the sample
+//     ascending sort, computed in integers (percentile.Rank). Stdev is the sample
 //     standard deviation (n−1).
 //   - Jitter, each over the RTTs of received replies in send order; the first
 //     sample never counts as a difference:
@@ -20,6 +19,8 @@ package stats
 import (
 	"math"
 	"sort"
+
+	"github.com/linecheck/linecheck/percentile"
 )
 
 // RTTStats are round-trip time statistics in milliseconds.
@@ -38,27 +39,6 @@ type Jitter struct {
 	RFC3550 float64 `json:"rfc3550"`
 	MeanAbs float64 `json:"mean_abs"`
 	PDVP95  float64 `json:"pdv_p95"`
-}
-
-// Rank is the 1-based nearest-rank of the p-th percentile (0 < p <= 100)
-// among n ascending values: ceil(p/100·n), clamped into 1..n, computed in
-// integers on per-mille (no ceil(0.95·20) = 20.000000000000004 style
-// errors). n < 1 gives 0.
-func Rank(n int, p float64) int {
-	if n < 1 {
-		return 0
-	}
-	pm := int(math.Round(p * 10))
-	return min(max((pm*n+999)/1000, 1), n)
-}
-
-// NearestRank returns the p-th percentile (0 < p <= 100) of sorted ascending
-// values by the nearest-rank rule (Rank). It returns 0 for an empty slice.
-func NearestRank(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[Rank(len(sorted), p)-1]
 }
 
 // Summarize computes RTT statistics and jitter for RTTs (ms) of received
@@ -84,9 +64,9 @@ func Summarize(rtts []float64) (RTTStats, Jitter) {
 	if n > 1 {
 		s.Stdev = math.Sqrt(m2 / float64(n-1))
 	}
-	s.P50 = NearestRank(sorted, 50)
-	s.P95 = NearestRank(sorted, 95)
-	s.P99 = NearestRank(sorted, 99)
+	s.P50 = percentile.NearestRank(sorted, 50)
+	s.P95 = percentile.NearestRank(sorted, 95)
+	s.P99 = percentile.NearestRank(sorted, 99)
 
 	var sumAbs float64
 	for i := 1; i < n; i++ {
@@ -101,6 +81,6 @@ func Summarize(rtts []float64) (RTTStats, Jitter) {
 	for i, x := range sorted {
 		pdv[i] = x - s.Min
 	}
-	j.PDVP95 = NearestRank(pdv, 95)
+	j.PDVP95 = percentile.NearestRank(pdv, 95)
 	return s, j
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/host"
 	"github.com/linecheck/linecheck/internal/interconnect"
-	"github.com/linecheck/linecheck/internal/yamlmsg"
+	"github.com/linecheck/linecheck/yamlmsg"
 )
 
 // Contract is what the order says, from trial --contract: a host: block

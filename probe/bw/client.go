@@ -43,7 +43,7 @@ type Config struct {
 	// TCP, 1460 bytes for UDP.
 	Length int
 	// Percentile computes p5, p50 and p95 of the interval rates (the
-	// caller's rule, stats.NearestRank in linecheck); nil leaves them null.
+	// caller's rule, percentile.NearestRank in linecheck); nil leaves them null.
 	Percentile Percentile
 	// ConnectTimeout bounds the control connection's connect and each wait
 	// for the server during setup; 0 = 5 s.

@@ -36,7 +36,7 @@
 //     says the peer acknowledged, so data still in the socket buffer does not
 //     count), in bit/s. p5/p50/p95 are over the intervals by the
 //     caller's percentile rule (Config.Percentile; linecheck passes its one
-//     nearest-rank, stats.NearestRank), min/max their extremes; an interval
+//     nearest-rank, percentile.NearestRank), min/max their extremes; an interval
 //     shorter than half --interval (the last one, cut by the end) is left
 //     out of them.
 //   - Retransmits: the sender's TCP_INFO total_retrans over the measured

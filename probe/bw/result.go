@@ -107,7 +107,7 @@ func i64(v int64) *int64     { return &v }
 
 // Percentile is the p-th percentile (0 < p <= 100) of ascending values, by
 // the rule of the caller's statistics layer (linecheck's is
-// stats.NearestRank): probe measures and computes no percentile of its own,
+// percentile.NearestRank): probe measures and computes no percentile of its own,
 // so that one rule serves every figure. Config.Percentile and
 // ServerConfig.Percentile take it; without one p5, p50 and p95 stay null.
 type Percentile func(sorted []float64, p float64) float64

@@ -1,6 +1,10 @@
 // Package yamlmsg rewrites go.yaml.in/yaml/v3 decoding messages, which name Go
 // types ("cannot unmarshal !!str `60ms` into float64"), into words a user of
-// the YAML file can act on ("want a number, got "60ms"").
+// the YAML file can act on ("want a number, got "60ms""), and decodes
+// strictly with line numbers (DecodeStrict, DecodeLined, OneDocument,
+// ReadFile). It is public so that the public billing package reads its
+// offers with the same rules as every other configuration file without
+// importing an internal package (issue 34).
 package yamlmsg
 
 import (
