@@ -39,7 +39,7 @@ bench_build() {
   echo "== build (no -race)"
   LC=${LINECHECK_BIN:-}
   if [ -z "$LC" ]; then go build -o "$TMP/linecheck" ./cmd/linecheck; LC=$TMP/linecheck; fi
-  go build -o "$TMP/labctl" ./internal/netlab/labctl
+  go build -o "$TMP/labctl" ./internal/testkit/netlab/labctl
 }
 
 # lab_up ARGS...: starts `labctl ARGS...` in the background (its PID in

@@ -11,7 +11,7 @@ import (
 	"github.com/linecheck/linecheck/probe"
 )
 
-// The netlab ECMP labs (internal/netlab: Diamond2, Diamond3, Nested),
+// The netlab ECMP labs (internal/testkit/netlab: Diamond2, Diamond3, Nested),
 // simulated: 200 runs each with other flow hashes. The discovery (the
 // probes that map flows, the per-packet check apart) spends no more than
 // scamper's tracelb on the same labs in the network namespaces, medians

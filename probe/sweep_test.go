@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // closedPort returns a loopback port nothing listens on (it was free a moment ago).

@@ -14,7 +14,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/probe"
 )
 

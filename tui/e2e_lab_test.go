@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // tuiLabTable makes the lab's router links stand in for CN2 backbone ranges

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 )
 
 // TestMain removes the binary the end-to-end tests built.

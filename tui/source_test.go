@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 func TestFeedReplaysTracesThenRecordsInTimeOrderAndLoops(t *testing.T) {

@@ -4,7 +4,7 @@
 #
 #   1. binary size: linecheck at BASE (default c802edf, the gzip form of the
 #      dataset, decoded on first use) and this tree (the in-place form);
-#   2. an 8-hop netlab lab (internal/netlab): RUNS interleaved rounds (default
+#   2. an 8-hop netlab lab (internal/testkit/netlab): RUNS interleaved rounds (default
 #      15) of `traceroute -n -q 1`, `linecheck trace --format json --cycles 1`
 #      of both builds and of this tree with --no-asn, whole process under
 #      ip netns exec; median wall time and CPU (user+sys) per command, and the

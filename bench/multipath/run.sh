@@ -10,7 +10,7 @@
 #   ROUNDS=5 MISS_RUNS=200 ...        rounds per figure (median), runs of the miss part
 #   LINECHECK_BIN=path ...            use a prebuilt linecheck instead of building ./cmd/linecheck
 #
-# Traffic goes only to the 10.77.0.0/16 addresses of netlab labs (internal/netlab) that this
+# Traffic goes only to the 10.77.0.0/16 addresses of netlab labs (internal/testkit/netlab) that this
 # script builds and removes with labctl (stopped by PID). Goals, checked at the end: linecheck
 # uses no more probes than tracelb at the same confidence (its flow-map discovery,
 # probes_used - per_packet_probes: tracelb does no per-packet check), and the share of runs that miss a

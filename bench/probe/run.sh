@@ -10,7 +10,7 @@
 #   LINECHECK_BIN=path ...        use a prebuilt linecheck instead of building ./cmd/linecheck
 #
 # Traffic goes only to 127.0.0.0/8 inside a namespace of its own and to the
-# 10.77.0.0/16 addresses of a netlab lab (internal/netlab) that this script
+# 10.77.0.0/16 addresses of a netlab lab (internal/testkit/netlab) that this script
 # builds and removes. Processes are stopped by PID.
 #
 # Goals (issue 14), checked at the end: ping CPU <= 0.8 x fping with no false

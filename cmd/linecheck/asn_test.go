@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/asn"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // A replayed sample names every public hop from the bundled dataset (the

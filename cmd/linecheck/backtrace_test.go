@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 func TestBacktraceListsBundledTargetsWithSources(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 )
 
 // TestHelperBWProcess is not a test: it runs linecheck with the watch's

@@ -23,7 +23,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // The lab of this test:

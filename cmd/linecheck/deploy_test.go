@@ -21,7 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 )
 
 var deployDir = filepath.Join("..", "..", "deploy")

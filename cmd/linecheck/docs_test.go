@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // docExample is a "$ linecheck …" line of a fenced block and the line shown

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // A local firewall rule that drops what the client sends to one address

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 const gpuTestdata = "../../internal/gpu/testdata"

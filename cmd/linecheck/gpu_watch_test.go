@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // replaySequence writes a stand-in nvidia-smi that only replays the query

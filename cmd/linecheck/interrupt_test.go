@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 )
 
 // interruptHelper starts linecheck args in a child, waits for its probe

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // The binary makes only the flags of the command it runs (prepareFlags);

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // TestMain makes every command's flags before any test: in-process tests

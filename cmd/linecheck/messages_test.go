@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/probe"
 )
 

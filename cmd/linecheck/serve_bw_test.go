@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 )
 
 // timedListener accepts TCP connections on a loopback port, closes them

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // serve probes a target across a real 2-router lab, and a real Prometheus

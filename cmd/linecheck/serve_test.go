@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // freePort returns a loopback TCP port that was free a moment ago.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // trace --multipath on the lab's two-branch ECMP router (layer-4 hash):

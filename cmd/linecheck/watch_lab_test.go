@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // A watch across a real 2-router lab whose first router drops every 10th

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/journal"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // samplesCopy writes a copy of the bundled candidates file into a temp dir

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 func TestMain(m *testing.M) {

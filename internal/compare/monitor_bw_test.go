@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/internal/testbin"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/probe/bw"
 )

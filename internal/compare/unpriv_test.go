@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 // TestLiveCompareUnprivilegedICMPTargetReadsNoData runs live compare as uid

@@ -10,8 +10,8 @@ import (
 
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/internal/testbin"
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/probe/bw"
 )

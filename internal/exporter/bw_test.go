@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // A four-router lab with 50 ms added between router 2 and router 3; a real

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // natRewrite is the address router 1 writes as the client's source, and

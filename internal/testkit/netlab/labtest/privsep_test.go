@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // procStatus reads one field ("CapEff", "CapPrm") of /proc/PATH/status.

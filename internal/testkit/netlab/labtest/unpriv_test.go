@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // nobody runs a command as uid/gid 65534 with no supplementary group and no

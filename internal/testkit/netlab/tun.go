@@ -57,7 +57,7 @@ func tunlinkBinary() (string, error) {
 		}
 		defer os.RemoveAll(tmp)
 		out := filepath.Join(tmp, "tunlink")
-		cmd := exec.Command(goBin, "build", "-o", out, "github.com/linecheck/linecheck/internal/netlab/tunlink")
+		cmd := exec.Command(goBin, "build", "-o", out, "github.com/linecheck/linecheck/internal/testkit/netlab/tunlink")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		// Build inside the module even when the caller (labctl run by hand)
 		// is elsewhere: this file's directory is in it.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // With the MTU drop on one branch of the ECMP pair (r2 → r3 or r2b → r3 at

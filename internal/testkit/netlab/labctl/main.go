@@ -1,7 +1,7 @@
 // Command labctl holds a netlab lab up until it is interrupted, for running
 // the lab by hand and for the benchmark scripts in bench/probe.
 //
-//	go build -o /tmp/labctl ./internal/netlab/labctl
+//	go build -o /tmp/labctl ./internal/testkit/netlab/labctl
 //	sudo /tmp/labctl -prefix lab -hops 6 -ipv6 -tun 3 -delay 50ms -jitter 5ms
 //	# in another shell:
 //	sudo ip netns exec labc traceroute -n 10.77.6.2
@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 func main() {

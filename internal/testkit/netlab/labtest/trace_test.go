@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // The hop list of `linecheck trace` is the lab's router list, for ICMP, UDP

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
-	"github.com/linecheck/linecheck/internal/testbin"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
 
 func TestMain(m *testing.M) {

@@ -17,7 +17,7 @@ import (
 func TestLabPrefixesAreUnique(t *testing.T) {
 	lit := regexp.MustCompile(`(?:Prefix: *|lab\(t, *)"(lc[a-z0-9]+)"`)
 	seen := map[string]string{}
-	for _, dir := range []string{".", "..", "../../../cmd/linecheck"} {
+	for _, dir := range []string{".", "..", "../../../../cmd/linecheck"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // The proof side of issue 21: `linecheck trace --multipath` on the netlab
@@ -100,7 +100,7 @@ func mpLab(t *testing.T, cfg netlab.Config) (*netlab.Lab, string) {
 		t.Fatalf("linecheck trace --help: %v", err)
 	}
 	if !strings.Contains(string(help), "--multipath") {
-		t.Skip("this linecheck has no trace --multipath yet (issue 21's engine); the lab, the oracle and the peers are tested in internal/netlab")
+		t.Skip("this linecheck has no trace --multipath yet (issue 21's engine); the lab, the oracle and the peers are tested in internal/testkit/netlab")
 	}
 	return netlab.UpForTest(t, cfg), bin
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/netlab"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // linePMTU finds, in the output of a per-hop tool, the first hop line whose

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/netlab"
+	"github.com/linecheck/linecheck/internal/testkit/netlab"
 )
 
 // pingBeside starts iputils ping (count probes every interval, real-time
