@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -167,22 +166,6 @@ func goFiles(t *testing.T, dir string, mode parser.Mode) map[string]*ast.File {
 		t.Fatalf("no Go files under %s", dir)
 	}
 	return out
-}
-
-// probe and its subpackages import no package of this module outside
-// probe: they are the layer every other one builds on (issue 19: probe/bw
-// imported internal/route for the documentation check).
-func TestProbeImportsNoPackageOfThisModule(t *testing.T) {
-	root := moduleRoot(t)
-	for p, f := range goFiles(t, filepath.Join(root, "probe"), parser.ImportsOnly) {
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			if strings.HasPrefix(path, "github.com/linecheck/linecheck") &&
-				path != "github.com/linecheck/linecheck/probe" && !strings.HasPrefix(path, "github.com/linecheck/linecheck/probe/") {
-				t.Errorf("%s imports %s", p, path)
-			}
-		}
-	}
 }
 
 // The documentation-prefix check is called only inside probe: no production
