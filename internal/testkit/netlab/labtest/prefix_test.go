@@ -22,6 +22,11 @@ func TestLabPrefixesAreUnique(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A directory that moved (issue 34: the kit went one level down)
+		// would otherwise be left out without a word.
+		if len(files) == 0 {
+			t.Fatalf("no _test.go files in %s", dir)
+		}
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
