@@ -14,7 +14,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -48,7 +47,20 @@ type Options struct {
 	// Names looks up hop names for the route screen, of live routes only
 	// (a recording's addresses are never looked up from here); nil: no
 	// names (tests, and wherever nothing may be resolved).
-	Names *rdns.Cache
+	Names HopNames
+}
+
+// HopNames names hop addresses (reverse DNS) for the route screen, as
+// internal/rdns's Cache does. Cached never starts a lookup (a view calls
+// it); Wait, which the model calls in a command, starts those of addrs and
+// returns when they have ended or ctx is done.
+type HopNames interface {
+	// Cached is addr's name ("" when the lookup failed) once a lookup of
+	// it has ended, and whether one has.
+	Cached(addr string) (name string, done bool)
+	// Wait looks addrs up and returns the names known when they have
+	// ended or ctx is done.
+	Wait(ctx context.Context, addrs []string) map[string]string
 }
 
 // Model is the Bubble Tea model of the UI. It owns what every screen
