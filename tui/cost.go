@@ -6,21 +6,71 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
+// costScreen is the cost detail of the selected candidate. Its keys move
+// the cursor and change how every candidate is priced (the 95th method,
+// the direction rule, a traffic scale, the used hours), each re-pricing at
+// once; it keeps what it drew.
+type costScreen struct {
+	chart     *chartCache    // memo of the traffic panel
+	breakdown *breakdownMemo // memo of the breakdown
+}
+
+func newCostScreen() costScreen {
+	return costScreen{chart: &chartCache{}, breakdown: &breakdownMemo{}}
+}
+
+// Update takes the cost screen's keys: ↑↓ k j [ ] move the cursor; m M, d D,
+// + - and 0 set the 95th method, the direction rule and the traffic scale,
+// u U the used hours; each of those returns the command that re-prices.
+func (cs costScreen) Update(s *state, msg tea.Msg) (screen, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || s.moveKey(k) {
+		return cs, nil
+	}
+	km := keys
+	o := &s.costOpts
+	if d := keyStep(k, km.Method, km.MethodPrev); d != 0 {
+		o.Method = cycle(Methods, o.Method, d)
+		return cs, s.costCmd()
+	}
+	if d := keyStep(k, km.Direction, km.DirectionPrev); d != 0 {
+		o.Direction = cycle(Directions, o.Direction, d)
+		return cs, s.costCmd()
+	}
+	if d := keyStep(k, km.ScaleUp, km.ScaleDown); d != 0 {
+		o.Scale = stepScale(o.Scale, d)
+		return cs, s.costCmd()
+	}
+	if key.Matches(k, km.ScaleReset) {
+		o.Scale = 1
+		return cs, s.costCmd()
+	}
+	return cs, s.usageKey(k)
+}
+
+// View is the cost screen at width × height.
+func (cs costScreen) View(s *state, width, height int) string {
+	return strings.Join(cs.renderCost(s, width, height), "\n")
+}
+
 // renderCost is the cost detail of the selected candidate: the month's
 // traffic with the 95th line(s) and the commit, the per-scheme breakdown and
 // the offer's other items.
-func (m *Model) renderCost(width, height int) []string {
-	st := m.st
-	c := m.current()
+func (cs *costScreen) renderCost(s *state, width, height int) []string {
+	st := s.st
+	c := s.current()
 	if c == nil {
-		return []string{m.renderTitle("Cost", width)}
+		return []string{s.title("Cost", width, false)}
 	}
-	o := m.costOpts
-	out := []string{m.renderTitle("Cost "+c.Name, width)}
+	o := s.costOpts
+	out := []string{s.title("Cost "+c.Name, width, false)}
 	sub := fmt.Sprintf(" offer %s · 95th method %s · direction %s · traffic %s",
 		orDash(c.Cost.Offer), ruleText(o.Method), ruleText(o.Direction), scaleText(o.Scale))
 	if u := usageText(c.Cost, o); u != "" {
@@ -37,7 +87,7 @@ func (m *Model) renderCost(width, height int) []string {
 
 	// The breakdown changes only with the candidate's cost (its rev) and
 	// the width.
-	bd := m.breakdown
+	bd := cs.breakdown
 	if bd == nil {
 		bd = &breakdownMemo{}
 	}
@@ -48,15 +98,15 @@ func (m *Model) renderCost(width, height int) []string {
 	chartH := height - len(out) - 2 - len(breakdown)
 	// The month's chart changes only with the costs, the options or the
 	// size, and drawing it is most of a frame: keep the last one.
-	key := fmt.Sprint(width, chartH, o, c.Cost.Levels, c.Cost.CommitMbps, m.noColor)
-	if m.chart == nil {
-		m.chart = &chartCache{}
+	key := fmt.Sprint(width, chartH, o, c.Cost.Levels, c.Cost.CommitMbps, s.noColor)
+	if cs.chart == nil {
+		cs.chart = &chartCache{}
 	}
-	if m.chart.key != key || m.chart.traffic != m.snap.Traffic || m.chart.lines == nil {
-		*m.chart = chartCache{key: key, traffic: m.snap.Traffic,
-			lines: renderTrafficPanel(gridOf(m.snap.Traffic), c.Cost, o, width, chartH, st)}
+	if cs.chart.key != key || cs.chart.traffic != s.snap.Traffic || cs.chart.lines == nil {
+		*cs.chart = chartCache{key: key, traffic: s.snap.Traffic,
+			lines: renderTrafficPanel(gridOf(s.snap.Traffic), c.Cost, o, width, chartH, st)}
 	}
-	out = append(out, m.chart.lines...)
+	out = append(out, cs.chart.lines...)
 	out = append(out, "")
 	out = append(out, breakdown...)
 	return out

@@ -32,8 +32,8 @@ var fixtureRTTs = map[string][]float64{
 
 func f64(v float64) *float64 { return &v }
 
-// FixtureSLA are the thresholds of the example candidates file.
-func FixtureSLA() compare.SLA {
+// fixtureSLA are the thresholds of the example candidates file.
+func fixtureSLA() compare.SLA {
 	return compare.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterMs: f64(5), MaxStretch: f64(2.0),
 		LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}}
 }
@@ -60,11 +60,11 @@ func FixtureRecords(name string) []probe.Record {
 
 func money(a, cur string) billing.Money { return moneyOf(a, cur) }
 
-// FixtureTraffic is October 2026 in 5-minute slots: out 600 Mbps from 08:00
+// fixtureTraffic is October 2026 in 5-minute slots: out 600 Mbps from 08:00
 // to 24:00 UTC and 200 Mbps from 00:00 to 08:00; in a quarter of out. Two
 // thirds of the slots are at the day rate, so every 95th method gives
 // 600 Mbps out and 150 Mbps in.
-func FixtureTraffic() *compare.TrafficSummary {
+func fixtureTraffic() *compare.TrafficSummary {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	n := 31 * 288
 	step := 5 * time.Minute
@@ -265,8 +265,8 @@ func FixtureSnapshot() Snapshot {
 			FloorMs: floor, Direction: dir, Cost: costs[name]}
 	}
 	return Snapshot{
-		Title: "fixture (illustrative)", Mode: "replay ×1", SLA: FixtureSLA(), Currency: "CNY",
-		Traffic: FixtureTraffic(), Cost: DefaultCostOptions(),
+		Title: "fixture (illustrative)", Mode: "replay ×1", SLA: fixtureSLA(), Currency: "CNY",
+		Traffic: fixtureTraffic(), Cost: DefaultCostOptions(),
 		Candidates: []Candidate{
 			c("hk-cn2-gia", "Hong Kong", "203.0.113.10 icmp", 12.3, "both"),
 			c("hk-bgp", "Hong Kong", "203.0.113.20 icmp", 12.3, "forward"),

@@ -14,7 +14,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -48,18 +47,50 @@ type Options struct {
 	// Names looks up hop names for the route screen, of live routes only
 	// (a recording's addresses are never looked up from here); nil: no
 	// names (tests, and wherever nothing may be resolved).
-	Names *rdns.Cache
+	Names HopNames
 }
 
-// Model is the Bubble Tea model of the UI.
+// HopNames names hop addresses (reverse DNS) for the route screen, as
+// internal/rdns's Cache does. Cached never starts a lookup (a view calls
+// it); Wait, which the model calls in a command, starts those of addrs and
+// returns when they have ended or ctx is done.
+type HopNames interface {
+	// Cached is addr's name ("" when the lookup failed) once a lookup of
+	// it has ended, and whether one has.
+	Cached(addr string) (name string, done bool)
+	// Wait looks addrs up and returns the names known when they have
+	// ended or ctx is done.
+	Wait(ctx context.Context, addrs []string) map[string]string
+}
+
+// Model is the Bubble Tea model of the UI. It owns what every screen
+// shares (the feed and what it brought, the cost options, the styles), the
+// window size, the keys of every screen (quit, help, back, pause, the keys
+// that switch screens, reset and the throughput tests) and which screen is
+// shown; any other key goes to the screen shown, whose own Update and View
+// work over the shared state. The screens are embedded so that each one's
+// memo is reached by its own name (m.rows, m.chart, m.help).
 type Model struct {
-	ctx  context.Context
-	src  Source
-	opts Options
+	state
 
 	width, height int
 	screen        Screen
 	back          Screen // where Esc returns from help
+
+	overviewScreen
+	routeScreen
+	costScreen
+	helpScreen
+}
+
+// state is what every screen reads and the feed writes: the snapshot, the
+// candidates in display order with the cursor, the cost options, the feed's
+// progress and errors, the styles. A screen gets it as an argument of its
+// Update and View and never keeps it: Model is a value.
+type state struct {
+	ctx  context.Context
+	src  Source
+	opts Options
 
 	snap     Snapshot
 	cands    []*Candidate
@@ -68,17 +99,9 @@ type Model struct {
 	moved    bool // the user moved the cursor; until then it stays on the top row
 	sortCol  string
 	sortDesc bool
-	scroll   int // route view hop scroll
-	showRet  bool
-	// hideNames turns the route screen's reverse DNS names off (n).
-	hideNames bool
 	// pendingNames are live hops' addresses to look up (namesCmd).
 	pendingNames []string
-	// hop is the route screen's hop cursor (-1: the destination).
-	hop     int
-	hopHist map[string]*Ring // each hop's RTT per trace snapshot, by hopKey
-	carrier int              // index into the candidate's Carriers on the return route screen
-	path    int              // the route screen's path of a multipath trace (f): 0 every path's hops, k path k
+	hopHist      map[string]*Ring // each hop's RTT per trace snapshot, by hopKey
 
 	costOpts    CostOptions
 	costPending bool
@@ -97,16 +120,7 @@ type Model struct {
 	lastErr        string
 	noColor        bool
 
-	st        *Styles
-	chart     *chartCache             // memo of the cost screen's traffic panel
-	rttChart  *chartCache             // memo of the route screen's RTT chart
-	sparks    map[string]sparkMemo    // memo of the overview's sparklines, by candidate
-	rows      map[*Candidate]*rowMemo // memo of the overview's rows
-	details   *detailMemo             // memo of the overview's detail block
-	hopChart  *chartCache             // memo of the route screen's hop RTT chart
-	help      *helpMemo               // memo of the help screen
-	hopRows   *hopRowMemo             // memo of the route screen's hop rows
-	breakdown *breakdownMemo          // memo of the cost screen's breakdown
+	st *Styles
 }
 
 // New returns a model that loads from src when it starts.
@@ -118,22 +132,18 @@ func New(ctx context.Context, src Source, opts Options) Model {
 		opts.Height = 30
 	}
 	return Model{
-		ctx: ctx, src: src, opts: opts,
+		state: state{
+			ctx: ctx, src: src, opts: opts,
+			sortCol:  opts.Sort,
+			costOpts: DefaultCostOptions(),
+			noColor:  opts.NoColor,
+			st:       newStylesPtr(!opts.NoColor),
+		},
 		width: opts.Width, height: opts.Height,
-		sortCol:   opts.Sort,
-		hop:       -1,
-		costOpts:  DefaultCostOptions(),
-		noColor:   opts.NoColor,
-		st:        newStylesPtr(!opts.NoColor),
-		chart:     &chartCache{},
-		rttChart:  &chartCache{},
-		sparks:    map[string]sparkMemo{},
-		rows:      map[*Candidate]*rowMemo{},
-		details:   &detailMemo{},
-		hopChart:  &chartCache{},
-		help:      &helpMemo{},
-		hopRows:   &hopRowMemo{},
-		breakdown: &breakdownMemo{},
+		overviewScreen: newOverviewScreen(),
+		routeScreen:    newRouteScreen(),
+		costScreen:     newCostScreen(),
+		helpScreen:     helpScreen{help: &helpMemo{}},
 	}
 }
 
@@ -156,12 +166,12 @@ func (m Model) Init() tea.Cmd {
 	}
 }
 
-func (m *Model) nextCmd() tea.Cmd {
-	if m.src == nil || m.paused || m.inflight || m.done {
+func (s *state) nextCmd() tea.Cmd {
+	if s.src == nil || s.paused || s.inflight || s.done {
 		return nil
 	}
-	m.inflight = true
-	src, ctx := m.src, m.ctx
+	s.inflight = true
+	src, ctx := s.src, s.ctx
 	return func() tea.Msg { return src.Next(ctx) }
 }
 
@@ -172,45 +182,50 @@ type NamesMsg struct{}
 // namesCmd looks up the names of the live hops that arrived since the last
 // call, in a command (I/O never runs in Update or View); nil when there are
 // none or names are off.
-func (m *Model) namesCmd() tea.Cmd {
-	addrs := m.pendingNames
-	m.pendingNames = nil
-	if len(addrs) == 0 || m.opts.Names == nil {
+func (s *state) namesCmd() tea.Cmd {
+	addrs := s.pendingNames
+	s.pendingNames = nil
+	if len(addrs) == 0 || s.opts.Names == nil {
 		return nil
 	}
-	names, ctx := m.opts.Names, m.ctx
+	names, ctx := s.opts.Names, s.ctx
 	return func() tea.Msg {
 		names.Wait(ctx, addrs)
 		return NamesMsg{}
 	}
 }
 
-func (m *Model) costCmd() tea.Cmd {
-	if m.src == nil {
+func (s *state) costCmd() tea.Cmd {
+	if s.src == nil {
 		return nil
 	}
-	m.costPending = true
-	src, ctx, opts := m.src, m.ctx, m.costOpts
+	s.costPending = true
+	src, ctx, opts := s.src, s.ctx, s.costOpts
 	return func() tea.Msg {
 		c, err := src.Cost(ctx, opts)
 		return CostMsg{Opts: opts, Costs: c, Err: err}
 	}
 }
 
-func (m *Model) applySnapshot(s Snapshot) {
-	m.snap = s
-	m.cands = make([]*Candidate, len(s.Candidates))
-	for i := range s.Candidates {
-		c := s.Candidates[i]
-		c.evaluate(s.SLA)
-		m.cands[i] = &c
-	}
-	if s.Cost.Method != "" || s.Cost.UsageSet {
-		m.costOpts = s.Cost
-	}
-	m.loaded = true
+func (m *Model) applySnapshot(snap Snapshot) {
+	m.state.load(snap)
 	m.rows = map[*Candidate]*rowMemo{} // the candidates are new
-	m.resort()
+}
+
+// load takes the snapshot's candidates and cost options.
+func (s *state) load(snap Snapshot) {
+	s.snap = snap
+	s.cands = make([]*Candidate, len(snap.Candidates))
+	for i := range snap.Candidates {
+		c := snap.Candidates[i]
+		c.evaluate(snap.SLA)
+		s.cands[i] = &c
+	}
+	if snap.Cost.Method != "" || snap.Cost.UsageSet {
+		s.costOpts = snap.Cost
+	}
+	s.loaded = true
+	s.resort()
 }
 
 // Update applies a message.
@@ -268,13 +283,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *Model) fail(err error) {
-	m.errCount++
-	m.lastErr = err.Error()
+func (s *state) fail(err error) {
+	s.errCount++
+	s.lastErr = err.Error()
 }
 
-func (m *Model) find(name string) *Candidate {
-	for _, c := range m.cands {
+func (s *state) find(name string) *Candidate {
+	for _, c := range s.cands {
 		if c.Name == name {
 			return c
 		}
@@ -282,51 +297,10 @@ func (m *Model) find(name string) *Candidate {
 	return nil
 }
 
-// shownRoute is the route the route screen shows for c: forward, return,
-// or the return route toward the chosen user carrier; of a multipath
-// trace, the path chosen with f.
-func (m *Model) shownRoute(c *Candidate) *Route {
-	r, _ := m.withPath(m.baseRoute(c))
-	return r
-}
-
-// baseRoute is shownRoute before a path of a multipath trace is chosen.
-func (m *Model) baseRoute(c *Candidate) *Route {
-	if c == nil {
-		return nil
-	}
-	if !m.showRet {
-		return c.Forward
-	}
-	if len(c.Carriers) > 0 {
-		return c.Carriers[m.carrier%len(c.Carriers)].Route
-	}
-	return c.Return
-}
-
-// moveHop moves the route screen's hop cursor (whose RTT is charted).
-// Without a cursor the destination is charted; the first ↓ selects the
-// first hop, the first ↑ the destination.
-func (m *Model) moveHop(d int) {
-	r := m.shownRoute(m.current())
-	if r == nil || len(r.Hops) == 0 {
-		return
-	}
-	if m.hop < 0 || m.hop >= len(r.Hops) {
-		if d > 0 {
-			m.hop = 0
-		} else {
-			m.hop = len(r.Hops) - 1
-		}
-		return
-	}
-	m.hop = max(0, min(m.hop+d, len(r.Hops)-1))
-}
-
 // dataClock is the time of the newest probe record received.
-func (m *Model) dataClock() time.Time {
+func (s *state) dataClock() time.Time {
 	var last time.Time
-	for _, c := range m.cands {
+	for _, c := range s.cands {
 		if c.Stats.Last.After(last) {
 			last = c.Stats.Last
 		}
@@ -341,8 +315,8 @@ func (m *Model) dataClock() time.Time {
 
 // recordHops keeps each hop's latest RTT of a trace snapshot, so that the
 // route screen can chart any hop over time, not only the destination.
-func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
-	at := m.dataClock()
+func (s *state) recordHops(cand, dir string, r *Route, t route.Trace) {
+	at := s.dataClock()
 	if at.IsZero() {
 		if s, err := time.Parse(time.RFC3339, t.Start); err == nil {
 			at = s
@@ -350,16 +324,16 @@ func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
 			return
 		}
 	}
-	if m.hopHist == nil {
-		m.hopHist = map[string]*Ring{}
+	if s.hopHist == nil {
+		s.hopHist = map[string]*Ring{}
 	}
 	for _, rh := range r.Hops {
 		h := showHop(rh)
 		k := hopKey(cand, dir, h.TTL)
-		ring := m.hopHist[k]
+		ring := s.hopHist[k]
 		if ring == nil {
 			ring = NewRing(HistorySize)
-			m.hopHist[k] = ring
+			s.hopHist[k] = ring
 		}
 		if ring.Len() > 0 {
 			if t, _ := ring.At(ring.Len() - 1); !at.After(t) {
@@ -377,50 +351,49 @@ func (m *Model) recordHops(cand, dir string, r *Route, t route.Trace) {
 func hopKey(cand, dir string, ttl int) string { return cand + "|" + dir + "|" + strconv.Itoa(ttl) }
 
 // resetStats starts every candidate's probe statistics afresh, as mtr's r
-// does: counters, percentiles, the RTT history and its charts. Routes keep
-// the figures of their trace, which the feeder sends whole.
-func (m *Model) resetStats() {
-	for _, c := range m.cands {
+// does: counters, percentiles, the RTT history and each hop's (the model
+// drops the screens' charts of them). Routes keep the figures of their
+// trace, which the feeder sends whole.
+func (s *state) resetStats() {
+	for _, c := range s.cands {
 		c.Stats = LiveStats{}
 		c.Others = nil
-		m.touched(c)
+		s.touched(c)
 	}
-	m.sparks = map[string]sparkMemo{}
-	m.rttChart = &chartCache{}
-	m.hopHist = nil
-	m.settle()
+	s.hopHist = nil
+	s.settle()
 }
 
 // apply folds one feed message into the state.
-func (m *Model) apply(msg tea.Msg) {
+func (s *state) apply(msg tea.Msg) {
 	switch u := msg.(type) {
 	case ProbeMsg:
-		c := m.find(u.Candidate)
+		c := s.find(u.Candidate)
 		if c == nil {
 			return
 		}
 		c.applyRecord(u.Record)
-		m.touched(c)
+		s.touched(c)
 	case TraceMsg:
-		c := m.find(u.Candidate)
+		c := s.find(u.Candidate)
 		if c == nil {
 			return
 		}
-		m.traces++
+		s.traces++
 		r := routeFromTrace(u.Direction, u.Trace)
-		if r.Live && m.opts.Names != nil {
+		if r.Live && s.opts.Names != nil {
 			for _, rh := range r.Hops {
 				a := showHop(rh).addr()
 				if a == route.Hidden {
 					continue // --hide-hops: nothing to name, nothing to ask
 				}
-				if _, done := m.opts.Names.Cached(a); !done && !slices.Contains(m.pendingNames, a) {
-					m.pendingNames = append(m.pendingNames, a)
+				if _, done := s.opts.Names.Cached(a); !done && !slices.Contains(s.pendingNames, a) {
+					s.pendingNames = append(s.pendingNames, a)
 				}
 			}
 		}
 		tr := u.Trace
-		m.recordHops(c.Name, u.Direction, r, tr)
+		s.recordHops(c.Name, u.Direction, r, tr)
 		if u.Direction == "return" {
 			c.Return, c.retTrace = r, &tr
 		} else {
@@ -436,24 +409,24 @@ func (m *Model) apply(msg tea.Msg) {
 				c.Rule, c.Confidence = ev.Rule, ev.Confidence
 			}
 		}
-		m.touched(c)
+		s.touched(c)
 	case FeedErrMsg:
-		if c := m.find(u.Candidate); c != nil && u.Direction == "forward" && c.Forward == nil {
+		if c := s.find(u.Candidate); c != nil && u.Direction == "forward" && c.Forward == nil {
 			c.fwdErr = u.Err.Error()
-			m.touched(c)
+			s.touched(c)
 		}
 		if u.Candidate != "" {
-			m.fail(fmt.Errorf("%s: %w", u.Candidate, u.Err))
+			s.fail(fmt.Errorf("%s: %w", u.Candidate, u.Err))
 		} else {
-			m.fail(u.Err)
+			s.fail(u.Err)
 		}
 	case ThroughputStartMsg:
-		m.applyThroughputStart(u)
+		s.applyThroughputStart(u)
 	case ThroughputMsg:
-		m.applyThroughput(u)
+		s.applyThroughput(u)
 	case UpdatesMsg:
 		for _, x := range u {
-			m.apply(x)
+			s.apply(x)
 		}
 	}
 }
@@ -470,64 +443,96 @@ func evidenceFor(class string, fwd, ret *route.Trace) *route.LineEvidence {
 
 // touched marks a candidate whose statistics and verdict must be
 // recomputed at the end of the batch.
-func (m *Model) touched(c *Candidate) {
+func (s *state) touched(c *Candidate) {
 	c.rev++ // what the views memoised of c is stale
-	if m.dirty == nil {
-		m.dirty = map[*Candidate]bool{}
+	if s.dirty == nil {
+		s.dirty = map[*Candidate]bool{}
 	}
-	m.dirty[c] = true
+	s.dirty[c] = true
 }
 
 // settle recomputes percentiles and SLA verdicts of the candidates a batch
 // touched, then the order: once per batch, not once per record.
-func (m *Model) settle() {
-	for c := range m.dirty {
+func (s *state) settle() {
+	for c := range s.dirty {
 		c.settle()
-		c.evaluate(m.snap.SLA)
-		delete(m.dirty, c)
+		c.evaluate(s.snap.SLA)
+		delete(s.dirty, c)
 	}
-	m.resort()
+	s.resort()
 }
 
-func (m *Model) current() *Candidate {
-	if c := m.find(m.selected); c != nil {
+func (s *state) current() *Candidate {
+	if c := s.find(s.selected); c != nil {
 		return c
 	}
-	if len(m.order) > 0 {
-		return m.cands[m.order[0]]
+	if len(s.order) > 0 {
+		return s.cands[s.order[0]]
 	}
 	return nil
 }
 
-func (m *Model) cursorIndex() int {
-	for i, ci := range m.order {
-		if m.cands[ci].Name == m.selected {
+func (s *state) cursorIndex() int {
+	for i, ci := range s.order {
+		if s.cands[ci].Name == s.selected {
 			return i
 		}
 	}
 	return 0
 }
 
-func (m *Model) move(d int) {
-	if len(m.order) == 0 {
-		return
+// move moves the cursor d rows; false when there are none.
+func (s *state) move(d int) bool {
+	if len(s.order) == 0 {
+		return false
 	}
-	i := m.cursorIndex() + d
-	i = max(0, min(i, len(m.order)-1))
-	m.selected = m.cands[m.order[i]].Name
-	m.moved = true
-	m.scroll, m.hop = 0, -1
+	i := s.cursorIndex() + d
+	i = max(0, min(i, len(s.order)-1))
+	s.selected = s.cands[s.order[i]].Name
+	s.moved = true
+	return true
 }
 
+// key routes a key: first the keys of every screen, then those of every
+// screen but help, then the screen shown.
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.bwHint = ""
 	if cmd, done := m.globalKey(k); done {
 		return m, cmd
 	}
-	if m.screen == ScreenHelp || m.navKey(k) {
+	if m.screen != ScreenHelp && m.switchKey(k) {
 		return m, nil
 	}
-	return m, m.costKey(k)
+	next, cmd := m.active().Update(&m.state, k)
+	m.keep(next)
+	return m, cmd
+}
+
+// active is the screen shown.
+func (m *Model) active() screen {
+	switch m.screen {
+	case ScreenRoute:
+		return m.routeScreen
+	case ScreenCost:
+		return m.costScreen
+	case ScreenHelp:
+		return m.helpScreen
+	}
+	return m.overviewScreen
+}
+
+// keep stores a screen as its Update returned it.
+func (m *Model) keep(s screen) {
+	switch s := s.(type) {
+	case overviewScreen:
+		m.overviewScreen = s
+	case routeScreen:
+		m.routeScreen = s
+	case costScreen:
+		m.costScreen = s
+	case helpScreen:
+		m.helpScreen = s
+	}
 }
 
 // globalKey handles the keys of every screen (help included): quit, help,
@@ -559,31 +564,16 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
 	return nil, false
 }
 
-// navKey handles the keys that move the cursor, change screens, sort, and
-// those of the route screen; false for a key it does not know (the cost
-// options' keys among them).
-func (m *Model) navKey(k tea.KeyPressMsg) bool {
+// switchKey handles the keys of every screen but help that are no one
+// screen's: those that switch to the route and cost screens, the
+// statistics' reset and the throughput tests; false for any other key.
+func (m *Model) switchKey(k tea.KeyPressMsg) bool {
 	km := keys
 	switch {
-	case key.Matches(k, km.Up):
-		if m.screen == ScreenRoute {
-			m.moveHop(-1)
-		} else {
-			m.move(-1)
-		}
-	case key.Matches(k, km.Down):
-		if m.screen == ScreenRoute {
-			m.moveHop(1)
-		} else {
-			m.move(1)
-		}
-	case key.Matches(k, km.PrevCand):
-		m.move(-1)
-	case key.Matches(k, km.NextCand):
-		m.move(1)
 	case key.Matches(k, km.Route):
 		if m.screen == ScreenOverview {
-			m.screen, m.scroll, m.hop = ScreenRoute, 0, -1
+			m.screen = ScreenRoute
+			m.routeScreen.top()
 		}
 	case key.Matches(k, km.Cost):
 		if m.screen == ScreenCost {
@@ -591,66 +581,28 @@ func (m *Model) navKey(k tea.KeyPressMsg) bool {
 		} else {
 			m.screen = ScreenCost
 		}
-	case m.screen == ScreenOverview && key.Matches(k, km.SortNext):
-		m.cycleSort(1)
-	case m.screen == ScreenOverview && key.Matches(k, km.SortPrev):
-		m.cycleSort(-1)
-	case m.screen == ScreenOverview && key.Matches(k, km.SortInvert):
-		m.sortDesc = !m.sortDesc
-		m.resort()
 	case key.Matches(k, km.Reset):
 		m.resetStats()
+		// The charts of the statistics reset are drawn afresh.
+		m.sparks = map[string]sparkMemo{}
+		m.rttChart = &chartCache{}
 	case key.Matches(k, km.Throughput):
 		m.askThroughput()
-	case m.screen == ScreenRoute && key.Matches(k, km.Names):
-		m.hideNames = !m.hideNames
-	case m.screen == ScreenRoute && key.Matches(k, km.Path):
-		m.nextPath()
-	case m.screen == ScreenRoute && key.Matches(k, km.Return):
-		m.showRet = !m.showRet
-		m.scroll, m.hop = 0, -1
-	case m.screen == ScreenRoute && key.Matches(k, km.Carrier):
-		// The return path toward the next user carrier (and to it from the
-		// forward path).
-		if c := m.current(); c != nil && len(c.Carriers) > 0 {
-			if m.showRet {
-				m.carrier = (m.carrier + 1) % len(c.Carriers)
-			}
-			m.showRet, m.scroll, m.hop = true, 0, -1
-		}
 	default:
 		return false
 	}
 	return true
 }
 
-// costKey handles the keys that change how the costs are priced (the cost
-// screen's, and the used hours on the overview too) and returns the
-// command that re-prices; nil for any other key.
-func (m *Model) costKey(k tea.KeyPressMsg) tea.Cmd {
+// usageKey is u / U (the cost screen's and the overview's): the used hours
+// of the GPU machine a step up or down, and the command that re-prices;
+// nil for any other key, or without a traffic period.
+func (s *state) usageKey(k tea.KeyPressMsg) tea.Cmd {
 	km := keys
-	o := &m.costOpts
-	if m.screen == ScreenCost {
-		if d := keyStep(k, km.Method, km.MethodPrev); d != 0 {
-			o.Method = cycle(Methods, o.Method, d)
-			return m.costCmd()
-		}
-		if d := keyStep(k, km.Direction, km.DirectionPrev); d != 0 {
-			o.Direction = cycle(Directions, o.Direction, d)
-			return m.costCmd()
-		}
-		if d := keyStep(k, km.ScaleUp, km.ScaleDown); d != 0 {
-			o.Scale = stepScale(o.Scale, d)
-			return m.costCmd()
-		}
-		if key.Matches(k, km.ScaleReset) {
-			o.Scale = 1
-			return m.costCmd()
-		}
-	}
-	h := periodHours(m.snap.Traffic)
+	o := &s.costOpts
+	h := periodHours(s.snap.Traffic)
 	d := keyStep(k, km.Usage, km.UsagePrev)
-	if (m.screen != ScreenCost && m.screen != ScreenOverview) || d == 0 || h <= 0 {
+	if d == 0 || h <= 0 {
 		return nil
 	}
 	// From the figure in force: the one set, else the offers file's
@@ -658,11 +610,26 @@ func (m *Model) costKey(k tea.KeyPressMsg) tea.Cmd {
 	cur := h
 	if o.UsageSet {
 		cur = o.UsageHours
-	} else if c := m.current(); c != nil && c.Cost.UsedHours != nil {
+	} else if c := s.current(); c != nil && c.Cost.UsedHours != nil {
 		cur = *c.Cost.UsedHours
 	}
 	o.UsageHours, o.UsageSet = stepUsage(cur, h, d), true
-	return m.costCmd()
+	return s.costCmd()
+}
+
+// moveKey is the keys that move the cursor over the candidates on the
+// overview and the cost screen: ↑↓ k j [ ]; false for any other key.
+func (s *state) moveKey(k tea.KeyPressMsg) bool {
+	km := keys
+	switch {
+	case key.Matches(k, km.Up), key.Matches(k, km.PrevCand):
+		s.move(-1)
+	case key.Matches(k, km.Down), key.Matches(k, km.NextCand):
+		s.move(1)
+	default:
+		return false
+	}
+	return true
 }
 
 // keyStep is 1 for a key of next, -1 for one of prev, else 0.
@@ -702,49 +669,36 @@ func stepScale(cur float64, d int) float64 {
 	return Scales[0]
 }
 
-func (m *Model) cycleSort(d int) {
-	keysList := []string{""}
-	// The columns on screen: THRU too when a candidate has a throughput test.
-	for _, c := range m.overviewColumnsShown() {
-		if c.less != nil {
-			keysList = append(keysList, c.key)
-		}
-	}
-	m.sortCol = cycle(keysList, m.sortCol, d)
-	m.sortDesc = false
-	m.resort()
-}
-
 // resort recomputes the display order. Without a sort column the rows
 // are in compare's ranking order (compare.RankLess: passing first, measured
 // before unmeasured, then by monthly cost, ties by name), reference rows
 // last; a sort column orders stably from there.
-func (m *Model) resort() {
-	if len(m.order) != len(m.cands) {
-		m.order = make([]int, len(m.cands))
+func (s *state) resort() {
+	if len(s.order) != len(s.cands) {
+		s.order = make([]int, len(s.cands))
 	}
-	for i := range m.order {
-		m.order[i] = i
+	for i := range s.order {
+		s.order[i] = i
 	}
-	keys := make([]compare.RankKey, len(m.cands))
-	for i, c := range m.cands {
+	keys := make([]compare.RankKey, len(s.cands))
+	for i, c := range s.cands {
 		// A candidate's key changes only with the candidate (its rev).
 		if !c.rankKeyed || c.rankRev != c.rev {
 			c.rank, c.rankRev, c.rankKeyed = rankKey(c), c.rev, true
 		}
 		keys[i] = c.rank
 	}
-	sort.SliceStable(m.order, func(i, j int) bool {
-		a, b := m.cands[m.order[i]], m.cands[m.order[j]]
+	sort.SliceStable(s.order, func(i, j int) bool {
+		a, b := s.cands[s.order[i]], s.cands[s.order[j]]
 		if a.Reference != b.Reference {
 			return b.Reference
 		}
-		return compare.RankLess(keys[m.order[i]], keys[m.order[j]])
+		return compare.RankLess(keys[s.order[i]], keys[s.order[j]])
 	})
-	if col := columnByKey(m.sortCol); col != nil && col.less != nil {
-		sort.SliceStable(m.order, func(i, j int) bool {
-			a, b := m.cands[m.order[i]], m.cands[m.order[j]]
-			if m.sortDesc {
+	if col := columnByKey(s.sortCol); col != nil && col.less != nil {
+		sort.SliceStable(s.order, func(i, j int) bool {
+			a, b := s.cands[s.order[i]], s.cands[s.order[j]]
+			if s.sortDesc {
 				return col.less(b, a)
 			}
 			return col.less(a, b)
@@ -752,8 +706,8 @@ func (m *Model) resort() {
 	}
 	// Until the user moves it, the cursor is on the top row (the best
 	// ranked), wherever the ranking puts it as figures arrive.
-	if !m.moved && len(m.order) > 0 {
-		m.selected = m.cands[m.order[0]].Name
+	if !s.moved && len(s.order) > 0 {
+		s.selected = s.cands[s.order[0]].Name
 	}
 }
 

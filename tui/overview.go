@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/geo"
@@ -441,9 +444,9 @@ func directionGlyph(d string) string {
 
 // cheapestPassing names the cheapest candidate whose SLA passes and whose
 // recorded delivery does not fail.
-func (m *Model) cheapestPassing() string {
+func (s *state) cheapestPassing() string {
 	best, bestV := "", math.Inf(1)
-	for _, c := range m.cands {
+	for _, c := range s.cands {
 		v := totalOf(c)
 		if c.SLA.Pass && len(c.DeliveryFailed) == 0 && !c.warming() && !math.IsNaN(v) && v < bestV && c.Cost.canCarry() {
 			best, bestV = c.Name, v
@@ -472,19 +475,19 @@ type rowMemo struct {
 }
 
 // rowOf returns c's row memo, its cells brought up to date.
-func (m *Model) rowOf(c *Candidate, shown []column[overviewRow], cheapest bool) *rowMemo {
-	rm := m.rows[c]
+func (o *overviewScreen) rowOf(s *state, c *Candidate, shown []column[overviewRow], cheapest bool) *rowMemo {
+	rm := o.rows[c]
 	if rm == nil {
 		rm = &rowMemo{}
-		if m.rows != nil {
-			m.rows[c] = rm
+		if o.rows != nil {
+			o.rows[c] = rm
 		}
 	} else if rm.rev == c.rev && rm.cheapest == cheapest && rm.ncols == len(shown) && rm.text != nil {
 		return rm
 	}
 	*rm = rowMemo{rev: c.rev, cheapest: cheapest, ncols: len(shown),
 		text: rm.text[:0], style: rm.style[:0], width: rm.width[:0]}
-	r := overviewRow{c: c, cheapest: cheapest, noThresholds: !hasThresholds(m.snap.SLA)}
+	r := overviewRow{c: c, cheapest: cheapest, noThresholds: !hasThresholds(s.snap.SLA)}
 	for _, col := range shown {
 		text, style := "", styleNone
 		if col.key != "recent" {
@@ -507,16 +510,71 @@ func layoutSig(cols []column[overviewRow], buf []byte) []byte {
 	return buf
 }
 
+// overviewScreen is the main screen: a row per candidate in display order,
+// the selected one's detail under them. Its keys move the cursor, sort the
+// rows and step the used hours; it keeps what it drew of each row.
+type overviewScreen struct {
+	rows    map[*Candidate]*rowMemo // memo of the rows
+	sparks  map[string]sparkMemo    // memo of the sparklines, by candidate
+	details *detailMemo             // memo of the detail block
+}
+
+func newOverviewScreen() overviewScreen {
+	return overviewScreen{rows: map[*Candidate]*rowMemo{}, sparks: map[string]sparkMemo{}, details: &detailMemo{}}
+}
+
+// Update takes the overview's keys: ↑↓ k j [ ] move the cursor, s S i sort,
+// u U step the used hours (and re-price).
+func (o overviewScreen) Update(s *state, msg tea.Msg) (screen, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || s.moveKey(k) {
+		return o, nil
+	}
+	km := keys
+	switch {
+	case key.Matches(k, km.SortNext):
+		s.cycleSort(1)
+	case key.Matches(k, km.SortPrev):
+		s.cycleSort(-1)
+	case key.Matches(k, km.SortInvert):
+		s.sortDesc = !s.sortDesc
+		s.resort()
+	default:
+		return o, s.usageKey(k)
+	}
+	return o, nil
+}
+
+// View is the overview at width × height.
+func (o overviewScreen) View(s *state, width, height int) string {
+	return strings.Join(o.renderOverview(s, width, height), "\n")
+}
+
+// cycleSort sorts by the next (d 1) or previous (-1) column shown, then
+// by none (compare's ranking).
+func (s *state) cycleSort(d int) {
+	keysList := []string{""}
+	// The columns on screen: THRU too when a candidate has a throughput test.
+	for _, c := range s.overviewColumnsShown() {
+		if c.less != nil {
+			keysList = append(keysList, c.key)
+		}
+	}
+	s.sortCol = cycle(keysList, s.sortCol, d)
+	s.sortDesc = false
+	s.resort()
+}
+
 // renderOverview is the main screen: one row per candidate, then the
 // selected candidate's SLA checks, cost and route summary.
-func (m *Model) renderOverview(width, height int) []string {
-	st := m.st
-	cheapest := m.cheapestPassing()
-	shown := m.overviewColumnsShown()
-	memos := make([]*rowMemo, len(m.order))
-	for k, i := range m.order {
-		c := m.cands[i]
-		memos[k] = m.rowOf(c, shown, c.Name == cheapest)
+func (o *overviewScreen) renderOverview(s *state, width, height int) []string {
+	st := s.st
+	cheapest := s.cheapestPassing()
+	shown := s.overviewColumnsShown()
+	memos := make([]*rowMemo, len(s.order))
+	for k, i := range s.order {
+		c := s.cands[i]
+		memos[k] = o.rowOf(s, c, shown, c.Name == cheapest)
 	}
 	cols, where := fitOverviewColumns(shown, memos, width)
 	sparkW := 8
@@ -526,35 +584,35 @@ func (m *Model) renderOverview(width, height int) []string {
 		}
 	}
 	sig := string(layoutSig(cols, nil))
-	cur := m.current()
+	cur := s.current()
 
 	var detail []string
 	if cur != nil {
-		detail = m.candidateDetail(cur, width)
+		detail = o.candidateDetail(s, cur, width)
 	}
 	var out []string
-	out = append(out, m.renderTitle("Overview", width))
-	out = append(out, renderHeader(cols, m.sortCol, m.sortDesc, st))
+	out = append(out, s.title("Overview", width, true))
+	out = append(out, renderHeader(cols, s.sortCol, s.sortDesc, st))
 	rowsH := height - 2 - 1 - len(detail) - 2
 	rowsH = max(rowsH, 1)
 	first := 0
-	ci := m.cursorIndex()
+	ci := s.cursorIndex()
 	if ci >= rowsH {
 		first = ci - rowsH + 1
 	}
 	rowsShown := 0
-	rowsH = min(rowsH, max(len(m.order), 1))
-	for i := first; i < len(m.order) && rowsShown < rowsH; i++ {
-		c := m.cands[m.order[i]]
+	rowsH = min(rowsH, max(len(s.order), 1))
+	for i := first; i < len(s.order) && rowsShown < rowsH; i++ {
+		c := s.cands[s.order[i]]
 		rm, sel := memos[i], cur != nil && c.Name == cur.Name
 		if rm.line == "" || rm.sig != sig || rm.selected != sel {
-			r := overviewRow{c: c, cheapest: rm.cheapest, sparkW: sparkW, spark: m.sparks}
+			r := overviewRow{c: c, cheapest: rm.cheapest, sparkW: sparkW, spark: o.sparks}
 			rm.line, rm.sig, rm.selected = renderMemoRow(cols, where, rm, r, sel, st), sig, sel
 		}
 		out = append(out, rm.line)
 		rowsShown++
 	}
-	if len(m.cands) == 0 {
+	if len(s.cands) == 0 {
 		out = append(out, st.Dim.Render(" no candidates"))
 		rowsShown++
 	}
@@ -563,7 +621,7 @@ func (m *Model) renderOverview(width, height int) []string {
 	}
 	out = append(out, "")
 	out = append(out, detail...)
-	out = append(out, "", m.overviewLegend(width))
+	out = append(out, "", o.overviewLegend(s, width))
 	return out
 }
 
@@ -600,22 +658,22 @@ func fitOverviewColumns(shown []column[overviewRow], memos []*rowMemo, width int
 // overviewLegend is the line under the overview: what its marks mean, or
 // the one warning that matters more (figures warming up, an RTT below the
 // physical floor, MONTHLY priced under what-if settings).
-func (m *Model) overviewLegend(width int) string {
-	st := m.st
-	legend := st.render(styleDim, line(" * cheapest SLA pass (MONTHLY, "+orDash(m.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
-	for _, c := range m.cands {
+func (o *overviewScreen) overviewLegend(s *state, width int) string {
+	st := s.st
+	legend := st.render(styleDim, line(" * cheapest SLA pass (MONTHLY, "+orDash(s.snap.Currency)+") · ⇄ validated both ways · → forward only", width))
+	for _, c := range s.cands {
 		if c.warming() {
 			legend = st.render(styleDim, line(fmt.Sprintf(" wait = SLA pending: fewer than %d probes, figures warming up (dimmed) · * cheapest SLA pass", WarmupProbes), width))
 			break
 		}
 	}
-	for _, c := range m.cands {
+	for _, c := range s.cands {
 		if v := c.view(); !c.warming() && v.BelowFloor {
 			legend = st.render(styleWarn, line(" STR <1! = RTT below the physical floor: an anycast address or a wrong region · * cheapest SLA pass", width))
 			break
 		}
 	}
-	if w := whatIfText(m.costOpts); w != "" {
+	if w := whatIfText(s.costOpts); w != "" {
 		// The MONTHLY column is priced under settings changed in the cost
 		// view: say so where the column is read, not only there.
 		legend = st.render(styleWarn, line(" what-if MONTHLY: "+w+" (c: cost view to change)", width))
@@ -653,20 +711,20 @@ type detailMemo struct {
 
 // candidateDetail is renderCandidateDetail, drawn again only when the
 // candidate changed (its rev), another one is selected or the width changed.
-func (m *Model) candidateDetail(c *Candidate, width int) []string {
-	if m.details == nil {
-		return m.renderCandidateDetail(c, width)
+func (o *overviewScreen) candidateDetail(s *state, c *Candidate, width int) []string {
+	if o.details == nil {
+		return o.renderCandidateDetail(s, c, width)
 	}
-	d := m.details
-	if d.lines == nil || d.c != c || d.rev != c.rev || d.width != width || d.tracing != m.snap.Tracing {
-		*d = detailMemo{c: c, rev: c.rev, width: width, tracing: m.snap.Tracing, lines: m.renderCandidateDetail(c, width)}
+	d := o.details
+	if d.lines == nil || d.c != c || d.rev != c.rev || d.width != width || d.tracing != s.snap.Tracing {
+		*d = detailMemo{c: c, rev: c.rev, width: width, tracing: s.snap.Tracing, lines: o.renderCandidateDetail(s, c, width)}
 	}
 	return d.lines
 }
 
 // renderCandidateDetail is the block under the table for the selected row.
-func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
-	st := m.st
+func (o *overviewScreen) renderCandidateDetail(s *state, c *Candidate, width int) []string {
+	st := s.st
 	head := []string{c.Name}
 	for _, s := range []string{c.Provider, c.Region, c.Target} {
 		if s != "" {
@@ -678,20 +736,20 @@ func (m *Model) renderCandidateDetail(c *Candidate, width int) []string {
 	}
 	lines := []string{st.Title.Render(line(" "+strings.Join(head, " · "), width))}
 	// Two lines when the checks do not fit in one: a verdict is not cut.
-	lines = append(lines, wrapLines(m.detailSLA(c), width, 2, "     ", "  ")...)
-	lines = append(lines, line(m.detailCost(c), width))
-	return append(lines, line(m.detailRoute(c), width))
+	lines = append(lines, wrapLines(o.detailSLA(s, c), width, 2, "     ", "  ")...)
+	lines = append(lines, line(o.detailCost(s, c), width))
+	return append(lines, line(o.detailRoute(s, c), width))
 }
 
 // detailSLA is the detail's SLA line: the verdict, then each check with
 // what was measured and (but for the line class) what is required.
-func (m *Model) detailSLA(c *Candidate) string {
-	st := m.st
+func (o *overviewScreen) detailSLA(s *state, c *Candidate) string {
+	st := s.st
 	var sla strings.Builder
 	switch {
 	case c.Reference:
 		sla.WriteString(" SLA - (a reference row, not a candidate)")
-	case !c.slaKnown() && !hasThresholds(m.snap.SLA):
+	case !c.slaKnown() && !hasThresholds(s.snap.SLA):
 		sla.WriteString(" SLA - (the candidates file sets no thresholds)")
 	case !c.slaKnown():
 		sla.WriteString(" SLA …")
@@ -738,8 +796,8 @@ func (m *Model) detailSLA(c *Candidate) string {
 
 // detailCost is the detail's cost line: the monthly total, in the base
 // currency too, as the offered scheme plus the items.
-func (m *Model) detailCost(c *Candidate) string {
-	st := m.st
+func (o *overviewScreen) detailCost(s *state, c *Candidate) string {
+	st := s.st
 	cost := " Cost "
 	switch {
 	case c.Cost.Err != "":
@@ -773,8 +831,8 @@ func (m *Model) detailCost(c *Candidate) string {
 
 // detailRoute is the detail's route line: the line class and hop count of
 // each direction traced, and what is missing.
-func (m *Model) detailRoute(c *Candidate) string {
-	st := m.st
+func (o *overviewScreen) detailRoute(s *state, c *Candidate) string {
+	st := s.st
 	rt := " Route "
 	if c.Forward != nil {
 		rt += fmt.Sprintf("forward %s, %s", orDash(c.Forward.LineClass), hopsText(len(c.Forward.Hops)))
@@ -788,7 +846,7 @@ func (m *Model) detailRoute(c *Candidate) string {
 		}
 		rt += fmt.Sprintf("return %s, %s", orDash(c.Return.LineClass), hopsText(len(c.Return.Hops)))
 	}
-	tracing := m.snap.Tracing && c.Forward == nil
+	tracing := s.snap.Tracing && c.Forward == nil
 	failed := ""
 	if c.Forward == nil && c.fwdErr != "" {
 		failed, _, _ = strings.Cut(c.fwdErr, "\n")

@@ -1,10 +1,6 @@
 package tui
 
-import (
-	"fmt"
-
-	"github.com/linecheck/linecheck/internal/route"
-)
+import "github.com/linecheck/linecheck/internal/route"
 
 // RoutePath is one path of a multipath trace (trace --multipath) as the
 // route screen shows it: its flows, share and line class, and its hops
@@ -78,37 +74,4 @@ func pathHops(p route.Path) []route.Hop {
 		hops = append(hops, hop)
 	}
 	return hops
-}
-
-// withPath is r as the route screen shows it with path m.path chosen (f):
-// the path's hops and class in place of the route's, and a note for the
-// subtitle saying which path it is and how to switch; r itself (and a
-// note counting the paths) when m.path is 0 or r has no paths.
-func (m *Model) withPath(r *Route) (*Route, string) {
-	if r == nil || len(r.Paths) == 0 {
-		return r, ""
-	}
-	n := m.path % (len(r.Paths) + 1)
-	if n == 0 {
-		// Every path's hops as traced: their SNT counts the discovery's
-		// probes too, a path's own view only its flow's cycles.
-		return r, fmt.Sprintf(" · f: paths (%d) · every path, SNT with discovery", len(r.Paths))
-	}
-	p := r.Paths[n-1]
-	shown := *r
-	shown.Hops, shown.LineClass, shown.Confidence, shown.Rule = p.Hops, p.LineClass, p.Confidence, p.Rule
-	// The route's notes and AS path are of every path's hops together.
-	shown.Notes, shown.ASPath, shown.Paths = nil, "", nil
-	return &shown, fmt.Sprintf(" · path %d of %d (%s, %.0f%% of flows) · f: next path", p.Path, p.Of, route.FlowsPhrase(p.Flows), p.Share*100)
-}
-
-// nextPath shows the route's next path (f): every path's hops as traced,
-// then path 1, 2 … and round again.
-func (m *Model) nextPath() {
-	r := m.baseRoute(m.current())
-	if r == nil || len(r.Paths) == 0 {
-		return
-	}
-	m.path = (m.path%(len(r.Paths)+1) + 1) % (len(r.Paths) + 1)
-	m.scroll, m.hop = 0, -1
 }

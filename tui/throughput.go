@@ -39,10 +39,10 @@ func init() {
 
 // overviewColumnsShown is overviewColumns with THRU before SLA when a
 // candidate has a throughput test.
-func (m *Model) overviewColumnsShown() []column[overviewRow] {
+func (s *state) overviewColumnsShown() []column[overviewRow] {
 	has := false
-	for i := range m.snap.Candidates {
-		if c := &m.snap.Candidates[i]; c.Throughput != nil || c.BWTest != "" {
+	for i := range s.snap.Candidates {
+		if c := &s.snap.Candidates[i]; c.Throughput != nil || c.BWTest != "" {
 			has = true
 		}
 	}
@@ -85,48 +85,48 @@ func mbOr(v *float64, f func(float64) string) string {
 }
 
 // applyThroughputStart marks the candidate's live test under way.
-func (m *Model) applyThroughputStart(u ThroughputStartMsg) {
-	c := m.find(u.Candidate)
+func (s *state) applyThroughputStart(u ThroughputStartMsg) {
+	c := s.find(u.Candidate)
 	if c == nil {
 		return
 	}
 	c.bwRunning = true
-	m.bwHint = ""
-	m.bwNote = fmt.Sprintf("measuring throughput of %s: %s %v from %s port %d, probes paused",
+	s.bwHint = ""
+	s.bwNote = fmt.Sprintf("measuring throughput of %s: %s %v from %s port %d, probes paused",
 		c.Name, u.Start.Direction, u.Start.Time, u.Start.Test.Addr, u.Start.Test.Port)
-	m.touched(c)
+	s.touched(c)
 }
 
 // applyThroughput takes a live test's outcome: its figures become the
 // candidate's throughput (THRU, the thru check, the cost screen's carried
 // line); a failure is a warning in the status line and keeps what was
 // there (nothing, "-", before a first good test).
-func (m *Model) applyThroughput(u ThroughputMsg) {
-	c := m.find(u.Candidate)
+func (s *state) applyThroughput(u ThroughputMsg) {
+	c := s.find(u.Candidate)
 	if c == nil || u.Throughput == nil {
 		return
 	}
 	c.bwRunning = false
-	m.bwNote = ""
+	s.bwNote = ""
 	tp := u.Throughput
 	if tp.Error != "" {
-		m.fail(fmt.Errorf("%s: throughput test: %s", c.Name, tp.Error))
+		s.fail(fmt.Errorf("%s: throughput test: %s", c.Name, tp.Error))
 	}
 	if tp.P5 != nil || c.Throughput == nil || c.Throughput.P5 == nil {
 		c.Throughput = tp
 	}
-	m.touched(c)
+	s.touched(c)
 }
 
 // askThroughput is the b key: a round of live throughput tests now.
-func (m *Model) askThroughput() {
-	t, ok := m.src.(interface{ TestThroughput() bool })
+func (s *state) askThroughput() {
+	t, ok := s.src.(interface{ TestThroughput() bool })
 	switch {
-	case m.bwNote != "":
-		m.bwHint = "" // a round is under way
+	case s.bwNote != "":
+		s.bwHint = "" // a round is under way
 	case ok && t.TestThroughput():
-		m.bwHint = "throughput tests asked for…"
+		s.bwHint = "throughput tests asked for…"
 	default:
-		m.bwHint = "no live throughput test: no candidate names a bandwidth_test (or this is a replay)"
+		s.bwHint = "no live throughput test: no candidate names a bandwidth_test (or this is a replay)"
 	}
 }
