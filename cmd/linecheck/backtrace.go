@@ -110,7 +110,7 @@ Examples:
 		f.Float64Var(&o.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 targets only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 targets only")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.StringVar(&o.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")

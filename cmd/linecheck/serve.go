@@ -399,14 +399,7 @@ func serveCompareReport(w io.Writer, r *compare.Result, name string) (string, er
 			return "", err
 		}
 	}
-	ct := "text/plain; charset=utf-8"
-	switch f {
-	case report.FormatHTML:
-		ct = "text/html; charset=utf-8"
-	case report.FormatJSON:
-		ct = "application/json"
-	}
-	return ct, report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
+	return f.ContentType(), report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
 }
 
 // serveProber runs serve's cycles on the probe engine. Pacing, backoff and

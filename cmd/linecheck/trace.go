@@ -218,7 +218,7 @@ func newTraceCmd() *cobra.Command {
 		f.Float64Var(&o.rate, "rate", probe.DefaultTraceRate, "packets per second while a cycle is sent")
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		switchVarP(f, &o.format, "json", "j", "json", "as mtr -j: --format json")
 		f.BoolVarP(&o.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
 		f.BoolVarP(&o.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; AS number, network and country are shown by default (--no-asn turns them off)")

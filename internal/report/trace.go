@@ -54,7 +54,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	if v.Direction == "" {
 		v.Direction = Forward
 	}
-	if format == FormatCSV {
+	if format.Machine() {
 		ts := []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
 		if tr.Multipath != nil {
 			ts = append(ts, tracePathsCSV(tr))
