@@ -199,7 +199,7 @@ func newTraceCmd() *cobra.Command {
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
-		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
+		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: "+probe.ProtocolNames(probe.TraceProtocols())+" (or the switches -I, -U, -T)")
 		switchVarP(f, &o.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
 		switchVarP(f, &o.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
 		switchVarP(f, &o.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
