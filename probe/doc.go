@@ -12,7 +12,7 @@
 // counted apart (docs/definitions.md). The sweep algorithm is written once,
 // on an injected clock (PingConfig.Clock), over a small per-protocol driver
 // (ICMP echo in ping_icmp.go, TCP connect in ping_tcp.go; a new protocol is
-// one file plus its line in pingProtocols). Sweep takes targets of
+// one file plus its line in protocols, protocol.go). Sweep takes targets of
 // mixed protocols (ICMP echo, TCP connect to per-target ports) and runs one
 // such sweep per protocol and port, side by side, sharing one rate cap;
 // compare, tui and serve probe through it.

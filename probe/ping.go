@@ -65,7 +65,7 @@ type PingConfig struct {
 	Rate    float64 // global packets-per-second cap over all targets
 	TCPPort int     // the port probed (TCP connect); set alone, it selects TCP
 	// Protocol is what is probed: ICMP echo (the default, "") or TCP
-	// connect time (pingProtocols).
+	// connect time (PingProtocols).
 	Protocol Protocol
 	Network  string // "ip4", "ip6" or "" (both)
 	// Socket selects the ICMP socket: "" or "auto" (unprivileged datagram
@@ -197,7 +197,7 @@ func pingTargets(ctx context.Context, ts []Target, cfg PingConfig, onRecord func
 	if len(ts) == 0 {
 		return nil, errors.New("no targets")
 	}
-	pp, ok := pingProtocols[cfg.protocol()]
+	pp, ok := pingProtocolOf(cfg.protocol())
 	if !ok {
 		return nil, fmt.Errorf("ping: protocol %q: use %s", cfg.protocol(), pingProtocolNames())
 	}

@@ -42,6 +42,10 @@ type icmpDriver struct {
 	closeOnce  sync.Once
 }
 
+// icmpSpec is ICMP: echo requests for ping, ICMP probes for trace
+// (raw sockets, or unprivileged datagram sockets).
+var icmpSpec = protocolSpec{name: ICMP, ping: &pingProtocol{open: openICMPDriver}, trace: true}
+
 // openICMPDriver opens the echo sockets sweep r needs, by cfg.Socket's rule.
 func openICMPDriver(ctx context.Context, r *sweep) (pingDriver, error) {
 	d := &icmpDriver{r: r}

@@ -36,6 +36,11 @@ type tcpOutcome struct {
 	err error
 }
 
+// tcpSpec is TCP: connect time for ping, SYN probes for trace (port
+// DefaultTCPPort unless given).
+var tcpSpec = protocolSpec{name: TCP, ping: &pingProtocol{open: openTCPDriver, port: true}, trace: true,
+	port: true, tracePort: DefaultTCPPort}
+
 // openTCPDriver needs no socket until the first probe.
 func openTCPDriver(ctx context.Context, r *sweep) (pingDriver, error) {
 	return &tcpDriver{r: r, port: strconv.Itoa(r.cfg.TCPPort), ctx: ctx, signal: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}, nil

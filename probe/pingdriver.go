@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -14,7 +13,8 @@ import (
 // duplicate and foreign accounting — is written once, over this interface
 // (sweep.loop), and is tested with a fake driver on a fake clock.
 //
-// A new protocol is one file with its driver plus its line in pingProtocols.
+// A new protocol is one file with its driver and its protocolSpec, plus
+// its line in protocols (protocol.go).
 type pingDriver interface {
 	// send sends the probes numbered idx, already marked pending (probe i
 	// goes to target i % T); it may place each probe's send time more
@@ -43,22 +43,20 @@ type pingProtocol struct {
 	port bool
 }
 
-// pingProtocols are the protocols of Ping, PingTargets and Sweep
-// (PingConfig.protocol, SweepTarget.Protocol), one line each.
-var pingProtocols = map[Protocol]pingProtocol{
-	ICMP: {open: openICMPDriver},            // ping_icmp.go
-	TCP:  {open: openTCPDriver, port: true}, // ping_tcp.go
+// pingProtocolOf is p's ping driver, when protocols gives it one: the
+// protocols of Ping, PingTargets and Sweep (PingConfig.protocol,
+// SweepTarget.Protocol).
+func pingProtocolOf(p Protocol) (pingProtocol, bool) {
+	if s, ok := protocolOf(p); ok && s.ping != nil {
+		return *s.ping, true
+	}
+	return pingProtocol{}, false
 }
 
-// pingProtocolNames lists pingProtocols for a message ("icmp or tcp").
+// pingProtocolNames lists the ping protocols for a message ("icmp or
+// tcp"), in alphabetical order.
 func pingProtocolNames() string {
-	var ns []string
-	for p := range pingProtocols {
-		ns = append(ns, string(p))
-	}
-	sort.Strings(ns)
-	if len(ns) < 2 {
-		return strings.Join(ns, "")
-	}
-	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
+	ps := PingProtocols()
+	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	return ProtocolNames(ps)
 }

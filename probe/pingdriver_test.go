@@ -224,20 +224,21 @@ func TestSweepCancelledLeavesInFlightProbesOut(t *testing.T) {
 	}
 }
 
-// A new protocol is one driver plus its line in pingProtocols: a fake one
+// A new protocol is one driver plus its line in protocols: a fake one
 // registered here is swept by Sweep like icmp and tcp (grouped by port,
 // scheduled on the injected clock, its records named after it), and its
 // targets must name a port as it says. No socket is opened.
 func TestANewProtocolIsOneDriverAndItsLine(t *testing.T) {
 	clk := &stepClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	pingProtocols["fake"] = pingProtocol{port: true, open: func(_ context.Context, r *sweep) (pingDriver, error) {
+	saved := protocols
+	defer func() { protocols = saved }()
+	protocols = append(append([]protocolSpec(nil), protocols...), protocolSpec{name: "fake", ping: &pingProtocol{port: true, open: func(_ context.Context, r *sweep) (pingDriver, error) {
 		script := map[int][]fakeReply{}
 		for i := range r.total() {
 			script[i] = []fakeReply{{after: ms(2), probe: -1}}
 		}
 		return &fakePing{r: r, clk: clk, script: script, start: clk.now, sends: make([]time.Time, r.total())}, nil
-	}}
-	defer delete(pingProtocols, "fake")
+	}}})
 	a := Target{Name: "a", Addr: netip.MustParseAddr("127.0.0.1")}
 	b := Target{Name: "b", Addr: netip.MustParseAddr("127.0.0.2")}
 	var recs []Record

@@ -182,7 +182,7 @@ func groupSweep(ts []SweepTarget) ([]*sweepGroup, error) {
 		if proto == "" {
 			proto = ICMP
 		}
-		pp, ok := pingProtocols[proto]
+		pp, ok := pingProtocolOf(proto)
 		if !ok {
 			return nil, fmt.Errorf("target %s: protocol %q: a sweep probes %s", t.Name, t.Protocol, pingProtocolNames())
 		}

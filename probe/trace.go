@@ -67,19 +67,13 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
-	switch c.Proto {
-	case ICMP:
+	switch spec, _ := protocolOf(c.Proto); {
+	case !spec.trace:
+		return c, fmt.Errorf("protocol %q: use %s", c.Proto, ProtocolNames(TraceProtocols()))
+	case !spec.port:
 		c.Port = 0
-	case UDP:
-		if c.Port == 0 {
-			c.Port = DefaultUDPPort
-		}
-	case TCP:
-		if c.Port == 0 {
-			c.Port = DefaultTCPPort
-		}
-	default:
-		return c, fmt.Errorf("protocol %q: use icmp, udp or tcp", c.Proto)
+	case c.Port == 0:
+		c.Port = spec.tracePort
 	}
 	switch {
 	case c.Mode == "" || c.Mode == ModeRaw:

@@ -1,7 +1,5 @@
 package probe
 
-import "fmt"
-
 // Protocol is how a target is probed. Its string is the name used on the
 // command line, in candidates files and in every JSON document.
 type Protocol string
@@ -12,17 +10,6 @@ const (
 	TCP  Protocol = "tcp"  // TCP connect time (ping), TCP SYN probes (trace)
 	UDP  Protocol = "udp"  // UDP probes (trace only)
 )
-
-// ParseProtocol reads a protocol name; "" is ICMP.
-func ParseProtocol(s string) (Protocol, error) {
-	switch p := Protocol(s); p {
-	case "":
-		return ICMP, nil
-	case ICMP, TCP, UDP:
-		return p, nil
-	}
-	return "", fmt.Errorf("protocol %q: use icmp, tcp or udp", s)
-}
 
 // Status is one probe's outcome. Its string is the "status" of a
 // linecheck.probe/v1 record.

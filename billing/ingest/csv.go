@@ -442,6 +442,23 @@ type csvResult struct {
 	err   *ReadError // Line is relative to the chunk
 }
 
+// csvReader reads CSV with a header row: a first line with a comma and a
+// letter, detected last.
+var csvReader = trafficReader{name: "csv", rank: 60,
+	detect: func(s []byte) bool {
+		lines := firstLines(s, 1)
+		return s[0] != '{' && s[0] != '<' && len(lines) >= 1 && bytes.IndexByte(lines[0], ',') >= 0 &&
+			bytes.ContainsFunc(lines[0], func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+	},
+	read: func(in readInput) ([]*billing.Series, error) {
+		series, err := readCSV(in.br, in.name, in.opts, in.src)
+		if err == nil {
+			cutLastLine(series, in.name, in.src, in.tail)
+		}
+		return series, err
+	},
+}
+
 func readCSV(br *bufio.Reader, file string, opts ReadOptions, src mapped) ([]*billing.Series, error) {
 	var (
 		line int64

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -10,8 +11,9 @@ import (
 const detectBytes = 64 << 10
 
 // detect names the format of a traffic log from its first bytes, never from
-// its file name: JSON is told apart by its keys, XML by its root element, an
-// MRTG log by its line shapes (3 then 5 numbers), a CSV by its header row.
+// its file name, asking each reader's detect in rank order: JSON is told
+// apart by its keys, XML by its root element, an MRTG log by its line
+// shapes (3 then 5 numbers), a CSV by its header row.
 func detect(head []byte, file string) (string, error) {
 	s := bytes.TrimPrefix(head, []byte("\ufeff"))
 	s = bytes.TrimLeft(s, " \t\r\n")
@@ -22,36 +24,42 @@ func detect(head []byte, file string) (string, error) {
 	if len(s) == 0 {
 		return "", &ReadError{File: file, Line: 1, Msg: "the input is empty: no traffic data to bill", Err: ErrEmpty}
 	}
+	byRank := slices.Clone(readers)
+	slices.SortStableFunc(byRank, func(a, b trafficReader) int { return a.rank - b.rank })
+	for _, r := range byRank {
+		if r.detect(s) {
+			return r.name, nil
+		}
+	}
 	switch s[0] {
 	case '{':
-		switch {
-		case bytes.Contains(s, []byte(`"vnstatversion"`)) || bytes.Contains(s, []byte(`"jsonversion"`)):
-			return "vnstat", nil
-		case bytes.Contains(s, []byte(`"resultType"`)) || bytes.Contains(s, []byte(`"status"`)):
-			return "prometheus", nil
-		case bytes.Contains(s, []byte(`"meta"`)) && (bytes.Contains(s, []byte(`"legend"`)) || bytes.Contains(s, []byte(`RRDtool`))):
-			return "rrdtool-json", nil
+		var js []string
+		for _, r := range readers {
+			if r.jsonTitle != "" {
+				js = append(js, r.jsonTitle)
+			}
 		}
-		return "", unknown("JSON that is neither vnstat --json, rrdtool xport --json nor a Prometheus query_range response")
+		return "", unknown("JSON that is neither %s nor %s", strings.Join(js[:len(js)-1], ", "), js[len(js)-1])
 	case '<':
-		switch {
-		case bytes.Contains(s, []byte("<xport")):
-			return "rrdtool-xml", nil
-		case bytes.Contains(s, []byte("<vnstat")):
+		if bytes.Contains(s, []byte("<vnstat")) {
 			return "", unknown("vnstat XML is not read; use vnstat --json")
 		}
 		return "", unknown("XML that is not an rrdtool xport")
 	}
-	lines := firstLines(s, 3)
-	if len(lines) >= 2 && numericFields(lines[0]) == 3 && numericFields(lines[1]) == 5 {
-		return "mrtg", nil
-	}
-	if len(lines) >= 1 && bytes.IndexByte(lines[0], ',') >= 0 && bytes.ContainsFunc(lines[0], func(r rune) bool {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-	}) {
-		return "csv", nil
-	}
 	return "", unknown("not a recognised traffic log")
+}
+
+// jsonWith tells whether s is a JSON object holding any of keys (quoted).
+func jsonWith(s []byte, keys ...string) bool {
+	if s[0] != '{' {
+		return false
+	}
+	for _, k := range keys {
+		if bytes.Contains(s, []byte(k)) {
+			return true
+		}
+	}
+	return false
 }
 
 // binaryHead says what a log's first bytes are when they are not text at

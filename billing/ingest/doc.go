@@ -17,6 +17,13 @@
 // mapped rather than read; a file truncated under the mapping is an error,
 // not SIGBUS).
 //
+// Each format is a trafficReader (read.go): its name, its rank in
+// detection, how its first bytes are told, its reader. It is defined in the
+// format's own file beside its parser and listed once in read.go's readers,
+// which give Formats (--input's help and the unknown-format message) and
+// detect's order. A new format is its file, its line there, its test and
+// testdata.
+//
 // Every error for bad input is a *ReadError naming file:line and field.
 // docs/readers.md describes each format's conventions.
 package ingest

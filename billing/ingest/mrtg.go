@@ -75,6 +75,15 @@ const mrtgFillRun = 7
 // seen on the oldest daily row of a new log): a gap, not a negative rate.
 const mrtgUnset = "-9223372036854775808"
 
+// mrtgReader reads MRTG logs: a line of 3 numbers, then lines of 5.
+var mrtgReader = trafficReader{name: "mrtg", rank: 50,
+	detect: func(s []byte) bool {
+		lines := firstLines(s, 3)
+		return len(lines) >= 2 && numericFields(lines[0]) == 3 && numericFields(lines[1]) == 5
+	},
+	read: func(in readInput) ([]*billing.Series, error) { return readMRTG(in.br, in.name, in.opts) },
+}
+
 func readMRTG(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	rows, keys, err := scanMRTG(r, file)
 	if err != nil {

@@ -37,6 +37,13 @@ var (
 )
 
 // readPrometheus reads a saved query_range answer.
+// prometheusReader reads a Prometheus query_range response, told by its
+// "resultType" or "status".
+var prometheusReader = trafficReader{name: "prometheus", rank: 20, jsonTitle: "a Prometheus query_range response",
+	detect: func(s []byte) bool { return jsonWith(s, `"resultType"`, `"status"`) },
+	read:   func(in readInput) ([]*billing.Series, error) { return readPrometheus(in.br, in.name, in.opts) },
+}
+
 func readPrometheus(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	var results []*PromResult
 	a, err := DecodePromMatrix(r, file, PromDecodeOptions{KeepLines: true}, func(res *PromResult) error {

@@ -16,10 +16,70 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
+// trafficReader is one traffic-log format: each is one file (csv.go,
+// mrtg.go, vnstat.go, rrdtool.go, prometheus.go) that defines its
+// trafficReader beside its parser, and one line of readers below.
+type trafficReader struct {
+	// name is the format's name: ReadOptions.Format, --input, Series.Format.
+	name string
+	// rank orders detection: the readers' detect run from the lowest rank
+	// up, and the first that claims the input names its format.
+	rank int
+	// detect tells from a log's first bytes (byte-order mark and leading
+	// blanks removed; never empty) whether it is this format's.
+	detect func(s []byte) bool
+	// jsonTitle, for a JSON format, names it in the message for JSON no
+	// reader claims ("vnstat --json").
+	jsonTitle string
+	// read parses the log.
+	read func(in readInput) ([]*billing.Series, error)
+}
+
+// readInput is what a reader reads: the buffered log, its name for
+// messages, the options, and for a file mapped or read whole its bytes
+// (src) or else the stream's tail (tail).
+type readInput struct {
+	br   *bufio.Reader
+	name string
+	opts ReadOptions
+	src  mapped
+	tail *tailWatch
+}
+
+// readers are the traffic-log formats, in the order Formats lists them. A
+// new format is its file and its line in init below.
+var readers []trafficReader
+
 // Formats lists the traffic-log formats Read understands (the values of
 // ReadOptions.Format), for --input help. Detection by content picks one of them
 // when the format is not forced.
-var Formats = []string{"csv", "mrtg", "vnstat", "rrdtool-xml", "rrdtool-json", "prometheus"}
+var Formats []string
+
+// init fills readers (not an initializer: the readers' functions reach
+// ReadOptions.check, which reads Formats).
+func init() {
+	readers = []trafficReader{
+		csvReader,
+		mrtgReader,
+		vnstatReader,
+		rrdXMLReader,
+		rrdJSONReader,
+		prometheusReader,
+	}
+	for _, r := range readers {
+		Formats = append(Formats, r.name)
+	}
+}
+
+// readerOf is the reader of format name.
+func readerOf(name string) (trafficReader, bool) {
+	for _, r := range readers {
+		if r.name == name {
+			return r, true
+		}
+	}
+	return trafficReader{}, false
+}
 
 // Units lists the values of ReadOptions.Units for CSV input.
 var Units = []string{"bytes", "bps", "counter32", "counter64", "counter"}
@@ -218,24 +278,11 @@ func read(r io.Reader, name string, opts ReadOptions, src mapped) ([]*billing.Se
 			return nil, err
 		}
 	}
-	var series []*billing.Series
-	switch format {
-	case "csv":
-		series, err = readCSV(br, name, opts, src)
-		if err == nil {
-			cutLastLine(series, name, src, tail)
-		}
-	case "mrtg":
-		series, err = readMRTG(br, name, opts)
-	case "vnstat":
-		series, err = readVnstat(br, name, opts)
-	case "rrdtool-xml":
-		series, err = readRRDXML(br, name, opts)
-	case "rrdtool-json":
-		series, err = readRRDJSON(br, name, opts)
-	case "prometheus":
-		series, err = readPrometheus(br, name, opts)
+	rd, ok := readerOf(format)
+	if !ok {
+		return nil, fmt.Errorf("format %q: use one of %s", format, strings.Join(Formats, ", "))
 	}
+	series, err := rd.read(readInput{br: br, name: name, opts: opts, src: src, tail: tail})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -178,6 +179,21 @@ func rrdSeries(file string, metaLine int64, doc *rrdDoc, opts ReadOptions) ([]*b
 		return nil, err
 	}
 	return []*billing.Series{b.finish()}, nil
+}
+
+// rrdXMLReader reads rrdtool xport's XML, told by its root element.
+var rrdXMLReader = trafficReader{name: "rrdtool-xml", rank: 40,
+	detect: func(s []byte) bool { return s[0] == '<' && bytes.Contains(s, []byte("<xport")) },
+	read:   func(in readInput) ([]*billing.Series, error) { return readRRDXML(in.br, in.name, in.opts) },
+}
+
+// rrdJSONReader reads rrdtool xport --json: "meta" with a legend or
+// rrdtool's name; after vnstat and Prometheus, whose keys decide first.
+var rrdJSONReader = trafficReader{name: "rrdtool-json", rank: 30, jsonTitle: "rrdtool xport --json",
+	detect: func(s []byte) bool {
+		return jsonWith(s, `"meta"`) && (bytes.Contains(s, []byte(`"legend"`)) || bytes.Contains(s, []byte(`RRDtool`)))
+	},
+	read: func(in readInput) ([]*billing.Series, error) { return readRRDJSON(in.br, in.name, in.opts) },
 }
 
 func readRRDXML(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {

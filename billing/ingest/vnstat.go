@@ -40,6 +40,12 @@ type vnstatIface struct {
 	noStamp bool
 }
 
+// vnstatReader reads vnstat --json, told by its version keys.
+var vnstatReader = trafficReader{name: "vnstat", rank: 10, jsonTitle: "vnstat --json",
+	detect: func(s []byte) bool { return jsonWith(s, `"vnstatversion"`, `"jsonversion"`) },
+	read:   func(in readInput) ([]*billing.Series, error) { return readVnstat(in.br, in.name, in.opts) },
+}
+
 func readVnstat(r io.Reader, file string, opts ReadOptions) ([]*billing.Series, error) {
 	d, err := newJSONDoc(r, file)
 	if err != nil {

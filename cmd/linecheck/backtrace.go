@@ -101,7 +101,7 @@ Examples:
 		f.StringVar(&o.targets, "targets", "", "target list `FILE` (YAML targets: [{name, carrier, city, addr}]) instead of the bundled set")
 		f.BoolVar(&o.list, "list", false, "list the target set (with sources) and exit; nothing is sent")
 		f.BoolVar(&o.bundled, "bundled", false, "trace the bundled target set without a terminal (scripts, cron)")
-		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp")
+		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: "+probe.ProtocolNames(probe.TraceProtocols()))
 		f.IntVarP(&o.port, "port", "p", 0, "destination port for udp (default 33434) and tcp (default 80); ignored for icmp")
 		f.IntVarP(&o.maxTTL, "max-ttl", "m", probe.DefaultMaxTTL, "highest TTL probed")
 		f.IntVarP(&o.cycles, "cycles", "c", 1, "rounds over all TTLs per target (mtr style)")
@@ -110,7 +110,7 @@ Examples:
 		f.Float64Var(&o.rate, "rate", DefaultBacktraceRate, "packets per second of all targets together")
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 targets only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 targets only")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		f.StringVar(&o.asnDB, "asn-db", "", "offline IP-to-ASN `FILE` (iptoasn TSV or .mmdb) used beside the bundled carrier table")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.StringVar(&o.prefixTable, "prefix-table", "", "carrier prefix `FILE` in the bundled table's format, ahead of the bundled table and the private/reserved exclusion")
@@ -283,11 +283,9 @@ func backtraceSelect(c *cobra.Command, o *backtraceOptions, targets []route.Back
 	if err != nil {
 		return nil, cfg, err
 	}
-	switch probe.Protocol(o.proto) {
-	case probe.ICMP, probe.UDP, probe.TCP:
-	default:
+	if !probe.Protocol(o.proto).Traces() {
 		// Before any target: each trace would fail alone and the run exit 0.
-		return nil, cfg, fmt.Errorf("--proto %q: use icmp, udp or tcp", o.proto)
+		return nil, cfg, fmt.Errorf("--proto %q: use %s", o.proto, probe.ProtocolNames(probe.TraceProtocols()))
 	}
 	if c.Flags().Changed("port") && o.proto != "icmp" {
 		if err := prCheckPort("--port", o.port); err != nil {

@@ -159,7 +159,7 @@ func newBillCmd() *cobra.Command {
 		f.StringVar(&o.stamp, "stamp", "", "CSV timestamps mark the interval start (default) or end")
 		f.StringSliceVar(&o.columns, "columns", nil, "in,out column names (rrdtool legends, CSV headers, Prometheus direction labels)")
 		f.StringVar(&o.units, "units", "", "CSV values: "+strings.Join(ingest.Units, ", ")+" (default from the header; readings that only rise, under counter names, are read as counters)")
-		f.StringVar(&o.format, "format", "table", "output: table, json, csv, markdown")
+		f.StringVar(&o.format, "format", "table", "output: "+report.FormatList())
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.BillCSVNames, ", ")+" (default bills)")
 		f.StringVar(&o.billedMbps, "billed-mbps", "", "invoice check: list the 95th rules (method, direction, gaps, each --tz zone) whose figure rounds to `X` Mbps at the invoice's precision")
 		f.StringVar(&o.billedAmount, "billed-amount", "", "invoice check: list the rules under which --offer's bill rounds to `MONEY`")

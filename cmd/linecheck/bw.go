@@ -170,7 +170,7 @@ func newBWCmd() *cobra.Command {
 		f.IntVarP(&o.length, "length", "l", 0, "block or datagram size in `BYTES` (default 128 KiB TCP, 1460 UDP)")
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		switchVarP(f, &o.format, "json", "J", "json", "as iperf3 -J: --format json")
 		f.StringVarP(&o.client, "client", "c", "", "the `SERVER` to test against, as iperf3 -c SERVER (the same as the SERVER argument)")
 		f.StringVar(&o.listen, "listen", "", "run a server on `[ADDR:]PORT` for iperf3 clients (ADDR defaults to 127.0.0.1)")

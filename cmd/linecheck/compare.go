@@ -146,7 +146,7 @@ func newCompareCmd() *cobra.Command {
 		f.BoolVar(&o.offline, "offline", false, "use only the recordings; never send a probe")
 		hideHopsFlag(f, &o.hideHops)
 		f.BoolVar(&o.strict, "strict", false, "exit 1 when any candidate fails its SLA (default: only when none passes)")
-		f.StringVar(&o.format, "format", "table", "report format: table, json, csv, markdown or html")
+		f.StringVar(&o.format, "format", "table", "report format: "+report.FormatList(report.CompareFormats...))
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
 		f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")

@@ -50,7 +50,7 @@ Examples:
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
-		f.StringVar(&o.format, "format", "table", "report format off a terminal: table, json, csv, markdown or html")
+		f.StringVar(&o.format, "format", "table", "report format off a terminal: "+report.FormatList(report.CompareFormats...))
 		hideHopsFlag(f, &o.hideHops)
 	})
 	return c

@@ -96,7 +96,7 @@ func newGPUCmd() *cobra.Command {
 		f.StringVar(&o.topo, "topo", "", "read nvidia-smi topo -m from `FILE`")
 		f.StringVar(&o.contract, "contract", "", "check against the gpu: block of `FILE` (YAML)")
 		f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi `PROGRAM` to run when no input is given")
-		f.StringVar(&o.format, "format", "table", "output `FORMAT`: table, json, csv, markdown")
+		f.StringVar(&o.format, "format", "table", "output `FORMAT`: "+report.FormatList())
 		f.BoolVar(&o.wide, "wide", false, "keep every column of a table on one line")
 		f.BoolVar(&o.watch, "watch", false, "sample temperature, power, clocks, utilisation, throttle reasons and ECC every --every until stopped, journaling every sample (see Under load)")
 		durationVarP(f, &o.every, "every", "", 5*time.Second, "time between samples of a --watch (5s, 1m, or seconds)")

@@ -138,7 +138,7 @@ Examples:
 		f.StringVar(&o.socket, "socket", "auto", "ICMP socket: auto (unprivileged datagram first, raw fallback), dgram or raw")
 		f.BoolVar(&o.allowLarge, "allow-large", false, "allow sweeping a CIDR of more than 256 addresses")
 		f.BoolVar(&o.allowBroadcast, "allow-broadcast", false, "allow broadcast and multicast targets")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		f.BoolVar(&o.stream, "stream", false, "write one NDJSON record per probe (linecheck.probe/v1) to stdout; the summary goes to stderr")
 		f.StringVar(&o.streamFile, "stream-file", "", "write the NDJSON probe records to `FILE` (the summary stays on stdout)")
 		f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line; a CIDR sweep prints its one summary line instead of a row per address")

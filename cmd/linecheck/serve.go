@@ -171,7 +171,7 @@ func newServeCmd() *cobra.Command {
 	lazyFlags(c, func(f *pflag.FlagSet) {
 		f.StringVar(&o.config, "config", "", "candidates `FILE` (YAML, compare's schema; names and targets are required)")
 		f.StringVar(&o.targets, "targets", "", "backtrace target list `FILE` (targets: [{name, carrier, city, addr}]): return routes labelled by carrier and city")
-		f.StringVar(&o.targetProto, "targets-proto", "icmp", "how the --targets list is probed (ping and trace): icmp or tcp")
+		f.StringVar(&o.targetProto, "targets-proto", "icmp", "how the --targets list is probed (ping and trace): "+probe.ProtocolNames(probe.PingProtocols()))
 		f.IntVar(&o.targetPort, "targets-port", 80, "destination port of the --targets list with --targets-proto tcp")
 		f.StringVar(&o.listen, "listen", "127.0.0.1:9427", "address to serve /metrics on")
 		f.IntVarP(&o.count, "count", "c", 10, "probes per target per cycle")
@@ -399,14 +399,7 @@ func serveCompareReport(w io.Writer, r *compare.Result, name string) (string, er
 			return "", err
 		}
 	}
-	ct := "text/plain; charset=utf-8"
-	switch f {
-	case report.FormatHTML:
-		ct = "text/html; charset=utf-8"
-	case report.FormatJSON:
-		ct = "application/json"
-	}
-	return ct, report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
+	return f.ContentType(), report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
 }
 
 // serveProber runs serve's cycles on the probe engine. Pacing, backoff and
@@ -466,15 +459,15 @@ func (p *serveProber) multipath(ctx context.Context, t exporter.Resolved) (*rout
 // with icmp or tcp only (a UDP "ping" has no reply to time), and a port
 // given for icmp would be ignored silently.
 func serveTargetsProto(c *cobra.Command, o serveOptions) (probe.Protocol, error) {
-	p, err := probe.ParseProtocol(o.targetProto)
+	p, err := probe.ParsePingProtocol(o.targetProto)
 	switch {
-	case err != nil || p == probe.UDP:
-		return "", fmt.Errorf("--targets-proto %q: use icmp or tcp (serve times pings; a UDP probe has no reply to time)", o.targetProto)
+	case err != nil:
+		return "", fmt.Errorf("--targets-proto %q: use %s (serve times pings; a UDP probe has no reply to time)", o.targetProto, probe.ProtocolNames(probe.PingProtocols()))
 	case (c.Flags().Changed("targets-proto") || c.Flags().Changed("targets-port")) && o.targets == "":
 		return "", errors.New("--targets-proto and --targets-port apply to --targets FILE, which is not given (a candidates file names each target's protocol and port itself)")
-	case p == probe.ICMP && c.Flags().Changed("targets-port"):
+	case !p.HasPort() && c.Flags().Changed("targets-port"):
 		return "", errors.New("--targets-port applies to --targets-proto tcp: ICMP has no port")
-	case p == probe.TCP:
+	case p.HasPort():
 		if err := prCheckPort("--targets-port", o.targetPort); err != nil {
 			return "", err
 		}
@@ -503,7 +496,7 @@ func serveTargets(config, targets string, proto probe.Protocol, port int) (expor
 		}
 		for _, t := range ts {
 			et := exporter.Target{Candidate: "backtrace", Addr: t.Addr, Protocol: proto, Carrier: t.Carrier, City: t.City}
-			if proto == probe.TCP {
+			if proto.HasPort() {
 				et.Port = port
 			}
 			out.Targets = append(out.Targets, et)

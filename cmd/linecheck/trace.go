@@ -96,10 +96,11 @@ from the bundled IP-to-AS dataset (or the newer copy 'linecheck asn update'
 fetched), and the header the AS path, the networks the route crosses with the
 TTL where each begins; --no-asn leaves them out. Nothing is looked up online.
 
---replay FILE reads a recorded trace instead of probing: linecheck's own JSON
-or the output of 'mtr --json', and prints it in any --format; --direction
-return labels a recording made on the server toward you. A TTL the recording
-has no entry for reads "not recorded".
+--replay FILE reads a recorded trace instead of probing and prints it in any
+--format; --direction return labels a recording made on the server toward
+you. A TTL the recording has no entry for reads "not recorded". The recorded
+traces it reads:
+{replay-formats}
 
 Under the table: the line class, the direction it was measured in (forward:
 from here toward TARGET; return: recorded from the server), its confidence and
@@ -160,12 +161,26 @@ Examples:
   linecheck trace --multipath -U --confidence 99 --cycles 20 -i 0.2 127.0.0.1 --format json
   mtr --json -n -c 10 127.0.0.1 > mtr.json; linecheck trace --replay mtr.json`
 
+// replayFormatsHelp lists the trace-file formats --replay reads, one line
+// each, from the registry (route.TraceFormats).
+func replayFormatsHelp() string {
+	var b strings.Builder
+	w := 0
+	for _, f := range route.TraceFormats() {
+		w = max(w, len(f.Name))
+	}
+	for _, f := range route.TraceFormats() {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Name, f.Title)
+	}
+	return b.String()
+}
+
 func newTraceCmd() *cobra.Command {
 	o := &traceOptions{}
 	c := &cobra.Command{
 		Use:   "trace [flags] TARGET",
 		Short: "Traceroute with mtr-style per-hop statistics (ICMP, UDP, TCP SYN; flow-stable)",
-		Long:  strings.Replace(traceLong, "{multipath}\n", multipathHelp, 1),
+		Long:  strings.NewReplacer("{multipath}\n", multipathHelp, "{replay-formats}\n", replayFormatsHelp()).Replace(traceLong),
 		Args: func(c *cobra.Command, args []string) error {
 			if o.replay != "" {
 				if len(args) > 0 {
@@ -184,7 +199,7 @@ func newTraceCmd() *cobra.Command {
 	}
 
 	lazyFlags(c, func(f *pflag.FlagSet) {
-		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: icmp, udp or tcp (or the switches -I, -U, -T)")
+		f.StringVar(&o.proto, "proto", "icmp", "probe protocol: "+probe.ProtocolNames(probe.TraceProtocols())+" (or the switches -I, -U, -T)")
 		switchVarP(f, &o.proto, "icmp", "I", "icmp", "probe with ICMP echo (traceroute -I): --proto icmp")
 		switchVarP(f, &o.proto, "udp", "U", "udp", "probe with UDP (traceroute -U, mtr -u): --proto udp")
 		switchVarP(f, &o.proto, "udp-mtr", "u", "udp", "the same as -U (mtr spells it -u)")
@@ -203,13 +218,13 @@ func newTraceCmd() *cobra.Command {
 		f.Float64Var(&o.rate, "rate", probe.DefaultTraceRate, "packets per second while a cycle is sent")
 		f.BoolVarP(&o.v4, "ipv4", "4", false, "IPv4 only")
 		f.BoolVarP(&o.v6, "ipv6", "6", false, "IPv6 only")
-		f.StringVar(&o.format, "format", "table", "output format: table, json, csv or markdown")
+		f.StringVar(&o.format, "format", "table", "output format: "+report.FormatList())
 		switchVarP(f, &o.format, "json", "j", "json", "as mtr -j: --format json")
 		f.BoolVarP(&o.mtrReport, "mtr-report", "r", false, "as mtr -r: accepted; trace always ends with the report of its cycles")
 		f.BoolVarP(&o.mtrASN, "aslookup", "z", false, "as mtr -z: accepted; AS number, network and country are shown by default (--no-asn turns them off)")
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVarP(&o.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
-		f.StringVar(&o.replay, "replay", "", "print the recorded trace in `FILE` (linecheck JSON, or the output of mtr --json) instead of probing")
+		f.StringVar(&o.replay, "replay", "", "print the recorded trace in `FILE` ("+route.TraceFormatTitles()+") instead of probing")
 		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
 		f.BoolVar(&o.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
 		f.BoolVar(&o.nat, "nat", false, "also report the NAT ID per hop (udp over IPv4, raw sockets): the quoted UDP checksum minus the one sent, non-zero behind a stateless address rewrite")

@@ -27,7 +27,7 @@ the cache 'linecheck asn update' wrote, where there is one).
   linecheck version --format json   one document, schema linecheck.version/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(format, report.FormatTable, report.FormatJSON)
+			f, err := report.ParseFormat(format, versionFormats...)
 			if err != nil {
 				return badInput(err)
 			}
@@ -44,10 +44,13 @@ the cache 'linecheck asn update' wrote, where there is one).
 		},
 	}
 	lazyFlags(c, func(f *pflag.FlagSet) {
-		f.StringVar(&format, "format", "table", "output `FORMAT`: table or json")
+		f.StringVar(&format, "format", "table", "output `FORMAT`: "+report.FormatList(versionFormats...))
 	})
 	return c
 }
+
+// versionFormats are the formats version prints in.
+var versionFormats = []report.Format{report.FormatTable, report.FormatJSON}
 
 // versionInfo is `linecheck version --format json`.
 type versionInfo struct {

@@ -44,7 +44,7 @@ func BacktraceTable(d *route.BacktraceDoc, format Format) Table {
 	if n := route.HiddenHopsNote(d.HiddenHops); n != "" {
 		t.Notes = append(t.Notes, n)
 		// The CSV has no notes: a column says it there.
-		if format == FormatCSV {
+		if format.Machine() {
 			t.Headers, t.Align = append(t.Headers, "hidden_hops"), t.Align+"r"
 			for i := range t.Rows {
 				t.Rows[i] = append(t.Rows[i], strconv.Itoa(d.HiddenHops))
@@ -91,7 +91,7 @@ func lossOrDash(format Format, v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	if format == FormatCSV {
+	if format.Machine() {
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"

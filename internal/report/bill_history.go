@@ -139,7 +139,7 @@ func MonthRows(s *billing.Series, months []billing.Period, now time.Time) []Traf
 // series) or, for csv, as one tidy table with a series column.
 func TrafficTables(d TrafficDoc, format Format) []Table {
 	unit := map[string]string{"daily": "day", "hourly": "hour", "monthly": "month"}[d.Kind]
-	if format == FormatCSV {
+	if format.Machine() {
 		t := Table{Name: d.Kind, Headers: []string{"series", unit, "start", "in_bytes", "out_bytes", "total_bytes", "avg_bps", "slots", "slots_expected"}}
 		if d.Kind == "monthly" {
 			t.Headers = append(t.Headers, "p95_bps", "estimate", "estimate_in_bytes", "estimate_out_bytes", "estimate_total_bytes", "elapsed_fraction")

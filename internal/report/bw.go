@@ -247,7 +247,7 @@ func slaThroughputText(s compare.SLASpec) []string {
 // false when no candidate has one.
 func compareThroughputTable(r *compare.Result, format Format) (Table, bool) {
 	rate, pct, unit := Mbps, bwPct, "Mbit/s"
-	if format == FormatCSV {
+	if format.Machine() {
 		rate, pct, unit = bwRaw, bwRaw, "bps"
 	}
 	t := Table{Name: "throughput", Title: "Throughput (iperf3-protocol test, linecheck bw) against the port sold",
@@ -266,11 +266,11 @@ func compareThroughputTable(r *compare.Result, format Format) (Table, bool) {
 		}
 		t.Rows = append(t.Rows, []string{e.Name, tp.Source, bwDash(tp.Direction), strconv.Itoa(tp.Tests), rate(tp.P5), rate(tp.P50), rate(tp.Mean),
 			rate(tp.PortBps), pct(tp.Achieved), bwRaw(tp.P95OfCarried), pct(tp.Oversell), worst})
-		if tp.Error != "" && format != FormatCSV {
+		if tp.Error != "" && !format.Machine() {
 			t.Notes = append(t.Notes, e.Name+": "+tp.Error)
 		}
 	}
-	if format != FormatCSV {
+	if !format.Machine() {
 		t.Notes = append(t.Notes, "achieved = mean / the offer's port_mbps; traffic p95 / p5 above 1: the line as measured cannot carry the traffic's 95th; oversell = 1 − worst-hour p50 / best-hour p50 (a bw --watch journal)")
 	}
 	return t, any

@@ -11,8 +11,8 @@ import (
 	"github.com/linecheck/linecheck/internal/route"
 )
 
-// CompareFormats are the formats WriteCompare accepts.
-var CompareFormats = []Format{FormatTable, FormatJSON, FormatCSV, FormatMarkdown, FormatHTML}
+// CompareFormats are the formats compare's report renders in: all of them.
+var CompareFormats = formatsWhere(func(formatSpec) bool { return true })
 
 // compareHeader is the report's preamble: what was compared and on which traffic.
 func compareHeader(r *compare.Result, format Format) string {
@@ -105,8 +105,8 @@ type compareCells struct {
 }
 
 func newCompareCells(format Format) compareCells {
-	c := compareCells{money: fmtMoney, pct: fmtPct, ms1: fmtMs1, msOr: msOr, notes: format != FormatCSV}
-	if format == FormatCSV {
+	c := compareCells{money: fmtMoney, pct: fmtPct, ms1: fmtMs1, msOr: msOr, notes: !format.Machine()}
+	if format.Machine() {
 		c.money = func(s string) string { return s }
 		c.pct, c.ms1 = Float, Float
 		c.msOr = func(x float64, ok bool) string {
@@ -116,7 +116,7 @@ func newCompareCells(format Format) compareCells {
 			return Float(x)
 		}
 	}
-	if format == FormatTable {
+	if format.ForTerminal() {
 		c.blank = []string{""}
 	}
 	return c
@@ -336,7 +336,7 @@ func compareRoutesTable(r *compare.Result, format Format, c compareCells) Table 
 			dashIfEmpty(route.ASPathText(q.ForwardASPath)), dashIfEmpty(route.ASPathText(q.ReturnASPath))})
 	}
 	// The CSV has no header lines: a column says it there.
-	if format == FormatCSV && r.HiddenHops > 0 {
+	if format.Machine() && r.HiddenHops > 0 {
 		routes.Headers, routes.Align = append(routes.Headers, "hidden hops"), routes.Align+"r"
 		for i := range routes.Rows {
 			routes.Rows[i] = append(routes.Rows[i], strconv.Itoa(r.HiddenHops))
@@ -388,14 +388,14 @@ func carriersTable(r *compare.Result, format Format) (Table, bool) {
 			}
 			t.Rows = append(t.Rows, []string{e.Name, c.Carrier, c.City, dashIfEmpty(c.Forward), dashIfEmpty(c.Return), to,
 				dashIfEmpty(c.ReturnEvidence), allowed, verdict})
-			if format != FormatCSV {
+			if !format.Machine() {
 				for _, n := range c.Notes {
 					t.Notes = append(t.Notes, e.Name+", "+c.Carrier+" users: "+n)
 				}
 			}
 		}
 	}
-	if format != FormatCSV && len(t.Rows) > 0 {
+	if !format.Machine() && len(t.Rows) > 0 {
 		t.Notes = append(t.Notes, "return = server → users, from the backtrace recording (linecheck backtrace on the server); forward = from the vantage, counted for the vantage's own carrier")
 	}
 	return t, len(t.Rows) > 0

@@ -101,14 +101,14 @@ func compareGPUTable(r *compare.Result, format Format) (Table, bool) {
 		per, cur := "-", ""
 		if g.PerDeliveredCardHour != nil {
 			per, cur = g.PerDeliveredCardHour.Text(), g.PerDeliveredCardHour.Currency
-			if format != FormatCSV {
+			if !format.Machine() {
 				per = fmtMoney(per)
 			}
 		}
 		failed := strings.Join(g.Failed(), ", ")
 		t.Rows = append(t.Rows, []string{e.Name, dashIfEmpty(g.Model), strconv.Itoa(g.Cards), dashIfEmpty(g.Interconnect),
 			gpuVerdictCell(g), dashIfEmpty(failed), per, cur, g.Source})
-		if format != FormatCSV {
+		if !format.Machine() {
 			for _, c := range g.Checks {
 				if !c.Pass {
 					t.Notes = append(t.Notes, e.Name+": "+c.Name+": required "+anyCell(c.Required)+", measured "+anyCell(c.Measured)+noteSuffix(c.Note))
@@ -116,7 +116,7 @@ func compareGPUTable(r *compare.Result, format Format) (Table, bool) {
 			}
 		}
 	}
-	if format != FormatCSV {
+	if !format.Machine() {
 		t.Notes = append(t.Notes, "per delivered card-hour = the monthly total in the ranking currency / the used hours (the month's hours without a usage profile) / the cards delivered; linecheck gpu --from DIR shows the delivery in full")
 	}
 	return t, any

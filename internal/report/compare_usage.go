@@ -17,7 +17,7 @@ func compareUsageTable(r *compare.Result, format Format) *Table {
 		return nil
 	}
 	money := fmtMoney
-	if format == FormatCSV {
+	if format.Machine() {
 		money = func(s string) string { return s }
 	}
 	t := Table{
@@ -36,19 +36,19 @@ func compareUsageTable(r *compare.Result, format Format) *Table {
 		}
 		if u.IdleShare != nil {
 			share = fmt.Sprintf("%.1f %%", 100**u.IdleShare)
-			if format == FormatCSV {
+			if format.Machine() {
 				share = strconv.FormatFloat(*u.IdleShare, 'f', -1, 64)
 			}
 		}
 		if u.PerGPUHour != nil {
 			per = money(u.PerGPUHour.Text())
 		}
-		if format == FormatCSV {
+		if format.Machine() {
 			cards, share, per = csvDash(cards), csvDash(share), csvDash(per)
 		}
 		t.Rows = append(t.Rows, []string{e.Name, m.Offer, fmtHours(u.UsedHours), cards, money(m.Converted.Text()), money(u.Idle.Text()), share, per})
 	}
-	if format != FormatCSV {
+	if !format.Machine() {
 		bes := r.Usage.BreakEvenHours
 		if r.Horizon != nil { // ranked over the horizon: its crossings
 			bes = r.Usage.HorizonBreakEvenHours

@@ -82,7 +82,7 @@ type BWTest struct {
 }
 
 // Tables implements Document.
-func (b BWTest) Tables(f Format) []Table { return bwTables(b.Result, f == FormatCSV, b.Unit) }
+func (b BWTest) Tables(f Format) []Table { return bwTables(b.Result, f.Machine(), b.Unit) }
 
 // JSON implements Document.
 func (b BWTest) JSON() any { return b.Result }
@@ -92,7 +92,7 @@ func (b BWTest) JSON() any { return b.Result }
 type BWWatchReport struct{ Report journal.BWReport }
 
 // Tables implements Document.
-func (b BWWatchReport) Tables(f Format) []Table { return bwReportTables(b.Report, f == FormatCSV) }
+func (b BWWatchReport) Tables(f Format) []Table { return bwReportTables(b.Report, f.Machine()) }
 
 // JSON implements Document.
 func (b BWWatchReport) JSON() any { return b.Report }
@@ -134,7 +134,7 @@ type BillReport struct{ Reports []*billing.Report }
 func (b BillReport) Tables(f Format) []Table {
 	named := len(b.Reports) > 1
 	var tables []Table
-	if f == FormatCSV {
+	if f.Machine() {
 		for _, name := range BillCSVNames {
 			t, _ := b.CSVTable(name)
 			tables = append(tables, t)
@@ -182,7 +182,7 @@ type CompareReport struct{ Result *compare.Result }
 
 // Tables implements Document.
 func (c CompareReport) Tables(f Format) []Table {
-	if f == FormatCSV {
+	if f.Machine() {
 		return CompareCSVTables(c.Result)
 	}
 	return CompareTables(c.Result, f)

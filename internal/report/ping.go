@@ -121,7 +121,7 @@ func (doc PingDoc) Names() []string {
 // markdown get one table for people (rows hidden for quiet CIDR sweeps,
 // whose summary lines stay); csv gets the tidy "targets" table.
 func PingTables(doc PingDoc, format Format, quiet bool) []Table {
-	if format == FormatCSV {
+	if format.Machine() {
 		return []Table{pingCSV(doc)}
 	}
 	title := fmt.Sprintf("ping (%s%s, %d probes per target every %s)", doc.Protocol, PortText(doc.Port), doc.Count,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,24 +10,81 @@ import (
 // Format is an output format of the CLI's documents.
 type Format string
 
-// The formats. Every document renders as table, json, csv and markdown;
-// compare's also as html.
-const (
-	// FormatTable is aligned text for a person at a terminal.
-	FormatTable Format = "table"
-	// FormatJSON is the document's JSON value, indented.
-	FormatJSON Format = "json"
-	// FormatCSV is one table (or every table, for documents that have no
-	// choice) in machine form: full-precision figures in base units.
-	FormatCSV Format = "csv"
-	// FormatMarkdown is the text tables as GitHub-flavoured Markdown.
-	FormatMarkdown Format = "markdown"
-	// FormatHTML is a standalone page (compare only).
-	FormatHTML Format = "html"
-)
+// formatSpec is one output format: each is one file, format_<name>.go,
+// and one line of formats below. A format either renders whole documents
+// itself (render: json, html) or writes tables (table: text, csv,
+// markdown), which Render fills with the document's tables.
+type formatSpec struct {
+	name Format
+	// contentType is the HTTP Content-Type of the format (serve's /compare).
+	contentType string
+	// every is true when every document renders in the format; false for
+	// a format only some documents have (html: compare's page).
+	every bool
+	// render writes doc whole; nil for a table format.
+	render func(w io.Writer, doc Document, o Options) error
+	// table writes one table; nil for a format that renders documents whole.
+	table func(w io.Writer, t Table, o Options) error
+	// terminal: aligned text for a person at a terminal (Format.ForTerminal).
+	terminal bool
+	// machine: cells in machine form, full-precision figures in base units
+	// and no notes (Format.Machine).
+	machine bool
+	// chooses: writes the one table --table names (Format.ChoosesTable).
+	chooses bool
+}
 
-// Formats are the formats every document renders in.
-var Formats = []Format{FormatTable, FormatJSON, FormatCSV, FormatMarkdown}
+// formats are the output formats, in the order help texts and error
+// messages list them. A new format is its file and its line here.
+var formats = []formatSpec{
+	tableFormat,
+	jsonFormat,
+	csvFormat,
+	markdownFormat,
+	htmlFormat,
+}
+
+// errNoForm is what a format's render returns for a document it has no
+// form of (html for all but compare's); Render names the formats there are.
+var errNoForm = errors.New("no form in this format")
+
+// formatOf is the format named f.
+func formatOf(f Format) (formatSpec, bool) {
+	for _, s := range formats {
+		if s.name == f {
+			return s, true
+		}
+	}
+	return formatSpec{}, false
+}
+
+// formatsWhere lists the formats that satisfy keep, in table order.
+func formatsWhere(keep func(formatSpec) bool) []Format {
+	var out []Format
+	for _, s := range formats {
+		if keep(s) {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// Formats are the formats every document renders in (table, json, csv
+// and markdown).
+var Formats = formatsWhere(func(s formatSpec) bool { return s.every })
+
+// FormatList names the formats for a --format help text: "table, json, csv
+// or markdown" (Formats when none is given).
+func FormatList(allowed ...Format) string {
+	if len(allowed) == 0 {
+		allowed = Formats
+	}
+	n := formatNames(allowed)
+	if len(n) < 2 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
 
 // ParseFormat returns the format named s when it is one of allowed
 // (Formats when none is given), else an error naming them.
@@ -57,10 +115,22 @@ func (f Format) String() string { return string(f) }
 // ForTerminal reports whether f is the aligned text meant for a person
 // reading a terminal (not a file format): what is only worth doing for one
 // (reverse-DNS names, a TUI, a names-only list) asks this.
-func (f Format) ForTerminal() bool { return f == FormatTable }
+func (f Format) ForTerminal() bool { s, _ := formatOf(f); return s.terminal }
 
 // ChoosesTable reports whether f writes one table chosen by --table.
-func (f Format) ChoosesTable() bool { return f == FormatCSV }
+func (f Format) ChoosesTable() bool { s, _ := formatOf(f); return s.chooses }
+
+// Machine reports whether f writes cells in machine form: full-precision
+// figures in base units, loss as a fraction, no notes (csv).
+func (f Format) Machine() bool { s, _ := formatOf(f); return s.machine }
+
+// ContentType is f's HTTP Content-Type.
+func (f Format) ContentType() string {
+	if s, ok := formatOf(f); ok && s.contentType != "" {
+		return s.contentType
+	}
+	return "text/plain; charset=utf-8"
+}
 
 // CheckTableFlag refuses --table beside a format that is not csv; names
 // are the command's CSV tables, listed in the message when given.
@@ -96,35 +166,27 @@ type Preamble interface {
 	Preamble(f Format, o Options) string
 }
 
-// HTMLPage is a document that also renders as a standalone HTML page.
-type HTMLPage interface {
-	WriteHTML(w io.Writer) error
-}
-
 // Render writes doc to w in format f: its JSON value, its HTML page, or
 // its tables (for csv the one o.Table names when doc chooses, see
 // CSVChooser); o tunes the text format.
 func Render(w io.Writer, doc Document, f Format, o Options) error {
-	switch f {
-	case FormatJSON:
-		return WriteJSON(w, doc.JSON())
-	case FormatHTML:
-		p, ok := doc.(HTMLPage)
-		if !ok {
-			return fmt.Errorf("report: this document has no html form: use %s", strings.Join(formatNames(Formats), ", "))
-		}
-		return p.WriteHTML(w)
-	case FormatCSV:
-		if c, ok := doc.(CSVChooser); ok {
-			t, err := c.CSVTable(o.Table)
-			if err != nil {
-				return err
-			}
-			return WriteWith(w, f, o, t)
-		}
-	case FormatTable, FormatMarkdown:
-	default:
+	spec, ok := formatOf(f)
+	if !ok {
 		return fmt.Errorf("report: unknown format %q", f)
+	}
+	if spec.render != nil {
+		err := spec.render(w, doc, o)
+		if errors.Is(err, errNoForm) {
+			return fmt.Errorf("report: this document has no %s form: use %s", f, strings.Join(formatNames(Formats), ", "))
+		}
+		return err
+	}
+	if c, ok := doc.(CSVChooser); ok && spec.chooses {
+		t, err := c.CSVTable(o.Table)
+		if err != nil {
+			return err
+		}
+		return WriteWith(w, f, o, t)
 	}
 	if p, ok := doc.(Preamble); ok {
 		if _, err := io.WriteString(w, p.Preamble(f, o)); err != nil {

@@ -54,7 +54,7 @@ func TraceTables(tr *route.Trace, format Format, v TraceView) []Table {
 	if v.Direction == "" {
 		v.Direction = Forward
 	}
-	if format == FormatCSV {
+	if format.Machine() {
 		ts := []Table{traceHopsCSV(tr, v), traceRouteCSV(tr, v)}
 		if tr.Multipath != nil {
 			ts = append(ts, tracePathsCSV(tr))
@@ -276,8 +276,8 @@ func traceNotes(tr *route.Trace, v TraceView, notRecorded int, rare bool) []stri
 	if !tr.Mode.ShowsMPLS() {
 		notes = append(notes, string(tr.Mode)+" sockets (no privileges) do not see ICMP extensions: MPLS labels unknown, not absent")
 	}
-	if tr.Source == "mtr-json" {
-		notes = append(notes, "from mtr --json: no percentiles, no jitter unless mtr wrote its jitter columns (- here, 0 in JSON), one address per hop")
+	if n := route.SourceNote(tr); n != "" {
+		notes = append(notes, n)
 	}
 	return notes
 }

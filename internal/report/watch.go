@@ -13,7 +13,7 @@ import (
 // target) and "hours" table (one row per target and hour of day); for
 // table and markdown the summary and an hourly table per target.
 func WatchTables(r journal.Report, format Format) []Table {
-	if format == FormatCSV {
+	if format.Machine() {
 		return watchCSV(r)
 	}
 	sum := Table{
