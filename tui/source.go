@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -32,7 +33,7 @@ type TraceMsg struct {
 // ThroughputStartMsg says a live throughput test of a candidate begins.
 type ThroughputStartMsg struct {
 	Candidate string
-	Start     compare.BWStart
+	Start     engine.BWStart
 }
 
 // ThroughputMsg carries the outcome of a live throughput test (Error set

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/report"
@@ -344,7 +345,7 @@ func startServeLoops(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Expo
 	if o.bwEvery > 0 {
 		// One Quiet for the probe cycles and the throughput tests: the
 		// cycles pause while a test fills the line.
-		loop.Quiet = compare.NewQuiet()
+		loop.Quiet = engine.NewQuiet()
 	}
 	wg.Add(1)
 	go func() {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -34,7 +34,7 @@ The candidates file is re-read before each round.`
 // startServeBW runs the throughput loop of serve --bw-every in wg until ctx
 // ends, holding quiet for each round (the probe cycles pause) and starting
 // after first; it returns the number of candidates with a bandwidth_test.
-func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d, first time.Duration, quiet *compare.Quiet, log io.Writer) (int, error) {
+func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d, first time.Duration, quiet *engine.Quiet, log io.Writer) (int, error) {
 	if every <= 0 || config == "" {
 		return 0, nil
 	}

@@ -43,12 +43,13 @@ type Options struct {
 	// BWTime is the measured time of each candidate's live throughput test
 	// (bandwidth_test); 0 means DefaultBWTime.
 	BWTime time.Duration
-	// Prober sends the live probes; nil means ProbeSender (package probe).
-	// Tests inject their own.
-	Prober Prober
+	// Prober sends the one-shot run's live probes; nil means package probe
+	// directly. engine.Sender (the live loops' prober) fits it; tests
+	// inject their own.
+	Prober oneShotProber
 	// PathMTU searches the path MTU after each live forward trace (Run
-	// sets it when the SLA has min_path_mtu); the Prober must be a
-	// PathMTUProber.
+	// sets it when the SLA has min_path_mtu); the Prober must also have
+	// PathMTU (as engine.Sender has).
 	PathMTU bool
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
@@ -92,7 +93,7 @@ func (o *Options) defaults() {
 		o.TraceCycles = 3
 	}
 	if o.Prober == nil {
-		o.Prober = ProbeSender{}
+		o.Prober = oneShotSender{}
 	}
 }
 

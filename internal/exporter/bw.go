@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -85,7 +86,7 @@ type BWLoop struct {
 	// that share it (LoopConfig.Quiet) pause, and those under way are cut,
 	// so that no latency figure is taken on the line a test fills (nil:
 	// nothing pauses).
-	Quiet *compare.Quiet
+	Quiet *engine.Quiet
 	// Judge, when set, takes each download test as the candidate's
 	// throughput for its SLA and the snapshot (Exporter.ObserveThroughput),
 	// as compare's live run takes its one download test.
@@ -107,10 +108,10 @@ func (l BWLoop) Loop(ctx context.Context) {
 	// The rounds hold the Quiet themselves (the probing loops wait for
 	// it): the scheduler only says when each is due.
 	clk := pacing.RealClock{}
-	compare.Scheduler{Clock: clk}.Run(ctx, &bwRounds{l: l, clk: clk, next: clk.Now().Add(l.First)}, nil)
+	engine.Scheduler{Clock: clk}.Run(ctx, &bwRounds{l: l, clk: clk, next: clk.Now().Add(l.First)}, nil)
 }
 
-// bwRounds is BWLoop as compare.Rounds: the first round First after the
+// bwRounds is BWLoop as engine.Rounds: the first round First after the
 // start, each next one Every after the one before began.
 type bwRounds struct {
 	l    BWLoop
@@ -120,7 +121,7 @@ type bwRounds struct {
 
 func (r *bwRounds) Due() (time.Time, bool) { return r.next, true }
 
-func (r *bwRounds) Round(ctx context.Context, _ compare.Scheduler) bool {
+func (r *bwRounds) Round(ctx context.Context, _ engine.Scheduler) bool {
 	start := r.clk.Now()
 	if !r.l.round(ctx) {
 		return false

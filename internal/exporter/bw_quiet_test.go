@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testbin"
 	"github.com/linecheck/linecheck/internal/testbin/bwtest"
@@ -96,7 +96,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 	e.SetTargets([]Target{target}, time.Now())
 	// 40 probes 50 ms apart: a sweep lasts 2 s, so the test cuts one.
 	p := &sweepProber{count: 40, interval: 50 * time.Millisecond, records: make(chan struct{}, 1)}
-	quiet := compare.NewQuiet()
+	quiet := engine.NewQuiet()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -262,7 +262,7 @@ func TestServeBWCutKeepsTheInterval(t *testing.T) {
 	e.SetTargets([]Target{target}, time.Now())
 	// 20 probes 200 ms apart: a sweep lasts 4 s.
 	p := &sweepProber{count: 20, interval: 200 * time.Millisecond, records: make(chan struct{}, 1)}
-	quiet := compare.NewQuiet()
+	quiet := engine.NewQuiet()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cutAt time.Time // the last probe decided before the test
@@ -356,7 +356,7 @@ func TestServeQuietWithoutATestCutsNothing(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: compare.NewQuiet(), OnCycle: onCycle})
+		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: engine.NewQuiet(), OnCycle: onCycle})
 	}()
 	select {
 	case ok := <-hops:

@@ -7,7 +7,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -68,7 +68,7 @@ type LoopConfig struct {
 	// runs (serve --bw-every holds it, BWLoop.Quiet): a sweep or trace in
 	// progress when the hold begins is cut, and none starts until the test
 	// is over.
-	Quiet *compare.Quiet
+	Quiet *engine.Quiet
 }
 
 func (c LoopConfig) withDefaults() LoopConfig {
@@ -113,26 +113,26 @@ func (e *Exporter) Run(ctx context.Context, p Prober, cfg LoopConfig) {
 	l := &serveLoop{e: e, p: p, cfg: cfg, owed: map[string]bool{},
 		// serve's one packets-per-second cap, and compare's scheduler: the
 		// rules of when a round starts and when a test cut it are the live
-		// loops' (compare.Scheduler).
-		sched: compare.Scheduler{Clock: cfg.Clock, Budget: pacing.NewBudget(cfg.Rate), Quiet: cfg.Quiet}}
+		// loops' (engine.Scheduler).
+		sched: engine.Scheduler{Clock: cfg.Clock, Budget: pacing.NewBudget(cfg.Rate), Quiet: cfg.Quiet}}
 	// Each cycle starts once a target is due and the rate budget allows
 	// it; a reload wakes the wait (its new targets are due at once).
 	l.sched.Run(ctx, l, e.wake)
 }
 
-// Due is compare.Rounds' Due: the earliest time a current target may be
+// Due is engine.Rounds' Due: the earliest time a current target may be
 // probed.
 func (l *serveLoop) Due() (time.Time, bool) { return l.e.nextDue() }
 
-// Round is one cycle (compare.Rounds' Round).
-func (l *serveLoop) Round(ctx context.Context, _ compare.Scheduler) bool { return l.cycle(ctx) }
+// Round is one cycle (engine.Rounds' Round).
+func (l *serveLoop) Round(ctx context.Context, _ engine.Scheduler) bool { return l.cycle(ctx) }
 
 // serveLoop is Run's state across cycles.
 type serveLoop struct {
 	e     *Exporter
 	p     Prober
 	cfg   LoopConfig
-	sched compare.Scheduler
+	sched engine.Scheduler
 	n     int             // cycles: sweeps run (retries that fail before one are not cycles)
 	owed  map[string]bool // targets whose trace a throughput test cut: traced next cycle
 }

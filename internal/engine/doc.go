@@ -1,0 +1,26 @@
+// Package engine is linecheck's live runtime: the one package that runs
+// probes continuously. Surfaces (the TUI, serve, cmd's watch commands)
+// subscribe to its loops' events or hand it their state; only engine and
+// the one-off commands (ping, trace, compare's one-shot run, ...) call
+// package probe.
+//
+// It owns:
+//   - the Prober seam over package probe (Prober, and Sender, the one that
+//     really sends), with its optional MultipathProber and PathMTUProber;
+//   - the Scheduler: when a round may start (its targets due, the shared
+//     packets-per-second Budget ready) and Quiet, which pauses every round
+//     while a throughput test fills the line;
+//   - resolution (pacing.Resolver, bounded and cached) and the exponential
+//     back-off of a failing target.
+//
+// The loops it owns:
+//   - SweepLoop (and PingLoop, one target): every target of every
+//     candidate in one mixed-protocol sweep a round (the TUI);
+//   - TraceLoop: a candidate's forward route, mtr style (the TUI);
+//   - MultipathTraceLoop: TraceLoop for a multipath candidate (the TUI);
+//   - ThroughputLoop: the candidates' bandwidth_test rounds (the TUI);
+//   - MonitorLoops: the above, made for a candidates file (the TUI);
+//
+// Definitions (pacing, back-off, what a cut round counts) are in
+// docs/scaleout.md (Pacing) and the loops' doc comments.
+package engine
