@@ -55,8 +55,8 @@ func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporte
 		}
 		return current
 	}
-	l := exporter.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
-		Run: exporter.MeasureRunner(d), Metrics: m, Log: log, Quiet: quiet, Judge: exp}
+	l := engine.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
+		Run: engine.MeasureRunner(d), Observe: exporter.BWObserver(m, exp), Log: log, Quiet: quiet}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
