@@ -12,7 +12,6 @@ import (
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // This file is the one place that knows compare's, billing's and probe's
@@ -84,7 +83,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	if o.Offline {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
 	}
-	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{}}
+	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]engine.Record{}}
 	live := o.Live
 	if !o.Offline && !live.NoBW && live.BWNow == nil {
 		for _, c := range f.Candidates {
