@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/stats"
@@ -568,7 +569,7 @@ func bwWatch(c *cobra.Command, o *bwOptions, server string, cfg bw.Config) error
 		if w.cycles != 0 && n == w.cycles {
 			break
 		}
-		if !watchSleep(ctx, wall.Add(o.every)) {
+		if !engine.SleepUntil(ctx, wall.Add(o.every)) {
 			break
 		}
 	}

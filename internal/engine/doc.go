@@ -20,6 +20,18 @@
 //   - MultipathTraceLoop: TraceLoop for a multipath candidate (the TUI);
 //   - ThroughputLoop: the candidates' bandwidth_test rounds (the TUI);
 //   - MonitorLoops: the above, made for a candidates file (the TUI);
+//   - RunCycles: serve's cycles (resolve, sweep, trace every n-th cycle,
+//     charge the budget) over the exporter's per-target state (CycleState);
+//   - BWLoop: serve's throughput rounds (--bw-every), holding the Quiet;
+//   - GPULoop: serve's GPU sampler (--gpu-every);
+//   - Watch with PingCycle and TraceCycle: ping --watch and trace --watch
+//     (cmd keeps the journal and the progress line);
+//   - PingRounds: ping --loop (fping -l), with -Q's interim rounds.
+//
+// Still outside it: gpu --watch's sampling loop and bw --every's rounds
+// (cmd/linecheck/gpu_watch.go, bw.go), and compare's one-shot live run
+// (compare.Probe over its own seam: engine imports compare, so compare
+// cannot import engine).
 //
 // Definitions (pacing, back-off, what a cut round counts) are in
 // docs/scaleout.md (Pacing) and the loops' doc comments.
