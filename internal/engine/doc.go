@@ -24,14 +24,13 @@
 //     charge the budget) over the exporter's per-target state (CycleState);
 //   - BWLoop: serve's throughput rounds (--bw-every), holding the Quiet;
 //   - GPULoop: serve's GPU sampler (--gpu-every);
-//   - Watch with PingCycle and TraceCycle: ping --watch and trace --watch
-//     (cmd keeps the journal and the progress line);
+//   - Watch with PingCycle, TraceCycle and BWCycle: ping, trace and bw
+//     --watch (cmd keeps the journal and the progress line);
 //   - PingRounds: ping --loop (fping -l), with -Q's interim rounds.
 //
-// Still outside it: gpu --watch's sampling loop and bw --every's rounds
-// (cmd/linecheck/gpu_watch.go, bw.go), and compare's one-shot live run
-// (compare.Probe over its own seam: engine imports compare, so compare
-// cannot import engine).
+// Still outside it: gpu --watch's sampling loop (cmd/linecheck/gpu_watch.go:
+// it probes no line), and compare's one-shot live run (compare.Probe over
+// its own seam: engine imports compare, so compare cannot import engine).
 //
 // Definitions (pacing, back-off, what a cut round counts) are in
 // docs/scaleout.md (Pacing) and the loops' doc comments.

@@ -6,11 +6,12 @@ import (
 
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // This file holds the loops of the commands that run until stopped: ping
-// --watch and trace --watch (Watch, with PingCycle and TraceCycle) and
-// ping --loop (PingRounds). cmd keeps their flags, their journal and what
+// --watch, trace --watch and bw --watch (Watch, with PingCycle, TraceCycle
+// and BWCycle) and ping --loop (PingRounds). cmd keeps their flags, their journal and what
 // they print.
 
 // Watch runs cycle (first: this run's first cycle) until it returns an
@@ -54,6 +55,12 @@ func TraceCycle(ctx context.Context, target string, cfg probe.TraceConfig, names
 	tr := route.BuildTrace(run)
 	route.Annotate(tr, names)
 	return tr, nil
+}
+
+// BWCycle is one cycle of bw --watch: one throughput test against server
+// (bw.Run).
+func BWCycle(ctx context.Context, server string, cfg bw.Config) (*bw.Result, error) {
+	return bw.Run(ctx, server, cfg)
 }
 
 // PingRounds is ping --loop (fping -l): rounds of cfg.Count probes to
