@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"testing"
 
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -53,4 +54,18 @@ func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 			Hops: []route.Hop{{TTL: 1, Sent: c + 1, Responders: []route.Responder{{Addr: addr, Recv: c + 1}}}}})
 	}
 	return nil
+}
+
+// The one-shot live run sends only through the prober it is given (cmd
+// gives engine.Sender): without one it refuses before any target is
+// resolved or probed.
+func TestLiveRunWithoutAProberIsRefused(t *testing.T) {
+	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	if _, err := Probe(t.Context(), c, Options{}); !errors.Is(err, ErrNoProber) {
+		t.Fatalf("Probe without a prober: %v, want ErrNoProber", err)
+	}
+	m, err := Probe(t.Context(), c, Options{Prober: &fakeProber{}, Count: 2, TraceCycles: 1})
+	if err != nil || len(m.Targets) != 1 || m.Targets[0].Sent != 2 {
+		t.Fatalf("Probe with the fake: %+v, %v; want one target with 2 probes sent", m, err)
+	}
 }

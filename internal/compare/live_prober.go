@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"time"
 
@@ -10,10 +11,13 @@ import (
 )
 
 // The seam of compare's one-shot live run (Probe, Run without Offline).
-// The live loops and their prober are internal/engine's; engine imports
-// compare, so compare cannot import engine, and this run keeps the seam it
-// had: the method set is engine.Prober's, so engine's sender serves here
-// too, and tests inject a fake so no packet leaves.
+// The live loops and the prober that sends are internal/engine's; engine
+// imports compare, so compare cannot import engine, and this run keeps the
+// seam it had, with engine.Prober's method set: cmd gives it engine.Sender,
+// tests a fake so no packet leaves.
+
+// ErrNoProber is a live run asked without Options.Prober.
+var ErrNoProber = errors.New("compare: a live run needs Options.Prober (engine.Sender sends)")
 
 // oneShotProber sends the one-shot run's probes (Options.Prober).
 type oneShotProber interface {
@@ -30,31 +34,6 @@ type oneShotProber interface {
 // (probe.PathMTU).
 type pathMTUProber interface {
 	PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error)
-}
-
-// oneShotSender is the one-shot run's default prober: package probe, with
-// no budget (a one-shot run is one sweep and one trace per candidate).
-type oneShotSender struct{}
-
-// Sweep calls probe.Sweep (one entry point for mixed-protocol targets).
-func (oneShotSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error) {
-	return probe.Sweep(ctx, ts, cfg, onRecord)
-}
-
-// Trace calls probe.Trace; each onCycle call gets a document built afresh
-// (route.BuildTrace) from a snapshot the tracer never touches again.
-func (oneShotSender) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error {
-	var each func(*probe.TraceRun)
-	if onCycle != nil {
-		each = func(r *probe.TraceRun) { onCycle(route.BuildTrace(r)) }
-	}
-	_, err := probe.Trace(ctx, addr, cfg, each)
-	return err
-}
-
-// PathMTU calls probe.PathMTU (sequential UDP probes, one at a time).
-func (oneShotSender) PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error) {
-	return probe.PathMTU(ctx, addr, cfg)
 }
 
 // TraceConfig is the forward-trace configuration of a target: its protocol

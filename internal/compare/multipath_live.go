@@ -46,16 +46,6 @@ func liveMultipath(ctx context.Context, c *Candidate, m *Measurement, addr strin
 	return tr, true, err
 }
 
-// Multipath runs probe.Multipath and builds its trace document
-// (route.BuildMultipath: nodes, links and paths).
-func (oneShotSender) Multipath(ctx context.Context, addr string, cfg probe.MultipathConfig) (*route.Trace, error) {
-	run, err := probe.Multipath(ctx, addr, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return route.BuildMultipath(run), nil
-}
-
 // MultipathTraceConfig is the discovery a live run makes toward target t
 // (what compare traces a multipath candidate's first target with), for
 // serve's traces of the same candidates.

@@ -43,9 +43,9 @@ type Options struct {
 	// BWTime is the measured time of each candidate's live throughput test
 	// (bandwidth_test); 0 means DefaultBWTime.
 	BWTime time.Duration
-	// Prober sends the one-shot run's live probes; nil means package probe
-	// directly. engine.Sender (the live loops' prober) fits it; tests
-	// inject their own.
+	// Prober sends the one-shot run's live probes: engine.Sender (cmd sets
+	// it); tests inject their own. A live run without one fails with
+	// ErrNoProber.
 	Prober oneShotProber
 	// PathMTU searches the path MTU after each live forward trace (Run
 	// sets it when the SLA has min_path_mtu); the Prober must also have
@@ -91,9 +91,6 @@ func (o *Options) defaults() {
 	}
 	if o.TraceCycles <= 0 {
 		o.TraceCycles = 3
-	}
-	if o.Prober == nil {
-		o.Prober = oneShotSender{}
 	}
 }
 

@@ -29,8 +29,9 @@
 //   - PingRounds: ping --loop (fping -l), with -Q's interim rounds.
 //
 // Still outside it: gpu --watch's sampling loop (cmd/linecheck/gpu_watch.go:
-// it probes no line), and compare's one-shot live run (compare.Probe over
-// its own seam: engine imports compare, so compare cannot import engine).
+// it probes no line), and compare's one-shot live run (compare.Probe, on
+// its own seam of Prober's method set, sending through the engine.Sender
+// cmd gives it: engine imports compare, so compare cannot import engine).
 //
 // Definitions (pacing, back-off, what a cut round counts) are in
 // docs/scaleout.md (Pacing) and the loops' doc comments.
