@@ -10,8 +10,8 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // This file is the one place that knows compare's, billing's and probe's
@@ -22,7 +22,7 @@ import (
 type FeedOptions struct {
 	// Offline replays the recordings only; otherwise the candidates' targets
 	// are probed live (ping every target, trace the first one) and each
-	// bandwidth_test is run (compare.ThroughputLoop; Live.BWTime,
+	// bandwidth_test is run (engine.ThroughputLoop; Live.BWTime,
 	// Live.BWEvery; Live.NoBW leaves them out).
 	Offline bool
 	// Speed is the replay speed factor (300: a recorded 5-minute interval
@@ -31,7 +31,7 @@ type FeedOptions struct {
 	// Now picks the month of a synthetic traffic profile (the month before it).
 	Now time.Time
 	// Live configures the live loops (interval, timeout, the prober).
-	Live compare.MonitorOptions
+	Live engine.Options
 	// ASNDB is an optional offline IP-to-ASN file.
 	ASNDB string
 	// PrefixTable is the operator's --prefix-table (nil: none).
@@ -75,14 +75,15 @@ func LoadOptions() compare.LoadOptions {
 
 // FeedFromCompare is FeedFromFile for a file already loaded. The core
 // opens the run (compare.OpenSession: the ASN database, pricing, the
-// recordings replayed and evaluated, the probe streams, the live loops);
-// this maps it to the UI's rows and messages.
+// recordings replayed and evaluated, the probe streams) and the engine the
+// live loops (engine.MonitorLoops); this maps them to the UI's rows and
+// messages.
 func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 	mode := "live"
 	if o.Offline {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
 	}
-	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]probe.Record{}}
+	feed := &Feed{Speed: o.Speed, Loop: true, Streams: map[string][]engine.Record{}}
 	live := o.Live
 	if !o.Offline && !live.NoBW && live.BWNow == nil {
 		for _, c := range f.Candidates {
@@ -94,9 +95,16 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			}
 		}
 	}
-	sess, err := compare.OpenSession(f, compare.SessionOptions{Offline: o.Offline, Now: o.Now, ASNDB: o.ASNDB, NoASN: o.NoASN, PrefixTable: o.PrefixTable, Live: live})
+	sess, err := compare.OpenSession(f, compare.SessionOptions{Offline: o.Offline, Now: o.Now, ASNDB: o.ASNDB, NoASN: o.NoASN, PrefixTable: o.PrefixTable})
 	if err != nil {
 		return nil, err
+	}
+	var loops []engine.Loop
+	if !o.Offline {
+		live.ASNDB = sess.ASN
+		if loops, err = engine.MonitorLoops(f, live); err != nil {
+			return nil, err
+		}
 	}
 	opts := DefaultCostOptions()
 	if o.UsageHours.Set {
@@ -147,7 +155,7 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 			feed.Streams[c.Name] = sc.Stream
 		}
 	}
-	for _, l := range sess.Loops {
+	for _, l := range loops {
 		feed.Live = append(feed.Live, HideHopsFeeder(relatePorts(LoopFeeder(l), monthly), o.HideHops))
 	}
 	if o.HideHops > 0 {
@@ -290,13 +298,13 @@ func carryText(b billing.Bill) string {
 	return b.Carry.Reason
 }
 
-// LoopFeeder runs one of the core's live loops (compare.PingLoop,
-// compare.TraceLoop, compare.ThroughputLoop) as a Feeder: records become
+// LoopFeeder runs one of the core's live loops (engine.PingLoop,
+// engine.TraceLoop, engine.ThroughputLoop) as a Feeder: records become
 // ProbeMsg, trace snapshots TraceMsg, throughput tests ThroughputStartMsg
 // and ThroughputMsg, failures FeedErrMsg.
-func LoopFeeder(loop compare.Loop) Feeder {
+func LoopFeeder(loop engine.Loop) Feeder {
 	return func(ctx context.Context, emit func(tea.Msg)) error {
-		loop(ctx, func(ev compare.Event) {
+		loop(ctx, func(ev engine.Event) {
 			switch {
 			case ev.Err != nil:
 				emit(FeedErrMsg{Candidate: ev.Candidate, Direction: ev.Direction, Err: ev.Err})

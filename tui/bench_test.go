@@ -13,6 +13,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/probe"
@@ -77,13 +78,13 @@ func benchModelOf(b testing.TB, w, h int, like probe.Record, feedFor func(names 
 }
 
 // benchTracer is the network of the live trace loops in
-// BenchmarkRenderFrameLive: each cycle of compare.TraceLoop gets a 30-hop
+// BenchmarkRenderFrameLive: each cycle of engine.TraceLoop gets a 30-hop
 // path (one hop icmp-rate-limited) whose hops' figures move from cycle to
 // cycle, as mtr's do. Loopback has one hop, and the benchmark must not
 // trace anything else; the loop, its pace and everything after the cycle
 // (annotation, the feed, Update) are the product's.
 type benchTracer struct {
-	compare.ProbeSender
+	engine.Sender
 	seed uint64
 }
 
@@ -120,9 +121,9 @@ func (bt benchTracer) Trace(ctx context.Context, addr string, cfg probe.TraceCon
 
 // BenchmarkRenderFrameLive times the frames of 50 candidates × 30 hops
 // while the live feeders run, as the program draws them: every candidate
-// has the core's ping loop (compare.PingLoop, a TCP connect to a listener
+// has the core's ping loop (engine.PingLoop, a TCP connect to a listener
 // on 127.0.0.1 ten times a second, 500 probes/s in all) and its trace loop
-// (compare.TraceLoop at its default pace, one 30-hop snapshot a second),
+// (engine.TraceLoop at its default pace, one 30-hop snapshot a second),
 // all through LoopFeeder and Feed. Like Bubble Tea's event loop, each
 // frame waits for the feed's next batch, folds it in (Update) and draws
 // the screen (View): the time of a frame is the two together, not the
@@ -162,8 +163,8 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 				for i, n := range names {
 					t := compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}
 					feed.Live = append(feed.Live,
-						LoopFeeder(compare.PingLoop(n, t, compare.MonitorOptions{Interval: 100 * time.Millisecond})),
-						LoopFeeder(compare.TraceLoop(n, t, compare.MonitorOptions{Prober: benchTracer{seed: uint64(i)}})))
+						LoopFeeder(engine.PingLoop(n, t, engine.Options{Interval: 100 * time.Millisecond})),
+						LoopFeeder(engine.TraceLoop(n, t, engine.Options{Prober: benchTracer{seed: uint64(i)}})))
 				}
 				return feed
 			})

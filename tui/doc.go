@@ -5,7 +5,7 @@
 // The package only renders and routes keys. Judging is the evaluation core's
 // (internal/compare), the code compare and serve use: the candidates file is
 // read by compare's strict loader, the live probes and throughput tests come
-// from the core's loops (compare.MonitorLoops), the figures of a row are aggregated over its
+// from the core's loops (engine.MonitorLoops), the figures of a row are aggregated over its
 // targets by compare's rule (RouteQuality.AddTargets), its SLA verdict is
 // compare.CheckSLA, the rows are in compare's ranking order
 // (compare.RankLess), and costs are re-billed and converted by

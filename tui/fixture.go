@@ -7,9 +7,9 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // The fixture is a small, hand-built, illustrative scenario (documentation
@@ -43,13 +43,13 @@ var fixtureAddr = map[string]string{"hk-cn2-gia": "203.0.113.10", "hk-bgp": "203
 	"tokyo-ntt": "203.0.113.30", "la-cu9929": "203.0.113.40"}
 
 // FixtureRecords returns the probe records of a fixture candidate.
-func FixtureRecords(name string) []probe.Record {
-	var out []probe.Record
+func FixtureRecords(name string) []engine.Record {
+	var out []engine.Record
 	for i, v := range fixtureRTTs[name] {
-		r := probe.Record{Schema: probe.StreamSchema, Time: FixtureStart().Add(time.Duration(i) * time.Second),
-			Target: fixtureAddr[name], Addr: fixtureAddr[name], Protocol: probe.ICMP, Seq: i, Status: probe.StatusOK}
+		r := engine.Record{Schema: engine.StreamSchema, Time: FixtureStart().Add(time.Duration(i) * time.Second),
+			Target: fixtureAddr[name], Addr: fixtureAddr[name], Protocol: engine.ICMP, Seq: i, Status: engine.StatusOK}
 		if math.IsNaN(v) {
-			r.Status = probe.StatusLost
+			r.Status = engine.StatusLost
 		} else {
 			r.RTTms = f64(v)
 		}
@@ -199,7 +199,7 @@ func hop(ttl int, addr string, asn int, carrier string, loss float64, flags []st
 func FixtureTraces() []TraceMsg {
 	rl := []string{"icmp-rate-limited"}
 	ev := func(rule, conf string) *route.LineEvidence { return &route.LineEvidence{Rule: rule, Confidence: conf} }
-	gia := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.10", Addr: "203.0.113.10", Protocol: probe.ICMP, Reached: true,
+	gia := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.10", Addr: "203.0.113.10", Protocol: engine.ICMP, Reached: true,
 		LineClass: "cn2-gia", LineEvidence: ev("59.43/16 end to end, no 202.97", "high"),
 		Hops: []route.Hop{
 			hop(1, "10.0.0.1", 0, "private", 0, nil, 0.5, 0.4, 0.5, 0.5, 0.7, 0.8, 0.1),
@@ -220,7 +220,7 @@ func FixtureTraces() []TraceMsg {
 		hop(4, "", 0, "", 1, nil, 0, 0, 0, 0, 0, 0, 0),
 		hop(5, "198.51.100.7", 4812, "ChinaNet-SH", 0, nil, 23.1, 22.2, 23.2, 23.1, 24.4, 24.6, 0.7),
 	}
-	bgp := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.20", Addr: "203.0.113.20", Protocol: probe.ICMP, Reached: true,
+	bgp := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.20", Addr: "203.0.113.20", Protocol: engine.ICMP, Reached: true,
 		LineClass: "chinanet-163", LineEvidence: ev("202.97/16 backbone", "high"),
 		Hops: []route.Hop{
 			hop(1, "10.0.0.1", 0, "private", 0, nil, 0.5, 0.4, 0.5, 0.5, 0.7, 0.8, 0.1),
@@ -229,7 +229,7 @@ func FixtureTraces() []TraceMsg {
 			hop(4, "202.97.61.6", 4134, "ChinaNet", 0.2, nil, 36.2, 30.1, 38.4, 37.7, 55.2, 56.0, 7.4),
 			hop(5, "203.0.113.20", 64501, "Example", 0.2, nil, 47.0, 35.0, 45.9, 44.0, 61.0, 61.0, 7.9),
 		}}
-	ntt := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.30", Addr: "203.0.113.30", Protocol: probe.ICMP, Reached: true,
+	ntt := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.30", Addr: "203.0.113.30", Protocol: engine.ICMP, Reached: true,
 		LineClass: "transit", LineEvidence: ev("no China backbone; NTT, Example", "medium"),
 		Hops: []route.Hop{
 			hop(1, "10.0.0.1", 0, "private", 0, nil, 0.5, 0.4, 0.5, 0.5, 0.7, 0.8, 0.1),
@@ -239,7 +239,7 @@ func FixtureTraces() []TraceMsg {
 		}}
 	nttRet := ntt
 	nttRet.Target, nttRet.Addr = "198.51.100.7", "198.51.100.7"
-	la := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.40", Addr: "203.0.113.40", Protocol: probe.TCP, Port: 443, Reached: true,
+	la := route.Trace{Schema: route.TraceSchema, Target: "203.0.113.40", Addr: "203.0.113.40", Protocol: engine.TCP, Port: 443, Reached: true,
 		LineClass: "cu-9929", LineEvidence: ev("218.105/16 (9929) long haul", "high"),
 		Hops: []route.Hop{
 			hop(1, "10.0.0.1", 0, "private", 0, nil, 0.5, 0.4, 0.5, 0.5, 0.7, 0.8, 0.1),
@@ -278,7 +278,7 @@ func FixtureSnapshot() Snapshot {
 
 // FixtureFeed replays the fixture at speed, looping.
 func FixtureFeed(speed float64) *Feed {
-	streams := map[string][]probe.Record{}
+	streams := map[string][]engine.Record{}
 	for name := range fixtureRTTs {
 		streams[name] = FixtureRecords(name)
 	}

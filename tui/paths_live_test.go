@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
@@ -47,15 +48,15 @@ func (diamondProber) Multipath(_ context.Context, addr string, cfg probe.Multipa
 	}, nil
 }
 
-// The live loop of a multipath candidate (compare.MultipathTraceLoop, as
+// The live loop of a multipath candidate (engine.MultipathTraceLoop, as
 // MonitorLoops runs it) feeds the route screen every path: the header
 // counts them, f shows path 1 (only its own middle hop, its flow's 20 ms),
 // then path 2 (40 ms), then every path's hops again.
 func TestLiveMultipathRouteScreenSwitchesPaths(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	loop := compare.MultipathTraceLoop("hk-cn2-gia", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
-		compare.MonitorOptions{Prober: diamondProber{}, TraceInterval: time.Millisecond})
+	loop := engine.MultipathTraceLoop("hk-cn2-gia", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+		engine.Options{Prober: diamondProber{}, TraceInterval: time.Millisecond})
 	var got *TraceMsg
 	_ = LoopFeeder(loop)(ctx, func(msg tea.Msg) {
 		if tm, ok := msg.(TraceMsg); ok && got == nil {

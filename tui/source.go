@@ -12,14 +12,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // ProbeMsg carries one probe record of a candidate.
 type ProbeMsg struct {
 	Candidate string
-	Record    probe.Record
+	Record    engine.Record
 }
 
 // TraceMsg carries a trace snapshot of a candidate (forward or return).
@@ -32,7 +32,7 @@ type TraceMsg struct {
 // ThroughputStartMsg says a live throughput test of a candidate begins.
 type ThroughputStartMsg struct {
 	Candidate string
-	Start     compare.BWStart
+	Start     engine.BWStart
 }
 
 // ThroughputMsg carries the outcome of a live throughput test (Error set
@@ -97,7 +97,7 @@ type Feeder func(ctx context.Context, emit func(tea.Msg)) error
 type Feed struct {
 	Snapshot Snapshot
 	// Streams are the recorded probe records per candidate name.
-	Streams map[string][]probe.Record
+	Streams map[string][]engine.Record
 	// Traces are sent once, at the start of the replay.
 	Traces []TraceMsg
 	// Speed is the replay speed factor (1 = as recorded); <= 0 means 1.

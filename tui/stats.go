@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // Ring is a fixed-capacity ring buffer of timed samples: pushing past the
@@ -75,7 +75,7 @@ func (r *Ring) Last(n int, dst []float64) []float64 {
 
 // applyRecord folds one probe record into the running statistics: the
 // counts since the start, the drawing's history and the statistics window.
-func (s *LiveStats) applyRecord(rec probe.Record) {
+func (s *LiveStats) applyRecord(rec engine.Record) {
 	if s.History == nil {
 		s.History = NewRing(HistorySize)
 		s.win = compare.NewWindow(HistorySize)
@@ -84,20 +84,20 @@ func (s *LiveStats) applyRecord(rec probe.Record) {
 		s.Last = rec.Time
 	}
 	switch rec.Status {
-	case probe.StatusDup:
+	case engine.StatusDup:
 		// A duplicate is counted apart, never as a received probe.
 		s.Dup++
 		s.win.Add(rec)
 		return
-	case probe.StatusLost:
+	case engine.StatusLost:
 		s.Sent++
 		s.Lost++
 		s.History.Push(rec.Time, math.NaN())
-	case probe.StatusLate:
+	case engine.StatusLate:
 		s.Sent++
 		s.Late++
 		s.History.Push(rec.Time, math.NaN())
-	case probe.StatusOK:
+	case engine.StatusOK:
 		if rec.RTTms == nil {
 			return
 		}
@@ -142,7 +142,7 @@ func (s *LiveStats) result(target string) compare.TargetResult {
 }
 
 // targetKey names a record's target as compare names targets.
-func targetKey(r probe.Record) string {
+func targetKey(r engine.Record) string {
 	return compare.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
 }
 
@@ -155,7 +155,7 @@ func (c *Candidate) settle() {
 }
 
 // applyRecord routes a record to its target's statistics.
-func (c *Candidate) applyRecord(r probe.Record) {
+func (c *Candidate) applyRecord(r engine.Record) {
 	k := targetKey(r)
 	if c.Target == "" {
 		c.Target = k

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
@@ -20,7 +21,7 @@ import (
 // pingOnly pings for real (TCP connect to a listener of the test) and
 // traces nothing: the run waits, as a trace that has not finished its
 // first cycle does, so no raw socket is needed.
-type pingOnly struct{ compare.ProbeSender }
+type pingOnly struct{ engine.Sender }
 
 func (pingOnly) Trace(ctx context.Context, _ string, _ probe.TraceConfig, _ func(*route.Trace)) error {
 	<-ctx.Done()
@@ -63,7 +64,7 @@ sla: {min_throughput_mbps: 1, max_oversell: 0.2}
 		t.Fatal(err)
 	}
 	feed, err := FeedFromCompare(f, FeedOptions{Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC),
-		Live: compare.MonitorOptions{Count: 2, Interval: 50 * time.Millisecond, BWTime: time.Second, Prober: pingOnly{}}})
+		Live: engine.Options{Count: 2, Interval: 50 * time.Millisecond, BWTime: time.Second, Prober: pingOnly{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/percentile"
@@ -535,42 +536,45 @@ func bwWatch(c *cobra.Command, o *bwOptions, server string, cfg bw.Config) error
 	stderr := c.ErrOrStderr()
 	tty := !o.quiet && prIsTTY(stderr)
 	now := clockFrom(c.Context())
-	for n := 1; w.cycles == 0 || n <= w.cycles; n++ {
+	n := 0
+	err = engine.Watch(w.cycles, func(first bool) (bool, error) {
+		n++
 		start := now()
 		wall := time.Now()
 		if tty {
 			cfg.Progress = bwProgress(stderr, fmt.Sprintf("bw --watch: test %d", n))
 		}
-		res, err := bw.Run(ctx, server, cfg)
+		res, err := engine.BWCycle(ctx, server, cfg)
 		if ctx.Err() != nil {
-			break // a test cut short by the stop signal is not a full cycle
+			return false, nil // a test cut short by the stop signal is not a full cycle
 		}
 		e := journal.Entry{Time: start.UTC(), End: start.Add(time.Since(wall)).UTC(), BW: res}
 		if err != nil {
 			// A watch runs for days: a test that cannot run (server busy,
 			// network down) is journaled as failed, and the watch goes on.
 			if errors.Is(err, bw.ErrDocumentation) { // a name now resolving to one: never tested
-				return badInput(err)
+				return false, badInput(err)
 			}
-			if n == 1 && res == nil && !errors.Is(err, bw.ErrBusy) {
-				return err
+			if first && res == nil && !errors.Is(err, bw.ErrBusy) {
+				return false, err
 			}
 			fmt.Fprintf(stderr, "\r\033[Klinecheck: test %d: %v\n", n, err)
 			e.Error = err.Error()
 		}
 		cycle, aerr := appendFn(e)
 		if aerr != nil {
-			return journalFailed(stderr, tty, aerr, func() error { return bwReport(c, o) })
+			return false, journalFailed(stderr, tty, aerr, func() error { return bwReport(c, o) })
 		}
 		if tty && res != nil {
 			fmt.Fprintf(stderr, "\r\033[Kbw --watch: test %d: %s Mbit/s mean, p5 %s", cycle, report.Mbps(res.Throughput.Mean), report.Mbps(res.Throughput.P5))
 		}
 		if w.cycles != 0 && n == w.cycles {
-			break
+			return false, nil
 		}
-		if !watchSleep(ctx, wall.Add(o.every)) {
-			break
-		}
+		return engine.SleepUntil(ctx, wall.Add(o.every)), nil
+	})
+	if err != nil {
+		return err
 	}
 	if tty {
 		fmt.Fprint(stderr, "\r\033[K")

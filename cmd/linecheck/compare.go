@@ -14,6 +14,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/report"
 )
 
@@ -286,7 +287,7 @@ func checkCompareFlags(c *cobra.Command, o *compareOptions, format report.Format
 func compareRunOptions(c *cobra.Command, o *compareOptions) (compare.Options, error) {
 	opt := compare.Options{Offline: o.offline, Now: clockFrom(c.Context())().UTC(), Count: o.count, Interval: o.interval,
 		Timeout: o.timeout, TraceCycles: o.cycles, ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: prefixTableOf(c), BWTime: o.bwTime, NoProjection: o.noProjection,
-		AdvisoryDelivery: o.advisoryDelivery}
+		AdvisoryDelivery: o.advisoryDelivery, Prober: engine.Sender{}}
 	if o.usage != "" {
 		var err error
 		if opt.UsageHours, err = billing.ParseUsageHours(o.usage); err != nil {

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/probe"
@@ -499,38 +500,9 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 		span = time.Minute
 	}
 	cfg.Count = max(1, int(span/iv))
-	sum := make([]probe.PingResult, len(targets))
-	for i, t := range targets {
-		sum[i].Target, sum[i].Addr = t.Name, t.Addr.String()
-	}
-	for ctx.Err() == nil {
-		start := time.Now()
-		res, err := probe.PingTargets(ctx, targets, cfg, onRecord)
-		if err != nil && ctx.Err() == nil {
-			return nil, 0, err
-		}
-		for i, r := range res {
-			s := &sum[i]
-			s.Sent += r.Sent
-			s.Recv += r.Recv
-			s.Late += r.Late
-			s.Dup += r.Dup
-			s.Foreign += r.Foreign
-			s.Refused += r.Refused
-			s.ClockFaults += r.ClockFaults
-			s.RTTs = append(s.RTTs, r.RTTs...)
-			if s.Blocked == nil {
-				s.Blocked = r.Blocked
-			}
-		}
-		// A round lasts span, as fping -Q's period: its last probe is
-		// answered (Count−1)·iv after the first, and the next round is not
-		// due before the interval after it. Without the wait a one-probe
-		// round (-Q 1 at -i 1) began again at once, thousands a second.
-		if !watchSleep(ctx, start.Add(span)) {
-			break
-		}
-		if every > 0 {
+	var interim func([]probe.PingResult, time.Time)
+	if every > 0 {
+		interim = func(res []probe.PingResult, start time.Time) {
 			doc := report.NewPingDoc(report.PingSweep{Results: res, Protocol: proto, Port: cfg.TCPPort, Count: cfg.Count, Interval: iv, Timeout: cfg.Timeout})
 			t := report.PingTables(doc, report.FormatTable, false)
 			t[0].Title = fmt.Sprintf("interim summary %s, the last %s", time.Now().UTC().Format("15:04:05Z"), time.Since(start).Round(time.Second))
@@ -538,11 +510,7 @@ func pingLoop(ctx context.Context, c *cobra.Command, targets []probe.Target, cfg
 			report.WriteWith(c.ErrOrStderr(), report.FormatTable, tableOptions(c.ErrOrStderr(), false), t...)
 		}
 	}
-	sent := 0
-	for _, r := range sum {
-		sent = max(sent, r.Sent)
-	}
-	return sum, sent, nil
+	return engine.PingRounds(ctx, targets, cfg, span, onRecord, interim)
 }
 
 // pingResolved is the outcome of resolving ping's arguments.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/report"
@@ -337,19 +338,18 @@ func serveWindowProbes(o serveOptions) int {
 // startServeLoops starts, in wg, the probe loop and, when asked for, the
 // throughput and GPU loops; an error is bad input (nothing runs then).
 func startServeLoops(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, db route.ASNDB, o serveOptions, stderr io.Writer) error {
-	pr := &serveProber{count: o.count, interval: o.interval, timeout: o.timeout, rate: o.rate, maxTTL: o.maxTTL, asnDB: db}
-	loop := exporter.LoopConfig{Count: o.count, Interval: o.interval, Rate: o.rate, TraceProbes: o.maxTTL,
+	loop := engine.CycleConfig{Count: o.count, Interval: o.interval, Rate: o.rate, Timeout: o.timeout, TraceProbes: o.maxTTL, ASNDB: db,
 		Pause: o.pause, TraceEvery: o.traceEvery, MaxBackoff: o.maxBackoff,
-		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(exporter.ServeHint)}
+		Resolver: pacing.NewResolver(nil, nil, o.resolveRate).WithHint(engine.ServeHint)}
 	if o.bwEvery > 0 {
 		// One Quiet for the probe cycles and the throughput tests: the
 		// cycles pause while a test fills the line.
-		loop.Quiet = compare.NewQuiet()
+		loop.Quiet = engine.NewQuiet()
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		exp.Run(ctx, pr, loop)
+		engine.RunCycles(ctx, exp, loop)
 	}()
 	n, err := startServeBW(ctx, wg, exp, o.config, o.bwEvery, o.bwTime, time.Duration(o.count)*o.interval, loop.Quiet, stderr)
 	if err != nil {
@@ -400,59 +400,6 @@ func serveCompareReport(w io.Writer, r *compare.Result, name string) (string, er
 		}
 	}
 	return f.ContentType(), report.Render(w, report.CompareReport{Result: r}, f, report.Options{Width: report.DefaultWidth})
-}
-
-// serveProber runs serve's cycles on the probe engine. Pacing, backoff and
-// name resolution are the exporter loop's; this only sends.
-type serveProber struct {
-	count             int
-	interval, timeout time.Duration
-	rate              float64
-	maxTTL            int
-	asnDB             route.ASNDB
-}
-
-// Ping probes the targets in one mixed-protocol sweep (probe.Sweep: icmp in
-// one, tcp in one per port, side by side under the --rate cap).
-func (p *serveProber) Ping(ctx context.Context, ts []exporter.Resolved) []exporter.PingOutcome {
-	sts := make([]probe.SweepTarget, len(ts))
-	for i, t := range ts {
-		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
-	}
-	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: p.timeout, Rate: p.rate}, nil)
-	return exporter.PingOutcomes(res, err, len(ts))
-}
-
-// Trace traces t once (one round over all TTLs, with the target's protocol
-// and port, paced by --rate) for the hop metrics, and annotates its line
-// class offline.
-func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
-	if t.Multipath {
-		return p.multipath(ctx, t)
-	}
-	run, err := probe.Trace(ctx, t.IP.String(), probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: p.maxTTL,
-		Cycles: 1, Timeout: p.timeout, Rate: p.rate, Burst: 1}, nil)
-	if err != nil {
-		return nil, err
-	}
-	tr := route.BuildTrace(run)
-	route.Annotate(tr, p.asnDB)
-	return tr, nil
-}
-
-// multipath runs the multipath discovery compare runs toward a multipath
-// candidate's first target (compare.MultipathTraceConfig, one cycle per
-// path, paced by --rate) and annotates every path's line class.
-func (p *serveProber) multipath(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
-	cfg := compare.MultipathTraceConfig(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, p.timeout)
-	cfg.MaxTTL, cfg.Rate, cfg.Burst = p.maxTTL, p.rate, 1
-	run, err := probe.Multipath(ctx, t.IP.String(), cfg)
-	if err != nil {
-		return nil, err
-	}
-	tr := route.BuildMultipath(run)
-	route.Annotate(tr, p.asnDB)
-	return tr, nil
 }
 
 // serveTargetsProto checks --targets-proto and --targets-port: serve pings

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -34,7 +34,7 @@ The candidates file is re-read before each round.`
 // startServeBW runs the throughput loop of serve --bw-every in wg until ctx
 // ends, holding quiet for each round (the probe cycles pause) and starting
 // after first; it returns the number of candidates with a bandwidth_test.
-func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d, first time.Duration, quiet *compare.Quiet, log io.Writer) (int, error) {
+func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporter, config string, every, d, first time.Duration, quiet *engine.Quiet, log io.Writer) (int, error) {
 	if every <= 0 || config == "" {
 		return 0, nil
 	}
@@ -55,8 +55,8 @@ func startServeBW(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Exporte
 		}
 		return current
 	}
-	l := exporter.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
-		Run: exporter.MeasureRunner(d), Metrics: m, Log: log, Quiet: quiet, Judge: exp}
+	l := engine.BWLoop{Every: every, First: first, Targets: list, Directions: []string{bw.Download},
+		Run: engine.MeasureRunner(d), Observe: exporter.BWObserver(m, exp), Log: log, Quiet: quiet}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

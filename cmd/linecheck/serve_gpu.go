@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/gpu"
 )
@@ -42,7 +43,7 @@ func startServeGPU(ctx context.Context, wg *sync.WaitGroup, exp *exporter.Export
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		exporter.GPULoop(ctx, every, func(ctx context.Context) ([]gpu.Sample, error) { return sampleGPUs(ctx, "nvidia-smi") }, m, log)
+		engine.GPULoop(ctx, every, func(ctx context.Context) ([]gpu.Sample, error) { return sampleGPUs(ctx, "nvidia-smi") }, m.Observe, log)
 	}()
 	return nil
 }

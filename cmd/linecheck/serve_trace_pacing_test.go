@@ -10,7 +10,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
-	"github.com/linecheck/linecheck/internal/exporter"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -90,9 +90,9 @@ func TestServeTracePacketsLeaveAtTheRate(t *testing.T) {
 				}
 			}
 		}()
-		p := &serveProber{count: 1, interval: time.Second, timeout: time.Second, rate: 100, maxTTL: 30}
-		_, err = p.Trace(context.Background(), exporter.Resolved{Target: exporter.Target{Candidate: "lo", Addr: "127.0.0.1", Protocol: probe.ICMP},
-			IP: netip.MustParseAddr("127.0.0.1")})
+		// serve's cycles trace as engine.CycleConfig.Trace does.
+		cfg := engine.CycleConfig{Count: 1, Interval: time.Second, Timeout: time.Second, Rate: 100, TraceProbes: 30}
+		_, err = cfg.Trace(context.Background(), engine.CycleTarget{Addr: "127.0.0.1", Protocol: probe.ICMP}, netip.MustParseAddr("127.0.0.1"))
 		select {
 		case <-captured:
 		case <-time.After(2 * time.Second):

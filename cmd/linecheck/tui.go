@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/tui"
@@ -41,9 +42,9 @@ type tuiFlags struct {
 	multipath    bool // --multipath: as multipath: true on every candidate
 	usage        billing.Dec
 	noProjection bool
-	bwTime       time.Duration  // live: measured time of each throughput test
-	bwEvery      time.Duration  // live: throughput tests again every bwEvery (0: at start and on b only)
-	quiet        *compare.Quiet // held while a live throughput test runs (openTUI makes it)
+	bwTime       time.Duration // live: measured time of each throughput test
+	bwEvery      time.Duration // live: throughput tests again every bwEvery (0: at start and on b only)
+	quiet        *engine.Quiet // held while a live throughput test runs (openTUI makes it)
 	// usageText is --usage-hours as typed, parsed into usage.
 	usageText string
 	// horizon is --horizon: the months the cost screen prices over (0: the file's).
@@ -227,9 +228,9 @@ func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
 	}
 	// One Quiet for every live loop, the loopback row's too: all of them
 	// pause while a throughput test fills the line.
-	o.quiet = compare.NewQuiet()
+	o.quiet = engine.NewQuiet()
 	feed, err := tui.FeedFromCompare(f, tui.FeedOptions{Offline: o.offline, Speed: o.speed, Now: time.Now(), ASNDB: o.asnDB, NoASN: o.noASN, PrefixTable: o.prefixTable,
-		Live:       compare.MonitorOptions{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
+		Live:       engine.Options{Interval: o.interval, BWTime: o.bwTime, BWEvery: o.bwEvery, Quiet: o.quiet},
 		UsageHours: o.usage, NoProjection: o.noProjection, HideHops: o.hideHops})
 	if err != nil {
 		// A bad file, a missing recording or offer, or a live run of a
@@ -262,7 +263,7 @@ func runTUIFeed(ctx context.Context, feed *tui.Feed, o tuiFlags) error {
 // measures TCP connect time to it (and ICMP echo to 127.0.0.1 when the
 // system permits it). Nothing leaves the machine. Its pings pause while
 // quiet (nil: never) is held for a throughput test.
-func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration, quiet *compare.Quiet) (func(), error) {
+func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration, quiet *engine.Quiet) (func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("loopback row: %w", err)
@@ -286,10 +287,10 @@ func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration,
 	if interval <= 0 {
 		interval = time.Second
 	}
-	mo := compare.MonitorOptions{Interval: interval, Quiet: quiet}
+	mo := engine.Options{Interval: interval, Quiet: quiet}
 	feed.Live = append(feed.Live,
-		tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
-		quietICMP(tui.LoopFeeder(compare.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
+		tui.LoopFeeder(engine.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
+		quietICMP(tui.LoopFeeder(engine.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
 	return func() { ln.Close() }, nil
 }
 

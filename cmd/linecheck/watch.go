@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/internal/route"
@@ -222,7 +223,7 @@ func pingWatchCycle(ctx context.Context, w *watchRun, targets []probe.Target, cf
 		proto = "tcp"
 	}
 	start := time.Now()
-	res, err := probe.PingTargets(ctx, targets, cfg, nil)
+	res, err := engine.PingCycle(ctx, targets, cfg, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, nil
@@ -241,7 +242,7 @@ func pingWatchCycle(ctx context.Context, w *watchRun, targets []probe.Target, cf
 		for _, t := range targets {
 			e.Ping = append(e.Ping, journal.PingResult{Target: t.Name, Addr: t.Addr.String(), Protocol: proto, Port: cfg.TCPPort, RTTms: []float64{}})
 		}
-		if !watchSleep(ctx, start.Add(time.Duration(cfg.Count)*cfg.Interval)) {
+		if !engine.SleepUntil(ctx, start.Add(time.Duration(cfg.Count)*cfg.Interval)) {
 			return false, nil
 		}
 		e.End = time.Now().UTC()
@@ -304,18 +305,12 @@ func (w *watchRun) write(e journal.Entry) (int, error) {
 // end is watchEnd for this watch.
 func (w *watchRun) end() error { return watchEnd(w.c, w.o, w.loc, w.tty) }
 
-// cycles runs cycle (first: this run's first cycle) until it returns an
-// error or no more, or until --watch-cycles cycles of this run (0: until
-// stopped), then ends the watch.
+// cycles runs cycle (first: this run's first cycle) in the engine's watch
+// loop until it returns an error or no more, or until --watch-cycles
+// cycles of this run (0: until stopped), then ends the watch.
 func (w *watchRun) cycles(cycle func(first bool) (more bool, err error)) error {
-	for n := 1; w.o.cycles == 0 || n <= w.o.cycles; n++ {
-		more, err := cycle(n == 1)
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
+	if err := engine.Watch(w.o.cycles, cycle); err != nil {
+		return err
 	}
 	return w.end()
 }
@@ -345,16 +340,6 @@ func journalFailed(stderr io.Writer, tty bool, err error, report func() error) e
 		fmt.Fprintln(stderr, "linecheck:", rerr)
 	}
 	return &exitError{code: 1, err: fmt.Errorf("the journal could not be written: %w", err)}
-}
-
-// watchSleep waits until t; false when the watch was stopped meanwhile.
-func watchSleep(ctx context.Context, t time.Time) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(time.Until(t)):
-		return true
-	}
 }
 
 func nonNil(v []float64) []float64 {
@@ -487,7 +472,7 @@ type traceWatch struct {
 func (tw *traceWatch) cycle(ctx context.Context, first bool) (more bool, err error) {
 	w := tw.w
 	start := time.Now()
-	run, err := probe.Trace(ctx, tw.target, tw.cfg, nil)
+	tr, err := engine.TraceCycle(ctx, tw.target, tw.cfg, tw.names)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, nil // a trace cut short by the stop signal is not a full cycle
@@ -497,7 +482,7 @@ func (tw *traceWatch) cycle(ctx context.Context, first bool) (more bool, err err
 		}
 		// Later failures (network down) are journaled as a down cycle.
 		fmt.Fprintf(w.stderr, "linecheck: cycle failed: %v\n", err)
-		if !watchSleep(ctx, start.Add(tw.cfg.Interval)) {
+		if !engine.SleepUntil(ctx, start.Add(tw.cfg.Interval)) {
 			return false, nil
 		}
 		last := tw.last
@@ -506,8 +491,6 @@ func (tw *traceWatch) cycle(ctx context.Context, first bool) (more bool, err err
 		_, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Error: err.Error(), Trace: down})
 		return err == nil, err
 	}
-	tr := route.BuildTrace(run)
-	route.Annotate(tr, tw.names)
 	tw.last = tr
 	cycle, err := w.write(journal.Entry{Time: start.UTC(), End: time.Now().UTC(), Trace: tr})
 	if err != nil {
@@ -516,5 +499,5 @@ func (tw *traceWatch) cycle(ctx context.Context, first bool) (more bool, err err
 	if w.tty {
 		fmt.Fprintf(w.stderr, "\r\033[Ktrace --watch: cycle %d, %d hops, reached %v", cycle, len(tr.Hops), tr.Reached)
 	}
-	return watchSleep(ctx, start.Add(tw.cfg.Interval)), nil
+	return engine.SleepUntil(ctx, start.Add(tw.cfg.Interval)), nil
 }

@@ -25,6 +25,9 @@ func Probe(ctx context.Context, c *Candidate, opt Options) (*Measurement, error)
 // interleaved, so that a run takes Count × Interval rather than that per target.
 func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement, error) {
 	opt.defaults()
+	if opt.Prober == nil {
+		return nil, ErrNoProber
+	}
 	ms := make([]*Measurement, len(cs))
 	var sts []probe.SweepTarget
 	var owners [][2]int // candidate index, target index

@@ -14,7 +14,7 @@ import (
 // pathMTU adds the path MTU toward addr to the live forward trace; a
 // search that fails becomes a warning (the SLA check then says no data).
 func pathMTU(ctx context.Context, c *Candidate, m *Measurement, addr netip.Addr, opt Options) {
-	mp, ok := opt.Prober.(PathMTUProber)
+	mp, ok := opt.Prober.(pathMTUProber)
 	if !ok {
 		m.Warnings = append(m.Warnings, "the path MTU was not measured: this prober cannot search it")
 		return
@@ -47,7 +47,7 @@ func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) 
 	if err != nil {
 		return fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
 	}
-	cfg := traceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
+	cfg := TraceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
 	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
 	var tr *route.Trace
 	multipath := false

@@ -43,12 +43,13 @@ type Options struct {
 	// BWTime is the measured time of each candidate's live throughput test
 	// (bandwidth_test); 0 means DefaultBWTime.
 	BWTime time.Duration
-	// Prober sends the live probes; nil means ProbeSender (package probe).
-	// Tests inject their own.
-	Prober Prober
+	// Prober sends the one-shot run's live probes: engine.Sender (cmd sets
+	// it); tests inject their own. A live run without one fails with
+	// ErrNoProber.
+	Prober oneShotProber
 	// PathMTU searches the path MTU after each live forward trace (Run
-	// sets it when the SLA has min_path_mtu); the Prober must be a
-	// PathMTUProber.
+	// sets it when the SLA has min_path_mtu); the Prober must also have
+	// PathMTU (as engine.Sender has).
 	PathMTU bool
 	// UsageHours prices every offer at these used hours of the GPU machine
 	// (--usage-hours; unset: the offers file's usage).
@@ -90,9 +91,6 @@ func (o *Options) defaults() {
 	}
 	if o.TraceCycles <= 0 {
 		o.TraceCycles = 3
-	}
-	if o.Prober == nil {
-		o.Prober = ProbeSender{}
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 
 // SessionOptions say how to open a session on a candidates file.
 type SessionOptions struct {
-	// Offline replays the recordings only; otherwise the live loops are
-	// made (MonitorLoops with Live) and returned for the caller to run.
+	// Offline replays the recordings only; otherwise the caller runs the
+	// live loops (engine.MonitorLoops over File and ASN).
 	Offline bool
 	// Now picks the month of a synthetic traffic profile (the month before it).
 	Now time.Time
@@ -26,8 +26,6 @@ type SessionOptions struct {
 	NoASN bool
 	// PrefixTable is the operator's --prefix-table (nil: none).
 	PrefixTable *route.PrefixTable
-	// Live configures the live loops; its ASNDB is the session's.
-	Live MonitorOptions
 
 	// Batch opens the session for one evaluation (compare's report, Run):
 	// the traffic is always priced (a file without offers or traffic
@@ -62,8 +60,6 @@ type Session struct {
 	// then shows route quality only).
 	Pricing    *Pricing
 	Candidates []SessionCandidate // in file order
-	// Loops are the live loops (MonitorLoops); nil offline.
-	Loops []Loop
 }
 
 // SessionCandidate is one candidate as the session opened it.
@@ -147,13 +143,6 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 			}
 		}
 		s.Candidates = append(s.Candidates, sc)
-	}
-	if !o.Offline && !o.Batch {
-		mo := o.Live
-		mo.ASNDB = db
-		if s.Loops, err = MonitorLoops(f, mo); err != nil {
-			return nil, err
-		}
 	}
 	return s, nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
@@ -47,16 +47,12 @@ func (p *sweepProber) leave(ctx context.Context) {
 	p.mu.Unlock()
 }
 
-func (p *sweepProber) Ping(ctx context.Context, ts []Resolved) []PingOutcome {
+func (p *sweepProber) Sweep(ctx context.Context, sts []probe.SweepTarget, _ probe.PingConfig, _ func(probe.Record)) ([]probe.SweepResult, error) {
 	p.enter()
 	defer p.leave(ctx)
 	p.mu.Lock()
 	p.pings++
 	p.mu.Unlock()
-	sts := make([]probe.SweepTarget, len(ts))
-	for i, t := range ts {
-		sts[i] = probe.SweepTarget{Target: probe.Target{Name: t.Addr, Addr: t.IP}, Protocol: t.Protocol, Port: t.Port}
-	}
 	// A timeout no loaded machine makes a loopback answer miss: every
 	// probe decided is an answer.
 	res, err := probe.Sweep(ctx, sts, probe.PingConfig{Count: p.count, Interval: p.interval, Timeout: 5 * time.Second}, func(r probe.Record) {
@@ -68,13 +64,14 @@ func (p *sweepProber) Ping(ctx context.Context, ts []Resolved) []PingOutcome {
 		default:
 		}
 	})
-	return PingOutcomes(res, err, len(ts))
+	return res, err
 }
 
-func (p *sweepProber) Trace(ctx context.Context, _ Resolved) (*route.Trace, error) {
+func (p *sweepProber) Trace(ctx context.Context, _ string, _ probe.TraceConfig, on func(*route.Trace)) error {
 	p.enter()
 	defer p.leave(ctx)
-	return &route.Trace{Reached: true, Hops: []route.Hop{{TTL: 1, Sent: 1}}}, nil
+	on(&route.Trace{Reached: true, Hops: []route.Hop{{TTL: 1, Sent: 1}}})
+	return nil
 }
 
 func (p *sweepProber) snapshot() (active, pings, decided, cut int) {
@@ -96,7 +93,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 	e.SetTargets([]Target{target}, time.Now())
 	// 40 probes 50 ms apart: a sweep lasts 2 s, so the test cuts one.
 	p := &sweepProber{count: 40, interval: 50 * time.Millisecond, records: make(chan struct{}, 1)}
-	quiet := compare.NewQuiet()
+	quiet := engine.NewQuiet()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -123,7 +120,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: quiet, OnCycle: onCycle})
+		engine.RunCycles(ctx, e, engine.CycleConfig{Prober: p, Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: quiet, OnCycle: onCycle})
 	}()
 
 	type span struct{ start, end time.Time }
@@ -146,7 +143,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 		}
 		return []BWTarget{{Candidate: "lo", Addr: "127.0.0.1", Port: bwPort}}
 	}
-	measure := MeasureRunner(time.Second)
+	measure := engine.MeasureRunner(time.Second)
 	run := func(ctx context.Context, tg BWTarget, dir string) (*bw.Result, error) {
 		active, pings, decided, _ := p.snapshot()
 		if active != 0 {
@@ -165,7 +162,7 @@ func TestServeBWPausesThePings(t *testing.T) {
 	m := NewBWMetrics(e.Registry())
 	go func() {
 		defer wg.Done()
-		BWLoop{Every: time.Hour, Targets: targets, Directions: []string{bw.Download}, Run: run, Metrics: m, Quiet: quiet}.Loop(ctx)
+		engine.BWLoop{Every: time.Hour, Targets: targets, Directions: []string{bw.Download}, Run: run, Observe: BWObserver(m, nil), Quiet: quiet}.Loop(ctx)
 	}()
 
 	var test span
@@ -240,7 +237,7 @@ func TestServeBWRetriesABusyServer(t *testing.T) {
 		}
 		return []BWTarget{{Candidate: "lo", Addr: "127.0.0.1", Port: port}}
 	}
-	BWLoop{Every: 10 * time.Millisecond, Targets: targets, Directions: []string{bw.Download}, Run: MeasureRunner(time.Second), Metrics: m}.Loop(ctx)
+	engine.BWLoop{Every: 10 * time.Millisecond, Targets: targets, Directions: []string{bw.Download}, Run: engine.MeasureRunner(time.Second), Observe: BWObserver(m, nil)}.Loop(ctx)
 	server := fmt.Sprintf("127.0.0.1:%d", port)
 	if ok := sampleValue(t, reg, "linecheck_bw_tests_total", "candidate", "lo", "server", server, "direction", bw.Download, "result", "ok"); ok != 1 {
 		t.Errorf("ok tests %v, want 1 (the busy server tried again)", ok)
@@ -262,7 +259,7 @@ func TestServeBWCutKeepsTheInterval(t *testing.T) {
 	e.SetTargets([]Target{target}, time.Now())
 	// 20 probes 200 ms apart: a sweep lasts 4 s.
 	p := &sweepProber{count: 20, interval: 200 * time.Millisecond, records: make(chan struct{}, 1)}
-	quiet := compare.NewQuiet()
+	quiet := engine.NewQuiet()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cutAt time.Time // the last probe decided before the test
@@ -275,7 +272,7 @@ func TestServeBWCutKeepsTheInterval(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, Quiet: quiet, OnCycle: onCycle})
+		engine.RunCycles(ctx, e, engine.CycleConfig{Prober: p, Count: p.count, Interval: p.interval, Quiet: quiet, OnCycle: onCycle})
 	}()
 	rounds := 0
 	targets := func() []BWTarget {
@@ -297,12 +294,12 @@ func TestServeBWCutKeepsTheInterval(t *testing.T) {
 		p.mu.Lock()
 		cutAt = p.sent[len(p.sent)-1]
 		p.mu.Unlock()
-		return MeasureRunner(time.Second)(ctx, tg, dir)
+		return engine.MeasureRunner(time.Second)(ctx, tg, dir)
 	}
 	m := NewBWMetrics(e.Registry())
 	go func() {
 		defer wg.Done()
-		BWLoop{Every: time.Hour, Targets: targets, Directions: []string{bw.Download}, Run: run, Metrics: m, Quiet: quiet}.Loop(ctx)
+		engine.BWLoop{Every: time.Hour, Targets: targets, Directions: []string{bw.Download}, Run: run, Observe: BWObserver(m, nil), Quiet: quiet}.Loop(ctx)
 	}()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -356,7 +353,7 @@ func TestServeQuietWithoutATestCutsNothing(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.Run(ctx, p, LoopConfig{Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: compare.NewQuiet(), OnCycle: onCycle})
+		engine.RunCycles(ctx, e, engine.CycleConfig{Prober: p, Count: p.count, Interval: p.interval, TraceEvery: 1, TraceProbes: 1, Quiet: engine.NewQuiet(), OnCycle: onCycle})
 	}()
 	select {
 	case ok := <-hops:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -32,7 +33,7 @@ func TestBWMetricsFromARealTest(t *testing.T) {
 		}
 		rcancel()
 	}()
-	RunBW(rctx, 10*time.Millisecond, func() []BWTarget { return []BWTarget{target} }, []string{bw.Download, bw.Upload}, run, m, nil)
+	engine.RunBW(rctx, 10*time.Millisecond, func() []BWTarget { return []BWTarget{target} }, []string{bw.Download, bw.Upload}, run, BWObserver(m, nil), nil)
 	server := fmt.Sprintf("%s:%d", target.Addr, port)
 	value := func(name string, labels ...string) float64 { return sampleValue(t, reg, name, labels...) }
 	got := value("linecheck_throughput_bits_per_second", "candidate", "lo", "server", server, "direction", bw.Download)

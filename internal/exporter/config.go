@@ -5,16 +5,16 @@ import (
 	"strconv"
 
 	"github.com/linecheck/linecheck/internal/compare"
-	"github.com/linecheck/linecheck/probe"
+	"github.com/linecheck/linecheck/internal/engine"
 )
 
 // Target is one probe target of one candidate: what serve measures and the
 // label set its metrics carry.
 type Target struct {
 	Candidate string
-	Addr      string         // an IP address or a host name, as the file writes it
-	Protocol  probe.Protocol // icmp or tcp
-	Port      int            // tcp
+	Addr      string          // an IP address or a host name, as the file writes it
+	Protocol  engine.Protocol // icmp or tcp
+	Port      int             // tcp
 	// Carrier and City label linecheck_line_class_info for the targets of a
 	// backtrace target list (serve --targets): the users' carrier and city
 	// the return route leads to; empty for candidates-file targets.
@@ -27,7 +27,7 @@ type Target struct {
 // Label is the value of the target label: the address, with the port for
 // tcp so that two ports of one host stay apart.
 func (t Target) Label() string {
-	if t.Protocol == probe.ICMP {
+	if t.Protocol == engine.ICMP {
 		return t.Addr
 	}
 	return net.JoinHostPort(t.Addr, strconv.Itoa(t.Port))

@@ -38,8 +38,8 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // RTTBuckets are the upper bounds of linecheck_rtt_seconds: 1-2-5 steps from
@@ -414,34 +414,8 @@ func (e *Exporter) Targets() []Target {
 	return append([]Target(nil), e.targets...)
 }
 
-// PingOutcome is one target's result over one cycle.
-type PingOutcome struct {
-	Sent, Recv, Late, Dup int
-	// Refused counts TCP probes whose connection was refused (lost: the
-	// port is closed); the status page says so.
-	Refused int
-	RTTms   []float64 // RTTs of received replies, in ms
-	Err     error     // the cycle failed for this target
-}
-
-// PingOutcomes turns one probe.Sweep over some targets (res in their order,
-// err the sweep's own error) into each target's outcome: a sweep that failed
-// as a whole fails every target, else each keeps its own error or counts.
-func PingOutcomes(res []probe.SweepResult, err error, n int) []PingOutcome {
-	out := make([]PingOutcome, n)
-	for i := range out {
-		switch {
-		case err != nil:
-			out[i].Err = err
-		case res[i].Err != nil:
-			out[i].Err = res[i].Err
-		default:
-			r := res[i]
-			out[i] = PingOutcome{Sent: r.Sent, Recv: r.Recv, Late: r.Late, Dup: r.Dup, Refused: r.Refused, RTTms: r.RTTs}
-		}
-	}
-	return out
-}
+// PingOutcome is one target's outcome of one cycle (engine.PingOutcome).
+type PingOutcome = engine.PingOutcome
 
 // ObservePing adds one cycle's outcome for t. Outcomes of targets that left
 // the configuration meanwhile are dropped, so a reload never leaves series

@@ -1,11 +1,7 @@
 package exporter
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"strconv"
-	"time"
 
 	"github.com/linecheck/linecheck/internal/gpu"
 )
@@ -90,31 +86,6 @@ func (m *GPUMetrics) Observe(samples []gpu.Sample, err error) {
 			m.throttledSamples.WithLabelValues(l[0], l[1], "any").Inc()
 		} else {
 			m.throttledSamples.WithLabelValues(l[0], l[1], "any").Add(0)
-		}
-	}
-}
-
-// GPUSampler takes one sample of every card (nvidia-smi in serve; tests
-// inject a replay).
-type GPUSampler func(ctx context.Context) ([]gpu.Sample, error)
-
-// GPULoop samples every Every until ctx ends; the first sample is taken at once.
-func GPULoop(ctx context.Context, every time.Duration, sample GPUSampler, m *GPUMetrics, log io.Writer) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		s, err := sample(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil && log != nil {
-			fmt.Fprintf(log, "linecheck serve: GPU sample: %v\n", err)
-		}
-		m.Observe(s, err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
 		}
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -79,18 +82,22 @@ type fakeProber struct {
 	interval time.Duration
 	rate     float64
 	log      *probeLog
-	fail     func(Resolved) error
+	fail     func(probe.SweepTarget) error
 	traceErr error
 }
 
-func (f *fakeProber) Ping(_ context.Context, ts []Resolved) []PingOutcome {
+func (f *fakeProber) Sweep(_ context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, _ func(probe.Record)) ([]probe.SweepResult, error) {
 	now := f.clk.Now()
 	iv, _ := probe.Schedule(len(ts), probe.PingConfig{Count: f.count, Interval: f.interval, Rate: f.rate})
 	f.log.mu.Lock()
 	defer f.log.mu.Unlock()
 	f.log.pings++
-	out := make([]PingOutcome, len(ts))
+	out := make([]probe.SweepResult, len(ts))
 	for i, t := range ts {
+		label := t.Name // Target.Label: the address, with the port for tcp
+		if t.Protocol == probe.TCP {
+			label = net.JoinHostPort(t.Name, strconv.Itoa(t.Port))
+		}
 		if f.fail != nil {
 			if err := f.fail(t); err != nil {
 				out[i].Err = err
@@ -101,21 +108,22 @@ func (f *fakeProber) Ping(_ context.Context, ts []Resolved) []PingOutcome {
 			// The schedule of one sweep of all (icmp only in these tests):
 			// probe k of target i at k·iv + i·iv/T, iv stretched by the cap.
 			at := now.Add(time.Duration(k)*iv + time.Duration(i)*iv/time.Duration(len(ts)))
-			f.log.at[t.Label()] = append(f.log.at[t.Label()], at)
+			f.log.at[label] = append(f.log.at[label], at)
 		}
-		out[i] = PingOutcome{Sent: f.count, Recv: f.count, RTTms: make([]float64, f.count)}
+		out[i] = probe.SweepResult{PingResult: probe.PingResult{Sent: f.count, Recv: f.count, RTTs: make([]float64, f.count)}}
 	}
-	return out
+	return out, nil
 }
 
-func (f *fakeProber) Trace(_ context.Context, t Resolved) (*route.Trace, error) {
+func (f *fakeProber) Trace(_ context.Context, _ string, _ probe.TraceConfig, on func(*route.Trace)) error {
 	f.log.mu.Lock()
 	defer f.log.mu.Unlock()
 	f.log.traces++
 	if f.traceErr != nil {
-		return nil, f.traceErr
+		return f.traceErr
 	}
-	return &route.Trace{Reached: true, Hops: []route.Hop{{TTL: 1, Sent: 1}}}, nil
+	on(&route.Trace{Reached: true, Hops: []route.Hop{{TTL: 1, Sent: 1}}})
+	return nil
 }
 
 // fakeLookup answers from a table and counts (and times) its queries.
@@ -147,13 +155,13 @@ type loopRun struct {
 	clk   *fakeClock
 	log   *probeLog
 	look  *fakeLookup
-	cfg   LoopConfig
+	cfg   engine.CycleConfig
 	stdio strings.Builder
 }
 
 // runFake runs the loop on ts for run of fake time with prober options set by
 // tweak; it returns when the fake time is over.
-func runFake(t *testing.T, ts []Target, run time.Duration, cfg LoopConfig, tweak func(*fakeProber)) *loopRun {
+func runFake(t *testing.T, ts []Target, run time.Duration, cfg engine.CycleConfig, tweak func(*fakeProber)) *loopRun {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -163,14 +171,15 @@ func runFake(t *testing.T, ts []Target, run time.Duration, cfg LoopConfig, tweak
 	r.look = &fakeLookup{clk: r.clk, answers: map[string]netip.Addr{"lo.test": netip.MustParseAddr("127.0.0.9")}, ttl: 30 * time.Second}
 	cfg.Clock = r.clk
 	cfg.Resolver = pacing.NewResolver(r.look, r.clk, 0)
-	r.cfg = cfg.withDefaults()
+	r.cfg = cfg.WithDefaults()
 	p := &fakeProber{clk: r.clk, count: r.cfg.Count, interval: r.cfg.Interval, rate: r.cfg.Rate, log: r.log}
 	if tweak != nil {
 		tweak(p)
 	}
 	done := make(chan struct{})
 	go func() {
-		r.e.Run(ctx, p, cfg)
+		cfg.Prober = p
+		engine.RunCycles(ctx, r.e, cfg)
 		close(done)
 	}()
 	select {
@@ -197,7 +206,7 @@ func TestLoopKeepsTheIntervalAcrossCycles(t *testing.T) {
 		for i := range tc.targets {
 			ts = append(ts, tgt("c", fmt.Sprintf("127.0.0.%d", i+1)))
 		}
-		r := runFake(t, ts, time.Minute, LoopConfig{Count: tc.count, Interval: tc.interval, Rate: 1e6}, nil)
+		r := runFake(t, ts, time.Minute, engine.CycleConfig{Count: tc.count, Interval: tc.interval, Rate: 1e6}, nil)
 		for label, at := range r.log.at {
 			for k := 1; k < len(at); k++ {
 				if gap := at[k].Sub(at[k-1]); gap < tc.interval {
@@ -221,7 +230,7 @@ func TestLoopHoldsTheRateCapWithTraces(t *testing.T) {
 	}
 	const rate, maxTTL = 100.0, 30
 	run := 10 * time.Minute
-	r := runFake(t, ts, run, LoopConfig{Count: 1, Interval: 10 * time.Millisecond, Rate: rate, TraceProbes: maxTTL, TraceEvery: 1}, nil)
+	r := runFake(t, ts, run, engine.CycleConfig{Count: 1, Interval: 10 * time.Millisecond, Rate: rate, TraceProbes: maxTTL, TraceEvery: 1}, nil)
 	packets := r.log.total() + r.log.traces*maxTTL
 	// Allowance: one cycle's packets beyond the cap (the first cycle starts at once).
 	if limit := int(rate*run.Seconds()) + len(ts)*(1+maxTTL); packets > limit {
@@ -240,11 +249,11 @@ func TestLoopBacksOffFailingTargetsAndTurnsUnhealthy(t *testing.T) {
 	failing := map[string]bool{"127.0.0.2": true}
 	var mu sync.Mutex
 	run := 30 * time.Minute
-	r := runFake(t, ts, run, LoopConfig{Count: 1, Interval: time.Second, Rate: 100, MaxBackoff: 4 * time.Minute}, func(p *fakeProber) {
-		p.fail = func(t Resolved) error {
+	r := runFake(t, ts, run, engine.CycleConfig{Count: 1, Interval: time.Second, Rate: 100, MaxBackoff: 4 * time.Minute}, func(p *fakeProber) {
+		p.fail = func(t probe.SweepTarget) error {
 			mu.Lock()
 			defer mu.Unlock()
-			if failing[t.Addr] {
+			if failing[t.Name] {
 				return errors.New("sending ICMP echo: missing privilege")
 			}
 			return nil
@@ -280,7 +289,7 @@ func TestLoopBacksOffFailingTargetsAndTurnsUnhealthy(t *testing.T) {
 	mu.Lock()
 	failing["127.0.0.1"] = true
 	mu.Unlock()
-	r2 := runFake(t, ts, time.Minute, LoopConfig{Count: 1, Interval: time.Second}, func(p *fakeProber) { p.fail = func(Resolved) error { return errors.New("no route to host") } })
+	r2 := runFake(t, ts, time.Minute, engine.CycleConfig{Count: 1, Interval: time.Second}, func(p *fakeProber) { p.fail = func(probe.SweepTarget) error { return errors.New("no route to host") } })
 	srv := httptest.NewServer(r2.e.Mux())
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/-/healthy")
@@ -311,7 +320,7 @@ func TestLoopBacksOffFailingTargetsAndTurnsUnhealthy(t *testing.T) {
 func TestLoopResolvesNamesAtABoundedRateAndCachesThem(t *testing.T) {
 	ts := []Target{tgt("good", "lo.test"), {Candidate: "good", Addr: "lo.test", Protocol: "tcp", Port: 80}, tgt("bad", "nx.test")}
 	run := 10 * time.Minute
-	r := runFake(t, ts, run, LoopConfig{Count: 1, Interval: time.Second, Rate: 100}, nil)
+	r := runFake(t, ts, run, engine.CycleConfig{Count: 1, Interval: time.Second, Rate: 100}, nil)
 	// lo.test: TTL 30 s → at most one query per 30 s for both of its targets.
 	// nx.test: at most one per pacing.NegativeTTL, and fewer as its target backs off.
 	if n, max := r.look.hosts["lo.test"], int(run/(30*time.Second))+1; n > max || n < max/2 {
@@ -363,7 +372,7 @@ func TestResolverRefusesWhatIsNeverProbed(t *testing.T) {
 // target stays up and keeps being pinged.
 func TestLoopBacksOffFailingTraces(t *testing.T) {
 	run := 30 * time.Minute
-	r := runFake(t, []Target{tgt("c", "127.0.0.1")}, run, LoopConfig{Count: 1, Interval: time.Second, TraceEvery: 1, MaxBackoff: 4 * time.Minute},
+	r := runFake(t, []Target{tgt("c", "127.0.0.1")}, run, engine.CycleConfig{Count: 1, Interval: time.Second, TraceEvery: 1, MaxBackoff: 4 * time.Minute},
 		func(p *fakeProber) { p.traceErr = errors.New("missing privilege to open raw sockets") })
 	if r.log.traces > 16 {
 		t.Errorf("%d failing traces in %v, want about 14 (backoff)", r.log.traces, run)
@@ -388,17 +397,18 @@ func TestReloadWakesTheLoop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	probed := make(chan string, 100)
-	p := &funcProber{ping: func(ts []Resolved) []PingOutcome {
-		out := make([]PingOutcome, len(ts))
+	candidate := map[string]string{"127.0.0.1": "old", "127.0.0.2": "new"}
+	p := &funcProber{ping: func(ts []probe.SweepTarget) []probe.SweepResult {
+		out := make([]probe.SweepResult, len(ts))
 		for i, t := range ts {
-			probed <- t.Candidate
-			if t.Candidate == "old" {
+			probed <- candidate[t.Name]
+			if candidate[t.Name] == "old" {
 				out[i].Err = errors.New("fails")
 			}
 		}
 		return out
 	}}
-	go e.Run(ctx, p, LoopConfig{Count: 1, Interval: time.Millisecond, MaxBackoff: time.Hour})
+	go engine.RunCycles(ctx, e, engine.CycleConfig{Prober: p, Count: 1, Interval: time.Millisecond, MaxBackoff: time.Hour})
 	if c := <-probed; c != "old" {
 		t.Fatal(c)
 	}
@@ -414,12 +424,14 @@ func TestReloadWakesTheLoop(t *testing.T) {
 }
 
 type funcProber struct {
-	ping func([]Resolved) []PingOutcome
+	ping func([]probe.SweepTarget) []probe.SweepResult
 }
 
-func (f *funcProber) Ping(_ context.Context, ts []Resolved) []PingOutcome { return f.ping(ts) }
-func (f *funcProber) Trace(context.Context, Resolved) (*route.Trace, error) {
-	return nil, errors.New("no traces here")
+func (f *funcProber) Sweep(_ context.Context, ts []probe.SweepTarget, _ probe.PingConfig, _ func(probe.Record)) ([]probe.SweepResult, error) {
+	return f.ping(ts), nil
+}
+func (f *funcProber) Trace(context.Context, string, probe.TraceConfig, func(*route.Trace)) error {
+	return errors.New("no traces here")
 }
 
 // Traces run every n-th cycle (the first included), and every cycle is counted.
@@ -432,7 +444,7 @@ func TestLoopTracesEveryNthCycle(t *testing.T) {
 	e := New(nil)
 	e.SetTargets(ts, epoch)
 	p := &fakeProber{clk: clk, count: 3, interval: time.Second, rate: 100, log: log}
-	e.Run(ctx, p, LoopConfig{Count: 3, Interval: time.Second, TraceEvery: 3, Clock: clk, Resolver: pacing.NewResolver(&fakeLookup{clk: clk}, clk, 0),
+	engine.RunCycles(ctx, e, engine.CycleConfig{Prober: p, Count: 3, Interval: time.Second, TraceEvery: 3, Clock: clk, Resolver: pacing.NewResolver(&fakeLookup{clk: clk}, clk, 0),
 		OnCycle: func(n int) {
 			if n == 7 {
 				cancel()

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
-	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // SLAWindow is how many of a target's latest probes serve judges the SLA
@@ -167,7 +167,7 @@ func (e *Exporter) throughputNote(ev *compare.Evaluation, c *compare.Candidate) 
 // --bw-every), as compare's live run summarises one: what the
 // min_throughput_mbps check is judged on from now on. A test that gave no
 // figures leaves the previous one standing.
-func (e *Exporter) ObserveThroughput(candidate string, r *bw.Result, err error) {
+func (e *Exporter) ObserveThroughput(candidate string, r *engine.BWResult, err error) {
 	if r == nil || r.Throughput.P5 == nil {
 		return
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/linecheck/linecheck/probe"
 )
 
 // linecheck_target_up is "answered at least once in the window": probed
@@ -60,14 +58,5 @@ func TestTargetUpIsAnsweredInTheWindow(t *testing.T) {
 	e.ObservePing(lo, PingOutcome{Sent: 1, Recv: 0})
 	if v := up(lo); v != 0 {
 		t.Errorf("the window's only answer pushed out: up %v, want 0", v)
-	}
-}
-
-// A sweep's refused TCP connections reach the outcome serve observes.
-func TestPingOutcomesKeepTheRefusedConnections(t *testing.T) {
-	res := []probe.SweepResult{{PingResult: probe.PingResult{Sent: 3, Refused: 3}}, {PingResult: probe.PingResult{Sent: 3, Recv: 3}}}
-	out := PingOutcomes(res, nil, 2)
-	if out[0].Refused != 3 || out[0].Sent != 3 || out[1].Refused != 0 {
-		t.Errorf("outcomes %+v, want 3 refused of 3 for the first, none for the second", out)
 	}
 }

@@ -1,8 +1,9 @@
-package compare
+package engine
 
 import (
 	"context"
 	"errors"
+	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"sync"
 	"testing"
@@ -59,8 +60,8 @@ func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 
 func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 	fp := &fakeProber{fail: 1}
-	loop := TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"},
-		MonitorOptions{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond, TraceInterval: time.Millisecond})
+	loop := TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+		Options{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond, TraceInterval: time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var traces, errs int
@@ -96,24 +97,24 @@ func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 }
 
 func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
-	if _, err := MonitorLoops(&File{RecordedOnly: true}, MonitorOptions{}); !errors.Is(err, ErrRecordedOnly) {
+	if _, err := MonitorLoops(&compare.File{RecordedOnly: true}, Options{}); !errors.Is(err, compare.ErrRecordedOnly) {
 		t.Errorf("recorded_only: %v", err)
 	}
-	f := &File{Path: "x.yaml", Candidates: []Candidate{{Name: "doc", Line: 3, Targets: []Target{{Addr: "192.0.2.1", Protocol: "icmp"}}}}}
-	if _, err := MonitorLoops(f, MonitorOptions{}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
+	f := &compare.File{Path: "x.yaml", Candidates: []compare.Candidate{{Name: "doc", Line: 3, Targets: []compare.Target{{Addr: "192.0.2.1", Protocol: "icmp"}}}}}
+	if _, err := MonitorLoops(f, Options{}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
 		t.Errorf("documentation address: %v", err)
 	}
-	f = &File{Candidates: []Candidate{
-		{Name: "a", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
-		{Name: "b", Targets: []Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
-	loops, err := MonitorLoops(f, MonitorOptions{Prober: &fakeProber{}})
+	f = &compare.File{Candidates: []compare.Candidate{
+		{Name: "a", Targets: []compare.Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
+		{Name: "b", Targets: []compare.Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
+	loops, err := MonitorLoops(f, Options{Prober: &fakeProber{}})
 	if err != nil || len(loops) != 3 { // one sweep loop over every target, a trace loop per candidate
 		t.Errorf("%d loops, %v; want 3", len(loops), err)
 	}
 }
 
 func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
-	loop := PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, MonitorOptions{Prober: &fakeProber{}, Count: 2, Interval: time.Millisecond})
+	loop := PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: &fakeProber{}, Count: 2, Interval: time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	loop(ctx, func(ev Event) {
@@ -137,11 +138,11 @@ func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
 func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 	fp := &fakeProber{}
 	loop := SweepLoop([]OwnedTarget{
-		{Candidate: "a", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
-		{Candidate: "b", Target: Target{Addr: "127.0.0.1", Protocol: "icmp"}},
-		{Candidate: "b", Target: Target{Addr: "127.0.0.2", Protocol: "icmp"}},
-		{Candidate: "c", Target: Target{Addr: "192.0.2.7", Protocol: "icmp"}},
-	}, MonitorOptions{Prober: fp, Count: 2, Interval: time.Millisecond, Backoff: time.Hour})
+		{Candidate: "a", Target: compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.2", Protocol: "icmp"}},
+		{Candidate: "c", Target: compare.Target{Addr: "192.0.2.7", Protocol: "icmp"}},
+	}, Options{Prober: fp, Count: 2, Interval: time.Millisecond, Backoff: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	recs := map[string]map[string]int{}
 	var errs []string
@@ -175,10 +176,10 @@ func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 // least the probe interval, a trace run at least the cycle interval.
 func TestLoopsKeepTheirPaceWhenARoundEndsAtOnce(t *testing.T) {
 	fp := &fakeProber{}
-	o := MonitorOptions{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1}
+	o := Options{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1}
 	for name, loop := range map[string]Loop{
-		"sweep": PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
-		"trace": TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"sweep": PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
 		n := 0
@@ -198,10 +199,10 @@ func TestLoopsKeepTheirPaceWhenARoundEndsAtOnce(t *testing.T) {
 // flood) and both loops skipped their error handling and back-off.
 func TestLoopsWithAnIdleQuietKeepTheirPaceAndReportErrors(t *testing.T) {
 	fp := &fakeProber{}
-	o := MonitorOptions{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1, Quiet: NewQuiet()}
+	o := Options{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1, Quiet: NewQuiet()}
 	for name, loop := range map[string]Loop{
-		"sweep": PingLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
-		"trace": TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"sweep": PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
 		n := 0
@@ -217,7 +218,7 @@ func TestLoopsWithAnIdleQuietKeepTheirPaceAndReportErrors(t *testing.T) {
 	o.Prober, o.Backoff, o.MaxBackoff = fp, 100*time.Millisecond, 100*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 	errs := 0
-	TraceLoop("c", Target{Addr: "127.0.0.1", Protocol: "icmp"}, o)(ctx, func(ev Event) {
+	TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o)(ctx, func(ev Event) {
 		if ev.Err != nil {
 			errs++
 		}

@@ -1,10 +1,10 @@
-package compare
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
+	"github.com/linecheck/linecheck/internal/compare"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/pacing"
@@ -13,74 +13,9 @@ import (
 )
 
 // This file is the continuous side of live measurement: the loops the TUI
-// (and any other long-running frontend) run to keep every candidate's
-// figures and routes current. compare's one-shot run (live.go) and these
-// loops share the target checks and the probe configuration.
-
-// Prober sends live probes. The real one (ProbeSender) uses package probe;
-// tests inject their own so no packet leaves.
-type Prober interface {
-	// Sweep probes the targets (each with its protocol and port) Count
-	// times each, calling onRecord (when not nil) for every outcome as it
-	// is decided, and returns each target's summary.
-	Sweep(ctx context.Context, targets []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error)
-	// Trace runs cfg.Cycles trace cycles to addr, calling onCycle with a
-	// new document after each cycle; the caller owns that document.
-	Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error
-}
-
-// PathMTUProber is a Prober that also searches path MTUs (probe.PathMTU).
-type PathMTUProber interface {
-	PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error)
-}
-
-// PathMTU calls probe.PathMTU (sequential UDP probes, one at a time: the
-// trace budget does not pace it).
-func (ProbeSender) PathMTU(ctx context.Context, addr netip.Addr, cfg probe.MTUConfig) (*probe.MTURun, error) {
-	return probe.PathMTU(ctx, addr, cfg)
-}
-
-// ProbeSender is the Prober that really sends (package probe). With a
-// Budget, every trace probe takes its slot from it (the sweeps' cap is
-// their PingConfig.Rate, which the loops set to the budget's rate).
-type ProbeSender struct {
-	Budget *pacing.Budget
-	Clock  probe.Clock // the budget's clock (the real one when nil)
-}
-
-// Sweep calls probe.Sweep (one entry point for mixed-protocol targets).
-func (ProbeSender) Sweep(ctx context.Context, ts []probe.SweepTarget, cfg probe.PingConfig, onRecord func(probe.Record)) ([]probe.SweepResult, error) {
-	return probe.Sweep(ctx, ts, cfg, onRecord)
-}
-
-// Trace calls probe.Trace. Every onCycle call gets a document built afresh
-// (route.BuildTrace) from a snapshot of the results so far, which the
-// tracer never touches again: no copy is needed.
-func (s ProbeSender) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, onCycle func(*route.Trace)) error {
-	var each func(*probe.TraceRun)
-	if onCycle != nil {
-		each = func(r *probe.TraceRun) { onCycle(route.BuildTrace(r)) }
-	}
-	if s.Budget == nil {
-		_, err := probe.Trace(ctx, addr, cfg, each)
-		return err
-	}
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return fmt.Errorf("trace %s: an address is needed (resolve it first)", addr)
-	}
-	drv, err := probe.OpenTraceDriver(cfg, a)
-	if err != nil {
-		return err
-	}
-	defer drv.Close()
-	clk := s.Clock
-	if clk == nil {
-		clk = pacing.RealClock{}
-	}
-	_, err = probe.TraceWithDriver(ctx, &pacing.PacedDriver{Driver: drv, Budget: s.Budget, Clock: clk, Ctx: ctx}, addr, a, cfg, each)
-	return err
-}
+// (and any other long-running frontend) runs to keep every candidate's
+// figures and routes current. compare's one-shot run (compare/live.go) and
+// these loops share the target checks and the probe configuration.
 
 // Event is one live update of a candidate: a probe record, a trace snapshot
 // (after each completed cycle), the start or the outcome of a throughput
@@ -97,12 +32,12 @@ type Event struct {
 	// BWStart: a throughput test of the candidate begins; Throughput is its
 	// outcome (with Error when it gave no figures).
 	BWStart    *BWStart
-	Throughput *Throughput
+	Throughput *compare.Throughput
 	Err        error
 }
 
-// MonitorOptions configure the live loops.
-type MonitorOptions struct {
+// Options configure the live loops.
+type Options struct {
 	// Interval between two probes to one target (default 1 s); Count probes
 	// make one ping round (default 10).
 	Interval time.Duration
@@ -118,7 +53,7 @@ type MonitorOptions struct {
 	TraceRunCycles int
 	// ASNDB annotates live traces (may be nil).
 	ASNDB route.ASNDB
-	// Prober sends the probes; nil means ProbeSender over Budget.
+	// Prober sends the probes; nil means Sender over Budget.
 	Prober Prober
 	// Backoff is the first wait before a failing target (or trace) is tried
 	// again (default 5 s); it doubles with every further failure in a row,
@@ -140,7 +75,7 @@ type MonitorOptions struct {
 	// test runs (ThroughputLoop holds it); MonitorLoops makes one for its
 	// loops when a candidate has a bandwidth_test.
 	Quiet *Quiet
-	// BWTime is the measured time of each throughput test (DefaultBWTime
+	// BWTime is the measured time of each throughput test (compare.DefaultBWTime
 	// when 0: compare's --bw-time). BWEvery repeats the tests that often
 	// (0: only the first round and the rounds BWNow asks for).
 	BWTime, BWEvery time.Duration
@@ -150,7 +85,7 @@ type MonitorOptions struct {
 	NoBW bool
 }
 
-func (o *MonitorOptions) defaults() {
+func (o *Options) defaults() {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
 	}
@@ -183,7 +118,7 @@ func (o *MonitorOptions) defaults() {
 		o.Resolver = pacing.NewResolver(nil, o.Clock, 0)
 	}
 	if o.Prober == nil {
-		o.Prober = ProbeSender{Budget: o.Budget, Clock: o.Clock}
+		o.Prober = Sender{Budget: o.Budget, Clock: o.Clock}
 	}
 }
 
@@ -201,11 +136,11 @@ type Loop func(ctx context.Context, emit func(Event))
 // get one ThroughputLoop over all of them, and the other loops pause while
 // it tests (one Quiet). It refuses what a live run of compare refuses: a
 // recorded_only file, documentation addresses.
-func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
+func MonitorLoops(f *compare.File, o Options) ([]Loop, error) {
 	if f.RecordedOnly {
-		return nil, ErrRecordedOnly
+		return nil, compare.ErrRecordedOnly
 	}
-	if err := CheckLiveTargets(f); err != nil {
+	if err := compare.CheckLiveTargets(f); err != nil {
 		return nil, err
 	}
 	var tests []OwnedBWTest
@@ -244,12 +179,12 @@ func MonitorLoops(f *File, o MonitorOptions) ([]Loop, error) {
 // OwnedTarget is a probe target of a candidate.
 type OwnedTarget struct {
 	Candidate string
-	Target    Target
+	Target    compare.Target
 }
 
 // PingLoop probes one target of a candidate round after round (SweepLoop
 // of one target).
-func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
+func PingLoop(candidate string, t compare.Target, o Options) Loop {
 	return SweepLoop([]OwnedTarget{{Candidate: candidate, Target: t}}, o)
 }
 
@@ -264,7 +199,7 @@ func PingLoop(candidate string, t Target, o MonitorOptions) Loop {
 // fails (no privilege), is reported as an Event with Err and backs off
 // exponentially (o.Backoff doubled per failure in a row, up to
 // o.MaxBackoff) while the others go on.
-func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
+func SweepLoop(targets []OwnedTarget, o Options) Loop {
 	o.defaults()
 	cfg := probe.PingConfig{Count: o.Count, Interval: o.Interval, Timeout: o.Timeout, Rate: o.Budget.Rate()}
 	return func(ctx context.Context, emit func(Event)) {
@@ -278,7 +213,7 @@ func SweepLoop(targets []OwnedTarget, o MonitorOptions) Loop {
 // and its failures in a row. Its rounds are the Scheduler's.
 type sweepLoop struct {
 	targets []OwnedTarget
-	o       MonitorOptions
+	o       Options
 	cfg     probe.PingConfig
 	emit    func(Event)
 	next    []time.Time
@@ -412,19 +347,13 @@ func (l *sweepLoop) sweep(ctx context.Context, sched Scheduler, r sweepRound) bo
 		}
 		for _, i := range r.owners[j] {
 			if e != nil {
-				l.fail(i, fmt.Errorf("ping %s: %w", Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
+				l.fail(i, fmt.Errorf("ping %s: %w", compare.Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
 				continue
 			}
 			l.fails[i], l.next[i] = 0, start.Add(period)
 		}
 	}
 	return true
-}
-
-// traceConfig is the forward-trace configuration of a target: its protocol
-// and port, as compare's one-shot run traces it.
-func traceConfig(t Target, cycles int, interval, timeout time.Duration) probe.TraceConfig {
-	return probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: cycles, Interval: interval, Timeout: timeout}
 }
 
 // TraceLoop traces a candidate's target continuously, mtr style: one
@@ -435,9 +364,9 @@ func traceConfig(t Target, cycles int, interval, timeout time.Duration) probe.Tr
 // it began at the soonest); a failed run is reported and retried after an
 // exponential backoff (o.Backoff doubled per failure in a row, up to
 // o.MaxBackoff).
-func TraceLoop(candidate string, t Target, o MonitorOptions) Loop {
+func TraceLoop(candidate string, t compare.Target, o Options) Loop {
 	o.defaults()
-	cfg := traceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
+	cfg := compare.TraceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
 	cfg.Clock = o.Clock
 	return traceLoop(candidate, t, o, func(rctx context.Context, addr string, _ int, each func(*route.Trace)) (int, error) {
 		return 0, o.Prober.Trace(rctx, addr, cfg, each)
@@ -451,10 +380,10 @@ type traceRun func(rctx context.Context, addr string, round int, each func(*rout
 
 // traceLoop is the loop of TraceLoop and MultipathTraceLoop: run after run
 // through the shared Scheduler, each snapshot annotated and emitted.
-func traceLoop(candidate string, t Target, o MonitorOptions, run traceRun) Loop {
+func traceLoop(candidate string, t compare.Target, o Options, run traceRun) Loop {
 	return func(ctx context.Context, emit func(Event)) {
 		// The trace probes take their slots from the budget in the prober
-		// (ProbeSender), so the scheduler only holds them back for a test.
+		// (Sender), so the scheduler only holds them back for a test.
 		l := &traceRounds{candidate: candidate, t: t, o: o, run: run, emit: emit}
 		Scheduler{Clock: o.Clock, Quiet: o.Quiet}.Run(ctx, l, nil)
 	}
@@ -464,8 +393,8 @@ func traceLoop(candidate string, t Target, o MonitorOptions, run traceRun) Loop 
 // failures in a row, and when the next run is due (zero: at once).
 type traceRounds struct {
 	candidate string
-	t         Target
-	o         MonitorOptions
+	t         compare.Target
+	o         Options
 	run       traceRun
 	emit      func(Event)
 	fails     int

@@ -1,7 +1,8 @@
-package compare
+package engine
 
 import (
 	"context"
+	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,8 @@ func (p *fakeMultipath) Multipath(ctx context.Context, addr string, cfg probe.Mu
 func TestMonitorLoopsTraceAMultipathCandidateOnEveryPath(t *testing.T) {
 	fp := &fakeMultipath{}
 	budget := pacing.NewBudget(100)
-	f := &File{Candidates: []Candidate{{Name: "mp", Multipath: true, Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}}}
-	loops, err := MonitorLoops(f, MonitorOptions{Prober: fp, Budget: budget, TraceRunCycles: 4, TraceInterval: time.Millisecond})
+	f := &compare.File{Candidates: []compare.Candidate{{Name: "mp", Multipath: true, Targets: []compare.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}}}
+	loops, err := MonitorLoops(f, Options{Prober: fp, Budget: budget, TraceRunCycles: 4, TraceInterval: time.Millisecond})
 	if err != nil || len(loops) != 2 {
 		t.Fatalf("%d loops, %v; want the sweep and the trace loop", len(loops), err)
 	}
@@ -99,7 +100,7 @@ func TestMonitorLoopsTraceAMultipathCandidateOnEveryPath(t *testing.T) {
 // one path.
 func TestMultipathTraceLoopFallsBackToOnePath(t *testing.T) {
 	fp := &fakeProber{}
-	loop := MultipathTraceLoop("mp", Target{Addr: "127.0.0.1", Protocol: "icmp"}, MonitorOptions{Prober: fp, TraceRunCycles: 2, TraceInterval: time.Millisecond})
+	loop := MultipathTraceLoop("mp", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: fp, TraceRunCycles: 2, TraceInterval: time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var errs, traces int

@@ -1,8 +1,9 @@
-package compare
+package engine
 
 import (
 	"context"
 	"errors"
+	"github.com/linecheck/linecheck/internal/compare"
 	"net/netip"
 	"sync"
 	"testing"
@@ -111,13 +112,13 @@ func TestSweepLoopKeepsTheIntervalAcrossRoundsAndBacksOff(t *testing.T) {
 	clk := &jumpClock{now: t0, end: t0.Add(run), cancel: cancel}
 	look := &countingLookup{n: map[string]int{}}
 	p := &clockProber{clk: clk}
-	o := MonitorOptions{Prober: p, Count: 5, Interval: time.Second, Timeout: time.Second, Rate: 100,
+	o := Options{Prober: p, Count: 5, Interval: time.Second, Timeout: time.Second, Rate: 100,
 		Backoff: 5 * time.Second, MaxBackoff: time.Minute, Clock: clk, Resolver: pacing.NewResolver(look, clk, 0)}
 	loop := SweepLoop([]OwnedTarget{
-		{Candidate: "a", Target: Target{Addr: "127.0.0.1", Protocol: probe.ICMP}},
-		{Candidate: "a", Target: Target{Addr: "lo.test", Protocol: probe.TCP, Port: 443}},
-		{Candidate: "b", Target: Target{Addr: "127.0.0.9", Protocol: probe.ICMP}},
-		{Candidate: "c", Target: Target{Addr: "nx.test", Protocol: probe.ICMP}},
+		{Candidate: "a", Target: compare.Target{Addr: "127.0.0.1", Protocol: probe.ICMP}},
+		{Candidate: "a", Target: compare.Target{Addr: "lo.test", Protocol: probe.TCP, Port: 443}},
+		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.9", Protocol: probe.ICMP}},
+		{Candidate: "c", Target: compare.Target{Addr: "nx.test", Protocol: probe.ICMP}},
 	}, o)
 	errs := map[string]int{}
 	done := make(chan struct{})

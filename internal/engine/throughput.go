@@ -1,7 +1,8 @@
-package compare
+package engine
 
 import (
 	"context"
+	"github.com/linecheck/linecheck/internal/compare"
 	"sync"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 
 // This file is the throughput side of the live loops: the tests the TUI
 // runs against each candidate's bandwidth_test, as compare's live run does
-// (MeasureThroughput, download, DefaultBWTime), and the Quiet that keeps
+// (compare.MeasureThroughput, download, compare.DefaultBWTime), and the Quiet that keeps
 // the ping and trace loops from probing while a test fills the line.
 
 // Quiet keeps the probe loops that share it silent while a throughput test
@@ -126,7 +127,7 @@ func (q *Quiet) Hold(ctx context.Context) (release func(), err error) {
 
 // BWStart announces a candidate's throughput test (Event.BWStart).
 type BWStart struct {
-	Test      BandwidthTest
+	Test      compare.BandwidthTest
 	Direction string
 	Time      time.Duration // measured time, after 1 s of warm-up
 }
@@ -134,13 +135,13 @@ type BWStart struct {
 // OwnedBWTest is a candidate's bandwidth_test.
 type OwnedBWTest struct {
 	Candidate string
-	Test      BandwidthTest
+	Test      compare.BandwidthTest
 }
 
 // ThroughputLoop runs throughput rounds until ctx ends: in each, every
 // candidate's bandwidth_test in turn (an iperf3 server serves one test at
 // a time, and each test fills the line), download for o.BWTime
-// (DefaultBWTime when 0) through MeasureThroughput, as compare's live run
+// (compare.DefaultBWTime when 0) through compare.MeasureThroughput, as compare's live run
 // does. An Event with BWStart announces each test, one with Throughput
 // gives its outcome (Error set when it gave no figures). o.Quiet is held
 // for the whole round, so the ping and trace loops sharing it pause.
@@ -150,11 +151,11 @@ type OwnedBWTest struct {
 // start of the previous one (never, when 0) and whenever o.BWNow delivers
 // (a request that arrives during a round is dropped: the round under way
 // answers it).
-func ThroughputLoop(tests []OwnedBWTest, o MonitorOptions) Loop {
+func ThroughputLoop(tests []OwnedBWTest, o Options) Loop {
 	o.defaults()
 	d := o.BWTime
 	if d <= 0 {
-		d = DefaultBWTime
+		d = compare.DefaultBWTime
 	}
 	first := time.Duration(o.Count) * o.Interval
 	return func(ctx context.Context, emit func(Event)) {
@@ -185,7 +186,7 @@ func ThroughputLoop(tests []OwnedBWTest, o MonitorOptions) Loop {
 					break
 				}
 				emit(Event{Candidate: t.Candidate, BWStart: &BWStart{Test: t.Test, Direction: bw.Download, Time: d}})
-				tp := MeasureThroughput(ctx, t.Test, d, bw.Download)
+				tp := compare.MeasureThroughput(ctx, t.Test, d, bw.Download)
 				if ctx.Err() != nil {
 					break
 				}

@@ -1,7 +1,8 @@
-package compare
+package engine
 
 import (
 	"context"
+	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 // tickingTracer sends nothing: it emits a one-hop cycle every 10 ms until
 // its context ends (a live trace run, as far as the loops can tell).
-type tickingTracer struct{ ProbeSender }
+type tickingTracer struct{ Sender }
 
 func (tickingTracer) Trace(ctx context.Context, addr string, cfg probe.TraceConfig, on func(*route.Trace)) error {
 	for c := 1; ; c++ {
@@ -37,11 +38,11 @@ func (tickingTracer) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	port := bwtest.Server(t)
 	tcp := testbin.TCPListener(t)
-	f := &File{Candidates: []Candidate{{Name: "lo",
-		Targets:       []Target{{Addr: "127.0.0.1", Protocol: probe.TCP, Port: tcp}},
-		BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: port}}}}
+	f := &compare.File{Candidates: []compare.Candidate{{Name: "lo",
+		Targets:       []compare.Target{{Addr: "127.0.0.1", Protocol: probe.TCP, Port: tcp}},
+		BandwidthTest: &compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}}}
 	now := make(chan struct{}, 1)
-	loops, err := MonitorLoops(f, MonitorOptions{Count: 2, Interval: 50 * time.Millisecond, TraceInterval: 10 * time.Millisecond,
+	loops, err := MonitorLoops(f, Options{Count: 2, Interval: 50 * time.Millisecond, TraceInterval: 10 * time.Millisecond,
 		Prober: tickingTracer{}, BWTime: time.Second, BWNow: now})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	}
 	type window struct{ from, to time.Time }
 	var tests []window
-	var results []*Throughput
+	var results []*compare.Throughput
 	inTest := false
 	var recsAfter, tracesAfter int
 	for len(results) < 2 || recsAfter == 0 || tracesAfter == 0 {
@@ -146,8 +147,8 @@ func TestThroughputLoopReportsARefusingServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got := make(chan Event, 4)
-	go ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}}},
-		MonitorOptions{Count: 1, Interval: time.Millisecond, BWTime: time.Second})(ctx, func(e Event) { got <- e })
+	go ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+		Options{Count: 1, Interval: time.Millisecond, BWTime: time.Second})(ctx, func(e Event) { got <- e })
 	if e := <-got; e.BWStart == nil {
 		t.Fatalf("first event %+v: want the start", e)
 	}
@@ -169,9 +170,9 @@ func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
 	clk := &jumpClock{now: t0, end: t0.Add(5 * time.Hour), cancel: cancel}
 	var starts []string
 	ThroughputLoop([]OwnedBWTest{
-		{Candidate: "a", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}},
-		{Candidate: "b", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}},
-	}, MonitorOptions{Count: 10, Interval: time.Second, BWEvery: time.Hour, Clock: clk})(ctx, func(e Event) {
+		{Candidate: "a", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}},
+		{Candidate: "b", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}},
+	}, Options{Count: 10, Interval: time.Second, BWEvery: time.Hour, Clock: clk})(ctx, func(e Event) {
 		if e.BWStart != nil {
 			starts = append(starts, e.Candidate+"@"+clk.Now().Sub(t0).String())
 		}
@@ -192,8 +193,8 @@ func TestThroughputLoopAnswersARequestMadeOnTheOutcome(t *testing.T) {
 	defer cancel()
 	now := make(chan struct{}, 1)
 	starts, outcomes := 0, 0
-	ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: BandwidthTest{Addr: "127.0.0.1", Port: port}}},
-		MonitorOptions{Count: 1, Interval: time.Millisecond, BWTime: time.Second, BWNow: now})(ctx, func(e Event) {
+	ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+		Options{Count: 1, Interval: time.Millisecond, BWTime: time.Second, BWNow: now})(ctx, func(e Event) {
 		switch {
 		case e.BWStart != nil:
 			starts++

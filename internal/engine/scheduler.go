@@ -1,4 +1,4 @@
-package compare
+package engine
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // Scheduler is the one scheduler of live probing: it runs the probing
 // loops of the TUI (SweepLoop, TraceLoop, MultipathTraceLoop) and of serve
-// (exporter.Run's cycles), each given as Rounds, so when a round may start
+// (RunCycles), each given as Rounds, so when a round may start
 // (its targets due, the shared packet budget ready), how a throughput test
 // holds or cuts it, and when the loop ends are decided in one place. What a
 // round does is the loop's: which targets it probes, what it reports, how
