@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/report"
@@ -126,7 +127,7 @@ func (s *LiveStats) summarize() {
 	if cap(s.scratch) < s.win.Size() {
 		s.scratch = make([]float64, 0, s.win.Size())
 	}
-	s.res = s.win.Result(compare.Target{}, s.scratch)
+	s.res = s.win.Result(candidates.Target{}, s.scratch)
 	s.scratch = s.res.Samples[:0]
 	s.res.Samples = nil // the scratch is reused: the result keeps no view of it
 	s.RTT, s.J = s.res.RTT, s.res.Jitter
@@ -137,13 +138,13 @@ func (s *LiveStats) summarize() {
 // state them (compare.Window.Result).
 func (s *LiveStats) result(target string) compare.TargetResult {
 	r := s.res
-	r.Target = compare.Target{Addr: target}
+	r.Target = candidates.Target{Addr: target}
 	return r
 }
 
 // targetKey names a record's target as compare names targets.
 func targetKey(r probe.Record) string {
-	return compare.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
+	return candidates.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
 }
 
 // settle brings every target's percentiles up to date.
@@ -245,7 +246,7 @@ func (c *Candidate) view() Summary {
 // evaluate recomputes the candidate's quality and its SLA verdict with
 // compare.CheckSLA, the one SLA rule: a check without data fails ("no
 // data"), the line class check notes the direction it was validated in.
-func (c *Candidate) evaluate(s compare.SLA) {
+func (c *Candidate) evaluate(s candidates.SLA) {
 	c.q = c.quality()
 	if c.Reference {
 		c.SLA = compare.Verdict{}

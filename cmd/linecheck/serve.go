@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/pacing"
@@ -451,7 +452,7 @@ func (p *serveProber) Trace(ctx context.Context, t exporter.Resolved) (*route.Tr
 // candidate's first target (compare.MultipathTraceConfig, one cycle per
 // path, paced by --rate) and annotates every path's line class.
 func (p *serveProber) multipath(ctx context.Context, t exporter.Resolved) (*route.Trace, error) {
-	cfg := compare.MultipathTraceConfig(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, p.timeout)
+	cfg := compare.MultipathTraceConfig(candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, p.timeout)
 	cfg.MaxTTL, cfg.Rate, cfg.Burst = p.maxTTL, p.rate, 1
 	run, err := probe.Multipath(ctx, t.IP.String(), cfg)
 	if err != nil {

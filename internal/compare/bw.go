@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/pacing"
@@ -23,14 +22,6 @@ const (
 	CheckMinThroughput = "min_throughput_mbps"
 	CheckMaxOversell   = "max_oversell"
 )
-
-// BandwidthTest is a candidate's iperf3 server (YAML `bandwidth_test:
-// {addr, port}`): a stock `iperf3 -s` on the candidate that `compare` tests
-// against in live mode.
-type BandwidthTest struct {
-	Addr string `json:"addr"`
-	Port int    `json:"port"`
-}
 
 // DefaultBWTime is the live throughput test's measured time (compare
 // --bw-time): short, because compare tests every candidate in turn.
@@ -129,7 +120,7 @@ var defaultBusyRetries = []time.Duration{250 * time.Millisecond, time.Second, 3 
 // server for d, in direction (download: the server sends), through
 // RunBandwidthTest. A test that cannot run gives a Throughput with Error
 // and no figures.
-func MeasureThroughput(ctx context.Context, t BandwidthTest, d time.Duration, direction string) *Throughput {
+func MeasureThroughput(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string) *Throughput {
 	return measureThroughput(ctx, t, d, direction, defaultBusyRetries)
 }
 
@@ -138,11 +129,11 @@ func MeasureThroughput(ctx context.Context, t BandwidthTest, d time.Duration, di
 // against the candidate's iperf3 server; a busy server is tried again after
 // 0.25 s, 1 s and 3 s. The result may come with an error (a test cut short
 // gives the figures of what ran).
-func RunBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, direction string) (*bw.Result, error) {
+func RunBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string) (*bw.Result, error) {
 	return runBandwidthTest(ctx, t, d, direction, defaultBusyRetries)
 }
 
-func runBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) (*bw.Result, error) {
+func runBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) (*bw.Result, error) {
 	cfg := bw.Config{Percentile: stats.NearestRank, Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
 	r, err := bw.Run(ctx, t.Addr, cfg)
 	for _, wait := range busyRetries {
@@ -154,7 +145,7 @@ func runBandwidthTest(ctx context.Context, t BandwidthTest, d time.Duration, dir
 	return r, err
 }
 
-func measureThroughput(ctx context.Context, t BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) *Throughput {
+func measureThroughput(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) *Throughput {
 	r, err := runBandwidthTest(ctx, t, d, direction, busyRetries)
 	if r == nil {
 		return &Throughput{Source: "live", Server: t.Addr, Direction: direction, Error: err.Error()}
@@ -221,39 +212,10 @@ func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
 	return checks
 }
 
-// bandwidthTest validates `bandwidth_test: {addr, port}` (port 5201 when
-// not given). In live mode a documentation address is refused, as for
-// targets: it is never tested.
-func (v *validator) bandwidthTest(rt *rawBWTest, field string) *BandwidthTest {
-	if rt == nil {
-		return nil
-	}
-	bf := field + ".bandwidth_test"
-	t := &BandwidthTest{Addr: strings.TrimSpace(rt.Addr), Port: rt.Port}
-	if t.Port == 0 {
-		t.Port = bw.DefaultPort
-	}
-	_, perr := netip.ParseAddr(t.Addr)
-	switch {
-	case t.Addr == "":
-		v.errf(rt.line, "%s.addr: required (the address of the candidate's iperf3 -s)", bf)
-	case perr != nil && !hostName(t.Addr):
-		v.errf(rt.line, "%s.addr: %q is neither an IP address nor a host name", bf, t.Addr)
-	default:
-		if err := v.gate(t.Addr, "it is never tested"); err != nil {
-			v.errf(rt.line, "%s.addr: %v", bf, err)
-		}
-	}
-	if t.Port < 1 || t.Port > 65535 {
-		v.errf(rt.line, "%s.port: %d: 1..65535 (iperf3's default is 5201)", bf, rt.Port)
-	}
-	return t
-}
-
 // measureThroughputs runs the live throughput test of every candidate that
 // declares a bandwidth_test, one after another (each fills the line; an
 // iperf3 server serves one test at a time), download direction.
-func measureThroughputs(ctx context.Context, cs []*Candidate, ms []*Measurement, opt Options) {
+func measureThroughputs(ctx context.Context, cs []*candidates.Candidate, ms []*Measurement, opt Options) {
 	d := opt.BWTime
 	if d <= 0 {
 		d = DefaultBWTime

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/testbin/bwtest"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -89,7 +90,7 @@ candidates:
     targets: [{addr: 127.0.0.2}]
     bandwidth_test: {addr: 127.0.0.2, port: 5301}
 `})
-	f, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true})
+	f, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ candidates:
 	if bt := f.Candidates[1].BandwidthTest; bt == nil || bt.Port != 5301 {
 		t.Errorf("b: %+v", bt)
 	}
-	if *f.SLA.MinThroughputMbps != 150 || *f.SLA.MaxOversell != 0.3 || *f.SLA.Spec().MinThroughputMbps != 150 {
+	if *f.SLA.MinThroughputMbps != 150 || *f.SLA.MaxOversell != 0.3 || *SLASpec(f.SLA).MinThroughputMbps != 150 {
 		t.Errorf("sla %+v", f.SLA)
 	}
 	for yml, want := range map[string]string{
@@ -108,12 +109,12 @@ candidates:
 		"    bandwidth_test: {port: 5201}\n":                   "bandwidth_test.addr: required",
 	} {
 		dir := writeFiles(t, map[string]string{"c.yaml": "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n" + yml})
-		if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", yml, err, want)
 		}
 	}
 	dir = writeFiles(t, map[string]string{"c.yaml": "sla: {max_oversell: 1.5}\ncandidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n"})
-	if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), "sla.max_oversell") {
+	if _, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), "sla.max_oversell") {
 		t.Errorf("max_oversell 1.5: %v", err)
 	}
 }
@@ -123,16 +124,16 @@ candidates:
 // the p5 and says oversell needs a journal.
 func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	port := bwtest.Server(t)
-	c := &Candidate{Name: "lo", BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: port}}
+	c := &candidates.Candidate{Name: "lo", BandwidthTest: &candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}}
 	ms := []*Measurement{{}}
-	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: 2 * time.Second})
+	measureThroughputs(context.Background(), []*candidates.Candidate{c}, ms, Options{BWTime: 2 * time.Second})
 	tp := ms[0].Throughput
 	if tp == nil || tp.Error != "" || tp.P5 == nil || tp.Direction != bw.Download {
 		t.Fatalf("%+v", tp)
 	}
 	// No pacing asked: loopback carries gigabits; p5 must pass 100 Mbit/s.
 	f := func(v float64) *float64 { return &v }
-	file := &File{SLA: SLA{MinThroughputMbps: f(100), MaxOversell: f(0.2)}}
+	file := &candidates.File{SLA: candidates.SLA{MinThroughputMbps: f(100), MaxOversell: f(0.2)}}
 	e := Evaluate(file, c, ms[0], nil)
 	var names []string
 	for _, ch := range e.SLA.Checks {
@@ -144,7 +145,7 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	// Nothing listens: the test fails with a warning and the check with no data.
 	c.BandwidthTest.Port = 1
 	ms = []*Measurement{{}}
-	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: time.Second})
+	measureThroughputs(context.Background(), []*candidates.Candidate{c}, ms, Options{BWTime: time.Second})
 	e = Evaluate(file, c, ms[0], nil)
 	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, NoData) || len(ms[0].Warnings) != 1 {
 		t.Errorf("refused: %+v, warnings %v", e.SLA.Checks[0], ms[0].Warnings)
@@ -158,7 +159,7 @@ func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
 	hog := bwtest.Occupy(t, port)
 	// The server takes the hog as its client; a test now is refused busy.
-	bt := BandwidthTest{Addr: "127.0.0.1", Port: port}
+	bt := candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}
 	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
 		t.Fatalf("with the hog connected: %v, want busy", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // A candidate whose recorded.return is a backtrace document: each user is
@@ -30,7 +32,7 @@ candidates:
 `
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte(strings.ReplaceAll(yml, "REC", rec)), 0o644)
-	f, err := LoadWith(path, LoadOptions{TargetsOnly: true})
+	f, err := candidates.LoadWith(path, candidates.LoadOptions{TargetsOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "c.yaml")
 		os.WriteFile(path, []byte(c.yml+"candidates:\n  - name: a\n    targets: [{addr: 192.0.2.1, protocol: icmp}]\n"), 0o644)
-		_, err := LoadWith(path, LoadOptions{TargetsOnly: true})
+		_, err := candidates.LoadWith(path, candidates.LoadOptions{TargetsOnly: true})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.yml, err, c.want)
 		}
@@ -97,7 +99,7 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 // point at backtrace; with a backtrace recording the per-carrier view is there.
 func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
 	rec, _ := filepath.Abs("../../samples/rec")
-	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	c := &candidates.Candidate{Name: "lo", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
 	m := &Measurement{}
 	opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: &fakeProber{}}
 	opt.defaults()

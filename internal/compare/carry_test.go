@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // TestOfferThatCannotCarryIsNeverRecommended: a synthetic month peaking at
@@ -42,7 +44,7 @@ sla: {rtt_p95_ms: 60}
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

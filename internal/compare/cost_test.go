@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 const whatIfOffers = `offers:
@@ -36,7 +37,7 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 fx: {base: CNY, USD: 7.10}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ fx: {base: CNY}
 	}
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"c.yaml": strings.Replace(base, "OFFER", c.offer, 1), "offers.yaml": whatIfOffers})
-		f, err := Load(filepath.Join(dir, "c.yaml"))
+		f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ traffic: {monthly_gb: 1000, peak_mbps: 50}
 fx: {base: CNY}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +130,11 @@ candidates:
 offers: offers.yaml
 traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 `
-	load := func(offer, whatIf, offers string) *File {
+	load := func(offer, whatIf, offers string) *candidates.File {
 		t.Helper()
 		body := strings.NewReplacer("OFFER", offer, "WHATIF", whatIf).Replace(yaml)
 		dir := writeFiles(t, map[string]string{"c.yaml": body, "offers.yaml": offers})
-		f, err := Load(filepath.Join(dir, "c.yaml"))
+		f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ traffic: {log: t.csv, period: 2026-10}
 fx: {base: CNY, USD: 7.10}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers, "t.csv": log.String()})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/testbin"
 )
 
@@ -51,7 +52,7 @@ func TestFailedDeliveryIsNeverRecommended(t *testing.T) {
 	s := strings.Replace(string(b), "line_classes: [cn2-gia, cu-9929, cmin2], ", "", 1)
 	s = withDelivery(t, s, "hk-cn2-gia", gpuFixture(t, "h100-sxm5-8x"))
 	s = withDelivery(t, s, "tokyo", gpuFixture(t, "h100-nvl-2x"))
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestSnapshotResultFailsAFailedDelivery(t *testing.T) {
 	}
 	s := strings.Replace(string(b), "line_classes: [cn2-gia, cu-9929, cmin2], ", "", 1)
 	s = withDelivery(t, s, "tokyo", gpuFixture(t, "h100-nvl-2x"))
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

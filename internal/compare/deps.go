@@ -6,31 +6,11 @@ package compare
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/linecheck/linecheck/internal/geo"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 )
-
-func cityLocation(name string) (geo.Location, bool) { return geo.City(name) }
-
-// suggestCities is what an unknown city is refused with: the three nearest
-// names of the table.
-func suggestCities(name string) []string { return geo.SuggestCities(name, 3) }
-
-func placeLocation(p Place) (geo.Location, bool) {
-	if p.City != "" {
-		return geo.City(p.City)
-	}
-	if p.Lat != nil && p.Lon != nil {
-		return geo.Location{Name: p.String(), Lat: *p.Lat, Lon: *p.Lon}, true
-	}
-	return geo.Location{}, false
-}
-
-// userCarrier tells whether c is a carrier users and targets may name.
-func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
 // LoadHopNames is route.LoadHopNames for compare, the TUI and serve, which
 // have no stderr of their own to say why a cached dataset was passed over.
@@ -84,7 +64,7 @@ func readReturn(path string) (tr *route.Trace, doc *route.BacktraceDoc, err erro
 // one that stands for the candidate's return path: the route toward the first
 // user with a carrier (same carrier, nearest city), else the first traced
 // route; the note says which one was taken.
-func backtraceReturn(doc *route.BacktraceDoc, users []Place, db route.ASNDB) (*route.Trace, string) {
+func backtraceReturn(doc *route.BacktraceDoc, users []candidates.Place, db route.ASNDB) (*route.Trace, string) {
 	doc.Reclassify(db)
 	for _, u := range users {
 		if u.Carrier == "" {
@@ -104,7 +84,7 @@ func backtraceReturn(doc *route.BacktraceDoc, users []Place, db route.ASNDB) (*r
 
 // carrierRoutes is the per-carrier view of a candidate for the users that
 // name a carrier; nil when none does.
-func carrierRoutes(f *File, m *Measurement) []route.UserRoute {
+func carrierRoutes(f *candidates.File, m *Measurement) []route.UserRoute {
 	var users []route.User
 	for _, u := range f.Users {
 		if u.Carrier != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/journal"
 )
@@ -49,7 +50,7 @@ func (g *GPUDelivery) Failed() []string {
 }
 
 // deliveryOf reads recorded.gpu and checks it against the gpu: block.
-func deliveryOf(c *Candidate) (*GPUDelivery, error) {
+func deliveryOf(c *candidates.Candidate) (*GPUDelivery, error) {
 	if c.Recorded.GPU == "" {
 		return nil, nil
 	}

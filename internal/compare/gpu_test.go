@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/gpu"
 )
 
@@ -30,7 +31,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	order := "\n    gpu: {count: 8, model: H100 SXM5, memory_gib: 80, power_limit_w: 700, ecc: true, mig: false}\n"
 	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+abs("h100-sxm5-8x")+"}"+order, 1)
 	s = strings.Replace(s, "probes: rec/tokyo-ping.ndjson}", "probes: rec/tokyo-ping.ndjson, gpu: "+abs("h100-nvl-2x")+"}"+order, 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	}
 	// a gpu: block with a typo is refused with its line
 	bad := strings.Replace(s, "power_limit_w: 700, ecc", "power_limt_w: 700, ecc", 1)
-	if _, err := Parse([]byte(bad), samplesFile); err == nil || !strings.Contains(err.Error(), "power_limt_w") || !strings.Contains(err.Error(), "candidates.yaml:") {
+	if _, err := candidates.Parse([]byte(bad), samplesFile); err == nil || !strings.Contains(err.Error(), "power_limt_w") || !strings.Contains(err.Error(), "candidates.yaml:") {
 		t.Errorf("%v", err)
 	}
 }
@@ -102,7 +103,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 		}
 	}
 	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+dir+"}\n    gpu: {count: 8, max_temp_c: 85, max_throttle_share: 0.5}\n", 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

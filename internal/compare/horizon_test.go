@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 const horizonOffers = `usage: {hours: 500}
@@ -46,7 +47,7 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 func horizonRank(t *testing.T, file string, months int) *Result {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"c.yaml": file, "offers.yaml": horizonOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestHorizonMonthsRefused(t *testing.T) {
 	for _, v := range []string{"0", "-3", "241"} {
 		dir := writeFiles(t, map[string]string{"c.yaml": horizonCandidates("horizon_months: " + v + "\n"), "offers.yaml": horizonOffers})
-		_, err := Load(filepath.Join(dir, "c.yaml"))
+		_, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err == nil || !strings.Contains(err.Error(), "c.yaml:13: horizon_months "+v) {
 			t.Errorf("horizon_months %s: %v", v, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -101,7 +102,7 @@ func TestSamplesJitterVerdictIsTheWholeWindow(t *testing.T) {
 		t.Fatalf("%d targets in %s, want 2 (icmp, tcp/443)", len(by), path)
 	}
 	want := worstMeanAbsD(by)
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -133,7 +134,7 @@ sla: {line_classes: [cn2-gia]}
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func (p *multipathProber) Multipath(ctx context.Context, addr string, cfg probe.
 // trace cycles as per-path cycles) instead of one trace; a prober that
 // cannot makes it a warning and one trace.
 func TestLiveMultipathCandidateRunsTheDiscovery(t *testing.T) {
-	c := &Candidate{Name: "lab", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}, Multipath: true}
+	c := &candidates.Candidate{Name: "lab", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}, Multipath: true}
 	mp := &multipathProber{}
 	opt := Options{TraceCycles: 4, Timeout: time.Second, Prober: mp}
 	opt.defaults()
@@ -219,7 +220,7 @@ func TestLiveMultipathCandidateRunsTheDiscovery(t *testing.T) {
 	if m.Forward == nil || len(m.Forward.Paths) != 2 || m.Forward.Source != "live" {
 		t.Fatalf("forward %+v", m.Forward)
 	}
-	tcp := &Candidate{Name: "lab", Targets: []Target{{Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}, Multipath: true}
+	tcp := &candidates.Candidate{Name: "lab", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}, Multipath: true}
 	if err := liveRoutes(context.Background(), tcp, &Measurement{}, opt); err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +245,11 @@ func TestMultipathKey(t *testing.T) {
     targets: [{addr: 127.0.0.1}]
     multipath: VALUE
 `
-	f, err := ParseWith([]byte(strings.Replace(base, "VALUE", "true", 1)), "c.yaml", LoadOptions{TargetsOnly: true})
+	f, err := candidates.ParseWith([]byte(strings.Replace(base, "VALUE", "true", 1)), "c.yaml", candidates.LoadOptions{TargetsOnly: true})
 	if err != nil || !f.Candidates[0].Multipath {
 		t.Fatalf("multipath: true: %v %+v", err, f)
 	}
-	_, err = ParseWith([]byte(strings.Replace(base, "VALUE", "sometimes", 1)), "c.yaml", LoadOptions{TargetsOnly: true})
+	_, err = candidates.ParseWith([]byte(strings.Replace(base, "VALUE", "sometimes", 1)), "c.yaml", candidates.LoadOptions{TargetsOnly: true})
 	if err == nil || !strings.Contains(err.Error(), "c.yaml:4") {
 		t.Errorf("multipath: sometimes: %v", err)
 	}

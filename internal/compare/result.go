@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
 )
@@ -231,7 +232,7 @@ type JitterSummary = stats.Jitter
 
 // TargetResult is one probe target's statistics.
 type TargetResult struct {
-	Target
+	candidates.Target
 	Sent       int            `json:"sent"`
 	Recv       int            `json:"recv"`
 	Late       int            `json:"late"`

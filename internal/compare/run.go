@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -69,10 +70,6 @@ type Options struct {
 	AdvisoryDelivery bool
 }
 
-// ErrRecordedOnly is returned when a live run is asked of a file that
-// forbids it (recorded_only: true, as in the bundled samples).
-var ErrRecordedOnly = errors.New("this candidates file is recorded_only: its addresses are illustrative and are never probed; run with --offline")
-
 func (o *Options) defaults() {
 	if o.Now.IsZero() {
 		// compare is not one of the pure packages: a caller that does not
@@ -123,7 +120,7 @@ type Measurement struct {
 // the SLA and ranks. It fails on bad input (unreadable recordings or logs,
 // an unknown offer, a missing fx rate); a candidate that merely fails its SLA
 // is part of the result.
-func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
+func Run(ctx context.Context, f *candidates.File, opt Options) (*Result, error) {
 	opt.defaults()
 	opt.PathMTU = opt.PathMTU || f.SLA.MinPathMTU != nil
 	// The run is opened as every surface opens it (OpenSession): the same
@@ -136,7 +133,7 @@ func Run(ctx context.Context, f *File, opt Options) (*Result, error) {
 		Billing: billing.Options{UsageHours: opt.UsageHours, NoProjection: opt.NoProjection, HorizonMonths: opt.HorizonMonths,
 			Lint: opt.Lint, Market: opt.Market},
 		Progress: opt.progress,
-		Measure: func(cs []*Candidate) ([]*Measurement, error) {
+		Measure: func(cs []*candidates.Candidate) ([]*Measurement, error) {
 			live, err := probeAll(ctx, cs, opt)
 			if err != nil {
 				return nil, err
@@ -210,9 +207,9 @@ func carryWarnings(m *Monthly, whatIf []SchemeCost) []string {
 }
 
 // NewResult starts an empty result for f (no candidates evaluated yet).
-func NewResult(f *File, opt Options) *Result {
+func NewResult(f *candidates.File, opt Options) *Result {
 	r := &Result{Schema: Schema, Generated: opt.Now, Mode: "live", Source: f.Path, Vantage: f.Vantage.String(),
-		FXBase: f.FX.Base, SLA: f.SLA.Spec(), Ranking: []string{}}
+		FXBase: f.FX.Base, SLA: SLASpec(f.SLA), Ranking: []string{}}
 	if opt.Offline {
 		r.Mode = "offline"
 	}
@@ -225,7 +222,7 @@ func NewResult(f *File, opt Options) *Result {
 
 // useFX states the exchange the result is ranked in: the file's fx:, or
 // the one its pricing settled (Pricing.FX).
-func (r *Result) useFX(fx FX) {
+func (r *Result) useFX(fx candidates.FX) {
 	r.FXBase, r.FX = fx.Base, nil
 	if len(fx.Rates) > 0 {
 		r.FX = map[string]string{}
@@ -239,7 +236,7 @@ func (r *Result) useFX(fx FX) {
 // per direction (classified with db, which may be nil), RTT, loss, jitter,
 // stretch and the SLA verdict. Monthly cost is filled in by the caller
 // (Pricing.Monthly); the TUI calls this as measurements arrive.
-func Evaluate(f *File, c *Candidate, m *Measurement, db route.ASNDB) *Evaluation {
+func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db route.ASNDB) *Evaluation {
 	e := &Evaluation{Name: c.Name, Provider: c.Provider, Region: c.Region.String(), Targets: m.Targets, Warnings: m.Warnings}
 	if e.Targets == nil {
 		e.Targets = []TargetResult{}
@@ -347,9 +344,9 @@ func (q *RouteQuality) SetFloor(floorMs float64) {
 // FloorMs is the physical floor RTT between f's vantage and c's region
 // (2·great-circle distance at 200 km/ms), unrounded; false when either place
 // is unknown.
-func FloorMs(f *File, c *Candidate) (float64, bool) {
-	a, ok1 := placeLocation(f.Vantage)
-	b, ok2 := placeLocation(c.Region)
+func FloorMs(f *candidates.File, c *candidates.Candidate) (float64, bool) {
+	a, ok1 := candidates.Location(f.Vantage)
+	b, ok2 := candidates.Location(c.Region)
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -358,7 +355,7 @@ func FloorMs(f *File, c *Candidate) (float64, bool) {
 
 // Replay reads a candidate's recordings: the probe stream and the forward and
 // return traces. It never sends anything.
-func Replay(c *Candidate) (*Measurement, error) {
+func Replay(c *candidates.Candidate) (*Measurement, error) {
 	m := &Measurement{}
 	if c.Recorded.Probes != "" {
 		fh, err := os.Open(c.Recorded.Probes)
@@ -403,7 +400,7 @@ func Replay(c *Candidate) (*Measurement, error) {
 // TargetsFromRecords computes per-target statistics from probe records, in
 // the order of targets, each over a window of all its records in time order
 // (Window.Result). Records of other targets are returned by name.
-func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, []string) {
+func TargetsFromRecords(targets []candidates.Target, recs []probe.Record) ([]TargetResult, []string) {
 	type key struct {
 		addr  string
 		proto probe.Protocol
@@ -437,7 +434,7 @@ func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, 
 		if !ok {
 			if !seenExtra[k] {
 				seenExtra[k] = true
-				extra = append(extra, Target{Addr: k.addr, Protocol: k.proto, Port: k.port}.String())
+				extra = append(extra, candidates.Target{Addr: k.addr, Protocol: k.proto, Port: k.port}.String())
 			}
 			continue
 		}
@@ -462,7 +459,7 @@ func TargetsFromRecords(targets []Target, recs []probe.Record) ([]TargetResult, 
 // CheckLiveTargets refuses a live run whose targets probe's safety gate
 // refuses (documentation addresses, illustrative data, are only ever
 // replayed), naming the candidate's line.
-func CheckLiveTargets(f *File) error {
+func CheckLiveTargets(f *candidates.File) error {
 	for _, c := range f.Candidates {
 		for _, t := range c.Targets {
 			a, err := netip.ParseAddr(t.Addr)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/shopspring/decimal"
 )
 
@@ -83,7 +84,7 @@ func librenms(n int) int    { return int(math.Round(0.95*float64(n))) - 1 }
 // cost: hk-bgp < tokyo < la (tokyo's compute is 7080 USD = 50268 CNY, its
 // egress ≈ 4725.72 USD; la's flat 14500 USD machine is the dearest).
 func TestOfflineSamplesRankingByHand(t *testing.T) {
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 
 // TestSamplesJSONSchema checks the linecheck.compare/v1 keys the issue spells out.
 func TestSamplesJSONSchema(t *testing.T) {
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
@@ -36,7 +37,7 @@ type SessionOptions struct {
 	// candidate once (one Measurement each, in file order) instead of the
 	// recordings being replayed.
 	Batch   bool
-	Measure func(cs []*Candidate) ([]*Measurement, error)
+	Measure func(cs []*candidates.Candidate) ([]*Measurement, error)
 	// Billing are the rules every offer is priced under (compare's
 	// --usage-hours and --no-projection).
 	Billing billing.Options
@@ -56,7 +57,7 @@ func (o SessionOptions) progress(format string, a ...any) {
 // replayed and evaluated as compare evaluates them, the recorded probe
 // streams to replay in time, and, live, the loops that measure.
 type Session struct {
-	File *File
+	File *candidates.File
 	ASN  route.ASNDB
 	// Pricing is nil when the file names no offers or no traffic (the TUI
 	// then shows route quality only).
@@ -68,7 +69,7 @@ type Session struct {
 
 // SessionCandidate is one candidate as the session opened it.
 type SessionCandidate struct {
-	Candidate *Candidate
+	Candidate *candidates.Candidate
 	// Measurement is what the recordings say (Replay).
 	Measurement *Measurement
 	// Evaluation is Evaluate of the recordings, with the offer's Monthly
@@ -82,10 +83,10 @@ type SessionCandidate struct {
 // or one with documentation targets before anything is read. An offer that
 // cannot be priced leaves that candidate's Monthly nil (a surface shows
 // "-"); bad recordings, a bad ASN file or bad pricing inputs fail.
-func OpenSession(f *File, o SessionOptions) (*Session, error) {
+func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 	if !o.Offline {
 		if f.RecordedOnly {
-			return nil, ErrRecordedOnly
+			return nil, candidates.ErrRecordedOnly
 		}
 		if err := CheckLiveTargets(f); err != nil {
 			return nil, err
@@ -105,7 +106,7 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 	}
 	var live []*Measurement
 	if o.Batch && !o.Offline && o.Measure != nil {
-		cs := make([]*Candidate, len(f.Candidates))
+		cs := make([]*candidates.Candidate, len(f.Candidates))
 		for i := range f.Candidates {
 			cs[i] = &f.Candidates[i]
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/geo"
 )
 
@@ -35,16 +36,11 @@ const NoData = "no data"
 // nothing, and the tables say "n/a" rather than pass or FAIL.
 const NotApplicable = "not applicable"
 
-// Spec restates the thresholds for the document.
-func (s SLA) Spec() SLASpec {
-	return SLASpec(s)
-}
-
 // CheckSLA checks a route's quality against the thresholds. A threshold that
 // is not set produces no check; a measurement that is missing (no probe
 // answered, no route evidence) fails its check with a note rather than
 // passing by default: a pre-contract check must not pass on no data.
-func CheckSLA(s SLA, q RouteQuality) Verdict {
+func CheckSLA(s candidates.SLA, q RouteQuality) Verdict {
 	var checks []Check
 	noReplies := q.Recv == 0
 	upper := func(name, unit string, req *float64, measured float64, what string) {
@@ -145,7 +141,7 @@ func round(x float64, digits int) float64 {
 // (carrier and city) of a carrier the SLA names, over the directions measured
 // toward those users. Nothing measured fails with a note: a pre-contract
 // check does not pass on no data.
-func carrierChecks(s SLA, q RouteQuality) []Check {
+func carrierChecks(s candidates.SLA, q RouteQuality) []Check {
 	var out []Check
 	for _, u := range q.Carriers {
 		allowed := s.LineClassesByCarrier[u.Carrier]

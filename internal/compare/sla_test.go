@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/probe"
 )
 
 func ptr(x float64) *float64 { return &x }
 
-var testSLA = SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterMs: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
+var testSLA = candidates.SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterMs: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
 
 // goodRoute passes every threshold of testSLA.
 func goodRoute() RouteQuality {
@@ -102,7 +103,7 @@ func TestSLACheckFieldsAndDirectionNotes(t *testing.T) {
 }
 
 func TestSLAWithoutThresholdsHasNoChecksAndPasses(t *testing.T) {
-	v := CheckSLA(SLA{}, RouteQuality{})
+	v := CheckSLA(candidates.SLA{}, RouteQuality{})
 	if len(v.Checks) != 0 || !v.Pass {
 		t.Errorf("empty SLA: %+v", v)
 	}
@@ -127,7 +128,7 @@ func TestValidationGapTellsNoTraceFromNoClass(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.q, got, tc.want)
 		}
 	}
-	s := SLA{LineClasses: []string{"cn2-gia"}}
+	s := candidates.SLA{LineClasses: []string{"cn2-gia"}}
 	v := CheckSLA(s, RouteQuality{Direction: "none", ForwardClass: "unknown", LineClass: "unknown"})
 	if len(v.Checks) != 1 || v.Checks[0].Pass || !strings.Contains(v.Checks[0].Note, "traced, but no direction gave a line class") {
 		t.Errorf("SLA check: %+v", v.Checks)
@@ -138,7 +139,7 @@ func TestValidationGapTellsNoTraceFromNoClass(t *testing.T) {
 // without a measurement the check fails with no data.
 func TestSLAMinPathMTU(t *testing.T) {
 	min := 1500
-	s := SLA{MinPathMTU: &min}
+	s := candidates.SLA{MinPathMTU: &min}
 	for _, c := range []struct {
 		mtu  int
 		pass bool
@@ -175,7 +176,7 @@ func (p *mtuProber) PathMTU(_ context.Context, addr netip.Addr, _ probe.MTUConfi
 // trace, toward the traced address, and the route quality carries it;
 // without it nothing is searched.
 func TestLiveRunSearchesThePathMTUWhenTheSLAAsks(t *testing.T) {
-	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	c := &candidates.Candidate{Name: "lo", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
 	for _, want := range []bool{false, true} {
 		p := &mtuProber{}
 		opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: p, PathMTU: want}
@@ -238,7 +239,7 @@ func TestStretchNotApplicableWithinTheVantagesCity(t *testing.T) {
 			q := goodRoute()
 			q.Recv, q.RTT.Min, q.Stretch, q.FloorMs = c.recv, 1.2, 0, 0
 			q.SetFloor(c.floor)
-			v := CheckSLA(SLA{MaxStretch: ptr(2.0)}, q)
+			v := CheckSLA(candidates.SLA{MaxStretch: ptr(2.0)}, q)
 			ch, ok := checkByName(v, CheckStretch)
 			if !ok {
 				t.Fatal("no stretch check")

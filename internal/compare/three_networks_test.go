@@ -2,12 +2,14 @@ package compare
 
 import (
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // The bundled three-network scenario loads and gives the per-carrier view the
 // sample backtraces were designed with (samples/rec/README.md).
 func TestBundledThreeNetworksScenario(t *testing.T) {
-	f, err := Load("../../samples/three-networks.yaml")
+	f, err := candidates.Load("../../samples/three-networks.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // CandidateUsage is a candidate's offer at the buyer's used hours of the GPU
@@ -55,7 +56,7 @@ type UsageCurve struct {
 }
 
 // candidateUsage converts the usage block of the candidate's bill into the base currency.
-func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
+func (p *Pricing) candidateUsage(c *candidates.Candidate) *CandidateUsage {
 	b, ok := p.bills[c.Offer]
 	if !ok || b.bill.Usage == nil || !p.hasCompute() {
 		return nil
@@ -106,7 +107,7 @@ func (p *Pricing) base(currency string) string {
 
 // usageSummary draws every priced offer as a line over the used hours in the
 // base currency and finds where the lines cross.
-func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
+func (p *Pricing) usageSummary(f *candidates.File) (*UsageSummary, error) {
 	r, err := p.Rebill(p.opts)
 	if err != nil {
 		return nil, err

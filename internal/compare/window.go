@@ -3,6 +3,7 @@ package compare
 import (
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -134,7 +135,7 @@ func (w *Window) push(p windowProbe) {
 // RTT figures and the three jitters over its answers in send order
 // (stats.Summarize; docs/definitions.md). samples, when not nil, is reused
 // for Samples.
-func (w *Window) Result(t Target, samples []float64) TargetResult {
+func (w *Window) Result(t candidates.Target, samples []float64) TargetResult {
 	r := TargetResult{Target: t, Duplicates: w.dups}
 	xs := samples[:0]
 	for i := range w.n {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -18,13 +19,13 @@ const SLAWindow = 300
 // each candidate is judged and priced with.
 type Config struct {
 	Targets []Target
-	SLA     compare.SLA
+	SLA     candidates.SLA
 	// FloorMs is each candidate's physical RTT floor (compare.FloorMs), for
 	// the stretch check; absent when unknown.
 	FloorMs map[string]float64
 	// File is the candidates file as compare loaded it (nil for a
 	// --targets list alone): every candidate is evaluated with it.
-	File *compare.File
+	File *candidates.File
 	// Recorded holds, per candidate, what the file's recordings give that
 	// serve does not measure: the return route (recorded.return) and the
 	// throughput until a live test ran (recorded.bw).
@@ -39,7 +40,7 @@ type Config struct {
 // prices the traffic when the file has offers and traffic (a synthetic
 // month without a period is the month before now).
 func LoadConfig(path string, now time.Time) (Config, error) {
-	f, err := compare.LoadWith(path, loadOptions)
+	f, err := candidates.LoadWith(path, loadOptions)
 	if err != nil {
 		return Config{}, err
 	}
@@ -47,7 +48,7 @@ func LoadConfig(path string, now time.Time) (Config, error) {
 }
 
 // ConfigOf is LoadConfig on a loaded file.
-func ConfigOf(f *compare.File, now time.Time) (Config, error) {
+func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
 	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*compare.Measurement{}}
 	for i := range f.Candidates {
 		fc := &f.Candidates[i]
@@ -58,7 +59,7 @@ func ConfigOf(f *compare.File, now time.Time) (Config, error) {
 			continue
 		}
 		only := *fc
-		only.Recorded = compare.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
+		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
 		m, err := compare.Replay(&only)
 		if err != nil {
 			return Config{}, err
@@ -83,10 +84,10 @@ type SLAStatus struct {
 
 // SetSLA sets what the SLA is judged with when there is no candidates file
 // (tests; a stand-in file holds it) and judges every candidate again.
-func (e *Exporter) SetSLA(s compare.SLA, floorMs map[string]float64) {
+func (e *Exporter) SetSLA(s candidates.SLA, floorMs map[string]float64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.file, e.cands, e.floor = &compare.File{SLA: s}, map[string]*compare.Candidate{}, floorMs
+	e.file, e.cands, e.floor = &candidates.File{SLA: s}, map[string]*candidates.Candidate{}, floorMs
 	e.markAllDirty()
 }
 
@@ -97,9 +98,9 @@ func (e *Exporter) SetConfig(c Config, now time.Time) {
 	e.SetTargets(c.Targets, now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.file, e.cands, e.floor = c.File, map[string]*compare.Candidate{}, c.FloorMs
+	e.file, e.cands, e.floor = c.File, map[string]*candidates.Candidate{}, c.FloorMs
 	if e.file == nil {
-		e.file = &compare.File{SLA: c.SLA}
+		e.file = &candidates.File{SLA: c.SLA}
 	}
 	for i := range e.file.Candidates {
 		e.cands[e.file.Candidates[i].Name] = &e.file.Candidates[i]
@@ -146,7 +147,7 @@ func (e *Exporter) SetThroughputTests(every time.Duration) {
 // no test for serve: compare's asks for bandwidth_test, which serve runs
 // only with --bw-every (issue 35: a candidate with bandwidth_test was told
 // to give it one). e.mu is held.
-func (e *Exporter) throughputNote(ev *compare.Evaluation, c *compare.Candidate) {
+func (e *Exporter) throughputNote(ev *compare.Evaluation, c *candidates.Candidate) {
 	for i := range ev.SLA.Checks {
 		ch := &ev.SLA.Checks[i]
 		if ch.Name != compare.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {

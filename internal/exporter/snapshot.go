@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -155,13 +156,13 @@ func (e *Exporter) candidateNames() []string {
 
 // candidateOf is the file's candidate of that name, or one made of its
 // targets (a --targets list, or a test without a file). e.mu is held.
-func (e *Exporter) candidateOf(name string) *compare.Candidate {
+func (e *Exporter) candidateOf(name string) *candidates.Candidate {
 	if c := e.cands[name]; c != nil {
 		return c
 	}
-	c := &compare.Candidate{Name: name}
+	c := &candidates.Candidate{Name: name}
 	for _, t := range e.byCand[name] {
-		c.Targets = append(c.Targets, compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
+		c.Targets = append(c.Targets, candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
 	}
 	return c
 }
@@ -183,7 +184,7 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 		m.Throughput = &x
 	}
 	for i, t := range e.byCand[name] {
-		ct := compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
+		ct := candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
 		if i < len(c.Targets) {
 			ct = c.Targets[i]
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -27,7 +28,7 @@ func TestFailedDeliveryInEveryFormat(t *testing.T) {
 	old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 	order := "\n    gpu: {count: 8, model: H100 SXM5, memory_gib: 80}\n"
 	s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", gpu: "+dir+"}"+order, 1)
-	f, err := compare.Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -21,7 +22,7 @@ const samplesFile = "../../samples/candidates.yaml"
 // TestSamplesTextFormats checks that every text format carries the ranking
 // and the verdict, and that csv parses as csv with plain numbers.
 func TestSamplesTextFormats(t *testing.T) {
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 	r := handResult()
 	dead := &compare.Evaluation{Name: "dead", Provider: "P3", Region: "Tokyo",
 		Route:   compare.RouteQuality{LineClass: "unknown", Direction: "none", Sent: 20, Loss: 1, FloorMs: 17.7},
-		Targets: []compare.TargetResult{{Target: compare.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
+		Targets: []compare.TargetResult{{Target: candidates.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
 		SLA:     compare.Verdict{Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Unit: "ms", Note: "no probe was answered"}}},
 		Monthly: &compare.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("1000.00"), "CNY")}}
 	r.Candidates = append(r.Candidates, dead)
@@ -143,7 +144,7 @@ func TestCompareStretchNotApplicableInTheVantagesCity(t *testing.T) {
 	if err := os.WriteFile(p, []byte(hk), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := compare.Load(p)
+	f, err := candidates.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

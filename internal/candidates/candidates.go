@@ -1,4 +1,4 @@
-package compare
+package candidates
 
 import (
 	"bytes"
@@ -334,6 +334,10 @@ func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 // a warning naming the new key.
 const OldJitterKey = "jitter_rfc3550_ms"
 
+// ErrRecordedOnly is returned when a live run is asked of a file that
+// forbids it (recorded_only: true, as in the bundled samples).
+var ErrRecordedOnly = errors.New("this candidates file is recorded_only: its addresses are illustrative and are never probed; run with --offline")
+
 // LoadOptions say what a command requires of a candidates file. Every key
 // and value present is validated whatever the options: they only make parts
 // optional or refuse more.
@@ -407,8 +411,8 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	f.Traffic = v.traffic(f, raw.Traffic)
 	f.FX = v.fx(&raw.FX)
 	if raw.Horizon != nil {
-		if *raw.Horizon < 1 || *raw.Horizon > MaxHorizonMonths {
-			v.errf(topKeyLine(b, "horizon_months"), "horizon_months %d: want the contract's life in whole months, 1 to %d (e.g. 24)", *raw.Horizon, MaxHorizonMonths)
+		if *raw.Horizon < 1 || *raw.Horizon > billing.MaxHorizonMonths {
+			v.errf(topKeyLine(b, "horizon_months"), "horizon_months %d: want the contract's life in whole months, 1 to %d (e.g. 24)", *raw.Horizon, billing.MaxHorizonMonths)
 		} else {
 			f.HorizonMonths = *raw.Horizon
 		}
