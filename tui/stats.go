@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -79,7 +79,7 @@ func (r *Ring) Last(n int, dst []float64) []float64 {
 func (s *LiveStats) applyRecord(rec probe.Record) {
 	if s.History == nil {
 		s.History = NewRing(HistorySize)
-		s.win = compare.NewWindow(HistorySize)
+		s.win = verdict.NewWindow(HistorySize)
 	}
 	if rec.Time.After(s.Last) {
 		s.Last = rec.Time
@@ -121,7 +121,7 @@ func (s *LiveStats) settle() {
 }
 
 // summarize recomputes the window's figures with compare's one window
-// statistic (compare.Window.Result, as compare and serve compute them),
+// statistic (verdict.Window.Result, as compare and serve compute them),
 // reusing one scratch slice for the samples.
 func (s *LiveStats) summarize() {
 	if cap(s.scratch) < s.win.Size() {
@@ -135,8 +135,8 @@ func (s *LiveStats) summarize() {
 }
 
 // result is the target's statistics over the window, as compare and serve
-// state them (compare.Window.Result).
-func (s *LiveStats) result(target string) compare.TargetResult {
+// state them (verdict.Window.Result).
+func (s *LiveStats) result(target string) verdict.TargetResult {
 	r := s.res
 	r.Target = candidates.Target{Addr: target}
 	return r
@@ -193,11 +193,11 @@ func (c *Candidate) sent() (sent, lost, late int) {
 // (RouteQuality.AddTargets: the worst over the targets, the best minimum
 // for stretch) once records arrived, else the recording's; the line class
 // and direction the traces gave.
-func (c *Candidate) quality() compare.RouteQuality {
+func (c *Candidate) quality() verdict.RouteQuality {
 	q := c.Recorded
 	if sent, _, _ := c.sent(); sent > 0 {
-		q = compare.RouteQuality{}
-		targets := []compare.TargetResult{c.Stats.result(c.Target)}
+		q = verdict.RouteQuality{}
+		targets := []verdict.TargetResult{c.Stats.result(c.Target)}
 		keys := make([]string, 0, len(c.Others))
 		for k := range c.Others {
 			keys = append(keys, k)
@@ -244,20 +244,20 @@ func (c *Candidate) view() Summary {
 }
 
 // evaluate recomputes the candidate's quality and its SLA verdict with
-// compare.CheckSLA, the one SLA rule: a check without data fails ("no
+// verdict.CheckSLA, the one SLA rule: a check without data fails ("no
 // data"), the line class check notes the direction it was validated in.
 func (c *Candidate) evaluate(s candidates.SLA) {
 	c.q = c.quality()
 	if c.Reference {
-		c.SLA = compare.Verdict{}
+		c.SLA = verdict.Verdict{}
 		return
 	}
-	c.SLA = compare.CheckSLA(s, c.q)
+	c.SLA = verdict.CheckSLA(s, c.q)
 }
 
 // checkMeasured is a check's measured figure as the screen shows it:
 // "41.0 ms", "0%", "no data" when nothing was measured.
-func checkMeasured(ch compare.Check) string {
+func checkMeasured(ch verdict.Check) string {
 	if ch.Measured == nil {
 		return "no data"
 	}
@@ -265,7 +265,7 @@ func checkMeasured(ch compare.Check) string {
 }
 
 // checkRequired is a check's threshold as the screen shows it: "≤ 60 ms".
-func checkRequired(ch compare.Check) string {
+func checkRequired(ch verdict.Check) string {
 	return checkValue(ch.Name, ch.Required, ch.Unit, true)
 }
 
@@ -283,11 +283,11 @@ func checkValue(name string, v any, unit string, required bool) string {
 			s = pct(x)
 		case required:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
-		case name == compare.CheckRTTP95:
+		case name == verdict.CheckRTTP95:
 			// A sub-millisecond p95 (a loopback or LAN target) keeps two
 			// significant digits: "0.046 ms", not "0.0 ms" (report.MS1).
 			s = report.MS1(x)
-		case name == compare.CheckStretch && x > 0 && x < 0.01:
+		case name == verdict.CheckStretch && x > 0 && x < 0.01:
 			// Below the physical floor a stretch can be 0.004: two
 			// significant digits, not "0.00".
 			s = strconv.FormatFloat(x, 'g', 2, 64)
@@ -302,7 +302,7 @@ func checkValue(name string, v any, unit string, required bool) string {
 	default:
 		s = fmt.Sprint(x)
 	}
-	if required && name == compare.CheckMinThroughput {
+	if required && name == verdict.CheckMinThroughput {
 		return "≥ " + s
 	}
 	if required {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 func TestTrafficMonthPicksTheBilledMonth(t *testing.T) {
@@ -36,7 +37,7 @@ func TestTrafficMonthPicksTheBilledMonth(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := &candidates.File{Path: "c.yaml", Traffic: c.traffic}
-			s, p, err := TrafficMonth(f, c.now)
+			s, p, err := verdict.TrafficMonth(f, c.now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ func TestTrafficMonthErrorsNameTheField(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := TrafficMonth(&candidates.File{Path: "c.yaml", Traffic: c.traffic}, time.Now())
+			_, _, err := verdict.TrafficMonth(&candidates.File{Path: "c.yaml", Traffic: c.traffic}, time.Now())
 			if err == nil || len(err.Error()) < len(c.want) || err.Error()[:len(c.want)] != c.want {
 				t.Errorf("error %v, want it to start with %q", err, c.want)
 			}

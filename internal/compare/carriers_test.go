@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // A candidate whose recorded.return is a backtrace document: each user is
@@ -41,7 +42,7 @@ candidates:
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := Evaluate(f, c, m, nil)
+	e := verdict.Evaluate(f, c, m, nil)
 	cs := e.Route.Carriers
 	if len(cs) != 3 {
 		t.Fatalf("carriers %+v: want the three users that name a carrier", cs)
@@ -56,7 +57,7 @@ candidates:
 			t.Errorf("carrier %d: %+v, want %+v", i, c, w)
 		}
 	}
-	checks := map[string]Check{}
+	checks := map[string]verdict.Check{}
 	for _, ch := range e.SLA.Checks {
 		checks[ch.Name] = ch
 	}
@@ -100,7 +101,7 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
 	rec, _ := filepath.Abs("../../samples/rec")
 	c := &candidates.Candidate{Name: "lo", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
-	m := &Measurement{}
+	m := &verdict.Measurement{}
 	opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: &fakeProber{}}
 	opt.defaults()
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
@@ -110,7 +111,7 @@ func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 	c.Recorded.Return = filepath.Join(rec, "hk-bgp-backtrace.json")
-	m = &Measurement{}
+	m = &verdict.Measurement{}
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
 		t.Fatal(err)
 	}

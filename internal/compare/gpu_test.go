@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The bundled scenario with GPU deliveries recorded for two candidates: the
@@ -39,7 +40,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]*Evaluation{}
+	by := map[string]*verdict.Evaluation{}
 	for _, e := range r.Candidates {
 		by[e.Name] = e
 	}
@@ -65,7 +66,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 		t.Errorf("warnings %q", by["tokyo"].Warnings)
 	}
 	// per delivered card-hour: the converted monthly total / used hours / cards delivered
-	for _, e := range []*Evaluation{by["hk-cn2-gia"], by["tokyo"]} {
+	for _, e := range []*verdict.Evaluation{by["hk-cn2-gia"], by["tokyo"]} {
 		total := e.Monthly.Converted.Amount
 		hours := r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
 		if e.Usage != nil && e.Usage.UsedHours > 0 {
@@ -93,7 +94,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for src, dst := range map[string]string{"h100-sxm5-8x/nvidia-smi-q.txt": "nvidia-smi-q.txt", "watch-constructed/query-log.csv": GPUQueryLog} {
+	for src, dst := range map[string]string{"h100-sxm5-8x/nvidia-smi-q.txt": "nvidia-smi-q.txt", "watch-constructed/query-log.csv": verdict.GPUQueryLog} {
 		data, err := os.ReadFile(filepath.Join("../gpu/testdata", src))
 		if err != nil {
 			t.Fatal(err)
@@ -111,7 +112,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *GPUDelivery
+	var g *verdict.GPUDelivery
 	for _, e := range r.Candidates {
 		if e.Name == "hk-cn2-gia" {
 			g = e.GPU

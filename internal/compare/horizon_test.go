@@ -10,6 +10,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 const horizonOffers = `usage: {hours: 500}
@@ -51,14 +52,14 @@ func horizonRank(t *testing.T, file string, months int) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPricingWith(f, time.Time{}, billing.Options{HorizonMonths: months})
+	p, err := verdict.NewPricingWith(f, time.Time{}, billing.Options{HorizonMonths: months})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &Result{FXBase: "CNY", Horizon: p.HorizonBasis()}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		e := &Evaluation{Name: c.Name, SLA: Verdict{Pass: true}, Route: RouteQuality{Recv: 1}}
+		e := &verdict.Evaluation{Name: c.Name, SLA: verdict.Verdict{Pass: true}, Route: verdict.RouteQuality{Recv: 1}}
 		if e.Monthly, _, err = p.Monthly(c); err != nil {
 			t.Fatal(err)
 		}

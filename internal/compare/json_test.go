@@ -6,6 +6,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // TestNoDataIsNullInJSON: a target that never answered has no RTT, jitter
@@ -14,7 +15,7 @@ import (
 func TestNoDataIsNullInJSON(t *testing.T) {
 	f := &candidates.File{Vantage: candidates.Place{City: "Shanghai"}, SLA: candidates.SLA{RTTP95ms: ptr(60.0), MaxStretch: ptr(2.5)}}
 	dead := &candidates.Candidate{Name: "dead", Region: candidates.Place{City: "Hong Kong"}, Targets: []candidates.Target{{Addr: "127.0.0.9", Protocol: "icmp"}}}
-	e := Evaluate(f, dead, &Measurement{Targets: []TargetResult{{Target: dead.Targets[0], Sent: 20, Loss: 1}}}, nil)
+	e := verdict.Evaluate(f, dead, &verdict.Measurement{Targets: []verdict.TargetResult{{Target: dead.Targets[0], Sent: 20, Loss: 1}}}, nil)
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestNoDataIsNullInJSON(t *testing.T) {
 	// A measured candidate: numbers.
 	live := &candidates.Candidate{Name: "ok", Region: candidates.Place{City: "Hong Kong"}, Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
 	ms := answered(live.Targets[0], []float64{30, 31, 32})
-	e = Evaluate(f, live, &Measurement{Targets: []TargetResult{ms}}, nil)
+	e = verdict.Evaluate(f, live, &verdict.Measurement{Targets: []verdict.TargetResult{ms}}, nil)
 	b, _ = json.Marshal(e)
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
@@ -88,8 +89,8 @@ func TestNoDataIsNullInJSON(t *testing.T) {
 }
 
 // answered is a target that answered every probe with rtts.
-func answered(t candidates.Target, rtts []float64) TargetResult {
-	r := TargetResult{Target: t, Sent: len(rtts), Recv: len(rtts), Samples: rtts}
+func answered(t candidates.Target, rtts []float64) verdict.TargetResult {
+	r := verdict.TargetResult{Target: t, Sent: len(rtts), Recv: len(rtts), Samples: rtts}
 	r.RTT, r.Jitter = stats.Summarize(rtts)
 	return r
 }

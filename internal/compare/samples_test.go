@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/shopspring/decimal"
 )
 
@@ -103,11 +104,11 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 	}
 	wantFail := map[string][]string{
 		"hk-cn2-gia": nil,
-		"hk-bgp":     {CheckRTTP95, CheckLoss, CheckLineClass, CheckStretch},
-		"tokyo":      {CheckLineClass},
-		"la":         {CheckRTTP95, CheckJitter, CheckLineClass},
+		"hk-bgp":     {verdict.CheckRTTP95, verdict.CheckLoss, verdict.CheckLineClass, verdict.CheckStretch},
+		"tokyo":      {verdict.CheckLineClass},
+		"la":         {verdict.CheckRTTP95, verdict.CheckJitter, verdict.CheckLineClass},
 	}
-	byName := map[string]*Evaluation{}
+	byName := map[string]*verdict.Evaluation{}
 	for _, e := range r.Candidates {
 		byName[e.Name] = e
 		var failed []string

@@ -11,6 +11,7 @@ import (
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -37,7 +38,7 @@ type SessionOptions struct {
 	// candidate once (one Measurement each, in file order) instead of the
 	// recordings being replayed.
 	Batch   bool
-	Measure func(cs []*candidates.Candidate) ([]*Measurement, error)
+	Measure func(cs []*candidates.Candidate) ([]*verdict.Measurement, error)
 	// Billing are the rules every offer is priced under (compare's
 	// --usage-hours and --no-projection).
 	Billing billing.Options
@@ -61,7 +62,7 @@ type Session struct {
 	ASN  route.ASNDB
 	// Pricing is nil when the file names no offers or no traffic (the TUI
 	// then shows route quality only).
-	Pricing    *Pricing
+	Pricing    *verdict.Pricing
 	Candidates []SessionCandidate // in file order
 	// Loops are the live loops (MonitorLoops); nil offline.
 	Loops []Loop
@@ -71,10 +72,10 @@ type Session struct {
 type SessionCandidate struct {
 	Candidate *candidates.Candidate
 	// Measurement is what the recordings say (Replay).
-	Measurement *Measurement
+	Measurement *verdict.Measurement
 	// Evaluation is Evaluate of the recordings, with the offer's Monthly
 	// (nil when not priced) and the throughput related to its port.
-	Evaluation *Evaluation
+	Evaluation *verdict.Evaluation
 	// Stream is the recorded probe stream (offline), in file order.
 	Stream []probe.Record
 }
@@ -100,11 +101,11 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 	if o.Batch || f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
 		o.progress("pricing the traffic profile under every offer")
 		// Pricing first: without fx: it settles the base currency (NewPricingWith).
-		if s.Pricing, err = NewPricingWith(f, o.Now, o.Billing); err != nil {
+		if s.Pricing, err = verdict.NewPricingWith(f, o.Now, o.Billing); err != nil {
 			return nil, err
 		}
 	}
-	var live []*Measurement
+	var live []*verdict.Measurement
 	if o.Batch && !o.Offline && o.Measure != nil {
 		cs := make([]*candidates.Candidate, len(f.Candidates))
 		for i := range f.Candidates {
@@ -116,7 +117,7 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		var m *Measurement
+		var m *verdict.Measurement
 		if live != nil {
 			m = live[i]
 		} else {
@@ -127,7 +128,7 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 				return nil, err
 			}
 		}
-		ev := Evaluate(f, c, m, db)
+		ev := verdict.Evaluate(f, c, m, db)
 		if s.Pricing != nil {
 			mo, whatIf, err := s.Pricing.Monthly(c)
 			if err != nil && o.Batch {
@@ -135,7 +136,7 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 			}
 			if err == nil {
 				ev.Monthly, ev.WhatIf = mo, whatIf
-				RelatePort(ev.Throughput, mo)
+				verdict.RelatePort(ev.Throughput, mo)
 				if ev.Horizon, err = s.Pricing.Horizon(c); err != nil && o.Batch {
 					return nil, err
 				}

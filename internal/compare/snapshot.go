@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // SnapshotResult is the compare document of a live surface's evaluations
@@ -12,7 +13,7 @@ import (
 // may be nil: no prices). The evaluations are copied, since ranking sets
 // their Rank; the caller's stay as they were. Each candidate's recorded
 // delivery is read and judged (EvaluateDelivery).
-func SnapshotResult(f *candidates.File, p *Pricing, evs []*Evaluation, now time.Time) *Result {
+func SnapshotResult(f *candidates.File, p *verdict.Pricing, evs []*verdict.Evaluation, now time.Time) *Result {
 	r := NewResult(f, Options{Now: now})
 	if p != nil {
 		r.useFX(p.FX())
@@ -29,7 +30,7 @@ func SnapshotResult(f *candidates.File, p *Pricing, evs []*Evaluation, now time.
 		// one fails the candidate here too.
 		if cand := byName[c.Name]; cand != nil {
 			c.DeliveryFailed = nil
-			if err := EvaluateDelivery(&c, cand, false); err != nil {
+			if err := verdict.EvaluateDelivery(&c, cand, false); err != nil {
 				c.Warnings = append(c.Warnings, "recorded delivery not read: "+err.Error())
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The bundled three-network scenario loads and gives the per-carrier view the
@@ -27,7 +28,7 @@ func TestBundledThreeNetworksScenario(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := Evaluate(f, c, m, nil)
+		e := verdict.Evaluate(f, c, m, nil)
 		if len(e.Route.Carriers) != 3 {
 			t.Fatalf("%s: %+v", c.Name, e.Route.Carriers)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/trial"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // makeTrial runs a trial on a host fixture root into a new bundle, with a
@@ -45,7 +46,7 @@ func TestCompareRecordedTrial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(root, order string) (*Result, *Evaluation, error) {
+	run := func(root, order string) (*Result, *verdict.Evaluation, error) {
 		dir := makeTrial(t, root)
 		old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 		s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", trial: "+dir+"}\n    "+order+"\n", 1)

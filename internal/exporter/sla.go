@@ -7,6 +7,7 @@ import (
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -20,7 +21,7 @@ const SLAWindow = 300
 type Config struct {
 	Targets []Target
 	SLA     candidates.SLA
-	// FloorMs is each candidate's physical RTT floor (compare.FloorMs), for
+	// FloorMs is each candidate's physical RTT floor (verdict.FloorMs), for
 	// the stretch check; absent when unknown.
 	FloorMs map[string]float64
 	// File is the candidates file as compare loaded it (nil for a
@@ -29,10 +30,10 @@ type Config struct {
 	// Recorded holds, per candidate, what the file's recordings give that
 	// serve does not measure: the return route (recorded.return) and the
 	// throughput until a live test ran (recorded.bw).
-	Recorded map[string]*compare.Measurement
+	Recorded map[string]*verdict.Measurement
 	// Pricing is the file's traffic priced under its offers (compare's
 	// Pricing); nil when the file names no offers or no traffic.
-	Pricing *compare.Pricing
+	Pricing *verdict.Pricing
 }
 
 // LoadConfig reads the candidates file at path with compare's loader,
@@ -49,10 +50,10 @@ func LoadConfig(path string, now time.Time) (Config, error) {
 
 // ConfigOf is LoadConfig on a loaded file.
 func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
-	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*compare.Measurement{}}
+	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*verdict.Measurement{}}
 	for i := range f.Candidates {
 		fc := &f.Candidates[i]
-		if fl, ok := compare.FloorMs(f, fc); ok {
+		if fl, ok := verdict.FloorMs(f, fc); ok {
 			c.FloorMs[fc.Name] = fl
 		}
 		if fc.Recorded.Return == "" && fc.Recorded.BW == "" {
@@ -64,10 +65,10 @@ func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
 		if err != nil {
 			return Config{}, err
 		}
-		c.Recorded[fc.Name] = &compare.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
+		c.Recorded[fc.Name] = &verdict.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
 	}
 	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
-		p, err := compare.NewPricing(f, now)
+		p, err := verdict.NewPricing(f, now)
 		if err != nil {
 			return Config{}, err
 		}
@@ -79,7 +80,7 @@ func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
 // SLAStatus is one candidate's SLA verdict over the window, shown on /.
 type SLAStatus struct {
 	Candidate string
-	Verdict   compare.Verdict
+	Verdict   verdict.Verdict
 }
 
 // SetSLA sets what the SLA is judged with when there is no candidates file
@@ -147,19 +148,19 @@ func (e *Exporter) SetThroughputTests(every time.Duration) {
 // no test for serve: compare's asks for bandwidth_test, which serve runs
 // only with --bw-every (issue 35: a candidate with bandwidth_test was told
 // to give it one). e.mu is held.
-func (e *Exporter) throughputNote(ev *compare.Evaluation, c *candidates.Candidate) {
+func (e *Exporter) throughputNote(ev *verdict.Evaluation, c *candidates.Candidate) {
 	for i := range ev.SLA.Checks {
 		ch := &ev.SLA.Checks[i]
-		if ch.Name != compare.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {
+		if ch.Name != verdict.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {
 			continue
 		}
 		switch {
 		case c.BandwidthTest != nil && e.bwEvery == 0:
-			ch.Note = compare.NoData + ": no throughput test: serve tests the candidate's bandwidth_test only with --bw-every D, which is not given"
+			ch.Note = verdict.NoData + ": no throughput test: serve tests the candidate's bandwidth_test only with --bw-every D, which is not given"
 		case c.BandwidthTest != nil:
-			ch.Note = fmt.Sprintf("%s: no throughput figures yet: serve tests the candidate's bandwidth_test every %v (--bw-every), the first one cycle after start; a test that fails is logged and counted in linecheck_bw_tests_total{result=\"error\"}", compare.NoData, e.bwEvery)
+			ch.Note = fmt.Sprintf("%s: no throughput figures yet: serve tests the candidate's bandwidth_test every %v (--bw-every), the first one cycle after start; a test that fails is logged and counted in linecheck_bw_tests_total{result=\"error\"}", verdict.NoData, e.bwEvery)
 		case e.bwEvery == 0:
-			ch.Note = compare.NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} and serve --bw-every D, or recorded.bw"
+			ch.Note = verdict.NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} and serve --bw-every D, or recorded.bw"
 		}
 	}
 }
@@ -174,7 +175,7 @@ func (e *Exporter) ObserveThroughput(candidate string, r *bw.Result, err error) 
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	tp := compare.ThroughputFromResult(r, "live")
+	tp := verdict.ThroughputFromResult(r, "live")
 	if err != nil {
 		tp.Error = err.Error()
 	}
@@ -195,7 +196,7 @@ func (e *Exporter) SLA() []SLAStatus {
 }
 
 // checkText is a check's measured figure for /: "-" without data.
-func checkText(c compare.Check) string {
+func checkText(c verdict.Check) string {
 	if c.Measured == nil || c.Unmeasured {
 		return "-"
 	}
@@ -206,7 +207,7 @@ func checkText(c compare.Check) string {
 // "FAIL", with the distinction linecheck_sla_pass makes: "FAIL (no data)"
 // while only checks without data stand in the way; "-" without checks.
 // (Issue 35: the page said "no data" where /compare said FAIL.)
-func verdictText(ev *compare.Evaluation) string {
+func verdictText(ev *verdict.Evaluation) string {
 	switch v, ok := overall(ev.SLA); {
 	case len(ev.SLA.Checks) == 0:
 		return "-"
@@ -222,7 +223,7 @@ func verdictText(ev *compare.Evaluation) string {
 // when a measured check fails, true when every check passes; ok is false
 // when neither holds (the checks not passing have no data) or there is no
 // check.
-func overall(v compare.Verdict) (pass, ok bool) {
+func overall(v verdict.Verdict) (pass, ok bool) {
 	nodata := false
 	for _, c := range v.Checks {
 		switch {

@@ -10,10 +10,11 @@ import (
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The candidates as compare judges them. Every candidate of the file is
-// evaluated with compare.Evaluate — the function compare's report, the TUI
+// evaluated with verdict.Evaluate — the function compare's report, the TUI
 // and serve share — on a Measurement made of its targets' windows, its
 // first target's last trace (forward), the file's recorded return route and
 // the last throughput test, and priced with compare's Pricing. The
@@ -169,9 +170,9 @@ func (e *Exporter) candidateOf(name string) *candidates.Candidate {
 
 // evaluate is compare's evaluation of one candidate from what serve holds.
 // e.mu is held.
-func (e *Exporter) evaluate(name string) *compare.Evaluation {
+func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	c := e.candidateOf(name)
-	m := &compare.Measurement{}
+	m := &verdict.Measurement{}
 	if st := e.static[name]; st != nil {
 		m.Return, m.ReturnBacktrace = st.Return, st.ReturnBacktrace
 		if st.Throughput != nil {
@@ -191,23 +192,23 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 		if w := e.win[t.key()]; w != nil {
 			m.Targets = append(m.Targets, w.Result(ct, nil))
 		} else {
-			m.Targets = append(m.Targets, compare.TargetResult{Target: ct})
+			m.Targets = append(m.Targets, verdict.TargetResult{Target: ct})
 		}
 		if i == 0 {
 			m.Forward = e.traces[t.key()]
 		}
 	}
-	ev := compare.Evaluate(e.file, c, m, e.db)
+	ev := verdict.Evaluate(e.file, c, m, e.db)
 	if fl, ok := e.floor[name]; ok && fl > 0 && ev.Route.FloorMs == 0 {
 		// A floor given without places (SetSLA): judged as compare would with it.
 		ev.Route.SetFloor(fl)
-		ev.SLA = compare.CheckSLA(e.file.SLA, ev.Route)
+		ev.SLA = verdict.CheckSLA(e.file.SLA, ev.Route)
 	}
 	e.throughputNote(ev, c)
 	if e.pricing != nil && c.Offer != "" {
 		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {
 			ev.Monthly, ev.WhatIf = mo, whatIf
-			compare.RelatePort(ev.Throughput, mo)
+			verdict.RelatePort(ev.Throughput, mo)
 		}
 	}
 	return ev
@@ -216,16 +217,16 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 // Snapshot returns the evaluations of every listed candidate, by name: the
 // figures, line classes, SLA verdicts and costs /metrics and / show. The
 // values belong to the exporter: read them, do not change them.
-func (e *Exporter) Snapshot() []*compare.Evaluation {
+func (e *Exporter) Snapshot() []*verdict.Evaluation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.snapshot()
 }
 
 // snapshot is Snapshot; e.mu is held.
-func (e *Exporter) snapshot() []*compare.Evaluation {
+func (e *Exporter) snapshot() []*verdict.Evaluation {
 	e.refresh()
-	out := make([]*compare.Evaluation, 0, len(e.evals))
+	out := make([]*verdict.Evaluation, 0, len(e.evals))
 	for _, name := range e.candidateNames() {
 		if ev := e.evals[name]; ev != nil {
 			out = append(out, ev)
@@ -265,7 +266,7 @@ func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Rendered under the lock: the document shares the routes a new
-	// evaluation annotates again (compare.Evaluate classifies its traces).
+	// evaluation annotates again (verdict.Evaluate classifies its traces).
 	var buf bytes.Buffer
 	ct, err := render(&buf, compare.SnapshotResult(e.file, e.pricing, e.snapshot(), time.Now().UTC()), r.URL.Query().Get("format"))
 	e.mu.Unlock()
@@ -278,7 +279,7 @@ func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
 }
 
 // renderCandidate writes one evaluation's series. e.mu is held.
-func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
+func (e *Exporter) renderCandidate(ev *verdict.Evaluation) {
 	if ev == nil {
 		return
 	}
@@ -344,7 +345,7 @@ func setSeconds(v GaugeVec, l Labels, key string, figs []msFigure) {
 // renderChecks writes the SLA checks: measured ones pass or fail, the others
 // say "no data", and the overall verdict is absent while only checks
 // without data stand in its way. e.mu is held.
-func (e *Exporter) renderChecks(ev *compare.Evaluation) {
+func (e *Exporter) renderChecks(ev *verdict.Evaluation) {
 	cf := e.cf
 	for _, c := range ev.SLA.Checks {
 		l := Labels{"candidate": ev.Name, "check": c.Name}
@@ -362,13 +363,13 @@ func (e *Exporter) renderChecks(ev *compare.Evaluation) {
 // renderCost writes the candidate's monthly cost under its offer and its
 // what-if offers, the projected month, and each offer's billed rate beside
 // its commit. e.mu is held.
-func (e *Exporter) renderCost(ev *compare.Evaluation) {
+func (e *Exporter) renderCost(ev *verdict.Evaluation) {
 	cf := e.cf
 	m := ev.Monthly
 	if m == nil {
 		return
 	}
-	put := func(offer, scheme, currency, role, total string, conv compare.Money) {
+	put := func(offer, scheme, currency, role, total string, conv verdict.Money) {
 		l := Labels{"candidate": ev.Name, "offer": offer, "scheme": scheme, "currency": currency, "role": role}
 		if v, err := strconv.ParseFloat(total, 64); err == nil {
 			cf.cost.With(l).Set(v)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // A candidate whose recorded delivery fails (hk-cn2-gia, the samples' only
@@ -68,9 +69,9 @@ func TestFailedDeliveryInEveryFormat(t *testing.T) {
 // records them: here one candidate's host delivery passes, another's
 // interconnect fails.
 func TestRankingDeliveryColumns(t *testing.T) {
-	r := &compare.Result{FXBase: "CNY", Candidates: []*compare.Evaluation{
-		{Name: "a", SLA: compare.Verdict{Pass: true}, Host: &compare.HostDelivery{Verdict: "pass"}},
-		{Name: "b", SLA: compare.Verdict{Pass: true}, Interconnect: &compare.InterconnectDelivery{Verdict: "fail"}, DeliveryFailed: []string{"interconnect"}},
+	r := &compare.Result{FXBase: "CNY", Candidates: []*verdict.Evaluation{
+		{Name: "a", SLA: verdict.Verdict{Pass: true}, Host: &verdict.HostDelivery{Verdict: "pass"}},
+		{Name: "b", SLA: verdict.Verdict{Pass: true}, Interconnect: &verdict.InterconnectDelivery{Verdict: "fail"}, DeliveryFailed: []string{"interconnect"}},
 	}}
 	rank := compareRankTable(r, compareCells{})
 	h := strings.Join(rank.Headers, ",")

@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"fmt"
@@ -98,9 +98,9 @@ func deliveryOf(c *candidates.Candidate) (*GPUDelivery, error) {
 	return out, nil
 }
 
-// perDeliveredCardHour is the monthly total over the hours and the cards
+// PerDeliveredCardHour is the monthly total over the hours and the cards
 // delivered: what one card the buyer can use costs per hour.
-func perDeliveredCardHour(e *Evaluation, periodHours float64) *Money {
+func PerDeliveredCardHour(e *Evaluation, periodHours float64) *Money {
 	g := e.GPU
 	if g == nil || g.Cards == 0 || e.Monthly == nil {
 		return nil
