@@ -162,26 +162,27 @@ type Traffic struct {
 type FX = billing.FX
 
 // SLA holds the thresholds every candidate is checked against; a nil
-// pointer or empty list means "not required".
+// pointer or empty list means "not required". Its JSON is how the
+// compare document restates them (null = not required).
 type SLA struct {
-	RTTP95ms    *float64
-	Loss        *float64
-	JitterMs    *float64
-	LineClasses []string
+	RTTP95ms    *float64 `json:"rtt_p95_ms"`
+	Loss        *float64 `json:"loss"`
+	JitterMs    *float64 `json:"jitter_ms"`
+	LineClasses []string `json:"line_classes"`
 	// LineClassesByCarrier (`sla.line_classes_by_carrier: {telecom: [cn2-gia], …}`)
 	// lists the classes allowed toward the users of each carrier, checked in
 	// both directions where measured.
-	LineClassesByCarrier map[string][]string
-	MaxStretch           *float64
+	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
+	MaxStretch           *float64            `json:"max_stretch"`
 	// MinThroughputMbps is checked on the p5 of the throughput test's
 	// interval rates (download); MaxOversell on a bw journal's
 	// 1 − worst-hour p50 / best-hour p50.
-	MinThroughputMbps *float64
-	MaxOversell       *float64
+	MinThroughputMbps *float64 `json:"min_throughput_mbps"`
+	MaxOversell       *float64 `json:"max_oversell"`
 	// MinPathMTU (`sla.min_path_mtu`, bytes) is checked on the forward
 	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
 	// recording has it when traced with trace --mtu.
-	MinPathMTU *int
+	MinPathMTU *int `json:"min_path_mtu,omitempty"`
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).

@@ -3,6 +3,7 @@ package compare
 import (
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/verdict"
 )
@@ -55,19 +56,9 @@ type Result struct {
 	HiddenHops int `json:"hidden_hops,omitempty"`
 }
 
-// SLASpec restates the thresholds in the document (null = not required).
-type SLASpec struct {
-	RTTP95ms    *float64 `json:"rtt_p95_ms"`
-	Loss        *float64 `json:"loss"`
-	JitterMs    *float64 `json:"jitter_ms"`
-	LineClasses []string `json:"line_classes"`
-	// LineClassesByCarrier is sla.line_classes_by_carrier; absent when not set.
-	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
-	MaxStretch           *float64            `json:"max_stretch"`
-	MinThroughputMbps    *float64            `json:"min_throughput_mbps"`
-	MaxOversell          *float64            `json:"max_oversell"`
-	MinPathMTU           *int                `json:"min_path_mtu,omitempty"`
-}
+// SLASpec restates the thresholds in the document (null = not required):
+// the candidates file's SLA, so that a new threshold needs no field here.
+type SLASpec = candidates.SLA
 
 // Passing counts the candidates that pass (Evaluation.Passes): the SLA
 // checks all pass and no recorded delivery fails.

@@ -12,12 +12,6 @@ import (
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
-// SLA check names of the throughput thresholds.
-const (
-	CheckMinThroughput = "min_throughput_mbps"
-	CheckMaxOversell   = "max_oversell"
-)
-
 // Throughput is a candidate's measured throughput: one live test, a
 // recorded linecheck.bw/v1 document, or a `bw --watch` journal (recorded.bw).
 // Rates in bit/s; nil = not measured.
@@ -99,45 +93,6 @@ func ReplayThroughput(path string) (*Throughput, error) {
 		return nil, fmt.Errorf("%s: schema %q: want %s (`linecheck bw --format json`) or a bw journal", path, r.Schema, bw.Schema)
 	}
 	return ThroughputFromResult(&r, path), nil
-}
-
-// CheckThroughput checks min_throughput_mbps on the p5 of the intervals and
-// max_oversell on the journal's oversell. No measurement fails the check
-// with a note, as every other SLA check does.
-func CheckThroughput(minMbps, maxOversell *float64, t *Throughput) []Check {
-	var checks []Check
-	if minMbps != nil {
-		c := Check{Name: CheckMinThroughput, Required: *minMbps, Unit: "Mbps"}
-		switch {
-		case t == nil:
-			c.Note, c.Unmeasured = NoData+": no throughput test: give the candidate bandwidth_test: {addr, port} (live) or recorded.bw", true
-		case t.P5 == nil:
-			c.Unmeasured = true
-			c.Note = NoData + ": the throughput test gave no intervals"
-			if t.Error != "" {
-				c.Note = NoData + ": the throughput test failed: " + t.Error
-			}
-		default:
-			mbps := round(*t.P5/1e6, 3)
-			c.Measured, c.Pass = mbps, mbps >= *minMbps
-			if t.Direction != "" && t.Direction != bw.Download {
-				c.Note = "measured " + t.Direction + ", not download"
-			}
-		}
-		checks = append(checks, c)
-	}
-	if maxOversell != nil {
-		c := Check{Name: CheckMaxOversell, Required: *maxOversell, Unit: "fraction"}
-		switch {
-		case t == nil || t.Oversell == nil:
-			c.Unmeasured = true
-			c.Note = NoData + ": oversell needs tests around the clock: record `linecheck bw --watch --journal FILE` and give it as recorded.bw"
-		default:
-			c.Measured, c.Pass = round(*t.Oversell, 4), *t.Oversell <= *maxOversell
-		}
-		checks = append(checks, c)
-	}
-	return checks
 }
 
 // RelatePort relates a throughput test to the candidate's offer: the port it
