@@ -188,41 +188,25 @@ func (c *Candidate) sent() (sent, lost, late int) {
 	return
 }
 
-// quality is the candidate's route quality as compare states it: the
-// live targets' statistics aggregated with compare's rule
-// (RouteQuality.AddTargets: the worst over the targets, the best minimum
-// for stretch) once records arrived, else the recording's; the line class
+// liveRoute is what the candidate holds for its evaluation: the live
+// targets' windows once records arrived (the main target first, the
+// others by name), the recording's quality, the floor, and the line class
 // and direction the traces gave.
-func (c *Candidate) quality() verdict.RouteQuality {
-	q := c.Recorded
+func (c *Candidate) liveRoute() verdict.LiveRoute {
+	l := verdict.LiveRoute{Recorded: c.Recorded, FloorMs: c.FloorMs, LineClass: c.LineClass, Direction: c.Direction,
+		Carriers: c.Recorded.Carriers, Throughput: c.Throughput}
 	if sent, _, _ := c.sent(); sent > 0 {
-		q = verdict.RouteQuality{}
-		targets := []verdict.TargetResult{c.Stats.result(c.Target)}
+		l.Targets = []verdict.TargetResult{c.Stats.result(c.Target)}
 		keys := make([]string, 0, len(c.Others))
 		for k := range c.Others {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			targets = append(targets, c.Others[k].result(k))
-		}
-		q.AddTargets(targets)
-		if c.FloorMs > 0 {
-			q.SetFloor(c.FloorMs)
+			l.Targets = append(l.Targets, c.Others[k].result(k))
 		}
 	}
-	// The per-carrier routes come from the recordings (a backtrace from the
-	// server): live probing from here cannot measure them.
-	q.Carriers = c.Recorded.Carriers
-	q.LineClass, q.Direction = c.LineClass, c.Direction
-	q.Throughput = c.Throughput // measured apart from the probes (recorded.bw, or a live test)
-	if q.LineClass == "" {
-		q.LineClass = "unknown"
-	}
-	if q.Direction == "" {
-		q.Direction = "none"
-	}
-	return q
+	return l
 }
 
 // WarmupProbes is how many probes (answered or lost) a candidate's live
@@ -243,16 +227,18 @@ func (c *Candidate) view() Summary {
 		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, geo.FlagBelowFloor), HaveStats: q.Recv > 0}
 }
 
-// evaluate recomputes the candidate's quality and its SLA verdict with
-// verdict.CheckSLA, the one SLA rule: a check without data fails ("no
-// data"), the line class check notes the direction it was validated in.
+// evaluate recomputes the candidate's quality and SLA verdict: the
+// verdict's evaluation of what the candidate holds (verdict.EvaluateLive,
+// the one aggregation and SLA rule: a check without data fails, "no
+// data"; the line class check notes the direction it was validated in).
 func (c *Candidate) evaluate(s candidates.SLA) {
-	c.q = c.quality()
+	e := verdict.EvaluateLive(s, c.liveRoute())
+	c.q = e.Route
 	if c.Reference {
 		c.SLA = verdict.Verdict{}
 		return
 	}
-	c.SLA = verdict.CheckSLA(s, c.q)
+	c.SLA = e.SLA
 }
 
 // checkMeasured is a check's measured figure as the screen shows it:

@@ -198,12 +198,10 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 			m.Forward = e.traces[t.key()]
 		}
 	}
+	// A floor given without places (SetSLA) is judged as compare would
+	// judge it with them.
+	m.FloorMs = e.floor[name]
 	ev := verdict.Evaluate(e.file, c, m, e.db)
-	if fl, ok := e.floor[name]; ok && fl > 0 && ev.Route.FloorMs == 0 {
-		// A floor given without places (SetSLA): judged as compare would with it.
-		ev.Route.SetFloor(fl)
-		ev.SLA = verdict.CheckSLA(e.file.SLA, ev.Route)
-	}
 	e.throughputNote(ev, c)
 	if e.pricing != nil && c.Offer != "" {
 		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {

@@ -23,6 +23,10 @@ type Measurement struct {
 	// Throughput is the candidate's bw test, when it has one.
 	Throughput *Throughput
 	Warnings   []string
+	// FloorMs is a physical floor known apart from the places (serve's
+	// SetSLA): Evaluate uses it when the vantage and region give none; 0
+	// when none.
+	FloorMs float64
 }
 
 // Evaluate turns one candidate's measurement into its evaluation: line class
@@ -66,6 +70,10 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
 	if floor, ok := FloorMs(f, c); ok {
 		q.SetFloor(floor)
+	}
+	if q.FloorMs == 0 && m.FloorMs > 0 {
+		// A floor known apart from the places (serve's SetSLA).
+		q.SetFloor(m.FloorMs)
 	}
 	q.Throughput, e.Throughput = m.Throughput, m.Throughput
 	e.SLA = CheckSLA(f.SLA, *q)
