@@ -10,95 +10,52 @@ import (
 	"github.com/linecheck/linecheck/internal/verdict"
 )
 
-// The candidates file's schema: internal/candidates.
-type (
-	File          = candidates.File
-	Place         = candidates.Place
-	Candidate     = candidates.Candidate
-	Target        = candidates.Target
-	Recorded      = candidates.Recorded
-	Traffic       = candidates.Traffic
-	SLA           = candidates.SLA
-	LoadOptions   = candidates.LoadOptions
-	BandwidthTest = candidates.BandwidthTest
-)
-
-var (
-	Load            = candidates.Load
-	LoadWith        = candidates.LoadWith
-	Parse           = candidates.Parse
-	ParseWith       = candidates.ParseWith
-	ErrRecordedOnly = candidates.ErrRecordedOnly
-)
-
-// The judgement (windows, evaluation, SLA checks, ranking, cost):
+// Types that moved: the schema to internal/candidates, the judgement to
 // internal/verdict.
 type (
-	Window               = verdict.Window
-	Evaluation           = verdict.Evaluation
-	RouteQuality         = verdict.RouteQuality
-	RTTSummary           = verdict.RTTSummary
-	JitterSummary        = verdict.JitterSummary
-	TargetResult         = verdict.TargetResult
-	Verdict              = verdict.Verdict
-	Check                = verdict.Check
-	Monthly              = verdict.Monthly
-	Projected            = verdict.Projected
-	Money                = verdict.Money
-	CostItem             = verdict.CostItem
-	SchemeCost           = verdict.SchemeCost
-	TrafficSummary       = verdict.TrafficSummary
-	Savings              = verdict.Savings
-	Throughput           = verdict.Throughput
-	GPUDelivery          = verdict.GPUDelivery
-	HostDelivery         = verdict.HostDelivery
-	InterconnectDelivery = verdict.InterconnectDelivery
-	PathLine             = verdict.PathLine
-	PathLineHop          = verdict.PathLineHop
-	RankKey              = verdict.RankKey
-	Pricing              = verdict.Pricing
-	Quote                = verdict.Quote
-	Rebilled             = verdict.Rebilled
-	HorizonBasis         = verdict.HorizonBasis
-	CandidateHorizon     = verdict.CandidateHorizon
-	CandidateUsage       = verdict.CandidateUsage
-	UsageSummary         = verdict.UsageSummary
-	UsageCurve           = verdict.UsageCurve
-	Measurement          = verdict.Measurement
+	File           = candidates.File
+	Candidate      = candidates.Candidate
+	Target         = candidates.Target
+	SLA            = candidates.SLA
+	LoadOptions    = candidates.LoadOptions
+	BandwidthTest  = candidates.BandwidthTest
+	Window         = verdict.Window
+	Evaluation     = verdict.Evaluation
+	RouteQuality   = verdict.RouteQuality
+	TargetResult   = verdict.TargetResult
+	Verdict        = verdict.Verdict
+	Check          = verdict.Check
+	Monthly        = verdict.Monthly
+	Money          = verdict.Money
+	TrafficSummary = verdict.TrafficSummary
+	Throughput     = verdict.Throughput
+	RankKey        = verdict.RankKey
+	Pricing        = verdict.Pricing
+	Measurement    = verdict.Measurement
 )
 
+// Check names and notes: internal/verdict.
 const (
 	CheckRTTP95           = verdict.CheckRTTP95
 	CheckLoss             = verdict.CheckLoss
 	CheckJitter           = verdict.CheckJitter
 	CheckLineClass        = verdict.CheckLineClass
 	CheckStretch          = verdict.CheckStretch
-	CheckPathMTU          = verdict.CheckPathMTU
 	CheckLineClassCarrier = verdict.CheckLineClassCarrier
 	NoData                = verdict.NoData
-	NotApplicable         = verdict.NotApplicable
 	CheckMinThroughput    = verdict.CheckMinThroughput
 	CheckMaxOversell      = verdict.CheckMaxOversell
-	GPUWatchJournal       = verdict.GPUWatchJournal
-	GPUQueryLog           = verdict.GPUQueryLog
-	RankingRule           = verdict.RankingRule
-	MaxHorizonMonths      = verdict.MaxHorizonMonths
 )
 
+// Functions and errors that moved.
 var (
-	NewWindow             = verdict.NewWindow
-	CheckSLA              = verdict.CheckSLA
-	ThroughputFromResult  = verdict.ThroughputFromResult
-	ThroughputFromJournal = verdict.ThroughputFromJournal
-	ReplayThroughput      = verdict.ReplayThroughput
-	CheckThroughput       = verdict.CheckThroughput
-	RelatePort            = verdict.RelatePort
-	EvaluateDelivery      = verdict.EvaluateDelivery
-	RankLess              = verdict.RankLess
-	NewPricing            = verdict.NewPricing
-	NewPricingWith        = verdict.NewPricingWith
-	TrafficMonth          = verdict.TrafficMonth
-	Evaluate              = verdict.Evaluate
-	FloorMs               = verdict.FloorMs
-	TargetsFromRecords    = verdict.TargetsFromRecords
+	Load             = candidates.Load
+	LoadWith         = candidates.LoadWith
+	ParseWith        = candidates.ParseWith
+	ErrRecordedOnly  = candidates.ErrRecordedOnly
+	NewWindow        = verdict.NewWindow
+	RelatePort       = verdict.RelatePort
+	EvaluateDelivery = verdict.EvaluateDelivery
+	RankLess         = verdict.RankLess
+	FloorMs          = verdict.FloorMs
 )

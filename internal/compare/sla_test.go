@@ -15,12 +15,6 @@ func ptr(x float64) *float64 { return &x }
 
 var testSLA = candidates.SLA{RTTP95ms: ptr(60), Loss: ptr(0.005), JitterMs: ptr(5), LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}, MaxStretch: ptr(2.0)}
 
-// goodRoute passes every threshold of testSLA.
-func goodRoute() verdict.RouteQuality {
-	return verdict.RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 200, Recv: 200,
-		RTT: verdict.RTTSummary{Min: 20, P50: 25, P95: 31}, Jitter: verdict.JitterSummary{RFC3550: 1.2, MeanAbs: 1.3}, FloorMs: 12.27, Stretch: 1.63}
-}
-
 func checkByName(v verdict.Verdict, name string) (verdict.Check, bool) {
 	for _, c := range v.Checks {
 		if c.Name == name {
