@@ -85,7 +85,9 @@ func (w *Window) addDups(k int, at int64) {
 	for range k {
 		w.dupAt = append(w.dupAt, at)
 	}
-	if w.size > 0 && len(w.dupAt) > w.size {
+	// Trimmed to the latest size at twice that, so that a stream of
+	// duplicates costs no copy of the window per duplicate.
+	if w.size > 0 && len(w.dupAt) > 2*w.size {
 		w.dupAt = append(w.dupAt[:0], w.dupAt[len(w.dupAt)-w.size:]...)
 	}
 }
@@ -199,7 +201,11 @@ func (w *Window) summarize(t candidates.Target, samples []float64, sp span) Targ
 	r := TargetResult{Target: t, Duplicates: w.dups}
 	if sp.bounded {
 		r.Duplicates = 0
-		for _, at := range w.dupAt {
+		dupAt := w.dupAt
+		if w.size > 0 && len(dupAt) > w.size {
+			dupAt = dupAt[len(dupAt)-w.size:]
+		}
+		for _, at := range dupAt {
 			if sp.holds(at) {
 				r.Duplicates++
 			}

@@ -145,3 +145,24 @@ func TestWindowKeyFamilies(t *testing.T) {
 		t.Errorf("KeyOf ::1 tcp/443 = %+v", k)
 	}
 }
+
+// A span counts the duplicates among the latest Size the window saw: a
+// window of 3 that saw 5 duplicates at 0..4 s counts those at 2, 3 and 4 s.
+func TestWindowSpanDuplicatesAreTheLatestSize(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	w := NewWindow(3)
+	for i := range 5 {
+		d := rec(t0.Add(time.Duration(i)*time.Second), 10)
+		d.Status = probe.StatusDup
+		w.Add(d)
+	}
+	if s := w.ResultBetween(candidates.Target{}, t0, time.Time{}, nil); s.Duplicates != 3 {
+		t.Errorf("span duplicates %d, want 3", s.Duplicates)
+	}
+	if s := w.ResultBetween(candidates.Target{}, t0.Add(3*time.Second), time.Time{}, nil); s.Duplicates != 2 {
+		t.Errorf("from 3 s: %d duplicates, want 2", s.Duplicates)
+	}
+	if r := w.Result(candidates.Target{}, nil); r.Duplicates != 5 {
+		t.Errorf("whole window: %d duplicates, want all 5 it saw", r.Duplicates)
+	}
+}
