@@ -14,10 +14,11 @@ import (
 )
 
 // The candidates as compare judges them. Every candidate of the file is
-// evaluated with verdict.Evaluate — the function compare's report, the TUI
-// and serve share — on a Measurement made of its targets' windows, its
-// first target's last trace (forward), the file's recorded return route and
-// the last throughput test, and priced with compare's Pricing. The
+// evaluated with verdict.Evaluate — the function compare's report uses,
+// with the aggregation and SLA checks the TUI's verdict.EvaluateLive uses —
+// on a Measurement made of its targets' windows, its first target's last
+// trace (forward), the file's recorded return route, the last throughput
+// test and any floor SetSLA gave, and priced with the verdict's Pricing. The
 // evaluations are the snapshot serve renders: the candidate families of
 // /metrics, the SLA table of / and the compare report of /compare.json are
 // written from it. A candidate is evaluated again only when something it
