@@ -2,14 +2,14 @@
 // quality and monthly cost of every candidate side by side, updating live as
 // probe records and trace snapshots arrive.
 //
-// The package only renders and routes keys. Judging is the evaluation core's
-// (internal/compare), the code compare and serve use: the candidates file is
-// read by compare's strict loader, the live probes and throughput tests come
-// from the core's loops (engine.MonitorLoops), the figures of a row are aggregated over its
-// targets by compare's rule (RouteQuality.AddTargets), its SLA verdict is
-// compare.CheckSLA, the rows are in compare's ranking order
-// (compare.RankLess), and costs are re-billed and converted by
-// compare.Pricing. tui/adapt.go maps those results to the view-model structs
+// The package only renders and routes keys. Judging is the verdict's
+// (internal/verdict), the code compare and serve use: the candidates file is
+// read by the strict loader of internal/candidates, the live probes and
+// throughput tests come from the core's loops (engine.MonitorLoops), a
+// row's route quality and SLA verdict are verdict.EvaluateLive's evaluation
+// of its windows, recording, floor and traces (the TUI assembles neither
+// itself), the rows are in the verdict's ranking order (verdict.RankLess),
+// and costs are re-billed and converted by verdict.Pricing. tui/adapt.go maps those results to the view-model structs
 // the screens draw (Candidate, Route, Cost, Traffic).
 //
 // Updates arrive as messages (ProbeMsg, TraceMsg, ThroughputStartMsg,
@@ -25,7 +25,7 @@
 // HistorySize RTT samples (sparkline, percentiles, jitter, RTT chart) and
 // running counters (sent, received, lost, late, duplicates), so memory does
 // not grow over a long run. The figures of the window (loss, percentiles,
-// jitter) come from compare.Window.Result, the one window statistic compare
+// jitter) come from verdict.Window.Result, the one window statistic compare
 // and serve use too; JIT is the window's jitter the SLA checks (mean |D|),
 // the route screen shows RFC 3550's running value beside it as "now".
 //

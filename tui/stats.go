@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/report"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // Ring is a fixed-capacity ring buffer of timed samples: pushing past the
@@ -78,7 +79,7 @@ func (r *Ring) Last(n int, dst []float64) []float64 {
 func (s *LiveStats) applyRecord(rec engine.Record) {
 	if s.History == nil {
 		s.History = NewRing(HistorySize)
-		s.win = compare.NewWindow(HistorySize)
+		s.win = verdict.NewWindow(HistorySize)
 	}
 	if rec.Time.After(s.Last) {
 		s.Last = rec.Time
@@ -120,13 +121,13 @@ func (s *LiveStats) settle() {
 }
 
 // summarize recomputes the window's figures with compare's one window
-// statistic (compare.Window.Result, as compare and serve compute them),
+// statistic (verdict.Window.Result, as compare and serve compute them),
 // reusing one scratch slice for the samples.
 func (s *LiveStats) summarize() {
 	if cap(s.scratch) < s.win.Size() {
 		s.scratch = make([]float64, 0, s.win.Size())
 	}
-	s.res = s.win.Result(compare.Target{}, s.scratch)
+	s.res = s.win.Result(candidates.Target{}, s.scratch)
 	s.scratch = s.res.Samples[:0]
 	s.res.Samples = nil // the scratch is reused: the result keeps no view of it
 	s.RTT, s.J = s.res.RTT, s.res.Jitter
@@ -134,16 +135,16 @@ func (s *LiveStats) summarize() {
 }
 
 // result is the target's statistics over the window, as compare and serve
-// state them (compare.Window.Result).
-func (s *LiveStats) result(target string) compare.TargetResult {
+// state them (verdict.Window.Result).
+func (s *LiveStats) result(target string) verdict.TargetResult {
 	r := s.res
-	r.Target = compare.Target{Addr: target}
+	r.Target = candidates.Target{Addr: target}
 	return r
 }
 
 // targetKey names a record's target as compare names targets.
 func targetKey(r engine.Record) string {
-	return compare.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
+	return candidates.Target{Addr: r.Addr, Protocol: r.Protocol, Port: r.Port}.String()
 }
 
 // settle brings every target's percentiles up to date.
@@ -187,41 +188,25 @@ func (c *Candidate) sent() (sent, lost, late int) {
 	return
 }
 
-// quality is the candidate's route quality as compare states it: the
-// live targets' statistics aggregated with compare's rule
-// (RouteQuality.AddTargets: the worst over the targets, the best minimum
-// for stretch) once records arrived, else the recording's; the line class
+// liveRoute is what the candidate holds for its evaluation: the live
+// targets' windows once records arrived (the main target first, the
+// others by name), the recording's quality, the floor, and the line class
 // and direction the traces gave.
-func (c *Candidate) quality() compare.RouteQuality {
-	q := c.Recorded
+func (c *Candidate) liveRoute() verdict.LiveRoute {
+	l := verdict.LiveRoute{Recorded: c.Recorded, FloorMs: c.FloorMs, LineClass: c.LineClass, Direction: c.Direction,
+		Carriers: c.Recorded.Carriers, Throughput: c.Throughput}
 	if sent, _, _ := c.sent(); sent > 0 {
-		q = compare.RouteQuality{}
-		targets := []compare.TargetResult{c.Stats.result(c.Target)}
+		l.Targets = []verdict.TargetResult{c.Stats.result(c.Target)}
 		keys := make([]string, 0, len(c.Others))
 		for k := range c.Others {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			targets = append(targets, c.Others[k].result(k))
-		}
-		q.AddTargets(targets)
-		if c.FloorMs > 0 {
-			q.SetFloor(c.FloorMs)
+			l.Targets = append(l.Targets, c.Others[k].result(k))
 		}
 	}
-	// The per-carrier routes come from the recordings (a backtrace from the
-	// server): live probing from here cannot measure them.
-	q.Carriers = c.Recorded.Carriers
-	q.LineClass, q.Direction = c.LineClass, c.Direction
-	q.Throughput = c.Throughput // measured apart from the probes (recorded.bw, or a live test)
-	if q.LineClass == "" {
-		q.LineClass = "unknown"
-	}
-	if q.Direction == "" {
-		q.Direction = "none"
-	}
-	return q
+	return l
 }
 
 // WarmupProbes is how many probes (answered or lost) a candidate's live
@@ -242,21 +227,23 @@ func (c *Candidate) view() Summary {
 		Loss: q.Loss, Stretch: q.Stretch, BelowFloor: slices.Contains(q.StretchFlags, geo.FlagBelowFloor), HaveStats: q.Recv > 0}
 }
 
-// evaluate recomputes the candidate's quality and its SLA verdict with
-// compare.CheckSLA, the one SLA rule: a check without data fails ("no
-// data"), the line class check notes the direction it was validated in.
-func (c *Candidate) evaluate(s compare.SLA) {
-	c.q = c.quality()
+// evaluate recomputes the candidate's quality and SLA verdict: the
+// verdict's evaluation of what the candidate holds (verdict.EvaluateLive,
+// the one aggregation and SLA rule: a check without data fails, "no
+// data"; the line class check notes the direction it was validated in).
+func (c *Candidate) evaluate(s candidates.SLA) {
+	e := verdict.EvaluateLive(s, c.liveRoute())
+	c.q = e.Route
 	if c.Reference {
-		c.SLA = compare.Verdict{}
+		c.SLA = verdict.Verdict{}
 		return
 	}
-	c.SLA = compare.CheckSLA(s, c.q)
+	c.SLA = e.SLA
 }
 
 // checkMeasured is a check's measured figure as the screen shows it:
 // "41.0 ms", "0%", "no data" when nothing was measured.
-func checkMeasured(ch compare.Check) string {
+func checkMeasured(ch verdict.Check) string {
 	if ch.Measured == nil {
 		return "no data"
 	}
@@ -264,7 +251,7 @@ func checkMeasured(ch compare.Check) string {
 }
 
 // checkRequired is a check's threshold as the screen shows it: "≤ 60 ms".
-func checkRequired(ch compare.Check) string {
+func checkRequired(ch verdict.Check) string {
 	return checkValue(ch.Name, ch.Required, ch.Unit, true)
 }
 
@@ -282,11 +269,11 @@ func checkValue(name string, v any, unit string, required bool) string {
 			s = pct(x)
 		case required:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
-		case name == compare.CheckRTTP95:
+		case name == verdict.CheckRTTP95:
 			// A sub-millisecond p95 (a loopback or LAN target) keeps two
 			// significant digits: "0.046 ms", not "0.0 ms" (report.MS1).
 			s = report.MS1(x)
-		case name == compare.CheckStretch && x > 0 && x < 0.01:
+		case name == verdict.CheckStretch && x > 0 && x < 0.01:
 			// Below the physical floor a stretch can be 0.004: two
 			// significant digits, not "0.00".
 			s = strconv.FormatFloat(x, 'g', 2, 64)
@@ -301,7 +288,7 @@ func checkValue(name string, v any, unit string, required bool) string {
 	default:
 		s = fmt.Sprint(x)
 	}
-	if required && name == compare.CheckMinThroughput {
+	if required && name == verdict.CheckMinThroughput {
 		return "≥ " + s
 	}
 	if required {

@@ -22,7 +22,7 @@ const HistorySize = 300
 type Snapshot struct {
 	Title      string                  // shown in the title bar, e.g. the candidates file
 	Mode       string                  // "replay ×10", "live", "replay ×10 + live"
-	SLA        compare.SLA             // thresholds the live statistics are checked against (compare.CheckSLA)
+	SLA        compare.SLA             // thresholds the live statistics are checked against (verdict.EvaluateLive)
 	Candidates []Candidate             // in file order
 	Traffic    *compare.TrafficSummary // the traffic profile the costs are computed on (the core's); nil when none
 	Currency   string                  // the currency totals are compared in (fx base)
@@ -56,7 +56,7 @@ type Candidate struct {
 	// worst figure over the targets.
 	Stats  LiveStats
 	Others map[string]*LiveStats
-	// SLA is compare's verdict (compare.CheckSLA), re-evaluated from Stats
+	// SLA is the verdict's (verdict.EvaluateLive), re-evaluated from Stats
 	// as records arrive; no checks until there is something to check.
 	SLA compare.Verdict
 	// DeliveryFailed names the parts of the recorded delivery that fail

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/atomicfile"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/report"
@@ -184,7 +185,7 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 			return badInput(fmt.Errorf("-o: %w", err))
 		}
 	}
-	f, err := compare.Load(args[0])
+	f, err := candidates.Load(args[0])
 	if err != nil {
 		return badInput(err)
 	}
@@ -236,7 +237,7 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 
 // fileWarnings prints what a candidates file was accepted despite (a key
 // under its old name), one line each, naming the command.
-func fileWarnings(w io.Writer, cmd string, f *compare.File) {
+func fileWarnings(w io.Writer, cmd string, f *candidates.File) {
 	if f == nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/report"
 	"github.com/linecheck/linecheck/samples"
@@ -73,7 +74,7 @@ func runDemo(c *cobra.Command, _ []string, o *demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo: unpacking the bundled samples: %w", err)
 	}
-	f, err := compare.Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}

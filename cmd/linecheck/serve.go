@@ -98,7 +98,7 @@ protocol (hop loss adds ttl):
   linecheck_paths, linecheck_path_line_class_info{path}
                                      a multipath: true candidate's first target is traced with
                                      multipath discovery (as compare): its paths and their classes
-Per candidate, what compare judges over the window (compare.Evaluate on the
+Per candidate, what compare judges over the window (verdict.Evaluate on the
 targets' windows, the last trace forward and the file's recorded.return):
   linecheck_candidate_{loss_ratio,rtt_seconds,jitter_seconds}, linecheck_stretch_ratio,
   linecheck_floor_rtt_seconds, linecheck_candidate_line_class_info{direction},

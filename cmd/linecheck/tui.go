@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/linecheck/linecheck/billing"
 	"net"
 	"os"
 	"os/signal"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -202,7 +204,7 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 	if o.fixture {
 		return runTUIFeed(ctx, tui.FixtureFeed(o.speed), *o)
 	}
-	f, err := compare.LoadWith(args[0], tui.LoadOptions())
+	f, err := candidates.LoadWith(args[0], tui.LoadOptions())
 	if err != nil {
 		return badInput(err)
 	}
@@ -222,7 +224,7 @@ func runTUICmd(c *cobra.Command, args []string, o *tuiFlags) error {
 
 // openTUI runs the UI on a loaded candidates file. demo calls it with
 // tuiFlags{offline: true, speed: 300, loopback: true}.
-func openTUI(ctx context.Context, f *compare.File, o tuiFlags) error {
+func openTUI(ctx context.Context, f *candidates.File, o tuiFlags) error {
 	if err := checkHideHops(o.hideHops); err != nil {
 		return badInput(err)
 	}
@@ -289,8 +291,8 @@ func addLoopbackRow(ctx context.Context, feed *tui.Feed, interval time.Duration,
 	}
 	mo := engine.Options{Interval: interval, Quiet: quiet}
 	feed.Live = append(feed.Live,
-		tui.LoopFeeder(engine.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
-		quietICMP(tui.LoopFeeder(engine.PingLoop("loopback", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
+		tui.LoopFeeder(engine.PingLoop("loopback", candidates.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, mo)),
+		quietICMP(tui.LoopFeeder(engine.PingLoop("loopback", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, mo))))
 	return func() { ln.Close() }, nil
 }
 

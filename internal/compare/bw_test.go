@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -33,7 +35,7 @@ func TestReplayThroughputReadsAResultAndAJournal(t *testing.T) {
 	one := filepath.Join(dir, "one.json")
 	b, _ := json.Marshal(bwDoc(100e6, 110e6, 120e6))
 	os.WriteFile(one, b, 0o644)
-	tp, err := ReplayThroughput(one)
+	tp, err := verdict.ReplayThroughput(one)
 	if err != nil || tp.Tests != 1 || *tp.P5 != 100e6 || *tp.Mean != 110e6 || tp.Oversell != nil {
 		t.Fatalf("%+v %v", tp, err)
 	}
@@ -47,34 +49,34 @@ func TestReplayThroughputReadsAResultAndAJournal(t *testing.T) {
 	w.Append(journal.Entry{Time: day.Add(10 * time.Hour), BW: bwDoc(200e6, 200e6)})
 	w.Append(journal.Entry{Time: day.Add(21 * time.Hour), BW: bwDoc(50e6, 50e6)})
 	w.Close()
-	tp, err = ReplayThroughput(jpath)
+	tp, err = verdict.ReplayThroughput(jpath)
 	if err != nil || tp.Tests != 2 || tp.Oversell == nil || *tp.Oversell != 0.75 || *tp.WorstHour != 21 || *tp.P5 != 50e6 {
 		t.Fatalf("%+v %v", tp, err)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"schema":"linecheck.trace/v1"}`), 0o644)
-	if _, err := ReplayThroughput(bad); err == nil || !strings.Contains(err.Error(), "linecheck.bw/v1") {
+	if _, err := verdict.ReplayThroughput(bad); err == nil || !strings.Contains(err.Error(), "linecheck.bw/v1") {
 		t.Errorf("a trace given as recorded.bw: %v", err)
 	}
 }
 
 func TestCheckThroughputOnP5AndOversell(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	tp := ThroughputFromResult(bwDoc(180e6, 200e6, 210e6), "x")
-	cs := CheckThroughput(f(150), f(0.2), tp)
+	tp := verdict.ThroughputFromResult(bwDoc(180e6, 200e6, 210e6), "x")
+	cs := verdict.CheckThroughput(f(150), f(0.2), tp)
 	if len(cs) != 2 || !cs[0].Pass || cs[0].Measured != 180.0 || cs[1].Pass || cs[1].Note == "" {
 		t.Errorf("%+v", cs)
 	}
-	cs = CheckThroughput(f(190), nil, tp)
+	cs = verdict.CheckThroughput(f(190), nil, tp)
 	if cs[0].Pass {
 		t.Errorf("p5 180 < 190 must fail: %+v", cs)
 	}
-	cs = CheckThroughput(f(1), nil, nil)
+	cs = verdict.CheckThroughput(f(1), nil, nil)
 	if cs[0].Pass || !strings.Contains(cs[0].Note, "bandwidth_test") {
 		t.Errorf("no test must fail with a note: %+v", cs)
 	}
 	tp.SetPort(1000, 150e6)
-	if *tp.PortBps != 1e9 || *tp.Achieved != 0.1967 || *tp.P95OfCarried != round(150.0/180, 4) {
+	if *tp.PortBps != 1e9 || *tp.Achieved != 0.1967 || *tp.P95OfCarried != 0.8333 /* 150/180 to 4 places */ {
 		t.Errorf("port %v achieved %v p95 %v", *tp.PortBps, *tp.Achieved, *tp.P95OfCarried)
 	}
 }
@@ -89,7 +91,7 @@ candidates:
     targets: [{addr: 127.0.0.2}]
     bandwidth_test: {addr: 127.0.0.2, port: 5301}
 `})
-	f, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true})
+	f, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ candidates:
 	if bt := f.Candidates[1].BandwidthTest; bt == nil || bt.Port != 5301 {
 		t.Errorf("b: %+v", bt)
 	}
-	if *f.SLA.MinThroughputMbps != 150 || *f.SLA.MaxOversell != 0.3 || *f.SLA.Spec().MinThroughputMbps != 150 {
+	if *f.SLA.MinThroughputMbps != 150 || *f.SLA.MaxOversell != 0.3 || *SLASpec(f.SLA).MinThroughputMbps != 150 {
 		t.Errorf("sla %+v", f.SLA)
 	}
 	for yml, want := range map[string]string{
@@ -108,12 +110,12 @@ candidates:
 		"    bandwidth_test: {port: 5201}\n":                   "bandwidth_test.addr: required",
 	} {
 		dir := writeFiles(t, map[string]string{"c.yaml": "candidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n" + yml})
-		if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", yml, err, want)
 		}
 	}
 	dir = writeFiles(t, map[string]string{"c.yaml": "sla: {max_oversell: 1.5}\ncandidates:\n  - name: a\n    targets: [{addr: 127.0.0.1}]\n"})
-	if _, err := LoadWith(filepath.Join(dir, "c.yaml"), LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), "sla.max_oversell") {
+	if _, err := candidates.LoadWith(filepath.Join(dir, "c.yaml"), candidates.LoadOptions{TargetsOnly: true}); err == nil || !strings.Contains(err.Error(), "sla.max_oversell") {
 		t.Errorf("max_oversell 1.5: %v", err)
 	}
 }
@@ -123,17 +125,17 @@ candidates:
 // the p5 and says oversell needs a journal.
 func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	port := bwtest.Server(t)
-	c := &Candidate{Name: "lo", BandwidthTest: &BandwidthTest{Addr: "127.0.0.1", Port: port}}
-	ms := []*Measurement{{}}
-	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: 2 * time.Second})
+	c := &candidates.Candidate{Name: "lo", BandwidthTest: &candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}}
+	ms := []*verdict.Measurement{{}}
+	measureThroughputs(context.Background(), []*candidates.Candidate{c}, ms, Options{BWTime: 2 * time.Second})
 	tp := ms[0].Throughput
 	if tp == nil || tp.Error != "" || tp.P5 == nil || tp.Direction != bw.Download {
 		t.Fatalf("%+v", tp)
 	}
 	// No pacing asked: loopback carries gigabits; p5 must pass 100 Mbit/s.
 	f := func(v float64) *float64 { return &v }
-	file := &File{SLA: SLA{MinThroughputMbps: f(100), MaxOversell: f(0.2)}}
-	e := Evaluate(file, c, ms[0], nil)
+	file := &candidates.File{SLA: candidates.SLA{MinThroughputMbps: f(100), MaxOversell: f(0.2)}}
+	e := verdict.Evaluate(file, c, ms[0], nil)
 	var names []string
 	for _, ch := range e.SLA.Checks {
 		names = append(names, ch.Name)
@@ -143,10 +145,10 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	}
 	// Nothing listens: the test fails with a warning and the check with no data.
 	c.BandwidthTest.Port = 1
-	ms = []*Measurement{{}}
-	measureThroughputs(context.Background(), []*Candidate{c}, ms, Options{BWTime: time.Second})
-	e = Evaluate(file, c, ms[0], nil)
-	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, NoData) || len(ms[0].Warnings) != 1 {
+	ms = []*verdict.Measurement{{}}
+	measureThroughputs(context.Background(), []*candidates.Candidate{c}, ms, Options{BWTime: time.Second})
+	e = verdict.Evaluate(file, c, ms[0], nil)
+	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, verdict.NoData) || len(ms[0].Warnings) != 1 {
 		t.Errorf("refused: %+v, warnings %v", e.SLA.Checks[0], ms[0].Warnings)
 	}
 }
@@ -158,7 +160,7 @@ func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
 	hog := bwtest.Occupy(t, port)
 	// The server takes the hog as its client; a test now is refused busy.
-	bt := BandwidthTest{Addr: "127.0.0.1", Port: port}
+	bt := candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}
 	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
 		t.Fatalf("with the hog connected: %v, want busy", err)
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // A candidate whose recorded.return is a backtrace document: each user is
@@ -30,7 +33,7 @@ candidates:
 `
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte(strings.ReplaceAll(yml, "REC", rec)), 0o644)
-	f, err := LoadWith(path, LoadOptions{TargetsOnly: true})
+	f, err := candidates.LoadWith(path, candidates.LoadOptions{TargetsOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ candidates:
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := Evaluate(f, c, m, nil)
+	e := verdict.Evaluate(f, c, m, nil)
 	cs := e.Route.Carriers
 	if len(cs) != 3 {
 		t.Fatalf("carriers %+v: want the three users that name a carrier", cs)
@@ -54,7 +57,7 @@ candidates:
 			t.Errorf("carrier %d: %+v, want %+v", i, c, w)
 		}
 	}
-	checks := map[string]Check{}
+	checks := map[string]verdict.Check{}
 	for _, ch := range e.SLA.Checks {
 		checks[ch.Name] = ch
 	}
@@ -85,7 +88,7 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "c.yaml")
 		os.WriteFile(path, []byte(c.yml+"candidates:\n  - name: a\n    targets: [{addr: 192.0.2.1, protocol: icmp}]\n"), 0o644)
-		_, err := LoadWith(path, LoadOptions{TargetsOnly: true})
+		_, err := candidates.LoadWith(path, candidates.LoadOptions{TargetsOnly: true})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.yml, err, c.want)
 		}
@@ -97,8 +100,8 @@ func TestUsersCarrierAndSLAByCarrierAreValidated(t *testing.T) {
 // point at backtrace; with a backtrace recording the per-carrier view is there.
 func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
 	rec, _ := filepath.Abs("../../samples/rec")
-	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
-	m := &Measurement{}
+	c := &candidates.Candidate{Name: "lo", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	m := &verdict.Measurement{}
 	opt := Options{TraceCycles: 1, Timeout: time.Second, Prober: &fakeProber{}}
 	opt.defaults()
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
@@ -108,7 +111,7 @@ func TestLiveSaysTheReturnPathNeedsBacktrace(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 	c.Recorded.Return = filepath.Join(rec, "hk-bgp-backtrace.json")
-	m = &Measurement{}
+	m = &verdict.Measurement{}
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
 		t.Fatal(err)
 	}

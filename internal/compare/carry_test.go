@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // TestOfferThatCannotCarryIsNeverRecommended: a synthetic month peaking at
@@ -42,7 +45,7 @@ sla: {rtt_p95_ms: 60}
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,7 @@ sla: {rtt_p95_ms: 60}
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]*Evaluation{}
+	byName := map[string]*verdict.Evaluation{}
 	for _, e := range r.Candidates {
 		byName[e.Name] = e
 	}
@@ -58,8 +61,8 @@ sla: {rtt_p95_ms: 60}
 	if !hk.SLA.Pass || !tokyo.SLA.Pass {
 		t.Fatalf("both must pass the SLA for the test to mean anything: %v %v", hk.SLA.Pass, tokyo.SLA.Pass)
 	}
-	hc, _ := hk.cost()
-	tc, _ := tokyo.cost()
+	hc, _ := hk.Cost()
+	tc, _ := tokyo.Cost()
 	if !hc.LessThan(tc) {
 		t.Fatalf("hk-cn2-gia (%s) must be the cheaper (tokyo %s)", hc, tc)
 	}

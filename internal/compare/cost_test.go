@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 const whatIfOffers = `offers:
@@ -36,11 +38,11 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 fx: {base: CNY, USD: 7.10}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPricing(f, time.Time{})
+	p, err := verdict.NewPricing(f, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +81,11 @@ fx: {base: CNY}
 	}
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"c.yaml": strings.Replace(base, "OFFER", c.offer, 1), "offers.yaml": whatIfOffers})
-		f, err := Load(filepath.Join(dir, "c.yaml"))
+		f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewPricing(f, time.Time{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := verdict.NewPricing(f, time.Time{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("offer %s: err = %v, want %q", c.offer, err, c.want)
 		}
 	}
@@ -98,11 +100,11 @@ traffic: {monthly_gb: 1000, peak_mbps: 50}
 fx: {base: CNY}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPricing(f, time.Date(2027, 1, 15, 12, 0, 0, 0, time.UTC))
+	p, err := verdict.NewPricing(f, time.Date(2027, 1, 15, 12, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +131,11 @@ candidates:
 offers: offers.yaml
 traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 `
-	load := func(offer, whatIf, offers string) *File {
+	load := func(offer, whatIf, offers string) *candidates.File {
 		t.Helper()
 		body := strings.NewReplacer("OFFER", offer, "WHATIF", whatIf).Replace(yaml)
 		dir := writeFiles(t, map[string]string{"c.yaml": body, "offers.yaml": offers})
-		f, err := Load(filepath.Join(dir, "c.yaml"))
+		f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,14 +143,14 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 	}
 	// Two currencies, no rate anywhere: refused, naming both and the fix.
 	f := load("port", "metered", whatIfOffers)
-	if _, err := NewPricing(f, time.Time{}); err == nil ||
+	if _, err := verdict.NewPricing(f, time.Time{}); err == nil ||
 		!strings.Contains(err.Error(), "the offers are priced in CNY (port) and USD (metered) and there is no fx") ||
 		!strings.Contains(err.Error(), "add `fx: {base: CNY, USD: <CNY per 1 USD>}`") {
 		t.Errorf("CNY and USD without fx: %v", err)
 	}
 	// The offers file's rates: 750 USD at 7.10 = 5325.00 CNY, as with fx.
 	f = load("port", "metered", "compare_currency: CNY\nexchange_rates: {USD: \"7.10\"}\n"+whatIfOffers)
-	p, err := NewPricing(f, time.Time{})
+	p, err := verdict.NewPricing(f, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 	}
 	// One currency: it is the base.
 	f = load("metered", "metered", whatIfOffers)
-	if p, err := NewPricing(f, time.Time{}); err != nil || p.FX().Base != "USD" || f.FX.Base != "" {
+	if p, err := verdict.NewPricing(f, time.Time{}); err != nil || p.FX().Base != "USD" || f.FX.Base != "" {
 		t.Errorf("USD only: base %q (file %q), %v", p.FX().Base, f.FX.Base, err)
 	}
 }
@@ -195,12 +197,12 @@ traffic: {log: t.csv, period: 2026-10}
 fx: {base: CNY, USD: 7.10}
 `
 	dir := writeFiles(t, map[string]string{"c.yaml": yaml, "offers.yaml": whatIfOffers, "t.csv": log.String()})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, no := range []bool{false, true} {
-		p, err := NewPricingWith(f, time.Time{}, billing.Options{NoProjection: no})
+		p, err := verdict.NewPricingWith(f, time.Time{}, billing.Options{NoProjection: no})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/shopspring/decimal"
 )
 
@@ -12,7 +13,7 @@ import (
 // amount_exact, which rounds (half away from zero, 2 places) to amount, and
 // the exact amounts add up to the rounded total.
 func TestCostItemsCarryQuantityUnitAndUnitPrice(t *testing.T) {
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

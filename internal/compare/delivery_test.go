@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // gpuFixture is the absolute path of a recorded.gpu directory of
@@ -51,16 +53,16 @@ func TestFailedDeliveryIsNeverRecommended(t *testing.T) {
 	s := strings.Replace(string(b), "line_classes: [cn2-gia, cu-9929, cmin2], ", "", 1)
 	s = withDelivery(t, s, "hk-cn2-gia", gpuFixture(t, "h100-sxm5-8x"))
 	s = withDelivery(t, s, "tokyo", gpuFixture(t, "h100-nvl-2x"))
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(advisory bool) (*Result, map[string]*Evaluation) {
+	run := func(advisory bool) (*Result, map[string]*verdict.Evaluation) {
 		r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), AdvisoryDelivery: advisory})
 		if err != nil {
 			t.Fatal(err)
 		}
-		by := map[string]*Evaluation{}
+		by := map[string]*verdict.Evaluation{}
 		for _, e := range r.Candidates {
 			by[e.Name] = e
 		}
@@ -73,8 +75,8 @@ func TestFailedDeliveryIsNeverRecommended(t *testing.T) {
 	if !hk.SLA.Pass || !tk.SLA.Pass {
 		t.Fatalf("SLA: hk-cn2-gia %v, tokyo %v; want both passing", hk.SLA.Pass, tk.SLA.Pass)
 	}
-	ch, _ := hk.cost()
-	ct, _ := tk.cost()
+	ch, _ := hk.Cost()
+	ct, _ := tk.Cost()
 	if !ct.LessThan(ch) {
 		t.Fatalf("tokyo %s is not cheaper than hk-cn2-gia %s", ct, ch)
 	}
@@ -171,7 +173,7 @@ func TestSnapshotResultFailsAFailedDelivery(t *testing.T) {
 	}
 	s := strings.Replace(string(b), "line_classes: [cn2-gia, cu-9929, cmin2], ", "", 1)
 	s = withDelivery(t, s, "tokyo", gpuFixture(t, "h100-nvl-2x"))
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestSnapshotResultFailsAFailedDelivery(t *testing.T) {
 	if r.Recommended != "tokyo" {
 		t.Fatalf("premise: advisory recommends tokyo, got %q", r.Recommended)
 	}
-	var evs []*Evaluation
+	var evs []*verdict.Evaluation
 	for _, e := range r.Candidates {
 		c := *e
 		c.GPU, c.DeliveryFailed, c.Warnings = nil, nil, nil

@@ -4,33 +4,8 @@ package compare
 // that the rest of the package reads in its own terms.
 
 import (
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
-
-	"github.com/linecheck/linecheck/internal/geo"
 	"github.com/linecheck/linecheck/internal/route"
 )
-
-func cityLocation(name string) (geo.Location, bool) { return geo.City(name) }
-
-// suggestCities is what an unknown city is refused with: the three nearest
-// names of the table.
-func suggestCities(name string) []string { return geo.SuggestCities(name, 3) }
-
-func placeLocation(p Place) (geo.Location, bool) {
-	if p.City != "" {
-		return geo.City(p.City)
-	}
-	if p.Lat != nil && p.Lon != nil {
-		return geo.Location{Name: p.String(), Lat: *p.Lat, Lon: *p.Lon}, true
-	}
-	return geo.Location{}, false
-}
-
-// userCarrier tells whether c is a carrier users and targets may name.
-func userCarrier(c string) bool { return slices.Contains(route.UserCarriers, c) }
 
 // LoadHopNames is route.LoadHopNames for compare, the TUI and serve, which
 // have no stderr of their own to say why a cached dataset was passed over.
@@ -42,77 +17,8 @@ func LoadHopNames(path string, noASN bool, table *route.PrefixTable) (route.ASND
 // readTrace reads a recorded trace: our JSON or `mtr --json`.
 func readTrace(path string) (*route.Trace, error) { return route.ReadTraceFile(path) }
 
-// classify annotates both traces (carrier per responder, class per
-// direction) and joins them. The evidence reported is the return path's when
-// it decided the class (that is what users download over), else the forward's.
-func classify(fwd, ret *route.Trace, db route.ASNDB) (class, direction string, ev *route.LineEvidence, fwdClass, retClass string, notes []string) {
-	if fwd != nil {
-		route.Annotate(fwd, db)
-		fwdClass = fwd.LineClass
-	}
-	if ret != nil {
-		route.Annotate(ret, db)
-		retClass = ret.LineClass
-	}
-	class, direction, notes = route.CombineDirections(fwd, ret)
-	switch {
-	case ret != nil && ret.LineClass == class && (direction == "both" || direction == "return"):
-		ev = ret.LineEvidence
-	case fwd != nil && fwd.LineClass == class:
-		ev = fwd.LineEvidence
-	case ret != nil:
-		ev = ret.LineEvidence
-	}
-	return
-}
-
-// relTo names path relative to dir when it lies below it, for reports.
-func relTo(dir, path string) string {
-	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return path
-}
-
 // readReturn reads recorded.return: a single trace, or a backtrace document
 // (doc set, tr nil: Evaluate picks the route toward the users).
 func readReturn(path string) (tr *route.Trace, doc *route.BacktraceDoc, err error) {
 	return route.ReadReturnFile(path)
-}
-
-// backtraceReturn reclassifies every route of doc with db and returns the
-// one that stands for the candidate's return path: the route toward the first
-// user with a carrier (same carrier, nearest city), else the first traced
-// route; the note says which one was taken.
-func backtraceReturn(doc *route.BacktraceDoc, users []Place, db route.ASNDB) (*route.Trace, string) {
-	doc.Reclassify(db)
-	for _, u := range users {
-		if u.Carrier == "" {
-			continue
-		}
-		if r, ok := doc.MatchUser(u.Carrier, u.City); ok && r.Trace != nil {
-			return r.Trace, fmt.Sprintf("return path: the backtrace route toward %s (%s %s) stands for the users; per carrier in the three-network table", r.Name, r.Carrier, r.City)
-		}
-	}
-	for _, r := range doc.Results {
-		if r.Trace != nil {
-			return r.Trace, fmt.Sprintf("return path: the backtrace route toward %s stands for the users (no user names a carrier: users: [{city, carrier}])", r.Name)
-		}
-	}
-	return nil, "return path: the backtrace recording has no traced route"
-}
-
-// carrierRoutes is the per-carrier view of a candidate for the users that
-// name a carrier; nil when none does.
-func carrierRoutes(f *File, m *Measurement) []route.UserRoute {
-	var users []route.User
-	for _, u := range f.Users {
-		if u.Carrier != "" {
-			users = append(users, route.User{City: u.String(), Carrier: u.Carrier})
-		}
-	}
-	if len(users) == 0 {
-		return nil
-	}
-	return route.UserRoutes(users, m.ReturnBacktrace, m.Forward, f.Vantage.Carrier, f.SLA.LineClassesByCarrier)
 }

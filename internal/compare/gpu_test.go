@@ -9,7 +9,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/gpu"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The bundled scenario with GPU deliveries recorded for two candidates: the
@@ -30,7 +32,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	order := "\n    gpu: {count: 8, model: H100 SXM5, memory_gib: 80, power_limit_w: 700, ecc: true, mig: false}\n"
 	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+abs("h100-sxm5-8x")+"}"+order, 1)
 	s = strings.Replace(s, "probes: rec/tokyo-ping.ndjson}", "probes: rec/tokyo-ping.ndjson, gpu: "+abs("h100-nvl-2x")+"}"+order, 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]*Evaluation{}
+	by := map[string]*verdict.Evaluation{}
 	for _, e := range r.Candidates {
 		by[e.Name] = e
 	}
@@ -64,7 +66,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 		t.Errorf("warnings %q", by["tokyo"].Warnings)
 	}
 	// per delivered card-hour: the converted monthly total / used hours / cards delivered
-	for _, e := range []*Evaluation{by["hk-cn2-gia"], by["tokyo"]} {
+	for _, e := range []*verdict.Evaluation{by["hk-cn2-gia"], by["tokyo"]} {
 		total := e.Monthly.Converted.Amount
 		hours := r.Traffic.PeriodEnd.Sub(r.Traffic.PeriodStart).Hours()
 		if e.Usage != nil && e.Usage.UsedHours > 0 {
@@ -78,7 +80,7 @@ func TestCompareRecordedGPUDelivery(t *testing.T) {
 	}
 	// a gpu: block with a typo is refused with its line
 	bad := strings.Replace(s, "power_limit_w: 700, ecc", "power_limt_w: 700, ecc", 1)
-	if _, err := Parse([]byte(bad), samplesFile); err == nil || !strings.Contains(err.Error(), "power_limt_w") || !strings.Contains(err.Error(), "candidates.yaml:") {
+	if _, err := candidates.Parse([]byte(bad), samplesFile); err == nil || !strings.Contains(err.Error(), "power_limt_w") || !strings.Contains(err.Error(), "candidates.yaml:") {
 		t.Errorf("%v", err)
 	}
 }
@@ -92,7 +94,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for src, dst := range map[string]string{"h100-sxm5-8x/nvidia-smi-q.txt": "nvidia-smi-q.txt", "watch-constructed/query-log.csv": GPUQueryLog} {
+	for src, dst := range map[string]string{"h100-sxm5-8x/nvidia-smi-q.txt": "nvidia-smi-q.txt", "watch-constructed/query-log.csv": verdict.GPUQueryLog} {
 		data, err := os.ReadFile(filepath.Join("../gpu/testdata", src))
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +104,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 		}
 	}
 	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, gpu: "+dir+"}\n    gpu: {count: 8, max_temp_c: 85, max_throttle_share: 0.5}\n", 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestCompareRecordedGPUWatchKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *GPUDelivery
+	var g *verdict.GPUDelivery
 	for _, e := range r.Candidates {
 		if e.Name == "hk-cn2-gia" {
 			g = e.GPU

@@ -1,6 +1,9 @@
 package compare
 
-import "github.com/linecheck/linecheck/internal/route"
+import (
+	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
+)
 
 // HideHops returns r with the hops at TTL 1..n of every candidate's routes
 // masked (compare --hide-hops N; route.HopMask): the evidence leaves them
@@ -25,7 +28,7 @@ func HideHops(r *Result, n int) *Result {
 	c := *r
 	c.HiddenHops = n
 	c.Notes, c.Warnings, c.Verdict = m.Texts(r.Notes), m.Texts(r.Warnings), m.Text(r.Verdict)
-	c.Candidates = make([]*Evaluation, len(r.Candidates))
+	c.Candidates = make([]*verdict.Evaluation, len(r.Candidates))
 	for i, e := range r.Candidates {
 		ce := *e
 		q := &ce.Route
@@ -41,7 +44,7 @@ func HideHops(r *Result, n int) *Result {
 			}
 		}
 		ce.Warnings = m.Texts(e.Warnings)
-		ce.SLA.Checks = make([]Check, len(e.SLA.Checks))
+		ce.SLA.Checks = make([]verdict.Check, len(e.SLA.Checks))
 		for j, k := range e.SLA.Checks {
 			k.Note = m.Text(k.Note)
 			ce.SLA.Checks[j] = k

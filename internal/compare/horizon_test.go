@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 const horizonOffers = `usage: {hours: 500}
@@ -46,18 +48,18 @@ traffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}
 func horizonRank(t *testing.T, file string, months int) *Result {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"c.yaml": file, "offers.yaml": horizonOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPricingWith(f, time.Time{}, billing.Options{HorizonMonths: months})
+	p, err := verdict.NewPricingWith(f, time.Time{}, billing.Options{HorizonMonths: months})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &Result{FXBase: "CNY", Horizon: p.HorizonBasis()}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		e := &Evaluation{Name: c.Name, SLA: Verdict{Pass: true}, Route: RouteQuality{Recv: 1}}
+		e := &verdict.Evaluation{Name: c.Name, SLA: verdict.Verdict{Pass: true}, Route: verdict.RouteQuality{Recv: 1}}
 		if e.Monthly, _, err = p.Monthly(c); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +146,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestHorizonMonthsRefused(t *testing.T) {
 	for _, v := range []string{"0", "-3", "241"} {
 		dir := writeFiles(t, map[string]string{"c.yaml": horizonCandidates("horizon_months: " + v + "\n"), "offers.yaml": horizonOffers})
-		_, err := Load(filepath.Join(dir, "c.yaml"))
+		_, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 		if err == nil || !strings.Contains(err.Error(), "c.yaml:13: horizon_months "+v) {
 			t.Errorf("horizon_months %s: %v", v, err)
 		}

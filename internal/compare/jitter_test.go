@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -79,15 +81,15 @@ func worstMeanAbsD(by map[string][]float64) float64 {
 	return w
 }
 
-func jitterCheck(t *testing.T, v Verdict) Check {
+func jitterCheck(t *testing.T, v verdict.Verdict) verdict.Check {
 	t.Helper()
 	for _, c := range v.Checks {
-		if c.Name == CheckJitter {
+		if c.Name == verdict.CheckJitter {
 			return c
 		}
 	}
 	t.Fatal("no jitter check")
-	return Check{}
+	return verdict.Check{}
 }
 
 // Issue 20: the jitter verdict is one whole-window statistic. On the
@@ -101,7 +103,7 @@ func TestSamplesJitterVerdictIsTheWholeWindow(t *testing.T) {
 		t.Fatalf("%d targets in %s, want 2 (icmp, tcp/443)", len(by), path)
 	}
 	want := worstMeanAbsD(by)
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestSamplesJitterVerdictIsTheWholeWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev *Evaluation
+	var ev *verdict.Evaluation
 	for _, e := range r.Candidates {
 		if e.Name == "hk-bgp" {
 			ev = e
@@ -176,10 +178,10 @@ func TestSamplesJitterVerdictIsTheWholeWindow(t *testing.T) {
 				}
 			}
 			want := worstMeanAbsD(oracle)
-			targets, _ := TargetsFromRecords(cand.Targets, mod)
-			var q RouteQuality
+			targets, _ := verdict.TargetsFromRecords(cand.Targets, mod)
+			var q verdict.RouteQuality
 			q.AddTargets(targets)
-			c := jitterCheck(t, CheckSLA(f.SLA, q))
+			c := jitterCheck(t, verdict.CheckSLA(f.SLA, q))
 			t.Logf("window mean |D| %.4f ms, running RFC 3550 value %.4f ms, pass %v", want, q.Jitter.RFC3550, c.Pass)
 			if m, ok := c.Measured.(float64); !ok || math.Abs(m-want) > 1e-4 {
 				t.Errorf("jitter measured %v, want %.4f (running value %.4f)", c.Measured, want, q.Jitter.RFC3550)

@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // TestNoDataIsNullInJSON: a target that never answered has no RTT, jitter
 // or stretch — null in the document, not 0 — while its loss (1) and counts
 // are figures; a measured candidate keeps its numbers.
 func TestNoDataIsNullInJSON(t *testing.T) {
-	f := &File{Vantage: Place{City: "Shanghai"}, SLA: SLA{RTTP95ms: ptr(60.0), MaxStretch: ptr(2.5)}}
-	dead := &Candidate{Name: "dead", Region: Place{City: "Hong Kong"}, Targets: []Target{{Addr: "127.0.0.9", Protocol: "icmp"}}}
-	e := Evaluate(f, dead, &Measurement{Targets: []TargetResult{{Target: dead.Targets[0], Sent: 20, Loss: 1}}}, nil)
+	f := &candidates.File{Vantage: candidates.Place{City: "Shanghai"}, SLA: candidates.SLA{RTTP95ms: ptr(60.0), MaxStretch: ptr(2.5)}}
+	dead := &candidates.Candidate{Name: "dead", Region: candidates.Place{City: "Hong Kong"}, Targets: []candidates.Target{{Addr: "127.0.0.9", Protocol: "icmp"}}}
+	e := verdict.Evaluate(f, dead, &verdict.Measurement{Targets: []verdict.TargetResult{{Target: dead.Targets[0], Sent: 20, Loss: 1}}}, nil)
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +73,9 @@ func TestNoDataIsNullInJSON(t *testing.T) {
 	}
 
 	// A measured candidate: numbers.
-	live := &Candidate{Name: "ok", Region: Place{City: "Hong Kong"}, Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	live := &candidates.Candidate{Name: "ok", Region: candidates.Place{City: "Hong Kong"}, Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
 	ms := answered(live.Targets[0], []float64{30, 31, 32})
-	e = Evaluate(f, live, &Measurement{Targets: []TargetResult{ms}}, nil)
+	e = verdict.Evaluate(f, live, &verdict.Measurement{Targets: []verdict.TargetResult{ms}}, nil)
 	b, _ = json.Marshal(e)
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
@@ -87,8 +89,8 @@ func TestNoDataIsNullInJSON(t *testing.T) {
 }
 
 // answered is a target that answered every probe with rtts.
-func answered(t Target, rtts []float64) TargetResult {
-	r := TargetResult{Target: t, Sent: len(rtts), Recv: len(rtts), Samples: rtts}
+func answered(t candidates.Target, rtts []float64) verdict.TargetResult {
+	r := verdict.TargetResult{Target: t, Sent: len(rtts), Recv: len(rtts), Samples: rtts}
 	r.RTT, r.Jitter = stats.Summarize(rtts)
 	return r
 }

@@ -8,101 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
-
-// sla.line_classes holds on a multipath route only if it holds on every
-// path: one path of another class fails the check, and the note names it.
-func TestLineClassMustHoldOnEveryPath(t *testing.T) {
-	paths := func(classes ...string) []PathLine {
-		var ps []PathLine
-		for i, c := range classes {
-			ps = append(ps, PathLine{Direction: "forward", Path: i + 1, Of: len(classes), Flows: []int{33434 + i}, LineClass: c})
-		}
-		return ps
-	}
-	cases := []struct {
-		name     string
-		paths    []PathLine
-		pass     bool
-		measured string
-		note     string
-	}{
-		{"every path allowed", paths("cn2-gia", "cn2-gia", "cu-9929"), true, "cn2-gia", "holds on every path (3)"},
-		{"one path of three is GT", func() []PathLine {
-			ps := paths("cn2-gia", "cn2-gt", "cn2-gia")
-			ps[1].Flows, ps[1].Leaves = []int{33436, 33439}, "enters the ChinaNet backbone at TTL 7 (202.97.50.1)"
-			return ps
-		}(), false, "cn2-gt",
-			"must hold on every path: forward path 2 of 3 (flows 33436, 33439) is cn2-gt: enters the ChinaNet backbone at TTL 7 (202.97.50.1)"},
-		{"two paths fail, both named", paths("chinanet-163", "cn2-gia", "transit"), false, "chinanet-163",
-			"forward path 1 of 3 (flow 33434) is chinanet-163; forward path 3 of 3 (flow 33436) is transit"},
-		{"no paths: the route's class alone", nil, true, "cn2-gia", ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			q := goodRoute()
-			q.Paths = c.paths
-			v := CheckSLA(testSLA, q)
-			ck, ok := checkByName(v, CheckLineClass)
-			if !ok {
-				t.Fatal("no line_class check")
-			}
-			if ck.Pass != c.pass || v.Pass != c.pass {
-				t.Errorf("check pass %v, verdict %v, want %v (%+v)", ck.Pass, v.Pass, c.pass, ck)
-			}
-			if ck.Measured != c.measured {
-				t.Errorf("measured %v, want %s", ck.Measured, c.measured)
-			}
-			if c.note == "" && ck.Note != "" || !strings.Contains(ck.Note, c.note) {
-				t.Errorf("note %q, want %q", ck.Note, c.note)
-			}
-		})
-	}
-}
-
-// pathLines turns route.ClassifyPaths' answer into the report's rows: the
-// path of another class is named with where it leaves, and CheckSLA fails
-// line_class on it.
-func TestPathLinesFromClassifiedPaths(t *testing.T) {
-	hops := func(addrs ...string) []route.Hop {
-		var hs []route.Hop
-		for i, a := range addrs {
-			h := route.Hop{TTL: i + 1, Sent: 3, Responders: []route.Responder{}}
-			if a != "*" {
-				h.Responders = append(h.Responders, route.Responder{Addr: a, Recv: 3})
-			}
-			hs = append(hs, h)
-		}
-		return hs
-	}
-	dst := &route.Trace{Target: "101.85.1.1", Addr: "101.85.1.1"}
-	paths := []route.PathHops{
-		{Path: 1, Flows: []int{33434, 33436}, Hops: hops("45.64.1.1", "59.43.246.1", "59.43.187.9", "59.43.130.22", "101.85.1.1")},
-		{Path: 2, Flows: []int{33435}, Hops: hops("45.64.1.1", "59.43.246.1", "202.97.51.2", "202.97.24.9", "101.85.1.1")},
-	}
-	lines, summary := pathLines("forward", dst, paths, map[int]float64{1: 2.0 / 3, 2: 1.0 / 3}, nil)
-	if len(lines) != 2 || lines[0].LineClass != "cn2-gia" || lines[1].LineClass != "cn2-gt" {
-		t.Fatalf("lines %+v", lines)
-	}
-	if lines[1].Leaves != "enters the ChinaNet backbone at TTL 3 (202.97.51.2)" || lines[0].Leaves != "" {
-		t.Errorf("leaves %q / %q", lines[0].Leaves, lines[1].Leaves)
-	}
-	if lines[1].Share == nil || *lines[1].Share != 1.0/3 || lines[1].Of != 2 || len(lines[1].Hops) != 5 || lines[1].Hops[2].Addr != "202.97.51.2" {
-		t.Errorf("path 2 %+v", lines[1])
-	}
-	want := "forward: path 2 of 2 (flow 33435) enters the ChinaNet backbone at TTL 3 (202.97.51.2): cn2-gt, not cn2-gia as path 1"
-	if summary != want {
-		t.Errorf("summary %q, want %q", summary, want)
-	}
-	q := goodRoute()
-	q.Paths = lines
-	ck, _ := checkByName(CheckSLA(testSLA, q), CheckLineClass)
-	if ck.Pass || !strings.Contains(ck.Note, "forward path 2 of 2 (flow 33435) is cn2-gt: enters the ChinaNet backbone at TTL 3") {
-		t.Errorf("line_class check %+v", ck)
-	}
-}
 
 // Compare over a recorded multipath trace (the diamond2 ECMP lab, traced
 // with trace --multipath -U): with a prefix table that makes one branch
@@ -133,11 +43,11 @@ sla: {line_classes: [cn2-gia]}
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(table string) *Evaluation {
+	run := func(table string) *verdict.Evaluation {
 		t.Helper()
 		tbl, err := route.LoadPrefixTable(table)
 		if err != nil {
@@ -162,7 +72,7 @@ sla: {line_classes: [cn2-gia]}
 	if q.Paths[0].Leaves != "enters the ChinaNet backbone at TTL 2 (10.77.100.2)" {
 		t.Errorf("path 1 leaves %q", q.Paths[0].Leaves)
 	}
-	ck, _ := checkByName(e.SLA, CheckLineClass)
+	ck, _ := checkByName(e.SLA, verdict.CheckLineClass)
 	want := "must hold on every path: forward path 1 of 2 (flows 33434, 33437, 33439, 33442, 33443, 33446) is chinanet-163: enters the ChinaNet backbone at TTL 2 (10.77.100.2)"
 	if ck.Pass || e.SLA.Pass || ck.Measured != "chinanet-163" || !strings.Contains(ck.Note, want) {
 		t.Errorf("line_class check %+v, want a failure noting %q", ck, want)
@@ -175,7 +85,7 @@ sla: {line_classes: [cn2-gia]}
 	b, _ := os.ReadFile("testdata/multipath/branches.tsv")
 	os.WriteFile(both, []byte(strings.Replace(string(b), "10.77.100.0/24\t4134\tChinaNet\tchinanet", "10.77.100.0/24\t4809\tCN2\tcn2", 1)), 0o644)
 	e = run(both)
-	ck, _ = checkByName(e.SLA, CheckLineClass)
+	ck, _ = checkByName(e.SLA, verdict.CheckLineClass)
 	if !ck.Pass || !strings.HasPrefix(ck.Note, "holds on every path (2); line class validated on the forward path only") {
 		t.Errorf("both branches CN2: %+v", ck)
 	}
@@ -201,11 +111,11 @@ func (p *multipathProber) Multipath(ctx context.Context, addr string, cfg probe.
 // trace cycles as per-path cycles) instead of one trace; a prober that
 // cannot makes it a warning and one trace.
 func TestLiveMultipathCandidateRunsTheDiscovery(t *testing.T) {
-	c := &Candidate{Name: "lab", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}, Multipath: true}
+	c := &candidates.Candidate{Name: "lab", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}, Multipath: true}
 	mp := &multipathProber{}
 	opt := Options{TraceCycles: 4, Timeout: time.Second, Prober: mp}
 	opt.defaults()
-	m := &Measurement{}
+	m := &verdict.Measurement{}
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +129,8 @@ func TestLiveMultipathCandidateRunsTheDiscovery(t *testing.T) {
 	if m.Forward == nil || len(m.Forward.Paths) != 2 || m.Forward.Source != "live" {
 		t.Fatalf("forward %+v", m.Forward)
 	}
-	tcp := &Candidate{Name: "lab", Targets: []Target{{Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}, Multipath: true}
-	if err := liveRoutes(context.Background(), tcp, &Measurement{}, opt); err != nil {
+	tcp := &candidates.Candidate{Name: "lab", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}, Multipath: true}
+	if err := liveRoutes(context.Background(), tcp, &verdict.Measurement{}, opt); err != nil {
 		t.Fatal(err)
 	}
 	if cfg := mp.cfgs[1]; cfg.Proto != probe.TCP || cfg.Port != 443 || cfg.FlowDstPort {
@@ -228,7 +138,7 @@ func TestLiveMultipathCandidateRunsTheDiscovery(t *testing.T) {
 	}
 
 	opt.Prober = &fakeProber{}
-	m = &Measurement{}
+	m = &verdict.Measurement{}
 	if err := liveRoutes(context.Background(), c, m, opt); err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +154,11 @@ func TestMultipathKey(t *testing.T) {
     targets: [{addr: 127.0.0.1}]
     multipath: VALUE
 `
-	f, err := ParseWith([]byte(strings.Replace(base, "VALUE", "true", 1)), "c.yaml", LoadOptions{TargetsOnly: true})
+	f, err := candidates.ParseWith([]byte(strings.Replace(base, "VALUE", "true", 1)), "c.yaml", candidates.LoadOptions{TargetsOnly: true})
 	if err != nil || !f.Candidates[0].Multipath {
 		t.Fatalf("multipath: true: %v %+v", err, f)
 	}
-	_, err = ParseWith([]byte(strings.Replace(base, "VALUE", "sometimes", 1)), "c.yaml", LoadOptions{TargetsOnly: true})
+	_, err = candidates.ParseWith([]byte(strings.Replace(base, "VALUE", "sometimes", 1)), "c.yaml", candidates.LoadOptions{TargetsOnly: true})
 	if err == nil || !strings.Contains(err.Error(), "c.yaml:4") {
 		t.Errorf("multipath: sometimes: %v", err)
 	}

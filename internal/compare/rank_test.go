@@ -8,18 +8,19 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
-func cand(name string, pass bool, costCNY string) *Evaluation {
-	e := &Evaluation{Name: name, SLA: Verdict{Pass: pass}}
+func cand(name string, pass bool, costCNY string) *verdict.Evaluation {
+	e := &verdict.Evaluation{Name: name, SLA: verdict.Verdict{Pass: pass}}
 	if costCNY != "" {
-		e.Monthly = &Monthly{Total: costCNY, Currency: "CNY", Converted: billing.MoneyOf(decimal.RequireFromString(costCNY), "CNY"), Rate: "1"}
+		e.Monthly = &verdict.Monthly{Total: costCNY, Currency: "CNY", Converted: billing.MoneyOf(decimal.RequireFromString(costCNY), "CNY"), Rate: "1"}
 	}
 	return e
 }
 
 func TestRankPassingFirstThenByCost(t *testing.T) {
-	r := &Result{FXBase: "CNY", Candidates: []*Evaluation{
+	r := &Result{FXBase: "CNY", Candidates: []*verdict.Evaluation{
 		cand("dear-pass", true, "90000.00"),
 		cand("cheap-fail", false, "10000.00"),
 		cand("cheap-pass", true, "72000.00"),
@@ -54,7 +55,7 @@ func TestRankPassingFirstThenByCost(t *testing.T) {
 }
 
 func TestRankTiesByName(t *testing.T) {
-	r := &Result{Candidates: []*Evaluation{cand("b", true, "100.00"), cand("a", true, "100.00")}}
+	r := &Result{Candidates: []*verdict.Evaluation{cand("b", true, "100.00"), cand("a", true, "100.00")}}
 	Rank(r)
 	if r.Ranking[0] != "a" || r.Savings.Amount != "0.00" {
 		t.Errorf("ranking %v savings %+v", r.Ranking, r.Savings)
@@ -62,7 +63,7 @@ func TestRankTiesByName(t *testing.T) {
 }
 
 func TestRankNonePasses(t *testing.T) {
-	r := &Result{Candidates: []*Evaluation{cand("x", false, "1.00"), cand("y", false, "2.00")}}
+	r := &Result{Candidates: []*verdict.Evaluation{cand("x", false, "1.00"), cand("y", false, "2.00")}}
 	Rank(r)
 	if r.Recommended != "" || r.Savings != nil || r.Passing() != 0 {
 		t.Errorf("recommended %q savings %+v", r.Recommended, r.Savings)
@@ -73,7 +74,7 @@ func TestRankNonePasses(t *testing.T) {
 }
 
 func TestRankSinglePasser(t *testing.T) {
-	r := &Result{Candidates: []*Evaluation{cand("x", false, "1.00"), cand("y", true, "2.00")}}
+	r := &Result{Candidates: []*verdict.Evaluation{cand("x", false, "1.00"), cand("y", true, "2.00")}}
 	Rank(r)
 	if r.Recommended != "y" || r.Savings != nil || !strings.Contains(r.Verdict, "only passing") {
 		t.Errorf("recommended %q savings %+v verdict %q", r.Recommended, r.Savings, r.Verdict)
@@ -84,10 +85,10 @@ func TestRankSinglePasser(t *testing.T) {
 // probes were never answered (100 % loss) ranks after every measured one,
 // however cheap: its failure says nothing about the line.
 func TestRankDeadCandidateLast(t *testing.T) {
-	measured := func(e *Evaluation) *Evaluation { e.Route.Sent, e.Route.Recv = 20, 19; return e }
+	measured := func(e *verdict.Evaluation) *verdict.Evaluation { e.Route.Sent, e.Route.Recv = 20, 19; return e }
 	dead := cand("dead-cheapest", false, "1000.00")
 	dead.Route.Sent, dead.Route.Loss = 20, 1
-	r := &Result{FXBase: "CNY", Candidates: []*Evaluation{
+	r := &Result{FXBase: "CNY", Candidates: []*verdict.Evaluation{
 		dead,
 		measured(cand("slow-fail", false, "50000.00")),
 		measured(cand("lossy-fail", false, "40000.00")),
@@ -98,7 +99,7 @@ func TestRankDeadCandidateLast(t *testing.T) {
 	if !reflect.DeepEqual(r.Ranking, want) {
 		t.Fatalf("ranking %v, want %v", r.Ranking, want)
 	}
-	if !strings.Contains(RankingRule, "measurements before those without") {
-		t.Errorf("RankingRule does not state the rule: %q", RankingRule)
+	if !strings.Contains(verdict.RankingRule, "measurements before those without") {
+		t.Errorf("RankingRule does not state the rule: %q", verdict.RankingRule)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -18,7 +20,7 @@ func rec(addr string, proto probe.Protocol, port, seq int, status probe.Status, 
 }
 
 func TestTargetsFromRecordsCountsByHand(t *testing.T) {
-	targets := []Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}
+	targets := []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 443}}
 	recs := []probe.Record{
 		// Out of order on purpose: statistics follow send order (time, then seq).
 		rec("127.0.0.1", "icmp", 0, 3, probe.StatusOK, 14),
@@ -31,7 +33,7 @@ func TestTargetsFromRecordsCountsByHand(t *testing.T) {
 		rec("127.0.0.1", "tcp", 80, 1, probe.StatusOK, 20),
 		rec("10.0.0.9", "icmp", 0, 1, probe.StatusOK, 1),
 	}
-	got, extra := TargetsFromRecords(targets, recs)
+	got, extra := verdict.TargetsFromRecords(targets, recs)
 	icmp := got[0]
 	// Sent = ok + lost + late = 3 + 1 + 1 = 5; loss = 1 − 3/5 = 0.4.
 	if icmp.Sent != 5 || icmp.Recv != 3 || icmp.Late != 1 || icmp.Duplicates != 1 || icmp.Loss != 0.4 {
@@ -50,16 +52,16 @@ func TestTargetsFromRecordsCountsByHand(t *testing.T) {
 }
 
 func TestEvaluateTakesTheWorstTargetAndTheBestMin(t *testing.T) {
-	f := &File{Vantage: Place{City: "Shanghai"}, SLA: testSLA}
-	c := &Candidate{Name: "hk", Region: Place{City: "Hong Kong"}}
-	m := &Measurement{Targets: []TargetResult{
-		{Target: Target{Addr: "a", Protocol: "icmp"}, Sent: 100, Recv: 100, Samples: []float64{30},
+	f := &candidates.File{Vantage: candidates.Place{City: "Shanghai"}, SLA: testSLA}
+	c := &candidates.Candidate{Name: "hk", Region: candidates.Place{City: "Hong Kong"}}
+	m := &verdict.Measurement{Targets: []verdict.TargetResult{
+		{Target: candidates.Target{Addr: "a", Protocol: "icmp"}, Sent: 100, Recv: 100, Samples: []float64{30},
 			RTT: stats.RTTStats{Min: 24, P50: 30, P95: 35, Max: 40}, Jitter: stats.Jitter{RFC3550: 1}},
-		{Target: Target{Addr: "a", Protocol: "tcp", Port: 443}, Sent: 100, Recv: 99, Loss: 0.01, Samples: []float64{31},
+		{Target: candidates.Target{Addr: "a", Protocol: "tcp", Port: 443}, Sent: 100, Recv: 99, Loss: 0.01, Samples: []float64{31},
 			RTT: stats.RTTStats{Min: 25, P50: 29, P95: 62, Max: 70}, Jitter: stats.Jitter{RFC3550: 0.5}},
-		{Target: Target{Addr: "a", Protocol: "tcp", Port: 22}},
+		{Target: candidates.Target{Addr: "a", Protocol: "tcp", Port: 22}},
 	}}
-	e := Evaluate(f, c, m, nil)
+	e := verdict.Evaluate(f, c, m, nil)
 	q := e.Route
 	if q.RTT.P50 != 30 || q.RTT.P95 != 62 || q.RTT.Max != 70 || q.RTT.Min != 24 || q.Loss != 0.01 || q.Jitter.RFC3550 != 1 {
 		t.Errorf("route = %+v", q)

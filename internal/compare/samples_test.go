@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/shopspring/decimal"
 )
 
@@ -83,7 +85,7 @@ func librenms(n int) int    { return int(math.Round(0.95*float64(n))) - 1 }
 // cost: hk-bgp < tokyo < la (tokyo's compute is 7080 USD = 50268 CNY, its
 // egress ≈ 4725.72 USD; la's flat 14500 USD machine is the dearest).
 func TestOfflineSamplesRankingByHand(t *testing.T) {
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +104,11 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 	}
 	wantFail := map[string][]string{
 		"hk-cn2-gia": nil,
-		"hk-bgp":     {CheckRTTP95, CheckLoss, CheckLineClass, CheckStretch},
-		"tokyo":      {CheckLineClass},
-		"la":         {CheckRTTP95, CheckJitter, CheckLineClass},
+		"hk-bgp":     {verdict.CheckRTTP95, verdict.CheckLoss, verdict.CheckLineClass, verdict.CheckStretch},
+		"tokyo":      {verdict.CheckLineClass},
+		"la":         {verdict.CheckRTTP95, verdict.CheckJitter, verdict.CheckLineClass},
 	}
-	byName := map[string]*Evaluation{}
+	byName := map[string]*verdict.Evaluation{}
 	for _, e := range r.Candidates {
 		byName[e.Name] = e
 		var failed []string
@@ -172,7 +174,7 @@ func TestOfflineSamplesRankingByHand(t *testing.T) {
 
 // TestSamplesJSONSchema checks the linecheck.compare/v1 keys the issue spells out.
 func TestSamplesJSONSchema(t *testing.T) {
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -34,7 +36,7 @@ type SessionOptions struct {
 	// candidate once (one Measurement each, in file order) instead of the
 	// recordings being replayed.
 	Batch   bool
-	Measure func(cs []*Candidate) ([]*Measurement, error)
+	Measure func(cs []*candidates.Candidate) ([]*verdict.Measurement, error)
 	// Billing are the rules every offer is priced under (compare's
 	// --usage-hours and --no-projection).
 	Billing billing.Options
@@ -54,22 +56,22 @@ func (o SessionOptions) progress(format string, a ...any) {
 // replayed and evaluated as compare evaluates them, the recorded probe
 // streams to replay in time, and, live, the loops that measure.
 type Session struct {
-	File *File
+	File *candidates.File
 	ASN  route.ASNDB
 	// Pricing is nil when the file names no offers or no traffic (the TUI
 	// then shows route quality only).
-	Pricing    *Pricing
+	Pricing    *verdict.Pricing
 	Candidates []SessionCandidate // in file order
 }
 
 // SessionCandidate is one candidate as the session opened it.
 type SessionCandidate struct {
-	Candidate *Candidate
+	Candidate *candidates.Candidate
 	// Measurement is what the recordings say (Replay).
-	Measurement *Measurement
+	Measurement *verdict.Measurement
 	// Evaluation is Evaluate of the recordings, with the offer's Monthly
 	// (nil when not priced) and the throughput related to its port.
-	Evaluation *Evaluation
+	Evaluation *verdict.Evaluation
 	// Stream is the recorded probe stream (offline), in file order.
 	Stream []probe.Record
 }
@@ -78,10 +80,10 @@ type SessionCandidate struct {
 // or one with documentation targets before anything is read. An offer that
 // cannot be priced leaves that candidate's Monthly nil (a surface shows
 // "-"); bad recordings, a bad ASN file or bad pricing inputs fail.
-func OpenSession(f *File, o SessionOptions) (*Session, error) {
+func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 	if !o.Offline {
 		if f.RecordedOnly {
-			return nil, ErrRecordedOnly
+			return nil, candidates.ErrRecordedOnly
 		}
 		if err := CheckLiveTargets(f); err != nil {
 			return nil, err
@@ -95,13 +97,13 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 	if o.Batch || f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
 		o.progress("pricing the traffic profile under every offer")
 		// Pricing first: without fx: it settles the base currency (NewPricingWith).
-		if s.Pricing, err = NewPricingWith(f, o.Now, o.Billing); err != nil {
+		if s.Pricing, err = verdict.NewPricingWith(f, o.Now, o.Billing); err != nil {
 			return nil, err
 		}
 	}
-	var live []*Measurement
+	var live []*verdict.Measurement
 	if o.Batch && !o.Offline && o.Measure != nil {
-		cs := make([]*Candidate, len(f.Candidates))
+		cs := make([]*candidates.Candidate, len(f.Candidates))
 		for i := range f.Candidates {
 			cs[i] = &f.Candidates[i]
 		}
@@ -111,7 +113,7 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 	}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
-		var m *Measurement
+		var m *verdict.Measurement
 		if live != nil {
 			m = live[i]
 		} else {
@@ -122,7 +124,7 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 				return nil, err
 			}
 		}
-		ev := Evaluate(f, c, m, db)
+		ev := verdict.Evaluate(f, c, m, db)
 		if s.Pricing != nil {
 			mo, whatIf, err := s.Pricing.Monthly(c)
 			if err != nil && o.Batch {
@@ -130,7 +132,7 @@ func OpenSession(f *File, o SessionOptions) (*Session, error) {
 			}
 			if err == nil {
 				ev.Monthly, ev.WhatIf = mo, whatIf
-				RelatePort(ev.Throughput, mo)
+				verdict.RelatePort(ev.Throughput, mo)
 				if ev.Horizon, err = s.Pricing.Horizon(c); err != nil && o.Batch {
 					return nil, err
 				}

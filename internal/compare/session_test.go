@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // A session on the samples evaluates and prices every candidate as Run
@@ -12,11 +14,11 @@ import (
 // recorded_only file is refused before anything is read.
 func TestSessionOnTheSamplesIsRunsEvaluation(t *testing.T) {
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	f, err := Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenSession(f, SessionOptions{Now: now}); !errors.Is(err, ErrRecordedOnly) {
+	if _, err := OpenSession(f, SessionOptions{Now: now}); !errors.Is(err, candidates.ErrRecordedOnly) {
 		t.Fatalf("live session of a recorded_only file: %v, want ErrRecordedOnly", err)
 	}
 	s, err := OpenSession(f, SessionOptions{Offline: true, Now: now})
@@ -26,7 +28,7 @@ func TestSessionOnTheSamplesIsRunsEvaluation(t *testing.T) {
 	if s.Pricing == nil || len(s.Candidates) != len(f.Candidates) {
 		t.Fatalf("offline session: pricing %v, %d candidates", s.Pricing != nil, len(s.Candidates))
 	}
-	g, err := Load(samplesFile)
+	g, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

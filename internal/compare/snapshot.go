@@ -1,6 +1,11 @@
 package compare
 
-import "time"
+import (
+	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
+)
 
 // SnapshotResult is the compare document of a live surface's evaluations
 // (serve's snapshot): the Result compare's report renders, ranked by the
@@ -8,13 +13,13 @@ import "time"
 // may be nil: no prices). The evaluations are copied, since ranking sets
 // their Rank; the caller's stay as they were. Each candidate's recorded
 // delivery is read and judged (EvaluateDelivery).
-func SnapshotResult(f *File, p *Pricing, evs []*Evaluation, now time.Time) *Result {
+func SnapshotResult(f *candidates.File, p *verdict.Pricing, evs []*verdict.Evaluation, now time.Time) *Result {
 	r := NewResult(f, Options{Now: now})
 	if p != nil {
 		r.useFX(p.FX())
 		r.Traffic = p.Traffic
 	}
-	byName := map[string]*Candidate{}
+	byName := map[string]*candidates.Candidate{}
 	for i := range f.Candidates {
 		byName[f.Candidates[i].Name] = &f.Candidates[i]
 	}
@@ -25,7 +30,7 @@ func SnapshotResult(f *File, p *Pricing, evs []*Evaluation, now time.Time) *Resu
 		// one fails the candidate here too.
 		if cand := byName[c.Name]; cand != nil {
 			c.DeliveryFailed = nil
-			if err := EvaluateDelivery(&c, cand, false); err != nil {
+			if err := verdict.EvaluateDelivery(&c, cand, false); err != nil {
 				c.Warnings = append(c.Warnings, "recorded delivery not read: "+err.Error())
 			}
 		}

@@ -2,12 +2,15 @@ package compare
 
 import (
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The bundled three-network scenario loads and gives the per-carrier view the
 // sample backtraces were designed with (samples/rec/README.md).
 func TestBundledThreeNetworksScenario(t *testing.T) {
-	f, err := Load("../../samples/three-networks.yaml")
+	f, err := candidates.Load("../../samples/three-networks.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +28,7 @@ func TestBundledThreeNetworksScenario(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := Evaluate(f, c, m, nil)
+		e := verdict.Evaluate(f, c, m, nil)
 		if len(e.Route.Carriers) != 3 {
 			t.Fatalf("%s: %+v", c.Name, e.Route.Carriers)
 		}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/trial"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // makeTrial runs a trial on a host fixture root into a new bundle, with a
@@ -44,11 +46,11 @@ func TestCompareRecordedTrial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(root, order string) (*Result, *Evaluation, error) {
+	run := func(root, order string) (*Result, *verdict.Evaluation, error) {
 		dir := makeTrial(t, root)
 		old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 		s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", trial: "+dir+"}\n    "+order+"\n", 1)
-		f, err := Parse([]byte(s), samplesFile)
+		f, err := candidates.Parse([]byte(s), samplesFile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +98,7 @@ func TestCompareRecordedTrial(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := strings.Replace(string(b), "probes: rec/hk-cn2-gia-ping.ndjson}", "probes: rec/hk-cn2-gia-ping.ndjson, trial: "+dir+"}", 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestCompareRecordedTrial(t *testing.T) {
 	}
 	// recorded.trial and recorded.gpu together are refused.
 	s = strings.Replace(s, ", trial: ", ", gpu: "+dir+", trial: ", 1)
-	if _, err := Parse([]byte(s), samplesFile); err == nil || !strings.Contains(err.Error(), "trial and gpu: choose one") {
+	if _, err := candidates.Parse([]byte(s), samplesFile); err == nil || !strings.Contains(err.Error(), "trial and gpu: choose one") {
 		t.Errorf("trial and gpu: %v", err)
 	}
 }
@@ -137,7 +139,7 @@ func TestCompareRecordedTrialInterconnect(t *testing.T) {
 	}
 	old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 	s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", trial: "+dir+"}\n    interconnect: {nvlink_busbw_gbps: 350, ib_ports: 1}\n", 1)
-	f, err := Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func TestCompareRecordedTrialInterconnect(t *testing.T) {
 		t.Errorf("recommended %q", r.Recommended)
 	}
 	// A typo in the block is refused with its line.
-	if _, err := Parse([]byte(strings.Replace(s, "ib_ports:", "ib_port:", 1)), samplesFile); err == nil || !strings.Contains(err.Error(), "ib_port") {
+	if _, err := candidates.Parse([]byte(strings.Replace(s, "ib_ports:", "ib_port:", 1)), samplesFile); err == nil || !strings.Contains(err.Error(), "ib_port") {
 		t.Errorf("%v", err)
 	}
 }

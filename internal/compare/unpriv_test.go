@@ -11,6 +11,7 @@ import (
 
 	"github.com/linecheck/linecheck/internal/testkit/netlab"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // TestLiveCompareUnprivilegedICMPTargetReadsNoData runs live compare as uid
@@ -127,7 +128,7 @@ exit $rc
 		t.Errorf("icmp-only: no warning naming the target as no data with both fixes: %q", icmp.Warnings)
 	}
 	for _, c := range icmp.SLA.Checks {
-		if c.Pass || !strings.HasPrefix(c.Note, NoData) {
+		if c.Pass || !strings.HasPrefix(c.Note, verdict.NoData) {
 			t.Errorf("icmp-only check %+v: want a fail for no data", c)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 const usageOffers = `usage: {hours: 100}
@@ -48,7 +49,7 @@ candidates:
 	cand += "offers: offers.yaml\ntraffic: {monthly_gb: 1000, peak_mbps: 50, shape: flat, period: 2026-10}\nfx: {base: CNY, USD: 7.10}\n" +
 		"sla: {rtt_p95_ms: 60}\n"
 	dir := writeFiles(t, map[string]string{"c.yaml": cand, "offers.yaml": usageOffers})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // SLAWindow is how many of a target's latest probes serve judges the SLA
@@ -18,20 +20,20 @@ const SLAWindow = 300
 // each candidate is judged and priced with.
 type Config struct {
 	Targets []Target
-	SLA     compare.SLA
-	// FloorMs is each candidate's physical RTT floor (compare.FloorMs), for
+	SLA     candidates.SLA
+	// FloorMs is each candidate's physical RTT floor (verdict.FloorMs), for
 	// the stretch check; absent when unknown.
 	FloorMs map[string]float64
 	// File is the candidates file as compare loaded it (nil for a
 	// --targets list alone): every candidate is evaluated with it.
-	File *compare.File
+	File *candidates.File
 	// Recorded holds, per candidate, what the file's recordings give that
 	// serve does not measure: the return route (recorded.return) and the
 	// throughput until a live test ran (recorded.bw).
-	Recorded map[string]*compare.Measurement
+	Recorded map[string]*verdict.Measurement
 	// Pricing is the file's traffic priced under its offers (compare's
 	// Pricing); nil when the file names no offers or no traffic.
-	Pricing *compare.Pricing
+	Pricing *verdict.Pricing
 }
 
 // LoadConfig reads the candidates file at path with compare's loader,
@@ -39,7 +41,7 @@ type Config struct {
 // prices the traffic when the file has offers and traffic (a synthetic
 // month without a period is the month before now).
 func LoadConfig(path string, now time.Time) (Config, error) {
-	f, err := compare.LoadWith(path, loadOptions)
+	f, err := candidates.LoadWith(path, loadOptions)
 	if err != nil {
 		return Config{}, err
 	}
@@ -47,26 +49,26 @@ func LoadConfig(path string, now time.Time) (Config, error) {
 }
 
 // ConfigOf is LoadConfig on a loaded file.
-func ConfigOf(f *compare.File, now time.Time) (Config, error) {
-	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*compare.Measurement{}}
+func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
+	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*verdict.Measurement{}}
 	for i := range f.Candidates {
 		fc := &f.Candidates[i]
-		if fl, ok := compare.FloorMs(f, fc); ok {
+		if fl, ok := verdict.FloorMs(f, fc); ok {
 			c.FloorMs[fc.Name] = fl
 		}
 		if fc.Recorded.Return == "" && fc.Recorded.BW == "" {
 			continue
 		}
 		only := *fc
-		only.Recorded = compare.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
+		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
 		m, err := compare.Replay(&only)
 		if err != nil {
 			return Config{}, err
 		}
-		c.Recorded[fc.Name] = &compare.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
+		c.Recorded[fc.Name] = &verdict.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
 	}
 	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
-		p, err := compare.NewPricing(f, now)
+		p, err := verdict.NewPricing(f, now)
 		if err != nil {
 			return Config{}, err
 		}
@@ -78,15 +80,15 @@ func ConfigOf(f *compare.File, now time.Time) (Config, error) {
 // SLAStatus is one candidate's SLA verdict over the window, shown on /.
 type SLAStatus struct {
 	Candidate string
-	Verdict   compare.Verdict
+	Verdict   verdict.Verdict
 }
 
 // SetSLA sets what the SLA is judged with when there is no candidates file
 // (tests; a stand-in file holds it) and judges every candidate again.
-func (e *Exporter) SetSLA(s compare.SLA, floorMs map[string]float64) {
+func (e *Exporter) SetSLA(s candidates.SLA, floorMs map[string]float64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.file, e.cands, e.floor = &compare.File{SLA: s}, map[string]*compare.Candidate{}, floorMs
+	e.file, e.cands, e.floor = &candidates.File{SLA: s}, map[string]*candidates.Candidate{}, floorMs
 	e.markAllDirty()
 }
 
@@ -97,9 +99,9 @@ func (e *Exporter) SetConfig(c Config, now time.Time) {
 	e.SetTargets(c.Targets, now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.file, e.cands, e.floor = c.File, map[string]*compare.Candidate{}, c.FloorMs
+	e.file, e.cands, e.floor = c.File, map[string]*candidates.Candidate{}, c.FloorMs
 	if e.file == nil {
-		e.file = &compare.File{SLA: c.SLA}
+		e.file = &candidates.File{SLA: c.SLA}
 	}
 	for i := range e.file.Candidates {
 		e.cands[e.file.Candidates[i].Name] = &e.file.Candidates[i]
@@ -146,19 +148,19 @@ func (e *Exporter) SetThroughputTests(every time.Duration) {
 // no test for serve: compare's asks for bandwidth_test, which serve runs
 // only with --bw-every (issue 35: a candidate with bandwidth_test was told
 // to give it one). e.mu is held.
-func (e *Exporter) throughputNote(ev *compare.Evaluation, c *compare.Candidate) {
+func (e *Exporter) throughputNote(ev *verdict.Evaluation, c *candidates.Candidate) {
 	for i := range ev.SLA.Checks {
 		ch := &ev.SLA.Checks[i]
-		if ch.Name != compare.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {
+		if ch.Name != verdict.CheckMinThroughput || !ch.Unmeasured || ev.Throughput != nil {
 			continue
 		}
 		switch {
 		case c.BandwidthTest != nil && e.bwEvery == 0:
-			ch.Note = compare.NoData + ": no throughput test: serve tests the candidate's bandwidth_test only with --bw-every D, which is not given"
+			ch.Note = verdict.NoData + ": no throughput test: serve tests the candidate's bandwidth_test only with --bw-every D, which is not given"
 		case c.BandwidthTest != nil:
-			ch.Note = fmt.Sprintf("%s: no throughput figures yet: serve tests the candidate's bandwidth_test every %v (--bw-every), the first one cycle after start; a test that fails is logged and counted in linecheck_bw_tests_total{result=\"error\"}", compare.NoData, e.bwEvery)
+			ch.Note = fmt.Sprintf("%s: no throughput figures yet: serve tests the candidate's bandwidth_test every %v (--bw-every), the first one cycle after start; a test that fails is logged and counted in linecheck_bw_tests_total{result=\"error\"}", verdict.NoData, e.bwEvery)
 		case e.bwEvery == 0:
-			ch.Note = compare.NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} and serve --bw-every D, or recorded.bw"
+			ch.Note = verdict.NoData + ": no throughput test: give the candidate bandwidth_test: {addr, port} and serve --bw-every D, or recorded.bw"
 		}
 	}
 }
@@ -173,7 +175,7 @@ func (e *Exporter) ObserveThroughput(candidate string, r *engine.BWResult, err e
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	tp := compare.ThroughputFromResult(r, "live")
+	tp := verdict.ThroughputFromResult(r, "live")
 	if err != nil {
 		tp.Error = err.Error()
 	}
@@ -194,7 +196,7 @@ func (e *Exporter) SLA() []SLAStatus {
 }
 
 // checkText is a check's measured figure for /: "-" without data.
-func checkText(c compare.Check) string {
+func checkText(c verdict.Check) string {
 	if c.Measured == nil || c.Unmeasured {
 		return "-"
 	}
@@ -205,7 +207,7 @@ func checkText(c compare.Check) string {
 // "FAIL", with the distinction linecheck_sla_pass makes: "FAIL (no data)"
 // while only checks without data stand in the way; "-" without checks.
 // (Issue 35: the page said "no data" where /compare said FAIL.)
-func verdictText(ev *compare.Evaluation) string {
+func verdictText(ev *verdict.Evaluation) string {
 	switch v, ok := overall(ev.SLA); {
 	case len(ev.SLA.Checks) == 0:
 		return "-"
@@ -221,7 +223,7 @@ func verdictText(ev *compare.Evaluation) string {
 // when a measured check fails, true when every check passes; ok is false
 // when neither holds (the checks not passing have no data) or there is no
 // check.
-func overall(v compare.Verdict) (pass, ok bool) {
+func overall(v verdict.Verdict) (pass, ok bool) {
 	nodata := false
 	for _, c := range v.Checks {
 		switch {

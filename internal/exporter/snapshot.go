@@ -8,14 +8,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The candidates as compare judges them. Every candidate of the file is
-// evaluated with compare.Evaluate — the function compare's report, the TUI
-// and serve share — on a Measurement made of its targets' windows, its
-// first target's last trace (forward), the file's recorded return route and
-// the last throughput test, and priced with compare's Pricing. The
+// evaluated with verdict.Evaluate — the function compare's report uses,
+// with the aggregation and SLA checks the TUI's verdict.EvaluateLive uses —
+// on a Measurement made of its targets' windows, its first target's last
+// trace (forward), the file's recorded return route, the last throughput
+// test and any floor SetSLA gave, and priced with the verdict's Pricing. The
 // evaluations are the snapshot serve renders: the candidate families of
 // /metrics, the SLA table of / and the compare report of /compare.json are
 // written from it. A candidate is evaluated again only when something it
@@ -155,22 +158,22 @@ func (e *Exporter) candidateNames() []string {
 
 // candidateOf is the file's candidate of that name, or one made of its
 // targets (a --targets list, or a test without a file). e.mu is held.
-func (e *Exporter) candidateOf(name string) *compare.Candidate {
+func (e *Exporter) candidateOf(name string) *candidates.Candidate {
 	if c := e.cands[name]; c != nil {
 		return c
 	}
-	c := &compare.Candidate{Name: name}
+	c := &candidates.Candidate{Name: name}
 	for _, t := range e.byCand[name] {
-		c.Targets = append(c.Targets, compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
+		c.Targets = append(c.Targets, candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port})
 	}
 	return c
 }
 
 // evaluate is compare's evaluation of one candidate from what serve holds.
 // e.mu is held.
-func (e *Exporter) evaluate(name string) *compare.Evaluation {
+func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	c := e.candidateOf(name)
-	m := &compare.Measurement{}
+	m := &verdict.Measurement{}
 	if st := e.static[name]; st != nil {
 		m.Return, m.ReturnBacktrace = st.Return, st.ReturnBacktrace
 		if st.Throughput != nil {
@@ -183,30 +186,28 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 		m.Throughput = &x
 	}
 	for i, t := range e.byCand[name] {
-		ct := compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
+		ct := candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
 		if i < len(c.Targets) {
 			ct = c.Targets[i]
 		}
 		if w := e.win[t.key()]; w != nil {
 			m.Targets = append(m.Targets, w.Result(ct, nil))
 		} else {
-			m.Targets = append(m.Targets, compare.TargetResult{Target: ct})
+			m.Targets = append(m.Targets, verdict.TargetResult{Target: ct})
 		}
 		if i == 0 {
 			m.Forward = e.traces[t.key()]
 		}
 	}
-	ev := compare.Evaluate(e.file, c, m, e.db)
-	if fl, ok := e.floor[name]; ok && fl > 0 && ev.Route.FloorMs == 0 {
-		// A floor given without places (SetSLA): judged as compare would with it.
-		ev.Route.SetFloor(fl)
-		ev.SLA = compare.CheckSLA(e.file.SLA, ev.Route)
-	}
+	// A floor given without places (SetSLA) is judged as compare would
+	// judge it with them.
+	m.FloorMs = e.floor[name]
+	ev := verdict.Evaluate(e.file, c, m, e.db)
 	e.throughputNote(ev, c)
 	if e.pricing != nil && c.Offer != "" {
 		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {
 			ev.Monthly, ev.WhatIf = mo, whatIf
-			compare.RelatePort(ev.Throughput, mo)
+			verdict.RelatePort(ev.Throughput, mo)
 		}
 	}
 	return ev
@@ -215,16 +216,16 @@ func (e *Exporter) evaluate(name string) *compare.Evaluation {
 // Snapshot returns the evaluations of every listed candidate, by name: the
 // figures, line classes, SLA verdicts and costs /metrics and / show. The
 // values belong to the exporter: read them, do not change them.
-func (e *Exporter) Snapshot() []*compare.Evaluation {
+func (e *Exporter) Snapshot() []*verdict.Evaluation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.snapshot()
 }
 
 // snapshot is Snapshot; e.mu is held.
-func (e *Exporter) snapshot() []*compare.Evaluation {
+func (e *Exporter) snapshot() []*verdict.Evaluation {
 	e.refresh()
-	out := make([]*compare.Evaluation, 0, len(e.evals))
+	out := make([]*verdict.Evaluation, 0, len(e.evals))
 	for _, name := range e.candidateNames() {
 		if ev := e.evals[name]; ev != nil {
 			out = append(out, ev)
@@ -264,7 +265,7 @@ func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Rendered under the lock: the document shares the routes a new
-	// evaluation annotates again (compare.Evaluate classifies its traces).
+	// evaluation annotates again (verdict.Evaluate classifies its traces).
 	var buf bytes.Buffer
 	ct, err := render(&buf, compare.SnapshotResult(e.file, e.pricing, e.snapshot(), time.Now().UTC()), r.URL.Query().Get("format"))
 	e.mu.Unlock()
@@ -277,7 +278,7 @@ func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request) {
 }
 
 // renderCandidate writes one evaluation's series. e.mu is held.
-func (e *Exporter) renderCandidate(ev *compare.Evaluation) {
+func (e *Exporter) renderCandidate(ev *verdict.Evaluation) {
 	if ev == nil {
 		return
 	}
@@ -343,7 +344,7 @@ func setSeconds(v GaugeVec, l Labels, key string, figs []msFigure) {
 // renderChecks writes the SLA checks: measured ones pass or fail, the others
 // say "no data", and the overall verdict is absent while only checks
 // without data stand in its way. e.mu is held.
-func (e *Exporter) renderChecks(ev *compare.Evaluation) {
+func (e *Exporter) renderChecks(ev *verdict.Evaluation) {
 	cf := e.cf
 	for _, c := range ev.SLA.Checks {
 		l := Labels{"candidate": ev.Name, "check": c.Name}
@@ -361,13 +362,13 @@ func (e *Exporter) renderChecks(ev *compare.Evaluation) {
 // renderCost writes the candidate's monthly cost under its offer and its
 // what-if offers, the projected month, and each offer's billed rate beside
 // its commit. e.mu is held.
-func (e *Exporter) renderCost(ev *compare.Evaluation) {
+func (e *Exporter) renderCost(ev *verdict.Evaluation) {
 	cf := e.cf
 	m := ev.Monthly
 	if m == nil {
 		return
 	}
-	put := func(offer, scheme, currency, role, total string, conv compare.Money) {
+	put := func(offer, scheme, currency, role, total string, conv verdict.Money) {
 		l := Labels{"candidate": ev.Name, "offer": offer, "scheme": scheme, "currency": currency, "role": role}
 		if v, err := strconv.ParseFloat(total, 64); err == nil {
 			cf.cost.With(l).Set(v)

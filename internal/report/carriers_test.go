@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -12,7 +13,7 @@ import (
 // users per carrier: hk-cn2-gia's route toward Unicom users is the GIA
 // tri-network hand-off (allowed there), toward Mobile users CMI (not allowed).
 func TestThreeNetworksTable(t *testing.T) {
-	f, err := compare.Load("../../samples/three-networks.yaml")
+	f, err := candidates.Load("../../samples/three-networks.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // CompareFormats are the formats compare's report renders in: all of them.
@@ -195,9 +196,9 @@ func compareRankTable(r *compare.Result, c compareCells) Table {
 // compareRankNotes are the lines under the ranking: the order rule, the
 // verdict, projected months and the warnings, candidates' first.
 func compareRankNotes(r *compare.Result, c compareCells) []string {
-	notes := []string{"Order: " + compare.RankingRule + ".", "Verdict: " + r.Verdict}
+	notes := []string{"Order: " + verdict.RankingRule + ".", "Verdict: " + r.Verdict}
 	if r.Horizon != nil {
-		notes[0] = "Order: " + strings.Replace(compare.RankingRule, "by monthly cost", fmt.Sprintf("by the cost over %d months", r.Horizon.Months), 1) + "; " + r.Horizon.Text + "."
+		notes[0] = "Order: " + strings.Replace(verdict.RankingRule, "by monthly cost", fmt.Sprintf("by the cost over %d months", r.Horizon.Months), 1) + "; " + r.Horizon.Text + "."
 	}
 	if r.Recommended != "" {
 		notes = append(notes, "Recommended: "+r.Recommended)

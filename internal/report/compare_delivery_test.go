@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // A candidate whose recorded delivery fails (hk-cn2-gia, the samples' only
@@ -27,7 +29,7 @@ func TestFailedDeliveryInEveryFormat(t *testing.T) {
 	old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 	order := "\n    gpu: {count: 8, model: H100 SXM5, memory_gib: 80}\n"
 	s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", gpu: "+dir+"}"+order, 1)
-	f, err := compare.Parse([]byte(s), samplesFile)
+	f, err := candidates.Parse([]byte(s), samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +69,9 @@ func TestFailedDeliveryInEveryFormat(t *testing.T) {
 // records them: here one candidate's host delivery passes, another's
 // interconnect fails.
 func TestRankingDeliveryColumns(t *testing.T) {
-	r := &compare.Result{FXBase: "CNY", Candidates: []*compare.Evaluation{
-		{Name: "a", SLA: compare.Verdict{Pass: true}, Host: &compare.HostDelivery{Verdict: "pass"}},
-		{Name: "b", SLA: compare.Verdict{Pass: true}, Interconnect: &compare.InterconnectDelivery{Verdict: "fail"}, DeliveryFailed: []string{"interconnect"}},
+	r := &compare.Result{FXBase: "CNY", Candidates: []*verdict.Evaluation{
+		{Name: "a", SLA: verdict.Verdict{Pass: true}, Host: &verdict.HostDelivery{Verdict: "pass"}},
+		{Name: "b", SLA: verdict.Verdict{Pass: true}, Interconnect: &verdict.InterconnectDelivery{Verdict: "fail"}, DeliveryFailed: []string{"interconnect"}},
 	}}
 	rank := compareRankTable(r, compareCells{})
 	h := strings.Join(rank.Headers, ",")

@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // gpuVerdictCell is the delivery verdict as the ranking shows it beside the
 // line's SLA verdict.
-func gpuVerdictCell(g *compare.GPUDelivery) string {
+func gpuVerdictCell(g *verdict.GPUDelivery) string {
 	switch {
 	case g == nil:
 		return "-"
@@ -28,17 +29,17 @@ func gpuVerdictCell(g *compare.GPUDelivery) string {
 func addGPUVerdictColumn(t *Table, r *compare.Result) {
 	cols := []struct {
 		title string
-		cell  func(*compare.Evaluation) string
+		cell  func(*verdict.Evaluation) string
 		any   bool
 	}{
-		{"GPU", func(e *compare.Evaluation) string { return gpuVerdictCell(e.GPU) }, false},
-		{"host", func(e *compare.Evaluation) string {
+		{"GPU", func(e *verdict.Evaluation) string { return gpuVerdictCell(e.GPU) }, false},
+		{"host", func(e *verdict.Evaluation) string {
 			if e.Host == nil {
 				return "-"
 			}
 			return verdictCell(e.Host.Verdict)
 		}, false},
-		{"interconnect", func(e *compare.Evaluation) string {
+		{"interconnect", func(e *verdict.Evaluation) string {
 			if e.Interconnect == nil {
 				return "-"
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/plot"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 //go:embed compare.html.tmpl
@@ -32,7 +33,7 @@ var compareHTMLTmpl = sync.OnceValue(func() *template.Template {
 		"aspath":      func(p []route.ASHop) string { return dashIfEmpty(route.ASPathText(p)) },
 		"join":        strings.Join,
 		"sla":         slaText,
-		"rankingRule": func() string { return compare.RankingRule },
+		"rankingRule": func() string { return verdict.RankingRule },
 		"when":        func(r *compare.Result) string { return r.Generated.UTC().Format("2006-01-02 15:04 UTC") },
 	}).Parse(compareHTMLTemplate))
 })
@@ -119,7 +120,7 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 }
 
 // trafficSVG draws the month's in/out rates (Mbit/s) with the 95th percentile line.
-func trafficSVG(t *compare.TrafficSummary) string {
+func trafficSVG(t *verdict.TrafficSummary) string {
 	mbps := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i, x := range v {
@@ -140,7 +141,7 @@ func trafficSVG(t *compare.TrafficSummary) string {
 }
 
 // histogramSVG draws one candidate's RTT distribution.
-func histogramSVG(e *compare.Evaluation) string {
+func histogramSVG(e *verdict.Evaluation) string {
 	return plot.Histogram{
 		Title:  e.Name,
 		XLabel: "RTT ms",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -24,7 +25,7 @@ func ptr[T any](v T) *T { return &v }
 // handResult is a small result built in code: two candidates, a week of traffic.
 func handResult() *compare.Result {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	tr := &compare.TrafficSummary{Source: "hand", PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0), P95bps: 600e6, InBytes: 1e12, OutBytes: 9e12, Samples: 8928}
+	tr := &verdict.TrafficSummary{Source: "hand", PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0), P95bps: 600e6, InBytes: 1e12, OutBytes: 9e12, Samples: 8928}
 	for i := 0; i < 8928; i++ {
 		at := start.Add(time.Duration(i) * 5 * time.Minute)
 		h := float64(at.Hour())
@@ -40,15 +41,15 @@ func handResult() *compare.Result {
 	r := &compare.Result{Schema: compare.Schema, Generated: start, Mode: "offline", Source: "hand.yaml", Vantage: "Shanghai", FXBase: "CNY",
 		FX: map[string]string{"USD": "7.10"}, Traffic: tr,
 		SLA: compare.SLASpec{RTTP95ms: ptr(60.0)},
-		Candidates: []*compare.Evaluation{
-			{Name: "hk", Provider: "P1", Region: "Hong Kong", Route: compare.RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 31, P95: 35}, FloorMs: 12.3, Stretch: 2.2, Samples: s1},
-				SLA: compare.Verdict{Pass: true, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 35.0, Unit: "ms", Pass: true}}},
-				Monthly: &compare.Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("150000.00"), "CNY"),
-					Items: []compare.CostItem{{Name: "commit", Kind: "bandwidth", Amount: "30000.00"}, {Name: "GPU", Kind: "compute", Amount: "118000.00"}, {Name: "IPs", Kind: "ip", Amount: "2000.00"}}}},
-			{Name: "la", Provider: "P2", Region: "Los Angeles", Route: compare.RouteQuality{LineClass: "transit", Direction: "forward", Sent: 300, Recv: 300, RTT: compare.RTTSummary{P50: 140, P95: 165}, FloorMs: 104, Stretch: 1.25, Samples: s2},
-				SLA: compare.Verdict{Pass: false, Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Measured: 165.0, Unit: "ms", Pass: false}}},
-				Monthly: &compare.Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: billing.MoneyOf(decimal.RequireFromString("106500.00"), "CNY"),
-					Items: []compare.CostItem{{Name: "egress", Kind: "bandwidth", Amount: "2000.00"}, {Name: "GPU", Kind: "compute", Amount: "13000.00"}}}},
+		Candidates: []*verdict.Evaluation{
+			{Name: "hk", Provider: "P1", Region: "Hong Kong", Route: verdict.RouteQuality{LineClass: "cn2-gia", Direction: "both", Sent: 300, Recv: 300, RTT: verdict.RTTSummary{P50: 31, P95: 35}, FloorMs: 12.3, Stretch: 2.2, Samples: s1},
+				SLA: verdict.Verdict{Pass: true, Checks: []verdict.Check{{Name: verdict.CheckRTTP95, Required: 60.0, Measured: 35.0, Unit: "ms", Pass: true}}},
+				Monthly: &verdict.Monthly{Offer: "hk-cn2", Scheme: "p95", Total: "150000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("150000.00"), "CNY"),
+					Items: []verdict.CostItem{{Name: "commit", Kind: "bandwidth", Amount: "30000.00"}, {Name: "GPU", Kind: "compute", Amount: "118000.00"}, {Name: "IPs", Kind: "ip", Amount: "2000.00"}}}},
+			{Name: "la", Provider: "P2", Region: "Los Angeles", Route: verdict.RouteQuality{LineClass: "transit", Direction: "forward", Sent: 300, Recv: 300, RTT: verdict.RTTSummary{P50: 140, P95: 165}, FloorMs: 104, Stretch: 1.25, Samples: s2},
+				SLA: verdict.Verdict{Pass: false, Checks: []verdict.Check{{Name: verdict.CheckRTTP95, Required: 60.0, Measured: 165.0, Unit: "ms", Pass: false}}},
+				Monthly: &verdict.Monthly{Offer: "la", Scheme: "per-gb", Total: "15000.00", Currency: "USD", Rate: "7.10", Converted: billing.MoneyOf(decimal.RequireFromString("106500.00"), "CNY"),
+					Items: []verdict.CostItem{{Name: "egress", Kind: "bandwidth", Amount: "2000.00"}, {Name: "GPU", Kind: "compute", Amount: "13000.00"}}}},
 		}}
 	compare.Rank(r)
 	return r
@@ -197,7 +198,7 @@ func TestHTMLNoteFloorUnknownAndSubMillisecond(t *testing.T) {
 	lo := r.Candidates[0]
 	lo.Route.FloorMs = 0
 	lo.Route.SamplesOf = "127.0.0.1 icmp"
-	lo.Route.RTT = compare.RTTSummary{P50: 0.0432, P95: 0.0871}
+	lo.Route.RTT = verdict.RTTSummary{P50: 0.0432, P95: 0.0871}
 	lo.Route.Samples = []float64{0.041, 0.0432, 0.05, 0.0871}
 	var b strings.Builder
 	if err := WriteCompareHTML(&b, r); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // A candidate with multipath paths gets the Paths table: tidy in CSV
@@ -13,12 +14,12 @@ import (
 // no data) and a section in HTML; without paths there is no such table.
 func TestComparePathsTable(t *testing.T) {
 	share := 0.25
-	r := &compare.Result{Candidates: []*compare.Evaluation{{Name: "lab", Route: compare.RouteQuality{
-		Paths: []compare.PathLine{
+	r := &compare.Result{Candidates: []*verdict.Evaluation{{Name: "lab", Route: verdict.RouteQuality{
+		Paths: []verdict.PathLine{
 			{Direction: "forward", Path: 1, Of: 2, Flows: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, Share: &share, LineClass: "chinanet-163",
 				Confidence: "low", Leaves: "enters the ChinaNet backbone at TTL 2 (10.77.100.2)",
-				Hops: []compare.PathLineHop{{TTL: 1, Addr: "10.77.0.2"}, {TTL: 2, Addr: ""}, {TTL: 3, Addr: "10.77.100.2"}}},
-			{Direction: "forward", Path: 2, Of: 2, Flows: []int{10}, LineClass: "cn2-gia", Confidence: "low", Hops: []compare.PathLineHop{}},
+				Hops: []verdict.PathLineHop{{TTL: 1, Addr: "10.77.0.2"}, {TTL: 2, Addr: ""}, {TTL: 3, Addr: "10.77.100.2"}}},
+			{Direction: "forward", Path: 2, Of: 2, Flows: []int{10}, LineClass: "cn2-gia", Confidence: "low", Hops: []verdict.PathLineHop{}},
 		},
 		PathsSummary: []string{"forward: path 1 of 2 (flows 1, …) enters the ChinaNet backbone at TTL 2 (10.77.100.2): chinanet-163, not cn2-gia as path 2"},
 	}}}}

@@ -13,7 +13,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 const samplesFile = "../../samples/candidates.yaml"
@@ -21,7 +23,7 @@ const samplesFile = "../../samples/candidates.yaml"
 // TestSamplesTextFormats checks that every text format carries the ranking
 // and the verdict, and that csv parses as csv with plain numbers.
 func TestSamplesTextFormats(t *testing.T) {
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +84,11 @@ func TestCompareTableAlignsWideNames(t *testing.T) {
 // states the ordering rule.
 func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 	r := handResult()
-	dead := &compare.Evaluation{Name: "dead", Provider: "P3", Region: "Tokyo",
-		Route:   compare.RouteQuality{LineClass: "unknown", Direction: "none", Sent: 20, Loss: 1, FloorMs: 17.7},
-		Targets: []compare.TargetResult{{Target: compare.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
-		SLA:     compare.Verdict{Checks: []compare.Check{{Name: compare.CheckRTTP95, Required: 60.0, Unit: "ms", Note: "no probe was answered"}}},
-		Monthly: &compare.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("1000.00"), "CNY")}}
+	dead := &verdict.Evaluation{Name: "dead", Provider: "P3", Region: "Tokyo",
+		Route:   verdict.RouteQuality{LineClass: "unknown", Direction: "none", Sent: 20, Loss: 1, FloorMs: 17.7},
+		Targets: []verdict.TargetResult{{Target: candidates.Target{Addr: "127.0.0.9", Protocol: "icmp"}, Sent: 20, Loss: 1}},
+		SLA:     verdict.Verdict{Checks: []verdict.Check{{Name: verdict.CheckRTTP95, Required: 60.0, Unit: "ms", Note: "no probe was answered"}}},
+		Monthly: &verdict.Monthly{Offer: "cheap", Total: "1000.00", Currency: "CNY", Rate: "1", Converted: billing.MoneyOf(decimal.RequireFromString("1000.00"), "CNY")}}
 	r.Candidates = append(r.Candidates, dead)
 	compare.Rank(r)
 	if got := r.Ranking[len(r.Ranking)-1]; got != "dead" {
@@ -97,7 +99,7 @@ func TestCompareTablesShowAbsentAsDash(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if !strings.Contains(out, "Order: "+compare.RankingRule) {
+	if !strings.Contains(out, "Order: "+verdict.RankingRule) {
 		t.Errorf("the report does not state the ordering rule:\n%s", out)
 	}
 	rows := 0
@@ -143,7 +145,7 @@ func TestCompareStretchNotApplicableInTheVantagesCity(t *testing.T) {
 	if err := os.WriteFile(p, []byte(hk), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := compare.Load(p)
+	f, err := candidates.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestCompareStretchNotApplicableInTheVantagesCity(t *testing.T) {
 	for _, e := range r.Candidates {
 		if e.Name == "hk-bgp" {
 			for _, c := range e.SLA.Checks {
-				if c.Name == compare.CheckStretch && !c.Pass {
+				if c.Name == verdict.CheckStretch && !c.Pass {
 					t.Errorf("hk-bgp stretch check fails in its own city: %+v", c)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 )
 
@@ -17,7 +18,7 @@ import (
 // as sentences, and in HTML the plot of every priced offer's month against
 // the used hours with the crossings ringed and labelled.
 func TestCompareGPUUsageTableAndPlot(t *testing.T) {
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestNoUsageTableWithoutComputeItems(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := compare.Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/billing/ingest"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // TrafficMonth returns the traffic series the candidates file bills and its
@@ -17,7 +18,7 @@ import (
 // synthetic month, and traffic.period in traffic.tz, else the last calendar
 // month with data (for a log) or the month before now (synthetic). compare and
 // the TUI price the same series over the same month through it.
-func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, error) {
+func TrafficMonth(f *candidates.File, now time.Time) (*billing.Series, billing.Period, error) {
 	t := f.Traffic
 	loc := time.UTC
 	if t.TZ != "" {
@@ -73,7 +74,7 @@ func TrafficMonth(f *File, now time.Time) (*billing.Series, billing.Period, erro
 
 // billTraffic prices the file's traffic month (TrafficMonth) under offers
 // with each offer's own rules, at o's used hours.
-func billTraffic(f *File, now time.Time, offers []*billing.Offer, o billing.Options) (*TrafficSummary, *billing.Series, billing.Period, map[string]offerBill, error) {
+func billTraffic(f *candidates.File, now time.Time, offers []*billing.Offer, o billing.Options) (*TrafficSummary, *billing.Series, billing.Period, map[string]offerBill, error) {
 	t := f.Traffic
 	s, p, err := TrafficMonth(f, now)
 	if err != nil {

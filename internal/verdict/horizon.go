@@ -1,9 +1,10 @@
-package compare
+package verdict
 
 import (
 	"fmt"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // MaxHorizonMonths is the longest horizon accepted (billing.MaxHorizonMonths).
@@ -41,7 +42,7 @@ func (p *Pricing) HorizonBasis() *HorizonBasis {
 }
 
 // Horizon prices a candidate's offer over the horizon (nil, nil without one).
-func (p *Pricing) Horizon(c *Candidate) (*CandidateHorizon, error) {
+func (p *Pricing) Horizon(c *candidates.Candidate) (*CandidateHorizon, error) {
 	n := p.opts.HorizonMonths
 	if n == 0 {
 		return nil, nil

@@ -1,4 +1,4 @@
-package compare
+package candidates
 
 import (
 	"bytes"
@@ -162,26 +162,27 @@ type Traffic struct {
 type FX = billing.FX
 
 // SLA holds the thresholds every candidate is checked against; a nil
-// pointer or empty list means "not required".
+// pointer or empty list means "not required". Its JSON is how the
+// compare document restates them (null = not required).
 type SLA struct {
-	RTTP95ms    *float64
-	Loss        *float64
-	JitterMs    *float64
-	LineClasses []string
+	RTTP95ms    *float64 `json:"rtt_p95_ms"`
+	Loss        *float64 `json:"loss"`
+	JitterMs    *float64 `json:"jitter_ms"`
+	LineClasses []string `json:"line_classes"`
 	// LineClassesByCarrier (`sla.line_classes_by_carrier: {telecom: [cn2-gia], …}`)
 	// lists the classes allowed toward the users of each carrier, checked in
 	// both directions where measured.
-	LineClassesByCarrier map[string][]string
-	MaxStretch           *float64
+	LineClassesByCarrier map[string][]string `json:"line_classes_by_carrier,omitempty"`
+	MaxStretch           *float64            `json:"max_stretch"`
 	// MinThroughputMbps is checked on the p5 of the throughput test's
 	// interval rates (download); MaxOversell on a bw journal's
 	// 1 − worst-hour p50 / best-hour p50.
-	MinThroughputMbps *float64
-	MaxOversell       *float64
+	MinThroughputMbps *float64 `json:"min_throughput_mbps"`
+	MaxOversell       *float64 `json:"max_oversell"`
 	// MinPathMTU (`sla.min_path_mtu`, bytes) is checked on the forward
 	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
 	// recording has it when traced with trace --mtu.
-	MinPathMTU *int
+	MinPathMTU *int `json:"min_path_mtu,omitempty"`
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -334,6 +335,10 @@ func (s *rawSLA) UnmarshalYAML(n *yaml.Node) error {
 // a warning naming the new key.
 const OldJitterKey = "jitter_rfc3550_ms"
 
+// ErrRecordedOnly is returned when a live run is asked of a file that
+// forbids it (recorded_only: true, as in the bundled samples).
+var ErrRecordedOnly = errors.New("this candidates file is recorded_only: its addresses are illustrative and are never probed; run with --offline")
+
 // LoadOptions say what a command requires of a candidates file. Every key
 // and value present is validated whatever the options: they only make parts
 // optional or refuse more.
@@ -407,8 +412,8 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 	f.Traffic = v.traffic(f, raw.Traffic)
 	f.FX = v.fx(&raw.FX)
 	if raw.Horizon != nil {
-		if *raw.Horizon < 1 || *raw.Horizon > MaxHorizonMonths {
-			v.errf(topKeyLine(b, "horizon_months"), "horizon_months %d: want the contract's life in whole months, 1 to %d (e.g. 24)", *raw.Horizon, MaxHorizonMonths)
+		if *raw.Horizon < 1 || *raw.Horizon > billing.MaxHorizonMonths {
+			v.errf(topKeyLine(b, "horizon_months"), "horizon_months %d: want the contract's life in whole months, 1 to %d (e.g. 24)", *raw.Horizon, billing.MaxHorizonMonths)
 		} else {
 			f.HorizonMonths = *raw.Horizon
 		}

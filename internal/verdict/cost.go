@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // Pricing holds the traffic month and every offer the candidates name,
@@ -17,7 +18,7 @@ import (
 // TUI and serve price and convert through it: one pricing and FX rule.
 type Pricing struct {
 	Traffic *TrafficSummary
-	fx      FX
+	fx      candidates.FX
 	series  *billing.Series
 	period  billing.Period
 	offers  []*billing.Offer
@@ -93,14 +94,14 @@ func (p *Pricing) Rebill(o billing.Options) (*Rebilled, error) {
 // NewPricing loads the offers file, reads (or synthesises) the traffic month
 // and bills it under every offer the candidates name (offer and what_if).
 // now picks the month of a synthetic profile without a period.
-func NewPricing(f *File, now time.Time) (*Pricing, error) {
+func NewPricing(f *candidates.File, now time.Time) (*Pricing, error) {
 	return NewPricingWith(f, now, billing.Options{})
 }
 
 // NewPricingWith is NewPricing with o's rules for every offer (compare's
 // --usage-hours is o.UsageHours). A file without fx: is priced in the
 // exchange its offers file states (settleFX, Pricing.FX); f is not written.
-func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error) {
+func NewPricingWith(f *candidates.File, now time.Time, o billing.Options) (*Pricing, error) {
 	if o.HorizonMonths == 0 {
 		o.HorizonMonths = f.HorizonMonths
 	}
@@ -163,7 +164,7 @@ func NewPricingWith(f *File, now time.Time, o billing.Options) (*Pricing, error)
 // priced in. Offers in several currencies with no rates at all cannot be
 // ranked (a USD total is no CNY total): that is an error, never a silent
 // comparison of raw amounts.
-func settleFX(f *File, need []*billing.Offer) (FX, error) {
+func settleFX(f *candidates.File, need []*billing.Offer) (candidates.FX, error) {
 	byCur := map[string][]string{}
 	var curs []string
 	for _, o := range need {
@@ -175,7 +176,7 @@ func settleFX(f *File, need []*billing.Offer) (FX, error) {
 	if fx := billing.OffersFX(need); fx.Base != "" {
 		return fx, nil
 	}
-	fx := FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
+	fx := candidates.FX{Rates: map[string]decimal.Decimal{}, Text: map[string]string{}}
 	switch len(curs) {
 	case 0:
 		return fx, nil
@@ -187,14 +188,14 @@ func settleFX(f *File, need []*billing.Offer) (FX, error) {
 	for _, c := range curs {
 		parts = append(parts, fmt.Sprintf("%s (%s)", c, strings.Join(byCur[c], ", ")))
 	}
-	return FX{}, fmt.Errorf("%s: the offers are priced in %s and there is no fx: to rank them in one currency: "+
+	return candidates.FX{}, fmt.Errorf("%s: the offers are priced in %s and there is no fx: to rank them in one currency: "+
 		"add `fx: {base: %s, %s: <%s per 1 %s>}` (rates are given, never fetched), or compare_currency and exchange_rates in %s",
 		f.Path, strings.Join(parts, " and "), curs[0], curs[1], curs[0], curs[1], f.Offers)
 }
 
 // Monthly returns a candidate's monthly cost under its offer, converted to
 // the fx base, and its what-if prices.
-func (p *Pricing) Monthly(c *Candidate) (*Monthly, []SchemeCost, error) {
+func (p *Pricing) Monthly(c *candidates.Candidate) (*Monthly, []SchemeCost, error) {
 	b, ok := p.bills[c.Offer]
 	if !ok {
 		return nil, nil, fmt.Errorf("candidate %s: offer %q was not priced", c.Name, c.Offer)
@@ -236,7 +237,7 @@ func (p *Pricing) projected(b offerBill) *Projected {
 
 // FX is the exchange the candidates are ranked in: the file's fx:, else the
 // one its offers file states, else their one currency.
-func (p *Pricing) FX() FX { return p.fx }
+func (p *Pricing) FX() candidates.FX { return p.fx }
 
 // convertExact turns a bill's exact total into the fx base currency,
 // rounded once to the base currency's minor unit (never rounded before the
@@ -259,7 +260,7 @@ func (p *Pricing) Bill(offer string) (billing.Bill, bool) {
 
 // Lint returns the lint warnings on the candidate's offer ("lint: …"; none
 // unless the pricing was made with Options.Lint or Market).
-func (p *Pricing) Lint(c *Candidate) []string { return p.bills[c.Offer].lint }
+func (p *Pricing) Lint(c *candidates.Candidate) []string { return p.bills[c.Offer].lint }
 
 // Offer returns the named offer of the offers file (nil when it has none).
 func (p *Pricing) Offer(name string) *billing.Offer { return p.byName[name] }

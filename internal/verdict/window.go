@@ -1,8 +1,9 @@
-package compare
+package verdict
 
 import (
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/stats"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -12,18 +13,28 @@ import (
 // and live runs, the TUI and serve each keep one per target and read its
 // figures with Result, so the statistics of a window (docs/definitions.md)
 // are computed by one function whichever surface shows them.
+//
+// Every probe keeps its time (the record's send time, or the end of its
+// sweep cycle), so the same window answers for any span of it
+// (ResultBetween): an evening window (issue 30) is a slice of the day's
+// window, not a window of its own. Windows are keyed by WindowKey (target
+// and address family), so an IPv6 target beside an IPv4 one is one more
+// key.
 type Window struct {
 	size    int
 	ring    []windowProbe
 	head, n int
 	dups    int
+	// dupAt are the times of the latest duplicates (at most size of them),
+	// for the duplicates of a span; dups counts every one the window saw.
+	dupAt []int64
 }
 
 // windowProbe is one ended probe: received (with its RTT), lost or late.
 type windowProbe struct {
 	status probe.Status
 	rtt    float64 // ms, when received
-	at     int64   // when its cycle ended, Unix ns (AddCycleAt; 0 otherwise)
+	at     int64   // when it was sent (Add) or its cycle ended (AddCycleAt), Unix ns; 0 when unknown
 }
 
 // NewWindow returns an empty window of at most size probes; size ≤ 0 keeps
@@ -44,17 +55,40 @@ func (w *Window) Len() int { return w.n }
 // Add folds one probe record in: a duplicate is counted apart, a lost or
 // late probe counts as sent, an answered one adds its RTT. A record that
 // is not an ended probe (an answer without its RTT, an unknown status) is
-// ignored, as probe.ReadStream refuses them in files.
+// ignored, as probe.ReadStream refuses them in files. The record's time
+// (when the probe was sent) is kept with it.
 func (w *Window) Add(r probe.Record) {
+	at := unixNano(r.Time)
 	switch r.Status {
 	case probe.StatusDup:
-		w.dups++
+		w.addDups(1, at)
 	case probe.StatusLost, probe.StatusLate:
-		w.push(windowProbe{status: r.Status})
+		w.push(windowProbe{status: r.Status, at: at})
 	case probe.StatusOK:
 		if r.RTTms != nil {
-			w.push(windowProbe{status: r.Status, rtt: *r.RTTms})
+			w.push(windowProbe{status: r.Status, rtt: *r.RTTms, at: at})
 		}
+	}
+}
+
+// unixNano is t in Unix ns, 0 for the zero time (a probe without a time).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// addDups counts k duplicates seen at at.
+func (w *Window) addDups(k int, at int64) {
+	w.dups += k
+	for range k {
+		w.dupAt = append(w.dupAt, at)
+	}
+	// Trimmed to the latest size at twice that, so that a stream of
+	// duplicates costs no copy of the window per duplicate.
+	if w.size > 0 && len(w.dupAt) > 2*w.size {
+		w.dupAt = append(w.dupAt[:0], w.dupAt[len(w.dupAt)-w.size:]...)
 	}
 }
 
@@ -70,11 +104,8 @@ func (w *Window) AddCycle(sent, recv, late, dup int, rtts []float64) {
 // AddCycleAt is AddCycle with the time the cycle ended, for a window over
 // a span of time (DropBefore: serve --window).
 func (w *Window) AddCycleAt(t time.Time, sent, recv, late, dup int, rtts []float64) {
-	var at int64
-	if !t.IsZero() {
-		at = t.UnixNano()
-	}
-	w.dups += dup
+	at := unixNano(t)
+	w.addDups(dup, at)
 	for _, v := range rtts {
 		w.push(windowProbe{status: probe.StatusOK, rtt: v, at: at})
 	}
@@ -91,6 +122,9 @@ func (w *Window) AddCycleAt(t time.Time, sent, recv, late, dup int, rtts []float
 // many left.
 func (w *Window) DropBefore(t time.Time) int {
 	cut, k := t.UnixNano(), 0
+	for len(w.dupAt) > 0 && w.dupAt[0] < cut {
+		w.dupAt = w.dupAt[1:]
+	}
 	for w.n > 0 {
 		i := w.head
 		if w.size == 0 {
@@ -133,12 +167,56 @@ func (w *Window) push(p windowProbe) {
 // over the probes in the window (duplicates over all the window saw), the
 // RTT figures and the three jitters over its answers in send order
 // (stats.Summarize; docs/definitions.md). samples, when not nil, is reused
-// for Samples.
-func (w *Window) Result(t Target, samples []float64) TargetResult {
+// for Samples. It is ResultBetween over the whole window.
+func (w *Window) Result(t candidates.Target, samples []float64) TargetResult {
+	return w.summarize(t, samples, span{})
+}
+
+// ResultBetween is Result over the probes of the window whose time is in
+// [from, to) — from included, to excluded; a zero from or to leaves that
+// side open — and the duplicates the window still remembers (the latest
+// Size of them) in that span. Probes without a time (AddCycle) belong to
+// no span. A span may cross midnight or any other boundary: times are
+// instants, not hours of a day.
+func (w *Window) ResultBetween(t candidates.Target, from, to time.Time, samples []float64) TargetResult {
+	return w.summarize(t, samples, span{bounded: true, from: unixNano(from), to: unixNano(to)})
+}
+
+// span is a slice of a window's time; the zero span is the whole window.
+type span struct {
+	bounded  bool
+	from, to int64 // Unix ns; 0: open
+}
+
+func (s span) holds(at int64) bool {
+	if !s.bounded {
+		return true
+	}
+	return at != 0 && (s.from == 0 || at >= s.from) && (s.to == 0 || at < s.to)
+}
+
+// summarize is the one function that computes a window's statistics, over
+// the probes sp holds.
+func (w *Window) summarize(t candidates.Target, samples []float64, sp span) TargetResult {
 	r := TargetResult{Target: t, Duplicates: w.dups}
+	if sp.bounded {
+		r.Duplicates = 0
+		dupAt := w.dupAt
+		if w.size > 0 && len(dupAt) > w.size {
+			dupAt = dupAt[len(dupAt)-w.size:]
+		}
+		for _, at := range dupAt {
+			if sp.holds(at) {
+				r.Duplicates++
+			}
+		}
+	}
 	xs := samples[:0]
 	for i := range w.n {
 		p := w.ring[(w.head+i)%len(w.ring)]
+		if !sp.holds(p.at) {
+			continue
+		}
 		r.Sent++
 		switch p.status {
 		case probe.StatusOK:

@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // CandidateUsage is a candidate's offer at the buyer's used hours of the GPU
@@ -54,8 +55,8 @@ type UsageCurve struct {
 	AtPeriod   Money    `json:"at_period"`
 }
 
-// candidateUsage converts the usage block of the candidate's bill into the base currency.
-func (p *Pricing) candidateUsage(c *Candidate) *CandidateUsage {
+// CandidateUsageOf converts the usage block of the candidate's bill into the base currency.
+func (p *Pricing) CandidateUsageOf(c *candidates.Candidate) *CandidateUsage {
 	b, ok := p.bills[c.Offer]
 	if !ok || b.bill.Usage == nil || !p.hasCompute() {
 		return nil
@@ -104,9 +105,9 @@ func (p *Pricing) base(currency string) string {
 	return currency
 }
 
-// usageSummary draws every priced offer as a line over the used hours in the
+// UsageSummaryOf draws every priced offer as a line over the used hours in the
 // base currency and finds where the lines cross.
-func (p *Pricing) usageSummary(f *File) (*UsageSummary, error) {
+func (p *Pricing) UsageSummaryOf(f *candidates.File) (*UsageSummary, error) {
 	r, err := p.Rebill(p.opts)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/gpu"
 	"github.com/linecheck/linecheck/internal/journal"
 )
@@ -49,7 +50,7 @@ func (g *GPUDelivery) Failed() []string {
 }
 
 // deliveryOf reads recorded.gpu and checks it against the gpu: block.
-func deliveryOf(c *Candidate) (*GPUDelivery, error) {
+func deliveryOf(c *candidates.Candidate) (*GPUDelivery, error) {
 	if c.Recorded.GPU == "" {
 		return nil, nil
 	}
@@ -97,9 +98,9 @@ func deliveryOf(c *Candidate) (*GPUDelivery, error) {
 	return out, nil
 }
 
-// perDeliveredCardHour is the monthly total over the hours and the cards
+// PerDeliveredCardHour is the monthly total over the hours and the cards
 // delivered: what one card the buyer can use costs per hour.
-func perDeliveredCardHour(e *Evaluation, periodHours float64) *Money {
+func PerDeliveredCardHour(e *Evaluation, periodHours float64) *Money {
 	g := e.GPU
 	if g == nil || g.Cards == 0 || e.Monthly == nil {
 		return nil

@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/host"
 	"github.com/linecheck/linecheck/internal/interconnect"
 	"github.com/linecheck/linecheck/internal/trial"
@@ -41,7 +42,7 @@ func (h *HostDelivery) Failed() []string {
 
 // hostDeliveryOf reads recorded.trial's manifest (every file's sha256
 // verified) and host.json, and checks them against the host: block.
-func hostDeliveryOf(c *Candidate) (*HostDelivery, error) {
+func hostDeliveryOf(c *candidates.Candidate) (*HostDelivery, error) {
 	dir := c.Recorded.Trial
 	if dir == "" {
 		return nil, nil
@@ -74,7 +75,7 @@ func hostDeliveryOf(c *Candidate) (*HostDelivery, error) {
 // Host, and for each failed part a warning and, unless advisory
 // (--advisory-delivery), its name in DeliveryFailed, which fails the
 // candidate. compare and the TUI call it, so both judge a delivery alike.
-func EvaluateDelivery(e *Evaluation, c *Candidate, advisory bool) error {
+func EvaluateDelivery(e *Evaluation, c *candidates.Candidate, advisory bool) error {
 	var err error
 	if e.GPU, err = deliveryOf(c); err != nil {
 		return err
@@ -134,7 +135,7 @@ func (d *InterconnectDelivery) Failed() []string {
 // interconnectDeliveryOf reads recorded.trial's interconnect/ (whichever of
 // all_reduce_perf.txt and ibstat.txt is there); nil without a bundle, or
 // when the bundle has neither and the candidate orders nothing of it.
-func interconnectDeliveryOf(c *Candidate, g *GPUDelivery) (*InterconnectDelivery, error) {
+func interconnectDeliveryOf(c *candidates.Candidate, g *GPUDelivery) (*InterconnectDelivery, error) {
 	dir := c.Recorded.Trial
 	if dir == "" {
 		return nil, nil

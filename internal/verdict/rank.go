@@ -1,4 +1,4 @@
-package compare
+package verdict
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/linecheck/linecheck/billing"
 )
 
-// cost returns the candidate's cost in the fx base currency: over the
+// Cost returns the candidate's cost in the fx base currency: over the
 // horizon when one is set, else the month's.
-func (e *Evaluation) cost() (decimal.Decimal, bool) {
+func (e *Evaluation) Cost() (decimal.Decimal, bool) {
 	if e.Monthly != nil && e.Horizon != nil && e.Horizon.Converted.Valid() {
 		return e.Horizon.Converted.Amount, true
 	}
@@ -70,26 +70,35 @@ func RankLess(a, b RankKey) bool {
 
 // RankKey returns the evaluation's ranking key.
 func (e *Evaluation) RankKey() RankKey {
-	c, ok := e.cost()
+	c, ok := e.Cost()
 	return RankKey{Name: e.Name, Pass: e.Passes(), HasData: e.Route.Recv > 0, Carries: e.Monthly.CanCarry(), Cost: c, Priced: ok}
 }
 
+// Ranking is what Rank says of a set of evaluations: the order (names),
+// the recommendation, the saving over the next passing candidate, the
+// one-line verdict and the notes (cheaper candidates the SLA rejected,
+// offers that cannot carry the traffic, failed deliveries).
+type Ranking struct {
+	Order       []string
+	Recommended string
+	Savings     *Savings
+	Verdict     string
+	Notes       []string
+}
+
 // Rank orders the evaluations in place (RankLess), sets each Rank, and
-// fills r's Ranking, Recommended, Savings and Verdict.
-func Rank(r *Result) {
-	ev := r.Candidates
-	sort.SliceStable(ev, func(i, j int) bool { return RankLess(ev[i].RankKey(), ev[j].RankKey()) })
-	r.Ranking = r.Ranking[:0]
-	r.Recommended, r.Savings, r.Notes = "", nil, nil
+// returns the ranking, the recommendation, the saving and the verdict.
+func Rank(ev []*Evaluation) (r Ranking) {
 	noted := map[string]bool{}
 	defer func() { r.Notes = append(r.Notes, append(carryNotes(ev), deliveryNotes(ev, noted)...)...) }()
+	sort.SliceStable(ev, func(i, j int) bool { return RankLess(ev[i].RankKey(), ev[j].RankKey()) })
 	for i, e := range ev {
 		e.Rank = i + 1
-		r.Ranking = append(r.Ranking, e.Name)
+		r.Order = append(r.Order, e.Name)
 	}
 	var passing []*Evaluation
 	for _, e := range ev {
-		if _, ok := e.cost(); ok && e.Passes() && e.Monthly.CanCarry() {
+		if _, ok := e.Cost(); ok && e.Passes() && e.Monthly.CanCarry() {
 			passing = append(passing, e)
 		}
 	}
@@ -120,7 +129,7 @@ func Rank(r *Result) {
 	default:
 		best := passing[0]
 		r.Recommended = best.Name
-		c0, _ := best.cost()
+		c0, _ := best.Cost()
 		per, months := "/month", 0
 		if h := best.Horizon; h != nil {
 			per, months = fmt.Sprintf(" over %d months", h.Months), h.Months
@@ -129,7 +138,7 @@ func Rank(r *Result) {
 			passSLA, best.Name, billing.GroupThousands(c0.StringFixed(2)), best.Monthly.Converted.Currency, per)
 		if len(passing) > 1 {
 			next := passing[1]
-			c1, _ := next.cost()
+			c1, _ := next.Cost()
 			diff := c1.Sub(c0)
 			pct := 0.0
 			if c1.IsPositive() {
@@ -146,7 +155,7 @@ func Rank(r *Result) {
 		}
 		// What the SLA costs: cheaper candidates that were rejected, and why.
 		for _, e := range ev {
-			c, ok := e.cost()
+			c, ok := e.Cost()
 			if e.Passes() || !ok || !c.LessThan(c0) {
 				continue
 			}
@@ -166,6 +175,7 @@ func Rank(r *Result) {
 				e.Name, billing.GroupThousands(c.StringFixed(2)), e.Monthly.Converted.Currency, over, billing.GroupThousands(c0.Sub(c).StringFixed(2)), best.Name, strings.Join(failed, ", ")))
 		}
 	}
+	return r
 }
 
 // carryNotes explains every passing candidate that is not recommended
@@ -210,16 +220,4 @@ func deliveryNotes(ev []*Evaluation, noted map[string]bool) []string {
 		}
 	}
 	return out
-}
-
-// Passing counts the candidates that pass (Evaluation.Passes): the SLA
-// checks all pass and no recorded delivery fails.
-func (r *Result) Passing() int {
-	n := 0
-	for _, e := range r.Candidates {
-		if e.Passes() {
-			n++
-		}
-	}
-	return n
 }

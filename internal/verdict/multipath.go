@@ -1,10 +1,11 @@
-package compare
+package verdict
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -119,7 +120,7 @@ func checkPathClasses(c *Check, allowed []string, paths []PathLine) {
 // traces, forward then return (route.ClassifyPaths with db), with a
 // warning when the candidate asks for multipath and neither trace has
 // paths.
-func multipathRoutes(c *Candidate, fwd, ret *route.Trace, db route.ASNDB) (lines []PathLine, summary []string, warnings []string) {
+func multipathRoutes(c *candidates.Candidate, fwd, ret *route.Trace, db route.ASNDB) (lines []PathLine, summary []string, warnings []string) {
 	for _, d := range []struct {
 		name string
 		t    *route.Trace
