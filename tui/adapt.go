@@ -9,9 +9,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // This file is the one place that knows compare's, billing's and probe's
@@ -59,7 +61,7 @@ type FeedOptions struct {
 // recorded probe streams and traces to replay, live feeders unless
 // Offline, and a CostFunc that re-bills the traffic under other rules.
 func FeedFromFile(path string, o FeedOptions) (*Feed, error) {
-	f, err := compare.LoadWith(path, LoadOptions())
+	f, err := candidates.LoadWith(path, LoadOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +71,8 @@ func FeedFromFile(path string, o FeedOptions) (*Feed, error) {
 // LoadOptions are what the TUI requires of a candidates file: targets.
 // A live run's refusals (recorded_only, documentation addresses) come
 // from FeedFromCompare, which says to run with --offline.
-func LoadOptions() compare.LoadOptions {
-	return compare.LoadOptions{TargetsOnly: true}
+func LoadOptions() candidates.LoadOptions {
+	return candidates.LoadOptions{TargetsOnly: true}
 }
 
 // FeedFromCompare is FeedFromFile for a file already loaded. The core
@@ -78,7 +80,7 @@ func LoadOptions() compare.LoadOptions {
 // recordings replayed and evaluated, the probe streams) and the engine the
 // live loops (engine.MonitorLoops); this maps them to the UI's rows and
 // messages.
-func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
+func FeedFromCompare(f *candidates.File, o FeedOptions) (*Feed, error) {
 	mode := "live"
 	if o.Offline {
 		mode = fmt.Sprintf("replay %s", scaleText(speedOr1(o.Speed)))
@@ -123,16 +125,16 @@ func FeedFromCompare(f *compare.File, o FeedOptions) (*Feed, error) {
 		feed.CostFunc = pr.costs
 		snap.Currency, snap.Traffic = pr.base, pr.traffic
 	}
-	monthly := map[string]*compare.Monthly{} // each candidate's offer, for RelatePort
+	monthly := map[string]*verdict.Monthly{} // each candidate's offer, for RelatePort
 	for _, sc := range sess.Candidates {
 		c, m, ev := sc.Candidate, sc.Measurement, sc.Evaluation
 		if o.HideHops > 0 {
-			ev = compare.HideHops(&compare.Result{Candidates: []*compare.Evaluation{ev}}, o.HideHops).Candidates[0]
+			ev = compare.HideHops(&compare.Result{Candidates: []*verdict.Evaluation{ev}}, o.HideHops).Candidates[0]
 		}
 		if ev.Monthly != nil {
 			monthly[c.Name] = ev.Monthly
 		}
-		if err := compare.EvaluateDelivery(ev, c, false); err != nil {
+		if err := verdict.EvaluateDelivery(ev, c, false); err != nil {
 			return nil, err
 		}
 		cand := candidateFrom(f, c, ev)
@@ -174,11 +176,11 @@ func speedOr1(s float64) float64 {
 }
 
 // candidateFrom maps compare's evaluation of the recordings to a row.
-func candidateFrom(f *compare.File, c *compare.Candidate, ev *compare.Evaluation) Candidate {
+func candidateFrom(f *candidates.File, c *candidates.Candidate, ev *verdict.Evaluation) Candidate {
 	q := ev.Route
 	out := Candidate{Name: c.Name, Provider: c.Provider, Region: c.Region.String(),
 		LineClass: q.LineClass, Direction: q.Direction, Recorded: q, Throughput: q.Throughput}
-	if fl, ok := compare.FloorMs(f, c); ok {
+	if fl, ok := verdict.FloorMs(f, c); ok {
 		out.FloorMs = fl
 	}
 	if len(c.Targets) > 0 {
@@ -197,15 +199,15 @@ func candidateFrom(f *compare.File, c *compare.Candidate, ev *compare.Evaluation
 // converts (the rules compare reports with); pricer maps a Rebill to each
 // candidate's Cost and the traffic to chart rates.
 type pricer struct {
-	file    *compare.File
-	pr      *compare.Pricing
+	file    *candidates.File
+	pr      *verdict.Pricing
 	base    string
-	traffic *compare.TrafficSummary
+	traffic *verdict.TrafficSummary
 	// noProjection: --no-projection (no projected month in the notes).
 	noProjection bool
 }
 
-func newPricer(f *compare.File, pr *compare.Pricing) *pricer {
+func newPricer(f *candidates.File, pr *verdict.Pricing) *pricer {
 	p := &pricer{file: f, pr: pr, base: pr.FX().Base}
 	p.traffic = pr.Traffic
 	return p
@@ -351,11 +353,11 @@ func hideTraceHops(t TraceMsg, n int) TraceMsg {
 // relatePorts relates each live throughput test to the port the
 // candidate's offer sells and the traffic's 95th (compare.RelatePort, as
 // compare does and as the recordings are related above).
-func relatePorts(fd Feeder, monthly map[string]*compare.Monthly) Feeder {
+func relatePorts(fd Feeder, monthly map[string]*verdict.Monthly) Feeder {
 	return func(ctx context.Context, emit func(tea.Msg)) error {
 		return fd(ctx, func(m tea.Msg) {
 			if t, ok := m.(ThroughputMsg); ok {
-				compare.RelatePort(t.Throughput, monthly[t.Candidate])
+				verdict.RelatePort(t.Throughput, monthly[t.Candidate])
 			}
 			emit(m)
 		})
@@ -364,7 +366,7 @@ func relatePorts(fd Feeder, monthly map[string]*compare.Monthly) Feeder {
 
 // carrierRoutesOf maps compare's per-carrier view to the route screen's
 // carrier routes: the backtrace route matched to each user carrier.
-func carrierRoutesOf(ev *compare.Evaluation) []CarrierRoute {
+func carrierRoutesOf(ev *verdict.Evaluation) []CarrierRoute {
 	var out []CarrierRoute
 	for _, u := range ev.Route.Carriers {
 		cr := CarrierRoute{Carrier: u.Carrier, City: u.City, Target: u.ReturnTarget, TargetCity: u.ReturnCity}

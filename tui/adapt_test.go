@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 const samplesFile = "../samples/candidates.yaml"
@@ -21,7 +23,7 @@ func TestFeedFromSamplesMatchesCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func TestFeedFromSamplesMatchesCompare(t *testing.T) {
 		t.Fatalf("snapshot: %d candidates (compare %d), traffic %v, %d streams",
 			len(snap.Candidates), len(res.Candidates), snap.Traffic != nil, len(feed.Streams))
 	}
-	byName := map[string]*compare.Evaluation{}
+	byName := map[string]*verdict.Evaluation{}
 	for _, e := range res.Candidates {
 		byName[e.Name] = e
 	}
@@ -106,7 +108,7 @@ func TestTUIAndCompareAgreeCheckByCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +120,14 @@ func TestTUIAndCompareAgreeCheckByCheck(t *testing.T) {
 	snap.Candidates = append([]Candidate(nil), snap.Candidates...)
 	for i := range snap.Candidates {
 		c := &snap.Candidates[i]
-		c.Recorded, c.LineClass, c.Direction = compare.RouteQuality{}, "", ""
+		c.Recorded, c.LineClass, c.Direction = verdict.RouteQuality{}, "", ""
 	}
 	m := NewLoaded(context.Background(), nil, snap, Options{Width: 100, Height: 30, NoColor: true})
 	// Before any record, every check of every candidate fails for want of
 	// data, as compare's do on a candidate that was never measured.
 	for _, c := range snap.Candidates {
 		for _, ch := range m.Candidate(c.Name).SLA.Checks {
-			if ch.Pass && ch.Name != compare.CheckLineClass {
+			if ch.Pass && ch.Name != verdict.CheckLineClass {
 				t.Errorf("%s: %s passes without data", c.Name, ch.Name)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
@@ -161,7 +161,7 @@ func BenchmarkRenderFrameLive(b *testing.B) {
 			m := benchModelOf(b, sc.w, sc.h, probe.Record{Addr: "127.0.0.1", Protocol: "tcp", Port: port}, func(names []string) *Feed {
 				feed = &Feed{}
 				for i, n := range names {
-					t := compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}
+					t := candidates.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port}
 					feed.Live = append(feed.Live,
 						LoopFeeder(engine.PingLoop(n, t, engine.Options{Interval: 100 * time.Millisecond})),
 						LoopFeeder(engine.TraceLoop(n, t, engine.Options{Prober: benchTracer{seed: uint64(i)}})))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // On the route screen, n walks the return routes toward each user carrier of
@@ -75,7 +75,7 @@ func TestTUIVerdictHasThePerCarrierChecks(t *testing.T) {
 // opens the TUI on its recordings, offline, at 120×40 without colour.
 func offlineSampleModel(t *testing.T, path string) (Model, *Feed) {
 	t.Helper()
-	f, err := compare.Load(path)
+	f, err := candidates.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

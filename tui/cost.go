@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // costScreen is the cost detail of the selected candidate. Its keys move
@@ -123,7 +123,7 @@ type breakdownMemo struct {
 // chartCache holds the last traffic panel drawn.
 type chartCache struct {
 	key     string
-	traffic *compare.TrafficSummary
+	traffic *verdict.TrafficSummary
 	lines   []string
 }
 

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The TUI judges a recorded delivery as compare does (compare.EvaluateDelivery):
@@ -26,7 +27,7 @@ func TestFailedDeliveryFailsTheRow(t *testing.T) {
 	}
 	old := "probes: rec/hk-cn2-gia-ping.ndjson}"
 	s := strings.Replace(string(b), old, strings.TrimSuffix(old, "}")+", gpu: "+dir+"}\n    gpu: {count: 8, model: H100 SXM5}\n", 1)
-	f, err := compare.ParseWith([]byte(s), samplesFile, LoadOptions())
+	f, err := candidates.ParseWith([]byte(s), samplesFile, LoadOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestFailedDeliveryFailsTheRow(t *testing.T) {
 	}
 	// Its line passing (as it does in the samples once warmed up) does not
 	// make it pass.
-	hk.SLA = compare.Verdict{Pass: true, Checks: []compare.Check{{Name: "rtt_p95_ms", Pass: true}}}
+	hk.SLA = verdict.Verdict{Pass: true, Checks: []verdict.Check{{Name: "rtt_p95_ms", Pass: true}}}
 	if rankKey(hk).Pass {
 		t.Error("rank key passes a failed delivery")
 	}

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // The fixture is a small, hand-built, illustrative scenario (documentation
@@ -33,8 +34,8 @@ var fixtureRTTs = map[string][]float64{
 func f64(v float64) *float64 { return &v }
 
 // fixtureSLA are the thresholds of the example candidates file.
-func fixtureSLA() compare.SLA {
-	return compare.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterMs: f64(5), MaxStretch: f64(2.0),
+func fixtureSLA() candidates.SLA {
+	return candidates.SLA{RTTP95ms: f64(60), Loss: f64(0.005), JitterMs: f64(5), MaxStretch: f64(2.0),
 		LineClasses: []string{"cn2-gia", "cu-9929", "cmin2"}}
 }
 
@@ -64,11 +65,11 @@ func money(a, cur string) billing.Money { return moneyOf(a, cur) }
 // to 24:00 UTC and 200 Mbps from 00:00 to 08:00; in a quarter of out. Two
 // thirds of the slots are at the day rate, so every 95th method gives
 // 600 Mbps out and 150 Mbps in.
-func fixtureTraffic() *compare.TrafficSummary {
+func fixtureTraffic() *verdict.TrafficSummary {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	n := 31 * 288
 	step := 5 * time.Minute
-	tr := &compare.TrafficSummary{Source: "traffic/2026-10.csv", PeriodStart: start, PeriodEnd: start.Add(time.Duration(n) * step),
+	tr := &verdict.TrafficSummary{Source: "traffic/2026-10.csv", PeriodStart: start, PeriodEnd: start.Add(time.Duration(n) * step),
 		P95bps: 600e6, PeakBps: 600e6, Samples: n,
 		Times: make([]time.Time, n), InBps: make([]float64, n), OutBps: make([]float64, n)}
 	for i := 0; i < n; i++ {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // recordedAddrs reads the addresses of the bundled routes at TTL 1..n and
@@ -80,7 +80,7 @@ func TestRouteScreenHidesTheFirstHops(t *testing.T) {
 	if len(hidden) < 4 {
 		t.Fatalf("the recordings' first two hops: %v", hidden)
 	}
-	f, err := compare.Load("../samples/candidates.yaml")
+	f, err := candidates.Load("../samples/candidates.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

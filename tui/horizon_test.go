@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // The cost screen of a file with horizon_months: 24 shows the offer over
@@ -19,7 +19,7 @@ func TestCostScreenShowsTheHorizon(t *testing.T) {
 		t.Skip("samples not present")
 	}
 	frame := func(months int) string {
-		f, err := compare.LoadWith(samplesFile, LoadOptions())
+		f, err := candidates.LoadWith(samplesFile, LoadOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

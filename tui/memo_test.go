@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -49,7 +49,7 @@ func TestMemoisedFramesEqualFreshOnes(t *testing.T) {
 			// Without thresholds every candidate passes: the cheapest
 			// mark moves between rows as costs change.
 			m := benchModel(t, 100, 30)
-			m.snap.SLA = compare.SLA{}
+			m.snap.SLA = candidates.SLA{}
 			for _, c := range m.cands {
 				c.evaluate(m.snap.SLA)
 			}

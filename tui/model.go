@@ -13,8 +13,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // Screen is what the model shows.
@@ -680,7 +680,7 @@ func (s *state) resort() {
 	for i := range s.order {
 		s.order[i] = i
 	}
-	keys := make([]compare.RankKey, len(s.cands))
+	keys := make([]verdict.RankKey, len(s.cands))
 	for i, c := range s.cands {
 		// A candidate's key changes only with the candidate (its rev).
 		if !c.rankKeyed || c.rankRev != c.rev {
@@ -693,7 +693,7 @@ func (s *state) resort() {
 		if a.Reference != b.Reference {
 			return b.Reference
 		}
-		return compare.RankLess(keys[s.order[i]], keys[s.order[j]])
+		return verdict.RankLess(keys[s.order[i]], keys[s.order[j]])
 	})
 	if col := columnByKey(s.sortCol); col != nil && col.less != nil {
 		sort.SliceStable(s.order, func(i, j int) bool {
@@ -712,8 +712,8 @@ func (s *state) resort() {
 }
 
 // rankKey is a row's ranking key, from its current verdict and cost.
-func rankKey(c *Candidate) compare.RankKey {
-	k := compare.RankKey{Name: c.Name, Pass: c.slaKnown() && c.SLA.Pass && len(c.DeliveryFailed) == 0, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
+func rankKey(c *Candidate) verdict.RankKey {
+	k := verdict.RankKey{Name: c.Name, Pass: c.slaKnown() && c.SLA.Pass && len(c.DeliveryFailed) == 0, HasData: c.view().HaveStats, Carries: c.Cost.canCarry()}
 	amt := c.Cost.TotalBase
 	if !amt.Valid() {
 		amt = c.Cost.Total

@@ -11,8 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/geo"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // column is one column of a table: its title, width, the priority with
@@ -773,7 +774,7 @@ func (o *overviewScreen) detailSLA(s *state, c *Candidate) string {
 			mark, style = "✗", st.Fail
 		}
 		name := shortCheck[ch.Name]
-		carrier, perCarrier := strings.CutPrefix(ch.Name, compare.CheckLineClassCarrier)
+		carrier, perCarrier := strings.CutPrefix(ch.Name, verdict.CheckLineClassCarrier)
 		if perCarrier {
 			name = carrier // line_class:telecom → "telecom forward cn2-gia, return cn2-gia"
 		}
@@ -781,7 +782,7 @@ func (o *overviewScreen) detailSLA(s *state, c *Candidate) string {
 		if perCarrier && (measured == "" || measured == "-") {
 			measured = "not measured"
 		}
-		if ch.Name == compare.CheckStretch && ch.Measured != nil && slices.Contains(c.q.StretchFlags, geo.FlagBelowFloor) {
+		if ch.Name == verdict.CheckStretch && ch.Measured != nil && slices.Contains(c.q.StretchFlags, geo.FlagBelowFloor) {
 			// As the STR column's "<1!": the ratio (rounded to 0.001)
 			// says less than the reason.
 			measured = "<1 (min RTT below the physical floor)"
@@ -889,7 +890,7 @@ func SortColumns() []string {
 }
 
 // hasThresholds reports whether the SLA asks for any check.
-func hasThresholds(s compare.SLA) bool {
+func hasThresholds(s candidates.SLA) bool {
 	return s.RTTP95ms != nil || s.Loss != nil || s.JitterMs != nil || s.MaxStretch != nil || len(s.LineClasses) > 0
 }
 

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
@@ -55,7 +55,7 @@ func (diamondProber) Multipath(_ context.Context, addr string, cfg probe.Multipa
 func TestLiveMultipathRouteScreenSwitchesPaths(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	loop := engine.MultipathTraceLoop("hk-cn2-gia", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+	loop := engine.MultipathTraceLoop("hk-cn2-gia", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"},
 		engine.Options{Prober: diamondProber{}, TraceInterval: time.Millisecond})
 	var got *TraceMsg
 	_ = LoopFeeder(loop)(ctx, func(msg tea.Msg) {

@@ -11,9 +11,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // ProbeMsg carries one probe record of a candidate.
@@ -39,7 +39,7 @@ type ThroughputStartMsg struct {
 // when it gave no figures), related to the port the offer sells.
 type ThroughputMsg struct {
 	Candidate  string
-	Throughput *compare.Throughput
+	Throughput *verdict.Throughput
 }
 
 // CostMsg carries the costs recomputed under Opts, by candidate name.

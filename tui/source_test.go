@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 )
@@ -76,7 +76,7 @@ func TestLiveFeederOnLoopback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	feed := &Feed{Snapshot: Snapshot{Candidates: []Candidate{{Name: "lo"}}},
-		Live: []Feeder{LoopFeeder(engine.PingLoop("lo", compare.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port},
+		Live: []Feeder{LoopFeeder(engine.PingLoop("lo", candidates.Target{Addr: "127.0.0.1", Protocol: "tcp", Port: port},
 			engine.Options{Count: 3, Interval: 50 * time.Millisecond}))}}
 	m := NewLoaded(ctx, feed, feed.Snapshot, Options{Width: 100, Height: 30, NoColor: true})
 	for m.Candidate("lo").Stats.Recv < 3 {
@@ -120,7 +120,7 @@ func TestTraceFeederOnLoopback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	got := make(chan Msg, 64)
-	loop := engine.TraceLoop("lo", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+	loop := engine.TraceLoop("lo", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"},
 		engine.Options{TraceRunCycles: 2, TraceInterval: 50 * time.Millisecond, Timeout: 200 * time.Millisecond})
 	go func() {
 		_ = LoopFeeder(loop)(ctx, func(m Msg) {

@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/exporter"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -28,7 +30,7 @@ import (
 // stretch) and linecheck_jitter_seconds.
 func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 		for _, tg := range c.Targets {
 			targets = append(targets, exporter.Target{Candidate: c.Name, Addr: tg.Addr, Protocol: tg.Protocol, Port: tg.Port})
 		}
-		if fl, ok := compare.FloorMs(f, &f.Candidates[i]); ok {
+		if fl, ok := verdict.FloorMs(f, &f.Candidates[i]); ok {
 			floor[c.Name] = fl
 		}
 	}
@@ -99,7 +101,7 @@ func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 		first := c.Targets[0]
 		e.ObserveTrace(exporter.Target{Candidate: c.Name, Addr: first.Addr, Protocol: first.Protocol, Port: first.Port}, tr, nil)
 	}
-	serveVerdicts := map[string]compare.Verdict{}
+	serveVerdicts := map[string]verdict.Verdict{}
 	for _, s := range e.SLA() {
 		serveVerdicts[s.Candidate] = s.Verdict
 	}
@@ -162,7 +164,7 @@ func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 }
 
 // gaugeValue reads one per-target gauge of serve's /metrics text.
-func gaugeValue(t *testing.T, e *exporter.Exporter, name, cand string, tg compare.Target) (float64, bool) {
+func gaugeValue(t *testing.T, e *exporter.Exporter, name, cand string, tg candidates.Target) (float64, bool) {
 	t.Helper()
 	var b strings.Builder
 	if _, err := e.Registry().WriteTo(&b); err != nil {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // throughputColumn shows the p5 of a candidate's throughput test in Mbit/s
@@ -33,8 +33,8 @@ func thruKey(c *Candidate) float64 {
 }
 
 func init() {
-	shortCheck[compare.CheckMinThroughput] = "thru"
-	shortCheck[compare.CheckMaxOversell] = "oversell"
+	shortCheck[verdict.CheckMinThroughput] = "thru"
+	shortCheck[verdict.CheckMaxOversell] = "oversell"
 }
 
 // overviewColumnsShown is overviewColumns with THRU before SLA when a

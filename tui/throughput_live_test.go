@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -59,7 +60,7 @@ sla: {min_throughput_mbps: 1, max_oversell: 0.2}
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := compare.LoadWith(path, LoadOptions())
+	f, err := candidates.LoadWith(path, LoadOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,22 +126,22 @@ sla: {min_throughput_mbps: 1, max_oversell: 0.2}
 	if cell := thruCell(t, screen, "shut"); cell != "-" {
 		t.Errorf("THRU of shut %q, want -:\n%s", cell, screen)
 	}
-	check := func(c *Candidate, name string) compare.Check {
+	check := func(c *Candidate, name string) verdict.Check {
 		for _, ch := range c.SLA.Checks {
 			if ch.Name == name {
 				return ch
 			}
 		}
 		t.Fatalf("%s: no %s check in %+v", c.Name, name, c.SLA.Checks)
-		return compare.Check{}
+		return verdict.Check{}
 	}
-	if ch := check(lo, compare.CheckMinThroughput); !ch.Pass || checkRequired(ch) != "≥ 1 Mbps" {
+	if ch := check(lo, verdict.CheckMinThroughput); !ch.Pass || checkRequired(ch) != "≥ 1 Mbps" {
 		t.Errorf("lo: %+v, want a pass of ≥ 1 Mbps", ch)
 	}
-	if ch := check(lo, compare.CheckMaxOversell); ch.Pass || !strings.Contains(ch.Note, "bw --watch --journal") {
+	if ch := check(lo, verdict.CheckMaxOversell); ch.Pass || !strings.Contains(ch.Note, "bw --watch --journal") {
 		t.Errorf("lo: %+v, want a fail that says oversell needs a journal", ch)
 	}
-	if ch := check(m.Candidate("shut"), compare.CheckMinThroughput); ch.Pass || checkMeasured(ch) != "no data" ||
+	if ch := check(m.Candidate("shut"), verdict.CheckMinThroughput); ch.Pass || checkMeasured(ch) != "no data" ||
 		!strings.Contains(ch.Note, "the throughput test failed") {
 		t.Errorf("shut: %+v, want no data: the test failed", ch)
 	}
@@ -160,7 +161,7 @@ sla: {min_throughput_mbps: 1, max_oversell: 0.2}
 	for _, u := range seen {
 		m2 = step(t, m2, u)
 	}
-	if ch := check(m2.Candidate("lo"), compare.CheckMinThroughput); ch.Pass || checkMeasured(ch) == "no data" {
+	if ch := check(m2.Candidate("lo"), verdict.CheckMinThroughput); ch.Pass || checkMeasured(ch) == "no data" {
 		t.Errorf("lo at ≥ 1e9 Mbps: %+v, want a measured fail", ch)
 	}
 }

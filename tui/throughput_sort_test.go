@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // thruSnapshot is the fixture with throughput tests of three candidates
@@ -19,7 +19,7 @@ func thruSnapshot() Snapshot {
 		c := &snap.Candidates[i]
 		if v, ok := p5[c.Name]; ok {
 			bps := v * 1e6
-			c.Throughput = &compare.Throughput{Source: "live", Direction: "download", Tests: 1, P5: &bps, Mean: &bps}
+			c.Throughput = &verdict.Throughput{Source: "live", Direction: "download", Tests: 1, P5: &bps, Mean: &bps}
 		}
 	}
 	return snap

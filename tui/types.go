@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // HistorySize is how many recent RTT samples a candidate keeps for its
@@ -22,9 +23,9 @@ const HistorySize = 300
 type Snapshot struct {
 	Title      string                  // shown in the title bar, e.g. the candidates file
 	Mode       string                  // "replay ×10", "live", "replay ×10 + live"
-	SLA        compare.SLA             // thresholds the live statistics are checked against (verdict.EvaluateLive)
+	SLA        candidates.SLA          // thresholds the live statistics are checked against (verdict.EvaluateLive)
 	Candidates []Candidate             // in file order
-	Traffic    *compare.TrafficSummary // the traffic profile the costs are computed on (the core's); nil when none
+	Traffic    *verdict.TrafficSummary // the traffic profile the costs are computed on (the core's); nil when none
 	Currency   string                  // the currency totals are compared in (fx base)
 	Cost       CostOptions             // the options the snapshot's costs were computed with
 	// Tracing says live forward traces are running: a route not yet
@@ -49,7 +50,7 @@ type Candidate struct {
 
 	// Recorded is compare's route quality of the whole recording, shown
 	// until live records arrive.
-	Recorded compare.RouteQuality
+	Recorded verdict.RouteQuality
 	// Stats are the statistics of the records received so far for the
 	// primary target (Target, else the first target seen); Others holds the
 	// other targets, by "addr proto[/port]". Like compare, the row shows the
@@ -58,7 +59,7 @@ type Candidate struct {
 	Others map[string]*LiveStats
 	// SLA is the verdict's (verdict.EvaluateLive), re-evaluated from Stats
 	// as records arrive; no checks until there is something to check.
-	SLA compare.Verdict
+	SLA verdict.Verdict
 	// DeliveryFailed names the parts of the recorded delivery that fail
 	// the order (compare.EvaluateDelivery: "gpu", "host"): the row fails,
 	// ranks with the failing and is never the cheapest pass, whatever its
@@ -68,7 +69,7 @@ type Candidate struct {
 	// Throughput is the candidate's throughput test: the recording's
 	// (recorded.bw) until a live test (bandwidth_test) gives figures; a
 	// failed live test never replaces figures (it is a warning).
-	Throughput *compare.Throughput
+	Throughput *verdict.Throughput
 	// BWTest names the live throughput test's server ("127.0.0.1 port
 	// 5201"); "" without one (no bandwidth_test, or a replay).
 	BWTest string
@@ -91,14 +92,14 @@ type Candidate struct {
 	// fwdErr is the last forward trace's error while no trace has come
 	// since: shown where the route would be, instead of "tracing…".
 	fwdErr string
-	q      compare.RouteQuality // the current quality (evaluate)
+	q      verdict.RouteQuality // the current quality (evaluate)
 	// rev counts the changes to the candidate (Model.touched, a new cost):
 	// the views' memos of it are keyed by it.
 	rev uint64
 	// The ranking key (rankKey) as of revision rankRev.
 	rankKeyed bool
 	rankRev   uint64
-	rank      compare.RankKey
+	rank      verdict.RankKey
 }
 
 // sparkMemo is a drawn sparkline and what it was drawn from.
@@ -134,8 +135,8 @@ type LiveStats struct {
 	Last                        time.Time
 	History                     *Ring // recent samples; NaN marks a lost probe
 
-	win     *compare.Window      // the latest HistorySize probes, for the figures
-	res     compare.TargetResult // win's figures as of the last settle
+	win     *verdict.Window      // the latest HistorySize probes, for the figures
+	res     verdict.TargetResult // win's figures as of the last settle
 	dirty   bool                 // percentiles are stale
 	scratch []float64
 }
@@ -274,7 +275,7 @@ type trafficGrid struct {
 
 // gridOf places ts's present slots on its period's grid; nil without
 // traffic or without slots.
-func gridOf(ts *compare.TrafficSummary) *trafficGrid {
+func gridOf(ts *verdict.TrafficSummary) *trafficGrid {
 	if ts == nil || len(ts.Times) == 0 {
 		return nil
 	}

@@ -11,8 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -475,16 +475,16 @@ func TestStretchBelowTheFloorIsFlagged(t *testing.T) {
 	}
 	// Its SLA line gives the stretch in two significant digits and says
 	// why it fails (it read "✗ stretch 0.00 ≤ 2.5").
-	ch := compare.Check{Name: compare.CheckStretch, Measured: 0.05 / 104.5, Unit: "ratio"}
+	ch := verdict.Check{Name: verdict.CheckStretch, Measured: 0.05 / 104.5, Unit: "ratio"}
 	if got := checkMeasured(ch); got != "0.00048" {
 		t.Errorf("stretch %v shown as %q, want 0.00048", ch.Measured, got)
 	}
 	// A sub-millisecond p95 keeps two significant digits (it read "0.0 ms").
-	p95 := compare.Check{Name: compare.CheckRTTP95, Measured: 0.0457, Unit: "ms"}
+	p95 := verdict.Check{Name: verdict.CheckRTTP95, Measured: 0.0457, Unit: "ms"}
 	if got := checkMeasured(p95); got != "0.046 ms" {
 		t.Errorf("p95 %v shown as %q, want 0.046 ms", p95.Measured, got)
 	}
-	if got := checkMeasured(compare.Check{Name: compare.CheckRTTP95, Measured: 41.04, Unit: "ms"}); got != "41.0 ms" {
+	if got := checkMeasured(verdict.Check{Name: verdict.CheckRTTP95, Measured: 41.04, Unit: "ms"}); got != "41.0 ms" {
 		t.Errorf("p95 41.04 shown as %q, want 41.0 ms", got)
 	}
 	for i := 0; i < 10 && !strings.Contains(plain(m), " la-cu9929 · "); i++ {

@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // usageOptions are the billing options for o's used hours (unset: the offers file's usage).
@@ -51,7 +51,7 @@ func stepUsage(cur, h float64, d int) float64 {
 }
 
 // periodHours is the length of the traffic month in hours (0 without traffic).
-func periodHours(ts *compare.TrafficSummary) float64 {
+func periodHours(ts *verdict.TrafficSummary) float64 {
 	tr := gridOf(ts)
 	if tr == nil {
 		return 0

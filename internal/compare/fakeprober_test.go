@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -60,7 +61,7 @@ func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 // gives engine.Sender): without one it refuses before any target is
 // resolved or probed.
 func TestLiveRunWithoutAProberIsRefused(t *testing.T) {
-	c := &Candidate{Name: "lo", Targets: []Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	c := &candidates.Candidate{Name: "lo", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
 	if _, err := Probe(t.Context(), c, Options{}); !errors.Is(err, ErrNoProber) {
 		t.Fatalf("Probe without a prober: %v, want ErrNoProber", err)
 	}

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
 // Probe measures one candidate live: its targets only (ICMP echo, TCP
 // connect per port), then its forward route. The return route cannot be
 // traced from here: a recorded one (recorded.return) is used when given.
-func Probe(ctx context.Context, c *Candidate, opt Options) (*Measurement, error) {
-	ms, err := probeAll(ctx, []*Candidate{c}, opt)
+func Probe(ctx context.Context, c *candidates.Candidate, opt Options) (*verdict.Measurement, error) {
+	ms, err := probeAll(ctx, []*candidates.Candidate{c}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -23,16 +25,16 @@ func Probe(ctx context.Context, c *Candidate, opt Options) (*Measurement, error)
 // probeAll measures every candidate's targets in one mixed-protocol sweep
 // (probe.Sweep: one sweep per protocol and port, side by side), all targets
 // interleaved, so that a run takes Count × Interval rather than that per target.
-func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement, error) {
+func probeAll(ctx context.Context, cs []*candidates.Candidate, opt Options) ([]*verdict.Measurement, error) {
 	opt.defaults()
 	if opt.Prober == nil {
 		return nil, ErrNoProber
 	}
-	ms := make([]*Measurement, len(cs))
+	ms := make([]*verdict.Measurement, len(cs))
 	var sts []probe.SweepTarget
 	var owners [][2]int // candidate index, target index
 	for i, c := range cs {
-		ms[i] = &Measurement{Targets: make([]TargetResult, len(c.Targets))}
+		ms[i] = &verdict.Measurement{Targets: make([]verdict.TargetResult, len(c.Targets))}
 		for j, t := range c.Targets {
 			ms[i].Targets[j].Target = t
 			pt, err := resolveTarget(ctx, t)
@@ -61,7 +63,7 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 			ms[o[0]].Warnings = append(ms[o[0]].Warnings, fmt.Sprintf("%s: not probed, no data: %v", tr.Target, pr.Err))
 			continue
 		}
-		w := NewWindow(0)
+		w := verdict.NewWindow(0)
 		w.AddCycle(pr.Sent, pr.Recv, pr.Late, pr.Dup, pr.RTTs)
 		*tr = w.Result(tr.Target, nil)
 		if pr.Refused > 0 {
@@ -83,7 +85,7 @@ func probeAll(ctx context.Context, cs []*Candidate, opt Options) ([]*Measurement
 // resolveTarget turns a listed target into exactly one probe target; probe's
 // safety gate refuses what is never probed (a name resolving to a
 // documentation address here, an address literal when it is probed).
-func resolveTarget(ctx context.Context, t Target) (probe.Target, error) {
+func resolveTarget(ctx context.Context, t candidates.Target) (probe.Target, error) {
 	var pt probe.Target
 	if a, err := netip.ParseAddr(t.Addr); err == nil {
 		pt = probe.Target{Name: t.Addr, Addr: a}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -38,6 +39,6 @@ type pathMTUProber interface {
 
 // TraceConfig is the forward-trace configuration of a target: its protocol
 // and port, as the one-shot run traces it and the live loops (engine) too.
-func TraceConfig(t Target, cycles int, interval, timeout time.Duration) probe.TraceConfig {
+func TraceConfig(t candidates.Target, cycles int, interval, timeout time.Duration) probe.TraceConfig {
 	return probe.TraceConfig{Proto: t.Protocol, Port: t.Port, MaxTTL: 30, Cycles: cycles, Interval: interval, Timeout: timeout}
 }

@@ -8,12 +8,14 @@ import (
 
 	"github.com/linecheck/linecheck/probe"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // pathMTU adds the path MTU toward addr to the live forward trace; a
 // search that fails becomes a warning (the SLA check then says no data).
-func pathMTU(ctx context.Context, c *Candidate, m *Measurement, addr netip.Addr, opt Options) {
+func pathMTU(ctx context.Context, c *candidates.Candidate, m *verdict.Measurement, addr netip.Addr, opt Options) {
 	mp, ok := opt.Prober.(pathMTUProber)
 	if !ok {
 		m.Warnings = append(m.Warnings, "the path MTU was not measured: this prober cannot search it")
@@ -33,7 +35,7 @@ func pathMTU(ctx context.Context, c *Candidate, m *Measurement, addr netip.Addr,
 // from the recording, since it can only be traced from the server. A trace
 // that fails (no raw-socket privilege, say) becomes a warning, with the
 // recorded forward trace, if any, used instead.
-func liveRoutes(ctx context.Context, c *Candidate, m *Measurement, opt Options) error {
+func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measurement, opt Options) error {
 	var err error
 	if c.Recorded.Return != "" {
 		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // writeFiles creates files (name → content) in a temp dir and returns it.
@@ -46,14 +48,14 @@ sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, line_classes: [cn2-gia, cu-9929
 
 func TestRecordedOnlyKeyForbidsLiveRuns(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "recorded_only: true\n" + validYAML, "rec/hk.ndjson": ""})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !f.RecordedOnly {
 		t.Fatal("recorded_only not read")
 	}
-	if _, err := Run(t.Context(), f, Options{}); err != ErrRecordedOnly {
+	if _, err := Run(t.Context(), f, Options{}); err != candidates.ErrRecordedOnly {
 		t.Fatalf("live run of a recorded_only file: err = %v, want ErrRecordedOnly", err)
 	}
 }
@@ -61,7 +63,7 @@ func TestRecordedOnlyKeyForbidsLiveRuns(t *testing.T) {
 func TestLiveRunRefusesDocumentationAddresses(t *testing.T) {
 	body := strings.Replace(validYAML, "{addr: 127.0.0.2}", "{addr: 198.51.100.7}", 1)
 	dir := writeFiles(t, map[string]string{"c.yaml": body, "rec/hk.ndjson": ""})
-	f, err := Load(filepath.Join(dir, "c.yaml"))
+	f, err := candidates.Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

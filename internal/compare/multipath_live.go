@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -20,7 +22,7 @@ type oneShotMultipath interface {
 // by destination port, since most routers hash ICMP echoes on the
 // addresses alone and ICMP would show one path of several. Each path's own
 // flow is then probed cycles times for its statistics.
-func multipathConfig(t Target, cycles int, timeout time.Duration) probe.MultipathConfig {
+func multipathConfig(t candidates.Target, cycles int, timeout time.Duration) probe.MultipathConfig {
 	tc := TraceConfig(t, cycles, 500*time.Millisecond, timeout)
 	if t.Protocol == probe.ICMP {
 		tc.Proto, tc.Port, tc.FlowDstPort = probe.UDP, 33434, true
@@ -34,7 +36,7 @@ const NoMultipathProber = "multipath: this prober cannot run a multipath discove
 // liveMultipath traces the forward route of c with multipath discovery; ok
 // is false (with a warning) when the prober cannot, and the caller traces
 // one path instead.
-func liveMultipath(ctx context.Context, c *Candidate, m *Measurement, addr string, opt Options) (tr *route.Trace, ok bool, err error) {
+func liveMultipath(ctx context.Context, c *candidates.Candidate, m *verdict.Measurement, addr string, opt Options) (tr *route.Trace, ok bool, err error) {
 	mp, can := opt.Prober.(oneShotMultipath)
 	if !can {
 		m.Warnings = append(m.Warnings, NoMultipathProber)
@@ -49,6 +51,6 @@ func liveMultipath(ctx context.Context, c *Candidate, m *Measurement, addr strin
 // MultipathTraceConfig is the discovery a live run makes toward target t
 // (what compare traces a multipath candidate's first target with), for
 // serve's traces of the same candidates.
-func MultipathTraceConfig(t Target, cycles int, timeout time.Duration) probe.MultipathConfig {
+func MultipathTraceConfig(t candidates.Target, cycles int, timeout time.Duration) probe.MultipathConfig {
 	return multipathConfig(t, cycles, timeout)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -29,7 +30,7 @@ type BWRunner func(ctx context.Context, t BWTarget, direction string) (*bw.Resul
 // server tried again after 0.25 s, 1 s and 3 s).
 func MeasureRunner(d time.Duration) BWRunner {
 	return func(ctx context.Context, t BWTarget, direction string) (*bw.Result, error) {
-		return compare.RunBandwidthTest(ctx, compare.BandwidthTest{Addr: t.Addr, Port: t.Port}, d, direction)
+		return compare.RunBandwidthTest(ctx, candidates.BandwidthTest{Addr: t.Addr, Port: t.Port}, d, direction)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
@@ -375,7 +376,7 @@ func (c CycleConfig) Trace(ctx context.Context, t CycleTarget, ip netip.Addr) (*
 
 func (c CycleConfig) trace(ctx context.Context, t CycleTarget, ip netip.Addr) (*route.Trace, error) {
 	if mp, ok := c.Prober.(MultipathProber); ok && t.Multipath {
-		cfg := compare.MultipathTraceConfig(compare.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, c.Timeout)
+		cfg := compare.MultipathTraceConfig(candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, c.Timeout)
 		cfg.MaxTTL, cfg.Rate, cfg.Burst = c.TraceProbes, c.Rate, 1
 		tr, err := mp.Multipath(ctx, ip.String(), cfg)
 		if err != nil {

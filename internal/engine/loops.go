@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/linecheck/linecheck/internal/compare"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/verdict"
 
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
@@ -32,7 +35,7 @@ type Event struct {
 	// BWStart: a throughput test of the candidate begins; Throughput is its
 	// outcome (with Error when it gave no figures).
 	BWStart    *BWStart
-	Throughput *compare.Throughput
+	Throughput *verdict.Throughput
 	Err        error
 }
 
@@ -136,9 +139,9 @@ type Loop func(ctx context.Context, emit func(Event))
 // get one ThroughputLoop over all of them, and the other loops pause while
 // it tests (one Quiet). It refuses what a live run of compare refuses: a
 // recorded_only file, documentation addresses.
-func MonitorLoops(f *compare.File, o Options) ([]Loop, error) {
+func MonitorLoops(f *candidates.File, o Options) ([]Loop, error) {
 	if f.RecordedOnly {
-		return nil, compare.ErrRecordedOnly
+		return nil, candidates.ErrRecordedOnly
 	}
 	if err := compare.CheckLiveTargets(f); err != nil {
 		return nil, err
@@ -179,12 +182,12 @@ func MonitorLoops(f *compare.File, o Options) ([]Loop, error) {
 // OwnedTarget is a probe target of a candidate.
 type OwnedTarget struct {
 	Candidate string
-	Target    compare.Target
+	Target    candidates.Target
 }
 
 // PingLoop probes one target of a candidate round after round (SweepLoop
 // of one target).
-func PingLoop(candidate string, t compare.Target, o Options) Loop {
+func PingLoop(candidate string, t candidates.Target, o Options) Loop {
 	return SweepLoop([]OwnedTarget{{Candidate: candidate, Target: t}}, o)
 }
 
@@ -347,7 +350,7 @@ func (l *sweepLoop) sweep(ctx context.Context, sched Scheduler, r sweepRound) bo
 		}
 		for _, i := range r.owners[j] {
 			if e != nil {
-				l.fail(i, fmt.Errorf("ping %s: %w", compare.Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
+				l.fail(i, fmt.Errorf("ping %s: %w", candidates.Target{Addr: st.Name, Protocol: st.Protocol, Port: st.Port}, e))
 				continue
 			}
 			l.fails[i], l.next[i] = 0, start.Add(period)
@@ -364,7 +367,7 @@ func (l *sweepLoop) sweep(ctx context.Context, sched Scheduler, r sweepRound) bo
 // it began at the soonest); a failed run is reported and retried after an
 // exponential backoff (o.Backoff doubled per failure in a row, up to
 // o.MaxBackoff).
-func TraceLoop(candidate string, t compare.Target, o Options) Loop {
+func TraceLoop(candidate string, t candidates.Target, o Options) Loop {
 	o.defaults()
 	cfg := compare.TraceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
 	cfg.Clock = o.Clock
@@ -380,7 +383,7 @@ type traceRun func(rctx context.Context, addr string, round int, each func(*rout
 
 // traceLoop is the loop of TraceLoop and MultipathTraceLoop: run after run
 // through the shared Scheduler, each snapshot annotated and emitted.
-func traceLoop(candidate string, t compare.Target, o Options, run traceRun) Loop {
+func traceLoop(candidate string, t candidates.Target, o Options, run traceRun) Loop {
 	return func(ctx context.Context, emit func(Event)) {
 		// The trace probes take their slots from the budget in the prober
 		// (Sender), so the scheduler only holds them back for a test.
@@ -393,7 +396,7 @@ func traceLoop(candidate string, t compare.Target, o Options, run traceRun) Loop
 // failures in a row, and when the next run is due (zero: at once).
 type traceRounds struct {
 	candidate string
-	t         compare.Target
+	t         candidates.Target
 	o         Options
 	run       traceRun
 	emit      func(Event)

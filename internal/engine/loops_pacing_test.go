@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/linecheck/linecheck/internal/compare"
 	"net/netip"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -115,10 +115,10 @@ func TestSweepLoopKeepsTheIntervalAcrossRoundsAndBacksOff(t *testing.T) {
 	o := Options{Prober: p, Count: 5, Interval: time.Second, Timeout: time.Second, Rate: 100,
 		Backoff: 5 * time.Second, MaxBackoff: time.Minute, Clock: clk, Resolver: pacing.NewResolver(look, clk, 0)}
 	loop := SweepLoop([]OwnedTarget{
-		{Candidate: "a", Target: compare.Target{Addr: "127.0.0.1", Protocol: probe.ICMP}},
-		{Candidate: "a", Target: compare.Target{Addr: "lo.test", Protocol: probe.TCP, Port: 443}},
-		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.9", Protocol: probe.ICMP}},
-		{Candidate: "c", Target: compare.Target{Addr: "nx.test", Protocol: probe.ICMP}},
+		{Candidate: "a", Target: candidates.Target{Addr: "127.0.0.1", Protocol: probe.ICMP}},
+		{Candidate: "a", Target: candidates.Target{Addr: "lo.test", Protocol: probe.TCP, Port: 443}},
+		{Candidate: "b", Target: candidates.Target{Addr: "127.0.0.9", Protocol: probe.ICMP}},
+		{Candidate: "c", Target: candidates.Target{Addr: "nx.test", Protocol: probe.ICMP}},
 	}, o)
 	errs := map[string]int{}
 	done := make(chan struct{})

@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
 )
@@ -60,7 +60,7 @@ func (p *fakeProber) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 
 func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 	fp := &fakeProber{fail: 1}
-	loop := TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"},
+	loop := TraceLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"},
 		Options{Prober: fp, TraceRunCycles: 3, Backoff: time.Millisecond, TraceInterval: time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -97,16 +97,16 @@ func TestTraceLoopGoesOnPastARunAndRetriesFailures(t *testing.T) {
 }
 
 func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
-	if _, err := MonitorLoops(&compare.File{RecordedOnly: true}, Options{}); !errors.Is(err, compare.ErrRecordedOnly) {
+	if _, err := MonitorLoops(&candidates.File{RecordedOnly: true}, Options{}); !errors.Is(err, candidates.ErrRecordedOnly) {
 		t.Errorf("recorded_only: %v", err)
 	}
-	f := &compare.File{Path: "x.yaml", Candidates: []compare.Candidate{{Name: "doc", Line: 3, Targets: []compare.Target{{Addr: "192.0.2.1", Protocol: "icmp"}}}}}
+	f := &candidates.File{Path: "x.yaml", Candidates: []candidates.Candidate{{Name: "doc", Line: 3, Targets: []candidates.Target{{Addr: "192.0.2.1", Protocol: "icmp"}}}}}
 	if _, err := MonitorLoops(f, Options{}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
 		t.Errorf("documentation address: %v", err)
 	}
-	f = &compare.File{Candidates: []compare.Candidate{
-		{Name: "a", Targets: []compare.Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
-		{Name: "b", Targets: []compare.Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
+	f = &candidates.File{Candidates: []candidates.Candidate{
+		{Name: "a", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}, {Addr: "127.0.0.1", Protocol: "tcp", Port: 1}}},
+		{Name: "b", Targets: []candidates.Target{{Addr: "127.0.0.2", Protocol: "icmp"}}}}}
 	loops, err := MonitorLoops(f, Options{Prober: &fakeProber{}})
 	if err != nil || len(loops) != 3 { // one sweep loop over every target, a trace loop per candidate
 		t.Errorf("%d loops, %v; want 3", len(loops), err)
@@ -114,7 +114,7 @@ func TestMonitorLoopsRefuseWhatCompareRefuses(t *testing.T) {
 }
 
 func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
-	loop := PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: &fakeProber{}, Count: 2, Interval: time.Millisecond})
+	loop := PingLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: &fakeProber{}, Count: 2, Interval: time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	loop(ctx, func(ev Event) {
@@ -138,10 +138,10 @@ func TestPingLoopEmitsRecordsRoundAfterRound(t *testing.T) {
 func TestSweepLoopRoutesRecordsToTheirCandidates(t *testing.T) {
 	fp := &fakeProber{}
 	loop := SweepLoop([]OwnedTarget{
-		{Candidate: "a", Target: compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
-		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
-		{Candidate: "b", Target: compare.Target{Addr: "127.0.0.2", Protocol: "icmp"}},
-		{Candidate: "c", Target: compare.Target{Addr: "192.0.2.7", Protocol: "icmp"}},
+		{Candidate: "a", Target: candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}},
+		{Candidate: "b", Target: candidates.Target{Addr: "127.0.0.2", Protocol: "icmp"}},
+		{Candidate: "c", Target: candidates.Target{Addr: "192.0.2.7", Protocol: "icmp"}},
 	}, Options{Prober: fp, Count: 2, Interval: time.Millisecond, Backoff: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	recs := map[string]map[string]int{}
@@ -178,8 +178,8 @@ func TestLoopsKeepTheirPaceWhenARoundEndsAtOnce(t *testing.T) {
 	fp := &fakeProber{}
 	o := Options{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1}
 	for name, loop := range map[string]Loop{
-		"sweep": PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
-		"trace": TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"sweep": PingLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
 		n := 0
@@ -201,8 +201,8 @@ func TestLoopsWithAnIdleQuietKeepTheirPaceAndReportErrors(t *testing.T) {
 	fp := &fakeProber{}
 	o := Options{Prober: fp, Count: 1, Interval: 50 * time.Millisecond, TraceInterval: 50 * time.Millisecond, TraceRunCycles: 1, Quiet: NewQuiet()}
 	for name, loop := range map[string]Loop{
-		"sweep": PingLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
-		"trace": TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"sweep": PingLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
+		"trace": TraceLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o),
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 275*time.Millisecond)
 		n := 0
@@ -218,7 +218,7 @@ func TestLoopsWithAnIdleQuietKeepTheirPaceAndReportErrors(t *testing.T) {
 	o.Prober, o.Backoff, o.MaxBackoff = fp, 100*time.Millisecond, 100*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 	errs := 0
-	TraceLoop("c", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o)(ctx, func(ev Event) {
+	TraceLoop("c", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, o)(ctx, func(ev Event) {
 		if ev.Err != nil {
 			errs++
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
@@ -23,7 +24,7 @@ const LiveMultipathCycles = 10
 // budget's rate and is charged to it once it ends, as serve's are. A
 // prober that cannot run a discovery is reported once and the loop traces
 // one path (TraceLoop).
-func MultipathTraceLoop(candidate string, t compare.Target, o Options) Loop {
+func MultipathTraceLoop(candidate string, t candidates.Target, o Options) Loop {
 	o.defaults()
 	mp, ok := o.Prober.(MultipathProber)
 	if !ok {

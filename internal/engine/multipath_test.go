@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -54,7 +54,7 @@ func (p *fakeMultipath) Multipath(ctx context.Context, addr string, cfg probe.Mu
 func TestMonitorLoopsTraceAMultipathCandidateOnEveryPath(t *testing.T) {
 	fp := &fakeMultipath{}
 	budget := pacing.NewBudget(100)
-	f := &compare.File{Candidates: []compare.Candidate{{Name: "mp", Multipath: true, Targets: []compare.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}}}
+	f := &candidates.File{Candidates: []candidates.Candidate{{Name: "mp", Multipath: true, Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}}}
 	loops, err := MonitorLoops(f, Options{Prober: fp, Budget: budget, TraceRunCycles: 4, TraceInterval: time.Millisecond})
 	if err != nil || len(loops) != 2 {
 		t.Fatalf("%d loops, %v; want the sweep and the trace loop", len(loops), err)
@@ -100,7 +100,7 @@ func TestMonitorLoopsTraceAMultipathCandidateOnEveryPath(t *testing.T) {
 // one path.
 func TestMultipathTraceLoopFallsBackToOnePath(t *testing.T) {
 	fp := &fakeProber{}
-	loop := MultipathTraceLoop("mp", compare.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: fp, TraceRunCycles: 2, TraceInterval: time.Millisecond})
+	loop := MultipathTraceLoop("mp", candidates.Target{Addr: "127.0.0.1", Protocol: "icmp"}, Options{Prober: fp, TraceRunCycles: 2, TraceInterval: time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var errs, traces int

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/linecheck/linecheck/internal/compare"
 	"sync"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/compare"
 
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -127,7 +129,7 @@ func (q *Quiet) Hold(ctx context.Context) (release func(), err error) {
 
 // BWStart announces a candidate's throughput test (Event.BWStart).
 type BWStart struct {
-	Test      compare.BandwidthTest
+	Test      candidates.BandwidthTest
 	Direction string
 	Time      time.Duration // measured time, after 1 s of warm-up
 }
@@ -135,7 +137,7 @@ type BWStart struct {
 // OwnedBWTest is a candidate's bandwidth_test.
 type OwnedBWTest struct {
 	Candidate string
-	Test      compare.BandwidthTest
+	Test      candidates.BandwidthTest
 }
 
 // ThroughputLoop runs throughput rounds until ctx ends: in each, every

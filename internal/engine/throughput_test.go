@@ -2,14 +2,15 @@ package engine
 
 import (
 	"context"
-	"github.com/linecheck/linecheck/internal/compare"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/testkit/testbin"
 	"github.com/linecheck/linecheck/internal/testkit/testbin/bwtest"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -38,9 +39,9 @@ func (tickingTracer) Trace(ctx context.Context, addr string, cfg probe.TraceConf
 func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	port := bwtest.Server(t)
 	tcp := testbin.TCPListener(t)
-	f := &compare.File{Candidates: []compare.Candidate{{Name: "lo",
-		Targets:       []compare.Target{{Addr: "127.0.0.1", Protocol: probe.TCP, Port: tcp}},
-		BandwidthTest: &compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}}}
+	f := &candidates.File{Candidates: []candidates.Candidate{{Name: "lo",
+		Targets:       []candidates.Target{{Addr: "127.0.0.1", Protocol: probe.TCP, Port: tcp}},
+		BandwidthTest: &candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}}}}
 	now := make(chan struct{}, 1)
 	loops, err := MonitorLoops(f, Options{Count: 2, Interval: 50 * time.Millisecond, TraceInterval: 10 * time.Millisecond,
 		Prober: tickingTracer{}, BWTime: time.Second, BWNow: now})
@@ -71,7 +72,7 @@ func TestMonitorLoopsRunTheThroughputTestInQuiet(t *testing.T) {
 	}
 	type window struct{ from, to time.Time }
 	var tests []window
-	var results []*compare.Throughput
+	var results []*verdict.Throughput
 	inTest := false
 	var recsAfter, tracesAfter int
 	for len(results) < 2 || recsAfter == 0 || tracesAfter == 0 {
@@ -147,7 +148,7 @@ func TestThroughputLoopReportsARefusingServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got := make(chan Event, 4)
-	go ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+	go ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
 		Options{Count: 1, Interval: time.Millisecond, BWTime: time.Second})(ctx, func(e Event) { got <- e })
 	if e := <-got; e.BWStart == nil {
 		t.Fatalf("first event %+v: want the start", e)
@@ -170,8 +171,8 @@ func TestThroughputLoopRepeatsEveryBWEvery(t *testing.T) {
 	clk := &jumpClock{now: t0, end: t0.Add(5 * time.Hour), cancel: cancel}
 	var starts []string
 	ThroughputLoop([]OwnedBWTest{
-		{Candidate: "a", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}},
-		{Candidate: "b", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}},
+		{Candidate: "a", Test: candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}},
+		{Candidate: "b", Test: candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}},
 	}, Options{Count: 10, Interval: time.Second, BWEvery: time.Hour, Clock: clk})(ctx, func(e Event) {
 		if e.BWStart != nil {
 			starts = append(starts, e.Candidate+"@"+clk.Now().Sub(t0).String())
@@ -193,7 +194,7 @@ func TestThroughputLoopAnswersARequestMadeOnTheOutcome(t *testing.T) {
 	defer cancel()
 	now := make(chan struct{}, 1)
 	starts, outcomes := 0, 0
-	ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: compare.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
+	ThroughputLoop([]OwnedBWTest{{Candidate: "x", Test: candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}}},
 		Options{Count: 1, Interval: time.Millisecond, BWTime: time.Second, BWNow: now})(ctx, func(e Event) {
 		switch {
 		case e.BWStart != nil:

@@ -3,7 +3,7 @@ package exporter
 import (
 	"fmt"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 )
 
@@ -64,7 +64,7 @@ func BWObserver(m *BWMetrics, judge *Exporter) func(engine.BWTarget, string, *en
 // LoadBWTargets reads the bandwidth_test of every candidate of a candidates
 // file (checked by the same loader as LoadTargets).
 func LoadBWTargets(path string) ([]BWTarget, error) {
-	f, err := compare.LoadWith(path, loadOptions)
+	f, err := candidates.LoadWith(path, loadOptions)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 )
 
@@ -39,12 +39,12 @@ func (t Target) key() string { return t.Candidate + "\x00" + string(t.Protocol) 
 // names and targets (vantage, regions, offers and traffic may be left out,
 // and are checked as strictly as compare checks them when present), and
 // nothing that is never probed (recorded_only files, documentation addresses).
-var loadOptions = compare.LoadOptions{TargetsOnly: true, Live: true}
+var loadOptions = candidates.LoadOptions{TargetsOnly: true, Live: true}
 
 // LoadTargets reads the candidates file at path with compare's loader and
 // returns every target, in file order. Errors name the file and line.
 func LoadTargets(path string) ([]Target, error) {
-	f, err := compare.LoadWith(path, loadOptions)
+	f, err := candidates.LoadWith(path, loadOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +54,14 @@ func LoadTargets(path string) ([]Target, error) {
 // ParseTargets is LoadTargets on a candidates file's text; path names it in
 // messages and anchors its relative paths.
 func ParseTargets(b []byte, path string) ([]Target, error) {
-	f, err := compare.ParseWith(b, path, loadOptions)
+	f, err := candidates.ParseWith(b, path, loadOptions)
 	if err != nil {
 		return nil, err
 	}
 	return targetsOf(f), nil
 }
 
-func targetsOf(f *compare.File) []Target {
+func targetsOf(f *candidates.File) []Target {
 	var out []Target
 	for _, c := range f.Candidates {
 		for i, t := range c.Targets {

@@ -37,9 +37,10 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 // RTTBuckets are the upper bounds of linecheck_rtt_seconds: 1-2-5 steps from
@@ -81,7 +82,7 @@ type Exporter struct {
 	// The window of each target's latest probes: at most size probes
 	// (SLAWindow unless SetWindow), and with span > 0 only those of the
 	// last span (serve --window), by now.
-	win  map[string]*compare.Window
+	win  map[string]*verdict.Window
 	size int
 	span time.Duration
 	now  func() time.Time
@@ -89,18 +90,18 @@ type Exporter struct {
 	// stand-in holding the SLA without one), its candidates, their recorded
 	// return routes and throughput, the pricing of the traffic, hop names,
 	// each target's last trace and path, the last throughput test.
-	file    *compare.File
-	cands   map[string]*compare.Candidate
-	static  map[string]*compare.Measurement
-	pricing *compare.Pricing
+	file    *candidates.File
+	cands   map[string]*candidates.Candidate
+	static  map[string]*verdict.Measurement
+	pricing *verdict.Pricing
 	db      route.ASNDB
 	floor   map[string]float64
 	traces  map[string]*route.Trace
 	paths   map[string]*pathState
-	tput    map[string]*compare.Throughput
+	tput    map[string]*verdict.Throughput
 	bwEvery time.Duration // serve --bw-every (0: no throughput tests), for the notes of checks without one
 	// The snapshot: each candidate's evaluation, and those to make again.
-	evals map[string]*compare.Evaluation
+	evals map[string]*verdict.Evaluation
 	dirty map[string]bool
 	cf    candidateFamilies
 	// render writes /compare (SetReportRenderer).
@@ -150,15 +151,15 @@ func New(log io.Writer) *Exporter {
 		configLoad:  Gauge{configLoad, configLoad.plain},
 		maxTTL:      map[string]int{},
 		class:       map[string]string{},
-		win:         map[string]*compare.Window{},
+		win:         map[string]*verdict.Window{},
 		size:        SLAWindow,
 		now:         time.Now,
-		file:        &compare.File{},
-		cands:       map[string]*compare.Candidate{},
+		file:        &candidates.File{},
+		cands:       map[string]*candidates.Candidate{},
 		traces:      map[string]*route.Trace{},
 		paths:       map[string]*pathState{},
-		tput:        map[string]*compare.Throughput{},
-		evals:       map[string]*compare.Evaluation{},
+		tput:        map[string]*verdict.Throughput{},
+		evals:       map[string]*verdict.Evaluation{},
 		dirty:       map[string]bool{},
 		cf:          cf,
 		rtt:         HistogramVec{vec{fam("linecheck_rtt_seconds", "Round-trip time of answered probes (ICMP echo or TCP connect).", histogramType, targetLabels, RTTBuckets)}},
@@ -295,7 +296,7 @@ type statusPage struct {
 	Healthy    bool
 	Reason     string
 	Targets    []TargetStatus
-	Candidates []*compare.Evaluation
+	Candidates []*verdict.Evaluation
 	SLA        []SLAStatus
 }
 
@@ -444,7 +445,7 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 	if o.Sent > 0 {
 		w := e.win[t.key()]
 		if w == nil {
-			w = compare.NewWindow(e.size)
+			w = verdict.NewWindow(e.size)
 			e.win[t.key()] = w
 		}
 		now := e.now()
@@ -462,9 +463,9 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 
 // windowSeries writes t's window figures (jitter, loss, RTT) and returns
 // them; target_up follows them unless t backs off. e.mu is held.
-func (e *Exporter) windowSeries(t Target, w *compare.Window) compare.TargetResult {
+func (e *Exporter) windowSeries(t Target, w *verdict.Window) verdict.TargetResult {
 	l := labelsOf(t)
-	r := w.Result(compare.Target{}, nil)
+	r := w.Result(candidates.Target{}, nil)
 	if st := e.state[t.key()]; st != nil {
 		// The status page says what linecheck_target_up says.
 		st.winSent, st.winRecv = r.Sent, r.Recv

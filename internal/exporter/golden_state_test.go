@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -18,7 +18,7 @@ func goldenState(e *Exporter) {
 	v6 := Target{Candidate: "v6", Addr: "::1", Protocol: "tcp", Port: 8443}
 	e.SetTargets([]Target{lo, loT, far, odd, v6}, time.Unix(1700000000, 123456789))
 	p95, loss := 20.0, 0.05
-	e.SetSLA(compare.SLA{RTTP95ms: &p95, Loss: &loss, LineClasses: []string{route.LineCN2GIA}}, map[string]float64{"local": 0.01})
+	e.SetSLA(candidates.SLA{RTTP95ms: &p95, Loss: &loss, LineClasses: []string{route.LineCN2GIA}}, map[string]float64{"local": 0.01})
 	e.ObservePing(lo, PingOutcome{Sent: 1234567, Recv: 1234560, Late: 3, Dup: 2,
 		RTTms: []float64{0.05, 0.1, 0.2, 0.30000000000000004, 1, 2.5, 10, 20, 49.9, 100, 250, 999.999, 1000, 1500, math.Inf(1)}})
 	e.ObservePing(loT, PingOutcome{Sent: 3, Recv: 0, Err: errFixed})

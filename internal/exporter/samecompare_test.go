@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
 )
 
@@ -26,7 +28,7 @@ const samplesFile = "../../samples/candidates.yaml"
 // forward trace as its first target's last trace; the file's
 // recorded.return and its offers and traffic come through ConfigOf, as
 // serve loads them.
-func serveOnRecordings(t *testing.T, f *compare.File, db route.ASNDB) *Exporter {
+func serveOnRecordings(t *testing.T, f *candidates.File, db route.ASNDB) *Exporter {
 	t.Helper()
 	conf, err := ConfigOf(f, time.Time{})
 	if err != nil {
@@ -99,7 +101,7 @@ func cycleOf(rs []probe.Record) PingOutcome {
 // for want of data is serve's no data), the overall verdict, and the
 // monthly cost of every offer and what-if, in its currency and converted.
 func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
-	f, err := compare.Load(samplesFile)
+	f, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f2, err := compare.Load(samplesFile)
+	f2, err := candidates.Load(samplesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +195,12 @@ func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
 		}
 		costs := []struct {
 			offer, scheme, currency, role, total string
-			conv                                 compare.Money
+			conv                                 verdict.Money
 		}{{m.Offer, m.Scheme, m.Currency, "offer", m.Total, m.Converted}}
 		for _, w := range ev.WhatIf {
 			costs = append(costs, struct {
 				offer, scheme, currency, role, total string
-				conv                                 compare.Money
+				conv                                 verdict.Money
 			}{w.Offer, w.Scheme, w.Currency, "what_if", w.Total, w.Converted})
 		}
 		for _, k := range costs {
@@ -237,7 +239,7 @@ func TestServeAndCompareAgreeOnTheSamples(t *testing.T) {
 	}
 }
 
-func targetLabel(t compare.Target) string {
+func targetLabel(t candidates.Target) string {
 	return Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}.Label()
 }
 

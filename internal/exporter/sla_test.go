@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/route"
+	"github.com/linecheck/linecheck/internal/verdict"
 )
 
 func slaGauge(t *testing.T, e *Exporter, cand, check string) (float64, bool) {
@@ -27,13 +28,13 @@ func slaGauge(t *testing.T, e *Exporter, cand, check string) (float64, bool) {
 // without data fails, the line class comes from the last trace.
 func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	p95, loss := 20.0, 0.05
-	sla := compare.SLA{RTTP95ms: &p95, Loss: &loss, LineClasses: []string{route.LineCN2GIA}}
+	sla := candidates.SLA{RTTP95ms: &p95, Loss: &loss, LineClasses: []string{route.LineCN2GIA}}
 	e := New(nil)
 	a1, a2 := tgt("a", "127.0.0.1"), tgt("a", "127.0.0.2")
 	b := tgt("b", "127.0.0.3")
 	e.SetTargets([]Target{a1, a2, b}, time.Now())
 	e.SetSLA(sla, nil)
-	if _, ok := slaGauge(t, e, "a", compare.CheckRTTP95); ok {
+	if _, ok := slaGauge(t, e, "a", verdict.CheckRTTP95); ok {
 		t.Fatal("an SLA gauge before any probe ended")
 	}
 	// a: target 1 answers in 5..14 ms, target 2 in 10..19 ms with 1 of 25
@@ -48,27 +49,27 @@ func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	}
 	e.ObservePing(a1, PingOutcome{Sent: 10, Recv: 10, RTTms: r1})
 	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 24, RTTms: r2})
-	for check, want := range map[string]float64{compare.CheckRTTP95: 1, compare.CheckLoss: 1} {
+	for check, want := range map[string]float64{verdict.CheckRTTP95: 1, verdict.CheckLoss: 1} {
 		if v, ok := slaGauge(t, e, "a", check); !ok || v != want {
 			t.Errorf("a %s: %v (present %v), want %v", check, v, ok, want)
 		}
 	}
 	// No trace yet: the class has no data, neither pass nor fail, and the
 	// overall verdict waits for it.
-	if v, ok := slaGauge(t, e, "a", compare.CheckLineClass); ok {
+	if v, ok := slaGauge(t, e, "a", verdict.CheckLineClass); ok {
 		t.Errorf("a line_class before any trace: %v, want absent", v)
 	}
-	if !noData(t, e, "a", compare.CheckLineClass) {
+	if !noData(t, e, "a", verdict.CheckLineClass) {
 		t.Error("a line_class before any trace: no linecheck_sla_check_nodata")
 	}
 	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m != nil {
 		t.Errorf("linecheck_sla_pass %v with the line class unmeasured and the rest passing, want absent", m.GetGauge().GetValue())
 	}
 	e.ObserveTrace(a1, cn2Trace(t), nil)
-	if v, _ := slaGauge(t, e, "a", compare.CheckLineClass); v != 1 {
+	if v, _ := slaGauge(t, e, "a", verdict.CheckLineClass); v != 1 {
 		t.Errorf("a line_class after a cn2-gia trace: %v, want 1", v)
 	}
-	if noData(t, e, "a", compare.CheckLineClass) {
+	if noData(t, e, "a", verdict.CheckLineClass) {
 		t.Error("a line_class still no data after a trace")
 	}
 	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m == nil || m.GetGauge().GetValue() != 1 {
@@ -76,7 +77,7 @@ func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	}
 	// 4 more of 25 lost on target 2: 5 of 50 = 0.1 > 0.05 fails.
 	e.ObservePing(a2, PingOutcome{Sent: 25, Recv: 21, RTTms: r2[:21]})
-	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 0 {
+	if v, _ := slaGauge(t, e, "a", verdict.CheckLoss); v != 0 {
 		t.Errorf("a loss 5/50: %v, want 0", v)
 	}
 	if m := metric(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a"}); m == nil || m.GetGauge().GetValue() != 0 {
@@ -85,31 +86,31 @@ func TestSLAGaugesFollowComparesChecks(t *testing.T) {
 	// b: every probe lost: the RTT check has no data (compare fails it; serve
 	// says no data, not a measured fail), loss is measured and fails.
 	e.ObservePing(b, PingOutcome{Sent: 10})
-	if v, ok := slaGauge(t, e, "b", compare.CheckRTTP95); ok {
+	if v, ok := slaGauge(t, e, "b", verdict.CheckRTTP95); ok {
 		t.Errorf("b rtt_p95 without replies: %v, want absent", v)
 	}
-	if !noData(t, e, "b", compare.CheckRTTP95) {
+	if !noData(t, e, "b", verdict.CheckRTTP95) {
 		t.Error("b rtt_p95 without replies: no linecheck_sla_check_nodata")
 	}
-	if v, ok := slaGauge(t, e, "b", compare.CheckLoss); !ok || v != 0 {
+	if v, ok := slaGauge(t, e, "b", verdict.CheckLoss); !ok || v != 0 {
 		t.Errorf("b loss 10/10: %v (present %v), want 0", v, ok)
 	}
 	// The status page lists the verdicts.
 	rec := httptest.NewRecorder()
 	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	body, _ := io.ReadAll(rec.Body)
-	for _, want := range []string{"<h2>SLA", compare.CheckRTTP95, compare.NoData, "FAIL", "pass"} {
+	for _, want := range []string{"<h2>SLA", verdict.CheckRTTP95, verdict.NoData, "FAIL", "pass"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/ lacks %q", want)
 		}
 	}
 	// A reload without b: its gauges go.
 	e.SetTargets([]Target{a1, a2}, time.Now())
-	if _, ok := slaGauge(t, e, "b", compare.CheckRTTP95); ok {
+	if _, ok := slaGauge(t, e, "b", verdict.CheckRTTP95); ok {
 		t.Error("b's SLA gauge outlived its removal")
 	}
 	// A file without an sla block exports none.
-	e.SetSLA(compare.SLA{}, nil)
+	e.SetSLA(candidates.SLA{}, nil)
 	if n := count(t, e, "linecheck_sla_check_pass"); n != 0 {
 		t.Errorf("%d SLA gauges without an sla block", n)
 	}
@@ -142,12 +143,12 @@ func TestSLAWindowForgetsOldProbes(t *testing.T) {
 	e := New(nil)
 	a := tgt("a", "127.0.0.1")
 	e.SetTargets([]Target{a}, time.Now())
-	e.SetSLA(compare.SLA{Loss: &loss}, nil)
+	e.SetSLA(candidates.SLA{Loss: &loss}, nil)
 	e.ObservePing(a, PingOutcome{Sent: 10, Recv: 0})
 	for range SLAWindow / 10 {
 		e.ObservePing(a, PingOutcome{Sent: 10, Recv: 10, RTTms: make([]float64, 10)})
 	}
-	if v, _ := slaGauge(t, e, "a", compare.CheckLoss); v != 1 {
+	if v, _ := slaGauge(t, e, "a", verdict.CheckLoss); v != 1 {
 		t.Errorf("loss after the lossy cycle left the window: %v, want 1 (pass)", v)
 	}
 }
@@ -160,7 +161,7 @@ func TestJitterGaugeIsTheWindowMeanAbsD(t *testing.T) {
 	e := New(nil)
 	a := tgt("a", "127.0.0.1")
 	e.SetTargets([]Target{a}, time.Now())
-	e.SetSLA(compare.SLA{JitterMs: &jit}, nil)
+	e.SetSLA(candidates.SLA{JitterMs: &jit}, nil)
 	gauge := func() (float64, bool) {
 		m := metric(t, e, "linecheck_jitter_seconds", map[string]string{"candidate": "a"})
 		if m == nil {
@@ -189,7 +190,7 @@ func TestJitterGaugeIsTheWindowMeanAbsD(t *testing.T) {
 	if !ok || math.Abs(v-want) > 1e-12 {
 		t.Errorf("jitter %v s (present %v), want %v", v, ok, want)
 	}
-	if p, _ := slaGauge(t, e, "a", compare.CheckJitter); p != 0 {
+	if p, _ := slaGauge(t, e, "a", verdict.CheckJitter); p != 0 {
 		t.Errorf("jitter check passes on a calm tail of a jittery window")
 	}
 	e.SetTargets(nil, time.Now())
@@ -206,7 +207,7 @@ func TestStatusPageSaysWhatCompareSays(t *testing.T) {
 	e := New(nil)
 	a, b := tgt("a", "127.0.0.1"), tgt("b", "127.0.0.2")
 	e.SetTargets([]Target{a, b}, time.Now())
-	e.SetSLA(compare.SLA{RTTP95ms: &p95, Loss: &loss}, nil)
+	e.SetSLA(candidates.SLA{RTTP95ms: &p95, Loss: &loss}, nil)
 	e.ObservePing(a, PingOutcome{Sent: 4, Recv: 4, RTTms: []float64{5, 6, 7, 8}})
 	e.ObservePing(b, PingOutcome{Sent: 10}) // every probe lost: rtt_p95 has no data
 	rec := httptest.NewRecorder()
@@ -236,7 +237,7 @@ func TestStatusPageSaysWhatCompareSays(t *testing.T) {
 	if n != 4 {
 		t.Fatalf("%d checks in compare's report, want 4 (2 candidates × rtt_p95, loss)", n)
 	}
-	if got := rows["b "+compare.CheckRTTP95]; got != "FAIL (no data)" {
+	if got := rows["b "+verdict.CheckRTTP95]; got != "FAIL (no data)" {
 		t.Errorf("b rtt_p95 without replies: %q, want FAIL (no data)", got)
 	}
 	// The candidates table's verdict column: b fails in compare's ranking.

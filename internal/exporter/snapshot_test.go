@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/stats"
+	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
@@ -106,7 +108,7 @@ func TestWindowForgetsOldCycles(t *testing.T) {
 	e := New(nil)
 	e.SetWindow(time.Minute, 1000, func() time.Time { return now })
 	e.SetTargets([]Target{lo}, now)
-	e.SetSLA(compare.SLA{Loss: &loss}, nil)
+	e.SetSLA(candidates.SLA{Loss: &loss}, nil)
 	l := map[string]string{"candidate": "local", "target": "127.0.0.1"}
 	e.ObservePing(lo, PingOutcome{Sent: 10, Recv: 5, RTTms: []float64{1, 2, 3, 4, 5}})
 	now = now.Add(30 * time.Second)
@@ -118,7 +120,7 @@ func TestWindowForgetsOldCycles(t *testing.T) {
 	if v, _ := gaugeOf(t, e, "linecheck_window_rtt_seconds", map[string]string{"candidate": "local", "stat": "p95"}); v != 0.05 {
 		t.Errorf("p95 %v, want 0.05", v)
 	}
-	if v, _ := slaGauge(t, e, "local", compare.CheckLoss); v != 0 {
+	if v, _ := slaGauge(t, e, "local", verdict.CheckLoss); v != 0 {
 		t.Errorf("loss check %v with 25 %% lost, want 0", v)
 	}
 	// 61 s after the first cycle it is out: 0 of 10 lost, p95 of 10
@@ -130,7 +132,7 @@ func TestWindowForgetsOldCycles(t *testing.T) {
 	if v, _ := gaugeOf(t, e, "linecheck_window_rtt_seconds", map[string]string{"candidate": "local", "stat": "p50"}); v != 0.001 {
 		t.Errorf("p50 %v, want 0.001", v)
 	}
-	if v, _ := slaGauge(t, e, "local", compare.CheckLoss); v != 1 {
+	if v, _ := slaGauge(t, e, "local", verdict.CheckLoss); v != 1 {
 		t.Errorf("loss check %v once the loss left the window, want 1", v)
 	}
 	// Nothing in the window: the target is down, the figures absent, the
@@ -142,7 +144,7 @@ func TestWindowForgetsOldCycles(t *testing.T) {
 	if _, ok := gaugeOf(t, e, "linecheck_window_loss_ratio", l); ok {
 		t.Error("a loss with an empty window")
 	}
-	if !noData(t, e, "local", compare.CheckLoss) {
+	if !noData(t, e, "local", verdict.CheckLoss) {
 		t.Error("the loss check of an empty window is not no data")
 	}
 }
@@ -153,11 +155,11 @@ func TestThroughputCheckWaitsForATest(t *testing.T) {
 	floor := 100.0
 	e := New(nil)
 	e.SetTargets([]Target{lo}, time.Now())
-	e.SetSLA(compare.SLA{MinThroughputMbps: &floor}, nil)
-	if _, ok := slaGauge(t, e, "local", compare.CheckMinThroughput); ok {
+	e.SetSLA(candidates.SLA{MinThroughputMbps: &floor}, nil)
+	if _, ok := slaGauge(t, e, "local", verdict.CheckMinThroughput); ok {
 		t.Error("min_throughput_mbps reads as measured before any test")
 	}
-	if !noData(t, e, "local", compare.CheckMinThroughput) {
+	if !noData(t, e, "local", verdict.CheckMinThroughput) {
 		t.Error("min_throughput_mbps without a test: no linecheck_sla_check_nodata")
 	}
 	if v, ok := gaugeOf(t, e, "linecheck_throughput_floor_bits_per_second", map[string]string{"candidate": "local"}); !ok || v != 100e6 {
@@ -165,7 +167,7 @@ func TestThroughputCheckWaitsForATest(t *testing.T) {
 	}
 	p5, mean := 80e6, 150e6
 	e.ObserveThroughput("local", &bw.Result{Throughput: bw.Throughput{P5: &p5, Mean: &mean}}, nil)
-	if v, ok := slaGauge(t, e, "local", compare.CheckMinThroughput); !ok || v != 0 {
+	if v, ok := slaGauge(t, e, "local", verdict.CheckMinThroughput); !ok || v != 0 {
 		t.Errorf("p5 80 Mbit/s against 100: %v (present %v), want 0", v, ok)
 	}
 	if v, _ := gaugeOf(t, e, "linecheck_candidate_throughput_bits_per_second", map[string]string{"stat": "p5"}); v != p5 {
@@ -197,7 +199,7 @@ func TestMultipathPathsAndTheirClasses(t *testing.T) {
 	e := New(nil)
 	mp := Target{Candidate: "hk", Addr: "127.0.0.1", Protocol: "icmp", Multipath: true}
 	e.SetTargets([]Target{mp}, time.Now())
-	e.SetSLA(compare.SLA{LineClasses: []string{route.LineCN2GIA}}, nil)
+	e.SetSLA(candidates.SLA{LineClasses: []string{route.LineCN2GIA}}, nil)
 	e.ObserveTrace(mp, tr, nil)
 	l := map[string]string{"candidate": "hk"}
 	if v, ok := gaugeOf(t, e, "linecheck_paths", l); !ok || v != 2 {
@@ -208,7 +210,7 @@ func TestMultipathPathsAndTheirClasses(t *testing.T) {
 			t.Errorf("path %s: no %s series", path, class)
 		}
 	}
-	if v, ok := slaGauge(t, e, "hk", compare.CheckLineClass); !ok || v != 0 {
+	if v, ok := slaGauge(t, e, "hk", verdict.CheckLineClass); !ok || v != 0 {
 		t.Errorf("line_class with path 2 on chinanet-163: %v (present %v), want 0", v, ok)
 	}
 	e.ObserveTrace(mp, read(), nil)
@@ -235,7 +237,7 @@ func TestSnapshotReadWhileRecording(t *testing.T) {
 	e := New(nil)
 	e.SetTargets([]Target{lo, far}, time.Unix(0, 0))
 	p95 := 10.0
-	e.SetSLA(compare.SLA{RTTP95ms: &p95}, nil)
+	e.SetSLA(candidates.SLA{RTTP95ms: &p95}, nil)
 	e.SetReportRenderer(func(w io.Writer, r *compare.Result, _ string) (string, error) {
 		return "text/plain", json.NewEncoder(w).Encode(r)
 	})
@@ -284,12 +286,12 @@ candidates:
 	note := func(e *Exporter, cand string) string {
 		for _, ev := range e.Snapshot() {
 			for _, c := range ev.SLA.Checks {
-				if ev.Name == cand && c.Name == compare.CheckMinThroughput {
+				if ev.Name == cand && c.Name == verdict.CheckMinThroughput {
 					return c.Note
 				}
 			}
 		}
-		t.Fatalf("%s has no %s check", cand, compare.CheckMinThroughput)
+		t.Fatalf("%s has no %s check", cand, verdict.CheckMinThroughput)
 		return ""
 	}
 	for _, tc := range []struct {
@@ -306,7 +308,7 @@ candidates:
 		e.SetConfig(conf, time.Now())
 		e.SetThroughputTests(tc.every)
 		got := note(e, tc.cand)
-		if !strings.HasPrefix(got, compare.NoData+": ") || !strings.Contains(got, tc.want) || strings.Contains(got, tc.miss) {
+		if !strings.HasPrefix(got, verdict.NoData+": ") || !strings.Contains(got, tc.want) || strings.Contains(got, tc.miss) {
 			t.Errorf("--bw-every %v, %s: %q, want %q and not %q", tc.every, tc.cand, got, tc.want, tc.miss)
 		}
 	}
