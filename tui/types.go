@@ -130,7 +130,7 @@ type LiveStats struct {
 	MinRTT                      float64        // ms, over the window
 	Jitter                      float64        // the window's jitter (mean |D|, the SLA's figure), ms
 	P50, P95                    float64        // ms, over the window
-	RTT                         stats.RTTStats // over the window (compare.Window.Result)
+	RTT                         stats.RTTStats // over the window (verdict.Window.Result)
 	J                           stats.Jitter   // over the window; J.RFC3550 is the running value, "now"
 	Last                        time.Time
 	History                     *Ring // recent samples; NaN marks a lost probe

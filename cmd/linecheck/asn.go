@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/asn"
 	"github.com/spf13/cobra"
+
+	"github.com/linecheck/linecheck/internal/asn"
 )
 
 // newASNCmd is `linecheck asn`: the offline IP-to-AS dataset. Its one

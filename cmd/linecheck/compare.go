@@ -165,7 +165,7 @@ func newCompareCmd() *cobra.Command {
 		f.BoolVar(&o.lint, "lint", false, "warn of each candidate's quote lacking hidden items (storage, public IPs, snapshots or backups, support) or with storage dearer than its compute")
 		f.StringVar(&o.market, "market", "", "with --lint, also check card-hour prices against the bands of this dated reference `FILE` (docs/billing.md, Lint)")
 		f.StringVar(&o.usage, "usage-hours", "", "rank at `H` used hours of the GPU machine in the month (overrides the offers file's usage; at most the month's hours)")
-		durationVarP(f, &o.bwTime, "bw-time", "", compare.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
+		durationVarP(f, &o.bwTime, "bw-time", "", engine.DefaultBWTime, "live: measured time of each candidate's throughput test (bandwidth_test; after 1s of warm-up)")
 	})
 	addPrefixTableFlag(c)
 	return c

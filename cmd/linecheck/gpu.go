@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/linecheck/linecheck/internal/readlimit"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/linecheck/linecheck/internal/readlimit"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

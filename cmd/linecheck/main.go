@@ -14,10 +14,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/linecheck/linecheck/internal/asn"
-	"github.com/linecheck/linecheck/internal/privsep"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/linecheck/linecheck/internal/asn"
+	"github.com/linecheck/linecheck/internal/privsep"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/linecheck/linecheck/internal/atomicfile"
 )
 
 // newReleaseFilesCmd is the hidden `linecheck __release-files`: the man pages

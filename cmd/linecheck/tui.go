@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/rdns"
 	"github.com/linecheck/linecheck/internal/route"
@@ -54,7 +53,7 @@ type tuiFlags struct {
 }
 
 func newTUICmd() *cobra.Command {
-	o := &tuiFlags{speed: 300, interval: time.Second, bwTime: compare.DefaultBWTime}
+	o := &tuiFlags{speed: 300, interval: time.Second, bwTime: engine.DefaultBWTime}
 	c := &cobra.Command{
 		Use:   "tui [flags] CANDIDATES.yaml",
 		Short: "The live terminal UI: route quality and monthly cost of every candidate side by side",

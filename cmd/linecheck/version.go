@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/linecheck/linecheck/internal/asn"
 	"github.com/linecheck/linecheck/internal/asn/data"
 	"github.com/linecheck/linecheck/internal/report"
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // newVersionCmd is `linecheck version`.

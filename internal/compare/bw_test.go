@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,29 +149,5 @@ func TestLiveThroughputTestAndItsChecks(t *testing.T) {
 	e = verdict.Evaluate(file, c, ms[0], nil)
 	if e.SLA.Checks[0].Pass || !strings.HasPrefix(e.SLA.Checks[0].Note, verdict.NoData) || len(ms[0].Warnings) != 1 {
 		t.Errorf("refused: %+v, warnings %v", e.SLA.Checks[0], ms[0].Warnings)
-	}
-}
-
-// A server that is busy for a moment (here: a connection that has not yet
-// sent its cookie, as a TCP probe of the same port leaves behind) is tried
-// again: the test runs once the hog hangs up, and nothing is reported.
-func TestLiveThroughputRetriesABusyServer(t *testing.T) {
-	port := bwtest.Server(t)
-	hog := bwtest.Occupy(t, port)
-	// The server takes the hog as its client; a test now is refused busy.
-	bt := candidates.BandwidthTest{Addr: "127.0.0.1", Port: port}
-	if _, err := bw.Run(context.Background(), bt.Addr, bw.Config{Port: bt.Port, Duration: time.Second}); !errors.Is(err, bw.ErrBusy) {
-		t.Fatalf("with the hog connected: %v, want busy", err)
-	}
-	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
-	tp := MeasureThroughput(context.Background(), bt, time.Second, bw.Download)
-	if tp.Error != "" || tp.P5 == nil || *tp.P5 <= 0 {
-		t.Fatalf("after the hog left: %+v", tp)
-	}
-	// A server that stays busy is reported as busy after the retries.
-	defer bwtest.Occupy(t, port).Close()
-	tp = measureThroughput(context.Background(), bt, time.Second, bw.Download, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond})
-	if tp.P5 != nil || !strings.Contains(tp.Error, "busy") {
-		t.Fatalf("still busy: %+v", tp)
 	}
 }

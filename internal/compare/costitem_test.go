@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/shopspring/decimal"
+
+	"github.com/linecheck/linecheck/internal/candidates"
 )
 
 // Every cost item of the bundled scenario carries the bill's own figures,

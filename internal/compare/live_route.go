@@ -9,6 +9,7 @@ import (
 	"github.com/linecheck/linecheck/probe"
 
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/verdict"
 )
@@ -16,7 +17,7 @@ import (
 // pathMTU adds the path MTU toward addr to the live forward trace; a
 // search that fails becomes a warning (the SLA check then says no data).
 func pathMTU(ctx context.Context, c *candidates.Candidate, m *verdict.Measurement, addr netip.Addr, opt Options) {
-	mp, ok := opt.Prober.(pathMTUProber)
+	mp, ok := opt.Prober.(engine.PathMTUProber)
 	if !ok {
 		m.Warnings = append(m.Warnings, "the path MTU was not measured: this prober cannot search it")
 		return
@@ -49,7 +50,7 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 	if err != nil {
 		return fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
 	}
-	cfg := TraceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
+	cfg := engine.TraceConfig(t, opt.TraceCycles, 500*time.Millisecond, opt.Timeout)
 	opt.progress("%s: tracing the forward route to %s (%d cycles)", c.Name, pt.Addr, opt.TraceCycles)
 	var tr *route.Trace
 	multipath := false

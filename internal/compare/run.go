@@ -2,14 +2,13 @@ package compare
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/verdict"
 	"github.com/linecheck/linecheck/probe"
@@ -45,7 +44,7 @@ type Options struct {
 	// Prober sends the one-shot run's live probes: engine.Sender (cmd sets
 	// it); tests inject their own. A live run without one fails with
 	// ErrNoProber.
-	Prober oneShotProber
+	Prober engine.Prober
 	// PathMTU searches the path MTU after each live forward trace (Run
 	// sets it when the SLA has min_path_mtu); the Prober must also have
 	// PathMTU (as engine.Sender has).
@@ -254,25 +253,4 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 		}
 	}
 	return m, nil
-}
-
-// CheckLiveTargets refuses a live run whose targets probe's safety gate
-// refuses (documentation addresses, illustrative data, are only ever
-// replayed), naming the candidate's line.
-func CheckLiveTargets(f *candidates.File) error {
-	for _, c := range f.Candidates {
-		for _, t := range c.Targets {
-			a, err := netip.ParseAddr(t.Addr)
-			if err != nil {
-				continue
-			}
-			if err := probe.CheckTarget(t.Addr, a, "it is never probed"); err != nil {
-				if errors.Is(err, probe.ErrDocumentation) {
-					return fmt.Errorf("%s:%d: candidate %s: %v, or run with --offline", f.Path, c.Line, c.Name, err)
-				}
-				return fmt.Errorf("%s:%d: candidate %s: %v", f.Path, c.Line, c.Name, err)
-			}
-		}
-	}
-	return nil
 }

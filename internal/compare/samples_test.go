@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/verdict"
-	"github.com/shopspring/decimal"
 )
 
 const samplesFile = "../../samples/candidates.yaml"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/linecheck/linecheck/billing"
 	"github.com/linecheck/linecheck/internal/candidates"
+	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
@@ -85,7 +86,7 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 		if f.RecordedOnly {
 			return nil, candidates.ErrRecordedOnly
 		}
-		if err := CheckLiveTargets(f); err != nil {
+		if err := engine.CheckLiveTargets(f); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/probe/bw"
 )
@@ -25,12 +24,12 @@ type BWTarget struct {
 // BWRunner runs one throughput test (MeasureRunner in serve; tests inject one).
 type BWRunner func(ctx context.Context, t BWTarget, direction string) (*bw.Result, error)
 
-// MeasureRunner is the test of serve --bw-every: compare.RunBandwidthTest,
+// MeasureRunner is the test of serve --bw-every: RunBandwidthTest,
 // the one compare and the TUI run (d measured after 1 s of warm-up, a busy
 // server tried again after 0.25 s, 1 s and 3 s).
 func MeasureRunner(d time.Duration) BWRunner {
 	return func(ctx context.Context, t BWTarget, direction string) (*bw.Result, error) {
-		return compare.RunBandwidthTest(ctx, candidates.BandwidthTest{Addr: t.Addr, Port: t.Port}, d, direction)
+		return RunBandwidthTest(ctx, candidates.BandwidthTest{Addr: t.Addr, Port: t.Port}, d, direction)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/pacing"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/probe"
@@ -368,7 +367,7 @@ func (l *cycles[T]) traceOnce(ctx context.Context, t CycleTarget, ip netip.Addr)
 // (TraceProbes), with the target's protocol and port, paced by Rate, for
 // the hop metrics, its line class annotated offline (ASNDB). A multipath
 // target gets the discovery compare runs toward a multipath candidate's
-// first target (compare.MultipathTraceConfig, one cycle per path); a
+// first target (MultipathTraceConfig, one cycle per path); a
 // prober that cannot run one traces one path.
 func (c CycleConfig) Trace(ctx context.Context, t CycleTarget, ip netip.Addr) (*route.Trace, error) {
 	return c.WithDefaults().trace(ctx, t, ip)
@@ -376,7 +375,7 @@ func (c CycleConfig) Trace(ctx context.Context, t CycleTarget, ip netip.Addr) (*
 
 func (c CycleConfig) trace(ctx context.Context, t CycleTarget, ip netip.Addr) (*route.Trace, error) {
 	if mp, ok := c.Prober.(MultipathProber); ok && t.Multipath {
-		cfg := compare.MultipathTraceConfig(candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, c.Timeout)
+		cfg := MultipathTraceConfig(candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}, 1, c.Timeout)
 		cfg.MaxTTL, cfg.Rate, cfg.Burst = c.TraceProbes, c.Rate, 1
 		tr, err := mp.Multipath(ctx, ip.String(), cfg)
 		if err != nil {

@@ -28,10 +28,16 @@
 //     --watch (cmd keeps the journal and the progress line);
 //   - PingRounds: ping --loop (fping -l), with -Q's interim rounds.
 //
+// It also holds what every live run shares with compare's one-shot run
+// (compare.Probe, which sends through the engine.Prober cmd gives it,
+// engine.Sender): the safety check of a file's targets (CheckLiveTargets),
+// the trace and multipath configurations of a target (TraceConfig,
+// MultipathTraceConfig) and the one throughput test (RunBandwidthTest,
+// MeasureThroughput). engine imports candidates and verdict, never compare;
+// compare imports engine.
+//
 // Still outside it: gpu --watch's sampling loop (cmd/linecheck/gpu_watch.go:
-// it probes no line), and compare's one-shot live run (compare.Probe, on
-// its own seam of Prober's method set, sending through the engine.Sender
-// cmd gives it: engine imports compare, so compare cannot import engine).
+// it probes no line).
 //
 // Definitions (pacing, back-off, what a cut round counts) are in
 // docs/scaleout.md (Pacing) and the loops' doc comments.

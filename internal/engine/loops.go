@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/verdict"
 
 	"github.com/linecheck/linecheck/internal/pacing"
@@ -78,7 +77,7 @@ type Options struct {
 	// test runs (ThroughputLoop holds it); MonitorLoops makes one for its
 	// loops when a candidate has a bandwidth_test.
 	Quiet *Quiet
-	// BWTime is the measured time of each throughput test (compare.DefaultBWTime
+	// BWTime is the measured time of each throughput test (DefaultBWTime
 	// when 0: compare's --bw-time). BWEvery repeats the tests that often
 	// (0: only the first round and the rounds BWNow asks for).
 	BWTime, BWEvery time.Duration
@@ -143,7 +142,7 @@ func MonitorLoops(f *candidates.File, o Options) ([]Loop, error) {
 	if f.RecordedOnly {
 		return nil, candidates.ErrRecordedOnly
 	}
-	if err := compare.CheckLiveTargets(f); err != nil {
+	if err := CheckLiveTargets(f); err != nil {
 		return nil, err
 	}
 	var tests []OwnedBWTest
@@ -369,7 +368,7 @@ func (l *sweepLoop) sweep(ctx context.Context, sched Scheduler, r sweepRound) bo
 // o.MaxBackoff).
 func TraceLoop(candidate string, t candidates.Target, o Options) Loop {
 	o.defaults()
-	cfg := compare.TraceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
+	cfg := TraceConfig(t, o.TraceRunCycles, o.TraceInterval, o.Timeout)
 	cfg.Clock = o.Clock
 	return traceLoop(candidate, t, o, func(rctx context.Context, addr string, _ int, each func(*route.Trace)) (int, error) {
 		return 0, o.Prober.Trace(rctx, addr, cfg, each)

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 	"github.com/linecheck/linecheck/internal/route"
 )
 
@@ -30,11 +29,11 @@ func MultipathTraceLoop(candidate string, t candidates.Target, o Options) Loop {
 	if !ok {
 		plain := TraceLoop(candidate, t, o)
 		return func(ctx context.Context, emit func(Event)) {
-			emit(Event{Candidate: candidate, Err: errors.New(compare.NoMultipathProber)})
+			emit(Event{Candidate: candidate, Err: errors.New(NoMultipathProber)})
 			plain(ctx, emit)
 		}
 	}
-	cfg := compare.MultipathTraceConfig(t, min(o.TraceRunCycles, LiveMultipathCycles), o.Timeout)
+	cfg := MultipathTraceConfig(t, min(o.TraceRunCycles, LiveMultipathCycles), o.Timeout)
 	cfg.Interval, cfg.Clock, cfg.Rate, cfg.Burst = o.TraceInterval, o.Clock, o.Budget.Rate(), 1
 	return traceLoop(candidate, t, o, func(rctx context.Context, addr string, round int, each func(*route.Trace)) (int, error) {
 		c := cfg

@@ -6,14 +6,13 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
-	"github.com/linecheck/linecheck/internal/compare"
 
 	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // This file is the throughput side of the live loops: the tests the TUI
 // runs against each candidate's bandwidth_test, as compare's live run does
-// (compare.MeasureThroughput, download, compare.DefaultBWTime), and the Quiet that keeps
+// (MeasureThroughput, download, DefaultBWTime), and the Quiet that keeps
 // the ping and trace loops from probing while a test fills the line.
 
 // Quiet keeps the probe loops that share it silent while a throughput test
@@ -143,7 +142,7 @@ type OwnedBWTest struct {
 // ThroughputLoop runs throughput rounds until ctx ends: in each, every
 // candidate's bandwidth_test in turn (an iperf3 server serves one test at
 // a time, and each test fills the line), download for o.BWTime
-// (compare.DefaultBWTime when 0) through compare.MeasureThroughput, as compare's live run
+// (DefaultBWTime when 0) through MeasureThroughput, as compare's live run
 // does. An Event with BWStart announces each test, one with Throughput
 // gives its outcome (Error set when it gave no figures). o.Quiet is held
 // for the whole round, so the ping and trace loops sharing it pause.
@@ -157,7 +156,7 @@ func ThroughputLoop(tests []OwnedBWTest, o Options) Loop {
 	o.defaults()
 	d := o.BWTime
 	if d <= 0 {
-		d = compare.DefaultBWTime
+		d = DefaultBWTime
 	}
 	first := time.Duration(o.Count) * o.Interval
 	return func(ctx context.Context, emit func(Event)) {
@@ -188,7 +187,7 @@ func ThroughputLoop(tests []OwnedBWTest, o Options) Loop {
 					break
 				}
 				emit(Event{Candidate: t.Candidate, BWStart: &BWStart{Test: t.Test, Direction: bw.Download, Time: d}})
-				tp := compare.MeasureThroughput(ctx, t.Test, d, bw.Download)
+				tp := MeasureThroughput(ctx, t.Test, d, bw.Download)
 				if ctx.Err() != nil {
 					break
 				}
