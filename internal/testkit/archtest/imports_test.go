@@ -126,6 +126,51 @@ var rules = []rule{
 		forbidden: func(p string) bool { return p == "testing" },
 		why:       "a production file that imports testing is a test helper: move it under internal/testkit",
 	},
+	{
+		// Issue 34: the TUI and serve's exporter called probe themselves.
+		name:      "the TUI imports no probe package",
+		from:      "tui",
+		forbidden: func(p string) bool { return under(p, module+"/probe") },
+		why:       "a surface subscribes to internal/engine, which names the probe types it reads",
+	},
+	{
+		name:      "serve's exporter imports no probe package",
+		from:      "internal/exporter",
+		forbidden: func(p string) bool { return under(p, module+"/probe") },
+		why:       "a surface subscribes to internal/engine, which names the probe types it reads",
+	},
+	{
+		// Issue 34: the schema, the judgement, the live runtime and the
+		// compare run were one package.
+		name:      "the candidates schema imports no package above it",
+		from:      "internal/candidates",
+		forbidden: above("internal/verdict", "internal/engine", "internal/compare", "internal/exporter", "internal/report", "tui"),
+		why:       "the schema is the bottom of the runs: the verdict, the engine and every surface read it",
+	},
+	{
+		name:      "the verdict imports no package above it",
+		from:      "internal/verdict",
+		forbidden: above("internal/engine", "internal/compare", "internal/exporter", "internal/report", "tui"),
+		why:       "the verdict judges windows and recordings; it never runs a loop or renders",
+	},
+	{
+		name:      "the engine imports no package above it",
+		from:      "internal/engine",
+		forbidden: above("internal/compare", "internal/exporter", "internal/report", "tui"),
+		why:       "compare's one-shot run, the TUI and serve subscribe to the engine, not the other way",
+	},
+}
+
+// above forbids the module's packages under dirs.
+func above(dirs ...string) func(string) bool {
+	return func(p string) bool {
+		for _, d := range dirs {
+			if under(p, module+"/"+d) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // testInfrastructure is what the rules about the test kit leave out: the
@@ -181,6 +226,12 @@ func TestImportRulesFindViolations(t *testing.T) {
 		"bench/x/main.go":              `import ("testing"; "` + module + `/internal/testkit/netlab")`,
 		"internal/x/testdata/skip.go":  `import "testing"`,
 		"internal/stats/stats_test.go": `import "testing"`,
+		"tui/probe.go":                 `import ("` + module + `/probe/bw"; "` + module + `/internal/engine")`,
+		"internal/exporter/e.go":       `import "` + module + `/probe"`,
+		"internal/exporter/e_test.go":  `import "` + module + `/probe"`,
+		"internal/candidates/c.go":     `import ("` + module + `/probe"; "` + module + `/internal/verdict")`,
+		"internal/verdict/v.go":        `import ("` + module + `/internal/candidates"; "` + module + `/internal/compare")`,
+		"internal/engine/e.go":         `import ("` + module + `/internal/verdict"; "` + module + `/tui")`,
 	}
 	for name, imp := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -197,8 +248,13 @@ func TestImportRulesFindViolations(t *testing.T) {
 			"billing/b.go imports " + module + "/internal/stats",
 			"billing/ingest/i.go imports " + module + "/yamlmsg/internal/x",
 		},
-		"no production package imports the test kit":    {"tui/t.go imports " + module + "/internal/testkit/netlab"},
-		"test infrastructure lives in internal/testkit": {"internal/netlab/n.go imports testing"},
+		"no production package imports the test kit":        {"tui/t.go imports " + module + "/internal/testkit/netlab"},
+		"test infrastructure lives in internal/testkit":     {"internal/netlab/n.go imports testing"},
+		"the TUI imports no probe package":                  {"tui/probe.go imports " + module + "/probe/bw"},
+		"serve's exporter imports no probe package":         {"internal/exporter/e.go imports " + module + "/probe"},
+		"the candidates schema imports no package above it": {"internal/candidates/c.go imports " + module + "/internal/verdict"},
+		"the verdict imports no package above it":           {"internal/verdict/v.go imports " + module + "/internal/compare"},
+		"the engine imports no package above it":            {"internal/engine/e.go imports " + module + "/tui"},
 	}
 	for _, r := range rules {
 		got := findings(t, root, r)
