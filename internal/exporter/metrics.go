@@ -1,27 +1,26 @@
 package exporter
 
-// The metric types of /metrics and their text exposition (Prometheus text
-// format 0.0.4), written here rather than with the official client library:
-// Go runs the package init of everything a binary links, and the client
-// library's (its default registry, protobuf descriptors, procfs) ran for
-// every linecheck command, including the one-shot trace and ping whose whole
-// run is a few milliseconds. What serve exposes is small (counters, gauges
-// and one histogram, with labels), so it is kept here, printed the way the
-// client library printed it: families sorted by name, series sorted by their
-// label values, labels in name order, numbers in Go's shortest 'g' form.
+// The metric families of /metrics: the exporter keeps its counters, gauges
+// and histogram in families of its own (written under the exporter's lock,
+// with the series of a target deleted when it leaves the configuration), and
+// exposes them through client_golang: each group of families is a
+// prometheus.Collector that copies its series into const metrics while it
+// holds the group's lock, registered on a prometheus.Registry of its own
+// (never the global one), and promhttp.HandlerFor serves them (text format
+// 0.0.4, OpenMetrics or protobuf as the scraper asks, gzip, name[]). No
+// exposition format is written here: bench/serve/exposition.sh measures this
+// against the hand-written text format it replaced (issue 34).
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"math"
+	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
 )
 
 // Labels maps label names to values, as metric vectors take them.
@@ -35,14 +34,12 @@ const (
 	histogramType
 )
 
-func (t metricType) String() string {
-	switch t {
-	case counterType:
-		return "counter"
-	case gaugeType:
-		return "gauge"
+// valueType is the client library's type of a counter's or gauge's samples.
+func (t metricType) valueType() prometheus.ValueType {
+	if t == counterType {
+		return prometheus.CounterValue
 	}
-	return "histogram"
+	return prometheus.GaugeValue
 }
 
 // family is one metric name with its series.
@@ -50,8 +47,8 @@ type family struct {
 	name, help string
 	typ        metricType
 	labels     []string  // as declared: the order of label values
-	order      []int     // indices into labels, in label-name order (how they are printed)
 	buckets    []float64 // histogram upper bounds, increasing, without +Inf
+	desc       *prometheus.Desc
 
 	mu     sync.Mutex
 	series map[string]*series // by label values joined with \xff
@@ -70,11 +67,7 @@ type series struct {
 
 func newFamily(name, help string, typ metricType, labels []string, buckets []float64) *family {
 	f := &family{name: name, help: help, typ: typ, labels: append([]string(nil), labels...), buckets: buckets, series: map[string]*series{}}
-	f.order = make([]int, len(labels))
-	for i := range f.order {
-		f.order[i] = i
-	}
-	sort.Slice(f.order, func(a, b int) bool { return f.labels[f.order[a]] < f.labels[f.order[b]] })
+	f.desc = prometheus.NewDesc(name, help, f.labels, nil)
 	if len(labels) == 0 {
 		f.plain = f.newSeries(nil)
 	}
@@ -280,54 +273,155 @@ func (v HistogramVec) With(l Labels) Histogram {
 	return Histogram{v.f, v.f.lockedGet(v.f.valuesOf(l))}
 }
 
-// Registry is the set of metric families one /metrics page shows.
+// collect sends a const metric of each series of f (none for a vector
+// nothing was recorded in: the family is then absent, not even its HELP);
+// the values are copied while f.mu is held.
+func (f *family) collect(ch chan<- prometheus.Metric) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plain != nil {
+		ch <- f.metric(f.plain)
+		return
+	}
+	for _, s := range f.series {
+		ch <- f.metric(s)
+	}
+}
+
+// metric is s as a const metric of f; f.mu is held. A label value the
+// client library refuses (not UTF-8) makes an invalid metric: the scrape
+// then fails with the reason rather than serving a page no parser reads.
+func (f *family) metric(s *series) prometheus.Metric {
+	var m prometheus.Metric
+	var err error
+	if f.typ != histogramType {
+		m, err = prometheus.NewConstMetric(f.desc, f.typ.valueType(), s.v, s.values...)
+	} else {
+		// The client library takes cumulative counts by upper bound
+		// and adds the +Inf bucket (the count) itself.
+		cum := make(map[float64]uint64, len(f.buckets))
+		var n uint64
+		for i, le := range f.buckets {
+			n += s.counts[i]
+			cum[le] = n
+		}
+		m, err = prometheus.NewConstHistogram(f.desc, s.n, s.sum, cum, s.values...)
+	}
+	if err != nil {
+		return prometheus.NewInvalidMetric(f.desc, err)
+	}
+	return m
+}
+
+// group is families collected together, under lock when it is set: the
+// exporter's own metrics are read under the exporter's lock so that one
+// scrape never sees a cycle half applied. It is a prometheus.Collector.
+type group struct {
+	lock sync.Locker
+	fams []*family
+}
+
+// Describe sends the descriptor of every family.
+func (g *group) Describe(ch chan<- *prometheus.Desc) {
+	for _, f := range g.fams {
+		ch <- f.desc
+	}
+}
+
+// Collect sends every series of every family, read under g.lock.
+func (g *group) Collect(ch chan<- prometheus.Metric) {
+	if g.lock != nil {
+		g.lock.Lock()
+		defer g.lock.Unlock()
+	}
+	for _, f := range g.fams {
+		f.collect(ch)
+	}
+}
+
+// Registry is the set of metric families one /metrics page shows: a
+// client_golang registry of its own, the Gatherers added to it, and the
+// handler that serves them.
 type Registry struct {
+	prom    *prometheus.Registry
+	handler func() http.Handler
+
 	mu        sync.Mutex
-	groups    []group
-	names     map[string]bool
 	gatherers []Gatherer
 }
 
-// Gatherer is what a client_golang registry is (prometheus.Gatherer):
-// families in Prometheus' data model. serve's Go and process metrics come
-// from client_golang's collectors through one; the registry prints them
-// in the text format beside its own families.
-type Gatherer interface {
-	Gather() ([]*dto.MetricFamily, error)
+// Gatherer is a source of metric families in Prometheus' data model, as a
+// client_golang registry is one.
+type Gatherer = prometheus.Gatherer
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	r := &Registry{prom: prometheus.NewRegistry()}
+	r.handler = sync.OnceValue(func() http.Handler {
+		// Registry: promhttp_metric_handler_errors_total{cause} is
+		// counted in r. The default error handling stops at the first
+		// write that fails (the scraper went away) and counts it once.
+		return &metricsHandler{promhttp.HandlerFor(r, promhttp.HandlerOpts{Registry: r.prom})}
+	})
+	return r
 }
 
-// AddGatherer adds g's families to every rendering of r. A family whose
+// metricsHandler is promhttp's handler behind a pointer, so that the one
+// handler of a registry can be told apart from another.
+type metricsHandler struct{ http.Handler }
+
+// Handler serves r's families: promhttp's negotiation of the format
+// (text 0.0.4, OpenMetrics, protobuf) and of gzip, and name[] parameters
+// to pick families. It is made once per registry.
+func (r *Registry) Handler() http.Handler { return r.handler() }
+
+// AddGatherer adds g's families to every gathering of r. A family whose
 // name r already has is left out (r's own wins), so a name is never
-// printed twice.
+// served twice, and g's errors leave out what it could not read (a
+// process metric on a system without /proc), never the page.
 func (r *Registry) AddGatherer(g Gatherer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gatherers = append(r.gatherers, g)
 }
 
-// group is families collected together, under lock when it is set: the
-// exporter's own metrics are read under the exporter's lock so that one
-// scrape never sees a cycle half applied.
-type group struct {
-	lock sync.Locker
-	fams []*family
+// Gather collects r's families and those of its Gatherers, sorted by name
+// (prometheus.Gatherer).
+func (r *Registry) Gather() ([]*dto.MetricFamily, error) {
+	mfs, err := r.prom.Gather()
+	r.mu.Lock()
+	gatherers := append([]Gatherer(nil), r.gatherers...)
+	r.mu.Unlock()
+	if len(gatherers) == 0 {
+		return mfs, err
+	}
+	names := make(map[string]bool, len(mfs))
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	for _, g := range gatherers {
+		more, _ := g.Gather()
+		for _, mf := range more {
+			if n := mf.GetName(); !names[n] && len(mf.GetMetric()) > 0 {
+				names[n] = true
+				mfs = append(mfs, mf)
+			}
+		}
+	}
+	sort.Slice(mfs, func(i, j int) bool { return mfs[i].GetName() < mfs[j].GetName() })
+	return mfs, err
 }
 
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{names: map[string]bool{}} }
-
-// add registers families, read under lock (nil: none) when written out. A
+// add registers families, read under lock (nil: none) when gathered. A
 // name registered twice is a programming error.
 func (r *Registry) add(lock sync.Locker, fams ...*family) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, f := range fams {
-		if r.names[f.name] {
-			panic("exporter: metric " + f.name + " registered twice")
+	if err := r.prom.Register(&group{lock: lock, fams: fams}); err != nil {
+		names := make([]string, len(fams))
+		for i, f := range fams {
+			names[i] = f.name
 		}
-		r.names[f.name] = true
+		panic(fmt.Sprintf("exporter: metrics %s: %v", strings.Join(names, ", "), err))
 	}
-	r.groups = append(r.groups, group{lock: lock, fams: fams})
 }
 
 // NewCounterVec registers a counter with labels.
@@ -342,186 +436,4 @@ func (r *Registry) NewGaugeVec(name, help string, labels ...string) GaugeVec {
 	f := newFamily(name, help, gaugeType, labels, nil)
 	r.add(nil, f)
 	return GaugeVec{vec{f}}
-}
-
-// rendered is one family's text, ready to be written.
-type rendered struct {
-	name string
-	text []byte
-}
-
-// render prints every family that has a series, sorted by name; only the
-// names in filter when it is not nil.
-func (r *Registry) render(filter map[string]bool) []rendered {
-	r.mu.Lock()
-	groups := append([]group(nil), r.groups...)
-	gatherers := append([]Gatherer(nil), r.gatherers...)
-	names := make(map[string]bool, len(r.names))
-	for n := range r.names {
-		names[n] = true
-	}
-	r.mu.Unlock()
-	var out []rendered
-	for _, g := range gatherers {
-		// A collector's error leaves out what it could not read (a
-		// process metric on a system without /proc), never the page.
-		mfs, _ := g.Gather()
-		for _, mf := range mfs {
-			n := mf.GetName()
-			if names[n] || filter != nil && !filter[n] || len(mf.GetMetric()) == 0 {
-				continue
-			}
-			names[n] = true
-			var b bytes.Buffer
-			if _, err := expfmt.MetricFamilyToText(&b, mf); err == nil {
-				out = append(out, rendered{n, b.Bytes()})
-			}
-		}
-	}
-	for _, g := range groups {
-		if g.lock != nil {
-			g.lock.Lock()
-		}
-		for _, f := range g.fams {
-			if filter != nil && !filter[f.name] {
-				continue
-			}
-			if b := f.text(); b != nil {
-				out = append(out, rendered{f.name, b})
-			}
-		}
-		if g.lock != nil {
-			g.lock.Unlock()
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-// WriteTo writes every family in the text format (for tests and tools).
-func (r *Registry) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	for _, x := range r.render(nil) {
-		m, err := w.Write(x.text)
-		n += int64(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// text is the family in the text format, nil when it has no series (a
-// vector nothing was recorded in is not shown, not even its HELP).
-func (f *family) text() []byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var ss []*series
-	if f.plain != nil {
-		ss = []*series{f.plain}
-	} else {
-		if len(f.series) == 0 {
-			return nil
-		}
-		ss = make([]*series, 0, len(f.series))
-		for _, s := range f.series {
-			ss = append(ss, s)
-		}
-		sort.Slice(ss, func(i, j int) bool {
-			for _, k := range f.order {
-				if a, b := ss[i].values[k], ss[j].values[k]; a != b {
-					return a < b
-				}
-			}
-			return false
-		})
-	}
-	var b bytes.Buffer
-	b.WriteString("# HELP ")
-	b.WriteString(f.name)
-	b.WriteByte(' ')
-	writeEscaped(&b, f.help, false)
-	b.WriteString("\n# TYPE ")
-	b.WriteString(f.name)
-	b.WriteByte(' ')
-	b.WriteString(f.typ.String())
-	b.WriteByte('\n')
-	for _, s := range ss {
-		if f.typ != histogramType {
-			f.sample(&b, "", s, "", s.v)
-			continue
-		}
-		var cum uint64
-		for i, le := range f.buckets {
-			cum += s.counts[i]
-			f.sample(&b, "_bucket", s, formatFloat(le), float64(cum))
-		}
-		f.sample(&b, "_bucket", s, "+Inf", float64(s.n))
-		f.sample(&b, "_sum", s, "", s.sum)
-		f.sample(&b, "_count", s, "", float64(s.n))
-	}
-	return b.Bytes()
-}
-
-// sample prints one line: name+suffix, the labels in name order (and le
-// when it is not empty), the value.
-func (f *family) sample(b *bytes.Buffer, suffix string, s *series, le string, v float64) {
-	b.WriteString(f.name)
-	b.WriteString(suffix)
-	sep := byte('{')
-	for _, i := range f.order {
-		b.WriteByte(sep)
-		b.WriteString(f.labels[i])
-		b.WriteString(`="`)
-		writeEscaped(b, s.values[i], true)
-		b.WriteByte('"')
-		sep = ','
-	}
-	if le != "" {
-		b.WriteByte(sep)
-		b.WriteString(`le="`)
-		b.WriteString(le)
-		b.WriteByte('"')
-		sep = ','
-	}
-	if sep == ',' {
-		b.WriteByte('}')
-	}
-	b.WriteByte(' ')
-	b.WriteString(formatFloat(v))
-	b.WriteByte('\n')
-}
-
-// writeEscaped escapes backslash and newline (HELP text), and the double
-// quote too in label values.
-func writeEscaped(b *bytes.Buffer, s string, quote bool) {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '"' && quote:
-			b.WriteString(`\"`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-}
-
-// formatFloat is the text format's number: +Inf, -Inf, NaN, or Go's
-// shortest representation ('g', so 1234567 is 1.234567e+06, as Prometheus's
-// own client printed it).
-func formatFloat(f float64) string {
-	switch {
-	case f == 0:
-		return "0" // also -0
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, +1):
-		return "+Inf"
-	case math.IsInf(f, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
