@@ -70,16 +70,21 @@ cpu() { # cpu PID: user + system seconds
 	awk -v u="${st[13]}" -v s="${st[14]}" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (u + s) / hz }'
 }
 hwm() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
-scrape() { # scrape PORT OUT: prints the seconds the whole answer took
-	curl -s -H "Accept: $ACCEPT" --max-time 600 -o "$2" -w '%{time_total}\n' "http://127.0.0.1:$1/metrics"
+# scrape PORT OUT: prints the seconds the whole answer took, or "failed"
+# when it did not come whole (serve cuts a response after its 30 s write
+# timeout).
+scrape() {
+	curl -sf -H "Accept: $ACCEPT" --max-time 600 -o "$2" -w '%{time_total}\n' "http://127.0.0.1:$1/metrics" || echo failed
 }
-p99() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } i = int(0.99 * NR); if (i < 0.99 * NR) i++; printf "%.0f", v[i] * 1000 }'; }
+# p99 (nearest rank) in ms; a failed scrape ranks above every answer, and
+# a p99 that falls on one is ">30000" (serve's write timeout).
+p99() { sed 's/^failed$/inf/' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } i = int(0.99 * NR); if (i < 0.99 * NR) i++; if (v[i] == "inf") print ">30000"; else printf "%.0f", v[i] * 1000 }'; }
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-declare -A PID UP P99 PER RSS N
+declare -A PID UP P99 PER RSS N FIRSTFAIL
 # start NAME BIN PORT N FILE: starts serve, waits for its first complete
 # /metrics answer, records the CPU seconds until then.
 start() {
@@ -93,14 +98,20 @@ start() {
 		[ $(($(date +%s) - t0)) -lt 300 ] || { echo "$name: not listening after 300 s" >&2; exit 2; }
 		sleep 0.02
 	done
-	scrape "$port" "$DIR/first-$name.txt" >/dev/null
+	# The first complete answer: a scrape cut by the write timeout is
+	# tried again (its CPU seconds count).
+	FIRSTFAIL[$name]=0
+	while [ "$(scrape "$port" "$DIR/first-$name.txt")" = failed ]; do
+		FIRSTFAIL[$name]=$((FIRSTFAIL[$name] + 1))
+		[ "${FIRSTFAIL[$name]}" -lt 5 ] || { echo "$name at $n targets: 5 first scrapes failed" >&2; exit 2; }
+	done
 	UP[$name]=$(cpu "${PID[$name]}")
 	got=$(grep -c '^linecheck_target_up{' "$DIR/first-$name.txt" || true)
 	[ "$got" -eq "$n" ] || { echo "$name at $n targets: first scrape holds $got target_up series" >&2; exit 2; }
 }
 
 fail=0
-printf '%8s  %-7s %14s %13s %14s %9s %8s\n' targets build "CPU s to 1st" "p99 scrape" "CPU s/scrape" "peak RSS" scrapes
+printf '%8s  %-7s %14s %13s %14s %9s %8s %7s\n' targets build "CPU s to 1st" "p99 scrape" "CPU s/scrape" "peak RSS" scrapes failed
 for n in $SIZES; do
 	f="$DIR/cand$n.yaml"
 	[ -s "$f" ] || gen "$n" "$f"
@@ -120,14 +131,15 @@ for n in $SIZES; do
 		if [ $b = after ]; then c0=$c0a; fi
 		PER[$b]=$(awk -v a="$(cpu "${PID[$b]}")" -v z="$c0" -v k="$k" 'BEGIN { printf "%.3f", (a - z) / k }')
 		RSS[$b]=$(hwm "${PID[$b]}")
-		printf '%8d  %-7s %14s %10s ms %14s %6s MiB %8d\n' "$n" "$b" "${UP[$b]}" "${P99[$b]}" "${PER[$b]}" "${RSS[$b]}" "$k"
+		nf=$(grep -c failed "$DIR/t-$b" || true)
+		printf '%8d  %-7s %14s %10s ms %14s %6s MiB %8d %7s\n' "$n" "$b" "${UP[$b]}" "${P99[$b]}" "${PER[$b]}" "${RSS[$b]}" "$k" "$nf+${FIRSTFAIL[$b]}"
 	done
-	r() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+	r() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
 	ru=$(r "${UP[after]}" "${UP[before]}") rp=$(r "${P99[after]}" "${P99[before]}")
 	printf '%8d  %-7s %13s× %12s× %13s× %8s× %8s\n' "$n" after/before "$ru" "$rp" "$(r "${PER[after]}" "${PER[before]}")" "$(r "${RSS[after]}" "${RSS[before]}")" ""
 	if [ "$n" = 100000 ]; then
 		if awk -v r="$ru" 'BEGIN { exit !(r > 1.5) }'; then echo "  missed: CPU to the first answer ${ru}× (goal ≤ 1.5×)"; fail=1; fi
-		if awk -v r="$rp" -v p="${P99[after]}" 'BEGIN { exit !(r > 2 && p >= 1000) }'; then echo "  missed: p99 scrape ${rp}× and ${P99[after]} ms (goal ≤ 2× or under 1 s)"; fail=1; fi
+		if awk -v r="$rp" -v p="${P99[after]}" 'BEGIN { exit !((r == "-" && p ~ />/) || (r > 2 && p >= 1000)) }'; then echo "  missed: p99 scrape ${rp}× and ${P99[after]} ms (goal ≤ 2× or under 1 s)"; fail=1; fi
 	fi
 	cleanup
 	PIDS=()
