@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/http/httptest"
@@ -187,5 +188,42 @@ func TestScrapeSamplesFromAFixedState(t *testing.T) {
 				t.Errorf("%s: family %s differs: %v", what, name, x)
 			}
 		}
+	}
+}
+
+// Scrapes at once, in text and protobuf, while the loop records: they share
+// each series' label pairs, which only the scrapes read (go test -race).
+func TestConcurrentScrapesShareLabelPairs(t *testing.T) {
+	e := New(nil)
+	e.SetTargets([]Target{lo, far}, time.Unix(0, 0))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			e.ObservePing(lo, PingOutcome{Sent: 2, Recv: 2, RTTms: []float64{float64(i % 5), 1}})
+		}
+	}()
+	errs := make(chan error, 4)
+	for _, accept := range []string{"", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited", "", ""} {
+		go func() {
+			for range 20 {
+				rec := httptest.NewRecorder()
+				muxScraper{e}.ServeHTTP(rec, accept)
+				if rec.Code != 200 || rec.Body.Len() == 0 {
+					errs <- fmt.Errorf("Accept %q: status %d, %d bytes", accept, rec.Code, rec.Body.Len())
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	<-done
+	if got := samples(func() map[string]*dto.MetricFamily { _, m := scrapeAs(t, muxScraper{e}, ""); return m }())["linecheck_probes_sent_total{candidate=local,protocol=icmp,target=127.0.0.1}"]; got != 600 {
+		t.Errorf("sent %v after 300 cycles of 2, want 600", got)
 	}
 }
