@@ -75,7 +75,9 @@ hwm() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 # timeout).
 scrape() {
 	local t
-	rm -f "$2" 2>/dev/null || true
+	# Only a regular file is removed (a stale first answer must not be
+	# read again); never /dev/null, which the timing scrapes write to.
+	if [ -f "$2" ] && [ ! -L "$2" ]; then rm -f -- "$2"; fi
 	if t=$(curl -sf -H "Accept: $ACCEPT" --max-time 600 -o "$2" -w '%{time_total}' "http://127.0.0.1:$1/metrics"); then
 		echo "$t"
 	else
