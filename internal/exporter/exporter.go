@@ -1,8 +1,7 @@
 // Package exporter is the Prometheus side of `linecheck serve`: the metrics
 // of continuous probing, kept in the exporter's own registry (never the
-// global one) and served on /metrics in the Prometheus text format, which
-// metrics.go writes itself, and the loop that probes every target of the
-// candidates file.
+// global one) and served on /metrics through client_golang (metrics.go), and
+// the loop that probes every target of the candidates file.
 //
 // Metrics, labelled candidate, target (the address, with :port for tcp) and
 // protocol; hop metrics add ttl (1..max TTL). Series exist only for
@@ -51,8 +50,7 @@ var targetLabels = []string{"candidate", "target", "protocol"}
 
 // Exporter holds the metrics and the current target list.
 type Exporter struct {
-	reg     *Registry
-	handler func() http.Handler // /metrics, made on first use
+	reg *Registry
 
 	rtt        HistogramVec
 	sent       CounterVec
@@ -186,17 +184,17 @@ func New(log io.Writer) *Exporter {
 	// loopback received == sent must hold in every scrape.
 	// The lock brings the snapshot up to date first (snapLocker).
 	e.reg.add(snapLocker{e}, append(fams, cfams...)...)
-	e.handler = sync.OnceValue(func() http.Handler { return newMetricsHandler(e.reg) })
 	return e
 }
 
 // Registry returns the exporter's registry (for tests and extra metrics).
 func (e *Exporter) Registry() *Registry { return e.reg }
 
-// Handler serves /metrics from the exporter's registry: the text format
-// (0.0.4), gzipped when asked, only the families named by name[] parameters
-// when there are any.
-func (e *Exporter) Handler() http.Handler { return e.handler() }
+// Handler serves /metrics from the exporter's registry through promhttp:
+// the text format (0.0.4), OpenMetrics or protobuf as the scraper asks,
+// gzipped when asked, only the families named by name[] parameters when
+// there are any.
+func (e *Exporter) Handler() http.Handler { return e.reg.Handler() }
 
 // Mux returns the HTTP routes of serve: /metrics, /-/healthy (503 with the
 // reason when nothing can be probed) and / (the state of every target).
