@@ -183,8 +183,8 @@ func candidateFrom(f *candidates.File, c *candidates.Candidate, ev *verdict.Eval
 	if fl, ok := verdict.FloorMs(f, c); ok {
 		out.FloorMs = fl
 	}
-	if len(c.Targets) > 0 {
-		out.Target = c.Targets[0].String()
+	if t, ok := c.RouteTarget(); ok {
+		out.Target = t.String()
 	}
 	if q.Evidence != nil {
 		out.Rule, out.Confidence = q.Evidence.Rule, q.Evidence.Confidence

@@ -125,6 +125,17 @@ func (t Target) String() string {
 	return t.Addr + " icmp"
 }
 
+// RouteTarget is the target whose forward route a live run traces (the
+// one-shot run, the TUI's trace loops, serve's traces): the candidate's
+// first. The one place that choice is made: a candidate traced once per
+// address family would return one target per family here.
+func (c *Candidate) RouteTarget() (Target, bool) {
+	if len(c.Targets) == 0 {
+		return Target{}, false
+	}
+	return c.Targets[0], true
+}
+
 // Recorded holds the resolved paths of a candidate's recordings; empty when absent.
 type Recorded struct {
 	// Forward is a trace from the vantage towards the server (our JSON or mtr --json).

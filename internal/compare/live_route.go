@@ -45,7 +45,10 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 	} else {
 		m.Warnings = append(m.Warnings, "the return path (server → users) cannot be traced from here: run `linecheck backtrace` on the server and give its JSON as recorded.return")
 	}
-	t := c.Targets[0]
+	t, ok := c.RouteTarget()
+	if !ok {
+		return fmt.Errorf("candidate %s: no target to trace", c.Name)
+	}
 	pt, err := resolveTarget(ctx, t)
 	if err != nil {
 		return fmt.Errorf("candidate %s: target %s: %w", c.Name, t.Addr, err)
@@ -55,7 +58,7 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 	var tr *route.Trace
 	multipath := false
 	if c.Multipath {
-		tr, multipath, err = liveMultipath(ctx, c, m, pt.Addr.String(), opt)
+		tr, multipath, err = liveMultipath(ctx, c, t, m, pt.Addr.String(), opt)
 	}
 	if !multipath {
 		err = opt.Prober.Trace(ctx, pt.Addr.String(), cfg, func(t *route.Trace) { tr = t })

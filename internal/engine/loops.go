@@ -162,11 +162,10 @@ func MonitorLoops(f *candidates.File, o Options) ([]Loop, error) {
 		for _, t := range c.Targets {
 			owned = append(owned, OwnedTarget{Candidate: c.Name, Target: t})
 		}
-		switch {
-		case len(c.Targets) > 0 && c.Multipath:
-			loops = append(loops, MultipathTraceLoop(c.Name, c.Targets[0], o))
-		case len(c.Targets) > 0:
-			loops = append(loops, TraceLoop(c.Name, c.Targets[0], o))
+		if t, ok := c.RouteTarget(); ok && c.Multipath {
+			loops = append(loops, MultipathTraceLoop(c.Name, t, o))
+		} else if ok {
+			loops = append(loops, TraceLoop(c.Name, t, o))
 		}
 	}
 	if len(owned) > 0 {
