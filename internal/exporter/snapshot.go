@@ -185,6 +185,7 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 		x := *tp // RelatePort writes into it
 		m.Throughput = &x
 	}
+	rt, traced := c.RouteTarget()
 	for i, t := range e.byCand[name] {
 		ct := candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
 		if i < len(c.Targets) {
@@ -195,7 +196,9 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 		} else {
 			m.Targets = append(m.Targets, verdict.TargetResult{Target: ct})
 		}
-		if i == 0 {
+		// The route is the route target's trace, chosen where compare and
+		// the TUI choose it (candidates.Candidate.RouteTarget).
+		if traced && ct == rt && m.Forward == nil {
 			m.Forward = e.traces[t.key()]
 		}
 	}
