@@ -24,11 +24,15 @@ Parts, in order (docs/trial.md):
   gpu        nvidia-smi -q -x and topo -m, saved in gpu/ and checked against
              gpu: as 'linecheck gpu' checks them; without nvidia-smi the part
              says "not checked" and why, and the rest still runs
-  interconnect  nccl-tests' all_reduce_perf over the cards (1 MiB to 8 GiB)
-             and ibstat, each when installed, saved in interconnect/: bus
-             bandwidth at the largest size against nvlink_busbw_gbps, cards
-             claiming SXM whose all-reduce is PCIe-class (63 GB/s or less)
-             fail, active InfiniBand ports against ib_ports and ib_gbps
+  interconnect  nccl-tests' all_reduce_perf over the cards (1 MiB to 8 GiB),
+             nvbandwidth's GPU-to-GPU copies, ibstat and ib_write_bw (loopback
+             on the first active InfiniBand port), each when installed, saved
+             in interconnect/: bus bandwidth at the largest size against
+             nvlink_busbw_gbps, cards claiming SXM whose all-reduce is
+             PCIe-class (63 GB/s or less) fail, the slowest GPU pair against
+             nvlink_pair_gbps, active InfiniBand ports against ib_ports and
+             ib_gbps, ib_write_bw's average at its largest size against
+             ib_write_gbps
   baseline   the command after --, run to its end: wall time and exit status
              (a non-zero exit fails the part); with GPUs, nvidia-smi samples
              every card each second meanwhile (gpu/query-log.csv): throttled
@@ -40,7 +44,7 @@ The contract file holds the order's blocks, the same keys a candidates file
 gives a candidate:
   host: {form: bare-metal, min_cpu_cores: 64, min_memory_gib: 1024, min_nvme_tb: 7, nic_gbps: 100, rdma: true}
   gpu:  {count: 8, model: H100 SXM5, memory_gib: 80, interconnect: nvlink-all-pairs}
-  interconnect: {nvlink_busbw_gbps: 350, ib_gbps: 400, ib_ports: 8}
+  interconnect: {nvlink_busbw_gbps: 350, nvlink_pair_gbps: 300, ib_gbps: 400, ib_ports: 8, ib_write_gbps: 360}
 
 The bundle (--out, default trial-YYYYMMDD-HHMMSS) holds host.json, gpu/,
 interconnect/, baseline.json and baseline.log, summary.txt/.md/.json/.html, and
@@ -49,8 +53,7 @@ and end, the host's identity. The summary and manifest are rewritten after
 each part: Ctrl-C leaves a whole bundle of what ran, marked interrupted.
 compare reads the bundle as a candidate's recorded: {trial: DIR}.
 
-Not in this build: the line part (backtrace and bw --listen), nvbandwidth
-and ib_write_bw.
+Not in this build: the line part (backtrace and bw --listen).
 
 Examples:
   linecheck trial --contract order.yaml
@@ -65,6 +68,8 @@ type trialOptions struct {
 	nvidiaSMI string
 	arp       string
 	ibstat    string
+	nvb       string
+	ibwr      string
 	root      string
 }
 
@@ -82,6 +87,8 @@ func newTrialCmd() *cobra.Command {
 		f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi `PROGRAM` to run")
 		f.StringVar(&o.arp, "all-reduce-perf", "all_reduce_perf", "nccl-tests' all_reduce_perf `PROGRAM` (run when found)")
 		f.StringVar(&o.ibstat, "ibstat", "ibstat", "the ibstat `PROGRAM` (run when found)")
+		f.StringVar(&o.nvb, "nvbandwidth", "nvbandwidth", "NVIDIA's nvbandwidth `PROGRAM` (run when found)")
+		f.StringVar(&o.ibwr, "ib-write-bw", "ib_write_bw", "perftest's ib_write_bw `PROGRAM` (run when found, in loopback)")
 		f.StringVar(&o.root, "host-root", "/", "read the host's /proc, /sys and markers under `DIR` (a copy of another machine's)")
 	})
 	return c
@@ -118,7 +125,7 @@ func runTrial(c *cobra.Command, o *trialOptions, args []string) error {
 	defer stop()
 	errOut := c.ErrOrStderr()
 	runErr := trial.Run(ctx, b, trial.Options{Root: o.root, Contract: ct, Baseline: args, NVIDIASMI: o.nvidiaSMI,
-		AllReducePerf: o.arp, IBStat: o.ibstat,
+		AllReducePerf: o.arp, IBStat: o.ibstat, NVBandwidth: o.nvb, IBWriteBW: o.ibwr,
 		Progress: func(s string) { fmt.Fprintln(errOut, "trial: "+s) }})
 	summary, _ := os.ReadFile(b.Dir + "/summary.txt")
 	c.OutOrStdout().Write(summary)

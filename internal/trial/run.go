@@ -34,6 +34,10 @@ type Options struct {
 	// and "ibstat" when empty).
 	AllReducePerf string
 	IBStat        string
+	// NVBandwidth and IBWriteBW are NVIDIA's nvbandwidth and perftest's
+	// ib_write_bw ("nvbandwidth" and "ib_write_bw" when empty).
+	NVBandwidth string
+	IBWriteBW   string
 
 	// What the GPU part found, for the interconnect part.
 	gpuCards int

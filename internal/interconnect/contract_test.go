@@ -1,0 +1,53 @@
+package interconnect
+
+import (
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func decode(t *testing.T, src string) (Contract, error) {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return DecodeContract(doc.Content[0], "c.yaml")
+}
+
+func TestDecodeContractNewKeys(t *testing.T) {
+	c, err := decode(t, "nvlink_pair_gbps: 300\nib_write_gbps: 360\n")
+	if err != nil || *c.NVLinkPairGbps != 300 || *c.IBWriteGbps != 360 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for src, want := range map[string]string{
+		"nvlink_pair_gbs: 300\n":             "c.yaml:1",
+		"ib_write_gbps: 0\n":                 "c.yaml:1: interconnect.ib_write_gbps: 0: Gb/s above 0",
+		"ib_gbps: 1\nnvlink_pair_gbps: -3\n": "c.yaml:2: interconnect.nvlink_pair_gbps: -3: GB/s above 0",
+	} {
+		if _, err := decode(t, src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+}
+
+// A key nothing measured fails, saying which tool's output is missing; a
+// run of nvbandwidth without GPU-to-GPU testcases measures no pair.
+func TestCheckAllNewKeys(t *testing.T) {
+	pair, wr := 300.0, 360.0
+	ct := Contract{NVLinkPairGbps: &pair, IBWriteGbps: &wr}
+	c := CheckAll(ct, Measured{}, "")
+	if len(c) != 2 || c[0].Pass || c[0].Note != "not measured (no nvbandwidth output)" || c[1].Pass || c[1].Note != "not measured (no ib_write_bw output)" {
+		t.Errorf("%+v", c)
+	}
+	host := nvb(t, "nvbandwidth-rtx4090-8x-host.txt")
+	c = CheckAll(ct, Measured{NVBandwidth: host, IBWriteBW: ibwr(t, "ib_send_bw-perftest65-mbsec.txt")}, "")
+	if c[0].Pass || c[0].Measured != nil || !strings.Contains(c[0].Note, "no GPU-to-GPU testcase") || c[1].Pass || c[1].Measured.(float64) < 46.5 {
+		t.Errorf("%+v", c)
+	}
+	c = CheckAll(ct, Measured{NVBandwidth: nvb(t, "nvbandwidth-h100-8x-nvswitch.txt"), IBWriteBW: ibwr(t, "ib_write_bw-ndr-400.txt")}, "")
+	if !c[0].Pass || c[0].Measured != 388.25 || !c[1].Pass || c[1].Measured != 393.88 {
+		t.Errorf("%+v", c)
+	}
+}
