@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/linecheck/linecheck/internal/trial"
+	"github.com/linecheck/linecheck/probe"
 	"github.com/linecheck/linecheck/yamlmsg"
 )
 
@@ -39,6 +42,12 @@ Parts, in order (docs/trial.md):
              share and reasons, max_temp_c and max_throttle_share of gpu:,
              and a card under 60 % busy without throttling reported starved
              (input, network or a shared host)
+  line       with --targets FILE, the return routes toward the users'
+             carriers (as backtrace --targets FILE) in line/backtrace.json;
+             with --listen [ADDR:]PORT, an iperf3-protocol server (as bw
+             --listen) for --duration (default 24h) that the office runs
+             'linecheck bw SERVER' against, every test journalled in
+             line/bw.journal and the manifest rewritten each hour
 
 The contract file holds the order's blocks, the same keys a candidates file
 gives a candidate:
@@ -51,13 +60,13 @@ interconnect/, baseline.json and baseline.log, summary.txt/.md/.json/.html, and
 manifest.json, written last: every file with its sha256, the versions, start
 and end, the host's identity. The summary and manifest are rewritten after
 each part: Ctrl-C leaves a whole bundle of what ran, marked interrupted.
-compare reads the bundle as a candidate's recorded: {trial: DIR}.
-
-Not in this build: the line part (backtrace and bw --listen).
+compare reads the bundle as a candidate's recorded: {trial: DIR}, the line
+part's files as its recorded.return and recorded.bw.
 
 Examples:
   linecheck trial --contract order.yaml
   linecheck trial --contract order.yaml --out trial-hk1 -- python train.py --steps 200
+  linecheck trial --contract order.yaml --targets users.yaml --listen 0.0.0.0:5201 --duration 24h
 
 Exit codes: 0 no part failed, 1 a part failed (the bundle is written first),
 2 bad usage or bad input, 130 interrupted (the bundle is closed first).`
@@ -71,6 +80,9 @@ type trialOptions struct {
 	nvb       string
 	ibwr      string
 	root      string
+	targets   string
+	listen    string
+	duration  time.Duration
 }
 
 func newTrialCmd() *cobra.Command {
@@ -89,6 +101,9 @@ func newTrialCmd() *cobra.Command {
 		f.StringVar(&o.ibstat, "ibstat", "ibstat", "the ibstat `PROGRAM` (run when found)")
 		f.StringVar(&o.nvb, "nvbandwidth", "nvbandwidth", "NVIDIA's nvbandwidth `PROGRAM` (run when found)")
 		f.StringVar(&o.ibwr, "ib-write-bw", "ib_write_bw", "perftest's ib_write_bw `PROGRAM` (run when found, in loopback)")
+		f.StringVar(&o.targets, "targets", "", "line part: backtrace toward the targets of `FILE` (backtrace's --targets format)")
+		f.StringVar(&o.listen, "listen", "", "line part: serve throughput tests on `[ADDR:]PORT` (as bw --listen; ADDR defaults to 127.0.0.1, give 0.0.0.0 for the office)")
+		durationVarP(f, &o.duration, "duration", "", 24*time.Hour, "line part: how long --listen serves (seconds or a Go duration, 24h)")
 		f.StringVar(&o.root, "host-root", "/", "read the host's /proc, /sys and markers under `DIR` (a copy of another machine's)")
 	})
 	return c
@@ -111,6 +126,10 @@ func runTrial(c *cobra.Command, o *trialOptions, args []string) error {
 	if st, err := os.Stat(o.root); err != nil || !st.IsDir() {
 		return badInput(fmt.Errorf("--host-root %s: not a directory", o.root))
 	}
+	line, err := trialLine(c, o)
+	if err != nil {
+		return badInput(err)
+	}
 	start := time.Now()
 	if o.out == "" {
 		o.out = "trial-" + start.UTC().Format("20060102-150405")
@@ -125,7 +144,7 @@ func runTrial(c *cobra.Command, o *trialOptions, args []string) error {
 	defer stop()
 	errOut := c.ErrOrStderr()
 	runErr := trial.Run(ctx, b, trial.Options{Root: o.root, Contract: ct, Baseline: args, NVIDIASMI: o.nvidiaSMI,
-		AllReducePerf: o.arp, IBStat: o.ibstat, NVBandwidth: o.nvb, IBWriteBW: o.ibwr,
+		AllReducePerf: o.arp, IBStat: o.ibstat, NVBandwidth: o.nvb, IBWriteBW: o.ibwr, Line: line,
 		Progress: func(s string) { fmt.Fprintln(errOut, "trial: "+s) }})
 	summary, _ := os.ReadFile(b.Dir + "/summary.txt")
 	c.OutOrStdout().Write(summary)
@@ -142,6 +161,42 @@ func runTrial(c *cobra.Command, o *trialOptions, args []string) error {
 		}
 	}
 	return nil
+}
+
+// trialLine checks the line part's flags before anything runs: the
+// targets file read, --listen an [ADDR:]PORT, --duration positive.
+func trialLine(c *cobra.Command, o *trialOptions) (trial.Line, error) {
+	var l trial.Line
+	if o.targets != "" {
+		targets, _, from, err := backtraceTargetSet(o.targets)
+		if err != nil {
+			return l, err
+		}
+		db, err := hopNamesDB("", false, nil, c.ErrOrStderr())
+		if err != nil {
+			return l, err
+		}
+		l.Targets, l.TargetsFrom, l.ASN = targets, from, db
+		l.Trace = probe.TraceConfig{Proto: probe.ICMP, MaxTTL: probe.DefaultMaxTTL, Cycles: 1, Interval: time.Second,
+			Timeout: probe.DefaultTraceTimeout, Rate: DefaultBacktraceRate}
+		l.Rate = DefaultBacktraceRate
+		l.Vantage, _ = os.Hostname()
+	}
+	if o.listen != "" {
+		addr := o.listen
+		if !strings.Contains(addr, ":") {
+			addr = ":" + addr
+		}
+		_, port, err := net.SplitHostPort(addr)
+		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
+			return l, fmt.Errorf("--listen %q: want [ADDR:]PORT, e.g. 5201 or 0.0.0.0:5201", o.listen)
+		}
+		if o.duration <= 0 {
+			return l, fmt.Errorf("--duration %v: must be positive", o.duration)
+		}
+		l.Listen, l.Duration = addr, o.duration
+	}
+	return l, nil
 }
 
 // machineID is /etc/machine-id under root, "" when absent.

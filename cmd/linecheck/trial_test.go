@@ -129,3 +129,27 @@ func TestTrialInterruptedLeavesAReadableBundle(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
+
+// The line part's flags are checked before anything runs: exit 2, the file
+// or flag named, no bundle made.
+func TestTrialLineFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "127.0.0.1:http"}, `--listen "127.0.0.1:http": want [ADDR:]PORT`},
+		{[]string{"--listen", "70000"}, `--listen "70000": want [ADDR:]PORT`},
+		{[]string{"--listen", "127.0.0.1:0", "--duration", "-1s"}, "--duration -1s: must be positive"},
+		{[]string{"--targets", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+	} {
+		out := filepath.Join(dir, "bundle")
+		code, _, stderr := runTrialHelper(t, nil, append([]string{"trial", "--out", out}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a bundle was made for bad input", tc.args)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Options struct {
 	NVBandwidth string
 	IBWriteBW   string
 
+	// Line is the line part: the backtrace and the throughput server.
+	Line Line
+
 	// What the GPU part found, for the interconnect part.
 	gpuCards int
 	gpuForm  string
@@ -63,6 +66,7 @@ const (
 	PartGPU          = "gpu"
 	PartBaseline     = "baseline"
 	PartInterconnect = "interconnect"
+	PartLine         = "line"
 )
 
 // Run runs the parts into b: each part's files, then the summary and
@@ -78,6 +82,7 @@ func Run(ctx context.Context, b *Bundle, o Options) error {
 		{PartGPU, runGPU},
 		{PartInterconnect, runInterconnect},
 		{PartBaseline, runBaseline},
+		{PartLine, runLine},
 	}
 	for i, p := range parts {
 		if ctx.Err() != nil {
