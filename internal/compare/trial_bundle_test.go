@@ -94,3 +94,60 @@ func TestCompareRecordedTrialLine(t *testing.T) {
 	}
 	t.Fatal("no hk-cn2-gia")
 }
+
+// The generated full 8-card runs (internal/interconnect/testdata) as the
+// bundles of the samples' only passing line, ordered with
+// nvlink_busbw_gbps 350: the DGX H100's 459.66 GB/s passes and the
+// candidate is recommended; the PCIe box's 20.00 fails the interconnect
+// delivery and it is not.
+func TestCompareRecordedTrialFullAllReduce(t *testing.T) {
+	src, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file        string
+		busbw       float64
+		verdict     string
+		recommended string
+	}{
+		{"all_reduce_perf-dgx-h100-8x.txt", 459.66, "pass", "hk-cn2-gia"},
+		{"all_reduce_perf-pcie-8x.txt", 20.00, "fail", ""},
+	} {
+		dir := filepath.Join(t.TempDir(), "trial")
+		b, err := trial.Create(dir, time.Now(), map[string]string{"linecheck": "test"}, trial.Identity{Hostname: "gpu1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join("../interconnect/testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.WriteFile(filepath.Join(trial.InterconnectDir, trial.AllReduceFile), data); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Sync(time.Now(), true); err != nil {
+			t.Fatal(err)
+		}
+		old := "probes: rec/hk-cn2-gia-ping.ndjson}"
+		s := strings.Replace(string(src), old, strings.TrimSuffix(old, "}")+", trial: "+dir+"}\n    interconnect: {nvlink_busbw_gbps: 350}\n", 1)
+		f, err := candidates.Parse([]byte(s), samplesFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(t.Context(), f, Options{Offline: true, Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range r.Candidates {
+			if e.Name == "hk-cn2-gia" {
+				if ic := e.Interconnect; ic == nil || ic.Verdict != tc.verdict || *ic.BusBWGbps != tc.busbw {
+					t.Errorf("%s: interconnect %+v", tc.file, ic)
+				}
+			}
+		}
+		if r.Recommended != tc.recommended {
+			t.Errorf("%s: recommended %q, want %q", tc.file, r.Recommended, tc.recommended)
+		}
+	}
+}
