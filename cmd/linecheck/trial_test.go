@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/trial"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // runTrialHelper runs linecheck args in a child process (the test binary
@@ -151,5 +154,46 @@ func TestTrialLineFlagsRefused(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: a bundle was made for bad input", tc.args)
 		}
+	}
+}
+
+// trial --listen on 127.0.0.1 serves a test for --duration: a bw client in
+// this process tests against it, the trial exits 0 when the duration ends,
+// and the verified bundle's manifest names the journal, one test in it.
+func TestTrialListenServesATest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	root, err := filepath.Abs("../../internal/host/testdata/bare-metal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "bundle")
+	clientErr := make(chan error, 1)
+	go func() {
+		// The trial's other parts run first: try until the server is up.
+		var err error
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if _, err = bw.Run(t.Context(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second}); err == nil {
+				break
+			}
+		}
+		clientErr <- err
+	}()
+	code, stdout, stderr := runTrialHelper(t, nil, "trial", "--host-root", root, "--nvidia-smi", "linecheck-no-nvidia-smi",
+		"--all-reduce-perf", "linecheck-no-arp", "--nvbandwidth", "linecheck-no-nvb", "--ibstat", "linecheck-no-ibstat", "--ib-write-bw", "linecheck-no-ibwr",
+		"--listen", "127.0.0.1:"+strconv.Itoa(port), "--duration", "6s", "--out", out)
+	if err := <-clientErr; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(stdout, "1 tests served, 0 failed") || !strings.Contains(stderr, "linecheck bw --port "+strconv.Itoa(port)) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	m, err := trial.ReadManifest(out)
+	if err != nil || m.Line.BWJournal != "line/bw.journal" || !m.Complete {
+		t.Fatalf("%+v %v", m, err)
 	}
 }

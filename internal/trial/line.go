@@ -188,7 +188,8 @@ func serveBW(ctx context.Context, b *Bundle, o *Options) (served, failed int, er
 	if l.OnListen != nil {
 		l.OnListen(srv.Addr())
 	}
-	o.progress("line: throughput server on %s for %v (bw SERVER from the office: linecheck bw %s)", srv.Addr(), l.Duration, srv.Addr())
+	a := srv.Addr()
+	o.progress("line: throughput server on %s for %v: from the office, linecheck bw --port %d THIS-SERVER (or iperf3 -c THIS-SERVER -p %d)", a, l.Duration, a.Port, a.Port)
 	sctx, cancel := context.WithTimeout(ctx, l.Duration)
 	defer cancel()
 	done := make(chan error, 1)
