@@ -97,8 +97,8 @@ func runLine(ctx context.Context, b *Bundle, o *Options) Part {
 		notRun = append(notRun, "throughput server not run (no --listen)")
 	} else {
 		served, failed, err := serveBW(ctx, b, o)
-		if served+failed > 0 || err == nil {
-			rel := path.Join(LineDir, BWJournalFile)
+		rel := path.Join(LineDir, BWJournalFile)
+		if _, serr := os.Stat(filepath.Join(b.Dir, filepath.FromSlash(rel))); serr == nil {
 			p.Files = append(p.Files, rel)
 			b.manifest.Line.BWJournal = rel
 		}
@@ -154,12 +154,8 @@ func serveBW(ctx context.Context, b *Bundle, o *Options) (served, failed int, er
 	if err := os.MkdirAll(filepath.Dir(jpath), 0o755); err != nil {
 		return 0, 0, err
 	}
-	w, _, err := journal.Open(jpath, journal.KindBW)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer w.Close()
-	var mu sync.Mutex // the journal and the bundle's manifest
+	var w *journal.Writer // opened once the server is bound: no test comes before
+	var mu sync.Mutex     // the journal and the bundle's manifest
 	var werr error
 	srv, err := bw.Listen(bw.ServerConfig{Addr: l.Listen, Network: "tcp", Percentile: percentile.NearestRank,
 		OnResult: func(res *bw.Result, err error) {
@@ -185,6 +181,13 @@ func serveBW(ctx context.Context, b *Bundle, o *Options) (served, failed int, er
 	if err != nil {
 		return 0, 0, fmt.Errorf("--listen %s: %w", l.Listen, err)
 	}
+	if w, _, err = journal.Open(jpath, journal.KindBW); err != nil {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		_ = srv.Serve(done) // closes the port at once
+		return 0, 0, err
+	}
+	defer w.Close()
 	if l.OnListen != nil {
 		l.OnListen(srv.Addr())
 	}

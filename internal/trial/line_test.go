@@ -121,3 +121,21 @@ func TestLinePartBacktraceOnLoopback(t *testing.T) {
 		t.Errorf("%+v", doc)
 	}
 }
+
+// A port already taken: the part is an error naming --listen, and no
+// journal is left behind.
+func TestLinePartListenRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b := newBundle(t)
+	p := runLine(t.Context(), b, &Options{Line: Line{Listen: ln.Addr().String(), Duration: time.Second}})
+	if p.Status != StatusError || !strings.HasPrefix(p.Reason, "throughput server: --listen "+ln.Addr().String()+": ") || len(p.Files) != 0 {
+		t.Errorf("%+v", p)
+	}
+	if _, err := os.Stat(filepath.Join(b.Dir, "line", "bw.journal")); err == nil {
+		t.Error("a journal was left for a server that never listened")
+	}
+}
