@@ -118,7 +118,8 @@ func ParseNVBandwidth(b []byte, name string) (*NVBandwidth, error) {
 				return nil, fmt.Errorf("%s:%d: SUM names %s, the matrix above is %s", name, n, f[1], t.Name)
 			}
 			t.Sum, cur = &v, nil
-		case strings.HasSuffix(line, ")") && strings.Contains(line, "(row)") && strings.Contains(line, "(column)"):
+		// "GPU(row) -> GPU(column)"; early versions "GPU(columns) <- CPU(rows)".
+		case strings.HasSuffix(line, ")") && strings.Contains(line, "(row") && strings.Contains(line, "(column"):
 			unit := line[strings.LastIndex(line, "(")+1 : len(line)-1]
 			titleLine[len(out.Tests)] = n
 			out.Tests = append(out.Tests, NVTest{Name: running, Title: line, Unit: unit})

@@ -70,6 +70,14 @@ func TestParseNVBandwidth(t *testing.T) {
 		t.Error("host tests counted as peer pairs")
 	}
 
+	// The early layout of nvbandwidth's own README: "Running benchmark
+	// NAME.", "(columns)" and "(rows)", no SUM line.
+	e := nvb(t, "nvbandwidth-readme-early.txt")
+	if len(e.Tests) != 1 || e.Tests[0].Name != "host_to_device_bidirectional_memcpy_ce" || e.Tests[0].Sum != nil ||
+		*e.Tests[0].Matrix[0][1] != 0.34 || e.Tests[0].PeerTest() {
+		t.Errorf("%+v", e)
+	}
+
 	// Generated 8 × H100 (testdata/generate.py): 56 pairs, 388.25 the
 	// slowest (388 + 0.25·((7r+3c) mod 10), 0 only on the diagonal); one
 	// pair down to 47.30 both ways in the other file.
