@@ -31,11 +31,11 @@ Parts, in order (docs/trial.md):
              nvbandwidth's GPU-to-GPU copies, ibstat and ib_write_bw (loopback
              on the first active InfiniBand port), each when installed, saved
              in interconnect/: bus bandwidth at the largest size against
-             nvlink_busbw_gbps, cards claiming SXM whose all-reduce is
-             PCIe-class (63 GB/s or less) fail, the slowest GPU pair against
-             nvlink_pair_gbps, active InfiniBand ports against ib_ports and
-             ib_gbps, ib_write_bw's average at its largest size against
-             ib_write_gbps
+             nvlink_busbw_gbps, cards claiming SXM whose all-reduce or one
+             of whose GPU pairs is PCIe-class (63 GB/s or less) fail, the
+             slowest GPU pair against nvlink_pair_gbps, active InfiniBand
+             ports against ib_ports and ib_gbps, ib_write_bw's average at
+             its largest size against ib_write_gbps
   baseline   the command after --, run to its end: wall time and exit status
              (a non-zero exit fails the part); with GPUs, nvidia-smi samples
              every card each second meanwhile (gpu/query-log.csv): throttled

@@ -99,6 +99,19 @@ func CheckAll(ct Contract, m Measured, form string) []Check {
 		cc := CheckFormFactor(form, ar)
 		out = append(out, Check{Name: "form_factor", Required: form + ": above PCIe class", Measured: deref(cc.BusBWGBps), Pass: cc.Pass, Note: cc.Note})
 	}
+	if m.NVBandwidth != nil && strings.HasPrefix(strings.ToUpper(form), "SXM") {
+		// The NVLink domain complete: on an SXM part every pair copies
+		// above what PCIe carries; one at or below it went over PCIe.
+		if p, ok := m.NVBandwidth.SlowestPeerPair(); ok {
+			c := Check{Name: "nvlink_all_pairs", Required: form + ": every pair above PCIe class", Measured: p.GBps, Pass: p.GBps > PCIeClassCeilingGBps}
+			if c.Pass {
+				c.Note = fmt.Sprintf("slowest pair %.2f GB/s: NVLink", p.GBps)
+			} else {
+				c.Note = fmt.Sprintf("GPU %d → GPU %d copies at %.2f GB/s in %s, PCIe-class (at most %.1f GB/s over PCIe 5.0 x16): that pair is not on NVLink", p.Row, p.Col, p.GBps, p.Test, PCIeClassCeilingGBps)
+			}
+			out = append(out, c)
+		}
+	}
 	if ct.NVLinkPairGbps != nil {
 		c := Check{Name: "nvlink_pair_gbps", Required: *ct.NVLinkPairGbps}
 		if m.NVBandwidth == nil {

@@ -51,3 +51,23 @@ func TestCheckAllNewKeys(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// Cards claiming SXM5: the 8 × H100 matrix with the pair 3 → 5 at 47.30
+// GB/s fails nvlink_all_pairs (47.30 ≤ 63.0, PCIe-class); the whole one
+// (slowest 388.25) passes; PCIe cards are not cross-checked, nor is a run
+// with no GPU-to-GPU testcase.
+func TestCheckAllNVLinkAllPairs(t *testing.T) {
+	slow := CheckAll(Contract{}, Measured{NVBandwidth: nvb(t, "nvbandwidth-h100-8x-one-slow-pair.txt")}, "SXM5")
+	if len(slow) != 1 || slow[0].Name != "nvlink_all_pairs" || slow[0].Pass || slow[0].Measured != 47.30 || !strings.Contains(slow[0].Note, "GPU 3 → GPU 5 copies at 47.30 GB/s") {
+		t.Errorf("%+v", slow)
+	}
+	if ok := CheckAll(Contract{}, Measured{NVBandwidth: nvb(t, "nvbandwidth-h100-8x-nvswitch.txt")}, "SXM5"); len(ok) != 1 || !ok[0].Pass {
+		t.Errorf("%+v", ok)
+	}
+	if c := CheckAll(Contract{}, Measured{NVBandwidth: nvb(t, "nvbandwidth-a6000-6x-pcie.txt")}, "PCIe"); len(c) != 0 {
+		t.Errorf("%+v", c)
+	}
+	if c := CheckAll(Contract{}, Measured{NVBandwidth: nvb(t, "nvbandwidth-rtx4090-8x-host.txt")}, "SXM5"); len(c) != 0 {
+		t.Errorf("%+v", c)
+	}
+}
