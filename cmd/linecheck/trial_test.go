@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/trial"
+	"github.com/linecheck/linecheck/probe/bw"
 )
 
 // runTrialHelper runs linecheck args in a child process (the test binary
@@ -127,5 +130,70 @@ func TestTrialInterruptedLeavesAReadableBundle(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "interrupted (Ctrl-C)") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// The line part's flags are checked before anything runs: exit 2, the file
+// or flag named, no bundle made.
+func TestTrialLineFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "127.0.0.1:http"}, `--listen "127.0.0.1:http": want [ADDR:]PORT`},
+		{[]string{"--listen", "70000"}, `--listen "70000": want [ADDR:]PORT`},
+		{[]string{"--listen", "127.0.0.1:0", "--duration", "-1s"}, "--duration -1s: must be positive"},
+		{[]string{"--targets", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+	} {
+		out := filepath.Join(dir, "bundle")
+		code, _, stderr := runTrialHelper(t, nil, append([]string{"trial", "--out", out}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a bundle was made for bad input", tc.args)
+		}
+	}
+}
+
+// trial --listen on 127.0.0.1 serves a test for --duration: a bw client in
+// this process tests against it, the trial exits 0 when the duration ends,
+// and the verified bundle's manifest names the journal, one test in it.
+func TestTrialListenServesATest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	root, err := filepath.Abs("../../internal/host/testdata/bare-metal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "bundle")
+	clientErr := make(chan error, 1)
+	go func() {
+		// The trial's other parts run first: try until the server is up.
+		var err error
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if _, err = bw.Run(t.Context(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second}); err == nil {
+				break
+			}
+		}
+		clientErr <- err
+	}()
+	code, stdout, stderr := runTrialHelper(t, nil, "trial", "--host-root", root, "--nvidia-smi", "linecheck-no-nvidia-smi",
+		"--all-reduce-perf", "linecheck-no-arp", "--nvbandwidth", "linecheck-no-nvb", "--ibstat", "linecheck-no-ibstat", "--ib-write-bw", "linecheck-no-ibwr",
+		"--listen", "127.0.0.1:"+strconv.Itoa(port), "--duration", "6s", "--out", out)
+	if err := <-clientErr; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(stdout, "1 tests served, 0 failed") || !strings.Contains(stderr, "linecheck bw --port "+strconv.Itoa(port)) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	m, err := trial.ReadManifest(out)
+	if err != nil || m.Line.BWJournal != "line/bw.journal" || !m.Complete {
+		t.Fatalf("%+v %v", m, err)
 	}
 }

@@ -149,6 +149,7 @@ type Recorded struct {
 	// GPU is a directory of saved nvidia-smi outputs (what `gpu --from` reads).
 	GPU string
 	// Trial is a `linecheck trial` bundle: its gpu/ stands as GPU, its
+	// line/backtrace.json as Return and line/bw.journal as BW, its
 	// host.json is checked against the host: block.
 	Trial string
 }
@@ -629,6 +630,22 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 			v.errf(rc.line, "%s.recorded: trial and gpu: choose one (a trial bundle's gpu/ is its recorded.gpu)", field)
 		} else if st, err := os.Stat(filepath.Join(c.Recorded.Trial, "gpu")); err == nil && st.IsDir() {
 			c.Recorded.GPU = filepath.Join(c.Recorded.Trial, "gpu")
+		}
+		// The trial's line part: its backtrace is the return route, its
+		// server's journal (when a test was served) the throughput.
+		for _, lf := range []struct {
+			into      *string
+			rel, name string
+		}{{&c.Recorded.Return, "line/backtrace.json", "return"}, {&c.Recorded.BW, "line/bw.journal", "bw"}} {
+			p := filepath.Join(c.Recorded.Trial, filepath.FromSlash(lf.rel))
+			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+				continue
+			}
+			if *lf.into != "" {
+				v.errf(rc.line, "%s.recorded: trial and %s: choose one (the trial bundle's %s is its recorded.%s)", field, lf.name, lf.rel, lf.name)
+				continue
+			}
+			*lf.into = p
 		}
 	}
 	if rc.Host.Kind != 0 {

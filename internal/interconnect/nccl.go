@@ -1,6 +1,10 @@
-// Package interconnect reads what the GPU interconnect measured: the text
-// output of nccl-tests' all_reduce_perf (bus bandwidth per size), and
-// cross-checks it with the form factor the cards claim.
+// Package interconnect reads what the GPU and InfiniBand interconnect
+// measured: the text outputs of nccl-tests' all_reduce_perf (bus bandwidth
+// per size, nccl.go), NVIDIA's nvbandwidth (GB/s per device pair,
+// nvbandwidth.go), ibstat (ports, ibstat.go) and perftest's ib_write_bw
+// (bandwidth per message size, ibwritebw.go), one reader a file; checks
+// them against an order's interconnect: block (contract.go), and
+// cross-checks all_reduce_perf with the form factor the cards claim.
 //
 // Bus bandwidth is nccl-tests' busbw: for all-reduce, algbw × 2(n−1)/n
 // with n ranks, comparable across rank counts. The figure judged is the

@@ -83,3 +83,45 @@ func TestCheckFormFactor(t *testing.T) {
 		t.Errorf("no rows: %+v", c)
 	}
 }
+
+// The generated full runs (testdata/generate.py, figures worked by hand in
+// testdata/README.md): 8 ranks, 14 sizes from 1 MiB to 8 GiB; at 8 GiB the
+// DGX's busbw is 8589934592 / 32704 µs × 1.75 = 459.65 GB/s (459.66 in
+// place), the PCIe box's 20.00. Against an order for 350 GB/s from cards
+// claiming SXM5 the first passes both checks, the second fails both.
+func TestFullRunsToldApart(t *testing.T) {
+	dgx := read(t, "all_reduce_perf-dgx-h100-8x.txt")
+	pcie := read(t, "all_reduce_perf-pcie-8x.txt")
+	for _, a := range []*AllReduce{dgx, pcie} {
+		if len(a.Rows) != 14 || a.Ranks != 8 || a.Rows[0].Bytes != 1<<20 || a.AvgBusBW == nil {
+			t.Fatalf("rows %d ranks %d first %+v", len(a.Rows), a.Ranks, a.Rows[0])
+		}
+	}
+	if dgx.Devices[7] != "NVIDIA H100 80GB HBM3" || pcie.Devices[0] != "NVIDIA H100 PCIe" {
+		t.Errorf("devices %v / %v", dgx.Devices, pcie.Devices)
+	}
+	if r, _ := dgx.Largest(); r.Bytes != 8589934592 || r.OutOfPlaceBusBW != 459.65 || *dgx.BusBWAtLargest() != 459.66 {
+		t.Errorf("dgx largest %+v", r)
+	}
+	if r, _ := pcie.Largest(); r.OutOfPlaceBusBW != 20.00 || *pcie.BusBWAtLargest() != 20.00 {
+		t.Errorf("pcie largest %+v", r)
+	}
+	need := 350.0
+	ct := Contract{NVLinkBusBWGbps: &need}
+	verdict := func(a *AllReduce) (pass []string, fail []string) {
+		for _, c := range CheckAll(ct, Measured{AllReduce: a}, "SXM5") {
+			if c.Pass {
+				pass = append(pass, c.Name)
+			} else {
+				fail = append(fail, c.Name)
+			}
+		}
+		return
+	}
+	if pass, fail := verdict(dgx); strings.Join(pass, ",") != "nvlink_busbw_gbps,form_factor" || len(fail) != 0 {
+		t.Errorf("dgx pass %v fail %v", pass, fail)
+	}
+	if pass, fail := verdict(pcie); len(pass) != 0 || strings.Join(fail, ",") != "nvlink_busbw_gbps,form_factor" {
+		t.Errorf("pcie pass %v fail %v", pass, fail)
+	}
+}

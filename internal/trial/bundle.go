@@ -25,6 +25,7 @@ const (
 	StatusNotChecked  = "not checked" // could not run here; Reason says why
 	StatusInterrupted = "interrupted"
 	StatusError       = "error"
+	StatusRunning     = "running" // the part is under way (the line part's hourly manifests)
 )
 
 // Part is one part of the trial as the bundle records it.
@@ -58,8 +59,18 @@ type Manifest struct {
 	Interrupted bool      `json:"interrupted,omitempty"`
 	Host        Identity  `json:"host"`
 	Parts       []Part    `json:"parts"`
+	// Line names the line part's files, absent where they were not made.
+	Line LineFiles `json:"line"`
 	// Files lists every file of the bundle but the manifest, by path.
 	Files []FileEntry `json:"files"`
+}
+
+// LineFiles are the line part's files by bundle path: the backtrace
+// document (what compare reads as recorded.return) and the throughput
+// server's journal (recorded.bw).
+type LineFiles struct {
+	Backtrace string `json:"backtrace,omitempty"`
+	BWJournal string `json:"bw_journal,omitempty"`
 }
 
 // Identity says which machine the bundle is of.

@@ -34,6 +34,13 @@ type Options struct {
 	// and "ibstat" when empty).
 	AllReducePerf string
 	IBStat        string
+	// NVBandwidth and IBWriteBW are NVIDIA's nvbandwidth and perftest's
+	// ib_write_bw ("nvbandwidth" and "ib_write_bw" when empty).
+	NVBandwidth string
+	IBWriteBW   string
+
+	// Line is the line part: the backtrace and the throughput server.
+	Line Line
 
 	// What the GPU part found, for the interconnect part.
 	gpuCards int
@@ -59,6 +66,7 @@ const (
 	PartGPU          = "gpu"
 	PartBaseline     = "baseline"
 	PartInterconnect = "interconnect"
+	PartLine         = "line"
 )
 
 // Run runs the parts into b: each part's files, then the summary and
@@ -74,6 +82,7 @@ func Run(ctx context.Context, b *Bundle, o Options) error {
 		{PartGPU, runGPU},
 		{PartInterconnect, runInterconnect},
 		{PartBaseline, runBaseline},
+		{PartLine, runLine},
 	}
 	for i, p := range parts {
 		if ctx.Err() != nil {

@@ -132,27 +132,19 @@ func (d *InterconnectDelivery) Failed() []string {
 	return out
 }
 
-// interconnectDeliveryOf reads recorded.trial's interconnect/ (whichever of
-// all_reduce_perf.txt and ibstat.txt is there); nil without a bundle, or
-// when the bundle has neither and the candidate orders nothing of it.
+// interconnectDeliveryOf reads recorded.trial's interconnect/ (whichever
+// tools' outputs are there: trial.ReadInterconnect); nil without a bundle, or
+// when the bundle has none and the candidate orders nothing of it.
 func interconnectDeliveryOf(c *candidates.Candidate, g *GPUDelivery) (*InterconnectDelivery, error) {
 	dir := c.Recorded.Trial
 	if dir == "" {
 		return nil, nil
 	}
-	var ar *interconnect.AllReduce
-	var ports []interconnect.IBPort
-	if b, err := os.ReadFile(filepath.Join(dir, trial.InterconnectDir, trial.AllReduceFile)); err == nil {
-		if ar, err = interconnect.ParseAllReduce(b, filepath.Join(dir, trial.InterconnectDir, trial.AllReduceFile)); err != nil {
-			return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
-		}
+	m, err := trial.ReadInterconnect(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, trial.InterconnectDir, trial.IBStatFile)); err == nil {
-		if ports, err = interconnect.ParseIBStat(b, filepath.Join(dir, trial.InterconnectDir, trial.IBStatFile)); err != nil {
-			return nil, fmt.Errorf("%s: recorded.trial: %w", c.Name, err)
-		}
-	}
-	if ar == nil && ports == nil && c.Interconnect == nil {
+	if !m.Ran() && c.Interconnect == nil {
 		return nil, nil
 	}
 	ct := interconnect.Contract{}
@@ -163,9 +155,9 @@ func interconnectDeliveryOf(c *candidates.Candidate, g *GPUDelivery) (*Interconn
 	if g != nil {
 		form = g.formFactor
 	}
-	d := &InterconnectDelivery{Source: dir, Checks: interconnect.CheckAll(ct, ar, ports, form)}
-	if ar != nil {
-		d.BusBWGbps = ar.BusBWAtLargest()
+	d := &InterconnectDelivery{Source: dir, Checks: interconnect.CheckAll(ct, m, form)}
+	if m.AllReduce != nil {
+		d.BusBWGbps = m.AllReduce.BusBWAtLargest()
 	}
 	d.Verdict = "none"
 	if len(d.Checks) > 0 {
