@@ -21,7 +21,9 @@ import (
 //
 // Flows stay Paris-stable: each flow has its own source port, bound once and
 // kept for the whole run, so every TTL of a flow carries the same addresses
-// and ports.
+// and ports. The driver holds the flows, the replies and the closing; the
+// protocol (recverrProto: trace_udp.go, trace_tcp.go) opens a flow and sends
+// a probe:
 //
 //   - UDP: one socket per flow. The payload is the raw driver's (two bytes
 //     make the checksum the kernel computes equal the probe key), so the
