@@ -156,13 +156,11 @@ func Multipath(ctx context.Context, target string, cfg MultipathConfig) (*Multip
 // multipathFlows is how many flows a run may name: the ports must not run
 // past 65535.
 func multipathFlows(tc TraceConfig) int {
-	switch {
-	case tc.Proto == UDP && tc.FlowDstPort:
+	if flowFieldOf(tc) == FlowUDPDstPort {
 		return min(MaxMultipathFlows, 65536-tc.Port)
-	case tc.Proto == ICMP:
-		return MaxMultipathFlows
 	}
-	// Source ports: the raw driver's base is below 50,000.
+	// ICMP checksums, or source ports: the raw driver's base is below
+	// 50,000.
 	return MaxMultipathFlows
 }
 

@@ -295,17 +295,8 @@ func (m *mdaRun) minDest() (int, bool) {
 	return lo, ok
 }
 
-func flowFieldOf(tc TraceConfig) FlowField {
-	switch {
-	case tc.Proto == ICMP:
-		return FlowICMP
-	case tc.Proto == TCP:
-		return FlowTCPSrcPort
-	case tc.FlowDstPort:
-		return FlowUDPDstPort
-	}
-	return FlowUDPSrcPort
-}
+// flowFieldOf is the header field tc's flows differ in (its protocol's).
+func flowFieldOf(tc TraceConfig) FlowField { return traceProtoOf(tc.Proto).flowField(tc) }
 
 func sortedLinks(l map[linkKey][]int) []linkKey {
 	ks := make([]linkKey, 0, len(l))

@@ -159,7 +159,7 @@ func TestDecodeRefusesATruncatedIPv4Header(t *testing.T) {
 	pkt := append([]byte{0x4f}, make([]byte, 27)...)
 	d := &rawDriver{cfg: TraceConfig{Proto: "icmp", Flows: 1}, dst: dst4, id: 0x1234}
 	for _, tcp := range []bool{false, true} {
-		if _, ok, err := d.decode(rxPacket{tcp: tcp, packet: packet{from: dst4, data: pkt}}); ok || err != nil {
+		if _, ok, err := d.decode(rxPacket{l4: tcp, packet: packet{from: dst4, data: pkt}}); ok || err != nil {
 			t.Errorf("tcp=%v: ok %v err %v, want skipped", tcp, ok, err)
 		}
 	}

@@ -44,7 +44,7 @@ type icmpDriver struct {
 
 // icmpSpec is ICMP: echo requests for ping, ICMP probes for trace
 // (raw sockets, or unprivileged datagram sockets).
-var icmpSpec = protocolSpec{name: ICMP, ping: &pingProtocol{open: openICMPDriver}, trace: true}
+var icmpSpec = protocolSpec{name: ICMP, ping: &pingProtocol{open: openICMPDriver}, trace: icmpTrace{}}
 
 // openICMPDriver opens the echo sockets sweep r needs, by cfg.Socket's rule.
 func openICMPDriver(ctx context.Context, r *sweep) (pingDriver, error) {

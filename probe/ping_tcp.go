@@ -38,7 +38,7 @@ type tcpOutcome struct {
 
 // tcpSpec is TCP: connect time for ping, SYN probes for trace (port
 // DefaultTCPPort unless given).
-var tcpSpec = protocolSpec{name: TCP, ping: &pingProtocol{open: openTCPDriver, port: true}, trace: true,
+var tcpSpec = protocolSpec{name: TCP, ping: &pingProtocol{open: openTCPDriver, port: true}, trace: tcpTrace{},
 	port: true, tracePort: DefaultTCPPort}
 
 // openTCPDriver needs no socket until the first probe.

@@ -49,7 +49,7 @@ func TestAddedProtocolIsOffered(t *testing.T) {
 	saved := protocols
 	t.Cleanup(func() { protocols = saved })
 	protocols = append(append([]protocolSpec(nil), protocols...),
-		protocolSpec{name: "sctp", ping: &pingProtocol{open: openTCPDriver, port: true}, trace: true, port: true, tracePort: 9})
+		protocolSpec{name: "sctp", ping: &pingProtocol{open: openTCPDriver, port: true}, trace: tcpTrace{}, port: true, tracePort: 9})
 	if !Protocol("sctp").Pings() || !strings.HasSuffix(ProtocolNames(PingProtocols()), "or sctp") {
 		t.Errorf("ping protocols %v", PingProtocols())
 	}

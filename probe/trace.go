@@ -67,8 +67,9 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
-	switch spec, _ := protocolOf(c.Proto); {
-	case !spec.trace:
+	spec, _ := protocolOf(c.Proto)
+	switch {
+	case spec.trace == nil:
 		return c, fmt.Errorf("protocol %q: use %s", c.Proto, ProtocolNames(TraceProtocols()))
 	case !spec.port:
 		c.Port = 0
@@ -77,14 +78,14 @@ func (c TraceConfig) withDefaults() (TraceConfig, error) {
 	}
 	switch {
 	case c.Mode == "" || c.Mode == ModeRaw:
-	case c.Mode == ModeDatagram && c.Proto != ICMP:
+	case c.Mode == ModeDatagram && spec.trace.unprivileged() != ModeDatagram:
 		return c, fmt.Errorf("mode datagram traces with ICMP only (udp and tcp use recverr)")
-	case c.Mode == ModeRecverr && c.Proto == ICMP:
+	case c.Mode == ModeRecverr && spec.trace.unprivileged() != ModeRecverr:
 		return c, fmt.Errorf("mode recverr traces with udp or tcp (icmp uses datagram)")
 	case c.Mode != ModeDatagram && c.Mode != ModeRecverr:
 		return c, fmt.Errorf("mode %q: use raw, datagram or recverr", c.Mode)
 	}
-	if c.NAT && c.Proto != UDP {
+	if c.NAT && !spec.nat {
 		return c, fmt.Errorf("NAT detection traces with udp (the IP ID is set to the UDP checksum): use udp, not %s", c.Proto)
 	}
 	if c.Port < 0 || c.Port > 65535 {
@@ -276,7 +277,7 @@ func openTraceDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 	if err == nil || !errors.Is(err, ErrPrivilege) {
 		return d, err
 	}
-	if cfg.Proto != ICMP {
+	if traceProtoOf(cfg.Proto).unprivileged() == ModeRecverr {
 		return openRecverrDriver(cfg, dst)
 	}
 	dd, derr := openDgramDriver(cfg, dst)

@@ -18,6 +18,9 @@ import (
 // to this socket only what answers it, so nothing foreign arrives. The probes
 // are still Paris-stable: the id is fixed per socket and the payload keeps the
 // checksum fixed per flow. ICMP extensions (MPLS) are not visible this way.
+// The mode is ICMP's alone (a ping socket sends echo requests and nothing
+// else): it asks no traceProto, and icmpTrace names it as its unprivileged
+// mode.
 type dgramDriver struct {
 	s   *sock
 	dst netip.Addr

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,7 +16,9 @@ import (
 // rawDriver is the socket Driver: probes leave through raw sockets so that
 // every header field a router may hash is ours to fix (Paris), and replies come
 // in through a raw ICMP socket (time exceeded, unreachable, echo reply) and,
-// for TCP, the raw TCP socket (SYN-ACK, RST).
+// for TCP, the raw TCP socket (SYN-ACK, RST). The driver owns the sockets and
+// their readers; the protocol (traceProto, trace_<name>.go) builds the
+// probes and matches the replies.
 type rawDriver struct {
 	cfg       TraceConfig
 	v6        bool
@@ -45,18 +46,8 @@ type rawDriver struct {
 
 type rxPacket struct {
 	packet
-	tcp bool // from the TCP socket
+	l4 bool // from the protocol's socket (tcp's), not the ICMP one
 }
-
-// RawTCPPortLow and RawTCPPortHigh bound the source ports [low, high) of a
-// raw TCP trace's SYN probes: below Linux's ephemeral ports (32768 to 60999
-// by default), so that the answers it waits for are not the handshakes of
-// the host's own connections. The privilege separation's socket helper
-// (internal/privsep) lets a raw TCP socket read answers to these ports only.
-const (
-	RawTCPPortLow  = 20000
-	RawTCPPortHigh = 32768
-)
 
 // randIntn picks the run's ICMP id and source ports: they only need to
 // differ between runs, and math/rand/v2's generator (seeded by the runtime)
@@ -78,13 +69,10 @@ const (
 )
 
 func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
+	tp := traceProtoOf(cfg.Proto)
 	d := &rawDriver{cfg: cfg, v6: dst.Is6(), dst: dst, in: make(chan rxPacket, rxQueue), stop: make(chan struct{})}
 	d.id = uint16(1 + randIntn(0xfffe))
-	d.sportBase = 20000 + randIntn(30000)
-	if cfg.Proto == TCP {
-		d.sportBase = RawTCPPortLow + randIntn(RawTCPPortHigh-RawTCPPortLow-64) // 64 flows at most
-	}
-	d.flowDst = cfg.Proto == UDP && cfg.FlowDstPort
+	d.flowDst = tp.flowField(cfg) == FlowUDPDstPort
 	src, err := sourceFor(dst)
 	if err != nil {
 		return nil, err
@@ -113,81 +101,20 @@ func openRawDriver(cfg TraceConfig, dst netip.Addr) (Driver, error) {
 		d.icmp.Close()
 		return nil, fmt.Errorf("ICMP filter: %w", err)
 	}
-	switch cfg.Proto {
-	case UDP:
-		if d.l4, err = open(unix.IPPROTO_UDP); err != nil {
-			d.icmp.Close()
-			return nil, err
-		}
-		if cfg.NAT && !d.v6 {
-			d.nat = true
-			if err := d.l4.control(func(fd int) error {
-				return unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_HDRINCL, 1)
-			}); err != nil {
-				d.icmp.Close()
-				d.l4.Close()
-				return nil, fmt.Errorf("IP_HDRINCL for NAT detection: %w", err)
-			}
-		}
-		// This socket only sends; a filter that accepts nothing keeps every
-		// UDP datagram on the host from being copied into it.
-		_ = d.l4.control(func(fd int) error {
-			prog := []unix.SockFilter{{Code: 0x06, K: 0}} // BPF_RET|BPF_K 0
-			return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
-				&unix.SockFprog{Len: 1, Filter: &prog[0]})
-		})
-	case TCP:
-		if d.l4, err = open(unix.IPPROTO_TCP); err != nil {
-			d.icmp.Close()
-			return nil, err
-		}
-		// A raw TCP socket gets a copy of every segment the host receives:
-		// beside a bulk transfer its buffer fills within milliseconds and
-		// the kernel drops the target's answers with the rest (seen on a
-		// loaded machine: 25,000 drops during one loopback trace, and its
-		// last probes lost). The kernel keeps only segments from the
-		// target's port to this run's source ports, as decodeTCP would.
-		// A socket from the privilege separation's helper comes with a
-		// locked filter of its own (answers to a SYN only, no data), which
-		// no other may replace; decodeTCP picks this run's among them.
-		if err := d.l4.control(func(fd int) error {
-			if locked, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_LOCK_FILTER); err == nil && locked != 0 {
-				return nil
-			}
-			return attachFilter(fd, tcpReplyFilter(d.v6, cfg.Port, d.sportBase, cfg.Flows))
-		}); err != nil {
-			d.icmp.Close()
-			d.l4.Close()
-			return nil, fmt.Errorf("TCP reply filter: %w", err)
-		}
+	l4, err := tp.rawOpen(d, open)
+	if err != nil {
+		d.icmp.Close()
+		return nil, err
 	}
 	d.read(d.icmp, false)
-	if cfg.Proto == TCP {
+	if l4 {
 		d.read(d.l4, true)
 	}
 	return d, nil
 }
 
-// tcpReplyFilter is a socket filter that accepts the TCP segments sent from
-// port to the source ports [sportBase, sportBase+flows) and drops every
-// other. A raw IPv4 socket sees the IP header first (its length is read
-// from the packet); a raw IPv6 socket sees the TCP header.
-func tcpReplyFilter(v6 bool, port, sportBase, flows int) []bpf.Instruction {
-	var hdr bpf.Instruction = bpf.LoadMemShift{Off: 0} // X = IPv4 header length
-	if v6 {
-		hdr = bpf.LoadConstant{Dst: bpf.RegX, Val: 0}
-	}
-	return []bpf.Instruction{
-		hdr,
-		bpf.LoadIndirect{Off: 0, Size: 2}, // source port
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(port), SkipFalse: 4},
-		bpf.LoadIndirect{Off: 2, Size: 2}, // destination port
-		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: uint32(sportBase), SkipFalse: 2},
-		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: uint32(sportBase + max(flows, 1)), SkipTrue: 1},
-		bpf.RetConstant{Val: 1 << 18},
-		bpf.RetConstant{Val: 0},
-	}
-}
+// proto is the protocol's part (trace_<name>.go).
+func (d *rawDriver) proto() traceProto { return traceProtoOf(d.cfg.Proto) }
 
 // attachFilter attaches the classic BPF program prog to socket fd.
 func attachFilter(fd int, prog []bpf.Instruction) error {
@@ -202,7 +129,7 @@ func attachFilter(fd int, prog []bpf.Instruction) error {
 	return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]})
 }
 
-func (d *rawDriver) read(s *sock, tcp bool) {
+func (d *rawDriver) read(s *sock, l4 bool) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -218,7 +145,7 @@ func (d *rawDriver) read(s *sock, tcp bool) {
 			}
 			p.data = append([]byte(nil), p.data...)
 			select {
-			case d.in <- rxPacket{packet: p, tcp: tcp}:
+			case d.in <- rxPacket{packet: p, l4: l4}:
 			case <-d.stop:
 				return
 			}
@@ -244,48 +171,25 @@ func (d *rawDriver) Close() error {
 func (d *rawDriver) Send(p TraceProbe) (time.Time, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.icmp
-	var b []byte
-	fi := d.FlowIdent(p.Flow)
-	sport := fi.SrcPort
-	switch d.cfg.Proto {
-	case ICMP:
-		b = parisEcho(d.v6, d.id, p.Key, p.Flow, 32)
-	case UDP:
-		s = d.l4
-		b = udpProbe(d.src, d.dst, sport, fi.DstPort, p.Key, 24)
-		if d.nat {
-			// The TTL is in the header written here: no setsockopt.
-			b = append(ipv4Header(d.src, d.dst, protoUDP, p.TTL, p.Key, len(b)), b...)
-			return d.sendNow(s, b)
+	s, b, withTTL := d.proto().rawProbe(d, p)
+	if !withTTL {
+		if err := s.setTTL(p.TTL); err != nil {
+			return time.Time{}, err
 		}
-	case TCP:
-		s = d.l4
-		b = tcpSYN(d.src, d.dst, sport, d.cfg.Port, uint32(d.id)<<16|uint32(p.Key))
-	}
-	if err := s.setTTL(p.TTL); err != nil {
-		return time.Time{}, err
 	}
 	return d.sendNow(s, b)
 }
 
 // FlowIdent is flow's ports (udp, tcp) or ICMP checksum.
-func (d *rawDriver) FlowIdent(flow int) FlowIdent {
-	switch {
-	case d.cfg.Proto == ICMP:
-		return FlowIdent{ID: int(icmpFlowSum(flow))}
-	case d.flowDst:
+func (d *rawDriver) FlowIdent(flow int) FlowIdent { return d.proto().rawFlow(d, flow) }
+
+// portFlow is flow's ports: sportBase+flow to Port or, with flowDst,
+// sportBase to Port+flow.
+func (d *rawDriver) portFlow(flow int) FlowIdent {
+	if d.flowDst {
 		return FlowIdent{ID: d.cfg.Port + flow, SrcPort: d.sportBase, DstPort: d.cfg.Port + flow}
 	}
 	return FlowIdent{ID: d.sportBase + flow, SrcPort: d.sportBase + flow, DstPort: d.cfg.Port}
-}
-
-// ourUDP tells whether quoted udp ports are one of this run's flows.
-func (d *rawDriver) ourUDP(sp, dp int) bool {
-	if d.flowDst {
-		return sp == d.sportBase && dp >= d.cfg.Port && dp < d.cfg.Port+d.cfg.Flows
-	}
-	return dp == d.cfg.Port && sp >= d.sportBase && sp < d.sportBase+d.cfg.Flows
 }
 
 // sendNow sends b on s and words the errors.
@@ -327,7 +231,8 @@ func (d *rawDriver) Receive(ctx context.Context) (TraceReply, error) {
 }
 
 // decode matches one packet: ok=false for unrelated traffic, a *ForeignError
-// for another run's replies.
+// for another run's replies. The protocol matches what is no ICMP error
+// (an echo reply, a TCP answer) and the probe an ICMP error quotes.
 func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 	b := p.data
 	if !d.v6 {
@@ -337,90 +242,25 @@ func (d *rawDriver) decode(p rxPacket) (TraceReply, bool, error) {
 		}
 	}
 	r := TraceReply{From: p.from, At: p.at}
-	if p.tcp {
-		return d.decodeTCP(r, b)
-	}
-	if e, ok := parseEchoReply(d.v6, b); ok {
-		if d.cfg.Proto != ICMP || p.from != d.dst {
-			return r, false, nil
-		}
-		if uint16(e.ID) != d.id {
-			return r, false, &ForeignError{Reason: fmt.Sprintf("echo reply from %s with id %d", p.from, e.ID)}
-		}
-		r.Key, r.Dest = uint16(e.Seq), true
-		return r, true, nil
+	tp := d.proto()
+	if p.l4 {
+		return tp.rawReply(d, r, b, true)
 	}
 	ie, ok := parseICMPError(d.v6, b)
 	if !ok {
-		return r, false, nil
+		return tp.rawReply(d, r, b, false)
 	}
 	q, ok := parseQuoted(d.v6, ie.data)
 	if !ok || q.dst != d.dst {
 		return r, false, nil
 	}
-	l4 := q.l4
-	switch d.cfg.Proto {
-	case ICMP:
-		want := byte(icmp4Echo)
-		if d.v6 {
-			want = icmp6Echo
-		}
-		if q.proto != protoICMP && q.proto != protoICMPv6 || len(l4) < 8 || l4[0] != want {
-			return r, false, nil
-		}
-		if id := binary.BigEndian.Uint16(l4[4:]); id != d.id {
-			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted echo id %d", id)}
-		}
-		r.Key = binary.BigEndian.Uint16(l4[6:])
-	case UDP:
-		if q.proto != protoUDP || len(l4) < 8 {
-			return r, false, nil
-		}
-		sp, dp := int(binary.BigEndian.Uint16(l4)), int(binary.BigEndian.Uint16(l4[2:]))
-		if !d.ourUDP(sp, dp) {
-			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted UDP ports %d→%d", sp, dp)}
-		}
-		r.Key = binary.BigEndian.Uint16(l4[6:])
-		if d.nat {
-			// The probe's checksum was its key, and so is its IP ID.
-			r.Key = q.id
-			r.NATID, r.HasNATID = TraceNATID(q.id, binary.BigEndian.Uint16(l4[6:])), true
-		}
-	case TCP:
-		if q.proto != protoTCP || len(l4) < 8 {
-			return r, false, nil
-		}
-		sp, dp := int(binary.BigEndian.Uint16(l4)), int(binary.BigEndian.Uint16(l4[2:]))
-		seq := binary.BigEndian.Uint32(l4[4:])
-		if dp != d.cfg.Port || sp < d.sportBase || sp >= d.sportBase+d.cfg.Flows || uint16(seq>>16) != d.id {
-			return r, false, &ForeignError{Reason: fmt.Sprintf("quoted TCP ports %d→%d seq %d", sp, dp, seq)}
-		}
-		r.Key = uint16(seq)
+	r, ok, err := tp.rawQuoted(d, r, q)
+	if !ok || err != nil {
+		return r, false, err
 	}
 	// An unreachable from the target itself (port unreachable for UDP,
 	// protocol or admin unreachable otherwise) is the destination answering.
 	r.Dest = ie.unreach && p.from == d.dst
 	r.MPLS = mplsLabels(ie.exts)
-	return r, true, nil
-}
-
-func (d *rawDriver) decodeTCP(r TraceReply, b []byte) (TraceReply, bool, error) {
-	if len(b) < 20 || r.From != d.dst {
-		return r, false, nil
-	}
-	sp, dp := int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
-	flags := b[13]
-	const syn, rst, ack = 0x02, 0x04, 0x10
-	if sp != d.cfg.Port || flags&(rst|ack) == 0 || (flags&syn != 0 && flags&ack == 0) {
-		return r, false, nil
-	}
-	if dp < d.sportBase || dp >= d.sportBase+d.cfg.Flows {
-		return r, false, nil
-	}
-	seq := binary.BigEndian.Uint32(b[8:]) - 1 // the ack number acknowledges our SYN
-	if flags&ack == 0 || uint16(seq>>16) != d.id {
-		return r, false, &ForeignError{Reason: fmt.Sprintf("TCP reply from %s:%d acking %d", r.From, sp, seq+1)}
-	}
-	r.Key, r.Dest = uint16(seq), true
 	return r, true, nil
 }
