@@ -73,7 +73,7 @@ type atlasResult struct {
 	AF        int               `json:"af"`
 	Proto     string            `json:"proto"`
 	Timestamp int64             `json:"timestamp"`
-	Result    []json.RawMessage `json:"result"`
+	Result    []atlasHop `json:"result"`
 }
 
 type atlasHop struct {
@@ -158,11 +158,7 @@ func atlasTrace(res atlasResult, where string) (*Trace, error) {
 		t.Target = res.DstAddr
 	}
 	prev := 0
-	for j, raw := range res.Result {
-		var h atlasHop
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return nil, fmt.Errorf("%s: result[%d]: %w", where, j, jsonErr(raw, err))
-		}
+	for j, h := range res.Result {
 		if h.Error != "" {
 			v.Error = h.Error
 			break
