@@ -63,16 +63,16 @@ func recogniseAtlas(doc TraceDoc) bool {
 }
 
 type atlasResult struct {
-	Type      string            `json:"type"`
-	MsmID     int64             `json:"msm_id"`
-	PrbID     int64             `json:"prb_id"`
-	SrcAddr   string            `json:"src_addr"`
-	From      string            `json:"from"`
-	DstAddr   string            `json:"dst_addr"`
-	DstName   string            `json:"dst_name"`
-	AF        int               `json:"af"`
-	Proto     string            `json:"proto"`
-	Timestamp int64             `json:"timestamp"`
+	Type      string     `json:"type"`
+	MsmID     int64      `json:"msm_id"`
+	PrbID     int64      `json:"prb_id"`
+	SrcAddr   string     `json:"src_addr"`
+	From      string     `json:"from"`
+	DstAddr   string     `json:"dst_addr"`
+	DstName   string     `json:"dst_name"`
+	AF        int        `json:"af"`
+	Proto     string     `json:"proto"`
+	Timestamp int64      `json:"timestamp"`
 	Result    []atlasHop `json:"result"`
 }
 
