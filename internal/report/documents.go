@@ -60,6 +60,27 @@ func (t TraceReport) JSON() any { return t.Trace }
 // CSVTable implements CSVChooser.
 func (t TraceReport) CSVTable(name string) (Table, error) { return Pick(t.Tables(FormatCSV), name) }
 
+// TraceSet is the document of trace --replay on a file of several
+// vantages (RIPE Atlas results, a Globalping measurement): each trace's
+// tables in turn, each titled with its vantage; its JSON is the list of
+// the trace documents, each with its "vantage".
+type TraceSet struct {
+	Traces []*route.Trace
+	View   TraceView
+}
+
+// Tables implements Document.
+func (s TraceSet) Tables(f Format) []Table {
+	var out []Table
+	for _, t := range s.Traces {
+		out = append(out, TraceTables(t, f, s.View)...)
+	}
+	return out
+}
+
+// JSON implements Document.
+func (s TraceSet) JSON() any { return s.Traces }
+
 // WatchReport is the document of ping --report and trace --report: the
 // hourly profile of a watch journal.
 type WatchReport struct{ Report journal.Report }

@@ -33,6 +33,10 @@ type Vantage struct {
 	ASName   string `json:"as_name,omitempty"`
 	ASSource string `json:"as_source,omitempty"`
 	Carrier  string `json:"carrier,omitempty"`
+	// UserCarrier is which of the users' carriers (telecom, unicom, mobile,
+	// other: User.Carrier) the vantage's network belongs to, from its AS;
+	// absent when the AS is not known.
+	UserCarrier string `json:"user_carrier,omitempty"`
 	// Network is the platform's name for the probe's network (Globalping
 	// probe.network).
 	Network string `json:"network,omitempty"`
@@ -55,7 +59,12 @@ func (v *Vantage) Label() string {
 		return ""
 	}
 	parts := []string{v.Platform}
-	if v.ID != "" {
+	switch {
+	case v.ID == "":
+	case v.Platform == "globalping":
+		// Globalping's results carry no probe id: ID is the position.
+		parts = append(parts, "result "+v.ID)
+	default:
 		parts = append(parts, "probe "+v.ID)
 	}
 	if v.Addr != "" {
@@ -91,7 +100,8 @@ func VantageIDs(ts []*Trace) string {
 }
 
 // SelectVantages keeps the traces whose vantage matches sel: its id, its
-// AS ("AS4134" or "4134"), its carrier or network name, or its city (names
+// AS ("AS4134" or "4134"), its carrier ("ChinaNet Shanghai"), its users'
+// carrier (telecom, unicom, mobile), its network name, or its city (names
 // compared without case). Annotate first, so that the carrier is known.
 func SelectVantages(ts []*Trace, sel string) []*Trace {
 	var out []*Trace
@@ -113,7 +123,7 @@ func (v *Vantage) matches(sel string) bool {
 	if n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(sel), "AS")); err == nil && n > 0 && n == v.ASN {
 		return true
 	}
-	for _, name := range []string{v.Carrier, v.Network, v.City} {
+	for _, name := range []string{v.Carrier, v.UserCarrier, v.Network, v.City} {
 		if name != "" && strings.EqualFold(name, sel) {
 			return true
 		}
@@ -129,8 +139,11 @@ func annotateVantage(v *Vantage, db ASNDB) {
 		return
 	}
 	if v.ASN > 0 {
-		if c, ok := CarrierForASN(v.ASN, v.Network); ok && v.Carrier == "" {
-			v.Carrier = c.Name
+		if c, ok := CarrierForASN(v.ASN, v.Network); ok {
+			if v.Carrier == "" {
+				v.Carrier = c.Name
+			}
+			v.UserCarrier = userCarrierOf(c)
 		}
 		return
 	}
@@ -144,6 +157,22 @@ func annotateVantage(v *Vantage, db ASNDB) {
 			continue
 		}
 		v.ASN, v.ASName, v.Carrier, v.ASSource = c.ASN, c.ASName, c.Name, c.Source
+		v.UserCarrier = userCarrierOf(c)
 		return
 	}
+}
+
+// userCarrierOf is the users' carrier (CarrierTelecom …) a network belongs
+// to, by its class: China Telecom's ChinaNet, CN2 and CTGNet; China
+// Unicom's 4837, 9929 and CUG; China Mobile's CMNET, CMI and CMIN2; other.
+func userCarrierOf(c Carrier) string {
+	switch c.Class {
+	case ClassChinaNet, ClassCN2, ClassCTGNet:
+		return CarrierTelecom
+	case ClassCU4837, ClassCU9929, ClassCUG:
+		return CarrierUnicom
+	case ClassCMNET, ClassCMI, ClassCMIN2:
+		return CarrierMobile
+	}
+	return CarrierOther
 }

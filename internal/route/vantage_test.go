@@ -136,7 +136,7 @@ func TestMultiVantageFile(t *testing.T) {
 	for _, tr := range ts {
 		Annotate(tr, nil)
 	}
-	for sel, want := range map[string]string{"2": "Beijing", "AS4134": "Shanghai", "4837": "Beijing", "shanghai": "Shanghai", "ChinaNet": "Shanghai"} {
+	for sel, want := range map[string]string{"2": "Beijing", "AS4134": "Shanghai", "4837": "Beijing", "shanghai": "Shanghai", "ChinaNet": "Shanghai", "telecom": "Shanghai", "UNICOM": "Beijing"} {
 		got := SelectVantages(ts, sel)
 		if len(got) != 1 || got[0].Vantage.City != want {
 			t.Errorf("--vantage %s: %d traces %v, want %s", sel, len(got), VantageIDs(got), want)
@@ -159,11 +159,17 @@ func TestVantageASFromIPToASData(t *testing.T) {
 		t.Fatal(err)
 	}
 	// ip2asn-combined.tsv: 101.80.0.0-101.95.255.255 AS4812, 112.64.0.0-112.67.255.255 AS17621.
-	for i, want := range []int{4812, 17621, 4812} {
+	for i, want := range []struct {
+		asn     int
+		carrier string
+	}{{4812, CarrierTelecom}, {17621, CarrierUnicom}, {4812, CarrierTelecom}} {
 		Annotate(ts[i], db)
-		if v := ts[i].Vantage; v.ASN != want || v.Carrier == "" {
-			t.Errorf("vantage %d: %+v, want AS%d with a carrier", i, v, want)
+		if v := ts[i].Vantage; v.ASN != want.asn || v.Carrier == "" || v.UserCarrier != want.carrier {
+			t.Errorf("vantage %d: %+v, want AS%d (%s) with a carrier", i, v, want.asn, want.carrier)
 		}
+	}
+	if got := SelectVantages(ts, "unicom"); len(got) != 1 || got[0].Vantage.ID != "1002" {
+		t.Errorf("--vantage unicom: %s", VantageIDs(got))
 	}
 	if v := ts[1].Vantage; v.Addr != "192.168.1.10" || v.PublicAddr != "112.64.3.4" {
 		t.Errorf("NAT vantage %+v", v)
