@@ -175,3 +175,39 @@ func TestVantageASFromIPToASData(t *testing.T) {
 		t.Errorf("NAT vantage %+v", v)
 	}
 }
+
+// A multi-vantage forward recording fills the per-carrier forward class for
+// every carrier with a vantage: the Shanghai probe (AS4134) crosses
+// 202.97.12.1, a ChinaNet backbone address of the bundled table, so
+// chinanet-163 for telecom users; the Beijing probe (AS4837) crosses
+// 219.158.3.1, Unicom's 4837 backbone, so cu-4837 for unicom users; no
+// mobile vantage, so no forward class for mobile users. A telecom user in
+// Hangzhou takes the nearest telecom vantage, Shanghai, with a note.
+func TestUserRoutesFromVantages(t *testing.T) {
+	ts, err := ReadTracesFile("testdata/vantage/globalping-mtr-two.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		Annotate(tr, nil)
+	}
+	users := []User{{City: "Shanghai", Carrier: CarrierTelecom}, {City: "Beijing", Carrier: CarrierUnicom},
+		{City: "Guangzhou", Carrier: CarrierMobile}, {City: "Hangzhou", Carrier: CarrierTelecom}}
+	allowed := map[string][]string{CarrierTelecom: {"cn2-gia"}, CarrierUnicom: {"cu-4837"}}
+	rs := UserRoutes(users, nil, nil, "", ts, allowed)
+	want := []string{"chinanet-163", "cu-4837", "", "chinanet-163"}
+	for i, r := range rs {
+		if r.Forward != want[i] {
+			t.Errorf("%s %s: forward %q, want %q", r.Carrier, r.City, r.Forward, want[i])
+		}
+	}
+	if rs[0].Pass == nil || *rs[0].Pass || rs[1].Pass == nil || !*rs[1].Pass {
+		t.Errorf("line_classes_by_carrier on the forward class: telecom %v, unicom %v", rs[0].Pass, rs[1].Pass)
+	}
+	if n := strings.Join(rs[3].Notes, "; "); !strings.Contains(n, "forward measured from globalping result 1") {
+		t.Errorf("Hangzhou notes: %s", n)
+	}
+	if v, ok := NearestVantage(ts, CarrierMobile, "Guangzhou"); ok {
+		t.Errorf("a mobile vantage found: %+v", v.Vantage)
+	}
+}
