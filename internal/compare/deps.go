@@ -14,9 +14,6 @@ func LoadHopNames(path string, noASN bool, table *route.PrefixTable) (route.ASND
 	return db, err
 }
 
-// readTrace reads a recorded trace: our JSON or `mtr --json`.
-func readTrace(path string) (*route.Trace, error) { return route.ReadTraceFile(path) }
-
 // readForward reads recorded.forward: one trace, or a file of several
 // vantages' traces (vantages set; fwd is the first).
 func readForward(path string) (fwd *route.Trace, vantages []*route.Trace, err error) {

@@ -211,3 +211,38 @@ func TestUserRoutesFromVantages(t *testing.T) {
 		t.Errorf("a mobile vantage found: %+v", v.Vantage)
 	}
 }
+
+// Any bytes given to the measurement networks' readers are traces or an
+// error naming the file, never a panic; the traces annotate.
+func FuzzReadTraces(f *testing.F) {
+	for _, p := range []string{"atlas-three-probes.json", "atlas-one-v6.json", "globalping-mtr-two.json", "globalping-traceroute.json", "nexttrace.json"} {
+		b, err := os.ReadFile("testdata/vantage/" + p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`[{"type":"traceroute","prb_id":1,"result":[{"hop":1,"result":[{"late":1}]}]}]`))
+	f.Add([]byte(`{"type":"mtr","results":[{"result":{"hops":[null]}}]}`))
+	f.Add([]byte(`{"Hops":[[],[{"TTL":1,"Success":true,"Address":null}]]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ts, err := ReadTraces(strings.NewReader(string(data)), "fuzz.json")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.json") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		if len(ts) == 0 {
+			t.Fatal("no trace and no error")
+		}
+		for _, tr := range ts {
+			Annotate(tr, nil)
+			for _, h := range tr.Hops {
+				if h.Loss < 0 || h.Loss > 1 {
+					t.Fatalf("loss %g", h.Loss)
+				}
+			}
+		}
+	})
+}
