@@ -179,6 +179,12 @@ func ReadTraces(r io.Reader, name string) ([]*Trace, error) {
 	// A top-level value that is not an object is an error only when no
 	// format claims it (one may read a list).
 	notObject := json.Unmarshal(data, &doc.members)
+	if list, ok := jsonLines(data); ok && notObject != nil {
+		// One JSON value per line (the RIPE Atlas API's format=txt, JSON
+		// Lines) reads as the list of them, line for line.
+		data, doc.Data = list, list
+		notObject = json.Unmarshal(data, &doc.members)
+	}
 	if te := (*json.UnmarshalTypeError)(nil); notObject != nil && !errors.As(notObject, &te) {
 		return nil, fmt.Errorf("%s: not a JSON trace: %w", name, jsonErr(data, notObject))
 	}
@@ -203,6 +209,29 @@ func ReadTraces(r io.Reader, name string) ([]*Trace, error) {
 		return nil, fmt.Errorf("%s: not a JSON trace: %w", name, jsonErr(data, notObject))
 	}
 	return nil, fmt.Errorf("%s: %s", name, unrecognised())
+}
+
+// jsonLines turns data of two or more lines, each one JSON object, into a
+// JSON list of them that keeps every value on its line (so that errors name
+// the file's lines); ok is false for anything else.
+func jsonLines(data []byte) ([]byte, bool) {
+	lines := bytes.Split(bytes.TrimRight(data, "\r\n\t "), []byte("\n"))
+	if len(lines) < 2 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)+len(lines)+2)
+	out = append(out, '[')
+	for i, l := range lines {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] != '{' || !json.Valid(l) {
+			return nil, false
+		}
+		out = append(out, l...)
+		if i < len(lines)-1 {
+			out = append(out, ',', '\n')
+		}
+	}
+	return append(out, ']'), true
 }
 
 // unrecognised says what a document no format claims is not: "neither A

@@ -50,6 +50,29 @@ func TestReadAtlas(t *testing.T) {
 	}
 }
 
+// The API's format=txt (one result per line) reads as the list does, and
+// an error names the file's own line.
+func TestReadAtlasJSONLines(t *testing.T) {
+	lines := checkAgainstOracle(t, "testdata/vantage/atlas-three-probes.jsonl")
+	list, err := ReadTracesFile("testdata/vantage/atlas-three-probes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range list {
+		if lines[i].Vantage.ID != list[i].Vantage.ID || len(lines[i].Hops) != len(list[i].Hops) || lines[i].Reached != list[i].Reached {
+			t.Errorf("result %d: lines %+v, list %+v", i, lines[i].Vantage, list[i].Vantage)
+		}
+	}
+	in := `{"type":"traceroute","prb_id":1,"result":[]}` + "\n" + `{"type":"traceroute","prb_id":2,"result":[{"hop":1,"result":[{"from":"101.80.1.2","rtt":"x"}]}]}` + "\n"
+	_, err = ReadTraces(strings.NewReader(in), "f.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "f.jsonl: RIPE Atlas results: line 2: item 2:") {
+		t.Errorf("error %v, want line 2, item 2", err)
+	}
+	if _, err := ReadTraces(strings.NewReader("{\"a\":1}\n{\"b\":\n"), "f.jsonl"); err == nil || !strings.Contains(err.Error(), "not a JSON trace") {
+		t.Errorf("broken lines: %v", err)
+	}
+}
+
 func math3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
 // A malformed Atlas file is refused naming the file, the record (its index

@@ -108,7 +108,7 @@ func TestVantageFormatsReferenceFiles(t *testing.T) {
 		t.Skip("LINECHECK_VANTAGE_FILES not set: the collected real files are not read")
 	}
 	var files []string
-	for _, pat := range []string{"atlas/*.json", "atlas/error/*.json", "atlas/multi/*.json", "globalping/*.json", "globalping/multi/*.json", "nexttrace/*.json"} {
+	for _, pat := range []string{"atlas/*.json", "atlas/error/*.json", "atlas/multi/*.json", "atlas/multi/*.jsonl", "globalping/*.json", "globalping/multi/*.json", "nexttrace/*.json"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pat))
 		files = append(files, m...)
 	}

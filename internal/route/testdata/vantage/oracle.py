@@ -103,7 +103,12 @@ def nexttrace(doc):
 
 def read(path):
     with open(path) as f:
-        doc = json.load(f)
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        # The Atlas API's format=txt: one result per line.
+        doc = [json.loads(line) for line in text.splitlines() if line.strip()]
     if isinstance(doc, list) or "prb_id" in doc:
         return atlas(doc)
     if "results" in doc and "type" in doc:
