@@ -66,3 +66,18 @@ func TestTraceReplayVantageSelects(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// In CSV the vantages share one table of each kind, each row led by its
+// vantage's id: the route table has one row per vantage with its class.
+func TestTraceReplayMultiVantageCSV(t *testing.T) {
+	out, code := prRun(t, "trace", "--replay", vantageFiles+"globalping-mtr-two.json", "--format", "csv", "--table", "route")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 3 || !strings.HasPrefix(rows[0], "vantage,target,") ||
+		!strings.HasPrefix(rows[1], "1,") || !strings.Contains(rows[1], ",chinanet-163,") ||
+		!strings.HasPrefix(rows[2], "2,") || !strings.Contains(rows[2], ",cu-4837,") {
+		t.Errorf("route CSV:\n%s", out)
+	}
+}
