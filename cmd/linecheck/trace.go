@@ -32,6 +32,7 @@ type traceOptions struct {
 	v4, v6    bool
 	format    string
 	replay    string
+	vantage   string
 	samples   bool
 	mtu       bool
 	nat       bool
@@ -225,6 +226,7 @@ func newTraceCmd() *cobra.Command {
 		f.BoolVar(&o.noASN, "no-asn", false, noASNUsage)
 		f.BoolVarP(&o.showIPs, "show-ips", "b", false, "as mtr -b: a hop with a reverse DNS name shows the name and the address (default: the name alone)")
 		f.StringVar(&o.replay, "replay", "", "print the recorded trace in `FILE` ("+route.TraceFormatTitles()+") instead of probing")
+		f.StringVar(&o.vantage, "vantage", "", "with --replay of a file of several vantages (RIPE Atlas results, a Globalping measurement): show only the vantage `ID` (probe id, Globalping result number), AS (AS4134), carrier (ChinaNet) or city; default: each in turn")
 		f.BoolVar(&o.samples, "samples", false, "keep every RTT sample (samples_ms) in the JSON")
 		f.BoolVar(&o.mtu, "mtu", false, "also find the path MTU per hop (the largest packet that reaches each TTL, and where it drops), with UDP probes as tracepath; needs no privilege")
 		f.BoolVar(&o.nat, "nat", false, "also report the NAT ID per hop (udp over IPv4, raw sockets): the quoted UDP checksum minus the one sent, non-zero behind a stateless address rewrite")
@@ -255,6 +257,9 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	if err := traceJSONFlag(fl); err != nil {
 		return badInput(err)
 	}
+	if o.replay == "" && fl.Changed("vantage") {
+		return badInput(errors.New("--vantage picks a vantage of a --replay file; a live trace runs from here"))
+	}
 	if o.replay == "" && fl.Changed("direction") {
 		return badInput(errors.New("--direction labels a --replay recording; a live trace always runs forward, from here toward TARGET"))
 	}
@@ -276,11 +281,17 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 	var tr *route.Trace
 	interruptedRun := false
 	if o.replay != "" {
-		t, err := route.ReadTraceFile(o.replay)
+		ts, err := route.ReadTracesFile(o.replay)
 		if err != nil {
 			return badInput(err)
 		}
-		tr = t
+		if ts, err = pickVantages(ts, o.replay, o.vantage, db); err != nil {
+			return badInput(err)
+		}
+		if len(ts) > 1 {
+			return renderVantages(c, ts, format, o, db)
+		}
+		tr = ts[0]
 	} else {
 		live := traceLive
 		if o.mp.on {
@@ -293,19 +304,7 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		tr, interruptedRun = t, cut
 	}
 	tr.Partial = interruptedRun
-	// Carrier, ASN, network, country and line class per responder, offline
-	// (--prefix-table, carrier table, --asn-db, dataset).
-	route.Annotate(tr, db)
-	if !o.samples {
-		for i := range tr.Hops {
-			for j := range tr.Hops[i].Responders {
-				tr.Hops[i].Responders[j].Samples = nil
-			}
-		}
-	}
-	// Masked before anything reads the hops for show (reverse DNS
-	// included): the line class above was set on the real ones.
-	tr = route.NewHopMask(o.hideHops, tr).Trace(tr)
+	tr = prepareTrace(tr, db, o)
 	out := c.OutOrStdout()
 	view := report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}
 	// Reverse DNS names only for people watching a live trace on a
@@ -323,6 +322,63 @@ func runTrace(c *cobra.Command, args []string, o *traceOptions) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// prepareTrace names tr's hops and vantage offline (--prefix-table, carrier
+// table, --asn-db, dataset: carrier, ASN, network, country and line class),
+// drops the samples unless --samples, and masks --hide-hops: after the line
+// class was set on the real hops, before anything reads them for show
+// (reverse DNS included).
+func prepareTrace(tr *route.Trace, db route.ASNDB, o *traceOptions) *route.Trace {
+	route.Annotate(tr, db)
+	if !o.samples {
+		for i := range tr.Hops {
+			for j := range tr.Hops[i].Responders {
+				tr.Hops[i].Responders[j].Samples = nil
+			}
+		}
+	}
+	return route.NewHopMask(o.hideHops, tr).Trace(tr)
+}
+
+// pickVantages keeps the traces of a recorded file that --vantage sel
+// selects (all when sel is ""); a selection that matches none is an error
+// naming the file's vantages. The vantages are named from db first, so
+// that a carrier can be selected.
+func pickVantages(ts []*route.Trace, file, sel string, db route.ASNDB) ([]*route.Trace, error) {
+	if sel == "" {
+		return ts, nil
+	}
+	for _, t := range ts {
+		route.Annotate(t, db)
+	}
+	got := route.SelectVantages(ts, sel)
+	if len(got) == 0 {
+		var labels []string
+		for _, t := range ts {
+			if t.Vantage != nil {
+				labels = append(labels, t.Vantage.Label())
+			}
+		}
+		if len(labels) == 0 {
+			return nil, fmt.Errorf("--vantage %s: %s names no vantage; drop --vantage", sel, file)
+		}
+		return nil, fmt.Errorf("--vantage %s: none of %s's vantages is that id, AS, carrier or city: %s", sel, file, strings.Join(labels, "; "))
+	}
+	return got, nil
+}
+
+// renderVantages shows each vantage's trace of a multi-vantage recording
+// in turn, each table under its vantage's header; JSON is the list of the
+// trace documents, each with its vantage.
+func renderVantages(c *cobra.Command, ts []*route.Trace, format report.Format, o *traceOptions, db route.ASNDB) error {
+	for i, t := range ts {
+		ts[i] = prepareTrace(t, db, o)
+	}
+	out := c.OutOrStdout()
+	topt := tableOptions(out, o.wide)
+	topt.Table = o.table
+	return report.Render(out, report.TraceSet{Traces: ts, View: report.TraceView{Direction: o.direction, ShowIPs: o.showIPs}}, format, topt)
 }
 
 // traceConfigOf is the probe configuration trace's flags ask for, checked

@@ -138,7 +138,8 @@ func (c *Candidate) RouteTarget() (Target, bool) {
 
 // Recorded holds the resolved paths of a candidate's recordings; empty when absent.
 type Recorded struct {
-	// Forward is a trace from the vantage towards the server (our JSON or mtr --json).
+	// Forward is a trace from the vantage towards the server (our JSON, mtr
+	// --json, or a file of several vantages: RIPE Atlas, Globalping, NextTrace).
 	Forward string
 	// Return is a trace from the server back towards the users.
 	Return string

@@ -14,8 +14,18 @@ func LoadHopNames(path string, noASN bool, table *route.PrefixTable) (route.ASND
 	return db, err
 }
 
-// readTrace reads a recorded trace: our JSON or `mtr --json`.
-func readTrace(path string) (*route.Trace, error) { return route.ReadTraceFile(path) }
+// readForward reads recorded.forward: one trace, or a file of several
+// vantages' traces (vantages set; fwd is the first).
+func readForward(path string) (fwd *route.Trace, vantages []*route.Trace, err error) {
+	ts, err := route.ReadTracesFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ts) > 1 {
+		vantages = ts
+	}
+	return ts[0], vantages, nil
+}
 
 // readReturn reads recorded.return: a single trace, or a backtrace document
 // (doc set, tr nil: Evaluate picks the route toward the users).

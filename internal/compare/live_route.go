@@ -79,7 +79,7 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 	}
 	m.Warnings = append(m.Warnings, fmt.Sprintf("forward trace to %s failed: %v", pt.Addr, err))
 	if c.Recorded.Forward != "" {
-		if m.Forward, err = readTrace(c.Recorded.Forward); err != nil {
+		if m.Forward, m.ForwardVantages, err = readForward(c.Recorded.Forward); err != nil {
 			return fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
 		}
 		m.Warnings = append(m.Warnings, "forward route taken from the recording")

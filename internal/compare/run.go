@@ -238,8 +238,12 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	}
 	var err error
 	if c.Recorded.Forward != "" {
-		if m.Forward, err = readTrace(c.Recorded.Forward); err != nil {
+		if m.Forward, m.ForwardVantages, err = readForward(c.Recorded.Forward); err != nil {
 			return nil, fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
+		}
+		if len(m.ForwardVantages) > 1 {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded.forward holds %d vantages (%s): the per-carrier table uses each; the candidate's line class uses the first",
+				len(m.ForwardVantages), route.VantageIDs(m.ForwardVantages)))
 		}
 	}
 	if c.Recorded.Return != "" {

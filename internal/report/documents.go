@@ -60,6 +60,51 @@ func (t TraceReport) JSON() any { return t.Trace }
 // CSVTable implements CSVChooser.
 func (t TraceReport) CSVTable(name string) (Table, error) { return Pick(t.Tables(FormatCSV), name) }
 
+// TraceSet is the document of trace --replay on a file of several
+// vantages (RIPE Atlas results, a Globalping measurement): each trace's
+// tables in turn, each titled with its vantage; in machine form (CSV) one
+// table of each kind, its rows led by a "vantage" column (the vantage's
+// id); its JSON is the list of the trace documents, each with its
+// "vantage".
+type TraceSet struct {
+	Traces []*route.Trace
+	View   TraceView
+}
+
+// Tables implements Document.
+func (s TraceSet) Tables(f Format) []Table {
+	var out []Table
+	if !f.Machine() {
+		for _, t := range s.Traces {
+			out = append(out, TraceTables(t, f, s.View)...)
+		}
+		return out
+	}
+	for _, tr := range s.Traces {
+		id := ""
+		if tr.Vantage != nil {
+			id = tr.Vantage.ID
+		}
+		for i, t := range TraceTables(tr, f, s.View) {
+			if i == len(out) {
+				m := t
+				m.Headers, m.Rows = append([]string{"vantage"}, t.Headers...), nil
+				out = append(out, m)
+			}
+			for _, r := range t.Rows {
+				out[i].Rows = append(out[i].Rows, append([]string{id}, r...))
+			}
+		}
+	}
+	return out
+}
+
+// CSVTable implements CSVChooser.
+func (s TraceSet) CSVTable(name string) (Table, error) { return Pick(s.Tables(FormatCSV), name) }
+
+// JSON implements Document.
+func (s TraceSet) JSON() any { return s.Traces }
+
 // WatchReport is the document of ping --report and trace --report: the
 // hourly profile of a watch journal.
 type WatchReport struct{ Report journal.Report }

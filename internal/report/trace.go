@@ -84,6 +84,12 @@ func traceTitle(tr *route.Trace) string {
 	if tr.Source != "" && tr.Source != "live" {
 		title += ", from " + tr.Source
 	}
+	if v := tr.Vantage; v != nil {
+		title += "\nvantage: " + v.Label()
+		if v.Error != "" {
+			title += ": failed: " + v.Error
+		}
+	}
 	if p := route.ASPathText(tr.ASPath); p != "" {
 		title += "\nas path: " + p
 	}

@@ -3,7 +3,10 @@ package route
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/linecheck/linecheck/internal/geo"
 )
 
 // User is one user location with the carrier the users there are on.
@@ -40,8 +43,11 @@ type UserRoute struct {
 // the return class toward the user's carrier and nearest city; forward (may
 // be nil) is a forward trace measured from forwardCarrier's network (the
 // vantage's carrier, "" when unknown) and counts for users of that carrier
-// only; allowed is sla.line_classes_by_carrier (may be nil).
-func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier string, allowed map[string][]string) []UserRoute {
+// only; vantages (may be nil) are the forward traces of a multi-vantage
+// recording, annotated, each counting for the users of its vantage's
+// carrier (NearestVantage) where forward does not; allowed is
+// sla.line_classes_by_carrier (may be nil).
+func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier string, vantages []*Trace, allowed map[string][]string) []UserRoute {
 	out := make([]UserRoute, 0, len(users))
 	for _, u := range users {
 		r := UserRoute{Carrier: u.Carrier, City: u.City, Allowed: allowed[u.Carrier]}
@@ -65,11 +71,46 @@ func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier 
 			if r.Forward == "" {
 				r.Forward, _ = Classify(forward, nil)
 			}
+		} else if v, ok := NearestVantage(vantages, u.Carrier, u.City); ok {
+			r.Forward = v.LineClass
+			if r.Forward == "" {
+				r.Forward, _ = Classify(v, nil)
+			}
+			if !strings.EqualFold(strings.TrimSpace(v.Vantage.City), strings.TrimSpace(u.City)) {
+				r.Notes = append(r.Notes, fmt.Sprintf("forward measured from %s, the nearest %s vantage", v.Vantage.Label(), u.Carrier))
+			}
 		}
 		r.Pass = checkAllowed(r)
 		out = append(out, r)
 	}
 	return out
+}
+
+// NearestVantage is the trace among ts (annotated: Vantage.UserCarrier set)
+// whose vantage is on carrier and nearest to city: the same city, else the
+// shortest great-circle distance between known cities, else the first in
+// the file; ok is false when no vantage is on carrier. A trace whose run
+// failed (Vantage.Error) or has no hops is passed over.
+func NearestVantage(ts []*Trace, carrier, city string) (*Trace, bool) {
+	var best *Trace
+	bestDist := math.Inf(1)
+	uc, uok := geo.City(city)
+	for _, t := range ts {
+		v := t.Vantage
+		if v == nil || v.UserCarrier != carrier || v.Error != "" || len(t.Hops) == 0 {
+			continue
+		}
+		d := math.Inf(1)
+		if strings.EqualFold(strings.TrimSpace(v.City), strings.TrimSpace(city)) {
+			d = -1
+		} else if vc, ok := geo.City(v.City); ok && uok {
+			d = geo.GreatCircleKm(uc, vc)
+		}
+		if best == nil || d < bestDist {
+			best, bestDist = t, d
+		}
+	}
+	return best, best != nil
 }
 
 // checkAllowed passes when every measured direction's class is allowed.

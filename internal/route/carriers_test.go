@@ -15,7 +15,7 @@ func TestUserRoutesPerCarrier(t *testing.T) {
 	users := []User{{"Shanghai", CarrierTelecom}, {"Tianjin", CarrierUnicom}, {"Shenzhen", CarrierMobile}, {"Tokyo", CarrierOther}}
 	fwd := &Trace{LineClass: LineChinaNet163, Hops: []Hop{{TTL: 1}}}
 	allowed := map[string][]string{CarrierTelecom: {LineCN2GIA}, CarrierUnicom: {LineCU9929}, CarrierMobile: {LineCMIN2}}
-	rs := UserRoutes(users, doc, fwd, CarrierTelecom, allowed)
+	rs := UserRoutes(users, doc, fwd, CarrierTelecom, nil, allowed)
 	if len(rs) != 4 {
 		t.Fatalf("%d routes", len(rs))
 	}
@@ -36,7 +36,7 @@ func TestUserRoutesPerCarrier(t *testing.T) {
 	if r := rs[3]; r.Return != "" || r.Pass != nil {
 		t.Errorf("other %+v", r)
 	}
-	none := UserRoutes(users[:1], nil, nil, "", allowed)
+	none := UserRoutes(users[:1], nil, nil, "", nil, allowed)
 	if none[0].Pass != nil || !strings.Contains(none[0].Notes[0], "linecheck backtrace") {
 		t.Errorf("without a backtrace: %+v", none[0])
 	}

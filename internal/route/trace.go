@@ -32,6 +32,10 @@ type Trace struct {
 	Source string `json:"source,omitempty"`
 	// Start is the RFC 3339 time the first probe was sent, when known.
 	Start string `json:"start,omitempty"`
+	// Vantage is where a trace read from a measurement network's file
+	// (RIPE Atlas, Globalping, NextTrace) was run from; absent for live
+	// traces and for linecheck's and mtr's files, which do not say.
+	Vantage *Vantage `json:"vantage,omitempty"`
 	// LineClass is the route's carrier line class (cn2-gia, cn2-gt, chinanet-163,
 	// cu-9929, cu-4837, cmin2, cmi, transit, unknown); empty until classified.
 	LineClass string `json:"line_class,omitempty"`

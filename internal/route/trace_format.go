@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/linecheck/linecheck/internal/jsonmsg"
@@ -21,6 +22,10 @@ import (
 type TraceFormat struct {
 	// Name is the format's short name ("linecheck", "mtr"), as --help lists it.
 	Name string
+	// Rank orders the formats in --help, in the unrecognised-file message
+	// and in detection (lowest first; equal ranks in registration order):
+	// linecheck's own 0, mtr 1, the measurement networks' after them.
+	Rank int
 	// Title says in words what the file is ("the output of mtr --json"),
 	// for --help.
 	Title string
@@ -36,8 +41,13 @@ type TraceFormat struct {
 	// claim the same documents; ReadTrace takes the first that does.
 	Recognise func(doc TraceDoc) bool
 	// Decode reads data, a document Recognise claimed, into a trace whose
-	// Source is Source; name begins each error message.
+	// Source is Source; name begins each error message. A format whose
+	// files may hold several vantages' traces sets DecodeAll instead.
 	Decode func(data []byte, name string) (*Trace, error)
+	// DecodeAll reads data into one trace per vantage (a RIPE Atlas
+	// result list, a Globalping measurement), in the file's order, each
+	// with its Vantage; nil for formats of one trace per file.
+	DecodeAll func(data []byte, name string) ([]*Trace, error)
 	// Known says which figures a responder without samples carries in this
 	// format (KnownFigures); nil: every figure.
 	Known func(r Responder) Known
@@ -73,8 +83,7 @@ func (d TraceDoc) Member(key string) (v json.RawMessage, ok bool) {
 	return v, true
 }
 
-// traceFormats are the registered formats, in registration order (init
-// runs a package's files in name order: trace_format_linecheck.go first).
+// traceFormats are the registered formats, by Rank.
 var traceFormats []TraceFormat
 
 // RegisterTraceFormat adds f to the formats ReadTrace reads. It is called
@@ -82,8 +91,8 @@ var traceFormats []TraceFormat
 // Source, or one without Name, Source, Recognise or Decode, is a programming
 // error and panics.
 func RegisterTraceFormat(f TraceFormat) {
-	if f.Name == "" || f.Source == "" || f.Recognise == nil || f.Decode == nil {
-		panic(fmt.Sprintf("route: trace format %q: Name, Source, Recognise and Decode are required", f.Name))
+	if f.Name == "" || f.Source == "" || f.Recognise == nil || (f.Decode == nil) == (f.DecodeAll == nil) {
+		panic(fmt.Sprintf("route: trace format %q: Name, Source, Recognise and one of Decode or DecodeAll are required", f.Name))
 	}
 	for _, g := range traceFormats {
 		if g.Name == f.Name || g.Source == f.Source {
@@ -91,6 +100,7 @@ func RegisterTraceFormat(f TraceFormat) {
 		}
 	}
 	traceFormats = append(traceFormats, f)
+	slices.SortStableFunc(traceFormats, func(a, b TraceFormat) int { return a.Rank - b.Rank })
 }
 
 // TraceFormats lists the registered trace-file formats, in the order
@@ -133,8 +143,34 @@ func ReadTraceFile(path string) (*Trace, error) {
 // ReadTrace reads a recorded trace in any registered format (TraceFormats:
 // a linecheck.trace/v1 document, whose Source becomes "replay", or the
 // output of `mtr --json`, Source "mtr-json", …). name is used in error
-// messages.
+// messages. A file of several vantages' traces is an error that names them
+// (ReadTraces reads them all).
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
+	ts, err := ReadTraces(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != 1 {
+		return nil, fmt.Errorf("%s: %d vantages (%s), not one trace: pick one (trace --replay FILE --vantage ID)", name, len(ts), VantageIDs(ts))
+	}
+	return ts[0], nil
+}
+
+// ReadTracesFile reads every trace of a recorded file (see ReadTraces).
+func ReadTracesFile(path string) ([]*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTraces(f, path)
+}
+
+// ReadTraces reads a recorded file in any registered format into its
+// traces: one for linecheck's JSON and mtr's, one per vantage for the
+// measurement networks' files (a RIPE Atlas result list, a Globalping
+// measurement), in the file's order; never none.
+func ReadTraces(r io.Reader, name string) ([]*Trace, error) {
 	data, err := readlimit.ReadAll(r, name, readlimit.Document)
 	if err != nil {
 		return nil, err
@@ -143,18 +179,59 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	// A top-level value that is not an object is an error only when no
 	// format claims it (one may read a list).
 	notObject := json.Unmarshal(data, &doc.members)
+	if list, ok := jsonLines(data); ok && notObject != nil {
+		// One JSON value per line (the RIPE Atlas API's format=txt, JSON
+		// Lines) reads as the list of them, line for line.
+		data, doc.Data = list, list
+		notObject = json.Unmarshal(data, &doc.members)
+	}
 	if te := (*json.UnmarshalTypeError)(nil); notObject != nil && !errors.As(notObject, &te) {
 		return nil, fmt.Errorf("%s: not a JSON trace: %w", name, jsonErr(data, notObject))
 	}
 	for _, f := range traceFormats {
-		if f.Recognise(doc) {
-			return f.Decode(data, name)
+		if !f.Recognise(doc) {
+			continue
 		}
+		if f.DecodeAll != nil {
+			ts, err := f.DecodeAll(data, name)
+			if err == nil && len(ts) == 0 {
+				err = fmt.Errorf("%s: %s: no trace in the file", name, f.Title)
+			}
+			return ts, err
+		}
+		t, err := f.Decode(data, name)
+		if err != nil {
+			return nil, err
+		}
+		return []*Trace{t}, nil
 	}
 	if notObject != nil {
 		return nil, fmt.Errorf("%s: not a JSON trace: %w", name, jsonErr(data, notObject))
 	}
 	return nil, fmt.Errorf("%s: %s", name, unrecognised())
+}
+
+// jsonLines turns data of two or more lines, each one JSON object, into a
+// JSON list of them that keeps every value on its line (so that errors name
+// the file's lines); ok is false for anything else.
+func jsonLines(data []byte) ([]byte, bool) {
+	lines := bytes.Split(bytes.TrimRight(data, "\r\n\t "), []byte("\n"))
+	if len(lines) < 2 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)+len(lines)+2)
+	out = append(out, '[')
+	for i, l := range lines {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] != '{' || !json.Valid(l) {
+			return nil, false
+		}
+		out = append(out, l...)
+		if i < len(lines)-1 {
+			out = append(out, ',', '\n')
+		}
+	}
+	return append(out, ']'), true
 }
 
 // unrecognised says what a document no format claims is not: "neither A

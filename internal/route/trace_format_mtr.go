@@ -22,6 +22,7 @@ import (
 // the last hop is the destination when its host equals mtr's dst.
 func init() {
 	RegisterTraceFormat(TraceFormat{
+		Rank:   1,
 		Name:   "mtr",
 		Title:  "the output of mtr --json",
 		Want:   "`mtr --json` output (no \"report\")",

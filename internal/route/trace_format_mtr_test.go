@@ -96,7 +96,7 @@ func TestReadTraceErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"not json names the line", "{\n\"schema\": x}", "f.json: not a JSON trace: line 2"},
 		{"wrong schema", `{"schema":"linecheck.ping/v1"}`, `f.json: schema "linecheck.ping/v1"`},
-		{"neither", `{"a":1}`, "neither"},
+		{"no format claims it", `{"a":1}`, "none of a linecheck.trace/v1 document"},
 		{"ttl not ascending", `{"schema":"linecheck.trace/v1","hops":[{"ttl":2},{"ttl":2}]}`, "hops[1].ttl"},
 		{"loss above 1", `{"schema":"linecheck.trace/v1","hops":[{"ttl":1,"loss":1.5}]}`, "hops[0].loss"},
 		{"mtr loss over 100", `{"report":{"mtr":{"dst":"a"},"hubs":[{"count":1,"host":"a","Loss%":101}]}}`, "hubs[0].Loss%"},

@@ -22,6 +22,7 @@ func withFormat(t *testing.T, f TraceFormat) {
 // shape no registered format claims. It stands for the formats other
 // issues add (RIPE Atlas results are a list too).
 var hopList = TraceFormat{
+	Rank:   9,
 	Name:   "hoplist",
 	Title:  "a list of hops",
 	Want:   "a hop list (not a list)",
@@ -73,16 +74,16 @@ func TestRegisteredTraceFormatIsRead(t *testing.T) {
 	if mtr, err := ReadTraceFile("testdata/mtr-loopback.json"); err != nil || mtr.Source != "mtr-json" {
 		t.Errorf("mtr beside the new format: %v, %v", mtr, err)
 	}
-	if got, want := TraceFormatTitles(), "linecheck JSON, the output of mtr --json, or a list of hops"; got != want {
+	if got, want := TraceFormatTitles(), "linecheck JSON, the output of mtr --json, RIPE Atlas traceroute results, Globalping traceroute or mtr measurements, NextTrace --json output, or a list of hops"; got != want {
 		t.Errorf("titles %q, want %q", got, want)
 	}
 }
 
-// The message for a document no format claims lists the formats; with the
-// two built in it is the one users have always seen.
+// The message for a document no format claims lists the formats, in their
+// rank order.
 func TestUnrecognisedTraceNamesTheFormats(t *testing.T) {
 	_, err := ReadTrace(strings.NewReader(`{"a":1}`), "f.json")
-	want := "f.json: neither a linecheck.trace/v1 document (no \"schema\") nor `mtr --json` output (no \"report\")"
+	want := "f.json: none of a linecheck.trace/v1 document (no \"schema\"), `mtr --json` output (no \"report\"), RIPE Atlas traceroute results (no \"prb_id\" and \"type\"), a Globalping measurement (no \"type\" and \"results\") or NextTrace --json output (no \"Hops\")"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %s", err, want)
 	}
@@ -92,7 +93,7 @@ func TestUnrecognisedTraceNamesTheFormats(t *testing.T) {
 	}
 	withFormat(t, hopList)
 	_, err = ReadTrace(strings.NewReader(`{"a":1}`), "f.json")
-	want = "f.json: none of a linecheck.trace/v1 document (no \"schema\"), `mtr --json` output (no \"report\") or a hop list (not a list)"
+	want = "f.json: none of a linecheck.trace/v1 document (no \"schema\"), `mtr --json` output (no \"report\"), RIPE Atlas traceroute results (no \"prb_id\" and \"type\"), a Globalping measurement (no \"type\" and \"results\"), NextTrace --json output (no \"Hops\") or a hop list (not a list)"
 	if err == nil || err.Error() != want {
 		t.Errorf("three formats: %v, want %s", err, want)
 	}
@@ -104,9 +105,9 @@ func TestTraceFormatRecognition(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"schema in another case", `{"Schema":"linecheck.trace/v1","hops":[]}`, ""},
 		{"null schema with a report is mtr", `{"schema":null,"report":{"mtr":{"dst":"127.0.0.1"},"hubs":[]}}`, ""},
-		{"null schema alone", `{"schema":null}`, "neither"},
+		{"null schema alone", `{"schema":null}`, "none of"},
 		{"schema not text", `{"schema":5}`, `f.json: not a JSON trace: line 1: field "schema": want text (in quotes), got the number 5`},
-		{"null document", `null`, "neither"},
+		{"null document", `null`, "none of"},
 		{"number document", `5`, "f.json: not a JSON trace: line 1: want an object {...}, got the number 5"},
 	}
 	for _, tc := range tests {

@@ -16,6 +16,11 @@ type Measurement struct {
 	// Forward is the vantage → server trace, Return the server → users trace;
 	// nil when not available.
 	Forward, Return *route.Trace
+	// ForwardVantages are the traces of a recorded.forward file of several
+	// vantages (RIPE Atlas results, a Globalping measurement), one per
+	// vantage; Forward is then the first. Each fills the per-carrier forward
+	// class for the users of its vantage's carrier (route.NearestVantage).
+	ForwardVantages []*route.Trace
 	// ReturnBacktrace is set when recorded.return is a backtrace document
 	// (one route per user carrier); Return is then the route toward the
 	// first user (readReturn, Evaluate).
@@ -65,6 +70,9 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 	}
 	if ret != nil {
 		q.ReturnASPath = ret.ASPath
+	}
+	for _, v := range m.ForwardVantages {
+		route.Annotate(v, db)
 	}
 	q.Carriers = carrierRoutes(f, m)
 	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
