@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -183,6 +184,16 @@ type SLA struct {
 	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
 	// recording has it when traced with trace --mtu.
 	MinPathMTU *int `json:"min_path_mtu,omitempty"`
+	// Windows are the named spans of the users' day every measured check
+	// is judged over besides the whole recording (sla.windows, issue 30),
+	// in name order; the evening default is not among them (Evening).
+	Windows []Window `json:"-"`
+	// WindowsOff is `windows: {}`: no window, not even the evening default.
+	WindowsOff bool `json:"-"`
+	// Zone is the users' time zone: sla.tz, else the first user's city's,
+	// else the vantage's; nil when none is known. ZoneFrom says which.
+	Zone     *time.Location `json:"-"`
+	ZoneFrom string         `json:"-"`
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -312,6 +323,8 @@ type rawSLA struct {
 	MinThroughputMbps    *float64            `yaml:"min_throughput_mbps"`
 	MaxOversell          *float64            `yaml:"max_oversell"`
 	MinPathMTU           *int                `yaml:"min_path_mtu"`
+	Windows              yaml.Node           `yaml:"windows"`
+	TZ                   string              `yaml:"tz"`
 	line                 int
 	// keyLines are the lines of the keys written, for messages about one key.
 	keyLines map[string]int
@@ -419,6 +432,7 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 		}
 	}
 	f.SLA = v.sla(raw.SLA)
+	v.slaWindows(f, raw.SLA)
 	if len(v.errs) > 0 {
 		return nil, errors.Join(v.errs...)
 	}
