@@ -226,7 +226,11 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 			return nil, streamError(err)
 		}
 		var extra []string
-		m.Targets, extra = verdict.TargetsFromRecords(c.Targets, recs)
+		m.Probes, extra = verdict.WindowsFromRecords(c.Targets, recs)
+		m.Targets = make([]verdict.TargetResult, len(c.Targets))
+		for i, w := range m.Probes {
+			m.Targets[i] = w.Result(c.Targets[i], nil)
+		}
 		for _, x := range extra {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded probes for %s ignored: not one of the candidate's targets", x))
 		}
