@@ -89,7 +89,7 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 			floor = -1 // unknown
 		}
 	}
-	judgeWindows(e, f, m, floor)
+	judgeWindows(e, f.SLA, m, floor, true)
 	return e
 }
 

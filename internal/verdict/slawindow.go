@@ -103,18 +103,18 @@ func (m *Measurement) quality(in func(time.Time) bool, floorMs float64) RouteQua
 }
 
 // judgeWindows adds to e the checks of each SLA window over m (the
-// measured figures only), its summary, and the day in 24 hours; floorMs
-// is the physical floor (negative: unknown).
-func judgeWindows(e *Evaluation, f *candidates.File, m *Measurement, floorMs float64) {
+// measured figures only), its summary, and with withHours the day in 24
+// hours; floorMs is the physical floor (negative: unknown).
+func judgeWindows(e *Evaluation, s candidates.SLA, m *Measurement, floorMs float64, withHours bool) {
 	if len(m.Probes) == 0 {
 		return
 	}
-	for _, w := range SLAWindows(f.SLA, m) {
+	for _, w := range SLAWindows(s, m) {
 		q := m.quality(w.Contains, floorMs)
 		if m.Throughput.Hourly() {
 			q.Throughput = m.Throughput.Within(w)
 		}
-		checks := CheckSLAWindow(f.SLA, q, w)
+		checks := CheckSLAWindow(s, q, w)
 		if m.Throughput != nil && !m.Throughput.Hourly() {
 			// A single test has no hours: the window's throughput is not
 			// judged (the whole recording's check stands for it).
@@ -149,7 +149,7 @@ func judgeWindows(e *Evaluation, f *candidates.File, m *Measurement, floorMs flo
 		}
 	}
 	e.SLA.settle()
-	if loc := f.SLA.Zone; loc != nil {
+	if loc := s.Zone; loc != nil && withHours {
 		e.Hourly = hourly(m, loc)
 	}
 }
