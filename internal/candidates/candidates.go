@@ -132,8 +132,13 @@ type Recorded struct {
 	Forward string
 	// Return is a trace from the server back towards the users.
 	Return string
-	// Probes is a per-probe NDJSON stream in the `ping --stream` format.
+	// Probes is a per-probe NDJSON stream in the `ping --stream` format:
+	// the first of ProbeFiles.
 	Probes string
+	// ProbeFiles are every stream recorded.probes names, in order: a
+	// file, a list of them, or glob patterns (the days of a trial, issue
+	// 30), each pattern's files in name order.
+	ProbeFiles []string
 	// BW is a throughput test: `bw --format json`, or a `bw --watch` journal.
 	BW string
 	// GPU is a directory of saved nvidia-smi outputs (what `gpu --from` reads).
@@ -271,8 +276,8 @@ func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 type rawRecorded struct {
 	Forward string `yaml:"forward"`
 	Return  string `yaml:"return"`
-	Probes  string `yaml:"probes"`
-	BW      string `yaml:"bw"`
+	Probes  pathList `yaml:"probes"`
+	BW      string   `yaml:"bw"`
 	GPU     string `yaml:"gpu"`
 	Trial   string `yaml:"trial"`
 }
@@ -622,7 +627,6 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 	c.Recorded = Recorded{
 		Forward: f.resolve(rc.Recorded.Forward),
 		Return:  f.resolve(rc.Recorded.Return),
-		Probes:  f.resolve(rc.Recorded.Probes),
 		BW:      f.resolve(rc.Recorded.BW),
 		GPU:     f.resolve(rc.Recorded.GPU),
 		Trial:   f.resolve(rc.Recorded.Trial),
@@ -659,7 +663,11 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		}
 	}
 	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
+	c.Recorded.ProbeFiles = v.probeFiles(f, rc.Recorded.Probes, field, rc.line)
+	if len(c.Recorded.ProbeFiles) > 0 {
+		c.Recorded.Probes = c.Recorded.ProbeFiles[0]
+	}
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
 		if p == "" {
 			continue
 		}

@@ -269,3 +269,48 @@ func TestWindowsOffJudgesTheWholeRecordingOnly(t *testing.T) {
 		t.Errorf("recommended %q: with the windows off the whole recording passes the cheap one", r.Recommended)
 	}
 }
+
+// The days of a trial: the lossy recording split into a file per day and
+// named by a glob (and by a list) is judged as the one file is.
+func TestRecordedProbesTakesTheDaysOfATrial(t *testing.T) {
+	path := windowScenario(t, "[{city: Shanghai}]", "sla: {rtt_p95_ms: 80, loss: 0.01}")
+	dir := filepath.Dir(path)
+	whole, err := os.ReadFile(filepath.Join(dir, "lossy.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(whole), "\n")
+	if err := os.Mkdir(filepath.Join(dir, "days"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Written out of order on purpose: the glob's name order is the days'.
+	for _, d := range []int{2, 0, 1} {
+		part := strings.Join(lines[d*1440:(d+1)*1440], "")
+		if err := os.WriteFile(filepath.Join(dir, "days", fmt.Sprintf("lossy-%d.ndjson", d)), []byte(part), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, probes := range []string{`"days/lossy-*.ndjson"`, `[days/lossy-2.ndjson, days/lossy-0.ndjson, days/lossy-1.ndjson]`} {
+		y := strings.Replace(string(doc), "probes: lossy.ndjson", "probes: "+probes, 1)
+		if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runWindows(t, path)
+		lossy := evalOf(t, r, "lossy")
+		if lossy.Route.Sent != 4320 || !near(checkOf(lossy, verdict.CheckLoss, "evening").Measured, 0.044444) ||
+			!near(checkOf(lossy, verdict.CheckRTTP95, verdict.WindowAll).Measured, 59.5) || lossy.Windows[0].Occurrences != 3 {
+			t.Errorf("probes %s: sent %d, checks %+v, windows %+v", probes, lossy.Route.Sent, lossy.SLA.Checks, lossy.Windows)
+		}
+	}
+	y := strings.Replace(string(doc), "probes: lossy.ndjson", `probes: "days/none-*.ndjson"`, 1)
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := candidates.Load(path); err == nil || !strings.Contains(err.Error(), `c.yaml:4: candidates[0] (lossy).recorded.probes: "days/none-*.ndjson" matches no file`) {
+		t.Errorf("a glob matching nothing: err = %v", err)
+	}
+}
