@@ -274,12 +274,12 @@ func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawRecorded struct {
-	Forward string `yaml:"forward"`
-	Return  string `yaml:"return"`
+	Forward string   `yaml:"forward"`
+	Return  string   `yaml:"return"`
 	Probes  pathList `yaml:"probes"`
 	BW      string   `yaml:"bw"`
-	GPU     string `yaml:"gpu"`
-	Trial   string `yaml:"trial"`
+	GPU     string   `yaml:"gpu"`
+	Trial   string   `yaml:"trial"`
 }
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
