@@ -87,9 +87,9 @@ func slaWindowsText(r *compare.Result) string {
 	case len(names) == 0:
 		return ""
 	case def:
-		return "SLA windows: " + strings.Join(names, ", ") + " (the default, the recording covers an evening; sla.windows names others, windows: {} turns it off), and the whole recording"
+		return "SLA windows: the whole recording and " + strings.Join(names, ", ") + " (the default; windows: {} turns it off)"
 	}
-	return "SLA windows: " + strings.Join(names, ", ") + ", and the whole recording"
+	return "SLA windows: the whole recording and " + strings.Join(names, ", ")
 }
 
 func slaText(s compare.SLASpec) string {
