@@ -41,7 +41,9 @@ type HourSummary struct {
 	RTTP50 float64 `json:"rtt_p50_ms"`
 	RTTP95 float64 `json:"rtt_p95_ms"`
 	Jitter float64 `json:"jitter_ms"`
-	recv   int
+	// Recv is the hour's answered probes: without one its RTT figures are
+	// absent (null).
+	Recv int `json:"-"`
 }
 
 // SLAWindows are the windows the recording m is judged over besides its
@@ -162,7 +164,7 @@ func hourly(m *Measurement, loc *time.Location) []HourSummary {
 	out := make([]HourSummary, 24)
 	for h := range out {
 		q := m.quality(func(t time.Time) bool { return t.In(loc).Hour() == h }, -1)
-		out[h] = HourSummary{Hour: h, Sent: q.Sent, Loss: round(q.Loss, 6), RTTP50: q.RTT.P50, RTTP95: q.RTT.P95, Jitter: q.Jitter.MeanAbs, recv: q.Recv}
+		out[h] = HourSummary{Hour: h, Sent: q.Sent, Loss: round(q.Loss, 6), RTTP50: q.RTT.P50, RTTP95: q.RTT.P95, Jitter: q.Jitter.MeanAbs, Recv: q.Recv}
 	}
 	return out
 }
@@ -188,7 +190,7 @@ func (s WindowSummary) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes an hour's figures as null without probes or answers.
 func (h HourSummary) MarshalJSON() ([]byte, error) {
-	have := h.recv > 0
+	have := h.Recv > 0
 	return json.Marshal(struct {
 		Hour   int      `json:"hour"`
 		Sent   int      `json:"sent"`
@@ -198,9 +200,6 @@ func (h HourSummary) MarshalJSON() ([]byte, error) {
 		Jitter *float64 `json:"jitter_ms"`
 	}{h.Hour, h.Sent, num(h.Loss, h.Sent > 0), num(h.RTTP50, have), num(h.RTTP95, have), num(h.Jitter, have)})
 }
-
-// Received is the hour's answered probes.
-func (h HourSummary) Received() int { return h.recv }
 
 // Failures names the failed checks in the verdict's sentence: a check of
 // the whole recording by its name; those of an SLA window by the figure
