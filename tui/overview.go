@@ -787,6 +787,10 @@ func (o *overviewScreen) detailSLA(s *state, c *Candidate) string {
 			// says less than the reason.
 			measured = "<1 (min RTT below the physical floor)"
 		}
+		if ch.Window != "" && ch.Window != verdict.WindowAll {
+			// A check of an SLA window names it (issue 30).
+			name += "@" + ch.Window
+		}
 		sla.WriteString("  " + style.Render(mark) + " " + name + " " + measured)
 		if ch.Name != "line_class" && !perCarrier {
 			sla.WriteString(" " + checkRequired(ch))

@@ -197,6 +197,7 @@ func (c *Candidate) liveRoute() verdict.LiveRoute {
 		Carriers: c.Recorded.Carriers, Throughput: c.Throughput}
 	if sent, _, _ := c.sent(); sent > 0 {
 		l.Targets = []verdict.TargetResult{c.Stats.result(c.Target)}
+		l.Probes = []*verdict.Window{c.Stats.win}
 		keys := make([]string, 0, len(c.Others))
 		for k := range c.Others {
 			keys = append(keys, k)
@@ -204,6 +205,7 @@ func (c *Candidate) liveRoute() verdict.LiveRoute {
 		sort.Strings(keys)
 		for _, k := range keys {
 			l.Targets = append(l.Targets, c.Others[k].result(k))
+			l.Probes = append(l.Probes, c.Others[k].win)
 		}
 	}
 	return l

@@ -143,11 +143,22 @@ func TestSamplesGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 			t.Errorf("%s: serve judged nothing", ev.Name)
 			continue
 		}
-		if len(sv.Checks) != len(ev.SLA.Checks) || sv.Pass != ev.SLA.Pass {
-			t.Errorf("%s: serve pass %v with %d checks, compare %v with %d", ev.Name, sv.Pass, len(sv.Checks), ev.SLA.Pass, len(ev.SLA.Checks))
+		// serve judges the whole window only (its per-window gauges,
+		// linecheck_sla_pass{window}, are to come: issue 30): its checks
+		// are compare's of window "all".
+		var whole []verdict.Check
+		wholePass := true
+		for _, w := range ev.SLA.Checks {
+			if w.Window == verdict.WindowAll {
+				whole = append(whole, w)
+				wholePass = wholePass && w.Pass
+			}
+		}
+		if len(sv.Checks) != len(whole) || sv.Pass != wholePass {
+			t.Errorf("%s: serve pass %v with %d checks, compare over the whole recording %v with %d", ev.Name, sv.Pass, len(sv.Checks), wholePass, len(whole))
 			continue
 		}
-		for i, w := range ev.SLA.Checks {
+		for i, w := range whole {
 			g := sv.Checks[i]
 			if g.Name != w.Name || g.Pass != w.Pass || !reflect.DeepEqual(g.Measured, w.Measured) {
 				t.Errorf("%s: serve check %+v, compare %+v", ev.Name, g, w)

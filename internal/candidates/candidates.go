@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -143,8 +144,13 @@ type Recorded struct {
 	Forward string
 	// Return is a trace from the server back towards the users.
 	Return string
-	// Probes is a per-probe NDJSON stream in the `ping --stream` format.
+	// Probes is a per-probe NDJSON stream in the `ping --stream` format:
+	// the first of ProbeFiles.
 	Probes string
+	// ProbeFiles are every stream recorded.probes names, in order: a
+	// file, a list of them, or glob patterns (the days of a trial, issue
+	// 30), each pattern's files in name order.
+	ProbeFiles []string
 	// BW is a throughput test: `bw --format json`, or a `bw --watch` journal.
 	BW string
 	// GPU is a directory of saved nvidia-smi outputs (what `gpu --from` reads).
@@ -196,6 +202,16 @@ type SLA struct {
 	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
 	// recording has it when traced with trace --mtu.
 	MinPathMTU *int `json:"min_path_mtu,omitempty"`
+	// Windows are the named spans of the users' day every measured check
+	// is judged over besides the whole recording (sla.windows, issue 30),
+	// in name order; the evening default is not among them (Evening).
+	Windows []Window `json:"-"`
+	// WindowsOff is `windows: {}`: no window, not even the evening default.
+	WindowsOff bool `json:"-"`
+	// Zone is the users' time zone: sla.tz, else the first user's city's,
+	// else the vantage's; nil when none is known. ZoneFrom says which.
+	Zone     *time.Location `json:"-"`
+	ZoneFrom string         `json:"-"`
 }
 
 // Line classes the route analysis can give (docs/route.md, Line classification).
@@ -271,12 +287,12 @@ func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawRecorded struct {
-	Forward string `yaml:"forward"`
-	Return  string `yaml:"return"`
-	Probes  string `yaml:"probes"`
-	BW      string `yaml:"bw"`
-	GPU     string `yaml:"gpu"`
-	Trial   string `yaml:"trial"`
+	Forward string   `yaml:"forward"`
+	Return  string   `yaml:"return"`
+	Probes  pathList `yaml:"probes"`
+	BW      string   `yaml:"bw"`
+	GPU     string   `yaml:"gpu"`
+	Trial   string   `yaml:"trial"`
 }
 
 func (r *rawRecorded) UnmarshalYAML(n *yaml.Node) error {
@@ -325,6 +341,8 @@ type rawSLA struct {
 	MinThroughputMbps    *float64            `yaml:"min_throughput_mbps"`
 	MaxOversell          *float64            `yaml:"max_oversell"`
 	MinPathMTU           *int                `yaml:"min_path_mtu"`
+	Windows              yaml.Node           `yaml:"windows"`
+	TZ                   string              `yaml:"tz"`
 	line                 int
 	// keyLines are the lines of the keys written, for messages about one key.
 	keyLines map[string]int
@@ -432,6 +450,7 @@ func ParseWith(b []byte, path string, o LoadOptions) (*File, error) {
 		}
 	}
 	f.SLA = v.sla(raw.SLA)
+	v.slaWindows(f, raw.SLA)
 	if len(v.errs) > 0 {
 		return nil, errors.Join(v.errs...)
 	}
@@ -621,7 +640,6 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 	c.Recorded = Recorded{
 		Forward: f.resolve(rc.Recorded.Forward),
 		Return:  f.resolve(rc.Recorded.Return),
-		Probes:  f.resolve(rc.Recorded.Probes),
 		BW:      f.resolve(rc.Recorded.BW),
 		GPU:     f.resolve(rc.Recorded.GPU),
 		Trial:   f.resolve(rc.Recorded.Trial),
@@ -674,7 +692,11 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		}
 	}
 	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "probes": c.Recorded.Probes, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
+	c.Recorded.ProbeFiles = v.probeFiles(f, rc.Recorded.Probes, field, rc.line)
+	if len(c.Recorded.ProbeFiles) > 0 {
+		c.Recorded.Probes = c.Recorded.ProbeFiles[0]
+	}
+	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
 		if p == "" {
 			continue
 		}

@@ -2,8 +2,9 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -11,7 +12,6 @@ import (
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/verdict"
-	"github.com/linecheck/linecheck/probe"
 )
 
 // Options control a compare run.
@@ -215,18 +215,22 @@ func (r *Result) useFX(fx candidates.FX) {
 // return traces. It never sends anything.
 func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	m := &verdict.Measurement{}
-	if c.Recorded.Probes != "" {
-		fh, err := os.Open(c.Recorded.Probes)
-		if err != nil {
+	if len(c.Recorded.ProbeFiles) > 0 {
+		recs, err := readStreams(c.Recorded.ProbeFiles)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
 			return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
-		}
-		recs, err := probe.ReadStream(fh, c.Recorded.Probes)
-		fh.Close()
-		if err != nil {
-			return nil, streamError(err)
+		case err != nil:
+			// A record's error names its file and line already.
+			return nil, err
 		}
 		var extra []string
-		m.Targets, extra = verdict.TargetsFromRecords(c.Targets, recs)
+		m.Probes, extra = verdict.WindowsFromRecords(c.Targets, recs)
+		m.Targets = make([]verdict.TargetResult, len(c.Targets))
+		for i, w := range m.Probes {
+			m.Targets[i] = w.Result(c.Targets[i], nil)
+		}
 		for _, x := range extra {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded probes for %s ignored: not one of the candidate's targets", x))
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -140,14 +141,32 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 			}
 		}
 		sc := SessionCandidate{Candidate: c, Measurement: m, Evaluation: ev}
-		if o.Offline && !o.Batch && c.Recorded.Probes != "" {
-			if sc.Stream, err = readStream(c.Recorded.Probes); err != nil {
+		if o.Offline && !o.Batch && len(c.Recorded.ProbeFiles) > 0 {
+			if sc.Stream, err = readStreams(c.Recorded.ProbeFiles); err != nil {
 				return nil, fmt.Errorf("%s: recorded.probes: %w", c.Name, err)
 			}
 		}
 		s.Candidates = append(s.Candidates, sc)
 	}
 	return s, nil
+}
+
+// readStreams reads the probe streams of recorded.probes one after the
+// other (the days of a trial), in time order: the windows sort each
+// target's records by time, a replay reads them as recorded.
+func readStreams(paths []string) ([]probe.Record, error) {
+	var all []probe.Record
+	for _, p := range paths {
+		recs, err := readStream(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	if len(paths) > 1 {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	}
+	return all, nil
 }
 
 func readStream(path string) ([]probe.Record, error) {

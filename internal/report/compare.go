@@ -52,6 +52,9 @@ func compareHeader(r *compare.Result, format Format) string {
 		lines = append(lines, "fx (given, not fetched): "+strings.Join(rates, ", "))
 	}
 	lines = append(lines, "SLA: "+slaText(r.SLA))
+	if w := slaWindowsText(r); w != "" {
+		lines = append(lines, w)
+	}
 	for _, l := range lines {
 		if format == FormatMarkdown {
 			b.WriteString("- " + l + "\n")
@@ -61,6 +64,32 @@ func compareHeader(r *compare.Result, format Format) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// slaWindowsText says which SLA windows the checks were judged over
+// besides the whole recording, and whether the evening is the default.
+func slaWindowsText(r *compare.Result) string {
+	var names []string
+	seen := map[string]bool{}
+	def := false
+	for _, e := range r.Candidates {
+		for _, w := range e.Windows {
+			if k := w.Name + " " + w.Hours; !seen[k] {
+				seen[k] = true
+				names = append(names, w.Name+" "+w.Hours)
+				def = def || w.Default
+			}
+		}
+	}
+	switch {
+	case len(names) == 0 && r.SLA.WindowsOff:
+		return "SLA windows: off (windows: {}): the whole recording only"
+	case len(names) == 0:
+		return ""
+	case def:
+		return "SLA windows: the whole recording and " + strings.Join(names, ", ") + " (the default; windows: {} turns it off)"
+	}
+	return "SLA windows: the whole recording and " + strings.Join(names, ", ")
 }
 
 func slaText(s compare.SLASpec) string {
@@ -140,6 +169,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	}
 	if ps, ok := comparePathsTable(r, c); ok {
 		tables = append(tables, ps)
+	}
+	if h, ok := compareHourlyTable(r, format); ok {
+		tables = append(tables, h)
 	}
 	if tp, ok := compareThroughputTable(r, format); ok {
 		tables = append(tables, tp)
@@ -244,7 +276,14 @@ func compareChecksTable(r *compare.Result) Table {
 			case c.Pass:
 				res = "pass"
 			}
-			checks.Rows = append(checks.Rows, []string{e.Name, c.Name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, c.Note})
+			name, note := c.Name, c.Note
+			if c.Window != "" && c.Window != verdict.WindowAll {
+				// A window's check names it and its hours; the whole
+				// recording's rows stay as they were.
+				name = c.Name + " in " + c.Window
+				note = strings.TrimSuffix(c.Hours+"; "+note, "; ")
+			}
+			checks.Rows = append(checks.Rows, []string{e.Name, name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, note})
 		}
 	}
 	return checks

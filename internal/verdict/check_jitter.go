@@ -8,7 +8,7 @@ import "github.com/linecheck/linecheck/internal/candidates"
 // smoothed estimator.
 const CheckJitter = "jitter_ms"
 
-func init() { registerCheck(SLACheck{Order: 30, Judge: checkJitter}) }
+func init() { registerCheck(SLACheck{Order: 30, Judge: checkJitter, PerWindow: true}) }
 
 // checkJitter judges the whole window's jitter, not the estimator's last
 // value: RFC 3550's running J reflects about the last 16 probes, and a

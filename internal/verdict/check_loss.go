@@ -6,7 +6,7 @@ import "github.com/linecheck/linecheck/internal/candidates"
 // the probes sent.
 const CheckLoss = "loss"
 
-func init() { registerCheck(SLACheck{Order: 20, Judge: checkLoss}) }
+func init() { registerCheck(SLACheck{Order: 20, Judge: checkLoss, PerWindow: true}) }
 
 func checkLoss(s candidates.SLA, q RouteQuality) []Check {
 	if s.Loss == nil {

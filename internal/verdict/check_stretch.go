@@ -12,7 +12,7 @@ import (
 // floor between the vantage and the region.
 const CheckStretch = "stretch"
 
-func init() { registerCheck(SLACheck{Order: 50, Judge: checkStretch}) }
+func init() { registerCheck(SLACheck{Order: 50, Judge: checkStretch, PerWindow: true}) }
 
 func checkStretch(s candidates.SLA, q RouteQuality) []Check {
 	if s.MaxStretch == nil {

@@ -11,7 +11,7 @@ const (
 	CheckMaxOversell   = "max_oversell"
 )
 
-func init() { registerCheck(SLACheck{Order: 80, Judge: checkThroughput}) }
+func init() { registerCheck(SLACheck{Order: 80, Judge: checkThroughput, PerWindow: true}) }
 
 func checkThroughput(s candidates.SLA, q RouteQuality) []Check {
 	return CheckThroughput(s.MinThroughputMbps, s.MaxOversell, q.Throughput)

@@ -32,6 +32,11 @@ type Measurement struct {
 	// SetSLA): Evaluate uses it when the vantage and region give none; 0
 	// when none.
 	FloorMs float64
+	// Probes are the targets' windows with each probe's time, in the
+	// order of Targets (a recording: WindowsFromRecords): Evaluate judges
+	// the SLA windows and the day's hours on them. nil when the probes
+	// have no times (a live one-shot sweep).
+	Probes []*Window
 }
 
 // Evaluate turns one candidate's measurement into its evaluation: line class
@@ -85,6 +90,14 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 	}
 	q.Throughput, e.Throughput = m.Throughput, m.Throughput
 	e.SLA = CheckSLA(f.SLA, *q)
+	floor, ok := FloorMs(f, c)
+	if !ok {
+		floor = m.FloorMs
+		if floor <= 0 {
+			floor = -1 // unknown
+		}
+	}
+	judgeWindows(e, f.SLA, m, floor, true)
 	return e
 }
 

@@ -74,6 +74,13 @@ type Evaluation struct {
 	// or under --advisory-delivery (then the failure is a warning only).
 	DeliveryFailed []string `json:"delivery_failed,omitempty"`
 	Warnings       []string `json:"warnings,omitempty"`
+	// Windows summarise the probes of each SLA window judged (sla.windows,
+	// or the evening default when the recording covers one); absent
+	// without one.
+	Windows []WindowSummary `json:"windows,omitempty"`
+	// Hourly is the day in 24 hours of the users' zone over the recorded
+	// probes; absent without probe times (a live one-shot run).
+	Hourly []HourSummary `json:"hourly,omitempty"`
 }
 
 // RouteQuality is what the probes and traces say about the line.
@@ -167,7 +174,11 @@ type Verdict struct {
 // are numbers for numeric checks; for line_class Required is the list of
 // accepted classes and Measured the class found.
 type Check struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Window is the span of time the check judged: WindowAll (the whole
+	// recording) or the name of an SLA window (sla.windows, the evening
+	// default; issue 30).
+	Window   string `json:"window"`
 	Required any    `json:"required"`
 	Measured any    `json:"measured"`
 	Unit     string `json:"unit"`
@@ -183,6 +194,9 @@ type Check struct {
 	// the region is in the vantage's city): it passes with a note beginning
 	// NotApplicable, Measured is nil, and the tables say "n/a".
 	NotApplicable bool `json:"-"`
+	// Hours are the window's hours in words ("20:00–23:00 Asia/Shanghai");
+	// "" for the whole recording.
+	Hours string `json:"-"`
 }
 
 // Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the

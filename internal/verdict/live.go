@@ -28,6 +28,9 @@ type LiveRoute struct {
 	// Throughput is the bw test, measured apart from the probes (recorded.bw
 	// or a live test); nil without one.
 	Throughput *Throughput
+	// Probes are the windows Targets were read from, in their order, for
+	// the SLA windows (Measurement.Probes); nil when not kept.
+	Probes []*Window
 }
 
 // EvaluateLive is a live candidate's evaluation: its route quality from the
@@ -55,5 +58,15 @@ func EvaluateLive(s candidates.SLA, l LiveRoute) Evaluation {
 	if q.Direction == "" {
 		q.Direction = "none"
 	}
-	return Evaluation{Route: q, Targets: l.Targets, Throughput: l.Throughput, SLA: CheckSLA(s, q)}
+	e := Evaluation{Route: q, Targets: l.Targets, Throughput: l.Throughput, SLA: CheckSLA(s, q)}
+	if len(l.Probes) == len(l.Targets) {
+		// The SLA windows as Evaluate judges them; the day's hours are
+		// the report's, not recomputed at every batch.
+		floor := l.FloorMs
+		if floor <= 0 {
+			floor = -1
+		}
+		judgeWindows(&e, s, &Measurement{Targets: l.Targets, Probes: l.Probes, Throughput: l.Throughput}, floor, false)
+	}
+	return e
 }

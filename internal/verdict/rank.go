@@ -159,12 +159,7 @@ func Rank(ev []*Evaluation) (r Ranking) {
 			if e.Passes() || !ok || !c.LessThan(c0) {
 				continue
 			}
-			var failed []string
-			for _, ch := range e.SLA.Checks {
-				if !ch.Pass {
-					failed = append(failed, ch.Name)
-				}
-			}
+			failed := Failures(e.SLA.Checks)
 			failed = append(failed, e.deliveryFailures()...)
 			noted[e.Name] = true
 			over := ""

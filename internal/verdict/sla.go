@@ -27,6 +27,9 @@ type SLACheck struct {
 	// Judge returns the check's results for the route: none when its
 	// threshold is not set, one (or one per user carrier) otherwise.
 	Judge func(s candidates.SLA, q RouteQuality) []Check
+	// PerWindow marks a check of a measured figure (RTT, loss, jitter,
+	// stretch, throughput): it is judged again over each SLA window.
+	PerWindow bool
 }
 
 var slaChecks []SLACheck
@@ -50,13 +53,41 @@ func CheckSLA(s candidates.SLA, q RouteQuality) Verdict {
 	for _, c := range slaChecks {
 		checks = append(checks, c.Judge(s, q)...)
 	}
-	v := Verdict{Pass: true, Checks: checks}
-	for _, c := range checks {
+	for i := range checks {
+		checks[i].Window = WindowAll
+	}
+	v := Verdict{Checks: checks}
+	v.settle()
+	return v
+}
+
+// WindowAll is the window of a check judged over the whole recording.
+const WindowAll = "all"
+
+// CheckSLAWindow judges the checks of measured figures (SLACheck.PerWindow)
+// over q, the route's figures in the SLA window w: each check is named by
+// the window and its hours.
+func CheckSLAWindow(s candidates.SLA, q RouteQuality, w candidates.Window) []Check {
+	var checks []Check
+	for _, c := range slaChecks {
+		if c.PerWindow {
+			checks = append(checks, c.Judge(s, q)...)
+		}
+	}
+	for i := range checks {
+		checks[i].Window, checks[i].Hours = w.Name, w.Hours()
+	}
+	return checks
+}
+
+// settle sets Pass: every check passes.
+func (v *Verdict) settle() {
+	v.Pass = true
+	for _, c := range v.Checks {
 		if !c.Pass {
 			v.Pass = false
 		}
 	}
-	return v
 }
 
 // upperBound is a check of a figure that must not exceed the threshold,

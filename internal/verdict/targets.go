@@ -11,6 +11,18 @@ import (
 // the order of targets, each over a window of all its records in time order
 // (Window.Result). Records of other targets are returned by name.
 func TargetsFromRecords(targets []candidates.Target, recs []probe.Record) ([]TargetResult, []string) {
+	ws, extra := WindowsFromRecords(targets, recs)
+	out := make([]TargetResult, len(targets))
+	for i, w := range ws {
+		out[i] = w.Result(targets[i], nil)
+	}
+	return out, extra
+}
+
+// WindowsFromRecords is one window per target (in the order of targets) of
+// all its records in time order, each probe with its time: what
+// TargetsFromRecords and the SLA windows (Measurement.Probes) read.
+func WindowsFromRecords(targets []candidates.Target, recs []probe.Record) ([]*Window, []string) {
 	type key struct {
 		addr  string
 		proto probe.Protocol
@@ -26,9 +38,8 @@ func TargetsFromRecords(targets []candidates.Target, recs []probe.Record) ([]Tar
 		return key{addr, proto, port}
 	}
 	idx := map[key]int{}
-	out := make([]TargetResult, len(targets))
+	out := make([]*Window, len(targets))
 	for i, t := range targets {
-		out[i].Target = t
 		idx[keyOf(t.Addr, t.Protocol, t.Port)] = i
 	}
 	byTarget := make([][]probe.Record, len(targets))
@@ -61,7 +72,7 @@ func TargetsFromRecords(targets []candidates.Target, recs []probe.Record) ([]Tar
 		for _, r := range rs {
 			w.Add(r)
 		}
-		out[i] = w.Result(out[i].Target, nil)
+		out[i] = w
 	}
 	return out, extra
 }

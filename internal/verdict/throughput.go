@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/journal"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
 	"github.com/linecheck/linecheck/probe/bw"
@@ -39,7 +40,36 @@ type Throughput struct {
 	P95OfCarried *float64 `json:"p95_of_carried"`
 	// Error is why a live test gave no figures.
 	Error string `json:"error,omitempty"`
+
+	// entries are a journal's tests with their times, for the figures of
+	// an SLA window (Within); nil for a single test.
+	entries []journal.Entry
+	info    journal.ReadInfo
 }
+
+// Within is the throughput of the journal's tests that started in the SLA
+// window w (its p5 for min_throughput_mbps, its oversell between the
+// window's own hours); nil for a single test, which has no hours to judge
+// a window on, and for a journal with no test in w (no data).
+func (t *Throughput) Within(w candidates.Window) *Throughput {
+	if t == nil || t.entries == nil {
+		return nil
+	}
+	var in []journal.Entry
+	for _, e := range t.entries {
+		if w.Contains(e.Time) {
+			in = append(in, e)
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	return ThroughputFromJournal(in, t.info, t.Source)
+}
+
+// Hourly tells whether the throughput has hours (a journal), so that an SLA
+// window can be judged on it.
+func (t *Throughput) Hourly() bool { return t != nil && t.entries != nil }
 
 // ThroughputFromResult summarises one bw test.
 func ThroughputFromResult(r *bw.Result, source string) *Throughput {
@@ -54,7 +84,8 @@ func ThroughputFromResult(r *bw.Result, source string) *Throughput {
 func ThroughputFromJournal(entries []journal.Entry, info journal.ReadInfo, path string) *Throughput {
 	rep := journal.SummarizeBW(entries, info, path, time.UTC, journal.BWReportOptions{Share: 1, FromHour: 19, ToHour: 23})
 	t := &Throughput{Source: path, Server: rep.Server, Direction: rep.Direction, Tests: rep.Cycles - rep.ErrorCycles,
-		P5: rep.Throughput.P5, P50: rep.Throughput.P50, Mean: rep.Throughput.Mean, Oversell: rep.Oversell}
+		P5: rep.Throughput.P5, P50: rep.Throughput.P50, Mean: rep.Throughput.Mean, Oversell: rep.Oversell,
+		entries: entries, info: info}
 	if rep.Worst != nil {
 		w, b := rep.Worst.Hour, rep.Best.Hour
 		t.WorstHour, t.BestHour = &w, &b

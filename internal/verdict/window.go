@@ -182,17 +182,55 @@ func (w *Window) ResultBetween(t candidates.Target, from, to time.Time, samples 
 	return w.summarize(t, samples, span{bounded: true, from: unixNano(from), to: unixNano(to)})
 }
 
+// ResultIn is Result over the probes of the window whose time in
+// satisfies (and the duplicates it still remembers in them): the probes of
+// an SLA window on every day of a recording (candidates.Window.Contains),
+// of one hour of the day. Probes without a time belong to none.
+func (w *Window) ResultIn(t candidates.Target, in func(time.Time) bool, samples []float64) TargetResult {
+	return w.summarize(t, samples, span{bounded: true, in: in})
+}
+
+// Span is the time of the window's first and last probe that have one
+// (zero times when none has).
+func (w *Window) Span() (first, last time.Time) {
+	var lo, hi int64
+	for i := range w.n {
+		at := w.ring[(w.head+i)%len(w.ring)].at
+		if at == 0 {
+			continue
+		}
+		if lo == 0 || at < lo {
+			lo = at
+		}
+		if at > hi {
+			hi = at
+		}
+	}
+	if lo == 0 {
+		return time.Time{}, time.Time{}
+	}
+	return time.Unix(0, lo).UTC(), time.Unix(0, hi).UTC()
+}
+
 // span is a slice of a window's time; the zero span is the whole window.
 type span struct {
 	bounded  bool
 	from, to int64 // Unix ns; 0: open
+	// in, when set, decides instead of from and to.
+	in func(time.Time) bool
 }
 
 func (s span) holds(at int64) bool {
 	if !s.bounded {
 		return true
 	}
-	return at != 0 && (s.from == 0 || at >= s.from) && (s.to == 0 || at < s.to)
+	if at == 0 {
+		return false
+	}
+	if s.in != nil {
+		return s.in(time.Unix(0, at))
+	}
+	return (s.from == 0 || at >= s.from) && (s.to == 0 || at < s.to)
 }
 
 // summarize is the one function that computes a window's statistics, over
