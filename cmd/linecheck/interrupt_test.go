@@ -128,12 +128,15 @@ func TestBacktraceOfThousandsStopsSoonAfterCtrlC(t *testing.T) {
 		return took, code, out, errs
 	}
 	// The same stop with 30 targets, measured beside it: what this machine,
-	// loaded as it is now, needs to stop and report at all. The old code's
-	// cost grew with the targets left (it opened and closed every remaining
-	// target's raw sockets first): 14 s for 3,000 on a loaded 2-core VM
-	// where 30 stop in about a second. Under ten CPU-bound jobs on two
-	// cores the fixed code took 20 s (CI beside six builds), so the bound
-	// is relative, not a wall-clock figure.
+	// loaded as it is now, needs to stop a trace and report. Stopping costs
+	// per trace already started (each closes its sockets and reports), and
+	// how many started before the signal depends on the machine's speed:
+	// 477 of 3,000 on a loaded VM, 1,557 on an idle one. So the bound is
+	// the per-trace cost times the traces started, with room, plus 10 s: a
+	// check that the stop does not hang or drain the targets left. The cause
+	// of issue 35's 14 s (every remaining target's raw sockets opened and
+	// closed first) is pinned without a clock by pacing's
+	// TestTraceAllStopsOpeningTracesOnceInterrupted.
 	small, code, _, errs := run(30)
 	if code != 130 {
 		t.Fatalf("30 targets: exit %d, want 130\n%s", code, errs)
@@ -143,11 +146,6 @@ func TestBacktraceOfThousandsStopsSoonAfterCtrlC(t *testing.T) {
 		t.Fatalf("exit %d, want 130\n%s", code, errs)
 	}
 	t.Logf("exited %v after Ctrl-C; 30 targets: %v", took, small)
-	// pacing's TestTraceAllStopsOpeningTracesOnceInterrupted pins the
-	// cause without a clock.
-	if limit := 4*small + 5*time.Second; took > limit {
-		t.Errorf("exited %v after Ctrl-C, want within 4 × the 30 targets' %v + 5 s = %v", took, small, limit)
-	}
 	var doc route.BacktraceDoc
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatalf("%v\n%.2000s", err, out)
@@ -161,6 +159,10 @@ func TestBacktraceOfThousandsStopsSoonAfterCtrlC(t *testing.T) {
 	// How many had not started depends on how fast the machine opened
 	// sockets before the signal: none is possible on a fast one.
 	t.Logf("%d targets not started", notStarted)
+	started := 3000 - notStarted
+	if limit := 10*time.Second + time.Duration(4*float64(small)*float64(started)/30); took > limit {
+		t.Errorf("exited %v after Ctrl-C with %d traces started, want within 10 s + 4 × %d × the 30 targets' %v / 30 = %v", took, started, started, small, limit)
+	}
 	if len(doc.Results) != 3000 || !doc.Partial {
 		t.Errorf("%d results, partial %v: want 3000, true", len(doc.Results), doc.Partial)
 	}
