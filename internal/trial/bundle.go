@@ -132,6 +132,19 @@ func (b *Bundle) SetPart(p Part) {
 	b.manifest.Parts = append(b.manifest.Parts, p)
 }
 
+// SetVersion records the version of a program the trial used (the NVIDIA
+// driver, CUDA): the manifest's versions beside linecheck's own. An empty
+// v records nothing.
+func (b *Bundle) SetVersion(name, v string) {
+	if v == "" {
+		return
+	}
+	if b.manifest.Versions == nil {
+		b.manifest.Versions = map[string]string{}
+	}
+	b.manifest.Versions[name] = v
+}
+
 // Parts returns the parts recorded so far.
 func (b *Bundle) Parts() []Part { return append([]Part(nil), b.manifest.Parts...) }
 

@@ -265,6 +265,8 @@ func runGPU(ctx context.Context, b *Bundle, o *Options) Part {
 			}
 			p.Lines = append([]string{fmt.Sprintf("%d cards", len(m.Cards))}, p.Lines...)
 			o.gpuCards = len(m.Cards)
+			b.SetVersion("nvidia_driver", m.Driver)
+			b.SetVersion("cuda", m.CUDA)
 			if len(m.Cards) > 0 {
 				o.gpuForm = m.Cards[0].FormFactor
 			}

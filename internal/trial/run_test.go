@@ -126,6 +126,11 @@ func TestRunGPUPartWithSavedOutputs(t *testing.T) {
 	if partsByName(m)[PartHost].Status != StatusRan {
 		t.Errorf("host without a host: block: %+v", partsByName(m)[PartHost])
 	}
+	// The driver and CUDA versions the saved output names (its
+	// <driver_version> and <cuda_version>) join linecheck's in the manifest.
+	if m.Versions["nvidia_driver"] != "510.47.03" || m.Versions["cuda"] != "11.6" {
+		t.Errorf("versions %v", m.Versions)
+	}
 }
 
 // Stopped during the baseline: Run returns the context's error and the
