@@ -127,6 +127,15 @@ it holds only if it holds on each, and the report names the path that fails
 and the TTL where it leaves the others. A recorded forward or return trace
 made with 'trace --multipath' is judged on every path with or without it.
 
+The days of a trial: recorded.forward and recorded.return take a list of
+files, glob patterns ("rec/fwd-*.json") or a 'trace --watch' journal. The
+report lists each distinct route (AS path, line class) with when it was first
+and last seen in the users' zone, and sla.line_classes (and
+line_classes_by_carrier) holds only if every trace's class is allowed: a
+failure names the time ("chinanet-163 at 21:05 on 2 Nov, cn2-gia otherwise").
+--plot FILE.svg|.png draws the users' day, RTT p95 by hour of day (the HTML
+report shows the same chart); an hour without answers is a gap, never 0.
+
 A recorded delivery that fails the order (recorded.gpu against the gpu:
 block) fails the candidate: it ranks among the failing, is never
 recommended, and the GPU column says FAIL. --advisory-delivery keeps such a
@@ -186,6 +195,11 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 		// A FIFO or device at -o fails now, not after the whole run.
 		if err := atomicfile.Check(o.output); err != nil {
 			return badInput(fmt.Errorf("-o: %w", err))
+		}
+	}
+	if o.plot != "" {
+		if err := atomicfile.Check(o.plot); err != nil {
+			return badInput(fmt.Errorf("--plot: %w", err))
 		}
 	}
 	f, err := candidates.Load(args[0])

@@ -165,6 +165,7 @@ func TestARouteSwitchedToTheCheapLineOnceFailsTheLineClassNamingTheTime(t *testi
 			if c.Pass || c.Measured != "chinanet-163" {
 				t.Fatalf("line_class: pass %v measured %v, want a fail on chinanet-163; note %q", c.Pass, c.Measured, c.Note)
 			}
+			t.Logf("note: %s", c.Note)
 			// 13:05 UTC is 21:05 in Shanghai (UTC+8, no summer time).
 			if !strings.Contains(c.Note, "chinanet-163 at 21:05 on 2 Nov, cn2-gia otherwise") {
 				t.Fatalf("note %q does not name the time of the cheap route", c.Note)
