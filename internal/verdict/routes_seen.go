@@ -146,7 +146,11 @@ func seenFailure(routes []SeenRoute, allowed []string, carrier string) (class, n
 		if len(good) > 0 {
 			s += ", " + strings.Join(good, " or ") + " otherwise"
 		}
-		s += fmt.Sprintf(" (%d traces); must hold on every trace", total)
+		unit := "traces"
+		if total == 1 {
+			unit = "trace"
+		}
+		s += fmt.Sprintf(" (%d %s); must hold on every trace", total, unit)
 		if note != "" {
 			note += "; "
 		}
@@ -171,5 +175,11 @@ func seenWhen(r SeenRoute) string {
 	return s
 }
 
-// clockDay writes t as "21:05 on 2 Nov" (t is in the users' zone already).
-func clockDay(t time.Time) string { return t.Format("15:04 on 2 Jan") }
+// clockDay writes t as "21:05 on 2 Nov" (t is in the users' zone
+// already); "21:05 UTC on 2 Nov" when no users' zone is known.
+func clockDay(t time.Time) string {
+	if t.Location() == time.UTC {
+		return t.Format("15:04 UTC on 2 Jan")
+	}
+	return t.Format("15:04 on 2 Jan")
+}
