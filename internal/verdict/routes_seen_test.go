@@ -14,7 +14,10 @@ func TestSeenFailureNamesTheTimeAndTheCarrier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(d, h, m int, loc *time.Location) *time.Time { v := time.Date(2026, 11, d, h, m, 0, 0, loc); return &v }
+	at := func(d, h, m int, loc *time.Location) *time.Time {
+		v := time.Date(2026, 11, d, h, m, 0, 0, loc)
+		return &v
+	}
 	routes := []SeenRoute{
 		{Direction: "forward", LineClass: "cn2-gia", Carrier: "telecom", First: at(1, 0, 5, ny), Last: at(3, 23, 5, ny), Count: 70},
 		{Direction: "forward", LineClass: "chinanet-163", Carrier: "telecom", First: at(1, 21, 5, ny), Last: at(3, 20, 5, ny), Count: 2},
