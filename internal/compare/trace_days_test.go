@@ -244,3 +244,35 @@ fx: {base: CNY, USD: 7.10}
 		t.Fatalf("err %v: want a refusal naming the backtrace document", err)
 	}
 }
+
+// recorded.return as a list: the published CN2 GIA return route toward
+// Shanghai Telecom at 04:00 and 22:00 Shanghai time on 3 Nov, the published
+// CN2 GT return route toward Qingdao Telecom at 21:30 on 3 Nov (13:30 UTC).
+func TestAReturnListFailsOnTheTraceOfAnotherClass(t *testing.T) {
+	gia, giaClass := publishedRoute(t, "sharon-hk-return-shanghai-telecom")
+	gt, gtClass := publishedRoute(t, "composite-gt-return-to-qingdao-telecom")
+	if giaClass != "cn2-gia" || gtClass != "cn2-gt" {
+		t.Fatalf("published classes %s, %s", giaClass, gtClass)
+	}
+	dir := t.TempDir()
+	for name, tr := range map[string]string{
+		"r1.json": traceJSON(gia, "2026-11-02T20:00:00Z"),
+		"r2.json": traceJSON(gt, "2026-11-03T13:30:00Z"),
+		"r3.json": traceJSON(gia, "2026-11-03T14:00:00Z"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(tr), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := runTrialDays(t, dir, `{return: [r1.json, r2.json, r3.json]}`, "{city: Shanghai}", "[{city: Shanghai}]", "{line_classes: [cn2-gia], windows: {}}")
+	c := checkOf(e, verdict.CheckLineClass, verdict.WindowAll)
+	if c == nil || c.Pass || c.Measured != "cn2-gt" {
+		t.Fatalf("line_class %+v: want a fail on cn2-gt", c)
+	}
+	if !strings.Contains(c.Note, "return route over the days: cn2-gt at 21:30 on 3 Nov, cn2-gia otherwise (3 traces)") {
+		t.Fatalf("note %q", c.Note)
+	}
+	if rs := e.Route.RoutesSeen; len(rs) != 2 || rs[0].LineClass != "cn2-gia" || rs[0].Count != 2 || rs[1].Count != 1 {
+		t.Fatalf("routes seen %+v", rs)
+	}
+}

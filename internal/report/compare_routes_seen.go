@@ -33,10 +33,17 @@ func compareRoutesSeenTable(r *compare.Result, format Format) (Table, bool) {
 		}
 		return at.Format("2006-01-02 15:04")
 	}
+	if format.Machine() {
+		// Tidy: the count alone, the untimed traces a column of their own.
+		t.Headers, t.Align = append(t.Headers, "untimed"), t.Align+"r"
+	}
 	for _, e := range r.Candidates {
 		for _, s := range e.Route.RoutesSeen {
-			t.Rows = append(t.Rows, []string{e.Name, s.Direction, s.LineClass, dashIfEmpty(s.ASPath),
-				stamp(s.First), stamp(s.Last), seenCount(s)})
+			row := []string{e.Name, s.Direction, s.LineClass, dashIfEmpty(s.ASPath), stamp(s.First), stamp(s.Last), seenCount(s)}
+			if format.Machine() {
+				row = append(row[:6], strconv.Itoa(s.Count), strconv.Itoa(s.Untimed))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t, len(t.Rows) > 0

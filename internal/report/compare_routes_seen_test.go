@@ -47,6 +47,9 @@ func TestRoutesSeenTableNamesEachRouteWithItsTimes(t *testing.T) {
 	if got := csv.Rows[1][4]; got != "2026-11-02T21:05:00+08:00" {
 		t.Errorf("CSV first %q, want RFC 3339 in the users' zone", got)
 	}
+	if got := csv.Rows[2][6:]; !reflect.DeepEqual(got, []string{"2", "2"}) || csv.Headers[7] != "untimed" {
+		t.Errorf("CSV traces, untimed %q under %q: want the counts in columns of their own", got, csv.Headers)
+	}
 	var b bytes.Buffer
 	if err := WriteCompareHTML(&b, r); err != nil {
 		t.Fatal(err)
