@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ type compareOptions struct {
 	offline          bool
 	strict           bool
 	format           string
+	plot             string
 	table            string
 	wide             bool
 	output           string
@@ -125,6 +127,15 @@ it holds only if it holds on each, and the report names the path that fails
 and the TTL where it leaves the others. A recorded forward or return trace
 made with 'trace --multipath' is judged on every path with or without it.
 
+The days of a trial: recorded.forward and recorded.return take a list of
+files, glob patterns ("rec/fwd-*.json") or a 'trace --watch' journal. The
+report lists each distinct route (AS path, line class) with when it was first
+and last seen in the users' zone, and sla.line_classes (and
+line_classes_by_carrier) holds only if every trace's class is allowed: a
+failure names the time ("chinanet-163 at 21:05 on 2 Nov, cn2-gia otherwise").
+--plot FILE.svg|.png draws the users' day, RTT p95 by hour of day (the HTML
+report shows the same chart); an hour without answers is a gap, never 0.
+
 A recorded delivery that fails the order (recorded.gpu against the gpu:
 block) fails the candidate: it ranks among the failing, is never
 recommended, and the GPU column says FAIL. --advisory-delivery keeps such a
@@ -151,6 +162,7 @@ func newCompareCmd() *cobra.Command {
 		f.StringVar(&o.format, "format", "table", "report format: "+report.FormatList(report.CompareFormats...))
 		f.StringVar(&o.table, "table", "", "with --format csv, the one table to write: "+strings.Join(report.CompareCSVNames, ", ")+" (default ranking; usage, carriers and throughput when the comparison has them)")
 		f.BoolVar(&o.wide, "wide", false, "keep every column of the tables on one line, however wide (default: fit the terminal, else 120 columns; a file written with -o: 120)")
+		f.StringVar(&o.plot, "plot", "", "draw the users' day (RTT p95 by hour of day, every candidate with timed recorded probes) to `FILE`.svg or .png")
 		f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 		f.IntVarP(&o.count, "count", "c", 20, "live: probes per target")
 		durationVarP(f, &o.interval, "interval", "i", 200*time.Millisecond, "live: interval between probes to one target (seconds, 0.2, or a Go duration, 200ms)")
@@ -183,6 +195,11 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 		// A FIFO or device at -o fails now, not after the whole run.
 		if err := atomicfile.Check(o.output); err != nil {
 			return badInput(fmt.Errorf("-o: %w", err))
+		}
+	}
+	if o.plot != "" {
+		if err := atomicfile.Check(o.plot); err != nil {
+			return badInput(fmt.Errorf("--plot: %w", err))
 		}
 	}
 	f, err := candidates.Load(args[0])
@@ -232,6 +249,19 @@ func runCompare(c *cobra.Command, args []string, o *compareOptions) error {
 	if err := writeCompare(c, o, report.CompareReport{Result: r}, format); err != nil {
 		return err
 	}
+	if o.plot != "" {
+		pf, ok, err := report.CompareHourlyChartFile(o.plot, r)
+		switch {
+		case err != nil:
+			return fmt.Errorf("--plot: %w", err)
+		case !ok:
+			fmt.Fprintf(c.ErrOrStderr(), "linecheck compare: warning: --plot %s not written: no candidate has an hour of recorded probes with an answer (recorded.probes)\n", o.plot)
+		default:
+			if err := writeChartFiles([]report.ChartFile{pf}); err != nil {
+				return err
+			}
+		}
+	}
 	return compareExit(r, o.strict)
 }
 
@@ -254,6 +284,9 @@ func checkCompareFlags(c *cobra.Command, o *compareOptions, format report.Format
 	}
 	if err := report.CheckTableFlag(format, o.table != "", report.CompareCSVNames...); err != nil {
 		return err
+	}
+	if ext := strings.ToLower(filepath.Ext(o.plot)); o.plot != "" && ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("--plot %q: the file name must end in .svg or .png", o.plot)
 	}
 	if o.table != "" && !slices.Contains(report.CompareCSVNames, o.table) {
 		return fmt.Errorf("--table %q: compare's CSV tables are %s", o.table, strings.Join(report.CompareCSVNames, ", "))

@@ -140,10 +140,16 @@ func (c *Candidate) RouteTarget() (Target, bool) {
 // Recorded holds the resolved paths of a candidate's recordings; empty when absent.
 type Recorded struct {
 	// Forward is a trace from the vantage towards the server (our JSON, mtr
-	// --json, or a file of several vantages: RIPE Atlas, Globalping, NextTrace).
+	// --json, or a file of several vantages: RIPE Atlas, Globalping,
+	// NextTrace): the first of ForwardFiles.
 	Forward string
-	// Return is a trace from the server back towards the users.
+	// Return is a trace from the server back towards the users: the first
+	// of ReturnFiles.
 	Return string
+	// ForwardFiles and ReturnFiles are every file recorded.forward and
+	// recorded.return name, as ProbeFiles: traces taken over the days of a
+	// trial, or a `trace --watch` journal (issue 30).
+	ForwardFiles, ReturnFiles []string
 	// Probes is a per-probe NDJSON stream in the `ping --stream` format:
 	// the first of ProbeFiles.
 	Probes string
@@ -287,8 +293,8 @@ func (c *rawCandidate) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawRecorded struct {
-	Forward string   `yaml:"forward"`
-	Return  string   `yaml:"return"`
+	Forward pathList `yaml:"forward"`
+	Return  pathList `yaml:"return"`
 	Probes  pathList `yaml:"probes"`
 	BW      string   `yaml:"bw"`
 	GPU     string   `yaml:"gpu"`
@@ -638,11 +644,17 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		c.Targets = append(c.Targets, t)
 	}
 	c.Recorded = Recorded{
-		Forward: f.resolve(rc.Recorded.Forward),
-		Return:  f.resolve(rc.Recorded.Return),
-		BW:      f.resolve(rc.Recorded.BW),
-		GPU:     f.resolve(rc.Recorded.GPU),
-		Trial:   f.resolve(rc.Recorded.Trial),
+		BW:    f.resolve(rc.Recorded.BW),
+		GPU:   f.resolve(rc.Recorded.GPU),
+		Trial: f.resolve(rc.Recorded.Trial),
+	}
+	c.Recorded.ForwardFiles = v.recordedFiles(f, rc.Recorded.Forward, field, "forward", rc.line)
+	c.Recorded.ReturnFiles = v.recordedFiles(f, rc.Recorded.Return, field, "return", rc.line)
+	if len(c.Recorded.ForwardFiles) > 0 {
+		c.Recorded.Forward = c.Recorded.ForwardFiles[0]
+	}
+	if len(c.Recorded.ReturnFiles) > 0 {
+		c.Recorded.Return = c.Recorded.ReturnFiles[0]
 	}
 	if c.Recorded.Trial != "" {
 		if c.Recorded.GPU != "" {
@@ -665,6 +677,9 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 				continue
 			}
 			*lf.into = p
+			if lf.name == "return" {
+				c.Recorded.ReturnFiles = []string{p}
+			}
 		}
 	}
 	if rc.Host.Kind != 0 {
@@ -692,11 +707,11 @@ func (v *validator) candidate(f *File, rc rawCandidate, i int, seen map[string]i
 		}
 	}
 	c.BandwidthTest = v.bandwidthTest(rc.BWTest, field)
-	c.Recorded.ProbeFiles = v.probeFiles(f, rc.Recorded.Probes, field, rc.line)
+	c.Recorded.ProbeFiles = v.recordedFiles(f, rc.Recorded.Probes, field, "probes", rc.line)
 	if len(c.Recorded.ProbeFiles) > 0 {
 		c.Recorded.Probes = c.Recorded.ProbeFiles[0]
 	}
-	for name, p := range map[string]string{"forward": c.Recorded.Forward, "return": c.Recorded.Return, "bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
+	for name, p := range map[string]string{"bw": c.Recorded.BW, "gpu": c.Recorded.GPU, "trial": c.Recorded.Trial} {
 		if p == "" {
 			continue
 		}

@@ -39,8 +39,8 @@ func pathMTU(ctx context.Context, c *candidates.Candidate, m *verdict.Measuremen
 func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measurement, opt Options) error {
 	var err error
 	if c.Recorded.Return != "" {
-		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {
-			return fmt.Errorf("%s: recorded.return: %w", c.Name, err)
+		if err := readRecordedReturn(c, m); err != nil {
+			return err
 		}
 	} else {
 		m.Warnings = append(m.Warnings, "the return path (server → users) cannot be traced from here: run `linecheck backtrace` on the server and give its JSON as recorded.return")
@@ -79,8 +79,8 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 	}
 	m.Warnings = append(m.Warnings, fmt.Sprintf("forward trace to %s failed: %v", pt.Addr, err))
 	if c.Recorded.Forward != "" {
-		if m.Forward, m.ForwardVantages, err = readForward(c.Recorded.Forward); err != nil {
-			return fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
+		if err := readRecordedForward(c, m); err != nil {
+			return err
 		}
 		m.Warnings = append(m.Warnings, "forward route taken from the recording")
 	}

@@ -240,21 +240,13 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 			m.Targets = append(m.Targets, verdict.TargetResult{Target: t})
 		}
 	}
+	if err := readRecordedForward(c, m); err != nil {
+		return nil, err
+	}
+	if err := readRecordedReturn(c, m); err != nil {
+		return nil, err
+	}
 	var err error
-	if c.Recorded.Forward != "" {
-		if m.Forward, m.ForwardVantages, err = readForward(c.Recorded.Forward); err != nil {
-			return nil, fmt.Errorf("%s: recorded.forward: %w", c.Name, err)
-		}
-		if len(m.ForwardVantages) > 1 {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded.forward holds %d vantages (%s): the per-carrier table uses each; the candidate's line class uses the first",
-				len(m.ForwardVantages), route.VantageIDs(m.ForwardVantages)))
-		}
-	}
-	if c.Recorded.Return != "" {
-		if m.Return, m.ReturnBacktrace, err = readReturn(c.Recorded.Return); err != nil {
-			return nil, fmt.Errorf("%s: recorded.return: %w", c.Name, err)
-		}
-	}
 	if c.Recorded.BW != "" {
 		if m.Throughput, err = verdict.ReplayThroughput(c.Recorded.BW); err != nil {
 			return nil, fmt.Errorf("%s: recorded.bw: %w", c.Name, err)

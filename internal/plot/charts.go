@@ -393,24 +393,45 @@ func (x XYChart) chart(_, _ int) *chart {
 	p.Y.Min, p.Y.Max = 0, niceCeil(ymax)
 	p.X.Tick.Marker = compactTicks{}
 	for i, c := range x.Curves {
-		var xy plotter.XYs
+		// Runs of finite points: a non-finite Y breaks the line.
+		var all plotter.XYs
+		var segs []plotter.XYs
+		var cur plotter.XYs
 		for k := 0; k < min(len(c.X), len(c.Y)); k++ {
 			if finite(c.X[k]) && finite(c.Y[k]) {
-				xy = append(xy, plotter.XY{X: c.X[k], Y: c.Y[k]})
+				pt := plotter.XY{X: c.X[k], Y: c.Y[k]}
+				cur, all = append(cur, pt), append(all, pt)
+				continue
+			}
+			if len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
 			}
 		}
-		if len(xy) == 0 {
+		if len(cur) > 0 {
+			segs = append(segs, cur)
+		}
+		if len(all) == 0 {
 			continue
 		}
 		col := colorAt(i, c.Color)
-		l, _ := plotter.NewLine(xy)
-		l.LineStyle = draw.LineStyle{Color: col, Width: 1.6}
-		if c.Dash {
-			l.LineStyle.Dashes = dashed
+		for _, seg := range segs {
+			if len(seg) < 2 {
+				continue
+			}
+			l, _ := plotter.NewLine(seg)
+			l.LineStyle = draw.LineStyle{Color: col, Width: 1.6}
+			if c.Dash {
+				l.LineStyle.Dashes = dashed
+			}
+			p.Add(l)
 		}
-		p.Add(l)
+		if c.Points {
+			sc, _ := plotter.NewScatter(all)
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 2.2, Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
 		if c.Name != "" {
-			ch.margin = append(ch.margin, marginLabel{c.Name, xy[len(xy)-1].Y, col})
+			ch.margin = append(ch.margin, marginLabel{c.Name, all[len(all)-1].Y, col})
 		}
 	}
 	for _, m := range x.Marks {

@@ -84,11 +84,16 @@ type Histogram struct {
 }
 
 // Curve is one line of an XYChart, named in the right margin at its last point.
+// A non-finite Y (NaN: no data there) is a gap: the line breaks and nothing
+// is drawn there, never a zero.
 type Curve struct {
 	Name  string
 	X, Y  []float64
 	Color string // "" = from the palette
 	Dash  bool
+	// Points marks every point with a dot, so that a point between two
+	// gaps shows too (the hours of a day).
+	Points bool
 }
 
 // Mark is a marked point of an XYChart (a crossing of two curves): a ring at

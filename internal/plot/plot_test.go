@@ -346,3 +346,75 @@ func TestNiceStep(t *testing.T) {
 		t.Errorf("niceCeil(750) = %v, want 800", got)
 	}
 }
+
+// An hour without data (NaN) is a gap: the line breaks there and nothing
+// is drawn at it, never a point at zero; a lone hour between two gaps
+// still shows as a dot.
+func TestXYChartBreaksTheLineAtAGapAndDrawsNoZero(t *testing.T) {
+	xs := make([]float64, 24)
+	ys := make([]float64, 24)
+	for h := range ys {
+		xs[h], ys[h] = float64(h), 40+float64(h%5)
+	}
+	// Runs 0–2, 4–9, 11 alone, 13–23.
+	for _, h := range []int{3, 10, 12} {
+		ys[h] = math.NaN()
+	}
+	const col = "#1f77b4"
+	x := XYChart{Title: "p95 by hour", XLabel: "hour", YLabel: "ms", XMin: 0, XMax: 23,
+		Curves: []Curve{{Name: "hk", X: xs, Y: ys, Color: col, Points: true}}}
+	wellFormed(t, x.SVG(800, 300))
+	acts, data := record(x.chart, 800, 300)
+	want := mustHex(col)
+	var cur color.Color
+	var lines [][2]vg.Length // each stroked line's X extent
+	dots := 0
+	for _, a := range acts {
+		switch a := a.(type) {
+		case *recorder.SetColor:
+			cur = a.Color
+		case *recorder.Stroke, *recorder.Fill:
+			r, g, b, _ := cur.RGBA()
+			wr, wg, wb, _ := want.RGBA()
+			if r != wr || g != wg || b != wb {
+				continue
+			}
+			var path vg.Path
+			if s, ok := a.(*recorder.Stroke); ok {
+				path = s.Path
+			} else {
+				path = a.(*recorder.Fill).Path
+			}
+			arc := false
+			lo, hi := vg.Length(math.Inf(1)), vg.Length(math.Inf(-1))
+			for _, c := range path {
+				if c.Type == vg.ArcComp {
+					arc = true
+				}
+				if c.Type == vg.MoveComp || c.Type == vg.LineComp {
+					lo, hi = min(lo, c.Pos.X), max(hi, c.Pos.X)
+				}
+			}
+			if arc {
+				dots++
+				continue
+			}
+			if len(path) >= 2 && hi <= data.Max.X+0.5 { // not the margin label's leader
+				lines = append(lines, [2]vg.Length{lo, hi})
+			}
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d line runs %v, want 3 (hours 0–2, 4–9, 13–23; hour 11 alone is a dot)", len(lines), lines)
+	}
+	// Each run spans its hours: X of hour h is data.Min.X + h/23 of the width.
+	at := func(h float64) vg.Length { return data.Min.X + vg.Length(h/23)*(data.Max.X-data.Min.X) }
+	for i, span := range [][2]float64{{0, 2}, {4, 9}, {13, 23}} {
+		if d0, d1 := math.Abs(float64(lines[i][0]-at(span[0]))), math.Abs(float64(lines[i][1]-at(span[1]))); d0 > 1 || d1 > 1 {
+			t.Errorf("run %d spans %v, want hours %v (%v..%v)", i, lines[i], span, at(span[0]), at(span[1]))
+		}
+	}
+	if dots != 21 {
+		t.Errorf("%d dots, want one per hour with data (21)", dots)
+	}
+}

@@ -170,6 +170,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	if ps, ok := comparePathsTable(r, c); ok {
 		tables = append(tables, ps)
 	}
+	if rs, ok := compareRoutesSeenTable(r, format); ok {
+		tables = append(tables, rs)
+	}
 	if h, ok := compareHourlyTable(r, format); ok {
 		tables = append(tables, h)
 	}

@@ -10,14 +10,15 @@ import (
 // CompareCSVNames are the tables `compare --format csv --table NAME` can
 // write, the default first; usage, carriers, throughput and paths exist
 // when the comparison has GPU offers, users with carriers, bw results or
-// multipath traces; horizon when it has a horizon (horizon_months, --horizon).
-var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon"}
+// multipath traces; horizon when it has a horizon (horizon_months, --horizon);
+// routes-seen when a recorded forward or return is traces over days.
+var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon", "routes-seen"}
 
 // compareCSVOrder names CompareTables' tables by their titles' beginnings.
 var compareCSVOrder = []struct{ prefix, name string }{
 	{"Ranking", "ranking"}, {"SLA checks", "checks"}, {"Monthly cost breakdown", "items"}, {"Probe targets", "targets"},
 	{"Route evidence", "routes"}, {"GPU usage", "usage"}, {"Three networks", "carriers"}, {"Throughput", "throughput"},
-	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"},
+	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"}, {"Routes seen", "routes-seen"},
 }
 
 // CompareCSVTables are compare's tables for machines, each one tidy: named

@@ -52,6 +52,10 @@ type compareHTMLView struct {
 	Carriers *Table
 	// Paths is the per-path line class of multipath traces (nil without).
 	Paths *Table
+	// RoutesSeen is each distinct route of the days' traces (nil without).
+	RoutesSeen *Table
+	// HourlySVG is the users' day in 24 hours (empty without hours).
+	HourlySVG template.HTML
 	// Throughput is the bw tests beside the port sold (nil without any).
 	Throughput *Table
 	// GPU is the delivery verdict of recorded.gpu (nil without any).
@@ -97,6 +101,10 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	if ps, ok := comparePathsTable(r, newCompareCells(FormatHTML)); ok {
 		v.Paths = &ps
 	}
+	if rs, ok := compareRoutesSeenTable(r, FormatHTML); ok {
+		v.RoutesSeen = &rs
+	}
+	v.HourlySVG = template.HTML(hourlySVG(r))
 	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp
 	}

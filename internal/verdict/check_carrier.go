@@ -46,6 +46,18 @@ func checkCarriers(s candidates.SLA, q RouteQuality) []Check {
 			c.Pass = *u.Pass
 			c.Note = fmt.Sprintf("%s users (%s): both directions", u.Carrier, u.City)
 		}
+		if u.Forward != "" {
+			// The forward traces of the days from a vantage on this
+			// carrier: every one must take an allowed class.
+			if cls, note, failed := seenFailure(q.RoutesSeen, allowed, u.Carrier); failed {
+				c.Pass, c.Unmeasured = false, false
+				c.Measured = "forward " + cls
+				if u.Return != "" {
+					c.Measured = c.Measured.(string) + ", return " + u.Return
+				}
+				c.Note += "; " + note
+			}
+		}
 		out = append(out, c)
 	}
 	return out

@@ -7,8 +7,9 @@ import (
 )
 
 // CheckLineClass is the check of sla.line_classes: the class the traces
-// gave, in the direction(s) they validated it, and on every path of a
-// multipath trace.
+// gave, in the direction(s) they validated it, on every path of a
+// multipath trace, and on every trace of the days of a trial (RoutesSeen:
+// a failure names the time the route left the allowed classes).
 const CheckLineClass = "line_class"
 
 func init() { registerCheck(SLACheck{Order: 40, Judge: checkLineClass}) }
@@ -31,5 +32,12 @@ func checkLineClass(s candidates.SLA, q RouteQuality) []Check {
 		c.Unmeasured = q.ForwardClass == "" && q.ReturnClass == ""
 	}
 	checkPathClasses(&c, s.LineClasses, q.Paths)
+	if cls, note, failed := seenFailure(q.RoutesSeen, s.LineClasses, ""); failed {
+		c.Pass, c.Measured = false, cls
+		if c.Note != "" {
+			note += "; " + c.Note
+		}
+		c.Note = note
+	}
 	return []Check{c}
 }

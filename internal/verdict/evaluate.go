@@ -25,6 +25,11 @@ type Measurement struct {
 	// (one route per user carrier); Return is then the route toward the
 	// first user (readReturn, Evaluate).
 	ReturnBacktrace *route.BacktraceDoc
+	// ForwardSeries and ReturnSeries are the traces taken over the days of
+	// a trial (recorded.forward or return as a list of files or a trace
+	// --watch journal), earliest first; Forward and Return are then the
+	// first of them. sla.line_classes holds only if it holds on each.
+	ForwardSeries, ReturnSeries []*route.Trace
 	// Throughput is the candidate's bw test, when it has one.
 	Throughput *Throughput
 	Warnings   []string
@@ -79,6 +84,7 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 	for _, v := range m.ForwardVantages {
 		route.Annotate(v, db)
 	}
+	q.RoutesSeen = routesSeen(f, m, db)
 	q.Carriers = carrierRoutes(f, m)
 	e.Warnings = append(e.Warnings, q.AddTargets(m.Targets)...)
 	if floor, ok := FloorMs(f, c); ok {

@@ -135,6 +135,10 @@ type RouteQuality struct {
 	// out of the document, for HideHops to know what the hops named.
 	Forward, Return *route.Trace        `json:"-"`
 	Backtrace       *route.BacktraceDoc `json:"-"`
+
+	// RoutesSeen are the distinct routes of the traces taken over the days
+	// (SeenRoute); absent without a list of traces or a journal.
+	RoutesSeen []SeenRoute `json:"routes_seen,omitempty"`
 }
 
 // RTTSummary is the RTT block of a route, in ms.
