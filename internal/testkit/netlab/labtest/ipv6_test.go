@@ -198,6 +198,38 @@ func TestMultipathOverIPv6MatchesTheKernelAndScamper(t *testing.T) {
 				(!reflect.DeepEqual(nodes, lb.Nodes) || !reflect.DeepEqual(links, lb.Links)) {
 				t.Errorf("tracelb %v %v, linecheck %v %v: want the same sets", lb.Nodes, lb.Links, nodes, links)
 			}
+			if tc.cfg.Topology != netlab.Diamond2 {
+				return
+			}
+			// ICMPv6 echo flows differ in no field the layer-4 hash reads:
+			// -I finds the one path the routers send ICMPv6 on (ip -6 route
+			// get ipproto ipv6-icmp), says why it cannot rule out others,
+			// and tracelb -P icmp-echo sees that same single path.
+			di, _ := multipathFamily(t, l, bin, true, "-I", "--timeout", "500ms")
+			want, err := l.FlowPaths([]netlab.Flow{{Proto: "icmp"}}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(di.Paths) != 1 {
+				t.Fatalf("-I over IPv6: %d paths, want 1", len(di.Paths))
+			}
+			var hops []string
+			for _, h := range di.Paths[0].Hops {
+				hops = append(hops, h.addr())
+			}
+			if !reflect.DeepEqual(hops, want[0]) || di.Multipath.FlowField != "icmp" || di.Multipath.ProtocolNote == nil {
+				t.Errorf("-I over IPv6: path %v flow_field %q note %v; the kernel routes ICMPv6 on %v: want that path, icmp and a note",
+					hops, di.Multipath.FlowField, di.Multipath.ProtocolNote, want[0])
+			}
+			di.checkAgainstOracle(t, l)
+			li, _, err := l.RunTraceLBFamily(true, "icmp-echo", 95, "-W", "15")
+			if err != nil {
+				t.Fatal(err)
+			}
+			inodes, ilinks := di.graph()
+			if !reflect.DeepEqual(li.Nodes, inodes) || !reflect.DeepEqual(li.Links, ilinks) {
+				t.Errorf("tracelb -P icmp-echo over IPv6: %v %v, linecheck -I %v %v: want the same single path", li.Nodes, li.Links, inodes, ilinks)
+			}
 		})
 	}
 }
