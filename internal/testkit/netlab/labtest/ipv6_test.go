@@ -137,66 +137,85 @@ func TestPingOverIPv6MatchesPingAndFping(t *testing.T) {
 	}
 }
 
-// `linecheck trace --multipath -6 -U --flow-port src` on the two-branch and
-// the nested ECMP labs over IPv6 (layer-4 hash): its interfaces per TTL and
-// links are the lab's IPv6 paths exactly, every flow it maps is where the
-// routers' IPv6 tables send that flow (ip -6 route get with the flow's
-// ports), and scamper tracelb -P udp-sport on the same lab, to the same IPv6
-// server, finds nothing linecheck did not (and the same sets when it found
-// the whole lab). The flows vary the source port because scamper 20211212's
-// tracelb -P udp-dport (and trace -P udp-paris) over IPv6 sends and returns
-// nothing: it hung past 60 s on this lab where udp-sport and icmp-echo
-// finish in seconds.
+// `linecheck trace --multipath -6` on the two-branch and the nested ECMP
+// labs over IPv6 (layer-4 hash), by UDP source port, and on the two-branch
+// lab also by UDP destination port and by TCP source port: its interfaces
+// per TTL and links are the lab's IPv6 paths exactly, every flow it maps is
+// where the routers' IPv6 tables send that flow (ip -6 route get with the
+// flow's ports), and scamper tracelb -P udp-sport on the same lab, to the
+// same IPv6 server, finds nothing linecheck did not (and the same sets when
+// it found the whole lab). scamper 20211212 cannot be the peer of the other
+// two over IPv6: its tracelb -P udp-dport (and trace -P udp-paris) sends
+// and returns nothing (it hung past 60 s on this lab), and -P tcp-sport
+// returns at once with 0 probes, where over IPv4 it sends 25 and finds the
+// lab; linecheck's udp-dport and tcp-sport flows over IPv6 are checked
+// against the kernels.
 func TestMultipathOverIPv6MatchesTheKernelAndScamper(t *testing.T) {
 	t.Parallel()
 	tool(t, "scamper")
 	tool(t, "sc_warts2json")
+	type proto struct {
+		field string   // linecheck's flow_field
+		args  []string // linecheck's flags
+		lb    string   // tracelb -P ("" when it cannot over IPv6)
+	}
+	udpSport := proto{"udp-sport", []string{"-U", "--flow-port", "src"}, "udp-sport"}
 	for _, tc := range []struct {
-		name string
-		cfg  netlab.Config
+		name   string
+		cfg    netlab.Config
+		protos []proto
 	}{
-		{"two branches", netlab.Config{Prefix: "lcl6m", Hops: 4, IPv6: true, Topology: netlab.Diamond2, Hash: netlab.HashL4}},
-		{"nested diamond", netlab.Config{Prefix: "lcl6n", Hops: 5, IPv6: true, Topology: netlab.Nested, Hash: netlab.HashL4}},
+		{"two branches", netlab.Config{Prefix: "lcl6m", Hops: 4, IPv6: true, Topology: netlab.Diamond2, Hash: netlab.HashL4}, []proto{
+			udpSport,
+			{"udp-dport", []string{"-U"}, ""},
+			{"tcp-sport", []string{"-T", "-p", "80"}, ""},
+		}},
+		{"nested diamond", netlab.Config{Prefix: "lcl6n", Hops: 5, IPv6: true, Topology: netlab.Nested, Hash: netlab.HashL4}, []proto{udpSport}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l, bin := mpLab(t, tc.cfg)
 			paths := l.Paths(true)
 			truthNodes, truthLinks := netlab.Graph(paths)
-			d, _ := multipathWholeFamily(t, l, bin, true, len(paths), "-U", "--flow-port", "src", "--confidence", "95", "--timeout", "500ms")
-			if d.Multipath.FlowField != "udp-sport" || d.Multipath.Stopped != "rule" {
-				t.Errorf("flow_field %q stopped %q, want udp-sport and rule", d.Multipath.FlowField, d.Multipath.Stopped)
-			}
-			d.checkAgainstOracle(t, l)
-			nodes, links := d.graph()
-			if !reflect.DeepEqual(nodes, truthNodes) || !reflect.DeepEqual(links, truthLinks) || len(d.Paths) != len(paths) {
-				t.Errorf("linecheck %d paths, nodes %v links %v\nthe lab's IPv6 paths %v give %v %v", len(d.Paths), nodes, links, paths, truthNodes, truthLinks)
-			}
-			lb, took, err := l.RunTraceLBFamily(true, "udp-sport", 95, "-W", "15")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if lb.Dst != l.ServerAddr(true) {
-				t.Errorf("tracelb traced %q, want the lab's IPv6 server %s", lb.Dst, l.ServerAddr(true))
-			}
-			t.Logf("linecheck %d probes; tracelb %d probes in %v, %d/%d interfaces/links of the lab's %d/%d",
-				d.Multipath.ProbesUsed, lb.Probes, took.Round(time.Millisecond), len(lb.Nodes), len(lb.Links), len(truthNodes), len(truthLinks))
-			if len(lb.Nodes) == 0 {
-				t.Errorf("tracelb over IPv6 found no interface: %+v", lb)
-			}
-			for _, n := range lb.Nodes {
-				if !slices.Contains(nodes, n) {
-					t.Errorf("tracelb found %v, linecheck did not", n)
+			for _, p := range tc.protos {
+				d, _ := multipathWholeFamily(t, l, bin, true, len(paths), append(p.args, "--confidence", "95", "--timeout", "500ms")...)
+				if d.Multipath.FlowField != p.field || d.Multipath.Stopped != "rule" || d.Multipath.ProtocolNote != nil {
+					t.Errorf("%v: flow_field %q stopped %q note %v, want %s, rule, no note", p.args, d.Multipath.FlowField, d.Multipath.Stopped, d.Multipath.ProtocolNote, p.field)
 				}
-			}
-			for _, k := range lb.Links {
-				if !slices.Contains(links, k) {
-					t.Errorf("tracelb found link %v, linecheck did not", k)
+				d.checkAgainstOracle(t, l)
+				nodes, links := d.graph()
+				if !reflect.DeepEqual(nodes, truthNodes) || !reflect.DeepEqual(links, truthLinks) || len(d.Paths) != len(paths) {
+					t.Errorf("%v: linecheck %d paths, nodes %v links %v\nthe lab's IPv6 paths %v give %v %v", p.args, len(d.Paths), nodes, links, paths, truthNodes, truthLinks)
 				}
-			}
-			if reflect.DeepEqual(lb.Nodes, truthNodes) && reflect.DeepEqual(lb.Links, truthLinks) &&
-				(!reflect.DeepEqual(nodes, lb.Nodes) || !reflect.DeepEqual(links, lb.Links)) {
-				t.Errorf("tracelb %v %v, linecheck %v %v: want the same sets", lb.Nodes, lb.Links, nodes, links)
+				if p.lb == "" {
+					continue
+				}
+				lb, took, err := l.RunTraceLBFamily(true, p.lb, 95, "-W", "15")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lb.Dst != l.ServerAddr(true) {
+					t.Errorf("tracelb traced %q, want the lab's IPv6 server %s", lb.Dst, l.ServerAddr(true))
+				}
+				t.Logf("%s: linecheck %d probes; tracelb %d probes in %v, %d/%d interfaces/links of the lab's %d/%d", p.field,
+					d.Multipath.ProbesUsed, lb.Probes, took.Round(time.Millisecond), len(lb.Nodes), len(lb.Links), len(truthNodes), len(truthLinks))
+				if len(lb.Nodes) == 0 {
+					t.Errorf("tracelb -P %s over IPv6 found no interface: %+v", p.lb, lb)
+				}
+				for _, n := range lb.Nodes {
+					if !slices.Contains(nodes, n) {
+						t.Errorf("tracelb -P %s found %v, linecheck did not", p.lb, n)
+					}
+				}
+				for _, k := range lb.Links {
+					if !slices.Contains(links, k) {
+						t.Errorf("tracelb -P %s found link %v, linecheck did not", p.lb, k)
+					}
+				}
+				if reflect.DeepEqual(lb.Nodes, truthNodes) && reflect.DeepEqual(lb.Links, truthLinks) &&
+					(!reflect.DeepEqual(nodes, lb.Nodes) || !reflect.DeepEqual(links, lb.Links)) {
+					t.Errorf("tracelb -P %s %v %v, linecheck %v %v: want the same sets", p.lb, lb.Nodes, lb.Links, nodes, links)
+				}
 			}
 			if tc.cfg.Topology != netlab.Diamond2 {
 				return
