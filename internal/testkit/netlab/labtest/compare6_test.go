@@ -26,6 +26,7 @@ import (
 // reached the classifier hop by hop. Nothing is probed outside fd77::/16.
 func TestCompareLiveOverIPv6(t *testing.T) {
 	t.Parallel()
+	netlab.RequireRoot(t)
 	tool(t, "python3")
 	l, bin := lab(t, netlab.Config{Prefix: "lcl6c", Hops: 4, IPv6: true, TUNLink: 4, Delay: 30 * time.Millisecond})
 	server, router1 := l.ServerAddr(true), l.RouterAddrs(true)[0]

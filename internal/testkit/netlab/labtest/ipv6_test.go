@@ -57,6 +57,7 @@ var fpingSummary = regexp.MustCompile(`xmt/rcv/%loss = (\d+)/(\d+)/`)
 // for IPv4, and fping -6 after it loses exactly 20 of its 200 too.
 func TestPingOverIPv6MatchesPingAndFping(t *testing.T) {
 	t.Parallel()
+	netlab.RequireRoot(t)
 	tool(t, "fping")
 	l, bin := lab(t, netlab.Config{Prefix: "lcl6p", Hops: 3, IPv6: true, TUNLink: 3, Delay: 20 * time.Millisecond})
 	dst := l.ServerAddr(true)
@@ -191,6 +192,7 @@ func TestPingOverIPv6MatchesPingAndFping(t *testing.T) {
 // against the kernels.
 func TestMultipathOverIPv6MatchesTheKernelAndScamper(t *testing.T) {
 	t.Parallel()
+	netlab.RequireRoot(t)
 	tool(t, "scamper")
 	tool(t, "sc_warts2json")
 	type proto struct {
