@@ -25,12 +25,16 @@ import (
 // bottleneck does; a tbf on a host's own device would only slow its sockets.
 const bwLabRate = 50e6
 
-func bwLab(t *testing.T) *netlab.Lab {
+func bwLab(t *testing.T, v6 bool) *netlab.Lab {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/iperf3"); err != nil {
 		t.Skip("iperf3 not installed (apt-get install iperf3)")
 	}
-	lab := netlab.UpForTest(t, netlab.Config{Prefix: "lcbw", Hops: 1})
+	cfg := netlab.Config{Prefix: "lcbw", Hops: 1}
+	if v6 {
+		cfg = netlab.Config{Prefix: "lcbw6", Hops: 1, IPv6: true}
+	}
+	lab := netlab.UpForTest(t, cfg)
 	bwShape(t, lab, bwLabRate)
 	return lab
 }
@@ -115,9 +119,21 @@ func within(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(a, b)
 // and iperf3's own client agree (upload, download, UDP loss above the
 // rate), and both see the shaped rate; then stock iperf3 -c against
 // linecheck bw --listen reports what our server reports.
-func TestBWLabShapedLink(t *testing.T) {
-	lab := bwLab(t)
-	srv := lab.ServerAddr(false)
+func TestBWLabShapedLink(t *testing.T) { bwShapedLink(t, false) }
+
+// The same over IPv6 (issue 32): linecheck bw -6 against iperf3 -6 -c,
+// both to the server's IPv6 address, and iperf3 -6 -c against linecheck bw
+// --listen on that address. The shaped rate is the same; a UDP datagram
+// carries 20 bytes more IP header (1462 bytes on the wire for 1400).
+func TestBWLabShapedLinkIPv6(t *testing.T) { bwShapedLink(t, true) }
+
+func bwShapedLink(t *testing.T, v6 bool) {
+	lab := bwLab(t, v6)
+	srv := lab.ServerAddr(v6)
+	fam, listen, wire := "-4", "0.0.0.0:5301", 1442.0
+	if v6 {
+		fam, listen, wire = "-6", "["+srv+"]:5301", 1462
+	}
 	iperfd := rtExec(lab, lab.Server(), "iperf3", "-s", "-p", "5201")
 	if err := iperfd.Start(); err != nil {
 		t.Fatal(err)
@@ -129,11 +145,11 @@ func TestBWLabShapedLink(t *testing.T) {
 		flag []string
 	}{{"upload", nil}, {"download", []string{"-R"}}} {
 		var ours bw.Result
-		args := append([]string{"bw", "-t", "4", "-O", "1", "--format", "json", srv}, dir.flag...)
+		args := append([]string{"bw", fam, "-t", "4", "-O", "1", "--format", "json", srv}, dir.flag...)
 		if err := json.Unmarshal(labLinecheck(t, lab, lab.Client(), args...), &ours); err != nil {
 			t.Fatal(err)
 		}
-		theirs := iperf3JSON(t, lab, append([]string{"-c", srv, "-t", "4", "-O", "1"}, dir.flag...)...)
+		theirs := iperf3JSON(t, lab, append([]string{fam, "-c", srv, "-t", "4", "-O", "1"}, dir.flag...)...)
 		want := jnum(theirs, "end", "sum_received", "bits_per_second")
 		got := *ours.Throughput.Mean
 		t.Logf("%s: linecheck %.2f Mbit/s, iperf3 %.2f Mbit/s, shaped %.0f", dir.name, got/1e6, want/1e6, bwLabRate/1e6)
@@ -150,21 +166,22 @@ func TestBWLabShapedLink(t *testing.T) {
 	}
 
 	// UDP at 80 Mbit/s into 50: both lose about the share the rates say.
-	// On the wire a 1400-byte datagram is 1442 bytes (UDP, IP, Ethernet),
-	// so the link carries 50/(80·1442/1400) of them: loss ≈ 0.393, a little
-	// less for the bucket and the queue the test fills at first.
+	// On the wire a 1400-byte datagram is 1442 bytes (UDP, IPv4, Ethernet;
+	// 1462 with IPv6's 40-byte header), so the link carries 50/(80·1442/1400)
+	// of them: loss ≈ 0.393 (0.402 over IPv6), a little less for the bucket
+	// and the queue the test fills at first.
 	for _, dir := range []struct {
 		name string
 		flag []string
 	}{{"upload", nil}, {"download", []string{"-R"}}} {
 		var ours bw.Result
-		args := append([]string{"bw", "-u", "-b", "80M", "-l", "1400", "-t", "3", "--format", "json", srv}, dir.flag...)
+		args := append([]string{"bw", fam, "-u", "-b", "80M", "-l", "1400", "-t", "3", "--format", "json", srv}, dir.flag...)
 		if err := json.Unmarshal(labLinecheck(t, lab, lab.Client(), args...), &ours); err != nil {
 			t.Fatal(err)
 		}
-		theirs := iperf3JSON(t, lab, append([]string{"-c", srv, "-u", "-b", "80M", "-l", "1400", "-t", "3"}, dir.flag...)...)
+		theirs := iperf3JSON(t, lab, append([]string{fam, "-c", srv, "-u", "-b", "80M", "-l", "1400", "-t", "3"}, dir.flag...)...)
 		iLoss := jnum(theirs, "end", "sum", "lost_percent") / 100
-		wantLoss := 1 - bwLabRate/(80e6*1442/1400)
+		wantLoss := 1 - bwLabRate/(80e6*wire/1400)
 		t.Logf("udp %s 80M into 50M: linecheck loss %.3f (%d of %d), iperf3 %.3f, from the rates %.3f", dir.name, *ours.UDP.Loss, *ours.UDP.Lost, ours.UDP.Packets, iLoss, wantLoss)
 		if math.Abs(*ours.UDP.Loss-iLoss) > 0.03 || math.Abs(*ours.UDP.Loss-wantLoss) > 0.03 {
 			t.Errorf("udp %s loss: linecheck %.3f, iperf3 %.3f, from the rates %.3f", dir.name, *ours.UDP.Loss, iLoss, wantLoss)
@@ -176,7 +193,7 @@ func TestBWLabShapedLink(t *testing.T) {
 
 	// Stock iperf3 -c against linecheck bw --listen in the server namespace.
 	lc := rtExec(lab, lab.Server(), os.Args[0], "-test.run=^TestHelperBWProcess$")
-	lc.Env = append(os.Environ(), "LINECHECK_BW_ARGS="+strings.Join([]string{"bw", "--listen", "0.0.0.0:5301", "--format", "json"}, "\x1f"))
+	lc.Env = append(os.Environ(), "LINECHECK_BW_ARGS="+strings.Join([]string{"bw", "--listen", listen, "--format", "json"}, "\x1f"))
 	pr, pw := io.Pipe()
 	lc.Stdout = pw
 	if err := lc.Start(); err != nil {
@@ -188,7 +205,7 @@ func TestBWLabShapedLink(t *testing.T) {
 		name string
 		flag []string
 	}{{"upload", nil}, {"download", []string{"-R"}}} {
-		theirs := iperf3JSON(t, lab, append([]string{"-c", srv, "-p", "5301", "-t", "3"}, dir.flag...)...)
+		theirs := iperf3JSON(t, lab, append([]string{fam, "-c", srv, "-p", "5301", "-t", "3"}, dir.flag...)...)
 		var ours bw.Result
 		if err := dec.Decode(&ours); err != nil {
 			t.Fatal(err)
@@ -214,7 +231,7 @@ func TestBWLabShapedLink(t *testing.T) {
 // 20 Mbit/s between the third and the fourth test, and the report's worst hours are the
 // later ones, the oversell about 1 − 20/50 and the verdict oversold.
 func TestBWLabWatchSeesARateCut(t *testing.T) {
-	lab := bwLab(t)
+	lab := bwLab(t, false)
 	srv := lab.ServerAddr(false)
 	iperfd := lab.Exec(lab.Server(), "iperf3", "-s", "-p", "5201")
 	if err := iperfd.Start(); err != nil {

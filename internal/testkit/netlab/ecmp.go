@@ -368,11 +368,21 @@ func (l *Lab) Paths(v6 bool) [][]string {
 }
 
 // Flow is what the routers hash a probe's path on, besides the client's
-// and server's addresses: the protocol ("udp", "tcp" or "icmp") and, for UDP
-// and TCP, the ports.
+// and server's addresses: the protocol ("udp", "tcp" or "icmp", which means
+// ICMPv6 in an IPv6 question) and, for UDP and TCP, the ports.
 type Flow struct {
 	Proto            string
 	SrcPort, DstPort int
+}
+
+// ipproto is the flow's protocol as `ip route get … ipproto` takes it:
+// "icmp" is protocol 1 to ip -6 as well, which the kernel rejects there
+// ("Unsupported ip proto"); ICMPv6 is ipv6-icmp (58).
+func (f Flow) ipproto(v6 bool) string {
+	if v6 && f.Proto == "icmp" {
+		return "ipv6-icmp"
+	}
+	return f.Proto
 }
 
 func (f Flow) String() string {
@@ -405,7 +415,7 @@ func (l *Lab) FlowPaths(flows []Flow, v6 bool) ([][]string, error) {
 		var script strings.Builder
 		iif := nd.up.ifR
 		for _, f := range flows {
-			fmt.Fprintf(&script, "route get %s from %s iif %s ipproto %s", dst, src, iif, f.Proto)
+			fmt.Fprintf(&script, "route get %s from %s iif %s ipproto %s", dst, src, iif, f.ipproto(v6))
 			if f.Proto != "icmp" && f.Proto != "ipv6-icmp" {
 				fmt.Fprintf(&script, " sport %d dport %d", f.SrcPort, f.DstPort)
 			}
@@ -495,7 +505,7 @@ func (l *Lab) NextHop(short string, f Flow, v6 bool) (string, error) {
 	if v6 {
 		fam = "-6"
 	}
-	args := []string{fam, "route", "get", l.ServerAddr(v6), "from", l.ClientAddr(v6), "iif", nd.up.ifR, "ipproto", f.Proto}
+	args := []string{fam, "route", "get", l.ServerAddr(v6), "from", l.ClientAddr(v6), "iif", nd.up.ifR, "ipproto", f.ipproto(v6)}
 	if f.Proto != "icmp" && f.Proto != "ipv6-icmp" {
 		args = append(args, "sport", strconv.Itoa(f.SrcPort), "dport", strconv.Itoa(f.DstPort))
 	}

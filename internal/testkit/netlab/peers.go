@@ -319,13 +319,19 @@ func sortedLinks(m map[HopLink]bool) []HopLink {
 // tracelb options (e.g. "-W", "15": the shortest wait between probes
 // scamper accepts, 150 ms, instead of its default 250 ms).
 func (l *Lab) RunTraceLB(method string, confidence int, extra ...string) (TraceLB, time.Duration, error) {
+	return l.RunTraceLBFamily(false, method, confidence, extra...)
+}
+
+// RunTraceLBFamily is RunTraceLB to the server's IPv6 address when v6 is
+// true (the lab must have IPv6), its IPv4 address otherwise.
+func (l *Lab) RunTraceLBFamily(v6 bool, method string, confidence int, extra ...string) (TraceLB, time.Duration, error) {
 	dir, err := os.MkdirTemp("", "netlab-tracelb")
 	if err != nil {
 		return TraceLB{}, 0, err
 	}
 	defer os.RemoveAll(dir)
 	warts := filepath.Join(dir, "tracelb.warts")
-	cmdline := strings.Join(append(append([]string{"tracelb", "-P", method, "-c", strconv.Itoa(confidence)}, extra...), l.ServerAddr(false)), " ")
+	cmdline := strings.Join(append(append([]string{"tracelb", "-P", method, "-c", strconv.Itoa(confidence)}, extra...), l.ServerAddr(v6)), " ")
 	// -p 1000: scamper's own packet-rate cap (20 pps by default) must not be
 	// what paces tracelb; its wait between probes is.
 	cmd := l.Exec(l.Client(), "scamper", "-p", "1000", "-O", "warts", "-o", warts, "-I", cmdline)

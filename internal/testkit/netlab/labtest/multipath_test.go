@@ -57,6 +57,9 @@ type mpDoc struct {
 		Flows []int  `json:"flows"`
 	} `json:"links"`
 	Paths []mpPath `json:"paths"`
+	// v6: the document traced the server's IPv6 address (the oracle asks
+	// the routers' IPv6 tables).
+	v6 bool
 }
 
 type mpPath struct {
@@ -109,8 +112,19 @@ func mpLab(t *testing.T, cfg netlab.Config) (*netlab.Lab, string) {
 // in the client and reads the document.
 func multipath(t *testing.T, l *netlab.Lab, bin string, args ...string) (mpDoc, time.Duration) {
 	t.Helper()
+	return multipathFamily(t, l, bin, false, args...)
+}
+
+// multipathFamily is multipath to the server's IPv6 address (with -6) when
+// v6 is true.
+func multipathFamily(t *testing.T, l *netlab.Lab, bin string, v6 bool, args ...string) (mpDoc, time.Duration) {
+	t.Helper()
+	fam := "-4"
+	if v6 {
+		fam = "-6"
+	}
 	start := time.Now()
-	r := mustRun(t, l, l.Client(), bin, append(append([]string{"trace", "--multipath", "--format", "json"}, args...), l.ServerAddr(false))...)
+	r := mustRun(t, l, l.Client(), bin, append(append([]string{"trace", "--multipath", "--format", "json", fam}, args...), l.ServerAddr(v6))...)
 	took := time.Since(start)
 	var d mpDoc
 	if err := json.Unmarshal(r.stdout, &d); err != nil {
@@ -119,6 +133,7 @@ func multipath(t *testing.T, l *netlab.Lab, bin string, args ...string) (mpDoc, 
 	if d.Schema != "linecheck.trace/v1" || d.Multipath == nil {
 		t.Fatalf("schema %q, multipath %v: want linecheck.trace/v1 with multipath\n%s", d.Schema, d.Multipath, r)
 	}
+	d.v6 = v6
 	return d, took
 }
 
@@ -132,11 +147,18 @@ func multipath(t *testing.T, l *netlab.Lab, bin string, args ...string) (mpDoc, 
 // them: a miss is a path not found, never one made up.
 func multipathWhole(t *testing.T, l *netlab.Lab, bin string, want int, args ...string) (mpDoc, time.Duration) {
 	t.Helper()
-	d, took := multipath(t, l, bin, args...)
+	return multipathWholeFamily(t, l, bin, false, want, args...)
+}
+
+// multipathWholeFamily is multipathWhole to the server's IPv6 address when
+// v6 is true.
+func multipathWholeFamily(t *testing.T, l *netlab.Lab, bin string, v6 bool, want int, args ...string) (mpDoc, time.Duration) {
+	t.Helper()
+	d, took := multipathFamily(t, l, bin, v6, args...)
 	for try := 1; try < 3 && len(d.Paths) < want; try++ {
 		d.checkAgainstOracle(t, l)
 		t.Logf("%v: %d of %d paths found (the rule's allowed miss); again with other flows", args, len(d.Paths), want)
-		d, took = multipath(t, l, bin, args...)
+		d, took = multipathFamily(t, l, bin, v6, args...)
 	}
 	return d, took
 }
@@ -186,7 +208,7 @@ func (d mpDoc) oracle(t *testing.T, l *netlab.Lab) map[int][]string {
 	for _, f := range d.Multipath.Flows {
 		flows = append(flows, netlab.Flow{Proto: f.Proto, SrcPort: f.SrcPort, DstPort: f.DstPort})
 	}
-	paths, err := l.FlowPaths(flows, false)
+	paths, err := l.FlowPaths(flows, d.v6)
 	if err != nil {
 		t.Fatal(err)
 	}
