@@ -11,6 +11,7 @@ import (
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
+	"github.com/linecheck/linecheck/internal/pingfile"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/internal/verdict"
@@ -175,8 +176,10 @@ func readStream(path string) ([]probe.Record, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	recs, err := probe.ReadStream(fh, path)
-	return recs, streamError(err)
+	// Any format of the registry: linecheck's stream, RIPE Atlas or
+	// Globalping ping results (each vantage's probes in turn).
+	ss, err := pingfile.Read(fh, path)
+	return pingfile.Records(ss), streamError(err)
 }
 
 // streamError words a probe stream's reading error for people: a record of
