@@ -58,14 +58,13 @@ func register(f Format) {
 // Formats are the registered formats in detection order.
 func Formats() []Format { return append([]Format(nil), formats...) }
 
-// Titles lists the formats' titles: "linecheck's probe stream, RIPE Atlas
-// ping results, …", for help texts.
-func Titles() string {
+// titles are the formats' titles in detection order.
+func titles() []string {
 	var t []string
 	for _, f := range formats {
 		t = append(t, f.Title)
 	}
-	return strings.Join(t, ", ")
+	return t
 }
 
 // headSize is how much of a file detection looks at: the first object's
@@ -103,6 +102,12 @@ func Read(r io.Reader, name string) ([]Stream, error) {
 		if f.Recognise(h) {
 			return f.Read(br, name)
 		}
+	}
+	// A measurement network's file of another kind (a traceroute given as
+	// recorded.probes) is named, not read as a stream line by line.
+	if t := h.Members["type"]; t != "" && (h.Has("prb_id") || h.Has("probesCount") || h.Has("results")) {
+		return nil, fmt.Errorf("%s: a %q measurement, not ping results: probe streams are linecheck's (ping --stream) or %s; routes go in recorded.forward or trace --replay",
+			name, t, strings.Join(titles()[1:], " or "))
 	}
 	return formats[0].Read(br, name)
 }

@@ -188,6 +188,8 @@ func TestPingFileErrors(t *testing.T) {
 		{"gp no total", gp(`{"status": "finished", "resolvedAddress": "130.94.10.1", "timings": [], "stats": {"rcv": 0}}`), `f.json: Globalping results[0].result.stats.total: missing`},
 		{"gp timings short", gp(`{"status": "finished", "resolvedAddress": "130.94.10.1", "timings": [{"rtt": 1}], "stats": {"total": 3, "rcv": 2}}`), `f.json: Globalping results[0].result.timings: 1 RTTs for 2 answers`},
 		{"gp bad rtt", gp(`{"status": "finished", "resolvedAddress": "130.94.10.1", "timings": [{"rtt": -4}], "stats": {"total": 1, "rcv": 1}}`), `f.json: Globalping results[0].result.timings[0].rtt: missing or not a time in ms`},
+		{"atlas traceroute", `[{"type": "traceroute", "prb_id": 7, "result": []}]`, `f.json: a "traceroute" measurement, not ping results: probe streams are linecheck's (ping --stream) or RIPE Atlas ping results or Globalping ping measurements; routes go in recorded.forward`},
+		{"globalping mtr", `{"id": "g", "type": "mtr", "results": []}`, `f.json: a "mtr" measurement, not ping results`},
 		{"gp in progress", strings.Replace(gp(`{}`), "finished", "in-progress", 1), `f.json: Globalping measurement g1: status: still in progress`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
