@@ -58,7 +58,7 @@ replaces FILE in one rename, so a failure leaves no partial file and an
 earlier FILE as it was. --base-url (or $LINECHECK_ATLAS_URL,
 $LINECHECK_GLOBALPING_URL) points at a mirror. Exit 2 on any failure, with
 the reason: a malformed id, an HTTP error, a timeout, an answer cut short,
-too large, or not a result.`,
+too large, or not a result; 130 when interrupted (Ctrl-C), nothing written.`,
 		Example: `  linecheck vantage fetch atlas 1033154 -o atlas-1033154.json
   linecheck trace --replay atlas-1033154.json --vantage 10029
   linecheck vantage fetch globalping ZE5IQWjONEjUq6E8 -o ping-gp.json`,
@@ -96,9 +96,14 @@ func runVantageFetch(c *cobra.Command, platform, id string, o vantageFetchOption
 	if o.out == "" {
 		o.out = p.Name + "-" + id + ".json"
 	}
-	res, err := vantagefetch.Fetch(c.Context(), p, id, o.out, vantagefetch.Options{
+	ctx, interrupted, stop := interruptContext(c.Context())
+	defer stop()
+	res, err := vantagefetch.Fetch(ctx, p, id, o.out, vantagefetch.Options{
 		BaseURL: o.baseURL, Getenv: os.Getenv, Timeout: o.timeout, MaxBytes: o.maxBytes,
 		UserAgent: "linecheck/" + version})
+	if err != nil && interrupted() {
+		return &exitError{code: 130, err: fmt.Errorf("vantage fetch %s %s interrupted: nothing written", platform, id)}
+	}
 	if err != nil {
 		return badInput(fmt.Errorf("vantage fetch %s %s: %w", platform, id, err))
 	}
