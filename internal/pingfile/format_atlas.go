@@ -75,15 +75,13 @@ func readAtlas(r io.Reader, name string) ([]Stream, error) {
 		return nil, err
 	}
 	var results []atlasResult
-	list := "results"
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
 		if err := json.Unmarshal(data, &results); err != nil {
 			return nil, fmt.Errorf("%s: RIPE Atlas ping results: %w", name, jsonmsg.Describe(data, err))
 		}
 	} else {
-		// One object, or one per line (format=txt): the n-th value is
-		// line n's.
-		list = "line"
+		// One object, or one per line (format=txt): results[i] is the
+		// i-th of them, as in a list.
 		d := json.NewDecoder(bytes.NewReader(data))
 		for {
 			var res atlasResult
@@ -103,7 +101,7 @@ func readAtlas(r io.Reader, name string) ([]Stream, error) {
 	var out []Stream
 	byProbe := map[int64]int{}
 	for i, res := range results {
-		at := where(name, "RIPE Atlas", i, list)
+		at := where(name, "RIPE Atlas", i, "results")
 		v, recs, err := atlasRun(res, at)
 		if err != nil {
 			return nil, err

@@ -208,3 +208,38 @@ func TestPingFileFromDisk(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestAtlasPingLinesReadAsTheList checks the API's format=txt (one result
+// per line): the same streams as the list, and errors naming the result.
+func TestAtlasPingLinesReadAsTheList(t *testing.T) {
+	list, err := ReadFile("testdata/atlas-ping.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ReadFile("testdata/atlas-ping.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != len(list) {
+		t.Fatalf("%d streams from lines, %d from the list", len(lines), len(list))
+	}
+	for i := range list {
+		a, b := list[i], lines[i]
+		if *a.Vantage != *b.Vantage || len(a.Records) != len(b.Records) {
+			t.Fatalf("stream %d: %+v/%d vs %+v/%d", i, a.Vantage, len(a.Records), b.Vantage, len(b.Records))
+		}
+		for j := range a.Records {
+			ra, rb := a.Records[j], b.Records[j]
+			if ra.Status != rb.Status || ra.Seq != rb.Seq || !ra.Time.Equal(rb.Time) || (ra.RTTms == nil) != (rb.RTTms == nil) ||
+				(ra.RTTms != nil && *ra.RTTms != *rb.RTTms) {
+				t.Errorf("stream %d record %d: %+v vs %+v", i, j, ra, rb)
+			}
+		}
+	}
+	bad := `{"type": "ping", "prb_id": 1, "dst_addr": "130.94.10.1", "timestamp": 1, "result": [{"rtt": 1}]}` + "\n" +
+		`{"type": "ping", "prb_id": 2, "dst_addr": "130.94.10.1", "timestamp": 1, "result": [{"x": "?"}]}` + "\n"
+	_, err = Read(strings.NewReader(bad), "l.jsonl")
+	if want := `l.jsonl: RIPE Atlas results[1].result[0]: neither rtt`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want it to begin %q", err, want)
+	}
+}
