@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/linecheck/linecheck/internal/atomicfile"
+	"github.com/linecheck/linecheck/internal/readlimit"
 )
 
 // Platform is a measurement network whose results can be fetched.
@@ -84,7 +85,7 @@ func PlatformNames() string {
 // Defaults of Options.
 const (
 	DefaultTimeout      = 60 * time.Second
-	DefaultMaxBytes     = 16 << 20
+	DefaultMaxBytes     = readlimit.Document
 	DefaultMaxRedirects = 5
 )
 
