@@ -79,7 +79,10 @@ The candidates file (docs/compare.md has the full schema):
   fx: {base: CNY, USD: 7.10}                 # given by you, never fetched
   sla: {rtt_p95_ms: 60, loss: 0.005, jitter_ms: 5, line_classes: [cn2-gia, cu-9929, cmin2], max_stretch: 2.0}
 
-Relative paths are relative to the YAML file. Live probes go only to the
+Relative paths are relative to the YAML file. recorded.probes takes ping
+--stream records, or RIPE Atlas / Globalping ping results (each vantage's
+probes; 'linecheck vantage fetch' downloads them: docs/vantages.md).
+Live probes go only to the
 targets listed; documentation addresses and files marked recorded_only: true
 (the bundled samples) are refused live and must be run with --offline.
 

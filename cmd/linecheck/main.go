@@ -85,6 +85,7 @@ interrupted (Ctrl-C) after the partial report was written.`,
 		newGPUCmd(),
 		newTrialCmd(),
 		newASNCmd(),
+		newVantageCmd(),
 		newVersionCmd(),
 		newReleaseFilesCmd(),
 	)

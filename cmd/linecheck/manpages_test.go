@@ -52,7 +52,7 @@ func TestReleaseFilesManPagesCoverEveryCommandAndFlag(t *testing.T) {
 			}
 		}
 	}
-	cmds = append(cmds, []string{"asn", "update"})
+	cmds = append(cmds, []string{"asn", "update"}, []string{"vantage", "fetch"})
 	if len(cmds) < 12 {
 		t.Fatalf("found %d commands in --help: %v", len(cmds), cmds)
 	}

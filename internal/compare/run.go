@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/billing"
@@ -216,7 +217,7 @@ func (r *Result) useFX(fx candidates.FX) {
 func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	m := &verdict.Measurement{}
 	if len(c.Recorded.ProbeFiles) > 0 {
-		recs, err := readStreams(c.Recorded.ProbeFiles)
+		recs, vs, err := readVantageStreams(c.Recorded.ProbeFiles)
 		var pe *fs.PathError
 		switch {
 		case errors.As(err, &pe):
@@ -233,6 +234,10 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 		}
 		for _, x := range extra {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded probes for %s ignored: not one of the candidate's targets", x))
+		}
+		if len(vs) > 0 {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded.probes holds %d vantages (%s): each target's figures pool their probes",
+				len(vs), probeVantages(vs)))
 		}
 	} else {
 		m.Warnings = append(m.Warnings, "no recorded probe stream (recorded.probes): nothing to measure offline")
@@ -253,4 +258,14 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 		}
 	}
 	return m, nil
+}
+
+// probeVantages names the vantages of recorded.probes: "ripe-atlas 2001,
+// ripe-atlas 2002".
+func probeVantages(vs []*route.Vantage) string {
+	var n []string
+	for _, v := range vs {
+		n = append(n, v.Platform+" "+v.ID)
+	}
+	return strings.Join(n, ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/engine"
 	"github.com/linecheck/linecheck/internal/jsonmsg"
+	"github.com/linecheck/linecheck/internal/pingfile"
 	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/tsv"
 	"github.com/linecheck/linecheck/internal/verdict"
@@ -155,28 +156,43 @@ func OpenSession(f *candidates.File, o SessionOptions) (*Session, error) {
 // other (the days of a trial), in time order: the windows sort each
 // target's records by time, a replay reads them as recorded.
 func readStreams(paths []string) ([]probe.Record, error) {
-	var all []probe.Record
-	for _, p := range paths {
-		recs, err := readStream(p)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, recs...)
-	}
-	if len(paths) > 1 {
-		sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
-	}
-	return all, nil
+	all, _, err := readVantageStreams(paths)
+	return all, err
 }
 
-func readStream(path string) ([]probe.Record, error) {
+// readVantageStreams is readStreams with the vantages of the measurement
+// networks' files (RIPE Atlas, Globalping ping results), in file order.
+func readVantageStreams(paths []string) ([]probe.Record, []*route.Vantage, error) {
+	var all []probe.Record
+	var vs []*route.Vantage
+	for _, p := range paths {
+		ss, err := readStream(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range ss {
+			all = append(all, s.Records...)
+			if s.Vantage != nil {
+				vs = append(vs, s.Vantage)
+			}
+		}
+	}
+	if len(paths) > 1 || len(vs) > 1 {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	}
+	return all, vs, nil
+}
+
+func readStream(path string) ([]pingfile.Stream, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	recs, err := probe.ReadStream(fh, path)
-	return recs, streamError(err)
+	// Any format of the registry: linecheck's stream, RIPE Atlas or
+	// Globalping ping results (a stream per vantage).
+	ss, err := pingfile.Read(fh, path)
+	return ss, streamError(err)
 }
 
 // streamError words a probe stream's reading error for people: a record of
