@@ -119,6 +119,9 @@ func readAtlas(data []byte, name string) ([]*Trace, error) {
 
 func atlasTrace(res atlasResult, where string) (*Trace, error) {
 	if res.Type != "traceroute" {
+		if res.Type == "ping" {
+			return nil, fmt.Errorf("%s: type: \"ping\" is not a traceroute: give ping results as a candidate's recorded.probes (compare reads them there); trace --replay reads traceroute results", where)
+		}
 		return nil, fmt.Errorf("%s: type: %q is not a traceroute (linecheck reads traceroute results)", where, res.Type)
 	}
 	if res.PrbID <= 0 {

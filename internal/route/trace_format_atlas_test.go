@@ -86,7 +86,7 @@ func TestReadAtlasErrors(t *testing.T) {
 		{"bad from", `[{` + ok + `,"result":[{"hop":1,"result":[{"from":"router","rtt":1}]}]}]`, `result 0 (probe 7): result[0].result[0].from: "router" is not an IP address`},
 		{"negative rtt", `[{` + ok + `,"result":[{"hop":1,"result":[{"from":"101.80.1.2","rtt":-1}]}]}]`, `result[0].result[0].rtt: -1 is not a time in ms`},
 		{"empty reply", `[{` + ok + `,"result":[{"hop":1,"result":[{}]}]}]`, `result[0].result[0]: neither "x" nor "from"`},
-		{"ping result", `[{"type":"ping","prb_id":9,"result":[]}]`, `RIPE Atlas result 0 (probe 9): type: "ping" is not a traceroute`},
+		{"ping result", `[{"type":"ping","prb_id":9,"result":[]}]`, `RIPE Atlas result 0 (probe 9): type: "ping" is not a traceroute: give ping results as a candidate's recorded.probes`},
 		{"second record", `[{` + ok + `,"result":[]},{"type":"traceroute","prb_id":8,"proto":"ICMP"}]`, `RIPE Atlas result 1 (probe 8): result: missing`},
 		{"bad src", `{"type":"traceroute","prb_id":3,"src_addr":"x","result":[]}`, `result 0 (probe 3): src_addr: "x" is not an IP address`},
 	}
