@@ -80,7 +80,10 @@ type Exporter struct {
 	// The window of each target's latest probes: at most size probes
 	// (SLAWindow unless SetWindow), and with span > 0 only those of the
 	// last span (serve --window), by now.
-	win  map[string]*verdict.Window
+	win map[string]*verdict.Window
+	// occ holds each target's probes in the latest occurrence of each SLA
+	// window, by target key and window name (windows.go).
+	occ  map[string]map[string]*occurrence
 	size int
 	span time.Duration
 	now  func() time.Time
@@ -150,6 +153,7 @@ func New(log io.Writer) *Exporter {
 		maxTTL:      map[string]int{},
 		class:       map[string]string{},
 		win:         map[string]*verdict.Window{},
+		occ:         map[string]map[string]*occurrence{},
 		size:        SLAWindow,
 		now:         time.Now,
 		file:        &candidates.File{},
@@ -330,8 +334,8 @@ var statusTmpl = sync.OnceValue(func() *template.Template {
 {{end}}</table>{{end}}
 {{if .SLA}}<h2>SLA (the window of each target, compare's checks)</h2>
 <table border="1" cellpadding="3">
-<tr><th>candidate</th><th>check</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
-{{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
+<tr><th>candidate</th><th>check</th><th>window</th><th>required</th><th>measured</th><th>pass</th><th>note</th></tr>
+{{range $s := .SLA}}{{range .Verdict.Checks}}<tr><td>{{$s.Candidate}}</td><td>{{.Name}}</td><td>{{if .Window}}{{.Window}}{{else}}all{{end}}{{if .Hours}} ({{.Hours}}){{end}}</td><td>{{.Required}}</td><td>{{measured .}}</td>
 <td>{{if .Pass}}{{if .NotApplicable}}n/a{{else}}pass{{end}}{{else if .Unmeasured}}FAIL (no data){{else}}FAIL{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{end}}</body></html>
 `))
@@ -368,6 +372,7 @@ func (e *Exporter) SetTargets(ts []Target, now time.Time) {
 		delete(e.class, old.key())
 		delete(e.state, old.key())
 		delete(e.win, old.key())
+		delete(e.occ, old.key())
 		delete(e.traces, old.key())
 		delete(e.paths, old.key())
 	}
@@ -451,6 +456,7 @@ func (e *Exporter) ObservePing(t Target, o PingOutcome) {
 		if e.span > 0 {
 			w.DropBefore(now.Add(-e.span))
 		}
+		e.observeWindows(t, now, o)
 		r := e.windowSeries(t, w)
 		if o.Err == nil {
 			e.up.With(l).Set(upValue(r.Recv))

@@ -213,8 +213,9 @@ func TestStatusPageSaysWhatCompareSays(t *testing.T) {
 	rec := httptest.NewRecorder()
 	e.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	page := rec.Body.String()
-	// The rows of the SLA table: candidate, check, required, measured, result.
-	row := regexp.MustCompile(`<tr><td>([a-z]+)</td><td>([a-z_0-9]+)</td><td>[^<]*</td><td>[^<]*</td>\s*<td>([^<]*)</td>`)
+	// The rows of the SLA table: candidate, check, window, required,
+	// measured, result.
+	row := regexp.MustCompile(`<tr><td>([a-z]+)</td><td>([a-z_0-9]+)</td><td>all</td><td>[^<]*</td><td>[^<]*</td>\s*<td>([^<]*)</td>`)
 	rows := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(page, -1) {
 		rows[m[1]+" "+m[2]] = m[3]

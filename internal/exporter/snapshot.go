@@ -31,6 +31,7 @@ type candidateFamilies struct {
 	stretch, floor, class   GaugeVec
 	tput, tputFloor         GaugeVec
 	checkPass, checkNoData  GaugeVec
+	winPass, winNoData      GaugeVec
 	pass                    GaugeVec
 	cost, costConv, project GaugeVec
 	billed, commit          GaugeVec
@@ -65,7 +66,12 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 			"candidate", "check"),
 		checkNoData: g("linecheck_sla_check_nodata", "1 while the SLA check has no data in the window (no answer, no trace, no throughput test, an unknown floor): compare fails such a check, serve reports it here and not as a measured fail.",
 			"candidate", "check"),
-		pass: g("linecheck_sla_pass", "1 when every SLA check of the candidate passes (compare's verdict), 0 when a check fails on a measured figure; absent while the only checks not passing have no data, and without an sla block.", cand...),
+		winPass: g("linecheck_sla_window_check_pass", "linecheck_sla_check_pass by SLA window: window=\"all\" is the target's --window (the same value as linecheck_sla_check_pass), any other window (sla.windows, else the evening 20:00-23:00 in the users' zone) is judged over its most recent occurrence: the current one while it is in progress, else the last one; absent while the check has no data there.",
+			"candidate", "check", "window"),
+		winNoData: g("linecheck_sla_window_check_nodata", "linecheck_sla_check_nodata by SLA window (window=\"all\" or the window's name, over its most recent occurrence): 1 while the check has no data there.",
+			"candidate", "check", "window"),
+		pass: g("linecheck_sla_pass", "1 when every SLA check of the candidate in the window passes (compare's verdict), 0 when one fails on a measured figure: window=\"all\" over the target's --window, any other SLA window (sla.windows, else the evening 20:00-23:00 in the users' zone, once serve has probed in one) over its most recent occurrence, the current one while it is in progress; absent while the only checks not passing have no data (a window without probes), and without an sla block.",
+			"candidate", "window"),
 		cost: g("linecheck_monthly_cost", "The candidate's monthly cost at the traffic serve is given, in the offer's currency, by offer and its bandwidth scheme: role offer (the candidate's) or what_if; compare's figure.",
 			offer...),
 		costConv: g("linecheck_monthly_cost_converted", "linecheck_monthly_cost converted to the file's fx base currency (currency label), the figure compare ranks by.", offer...),
@@ -83,7 +89,7 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 
 func (cf candidateFamilies) all() []GaugeVec {
 	return []GaugeVec{cf.loss, cf.rtt, cf.jitter, cf.stretch, cf.floor, cf.class, cf.tput, cf.tputFloor,
-		cf.checkPass, cf.checkNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
+		cf.checkPass, cf.checkNoData, cf.winPass, cf.winNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
 		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo}
 }
 
@@ -206,6 +212,13 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	// judge it with them.
 	m.FloorMs = e.floor[name]
 	ev := verdict.Evaluate(e.file, c, m, e.db)
+	if occ := e.occurrences(name); len(occ) > 0 {
+		floor := ev.Route.FloorMs
+		if floor <= 0 {
+			floor = -1
+		}
+		verdict.JudgeOccurrences(ev, e.file.SLA, occ, floor)
+	}
 	e.throughputNote(ev, c)
 	if e.pricing != nil && c.Offer != "" {
 		if mo, whatIf, err := e.pricing.Monthly(c); err == nil {
@@ -349,17 +362,50 @@ func setSeconds(v GaugeVec, l Labels, key string, figs []msFigure) {
 // without data stand in its way. e.mu is held.
 func (e *Exporter) renderChecks(ev *verdict.Evaluation) {
 	cf := e.cf
+	var order []string
+	byWindow := map[string][]verdict.Check{}
 	for _, c := range ev.SLA.Checks {
-		l := Labels{"candidate": ev.Name, "check": c.Name}
+		win := c.Window
+		if win == "" {
+			win = verdict.WindowAll
+		}
+		if _, ok := byWindow[win]; !ok {
+			order = append(order, win)
+		}
+		byWindow[win] = append(byWindow[win], c)
+		l := Labels{"candidate": ev.Name, "check": c.Name, "window": win}
+		if c.Unmeasured {
+			cf.winNoData.With(l).Set(1)
+		} else {
+			cf.winPass.With(l).Set(boolValue(c.Pass))
+		}
+		if win != verdict.WindowAll {
+			continue
+		}
+		// The series of before the SLA windows, for the dashboards that
+		// read them: the whole window's checks.
+		l = Labels{"candidate": ev.Name, "check": c.Name}
 		if c.Unmeasured {
 			cf.checkNoData.With(l).Set(1)
 			continue
 		}
 		cf.checkPass.With(l).Set(boolValue(c.Pass))
 	}
-	if pass, ok := overall(ev.SLA); ok {
-		cf.pass.With(Labels{"candidate": ev.Name}).Set(boolValue(pass))
+	for _, win := range order {
+		if pass, ok := overall(verdict.Verdict{Checks: byWindow[win], Pass: allPass(byWindow[win])}); ok {
+			cf.pass.With(Labels{"candidate": ev.Name, "window": win}).Set(boolValue(pass))
+		}
 	}
+}
+
+// allPass tells whether every check passes.
+func allPass(checks []verdict.Check) bool {
+	for _, c := range checks {
+		if !c.Pass {
+			return false
+		}
+	}
+	return true
 }
 
 // renderCost writes the candidate's monthly cost under its offer and its

@@ -182,7 +182,7 @@ var laterFamilies = []string{"linecheck_jitter_seconds", "linecheck_window_loss_
 	"linecheck_hop_rtt_seconds", "linecheck_path_id", "linecheck_path_changes_total",
 	"linecheck_candidate_loss_ratio", "linecheck_candidate_rtt_seconds", "linecheck_candidate_jitter_seconds",
 	"linecheck_stretch_ratio", "linecheck_floor_rtt_seconds", "linecheck_candidate_line_class_info",
-	"linecheck_sla_check_nodata", "linecheck_sla_pass"}
+	"linecheck_sla_check_nodata", "linecheck_sla_pass", "linecheck_sla_window_check_pass", "linecheck_sla_window_check_nodata"}
 
 // withoutFamily drops the lines of one metric family from a text or
 // OpenMetrics exposition.

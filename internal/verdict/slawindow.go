@@ -116,18 +116,7 @@ func judgeWindows(e *Evaluation, s candidates.SLA, m *Measurement, floorMs float
 		if m.Throughput.Hourly() {
 			q.Throughput = m.Throughput.Within(w)
 		}
-		checks := CheckSLAWindow(s, q, w)
-		if m.Throughput != nil && !m.Throughput.Hourly() {
-			// A single test has no hours: the window's throughput is not
-			// judged (the whole recording's check stands for it).
-			kept := checks[:0]
-			for _, c := range checks {
-				if c.Name != CheckMinThroughput && c.Name != CheckMaxOversell {
-					kept = append(kept, c)
-				}
-			}
-			checks = kept
-		}
+		checks := windowChecks(s, q, w, m.Throughput)
 		e.SLA.Checks = append(e.SLA.Checks, checks...)
 		sum := WindowSummary{Name: w.Name, Hours: w.Hours(), Default: w.Default, Sent: q.Sent, Recv: q.Recv,
 			Loss: round(q.Loss, 6), RTTP50: q.RTT.P50, RTTP95: q.RTT.P95, Jitter: q.Jitter.MeanAbs, Pass: q.Sent > 0}
@@ -154,6 +143,24 @@ func judgeWindows(e *Evaluation, s candidates.SLA, m *Measurement, floorMs float
 	if loc := s.Zone; loc != nil && withHours {
 		e.Hourly = hourly(m, loc)
 	}
+}
+
+// windowChecks are the checks of the SLA window w over q; a single
+// throughput test (tp without hours) is not judged in it.
+func windowChecks(s candidates.SLA, q RouteQuality, w candidates.Window, tp *Throughput) []Check {
+	checks := CheckSLAWindow(s, q, w)
+	if tp != nil && !tp.Hourly() {
+		// A single test has no hours: the window's throughput is not
+		// judged (the whole recording's check stands for it).
+		kept := checks[:0]
+		for _, c := range checks {
+			if c.Name != CheckMinThroughput && c.Name != CheckMaxOversell {
+				kept = append(kept, c)
+			}
+		}
+		checks = kept
+	}
+	return checks
 }
 
 // hourly is the day in 24 hours of loc over m's probes.
