@@ -179,7 +179,7 @@ func speedOr1(s float64) float64 {
 func candidateFrom(f *candidates.File, c *candidates.Candidate, ev *verdict.Evaluation) Candidate {
 	q := ev.Route
 	out := Candidate{Name: c.Name, Provider: c.Provider, Region: c.Region.String(),
-		LineClass: q.LineClass, Direction: q.Direction, Recorded: q, Throughput: q.Throughput}
+		LineClass: q.LineClass, Direction: q.Direction, Recorded: q, Throughput: q.Throughput, RecordedHourly: ev.Hourly}
 	if fl, ok := verdict.FloorMs(f, c); ok {
 		out.FloorMs = fl
 	}

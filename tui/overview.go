@@ -339,7 +339,7 @@ var overviewColumns = []column[overviewRow]{
 			return fmt.Sprintf("%.1f", v.Stretch), styleNone
 		},
 		less: func(a, b overviewRow) bool { return lessFloat(stretchKey(a.c), stretchKey(b.c)) }},
-	{key: "sla", title: "SLA", width: 4,
+	{key: "sla", title: "SLA", width: 12,
 		cell: func(r overviewRow) (string, styleID) {
 			switch {
 			case r.c.Reference:
@@ -356,6 +356,10 @@ var overviewColumns = []column[overviewRow]{
 				return "wait", styleDim
 			case r.c.SLA.Pass:
 				return "pass", stylePass
+			case failingWindow(r.c.SLA) != "":
+				// Only an SLA window fails (issue 30): named, as the
+				// detail line names its checks (loss@evening).
+				return "FAIL@" + failingWindow(r.c.SLA), styleFail
 			default:
 				return "FAIL", styleFail
 			}
@@ -424,6 +428,22 @@ func columnByKey(k string) *struct{ less func(a, b *Candidate) bool } {
 		return adapt(throughputColumn)
 	}
 	return nil
+}
+
+// failingWindow names the first SLA window whose check fails when no check
+// of the whole window does; "" otherwise.
+func failingWindow(v verdict.Verdict) string {
+	name := ""
+	for _, c := range v.Checks {
+		switch {
+		case c.Pass:
+		case c.Window == "" || c.Window == verdict.WindowAll:
+			return ""
+		case name == "":
+			name = c.Window
+		}
+	}
+	return name
 }
 
 // shortCheck names the SLA checks on the narrow detail line.

@@ -234,6 +234,10 @@ func (rs *routeScreen) renderRoute(s *state, width, height int) []string {
 		out = append(out, notes...)
 	}
 	out = append(out, "")
+	if hours, now := hoursOf(c, s.snap.SLA.Zone); len(hours) == 24 && height-len(out)-1-5 >= routeChartMin {
+		out = append(out, renderHours(s, hours, now, s.snap.SLA.Zone.String(), width)...)
+		out = append(out, "")
+	}
 	chartH := height - len(out) - 1
 	if r != nil && rs.hop >= 0 && rs.hop < len(r.Hops)-1 {
 		out = append(out, rs.renderHopChart(s, c, r, showHop(r.Hops[rs.hop]), width, chartH)...)

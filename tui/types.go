@@ -51,6 +51,10 @@ type Candidate struct {
 	// Recorded is compare's route quality of the whole recording, shown
 	// until live records arrive.
 	Recorded verdict.RouteQuality
+	// RecordedHourly is the recording's day in 24 hours of the users'
+	// zone (compare's hourly), shown on the route screen until live
+	// records arrive; nil without probe times or a zone.
+	RecordedHourly []verdict.HourSummary
 	// Stats are the statistics of the records received so far for the
 	// primary target (Target, else the first target seen); Others holds the
 	// other targets, by "addr proto[/port]". Like compare, the row shows the

@@ -213,9 +213,14 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	m.FloorMs = e.floor[name]
 	ev := verdict.Evaluate(e.file, c, m, e.db)
 	if occ := e.occurrences(name); len(occ) > 0 {
-		floor := ev.Route.FloorMs
-		if floor <= 0 {
-			floor = -1
+		// The floor unrounded, as Evaluate judges its windows with it
+		// (Route.FloorMs is rounded to 0.01 ms).
+		floor, ok := verdict.FloorMs(e.file, c)
+		if !ok {
+			floor = m.FloorMs
+			if floor <= 0 {
+				floor = -1
+			}
 		}
 		verdict.JudgeOccurrences(ev, e.file.SLA, occ, floor)
 	}

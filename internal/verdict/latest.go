@@ -49,3 +49,14 @@ func JudgeOccurrences(e *Evaluation, s candidates.SLA, occ []Occurrence, floorMs
 	}
 	e.SLA.settle()
 }
+
+// HourlyLive is the users' day in 24 hours of loc over a live surface's
+// windows (the TUI's route screen): the hours Evaluate gives a recording
+// (Evaluation.Hourly), the worst target's figures, null without probes in
+// that hour. nil without a zone or without the windows.
+func HourlyLive(l LiveRoute, loc *time.Location) []HourSummary {
+	if loc == nil || len(l.Probes) == 0 || len(l.Probes) != len(l.Targets) {
+		return nil
+	}
+	return hourly(&Measurement{Targets: l.Targets, Probes: l.Probes}, loc)
+}
