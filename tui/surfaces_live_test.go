@@ -250,7 +250,9 @@ func TestLiveRunsGiveTheSameFiguresInCompareTheTUIAndServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	// 20:00 in Shanghai, the users' zone (the vantage's city): the run
+	// falls in the evening window, not in the night (issue 30).
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	const interval = 200 * time.Millisecond
 	// Thresholds on both sides of the figures: gia passes everything but
 	// its p95 (36 ms on its tcp target), bgp fails every check. Shanghai to
@@ -270,7 +272,13 @@ candidates:
 offers: %s/offers.yaml
 traffic: {log: %s/traffic/2026-10.csv}
 fx: {base: CNY, USD: 7.10}
-sla: {rtt_p95_ms: 35, loss: 0.12, jitter_ms: 3, line_classes: [cn2-gia], max_stretch: 3}
+sla:
+  rtt_p95_ms: 35
+  loss: 0.12
+  jitter_ms: 3
+  line_classes: [cn2-gia]
+  max_stretch: 3
+  windows: {evening: {from: "20:00", to: "23:00"}, night: {from: "02:00", to: "04:00"}}
 `, samples, samples)
 	path := filepath.Join(t.TempDir(), "live.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
@@ -298,7 +306,7 @@ sla: {rtt_p95_ms: 35, loss: 0.12, jitter_ms: 3, line_classes: [cn2-gia], max_str
 	}
 
 	// compare's one-shot live run.
-	cmpProber := newSeqProber(nil)
+	cmpProber := newSeqProber(stoppedClock{now: now})
 	res, err := compare.Run(context.Background(), load(), compare.Options{Prober: cmpProber, Now: now, Count: liveProbes,
 		Interval: interval, TraceCycles: 1})
 	if err != nil {
@@ -367,6 +375,10 @@ sla: {rtt_p95_ms: 35, loss: 0.12, jitter_ms: 3, line_classes: [cn2-gia], max_str
 	}
 	m := NewLoaded(context.Background(), nil, feed.Snapshot, Options{Width: 120, Height: 30, NoColor: true})
 	m = step(t, m, msgs)
+	// compare's windows are judged on recordings (a one-shot live run has
+	// no probe times): the run's records, as ping --stream writes them,
+	// judged by compare offline.
+	recorded := compareRecorded(t, path, msgs, now)
 
 	// serve: engine.RunCycles over the exporter, as serve starts it
 	// (exporter.LoadConfig, the hop names compare uses, a --window of 20
@@ -521,19 +533,71 @@ sla: {rtt_p95_ms: 35, loss: 0.12, jitter_ms: 3, line_classes: [cn2-gia], max_str
 			t.Errorf("%s: serve's linecheck_line_class_info{line_class=%q} = %v (present %v)", ev.Name, wantClass[ev.Name], v, ok)
 		}
 
-		// Every SLA check, as compare states it, in the TUI and in serve.
-		if !reflect.DeepEqual(c.SLA, ev.SLA) {
-			t.Errorf("%s: TUI verdict %+v, compare %+v", ev.Name, c.SLA, ev.SLA)
-		}
-		if !reflect.DeepEqual(sv.SLA, ev.SLA) {
-			t.Errorf("%s: serve verdict %+v, compare %+v", ev.Name, sv.SLA, ev.SLA)
-		}
 		// And against the hand: the thresholds of the file.
 		wantPass := map[string]map[string]bool{
 			"gia": {verdict.CheckRTTP95: false, verdict.CheckLoss: true, verdict.CheckJitter: true, verdict.CheckLineClass: true, verdict.CheckStretch: true},
 			"bgp": {verdict.CheckRTTP95: false, verdict.CheckLoss: false, verdict.CheckJitter: false, verdict.CheckLineClass: false, verdict.CheckStretch: false},
 		}[ev.Name]
 		measured := map[string]float64{verdict.CheckRTTP95: route.p95, verdict.CheckLoss: route.loss, verdict.CheckJitter: route.jitter}
+		// Every SLA check of the whole run, as compare states it, in the
+		// TUI and in serve.
+		if !reflect.DeepEqual(wholeOf(c.SLA), ev.SLA.Checks) {
+			t.Errorf("%s: TUI verdict %+v, compare %+v", ev.Name, c.SLA, ev.SLA)
+		}
+		if !reflect.DeepEqual(wholeOf(sv.SLA), ev.SLA.Checks) {
+			t.Errorf("%s: serve verdict %+v, compare %+v", ev.Name, sv.SLA, ev.SLA)
+		}
+		// The SLA windows (issue 30): the evening holds every probe of the
+		// run, so its figures are the route's by hand (nearest rank over
+		// the window's answers), the night none (no data, never a pass),
+		// in compare's recording, the TUI and serve alike.
+		rec := recorded[ev.Name]
+		if rec == nil {
+			t.Fatalf("%s: compare's recorded run judged nothing", ev.Name)
+		}
+		for _, s := range []struct {
+			surface string
+			v       verdict.Verdict
+		}{{"compare", rec.SLA}, {"TUI", c.SLA}, {"serve", sv.SLA}} {
+			n := 0
+			for _, ch := range s.v.Checks {
+				switch ch.Window {
+				case "evening":
+					n++
+					if want, ok := wantPass[ch.Name]; !ok || ch.Pass != want || ch.Hours != "20:00–23:00 Asia/Shanghai" {
+						t.Errorf("%s: %s evening check %+v, want pass %v", ev.Name, s.surface, ch, want)
+					}
+					if want, ok := measured[ch.Name]; ok {
+						if got, isNum := ch.Measured.(float64); !isNum || math.Abs(got-want) > 5e-5 {
+							t.Errorf("%s: %s evening %s measured %v, by hand %v", ev.Name, s.surface, ch.Name, ch.Measured, want)
+						}
+					}
+				case "night":
+					n++
+					if ch.Pass || !ch.Unmeasured {
+						t.Errorf("%s: %s night check %+v, want no data", ev.Name, s.surface, ch)
+					}
+				}
+			}
+			// rtt_p95_ms, loss, jitter_ms and stretch in each window.
+			if n != 8 || s.v.Pass {
+				t.Errorf("%s: %s has %d window checks, want 8, and a fail: %+v", ev.Name, s.surface, n, s.v)
+			}
+		}
+		// serve's series: the evening's verdict (both fail it: p95), the
+		// night's absent; the per-window loss check by hand.
+		if v, ok := liveSeries(metrics.String(), "linecheck_sla_pass", "candidate", ev.Name, "window", "evening"); !ok || v != 0 {
+			t.Errorf("%s: linecheck_sla_pass{window=evening} = %v (present %v), want 0", ev.Name, v, ok)
+		}
+		if _, ok := liveSeries(metrics.String(), "linecheck_sla_pass", "candidate", ev.Name, "window", "night"); ok {
+			t.Errorf("%s: linecheck_sla_pass{window=night} present without a probe in the night", ev.Name)
+		}
+		if v, ok := liveSeries(metrics.String(), "linecheck_sla_window_check_pass", "candidate", ev.Name, "check", verdict.CheckLoss, "window", "evening"); !ok || v != boolFloat(wantPass[verdict.CheckLoss]) {
+			t.Errorf("%s: loss in evening = %v (present %v), want %v", ev.Name, v, ok, wantPass[verdict.CheckLoss])
+		}
+		if v, ok := liveSeries(metrics.String(), "linecheck_sla_window_check_nodata", "candidate", ev.Name, "check", verdict.CheckLoss, "window", "night"); !ok || v != 1 {
+			t.Errorf("%s: loss in night no data = %v (present %v), want 1", ev.Name, v, ok)
+		}
 		if len(ev.SLA.Checks) != len(wantPass) || ev.SLA.Pass {
 			t.Errorf("%s: compare's verdict %+v, want %d checks and a fail", ev.Name, ev.SLA, len(wantPass))
 		}
