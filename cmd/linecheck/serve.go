@@ -104,7 +104,13 @@ targets' windows, the last trace forward and the file's recorded.return):
   linecheck_floor_rtt_seconds, linecheck_candidate_line_class_info{direction},
   linecheck_candidate_throughput_bits_per_second, linecheck_throughput_floor_bits_per_second,
   linecheck_sla_check_pass{check} (measured checks), linecheck_sla_check_nodata{check}
-  (checks without data: never a pass nor a measured fail), linecheck_sla_pass.
+  (checks without data: never a pass nor a measured fail), linecheck_sla_pass{window}.
+SLA windows (sla.windows, else the evening 20:00-23:00 in the users' zone) are
+judged over their most recent occurrence (the current one while it lasts, else
+the last one): linecheck_sla_pass{window="evening"} (window="all" is --window;
+absent for a window without probes) and linecheck_sla_window_check_pass,
+linecheck_sla_window_check_nodata{check,window}. Each target keeps one
+occurrence of each window: (window / --window + 1) x --window's probes.
 With offers: and traffic: in the file, compare's prices of that traffic:
   linecheck_monthly_cost{offer,scheme,currency,role}, linecheck_monthly_cost_converted,
   linecheck_projected_monthly_cost (a month recorded in part: month to date),
