@@ -43,7 +43,18 @@ func (e *Exporter) slaWindows() []candidates.Window {
 // observeWindows adds a cycle that ended at now to the occurrences of the
 // SLA windows it falls in. e.mu is held.
 func (e *Exporter) observeWindows(t Target, now time.Time, o PingOutcome) {
-	for _, w := range e.slaWindows() {
+	windows := e.slaWindows()
+	// A window a reload removed or changed gives its probes back.
+	for name, oc := range e.occ[t.key()] {
+		keep := false
+		for _, w := range windows {
+			keep = keep || (w.Name == name && w.Hours() == oc.hours)
+		}
+		if !keep {
+			delete(e.occ[t.key()], name)
+		}
+	}
+	for _, w := range windows {
 		if !w.Contains(now) {
 			continue
 		}

@@ -162,3 +162,33 @@ func TestServeWindowWithoutProbesIsAbsent(t *testing.T) {
 		t.Errorf("01:30's night: %+v, want the one from 22:00 on 2 Dec", oc)
 	}
 }
+
+// A reload that drops a window gives its probes back at the next cycle,
+// and its series go.
+func TestServeForgetsAWindowAReloadRemoved(t *testing.T) {
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := 0.01
+	now := time.Date(2026, 12, 2, 21, 0, 0, 0, sh)
+	e := New(nil)
+	e.SetWindow(5*time.Minute, 100, func() time.Time { return now })
+	a := tgt("a", "127.0.0.1")
+	e.SetTargets([]Target{a}, now)
+	e.SetSLA(candidates.SLA{Loss: &loss, Zone: sh}, nil)
+	o := PingOutcome{Sent: 2, Recv: 2, RTTms: []float64{5, 5}}
+	e.ObservePing(a, o)
+	if _, ok := windowGauge(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a", "window": "evening"}); !ok {
+		t.Fatal("no evening at 21:00")
+	}
+	e.SetSLA(candidates.SLA{Loss: &loss, Zone: sh, WindowsOff: true}, nil)
+	now = now.Add(time.Minute)
+	e.ObservePing(a, o)
+	if _, ok := e.occ[a.key()]["evening"]; ok {
+		t.Error("the evening's probes kept after windows: {}")
+	}
+	if _, ok := windowGauge(t, e, "linecheck_sla_pass", map[string]string{"candidate": "a", "window": "evening"}); ok {
+		t.Error("pass{evening} after windows: {}")
+	}
+}
