@@ -354,6 +354,14 @@ func (c *classification) longHaul() {
 			ttlSpan(seq[cut].ttl, seq[len(seq)-1].ttl), seq[cut].c.Name))
 		cut = len(seq)
 	}
+	// The same at the start: a forward trace from a user of an ordinary
+	// carrier's IPv6 whose only China hops are that carrier's left China
+	// on its ordinary backbone.
+	if c.v6 && head > 0 && (seq[0].c.Class == ClassChinaNet || seq[0].c.Class == ClassCU4837) && !anyChina(seq[head:cut]) {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the source's network (%s) counted as the long haul: on IPv6 its backbone and its customers share one AS and prefix",
+			ttlSpan(seq[0].ttl, seq[head-1].ttl), seq[0].c.Name))
+		head = 0
+	}
 	c.head, c.cut = head, cut
 	c.tail, c.long = seq[cut:], seq[head:cut]
 	c.reachesChina = c.destKnown && c.dest.China
