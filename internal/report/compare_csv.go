@@ -10,14 +10,14 @@ import (
 // CompareCSVNames are the tables `compare --format csv --table NAME` can
 // write, the default first; usage, carriers, throughput and paths exist
 // when the comparison has GPU offers, users with carriers, bw results or
-// multipath traces; horizon when it has a horizon (horizon_months, --horizon).
-var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon"}
+// multipath traces; families when a candidate is judged per address family; horizon when it has a horizon (horizon_months, --horizon).
+var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon", "families"}
 
 // compareCSVOrder names CompareTables' tables by their titles' beginnings.
 var compareCSVOrder = []struct{ prefix, name string }{
 	{"Ranking", "ranking"}, {"SLA checks", "checks"}, {"Monthly cost breakdown", "items"}, {"Probe targets", "targets"},
 	{"Route evidence", "routes"}, {"GPU usage", "usage"}, {"Three networks", "carriers"}, {"Throughput", "throughput"},
-	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"},
+	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"}, {"Address families", "families"},
 }
 
 // CompareCSVTables are compare's tables for machines, each one tidy: named

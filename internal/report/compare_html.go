@@ -52,6 +52,8 @@ type compareHTMLView struct {
 	Carriers *Table
 	// Paths is the per-path line class of multipath traces (nil without).
 	Paths *Table
+	// Families is each address family's route (nil when none is judged apart).
+	Families *Table
 	// Throughput is the bw tests beside the port sold (nil without any).
 	Throughput *Table
 	// GPU is the delivery verdict of recorded.gpu (nil without any).
@@ -96,6 +98,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 	}
 	if ps, ok := comparePathsTable(r, newCompareCells(FormatHTML)); ok {
 		v.Paths = &ps
+	}
+	if fs, ok := compareFamiliesTable(r, newCompareCells(FormatHTML)); ok {
+		v.Families = &fs
 	}
 	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp
