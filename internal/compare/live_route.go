@@ -70,7 +70,11 @@ func liveRoutes(ctx context.Context, c *candidates.Candidate, m *verdict.Measure
 			if m.FamilyForward == nil {
 				m.FamilyForward = map[string]*route.Trace{}
 			}
-			m.FamilyForward[verdict.Family(tr.Addr)] = tr
+			fam := candidates.AddrFamily(t.Addr)
+			if fam == "" {
+				fam = verdict.Family(tr.Addr)
+			}
+			m.FamilyForward[fam] = tr
 		}
 	}
 	return nil

@@ -349,7 +349,7 @@ func (c *classification) longHaul() {
 	// only China hops are the destination's own network entered it from
 	// abroad on that carrier's ordinary backbone, so those hops are the
 	// long haul (issue 32: a 163 IPv6 route was "unknown").
-	if c.v6 && cut < len(seq) && c.destKnown && (c.dest.Class == ClassChinaNet || c.dest.Class == ClassCU4837) && !anyChina(seq[head:cut]) {
+	if c.v6 && cut < len(seq) && (seq[cut].c.Class == ClassChinaNet || seq[cut].c.Class == ClassCU4837) && !anyChina(seq[head:cut]) {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the destination's own network (%s) counted as the long haul: on IPv6 its backbone and its customers share one AS and prefix",
 			ttlSpan(seq[cut].ttl, seq[len(seq)-1].ttl), seq[cut].c.Name))
 		cut = len(seq)
