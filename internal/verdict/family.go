@@ -80,6 +80,13 @@ func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m
 		if fwd == nil && m.Forward != nil && traceFamily(m.Forward, fams[0]) == fam {
 			fwd = m.Forward
 		}
+		for _, v := range m.ForwardVantages {
+			// A recorded.forward of several traces (a NextTrace or
+			// Atlas file, say) may hold the other family's route.
+			if fwd == nil && Family(v.Addr) == fam {
+				fwd = v
+			}
+		}
 		r := ret
 		if r != nil && traceFamily(r, fams[0]) != fam {
 			r = nil
@@ -131,6 +138,8 @@ func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = w.LineClass, w.Direction, w.Evidence, w.ForwardClass, w.ReturnClass, w.Notes
 	q.Forward, q.Return, q.ForwardASPath, q.ReturnASPath, q.PathMTU = w.Forward, w.Return, w.ForwardASPath, w.ReturnASPath, w.PathMTU
 	if len(f.SLA.Families) == 0 {
+		// The SLA as before, on the route that now is the worse family's.
+		e.SLA = CheckSLA(f.SLA, *q)
 		return
 	}
 	var checks []Check
