@@ -222,6 +222,10 @@ func TestSLAFamiliesWithoutAnIPv6TargetFailsNoData(t *testing.T) {
 	if !e.Families[0].SLA.Pass {
 		t.Errorf("ipv4 %+v: want a pass", e.Families[0].SLA)
 	}
+	// The family without anything measured does not blank the route.
+	if e.Route.LineClass != route.LineCN2GIA || e.Route.Forward == nil {
+		t.Errorf("route %s (forward %v), want IPv4's cn2-gia route kept", e.Route.LineClass, e.Route.Forward)
+	}
 	r, _ = runDual(t, `{line_classes: [cn2-gia], rtt_p95_ms: 100}`, v4only)
 	if e := r.Candidates[0]; !e.Passes() || e.Families != nil {
 		t.Errorf("without sla.families: passes %v, families %+v; want a pass and no families", e.Passes(), e.Families)

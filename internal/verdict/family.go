@@ -57,7 +57,8 @@ func familyChecks(s candidates.SLA) (perFamily, whole candidates.SLA) {
 // SLA names families (sla.families), and then makes Route the worse
 // family's route: the line class, direction, evidence and traces of the
 // family with the weaker class (the one failing its SLA first, with
-// sla.families), while Route's figures stay the worst over all targets.
+// sla.families; a family with nothing measured never), while Route's
+// figures stay the worst over all targets.
 // With sla.families, e.SLA is each listed family's checks (a family
 // without targets or answers fails them with no data) and the
 // candidate-wide ones (throughput, per-carrier classes) over Route. A
@@ -125,14 +126,26 @@ func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m
 		}
 		e.Families = append(e.Families, fq)
 	}
-	worse := 0
+	worse := -1
 	for i, fq := range e.Families {
+		q := fq.Route
+		if q.Sent == 0 && q.Forward == nil && q.Return == nil {
+			// A family with nothing measured (sla.families naming one
+			// the candidate has no target of) fails its checks; it does
+			// not blank the route the other family has.
+			continue
+		}
+		if worse < 0 {
+			worse = i
+			continue
+		}
 		w := e.Families[worse]
 		fails, wFails := fq.SLA != nil && !fq.SLA.Pass, w.SLA != nil && !w.SLA.Pass
 		if fails && !wFails || fails == wFails && route.LineClassRank(fq.Route.LineClass) < route.LineClassRank(w.Route.LineClass) {
 			worse = i
 		}
 	}
+	worse = max(worse, 0)
 	w := e.Families[worse].Route
 	q := &e.Route
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = w.LineClass, w.Direction, w.Evidence, w.ForwardClass, w.ReturnClass, w.Notes

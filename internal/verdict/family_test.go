@@ -42,3 +42,18 @@ func TestRecordedForwardOfBothFamilies(t *testing.T) {
 		t.Errorf("single family: families %+v, sla pass %v; want none and a pass", e.Families, e.SLA.Pass)
 	}
 }
+
+// sla.families naming IPv6 first on an IPv4-only candidate: IPv6 fails no
+// data, and the route stays IPv4's (the empty family does not blank it).
+func TestEmptyFamilyDoesNotBlankTheRoute(t *testing.T) {
+	v4 := hopsTrace("127.0.0.1", "59.43.16.165", "59.43.183.54")
+	f := &candidates.File{SLA: candidates.SLA{LineClasses: []string{route.LineCN2GIA}, Families: []string{"ipv6", "ipv4"}}}
+	c := &candidates.Candidate{Name: "v4", Targets: []candidates.Target{{Addr: "127.0.0.1", Protocol: "icmp"}}}
+	e := Evaluate(f, c, &Measurement{Forward: v4, Targets: []TargetResult{{Target: c.Targets[0], Sent: 5, Recv: 5}}}, nil)
+	if len(e.Families) != 2 || e.Route.LineClass != route.LineCN2GIA || e.Route.Forward != v4 {
+		t.Fatalf("families %d, route %s: want IPv4's cn2-gia route", len(e.Families), e.Route.LineClass)
+	}
+	if e.SLA.Pass || Failures(e.SLA.Checks)[0] != "line_class on ipv6" {
+		t.Errorf("sla %+v: want line_class on ipv6 failing", e.SLA)
+	}
+}
