@@ -185,7 +185,10 @@ func candidateFrom(f *candidates.File, c *candidates.Candidate, ev *verdict.Eval
 	}
 	if t, ok := c.RouteTarget(); ok {
 		out.Target = t.String()
+		out.family = candidates.AddrFamily(t.Addr)
 	}
+	// A dual-stack candidate's families, side by side (issue 32).
+	out.Families = ev.Families
 	if q.Evidence != nil {
 		out.Rule, out.Confidence = q.Evidence.Rule, q.Evidence.Confidence
 	}

@@ -393,6 +393,19 @@ func (s *state) apply(msg tea.Msg) {
 			}
 		}
 		tr := u.Trace
+		// The family of the traced address is the key a dual-stack row
+		// keeps each family's route under.
+		if fam := verdict.Family(tr.Addr); u.Direction != "return" && fam != "" && c.family != "" && fam != c.family {
+			// Another family's route (a dual-stack candidate): kept
+			// beside the main one, and the row's class is the weaker.
+			if c.FamilyRoutes == nil {
+				c.FamilyRoutes = map[string]*Route{}
+			}
+			c.FamilyRoutes[fam] = r
+			c.LineClass = weakerFamilyClass(c)
+			s.touched(c)
+			return
+		}
 		s.recordHops(c.Name, u.Direction, r, tr)
 		if u.Direction == "return" {
 			c.Return, c.retTrace = r, &tr
@@ -408,6 +421,7 @@ func (s *state) apply(msg tea.Msg) {
 			if ev := evidenceFor(class, c.fwdTrace, c.retTrace); ev != nil {
 				c.Rule, c.Confidence = ev.Rule, ev.Confidence
 			}
+			c.LineClass = weakerFamilyClass(c)
 		}
 		s.touched(c)
 	case FeedErrMsg:

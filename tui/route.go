@@ -229,6 +229,7 @@ func (rs *routeScreen) renderRoute(s *state, width, height int) []string {
 		out = append(out, rs.routeNotTraced(s, c, dir, via, width)...)
 	} else {
 		out = append(out, rs.routeHead(s, r, dir, via, width)...)
+		out = append(out, familyLines(s, c, width)...)
 		notes := rs.routeNotes(s, r, width)
 		out = rs.appendHopRows(s, out, r, width, max(height-len(out)-1-len(notes)-routeChartMin-2, 3))
 		out = append(out, notes...)

@@ -92,6 +92,14 @@ type Candidate struct {
 	// between them with n.
 	Carriers []CarrierRoute
 
+	// Families are the recording's route of each address family
+	// (verdict.Evaluation.Families) of a dual-stack candidate; nil
+	// otherwise. FamilyRoutes are the live forward routes of the families
+	// other than the main target's (family), keyed by family.
+	Families     []verdict.FamilyQuality
+	FamilyRoutes map[string]*Route
+	family       string
+
 	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
 	// fwdErr is the last forward trace's error while no trace has come
 	// since: shown where the route would be, instead of "tracing…".

@@ -122,6 +122,14 @@ sla.min_throughput_mbps is checked on the p5 of the test's interval rates,
 sla.max_oversell (a fraction) on a journal's 1 − worst-hour p50 / best-hour
 p50. The report shows what was carried beside the port the offer sells.
 
+Both address families (docs/compare.md, IPv4 and IPv6): a candidate may
+list IPv4 and IPv6 targets; each family's first target is traced and each
+family is judged on its own targets and route (IPv6's line class from the AS
+path: AS4809 CN2 vs AS4134 163 …), side by side in the report (JSON
+candidates[].families[]); the candidate's route is its worse family's.
+sla: {families: [ipv4, ipv6]} requires each family to pass on its own (a
+family without targets or answers fails "no data").
+
 Load-balanced lines (docs/compare.md, Multipath): --multipath, or
 multipath: true on a candidate, traces the forward route live with multipath
 discovery (UDP flows by destination port toward an ICMP target, TCP flows by

@@ -126,15 +126,68 @@ func (t Target) String() string {
 	return t.Addr + " icmp"
 }
 
-// RouteTarget is the target whose forward route a live run traces (the
-// one-shot run, the TUI's trace loops, serve's traces): the candidate's
-// first. The one place that choice is made: a candidate traced once per
-// address family would return one target per family here.
+// RouteTarget is the target whose forward route a live run traces first:
+// the first of RouteTargets (the candidate's first target).
 func (c *Candidate) RouteTarget() (Target, bool) {
-	if len(c.Targets) == 0 {
+	ts := c.RouteTargets()
+	if len(ts) == 0 {
 		return Target{}, false
 	}
-	return c.Targets[0], true
+	return ts[0], true
+}
+
+// RouteTargets are the targets whose forward routes a live run traces (the
+// one-shot run, the TUI's trace loops, serve's traces): the first target of
+// each address family, in the order the families first appear (issue 32: a
+// dual-stack server's IPv6 route often rides another line than its IPv4
+// one). A host name counts as the first target's family. The one place
+// that choice is made.
+func (c *Candidate) RouteTargets() []Target {
+	var out []Target
+	seen := map[string]bool{}
+	for i, t := range c.Targets {
+		fam := AddrFamily(t.Addr)
+		if fam == "" && i > 0 {
+			continue
+		}
+		if !seen[fam] {
+			seen[fam] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Families are the address families of the candidate's targets given as
+// addresses, in the order they first appear.
+func (c *Candidate) Families() []string {
+	var out []string
+	for _, t := range c.Targets {
+		if fam := AddrFamily(t.Addr); fam != "" && !slices.Contains(out, fam) {
+			out = append(out, fam)
+		}
+	}
+	return out
+}
+
+// Address families (sla.families, the family key of the verdict's windows).
+const (
+	IPv4 = "ipv4"
+	IPv6 = "ipv6"
+)
+
+// AddrFamily is the address family of addr: IPv4 for an IPv4 address (an
+// IPv4-mapped IPv6 one too, as the kernel sends it), IPv6 for an IPv6
+// address, "" for anything else (a host name).
+func AddrFamily(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return ""
+	}
+	if a.Unmap().Is4() {
+		return IPv4
+	}
+	return IPv6
 }
 
 // Recorded holds the resolved paths of a candidate's recordings; empty when absent.
@@ -208,6 +261,11 @@ type SLA struct {
 	// route's path MTU: a live run searches it (probe.PathMTU) when set, a
 	// recording has it when traced with trace --mtu.
 	MinPathMTU *int `json:"min_path_mtu,omitempty"`
+	// Families (`sla.families: [ipv4, ipv6]`) are the address families
+	// that must each pass the checks on their own route (issue 32); a
+	// family without data fails with no data. Empty: the candidate is
+	// judged over all its targets at once, as before.
+	Families []string `json:"families,omitempty"`
 	// Windows are the named spans of the users' day every measured check
 	// is judged over besides the whole recording (sla.windows, issue 30),
 	// in name order; the evening default is not among them (Evening).
@@ -347,6 +405,7 @@ type rawSLA struct {
 	MinThroughputMbps    *float64            `yaml:"min_throughput_mbps"`
 	MaxOversell          *float64            `yaml:"max_oversell"`
 	MinPathMTU           *int                `yaml:"min_path_mtu"`
+	Families             []string            `yaml:"families"`
 	Windows              yaml.Node           `yaml:"windows"`
 	TZ                   string              `yaml:"tz"`
 	line                 int
@@ -841,6 +900,22 @@ func (v *validator) sla(rs *rawSLA) SLA {
 	s := SLA{RTTP95ms: rs.RTTP95ms, Loss: rs.Loss, JitterMs: jitter, LineClasses: rs.LineClasses,
 		LineClassesByCarrier: rs.LineClassesByCarrier, MaxStretch: rs.MaxStretch,
 		MinThroughputMbps: rs.MinThroughputMbps, MaxOversell: rs.MaxOversell, MinPathMTU: rs.MinPathMTU}
+	if rs.Families != nil {
+		line := rs.keyLines["families"]
+		if len(rs.Families) == 0 {
+			v.errf(line, "sla.families: empty: list the address families that must each pass (ipv4, ipv6), or leave the key out")
+		}
+		for _, fam := range rs.Families {
+			switch {
+			case fam != IPv4 && fam != IPv6:
+				v.errf(line, "sla.families: %q: not an address family (ipv4, ipv6)", fam)
+			case slices.Contains(s.Families, fam):
+				v.errf(line, "sla.families: %s listed twice", fam)
+			default:
+				s.Families = append(s.Families, fam)
+			}
+		}
+	}
 	if m := s.MinPathMTU; m != nil && (*m < 68 || *m > 65535) {
 		v.errf(rs.line, "sla.min_path_mtu: %d: a packet size in bytes, 68..65535 (1500 is Ethernet's)", *m)
 	}

@@ -131,8 +131,9 @@ type Loop func(ctx context.Context, emit func(Event))
 // MonitorLoops returns the live loops of every candidate of f: one ping
 // loop over every target of every candidate (one mixed-protocol sweep a
 // round, so the probes of all targets share one pace) and one trace loop
-// (forward, to the first target with its protocol and port) per candidate:
-// MultipathTraceLoop for a candidate with multipath on.
+// (forward, with the target's protocol and port) per route target of each
+// candidate (candidates.Candidate.RouteTargets: one per address family):
+// MultipathTraceLoop for the first of a candidate with multipath on.
 // All of them share one packets-per-second cap (o.Rate), one name resolver
 // and one clock. Unless o.NoBW, the candidates that name a bandwidth_test
 // get one ThroughputLoop over all of them, and the other loops pause while
@@ -162,10 +163,14 @@ func MonitorLoops(f *candidates.File, o Options) ([]Loop, error) {
 		for _, t := range c.Targets {
 			owned = append(owned, OwnedTarget{Candidate: c.Name, Target: t})
 		}
-		if t, ok := c.RouteTarget(); ok && c.Multipath {
-			loops = append(loops, MultipathTraceLoop(c.Name, t, o))
-		} else if ok {
-			loops = append(loops, TraceLoop(c.Name, t, o))
+		// One trace loop per address family (issue 32): a dual-stack
+		// server's IPv6 route may ride another line than its IPv4 one.
+		for k, t := range c.RouteTargets() {
+			if k == 0 && c.Multipath {
+				loops = append(loops, MultipathTraceLoop(c.Name, t, o))
+			} else {
+				loops = append(loops, TraceLoop(c.Name, t, o))
+			}
 		}
 	}
 	if len(owned) > 0 {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/internal/compare"
+	"github.com/linecheck/linecheck/internal/route"
 	"github.com/linecheck/linecheck/internal/verdict"
 )
 
@@ -37,6 +39,11 @@ type candidateFamilies struct {
 	billed, commit          GaugeVec
 	trafficP95, trafficCov  GaugeVec
 	trafficStart, trafficTo GaugeVec
+	// famClass, famLoss, famRTT, famCheckPass and famCheckNoData are the
+	// address families' own series (issue 32): keyed by a family label
+	// (ipv4, ipv6), beside the candidate's (its worse family's) ones.
+	famClass, famLoss, famRTT    GaugeVec
+	famCheckPass, famCheckNoData GaugeVec
 }
 
 func newCandidateFamilies() (candidateFamilies, []*family) {
@@ -83,6 +90,15 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 		trafficCov:   g("linecheck_traffic_coverage_ratio", "Share of the traffic month's 5-minute slots that have traffic (month to date: the recorded part).", "source"),
 		trafficStart: g("linecheck_traffic_period_start_timestamp_seconds", "Start of the traffic month serve prices.", "source"),
 		trafficTo:    g("linecheck_traffic_period_end_timestamp_seconds", "End of the traffic month serve prices.", "source"),
+		famClass: g("linecheck_candidate_family_line_class_info", "A dual-stack candidate's line class (value 1) per address family and direction: each family's route target's last trace (forward), the recorded return of that family, and route (both); the candidate's own series is its worse family's. Only for candidates with targets of two families or under sla.families.",
+			"candidate", "family", "direction", "line_class"),
+		famLoss: g("linecheck_candidate_family_loss_ratio", "The loss of one address family's targets of the candidate (the worst of them, 0..1); absent before a probe of that family ended.", "candidate", "family"),
+		famRTT: g("linecheck_candidate_family_rtt_seconds", "The RTT of one address family's targets of the candidate, by stat (p50, p95; the worst of them); absent before an answer of that family.",
+			"candidate", "family", "stat"),
+		famCheckPass: g("linecheck_sla_family_check_pass", "Under sla.families: 1 when the address family passes the SLA check on its own route, 0 when it fails on a measured figure; absent while it has no data (linecheck_sla_family_check_nodata).",
+			"candidate", "family", "check"),
+		famCheckNoData: g("linecheck_sla_family_check_nodata", "Under sla.families: 1 while the address family's SLA check has no data (no target or answer of that family, no trace): compare fails such a check.",
+			"candidate", "family", "check"),
 	}
 	return cf, fams
 }
@@ -90,7 +106,7 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 func (cf candidateFamilies) all() []GaugeVec {
 	return []GaugeVec{cf.loss, cf.rtt, cf.jitter, cf.stretch, cf.floor, cf.class, cf.tput, cf.tputFloor,
 		cf.checkPass, cf.checkNoData, cf.winPass, cf.winNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
-		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo}
+		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo, cf.famClass, cf.famLoss, cf.famRTT, cf.famCheckPass, cf.famCheckNoData}
 }
 
 // snapLocker is the lock the registry takes to write the exporter's
@@ -191,7 +207,7 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 		x := *tp // RelatePort writes into it
 		m.Throughput = &x
 	}
-	rt, traced := c.RouteTarget()
+	rts := c.RouteTargets()
 	for i, t := range e.byCand[name] {
 		ct := candidates.Target{Addr: t.Addr, Protocol: t.Protocol, Port: t.Port}
 		if i < len(c.Targets) {
@@ -202,10 +218,20 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 		} else {
 			m.Targets = append(m.Targets, verdict.TargetResult{Target: ct})
 		}
-		// The route is the route target's trace, chosen where compare and
-		// the TUI choose it (candidates.Candidate.RouteTarget).
-		if traced && ct == rt && m.Forward == nil {
+		// The route is the route targets' traces, chosen where compare
+		// and the TUI choose them (candidates.Candidate.RouteTargets: one
+		// per address family, the first is Forward).
+		if k := slices.Index(rts, ct); k == 0 && m.Forward == nil {
 			m.Forward = e.traces[t.key()]
+		} else if tr := e.traces[t.key()]; k > 0 && tr != nil {
+			if m.FamilyForward == nil {
+				m.FamilyForward = map[string]*route.Trace{}
+			}
+			fam := candidates.AddrFamily(ct.Addr)
+			if fam == "" {
+				fam = verdict.Family(tr.Addr)
+			}
+			m.FamilyForward[fam] = tr
 		}
 	}
 	// A floor given without places (SetSLA) is judged as compare would
@@ -345,7 +371,29 @@ func (e *Exporter) renderCandidate(ev *verdict.Evaluation) {
 		cf.tputFloor.With(l).Set(*f * 1e6)
 	}
 	e.renderChecks(ev)
+	e.renderFamilies(ev)
 	e.renderCost(ev)
+}
+
+// renderFamilies writes each address family's own series of a candidate
+// judged per family (verdict.Evaluation.Families). e.mu is held.
+func (e *Exporter) renderFamilies(ev *verdict.Evaluation) {
+	cf := e.cf
+	for _, f := range ev.Families {
+		l := Labels{"candidate": ev.Name, "family": f.Family}
+		q := f.Route
+		for _, dc := range []struct{ dir, class string }{{"forward", q.ForwardClass}, {"return", q.ReturnClass}, {"route", q.LineClass}} {
+			if dc.class != "" && (dc.dir != "route" || q.ForwardClass != "" || q.ReturnClass != "") {
+				cf.famClass.With(Labels{"candidate": ev.Name, "family": f.Family, "direction": dc.dir, "line_class": dc.class}).Set(1)
+			}
+		}
+		if q.Sent > 0 {
+			cf.famLoss.With(l).Set(q.Loss)
+		}
+		if q.Recv > 0 {
+			setSeconds(cf.famRTT, l, "stat", []msFigure{{"p50", q.RTT.P50}, {"p95", q.RTT.P95}})
+		}
+	}
 }
 
 // msFigure is a figure in milliseconds and the label value that names it.
@@ -378,6 +426,17 @@ func (e *Exporter) renderChecks(ev *verdict.Evaluation) {
 			order = append(order, win)
 		}
 		byWindow[win] = append(byWindow[win], c)
+		if c.Family != "" {
+			// A family's own check (sla.families): its series carries the
+			// family, so ipv4's and ipv6's line_class stay two series.
+			l := Labels{"candidate": ev.Name, "check": c.Name, "family": c.Family}
+			if c.Unmeasured {
+				cf.famCheckNoData.With(l).Set(1)
+			} else {
+				cf.famCheckPass.With(l).Set(boolValue(c.Pass))
+			}
+			continue
+		}
 		l := Labels{"candidate": ev.Name, "check": c.Name, "window": win}
 		if c.Unmeasured {
 			cf.winNoData.With(l).Set(1)

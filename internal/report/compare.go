@@ -114,6 +114,9 @@ func slaText(s compare.SLASpec) string {
 	if s.MaxStretch != nil {
 		p = append(p, fmt.Sprintf("stretch <= %g", *s.MaxStretch))
 	}
+	if len(s.Families) > 0 {
+		p = append(p, "each of "+strings.Join(s.Families, ", ")+" on its own route")
+	}
 	p = append(p, slaThroughputText(s)...)
 	if s.MinPathMTU != nil {
 		p = append(p, fmt.Sprintf("path MTU >= %d bytes", *s.MinPathMTU))
@@ -172,6 +175,9 @@ func CompareTables(r *compare.Result, format Format) []Table {
 	}
 	if rs, ok := compareRoutesSeenTable(r, format); ok {
 		tables = append(tables, rs)
+	}
+	if fs, ok := compareFamiliesTable(r, c); ok {
+		tables = append(tables, fs)
 	}
 	if h, ok := compareHourlyTable(r, format); ok {
 		tables = append(tables, h)
@@ -279,11 +285,11 @@ func compareChecksTable(r *compare.Result) Table {
 			case c.Pass:
 				res = "pass"
 			}
-			name, note := c.Name, c.Note
+			name, note := c.Label(), c.Note
 			if c.Window != "" && c.Window != verdict.WindowAll {
 				// A window's check names it and its hours; the whole
 				// recording's rows stay as they were.
-				name = c.Name + " in " + c.Window
+				name = c.Label() + " in " + c.Window
 				note = strings.TrimSuffix(c.Hours+"; "+note, "; ")
 			}
 			checks.Rows = append(checks.Rows, []string{e.Name, name, fmtCheck(c.Required), fmtCheck(c.Measured), c.Unit, res, note})

@@ -11,14 +11,15 @@ import (
 // write, the default first; usage, carriers, throughput and paths exist
 // when the comparison has GPU offers, users with carriers, bw results or
 // multipath traces; horizon when it has a horizon (horizon_months, --horizon);
-// routes-seen when a recorded forward or return is traces over days.
-var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon", "routes-seen"}
+// routes-seen when a recorded forward or return is traces over days; families
+// when a candidate is judged per address family.
+var CompareCSVNames = []string{"ranking", "checks", "items", "targets", "routes", "usage", "carriers", "throughput", "gpu", "paths", "horizon", "routes-seen", "families"}
 
 // compareCSVOrder names CompareTables' tables by their titles' beginnings.
 var compareCSVOrder = []struct{ prefix, name string }{
 	{"Ranking", "ranking"}, {"SLA checks", "checks"}, {"Monthly cost breakdown", "items"}, {"Probe targets", "targets"},
 	{"Route evidence", "routes"}, {"GPU usage", "usage"}, {"Three networks", "carriers"}, {"Throughput", "throughput"},
-	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"}, {"Routes seen", "routes-seen"},
+	{"GPU delivery", "gpu"}, {"Paths", "paths"}, {"Horizon", "horizon"}, {"Routes seen", "routes-seen"}, {"Address families", "families"},
 }
 
 // CompareCSVTables are compare's tables for machines, each one tidy: named

@@ -56,6 +56,8 @@ type compareHTMLView struct {
 	RoutesSeen *Table
 	// HourlySVG is the users' day in 24 hours (empty without hours).
 	HourlySVG template.HTML
+	// Families is each address family's route (nil when none is judged apart).
+	Families *Table
 	// Throughput is the bw tests beside the port sold (nil without any).
 	Throughput *Table
 	// GPU is the delivery verdict of recorded.gpu (nil without any).
@@ -105,6 +107,9 @@ func WriteCompareHTML(w io.Writer, r *compare.Result) error {
 		v.RoutesSeen = &rs
 	}
 	v.HourlySVG = template.HTML(hourlySVG(r))
+	if fs, ok := compareFamiliesTable(r, newCompareCells(FormatHTML)); ok {
+		v.Families = &fs
+	}
 	if tp, ok := compareThroughputTable(r, FormatHTML); ok {
 		v.Throughput = &tp
 	}

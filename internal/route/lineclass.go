@@ -241,12 +241,17 @@ type classification struct {
 	// trace got to its destination.
 	runs    []silentRun
 	reached bool
+	// v6 is set for a trace toward an IPv6 address (longHaul).
+	v6 bool
 }
 
 // newClassification collects the evidence of t (evidence), cuts the long
 // haul out of it (longHaul) and groups it by class.
 func newClassification(t *Trace, db ASNDB) *classification {
 	c := &classification{ev: &LineEvidence{Hops: []EvidenceHop{}}}
+	if a, err := netip.ParseAddr(t.Addr); err == nil && !a.Unmap().Is4() {
+		c.v6 = true
+	}
 	hops := append([]Hop(nil), t.Hops...)
 	sort.SliceStable(hops, func(a, b int) bool { return hops[a].TTL < hops[b].TTL })
 	c.evidence(hops, db)
@@ -338,6 +343,25 @@ func (c *classification) longHaul() {
 			head = h
 		}
 	}
+	// On IPv6 an ordinary carrier's long haul and its customers share one
+	// AS and one prefix (240e::/16 is all of ChinaNet, 2408::/16 all of
+	// Unicom; there is no 202.97 to tell the backbone apart): a route whose
+	// only China hops are the destination's own network entered it from
+	// abroad on that carrier's ordinary backbone, so those hops are the
+	// long haul (issue 32: a 163 IPv6 route was "unknown").
+	if c.v6 && cut < len(seq) && (seq[cut].c.Class == ClassChinaNet || seq[cut].c.Class == ClassCU4837) && !anyChina(seq[head:cut]) {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the destination's own network (%s) counted as the long haul: on IPv6 its backbone and its customers share one AS and prefix",
+			ttlSpan(seq[cut].ttl, seq[len(seq)-1].ttl), seq[cut].c.Name))
+		cut = len(seq)
+	}
+	// The same at the start: a forward trace from a user of an ordinary
+	// carrier's IPv6 whose only China hops are that carrier's left China
+	// on its ordinary backbone.
+	if c.v6 && head > 0 && (seq[0].c.Class == ClassChinaNet || seq[0].c.Class == ClassCU4837) && !anyChina(seq[head:cut]) {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s the source's network (%s) counted as the long haul: on IPv6 its backbone and its customers share one AS and prefix",
+			ttlSpan(seq[0].ttl, seq[head-1].ttl), seq[0].c.Name))
+		head = 0
+	}
 	c.head, c.cut = head, cut
 	c.tail, c.long = seq[cut:], seq[head:cut]
 	c.reachesChina = c.destKnown && c.dest.China
@@ -350,6 +374,16 @@ func (c *classification) longHaul() {
 			}
 		}
 	}
+}
+
+// anyChina reports whether a hop of seq is in a Chinese carrier's network.
+func anyChina(seq []evHop) bool {
+	for _, e := range seq {
+		if e.c.China {
+			return true
+		}
+	}
+	return false
 }
 
 // n is the number of routers of class k on the long haul (evidenceHops).

@@ -14,12 +14,21 @@ type publicRoute struct {
 	id, source, direction, class, confidence string
 	line                                     int
 	trace                                    *Trace
+	// asns are the AS numbers a hop line names after its address
+	// (`TTL ADDR asn:N`): what the IP-to-AS data must say of the address.
+	asns map[string]int
 }
 
 // readPublicRoutes parses testdata/public-routes.txt (format in its header).
 func readPublicRoutes(t *testing.T) []publicRoute {
 	t.Helper()
-	f, err := os.Open("testdata/public-routes.txt")
+	return readRoutesFile(t, "testdata/public-routes.txt")
+}
+
+// readRoutesFile parses a file of routes in public-routes.txt's format.
+func readRoutesFile(t *testing.T, path string) []publicRoute {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +38,7 @@ func readPublicRoutes(t *testing.T) []publicRoute {
 	sc := bufio.NewScanner(f)
 	n := 0
 	fail := func(format string, a ...any) {
-		t.Fatalf("public-routes.txt:%d: %s", n, fmt.Sprintf(format, a...))
+		t.Fatalf("%s:%d: %s", path, n, fmt.Sprintf(format, a...))
 	}
 	for sc.Scan() {
 		n++
@@ -66,6 +75,17 @@ func readPublicRoutes(t *testing.T) []publicRoute {
 			cur = nil
 		default:
 			ttlText, addrs, _ := strings.Cut(line, " ")
+			addrs, asText, named := strings.Cut(addrs, " asn:")
+			if named {
+				n, err := strconv.Atoi(asText)
+				if err != nil {
+					fail("want `TTL ADDR asn:N`, got %q", line)
+				}
+				if cur.asns == nil {
+					cur.asns = map[string]int{}
+				}
+				cur.asns[addrs] = n
+			}
 			ttl, err := strconv.Atoi(ttlText)
 			if err != nil {
 				fail("want `TTL ADDR[|ADDR]`, got %q", line)

@@ -21,6 +21,11 @@ type Measurement struct {
 	// vantage; Forward is then the first. Each fills the per-carrier forward
 	// class for the users of its vantage's carrier (route.NearestVantage).
 	ForwardVantages []*route.Trace
+	// FamilyForward is the forward trace of each address family's route
+	// target (candidates.Candidate.RouteTargets) when the candidate has
+	// targets of two families; Forward is the first family's. nil
+	// otherwise.
+	FamilyForward map[string]*route.Trace
 	// ReturnBacktrace is set when recorded.return is a backtrace document
 	// (one route per user carrier); Return is then the route toward the
 	// first user (readReturn, Evaluate).
@@ -103,6 +108,7 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 			floor = -1 // unknown
 		}
 	}
+	judgeFamilies(e, f, c, m, ret, db, floor)
 	judgeWindows(e, f.SLA, m, floor, true)
 	return e
 }

@@ -81,6 +81,10 @@ type Evaluation struct {
 	// Hourly is the day in 24 hours of the users' zone over the recorded
 	// probes; absent without probe times (a live one-shot run).
 	Hourly []HourSummary `json:"hourly,omitempty"`
+	// Families are the route of each address family, side by side, when
+	// the candidate has IPv4 and IPv6 targets or sla.families is set
+	// (issue 32); Route is then the worse family's. Absent otherwise.
+	Families []FamilyQuality `json:"families,omitempty"`
 }
 
 // RouteQuality is what the probes and traces say about the line.
@@ -201,6 +205,9 @@ type Check struct {
 	// Hours are the window's hours in words ("20:00–23:00 Asia/Shanghai");
 	// "" for the whole recording.
 	Hours string `json:"-"`
+	// Family is the address family the check judged (sla.families: each
+	// family's route on its own, issue 32); absent for the whole candidate.
+	Family string `json:"family,omitempty"`
 }
 
 // Monthly is a candidate's monthly cost: the offer's bandwidth scheme on the

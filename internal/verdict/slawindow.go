@@ -223,7 +223,7 @@ func Failures(checks []Check) []string {
 			continue
 		}
 		if c.Window == "" || c.Window == WindowAll {
-			out = append(out, c.Name)
+			out = append(out, c.Label())
 			continue
 		}
 		if _, ok := byWindow[c.Window]; !ok {

@@ -1,16 +1,14 @@
 package verdict
 
 import (
-	"net/netip"
-
 	"github.com/linecheck/linecheck/internal/candidates"
 	"github.com/linecheck/linecheck/probe"
 )
 
 // Address families of a WindowKey.
 const (
-	IPv4 = "ipv4"
-	IPv6 = "ipv6"
+	IPv4 = candidates.IPv4
+	IPv6 = candidates.IPv6
 )
 
 // WindowKey names a window: the target as the candidates file names it
@@ -28,16 +26,7 @@ type WindowKey struct {
 // Family is the address family of addr: IPv4 for an IPv4 address (an
 // IPv4-mapped IPv6 one too, as the kernel sends it), IPv6 for an IPv6
 // address, "" for anything else (a host name).
-func Family(addr string) string {
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return ""
-	}
-	if a.Unmap().Is4() {
-		return IPv4
-	}
-	return IPv6
-}
+func Family(addr string) string { return candidates.AddrFamily(addr) }
 
 // KeyOf is the window key of target t probed at addr (the address t
 // resolved to; t.Addr itself when it is an address).

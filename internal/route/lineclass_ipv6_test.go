@@ -1,0 +1,74 @@
+package route
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/linecheck/linecheck/internal/asn"
+)
+
+// bundledNames is the chain compare uses with the bundled snapshot only (no
+// cached copy, no --asn-db): the carrier table, then the dataset.
+func bundledNames(t *testing.T) *Names {
+	t.Helper()
+	tb, err := asn.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Names{Dataset: tb, Origin: "bundled"}
+}
+
+// The IPv6 routes (testdata/ipv6-routes.txt) are built from real prefixes:
+// every hop the file names with asn:N is in a range the bundled snapshot
+// gives to that AS. A file edited to a made-up address fails here.
+func TestIPv6RoutePrefixesAreReal(t *testing.T) {
+	tb, err := asn.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range readRoutesFile(t, "testdata/ipv6-routes.txt") {
+		for addr, want := range r.asns {
+			inf, ok := tb.Lookup(netip.MustParseAddr(addr))
+			if !ok || int(inf.ASN) != want {
+				t.Errorf("%s: %s is AS%d in the bundled data (found %v), the file says AS%d", r.id, addr, inf.ASN, ok, want)
+			}
+			n++
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d hops checked against the AS data, want at least 20", n)
+	}
+}
+
+// IPv6 has no 59.43/16 or 202.97/16: the line class of an IPv6 route comes
+// from the AS of its hops (AS4809 CN2 vs AS4134 163, AS9929/AS10099 vs
+// AS4837, AS58807 CMIN2 vs AS58453 CMI), with the bundled data as compare
+// uses it. Without the AS data the CN2 route has no CN2 hop at all.
+func TestIPv6RoutesClassedByASPath(t *testing.T) {
+	db := bundledNames(t)
+	want := map[string]bool{}
+	for _, r := range readRoutesFile(t, "testdata/ipv6-routes.txt") {
+		t.Run(r.id, func(t *testing.T) {
+			got, ev := Classify(r.trace, db)
+			if got != r.class {
+				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
+			}
+			if r.confidence != "" && ev.Confidence != r.confidence {
+				t.Errorf("confidence %s, want %s (rule %q)", ev.Confidence, r.confidence, ev.Rule)
+			}
+			checkRuleCountsListedHops(t, ev)
+			if r.class == LineCN2GIA {
+				if c, _ := Classify(r.trace, nil); c == LineCN2GIA {
+					t.Errorf("without the AS data the IPv6 CN2 route is still %s: the test would not show the AS path deciding", c)
+				}
+			}
+		})
+		want[r.class] = true
+	}
+	for _, c := range []string{LineCN2GIA, LineChinaNet163, LineCU9929, LineCU4837, LineCMIN2, LineCMI} {
+		if !want[c] {
+			t.Errorf("no IPv6 route of class %s", c)
+		}
+	}
+}
