@@ -169,6 +169,24 @@ func readStreams(paths []string) ([]probe.Record, error) {
 	return all, nil
 }
 
+// scanStreams gives every record of the probe streams of recorded.probes
+// to each, file after file, holding none (Replay: a month of probes
+// costs its windows, not its records).
+func scanStreams(paths []string, each func(probe.Record)) error {
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = probe.ScanStream(fh, p, each)
+		fh.Close()
+		if err != nil {
+			return streamError(err)
+		}
+	}
+	return nil
+}
+
 func readStream(path string) ([]probe.Record, error) {
 	fh, err := os.Open(path)
 	if err != nil {
