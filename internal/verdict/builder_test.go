@@ -29,7 +29,8 @@ func TestWindowProbeIsSmall(t *testing.T) {
 // time and sequence number, each added to a window in that order): the
 // whole window, time spans, hours of the day and duplicates, RTT samples
 // in the same order, on streams out of time order with ties, duplicates,
-// late, lost, answers without an RTT and records of other targets.
+// late, lost, answers without an RTT, sequence numbers past 32 bits and
+// records of other targets.
 func TestWindowBuilderFiguresAsSortedRecords(t *testing.T) {
 	targets := []candidates.Target{
 		{Addr: "127.0.0.1", Protocol: probe.ICMP},
@@ -56,6 +57,10 @@ func TestWindowBuilderFiguresAsSortedRecords(t *testing.T) {
 			r.Time = t0.Add(time.Duration(rng.IntN(300)) * 577 * time.Second)
 			if f == 1 && i%50 == 0 {
 				r.Time = time.Time{} // a record without a time
+			}
+			if f == 2 && i%97 == 0 {
+				// Sequence numbers past 32 bits, and below 0.
+				r.Seq = 5_000_000_000 - 5_000_000_000*(i%2) - i%3
 			}
 			rtt := float64(rng.IntN(100000)) / 1000
 			switch k := rng.IntN(20); {

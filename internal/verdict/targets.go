@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"math"
 	"sort"
 
 	"github.com/linecheck/linecheck/internal/candidates"
@@ -62,14 +63,21 @@ func keyOfRecord(addr string, proto probe.Protocol, port int) recordKey {
 	return recordKey{addr, proto, port}
 }
 
-// builtTarget is one target's probes as added, with their sequence
-// numbers (seqs[i] is probes[i]'s) for the sort; sorted stays true while
-// they came in order.
+// builtTarget is one target's probes as added, each with its sequence
+// number for the sort (windowProbe.seq, or wide[i] once a number did not
+// fit in it); sorted stays true while they came in order.
 type builtTarget struct {
 	probes []windowProbe
-	seqs   []int
+	wide   []int
 	dup    []bool
 	sorted bool
+}
+
+func (t *builtTarget) seq(i int) int {
+	if t.wide != nil {
+		return t.wide[i]
+	}
+	return int(t.probes[i].seq)
 }
 
 // NewWindowBuilder returns a builder of windows for targets.
@@ -105,10 +113,19 @@ func (b *WindowBuilder) Add(r probe.Record) {
 	t := &b.byT[i]
 	if n := len(t.probes); n > 0 && t.sorted {
 		last := t.probes[n-1].at
-		t.sorted = last < p.at || last == p.at && t.seqs[n-1] <= r.Seq
+		t.sorted = last < p.at || last == p.at && t.seq(n-1) <= r.Seq
 	}
+	if t.wide == nil && (r.Seq < 0 || uint64(r.Seq) > math.MaxUint32) {
+		t.wide = make([]int, len(t.probes), cap(t.probes))
+		for j := range t.probes {
+			t.wide[j] = int(t.probes[j].seq)
+		}
+	}
+	p.seq = uint32(r.Seq)
 	t.probes = append(t.probes, p)
-	t.seqs = append(t.seqs, r.Seq)
+	if t.wide != nil {
+		t.wide = append(t.wide, r.Seq)
+	}
 	if dup || t.dup != nil {
 		if t.dup == nil {
 			t.dup = make([]bool, len(t.probes)-1, cap(t.probes))
@@ -150,12 +167,14 @@ func (t *builtTarget) Less(a, b int) bool {
 	if t.probes[a].at != t.probes[b].at {
 		return t.probes[a].at < t.probes[b].at
 	}
-	return t.seqs[a] < t.seqs[b]
+	return t.seq(a) < t.seq(b)
 }
 
 func (t *builtTarget) Swap(a, b int) {
 	t.probes[a], t.probes[b] = t.probes[b], t.probes[a]
-	t.seqs[a], t.seqs[b] = t.seqs[b], t.seqs[a]
+	if t.wide != nil {
+		t.wide[a], t.wide[b] = t.wide[b], t.wide[a]
+	}
 	if t.dup != nil {
 		t.dup[a], t.dup[b] = t.dup[b], t.dup[a]
 	}

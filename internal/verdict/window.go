@@ -38,6 +38,10 @@ type windowProbe struct {
 	at     int64   // when it was sent (Add) or its cycle ended (AddCycleAt), Unix ns; 0 when unknown
 	rtt    float64 // ms, when received
 	status ended
+	// seq is the record's sequence number while a WindowBuilder sorts
+	// (in what would be the struct's padding; WindowBuilder.wide keeps
+	// the numbers that do not fit).
+	seq uint32
 }
 
 // ended is how a probe in a window ended.
