@@ -50,6 +50,18 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // (file:line: what is wrong).
 func ReadStream(r io.Reader, name string) ([]Record, error) {
 	var out []Record
+	err := ScanStream(r, name, func(rec Record) { out = append(out, rec) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanStream is ReadStream one record at a time: each valid record is
+// given to each in file order, none is kept, so a month of probes is read
+// in the memory of one line. On an error the records before it have been
+// given.
+func ScanStream(r io.Reader, name string, each func(Record)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -61,25 +73,25 @@ func ReadStream(r io.Reader, name string) ([]Record, error) {
 		}
 		var rec Record
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, &StreamError{Name: name, Line: line, Record: append([]byte(nil), b...), Err: err}
+			return &StreamError{Name: name, Line: line, Record: append([]byte(nil), b...), Err: err}
 		}
 		if rec.Schema != StreamSchema {
-			return nil, fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
+			return fmt.Errorf("%s:%d: schema %q, want %q", name, line, rec.Schema, StreamSchema)
 		}
 		if !rec.Status.Valid() {
-			return nil, fmt.Errorf("%s:%d: status: %q is not ok, lost, late or dup", name, line, rec.Status)
+			return fmt.Errorf("%s:%d: status: %q is not ok, lost, late or dup", name, line, rec.Status)
 		}
 		// ok and dup may lack it: a reply stamped before its send time (the
 		// clock stepped back) has no RTT to give (PingResult.ClockFaults).
 		if rec.Status == StatusLate && rec.RTTms == nil {
-			return nil, fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
+			return fmt.Errorf("%s:%d: rtt_ms: missing for status %q", name, line, rec.Status)
 		}
-		out = append(out, rec)
+		each(rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &StreamError{Name: name, Line: line + 1, Err: err}
+		return &StreamError{Name: name, Line: line + 1, Err: err}
 	}
-	return out, nil
+	return nil
 }
 
 // WriteRecord writes one record as an NDJSON line.

@@ -45,10 +45,27 @@ func probeAll(ctx context.Context, cs []*candidates.Candidate, opt Options) ([]*
 			owners = append(owners, [2]int{i, j})
 		}
 	}
+	// Each probe's record, with its time, goes to its candidate's windows
+	// (Measurement.Probes), so that a live run is judged over the SLA
+	// windows it covers as a recording is (issue 30). Sweep calls onRecord
+	// from one goroutine at a time.
+	builders := make([]*verdict.WindowBuilder, len(cs))
+	for i, c := range cs {
+		builders[i] = verdict.NewWindowBuilder(c.Targets)
+	}
+	onRecord := func(r probe.Record) {
+		for _, b := range builders {
+			b.Add(r)
+		}
+	}
 	opt.progress("probing %d targets (ICMP echo, TCP connect), %d probes each", len(sts), opt.Count)
-	res, err := opt.Prober.Sweep(ctx, sts, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout}, nil)
+	res, err := opt.Prober.Sweep(ctx, sts, probe.PingConfig{Count: opt.Count, Interval: opt.Interval, Timeout: opt.Timeout}, onRecord)
 	if err != nil {
 		return nil, err
+	}
+	for i, b := range builders {
+		// Records of the other candidates' targets are theirs, not extras.
+		ms[i].Probes, _ = b.Windows()
 	}
 	for k, pr := range res {
 		o := owners[k]

@@ -217,7 +217,8 @@ func (r *Result) useFX(fx candidates.FX) {
 func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	m := &verdict.Measurement{}
 	if len(c.Recorded.ProbeFiles) > 0 {
-		recs, vs, err := readVantageStreams(c.Recorded.ProbeFiles)
+		b := verdict.NewWindowBuilder(c.Targets)
+		vs, err := scanStreams(c.Recorded.ProbeFiles, b.Add)
 		var pe *fs.PathError
 		switch {
 		case errors.As(err, &pe):
@@ -227,7 +228,7 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 			return nil, err
 		}
 		var extra []string
-		m.Probes, extra = verdict.WindowsFromRecords(c.Targets, recs)
+		m.Probes, extra = b.Windows()
 		m.Targets = make([]verdict.TargetResult, len(c.Targets))
 		for i, w := range m.Probes {
 			m.Targets[i] = w.Result(c.Targets[i], nil)

@@ -160,6 +160,28 @@ func readStreams(paths []string) ([]probe.Record, error) {
 	return all, err
 }
 
+// scanStreams gives every record of the probe streams of recorded.probes
+// to each, file after file, and returns the vantages of the measurement
+// networks' files (RIPE Atlas, Globalping ping results). linecheck's own
+// streams are read a line at a time, holding no record (Replay: a month of
+// probes costs its windows, not its records).
+func scanStreams(paths []string, each func(probe.Record)) ([]*route.Vantage, error) {
+	var vs []*route.Vantage
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := pingfile.Scan(fh, p, each)
+		fh.Close()
+		if err != nil {
+			return nil, streamError(err)
+		}
+		vs = append(vs, v...)
+	}
+	return vs, nil
+}
+
 // readVantageStreams is readStreams with the vantages of the measurement
 // networks' files (RIPE Atlas, Globalping ping results), in file order.
 func readVantageStreams(paths []string) ([]probe.Record, []*route.Vantage, error) {

@@ -16,6 +16,7 @@ func init() {
 		Title:     "linecheck's probe stream (ping --stream)",
 		Recognise: func(h Head) bool { return !h.List && h.Members["schema"] == probe.StreamSchema },
 		Read:      readLinecheck,
+		Scan:      probe.ScanStream,
 	})
 }
 

@@ -45,6 +45,10 @@ type Format struct {
 	Recognise func(h Head) bool
 	// Read reads the whole file; name is used in errors.
 	Read func(r io.Reader, name string) ([]Stream, error)
+	// Scan, when set, gives the file's records to each one at a time,
+	// holding none (linecheck's stream: a month of probes is a month of
+	// lines); a format without it is read whole by Scan.
+	Scan func(r io.Reader, name string, each func(probe.Record)) error
 }
 
 var formats []Format
@@ -96,20 +100,62 @@ func ReadFile(path string) ([]Stream, error) {
 // file is read as linecheck's stream, whose errors name line and field.
 func Read(r io.Reader, name string) ([]Stream, error) {
 	br := bufio.NewReaderSize(r, headSize)
+	f, err := detect(br, name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Read(br, name)
+}
+
+// Scan gives every record of a probe-stream file in any registered format
+// to each and returns the file's vantages (none for linecheck's stream).
+// linecheck's stream is read one line at a time, holding no record (so a
+// month of per-second probes costs what the caller keeps of them); a
+// measurement network's file is read whole, as Read reads it, and given
+// vantage after vantage.
+func Scan(r io.Reader, name string, each func(probe.Record)) ([]*route.Vantage, error) {
+	br := bufio.NewReaderSize(r, headSize)
+	f, err := detect(br, name)
+	if err != nil {
+		return nil, err
+	}
+	if f.Scan != nil {
+		return nil, f.Scan(br, name, each)
+	}
+	ss, err := f.Read(br, name)
+	if err != nil {
+		return nil, err
+	}
+	var vs []*route.Vantage
+	for _, s := range ss {
+		for _, rec := range s.Records {
+			each(rec)
+		}
+		if s.Vantage != nil {
+			vs = append(vs, s.Vantage)
+		}
+	}
+	return vs, nil
+}
+
+// detect is the format of the file br starts, from its head: linecheck's
+// stream when no format claims it (its errors name line and field), an
+// error for a measurement network's file of another kind.
+func detect(br *bufio.Reader, name string) (Format, error) {
 	b, _ := br.Peek(headSize)
 	h := head(b)
 	for _, f := range formats {
 		if f.Recognise(h) {
-			return f.Read(br, name)
+			return f, nil
 		}
 	}
 	// A measurement network's file of another kind (a traceroute given as
 	// recorded.probes) is named, not read as a stream line by line.
 	if t := h.Members["type"]; t != "" && (h.Has("prb_id") || h.Has("probesCount") || h.Has("results")) {
-		return nil, fmt.Errorf("%s: a %q measurement, not ping results: probe streams are linecheck's (ping --stream) or %s; routes go in recorded.forward or trace --replay",
+		return Format{}, fmt.Errorf("%s: a %q measurement, not ping results: probe streams are linecheck's (ping --stream) or %s; routes go in recorded.forward or trace --replay",
 			name, t, strings.Join(titles()[1:], " or "))
 	}
-	return formats[0].Read(br, name)
+	return formats[0], nil
 }
 
 // Records are the streams' records one after the other.

@@ -243,3 +243,49 @@ func TestAtlasPingLinesReadAsTheList(t *testing.T) {
 		t.Errorf("error %v, want it to begin %q", err, want)
 	}
 }
+
+// Scan gives the records Read reads, in the same order, and the vantages
+// of a measurement network's file; a traceroute measurement is refused as
+// Read refuses it. linecheck's stream (the bundled sample) goes through the
+// line-at-a-time scanner.
+func TestScanGivesWhatReadReads(t *testing.T) {
+	for _, path := range []string{"testdata/atlas-ping.json", "testdata/atlas-ping.jsonl", "testdata/globalping-ping.json", "../../samples/rec/hk-cn2-gia-ping.ndjson"} {
+		ss, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Records(ss)
+		var wantV []string
+		for _, s := range ss {
+			if s.Vantage != nil {
+				wantV = append(wantV, s.Vantage.Platform+" "+s.Vantage.ID)
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []probe.Record
+		vs, err := Scan(f, path, func(r probe.Record) { got = append(got, r) })
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotV []string
+		for _, v := range vs {
+			gotV = append(gotV, v.Platform+" "+v.ID)
+		}
+		if len(got) != len(want) || len(got) == 0 || strings.Join(gotV, ",") != strings.Join(wantV, ",") {
+			t.Fatalf("%s: %d records (read: %d), vantages %v (read: %v)", path, len(got), len(want), gotV, wantV)
+		}
+		for i := range got {
+			if got[i].Seq != want[i].Seq || !got[i].Time.Equal(want[i].Time) || got[i].Addr != want[i].Addr || (got[i].RTTms == nil) != (want[i].RTTms == nil) || (got[i].RTTms != nil && *got[i].RTTms != *want[i].RTTms) || got[i].Status != want[i].Status {
+				t.Fatalf("%s record %d: %+v, read %+v", path, i, got[i], want[i])
+			}
+		}
+	}
+	_, err := Scan(strings.NewReader(`[{"type":"traceroute","prb_id":1,"result":[]}]`), "tr.json", func(probe.Record) {})
+	if err == nil || !strings.Contains(err.Error(), "not ping results") {
+		t.Errorf("a traceroute measurement: %v", err)
+	}
+}

@@ -31,11 +31,27 @@ type Window struct {
 }
 
 // windowProbe is one ended probe: received (with its RTT), lost or late.
+// It is kept small (24 bytes) because a recording's window holds every
+// probe of the recording: 30 days at one probe a second is 2.6 M of them
+// per target (bench/evening).
 type windowProbe struct {
-	status probe.Status
-	rtt    float64 // ms, when received
 	at     int64   // when it was sent (Add) or its cycle ended (AddCycleAt), Unix ns; 0 when unknown
+	rtt    float64 // ms, when received
+	status ended
+	// seq is the record's sequence number while a WindowBuilder sorts
+	// (in what would be the struct's padding; WindowBuilder.wide keeps
+	// the numbers that do not fit).
+	seq uint32
 }
+
+// ended is how a probe in a window ended.
+type ended uint8
+
+const (
+	endedOK ended = iota
+	endedLost
+	endedLate
+)
 
 // NewWindow returns an empty window of at most size probes; size ≤ 0 keeps
 // every probe (a recording, a batch run).
@@ -58,17 +74,36 @@ func (w *Window) Len() int { return w.n }
 // ignored, as probe.ReadStream refuses them in files. The record's time
 // (when the probe was sent) is kept with it.
 func (w *Window) Add(r probe.Record) {
-	at := unixNano(r.Time)
+	p, dup, ok := probeOf(r)
+	switch {
+	case dup:
+		w.addDups(1, p.at)
+	case ok:
+		w.push(p)
+	}
+}
+
+// probeOf is record r as a window holds it: an ended probe (ok), a
+// duplicate (dup, its time in p.at), or neither (an answer without its
+// RTT, an unknown status), which windows ignore.
+func probeOf(r probe.Record) (p windowProbe, dup, ok bool) {
+	p.at = unixNano(r.Time)
 	switch r.Status {
 	case probe.StatusDup:
-		w.addDups(1, at)
-	case probe.StatusLost, probe.StatusLate:
-		w.push(windowProbe{status: r.Status, at: at})
+		return p, true, false
+	case probe.StatusLost:
+		p.status = endedLost
+	case probe.StatusLate:
+		p.status = endedLate
 	case probe.StatusOK:
-		if r.RTTms != nil {
-			w.push(windowProbe{status: r.Status, rtt: *r.RTTms, at: at})
+		if r.RTTms == nil {
+			return p, false, false
 		}
+		p.rtt = *r.RTTms
+	default:
+		return p, false, false
 	}
+	return p, false, true
 }
 
 // unixNano is t in Unix ns, 0 for the zero time (a probe without a time).
@@ -107,13 +142,13 @@ func (w *Window) AddCycleAt(t time.Time, sent, recv, late, dup int, rtts []float
 	at := unixNano(t)
 	w.addDups(dup, at)
 	for _, v := range rtts {
-		w.push(windowProbe{status: probe.StatusOK, rtt: v, at: at})
+		w.push(windowProbe{status: endedOK, rtt: v, at: at})
 	}
 	for range late {
-		w.push(windowProbe{status: probe.StatusLate, at: at})
+		w.push(windowProbe{status: endedLate, at: at})
 	}
 	for range sent - recv - late {
-		w.push(windowProbe{status: probe.StatusLost, at: at})
+		w.push(windowProbe{status: endedLost, at: at})
 	}
 }
 
@@ -257,10 +292,10 @@ func (w *Window) summarize(t candidates.Target, samples []float64, sp span) Targ
 		}
 		r.Sent++
 		switch p.status {
-		case probe.StatusOK:
+		case endedOK:
 			r.Recv++
 			xs = append(xs, p.rtt)
-		case probe.StatusLate:
+		case endedLate:
 			r.Late++
 		}
 	}

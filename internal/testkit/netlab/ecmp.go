@@ -67,6 +67,19 @@ type Wire struct {
 	Loss, Dup, Reorder float64
 	// Seed seeds the random draws (0 means 1).
 	Seed int64
+	// Change, when set, changes the wire's delay, jitter and loss at a
+	// scheduled time.
+	Change *Change
+}
+
+// Change is a scheduled change of a userspace wire: from At on (the wall
+// clock), the packets read get Delay, Jitter (uniform ±Jitter) and Loss
+// instead of the wire's own. A line that degrades at a known time — an
+// evening's peak, squeezed into minutes for a test (issue 30).
+type Change struct {
+	At            time.Time
+	Delay, Jitter time.Duration
+	Loss          float64
 }
 
 func (c Config) topology() Topology {

@@ -93,6 +93,9 @@ type Config struct {
 	Loss, Dup, Reorder float64
 	// Seed seeds the TUN link's random draws (0 means 1).
 	Seed int64
+	// Change, when set, changes the TUN link's delay, jitter and loss at a
+	// scheduled time (needs TUNLink).
+	Change *Change
 	// Multipath adds the parallel router r2b (needs Hops >= 3); the same as
 	// Topology Diamond2.
 	Multipath bool
@@ -199,7 +202,18 @@ func (c Config) check() error {
 	if c.Jitter > c.Delay {
 		return fmt.Errorf("netlab %s: jitter %v larger than delay %v", c.Prefix, c.Jitter, c.Delay)
 	}
-	if c.TUNLink == 0 && (c.Delay != 0 || c.Loss != 0 || c.Dup != 0 || c.Reorder != 0) {
+	if ch := c.Change; ch != nil {
+		if ch.At.IsZero() {
+			return fmt.Errorf("netlab %s: change: no time (Change.At)", c.Prefix)
+		}
+		if ch.Loss < 0 || ch.Loss > 1 {
+			return fmt.Errorf("netlab %s: change: loss %v: want a fraction 0..1", c.Prefix, ch.Loss)
+		}
+		if ch.Jitter > ch.Delay {
+			return fmt.Errorf("netlab %s: change: jitter %v larger than delay %v", c.Prefix, ch.Jitter, ch.Delay)
+		}
+	}
+	if c.TUNLink == 0 && (c.Delay != 0 || c.Loss != 0 || c.Dup != 0 || c.Reorder != 0 || c.Change != nil) {
 		return fmt.Errorf("netlab %s: delay, loss, dup and reorder need a TUN link (Config.TUNLink)", c.Prefix)
 	}
 	return nil

@@ -38,6 +38,9 @@ func TestConfigRejected(t *testing.T) {
 		{"loss above 1", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Loss: 1.5}, "loss 1.5"},
 		{"jitter larger than delay", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Delay: time.Millisecond, Jitter: 2 * time.Millisecond}, "jitter"},
 		{"delay without TUN link", Config{Prefix: "lcnl", Hops: 2, Delay: time.Millisecond}, "need a TUN link"},
+		{"change without a time", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Change: &Change{Loss: 0.1}}, "change: no time"},
+		{"change to a loss above 1", Config{Prefix: "lcnl", Hops: 2, TUNLink: 1, Change: &Change{At: time.Now(), Loss: 2}}, "change: loss 2"},
+		{"change without TUN link", Config{Prefix: "lcnl", Hops: 2, Change: &Change{At: time.Now()}}, "need a TUN link"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Up(tc.cfg)

@@ -80,7 +80,7 @@ func (l *Lab) plan() {
 		l.links = append(l.links, lk)
 	}
 	if c := l.cfg; c.TUNLink != 0 {
-		l.links[c.TUNLink].setWire(&Wire{Delay: c.Delay, Jitter: c.Jitter, Loss: c.Loss, Dup: c.Dup, Reorder: c.Reorder, Seed: c.Seed})
+		l.links[c.TUNLink].setWire(&Wire{Delay: c.Delay, Jitter: c.Jitter, Loss: c.Loss, Dup: c.Dup, Reorder: c.Reorder, Seed: c.Seed, Change: c.Change})
 	}
 	// Client and server: one route for the whole lab, no default route.
 	l.nodes[0].routes = []route{{-1, [][2]int{{0, 2}}}}

@@ -101,15 +101,21 @@ func (l *Lab) startTUN(lk *link) error {
 		return err
 	}
 	w := lk.wire
-	cmd := exec.Command(bin,
-		"-a-ns", "/run/netns/"+lk.left.name, "-a-dev", lk.ifL,
-		"-b-ns", "/run/netns/"+lk.right.name, "-b-dev", lk.ifR,
+	args := []string{
+		"-a-ns", "/run/netns/" + lk.left.name, "-a-dev", lk.ifL,
+		"-b-ns", "/run/netns/" + lk.right.name, "-b-dev", lk.ifR,
 		"-delay", w.Delay.String(), "-jitter", w.Jitter.String(),
 		"-loss", strconv.FormatFloat(w.Loss, 'g', -1, 64),
 		"-dup", strconv.FormatFloat(w.Dup, 'g', -1, 64),
 		"-reorder", strconv.FormatFloat(w.Reorder, 'g', -1, 64),
 		"-seed", strconv.FormatInt(w.Seed, 10),
-		"-tag", l.cfg.Prefix)
+		"-tag", l.cfg.Prefix}
+	if ch := w.Change; ch != nil {
+		args = append(args, "-change-at", ch.At.UTC().Format(time.RFC3339Nano),
+			"-change-delay", ch.Delay.String(), "-change-jitter", ch.Jitter.String(),
+			"-change-loss", strconv.FormatFloat(ch.Loss, 'g', -1, 64))
+	}
+	cmd := exec.Command(bin, args...)
 	// If the test binary dies, so does the wire.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	t := &tunProc{link: lk, cmd: cmd, stderr: &lockedBuffer{}}

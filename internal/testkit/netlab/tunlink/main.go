@@ -18,10 +18,16 @@
 // so jitter never reorders. -reorder P sends a fraction P of the packets
 // without the delay, so they overtake the queued ones (netem's semantics).
 //
+// A scheduled change (-change-at, a wall-clock time in RFC 3339) switches
+// the a→b delay, jitter and loss to -change-delay, -change-jitter and
+// -change-loss for the packets read from then on: a line degrading at a
+// known time (the evening peak of issue 30, in minutes).
+//
 // Usage:
 //
 //	tunlink -a-ns /run/netns/X -a-dev t3a -b-ns /run/netns/Y -b-dev t3b \
-//	        [-delay 50ms] [-jitter 5ms] [-loss 0.02] [-dup 0.01] [-reorder 0.01] [-seed 1] [-tag lab]
+//	        [-delay 50ms] [-jitter 5ms] [-loss 0.02] [-dup 0.01] [-reorder 0.01] [-seed 1] [-tag lab] \
+//	        [-change-at 2026-12-07T15:02:00Z -change-delay 80ms -change-jitter 0 -change-loss 0.3]
 package main
 
 import (
@@ -54,10 +60,17 @@ type counters struct {
 type impair struct {
 	delay, jitter      time.Duration
 	loss, dup, reorder float64
-	mu                 sync.Mutex
-	rng                *rand.Rand
-	lastDue            int64 // CLOCK_MONOTONIC ns of the last queued packet
-	cnt                counters
+	// change, when not zero, is the wall-clock time (Unix ns) from which
+	// the packets read take changed's delay, jitter and loss.
+	change  int64
+	changed struct {
+		delay, jitter time.Duration
+		loss          float64
+	}
+	mu      sync.Mutex
+	rng     *rand.Rand
+	lastDue int64 // CLOCK_MONOTONIC ns of the last queued packet
+	cnt     counters
 	// drawn are the delays drawn for the delayed packets (before the FIFO
 	// rule): what the wire meant to add, however late its thread woke.
 	drawn delayStats
@@ -122,13 +135,17 @@ func main() {
 	dup := flag.Float64("dup", 0, "fraction 0..1 of a→b packets sent twice")
 	reorder := flag.Float64("reorder", 0, "fraction 0..1 of a→b packets sent at once, overtaking delayed ones")
 	seed := flag.Int64("seed", 1, "random seed for loss, jitter, dup and reorder")
+	changeAt := flag.String("change-at", "", "wall-clock time (RFC 3339) from which -change-delay, -change-jitter and -change-loss apply a→b")
+	changeDelay := flag.Duration("change-delay", 0, "one-way delay a→b from -change-at on")
+	changeJitter := flag.Duration("change-jitter", 0, "jitter ±J a→b from -change-at on")
+	changeLoss := flag.Float64("change-loss", 0, "fraction 0..1 of a→b packets dropped from -change-at on")
 	_ = flag.String("tag", "", "lab prefix, so that a leftover process can be recognised")
 	flag.Parse()
 	if *aNS == "" || *aDev == "" || *bNS == "" || *bDev == "" {
 		fmt.Fprintln(os.Stderr, "tunlink: -a-ns, -a-dev, -b-ns and -b-dev are required")
 		os.Exit(2)
 	}
-	for name, p := range map[string]float64{"loss": *loss, "dup": *dup, "reorder": *reorder} {
+	for name, p := range map[string]float64{"loss": *loss, "dup": *dup, "reorder": *reorder, "change-loss": *changeLoss} {
 		if p < 0 || p > 1 {
 			fmt.Fprintf(os.Stderr, "tunlink: -%s %v: want a fraction 0..1\n", name, p)
 			os.Exit(2)
@@ -137,6 +154,19 @@ func main() {
 	if *jitter > *delay {
 		fmt.Fprintf(os.Stderr, "tunlink: -jitter %v larger than -delay %v\n", *jitter, *delay)
 		os.Exit(2)
+	}
+	var change int64
+	if *changeAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, *changeAt)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tunlink: -change-at %q: want an RFC 3339 time such as 2026-12-07T15:02:00Z\n", *changeAt)
+			os.Exit(2)
+		}
+		if *changeJitter > *changeDelay {
+			fmt.Fprintf(os.Stderr, "tunlink: -change-jitter %v larger than -change-delay %v\n", *changeJitter, *changeDelay)
+			os.Exit(2)
+		}
+		change = t.UnixNano()
 	}
 	// The lab starts us with Pdeathsig, but check once more in case the
 	// parent died before that took effect.
@@ -157,10 +187,12 @@ func main() {
 
 	ab := &impair{
 		delay: *delay, jitter: *jitter, loss: *loss, dup: *dup, reorder: *reorder,
-		rng:   rand.New(rand.NewPCG(uint64(*seed), 0x6c696e65)),
-		queue: make(chan packet, queueLen),
-		fdOut: fdB,
+		rng:    rand.New(rand.NewPCG(uint64(*seed), 0x6c696e65)),
+		queue:  make(chan packet, queueLen),
+		fdOut:  fdB,
+		change: change,
 	}
+	ab.changed.delay, ab.changed.jitter, ab.changed.loss = *changeDelay, *changeJitter, *changeLoss
 	// Three goroutines block in syscalls; spare Ps let each one continue at
 	// once when its syscall returns instead of queueing for a P.
 	runtime.GOMAXPROCS(8)
@@ -272,16 +304,20 @@ func (im *impair) read(fd int) error {
 		}
 		now := monoNow()
 		im.cnt.in.Add(1)
+		delay, jitter, loss := im.delay, im.jitter, im.loss
+		if im.change != 0 && time.Now().UnixNano() >= im.change {
+			delay, jitter, loss = im.changed.delay, im.changed.jitter, im.changed.loss
+		}
 		im.mu.Lock()
-		lost := im.loss > 0 && im.rng.Float64() < im.loss
+		lost := loss > 0 && im.rng.Float64() < loss
 		copies := 1
 		if im.dup > 0 && im.rng.Float64() < im.dup {
 			copies = 2
 		}
 		reorder := im.reorder > 0 && im.rng.Float64() < im.reorder
-		d := int64(im.delay)
-		if im.jitter > 0 {
-			d += int64((im.rng.Float64()*2 - 1) * float64(im.jitter))
+		d := int64(delay)
+		if jitter > 0 {
+			d += int64((im.rng.Float64()*2 - 1) * float64(jitter))
 		}
 		due := now + d
 		if !reorder && due < im.lastDue {
