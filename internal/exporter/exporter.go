@@ -91,16 +91,18 @@ type Exporter struct {
 	// stand-in holding the SLA without one), its candidates, their recorded
 	// return routes and throughput, the pricing of the traffic, hop names,
 	// each target's last trace and path, the last throughput test.
-	file    *candidates.File
-	cands   map[string]*candidates.Candidate
-	static  map[string]*verdict.Measurement
-	pricing *verdict.Pricing
-	db      route.ASNDB
-	floor   map[string]float64
-	traces  map[string]*route.Trace
-	paths   map[string]*pathState
-	tput    map[string]*verdict.Throughput
-	bwEvery time.Duration // serve --bw-every (0: no throughput tests), for the notes of checks without one
+	file   *candidates.File
+	cands  map[string]*candidates.Candidate
+	static map[string]*verdict.Measurement
+	// delivery is each candidate's recorded delivery verdict (Config.Delivery).
+	delivery map[string]*verdict.Evaluation
+	pricing  *verdict.Pricing
+	db       route.ASNDB
+	floor    map[string]float64
+	traces   map[string]*route.Trace
+	paths    map[string]*pathState
+	tput     map[string]*verdict.Throughput
+	bwEvery  time.Duration // serve --bw-every (0: no throughput tests), for the notes of checks without one
 	// The snapshot: each candidate's evaluation, and those to make again.
 	evals map[string]*verdict.Evaluation
 	dirty map[string]bool

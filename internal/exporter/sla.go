@@ -34,6 +34,11 @@ type Config struct {
 	// Pricing is the file's traffic priced under its offers (compare's
 	// Pricing); nil when the file names no offers or no traffic.
 	Pricing *verdict.Pricing
+	// Delivery holds, per candidate with a recorded delivery
+	// (recorded.gpu, recorded.trial), its verdict as compare judges it
+	// (verdict.EvaluateDelivery), read once at load: a failed part fails
+	// the candidate in serve as in compare.
+	Delivery map[string]*verdict.Evaluation
 }
 
 // LoadConfig reads the candidates file at path with compare's loader,
@@ -50,17 +55,25 @@ func LoadConfig(path string, now time.Time) (Config, error) {
 
 // ConfigOf is LoadConfig on a loaded file.
 func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
-	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*verdict.Measurement{}}
+	c := Config{Targets: targetsOf(f), SLA: f.SLA, FloorMs: map[string]float64{}, File: f, Recorded: map[string]*verdict.Measurement{},
+		Delivery: map[string]*verdict.Evaluation{}}
 	for i := range f.Candidates {
 		fc := &f.Candidates[i]
 		if fl, ok := verdict.FloorMs(f, fc); ok {
 			c.FloorMs[fc.Name] = fl
 		}
+		if fc.Recorded.GPU != "" || fc.Recorded.Trial != "" {
+			d := &verdict.Evaluation{Name: fc.Name}
+			if err := verdict.EvaluateDelivery(d, fc, false); err != nil {
+				return Config{}, fmt.Errorf("%s: %w", fc.Name, err)
+			}
+			c.Delivery[fc.Name] = d
+		}
 		if fc.Recorded.Return == "" && fc.Recorded.BW == "" {
 			continue
 		}
 		only := *fc
-		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, BW: fc.Recorded.BW}
+		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, ReturnFiles: fc.Recorded.ReturnFiles, BW: fc.Recorded.BW}
 		m, err := compare.Replay(&only)
 		if err != nil {
 			return Config{}, err
@@ -106,7 +119,7 @@ func (e *Exporter) SetConfig(c Config, now time.Time) {
 	for i := range e.file.Candidates {
 		e.cands[e.file.Candidates[i].Name] = &e.file.Candidates[i]
 	}
-	e.static, e.pricing = c.Recorded, c.Pricing
+	e.static, e.pricing, e.delivery = c.Recorded, c.Pricing, c.Delivery
 	e.markAllDirty()
 }
 

@@ -39,6 +39,7 @@ type candidateFamilies struct {
 	billed, commit          GaugeVec
 	trafficP95, trafficCov  GaugeVec
 	trafficStart, trafficTo GaugeVec
+	delivery                GaugeVec
 	// famClass, famLoss, famRTT, famCheckPass and famCheckNoData are the
 	// address families' own series (issue 32): keyed by a family label
 	// (ipv4, ipv6), beside the candidate's (its worse family's) ones.
@@ -89,7 +90,9 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 		trafficP95:   g("linecheck_traffic_p95_bits_per_second", "The 95th of the traffic serve prices (nearest rank, the greater direction) over its month so far; labelled with the traffic source.", "source"),
 		trafficCov:   g("linecheck_traffic_coverage_ratio", "Share of the traffic month's 5-minute slots that have traffic (month to date: the recorded part).", "source"),
 		trafficStart: g("linecheck_traffic_period_start_timestamp_seconds", "Start of the traffic month serve prices.", "source"),
-		trafficTo:    g("linecheck_traffic_period_end_timestamp_seconds", "End of the traffic month serve prices.", "source"),
+		delivery: g("linecheck_delivery_pass", "1 when the candidate's recorded delivery part (part: gpu from recorded.gpu or a trial bundle's gpu/, host and interconnect from recorded.trial) passes its block of the candidates file (gpu:, host:, interconnect:), 0 when it fails: a failed part fails the candidate as in compare (not recommended); absent for a part not recorded or without a block to check against.",
+			"candidate", "part"),
+		trafficTo: g("linecheck_traffic_period_end_timestamp_seconds", "End of the traffic month serve prices.", "source"),
 		famClass: g("linecheck_candidate_family_line_class_info", "A dual-stack candidate's line class (value 1) per address family and direction: each family's route target's last trace (forward), the recorded return of that family, and route (both); the candidate's own series is its worse family's. Only for candidates with targets of two families or under sla.families.",
 			"candidate", "family", "direction", "line_class"),
 		famLoss: g("linecheck_candidate_family_loss_ratio", "The loss of one address family's targets of the candidate (the worst of them, 0..1); absent before a probe of that family ended.", "candidate", "family"),
@@ -106,7 +109,7 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 func (cf candidateFamilies) all() []GaugeVec {
 	return []GaugeVec{cf.loss, cf.rtt, cf.jitter, cf.stretch, cf.floor, cf.class, cf.tput, cf.tputFloor,
 		cf.checkPass, cf.checkNoData, cf.winPass, cf.winNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
-		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo, cf.famClass, cf.famLoss, cf.famRTT, cf.famCheckPass, cf.famCheckNoData}
+		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo, cf.famClass, cf.famLoss, cf.famRTT, cf.famCheckPass, cf.famCheckNoData, cf.delivery}
 }
 
 // snapLocker is the lock the registry takes to write the exporter's
@@ -238,6 +241,13 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	// judge it with them.
 	m.FloorMs = e.floor[name]
 	ev := verdict.Evaluate(e.file, c, m, e.db)
+	if d := e.delivery[name]; d != nil {
+		// The recorded delivery, judged once at load as compare judges it:
+		// a failed part fails the candidate (Evaluation.Pass).
+		ev.GPU, ev.Host, ev.Interconnect = d.GPU, d.Host, d.Interconnect
+		ev.DeliveryFailed = append([]string(nil), d.DeliveryFailed...)
+		ev.Warnings = append(ev.Warnings, d.Warnings...)
+	}
 	if occ := e.occurrences(name); len(occ) > 0 {
 		// The floor unrounded, as Evaluate judges its windows with it
 		// (Route.FloorMs is rounded to 0.01 ms).
@@ -371,6 +381,7 @@ func (e *Exporter) renderCandidate(ev *verdict.Evaluation) {
 		cf.tputFloor.With(l).Set(*f * 1e6)
 	}
 	e.renderChecks(ev)
+	e.renderDelivery(ev)
 	e.renderFamilies(ev)
 	e.renderCost(ev)
 }
@@ -459,6 +470,25 @@ func (e *Exporter) renderChecks(ev *verdict.Evaluation) {
 		if pass, ok := overall(verdict.Verdict{Checks: byWindow[win], Pass: allPass(byWindow[win])}); ok {
 			cf.pass.With(Labels{"candidate": ev.Name, "window": win}).Set(boolValue(pass))
 		}
+	}
+}
+
+// renderDelivery writes linecheck_delivery_pass for each recorded part
+// judged against its block. e.mu is held.
+func (e *Exporter) renderDelivery(ev *verdict.Evaluation) {
+	put := func(part, v string) {
+		if v == "pass" || v == "fail" {
+			e.cf.delivery.With(Labels{"candidate": ev.Name, "part": part}).Set(boolValue(v == "pass"))
+		}
+	}
+	if ev.GPU != nil {
+		put("gpu", ev.GPU.Verdict)
+	}
+	if ev.Host != nil {
+		put("host", ev.Host.Verdict)
+	}
+	if ev.Interconnect != nil {
+		put("interconnect", ev.Interconnect.Verdict)
 	}
 }
 
