@@ -72,3 +72,68 @@ func TestIPv6RoutesClassedByASPath(t *testing.T) {
 		}
 	}
 }
+
+// The published IPv6 routes (testdata/ipv6-public-routes.txt, transcribed
+// from public VPS reviews with their sources) get the class a person gives
+// them from the AS path, written with the reasoning next to each route, with
+// the bundled data as compare uses it.
+func TestIPv6PublishedRoutesClassedByASPath(t *testing.T) {
+	db := bundledNames(t)
+	routes := readRoutesFile(t, "testdata/ipv6-public-routes.txt")
+	classes := map[string]int{}
+	for _, r := range routes {
+		t.Run(r.id, func(t *testing.T) {
+			if r.source == "" || r.direction == "" || r.class == "" || r.reading == "" || r.trace.Addr == "" {
+				t.Fatalf("line %d: a published route needs source, direction, class, reading and target", r.line)
+			}
+			if !netip.MustParseAddr(r.trace.Addr).Is6() {
+				t.Fatalf("target %s is not IPv6", r.trace.Addr)
+			}
+			if r.rtts == 0 {
+				t.Errorf("no published RTT transcribed")
+			}
+			got, ev := Classify(r.trace, db)
+			if got != r.class {
+				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
+			}
+			if r.confidence != "" && ev.Confidence != r.confidence {
+				t.Errorf("confidence %s, want %s (rule %q)", ev.Confidence, r.confidence, ev.Rule)
+			}
+			checkRuleCountsListedHops(t, ev)
+		})
+		classes[r.class]++
+	}
+	if len(routes) < 12 {
+		t.Errorf("%d published routes, want at least 12", len(routes))
+	}
+	for _, c := range []string{LineChinaNet163, LineCU4837, LineCMI} {
+		if classes[c] < 2 {
+			t.Errorf("%d published routes of class %s, want at least 2", classes[c], c)
+		}
+	}
+}
+
+// The publishing tools printed an AS beside most hops of the published IPv6
+// routes (NextTrace with LeoMoeAPI): an AS source independent of linecheck's.
+// On every hop whose printed AS is one that decides a line class, linecheck's
+// carrier (bundled table and dataset, as compare uses them) has the same AS.
+func TestIPv6PublishedRoutesASAgreesWithPublisher(t *testing.T) {
+	db := bundledNames(t)
+	deciding := map[int]bool{4134: true, 4809: true, 4837: true, 9929: true, 10099: true, 58453: true, 58807: true}
+	n := 0
+	for _, r := range readRoutesFile(t, "testdata/ipv6-public-routes.txt") {
+		for addr, pub := range r.pubASNs {
+			if !deciding[pub] {
+				continue
+			}
+			c, ok := LookupCarrier(netip.MustParseAddr(addr), db)
+			if !ok || c.ASN != pub {
+				t.Errorf("%s: %s is AS%d for linecheck (found %v), the publisher's tool printed AS%d", r.id, addr, c.ASN, ok, pub)
+			}
+			n++
+		}
+	}
+	if n < 25 {
+		t.Errorf("%d hops checked against the published AS, want at least 25", n)
+	}
+}

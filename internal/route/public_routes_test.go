@@ -17,6 +17,14 @@ type publicRoute struct {
 	// asns are the AS numbers a hop line names after its address
 	// (`TTL ADDR asn:N`): what the IP-to-AS data must say of the address.
 	asns map[string]int
+	// pubASNs are the AS numbers the publishing tool printed beside a hop
+	// (`TTL ADDR pub-asn:N`), an AS source independent of linecheck's.
+	pubASNs map[string]int
+	// reading is why a person reading the route gives it its class
+	// (`reading:` lines, joined).
+	reading string
+	// rtts counts the published RTTs read (`TTL ADDR rtt:MS[/MS...]`).
+	rtts int
 }
 
 // readPublicRoutes parses testdata/public-routes.txt (format in its header).
@@ -63,6 +71,8 @@ func readRoutesFile(t *testing.T, path string) []publicRoute {
 			cur.class = val
 		case isKV && key == "confidence":
 			cur.confidence = val
+		case isKV && key == "reading":
+			cur.reading = strings.TrimSpace(cur.reading + " " + val)
 		case isKV && key == "target":
 			addr, state, _ := strings.Cut(val, " ")
 			cur.trace.Target, cur.trace.Addr, cur.trace.Reached = addr, addr, state == "reached"
@@ -74,28 +84,61 @@ func readRoutesFile(t *testing.T, path string) []publicRoute {
 			out = append(out, *cur)
 			cur = nil
 		default:
-			ttlText, addrs, _ := strings.Cut(line, " ")
-			addrs, asText, named := strings.Cut(addrs, " asn:")
-			if named {
-				n, err := strconv.Atoi(asText)
-				if err != nil {
-					fail("want `TTL ADDR asn:N`, got %q", line)
-				}
-				if cur.asns == nil {
-					cur.asns = map[string]int{}
-				}
-				cur.asns[addrs] = n
+			fields := strings.Fields(line)
+			if len(fields) < 2 {
+				fail("want `TTL ADDR[|ADDR] [asn:N] [pub-asn:N] [rtt:MS[/MS]]`, got %q", line)
 			}
-			ttl, err := strconv.Atoi(ttlText)
+			ttl, err := strconv.Atoi(fields[0])
 			if err != nil {
 				fail("want `TTL ADDR[|ADDR]`, got %q", line)
 			}
+			addrs := fields[1]
 			h := Hop{TTL: ttl, Sent: 3, Flags: []string{}, Responders: []Responder{}}
+			var samples []float64
+			lost := 0
+			for _, tok := range fields[2:] {
+				k, v, _ := strings.Cut(tok, ":")
+				switch k {
+				case "asn", "pub-asn":
+					n, err := strconv.Atoi(v)
+					if err != nil || n <= 0 {
+						fail("want `%s:N` with N an AS number, got %q", k, line)
+					}
+					m := &cur.asns
+					if k == "pub-asn" {
+						m = &cur.pubASNs
+					}
+					if *m == nil {
+						*m = map[string]int{}
+					}
+					(*m)[addrs] = n
+				case "rtt":
+					for _, x := range strings.Split(v, "/") {
+						if x == "*" {
+							lost++
+							continue
+						}
+						ms, err := strconv.ParseFloat(x, 64)
+						if err != nil || ms < 0 {
+							fail("want `rtt:MS[/MS...]` (ms, or * for a lost probe), got %q", line)
+						}
+						samples = append(samples, ms)
+					}
+				default:
+					fail("unknown hop field %q in %q (want asn:, pub-asn: or rtt:)", tok, line)
+				}
+			}
 			if addrs == "*" {
 				h.Loss = 1
 			} else {
+				recv := 3
+				if samples != nil || lost > 0 {
+					h.Sent, recv = len(samples)+lost, len(samples)
+					h.Loss = float64(lost) / float64(h.Sent)
+					cur.rtts += len(samples)
+				}
 				for _, a := range strings.Split(addrs, "|") {
-					h.Responders = append(h.Responders, Responder{Addr: a, Recv: 3})
+					h.Responders = append(h.Responders, Responder{Addr: a, Recv: recv, Samples: samples})
 				}
 			}
 			cur.trace.Hops = append(cur.trace.Hops, h)
