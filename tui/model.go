@@ -402,6 +402,10 @@ func (s *state) apply(msg tea.Msg) {
 				c.FamilyRoutes = map[string]*Route{}
 			}
 			c.FamilyRoutes[fam] = r
+			if c.famTraces == nil {
+				c.famTraces = map[string]*route.Trace{}
+			}
+			c.famTraces[fam] = &tr
 			c.LineClass = weakerFamilyClass(c)
 			s.touched(c)
 			return

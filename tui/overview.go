@@ -360,6 +360,10 @@ var overviewColumns = []column[overviewRow]{
 				// Only an SLA window fails (issue 30): named, as the
 				// detail line names its checks (loss@evening).
 				return "FAIL@" + failingWindow(r.c.SLA), styleFail
+			case failingFamily(r.c.SLA) != "":
+				// Only an address family fails (sla.families, issue 32):
+				// named, as the detail line names its checks (class on ipv6).
+				return "FAIL " + failingFamily(r.c.SLA), styleFail
 			default:
 				return "FAIL", styleFail
 			}
@@ -441,6 +445,23 @@ func failingWindow(v verdict.Verdict) string {
 			return ""
 		case name == "":
 			name = c.Window
+		}
+	}
+	return name
+}
+
+// failingFamily is the address family whose checks (sla.families) are
+// the only ones failing in v, "" when a check of none, or of two
+// families, fails.
+func failingFamily(v verdict.Verdict) string {
+	name := ""
+	for _, c := range v.Checks {
+		switch {
+		case c.Pass:
+		case c.Family == "" || name != "" && name != c.Family:
+			return ""
+		default:
+			name = c.Family
 		}
 	}
 	return name
@@ -810,6 +831,9 @@ func (o *overviewScreen) detailSLA(s *state, c *Candidate) string {
 		if ch.Window != "" && ch.Window != verdict.WindowAll {
 			// A check of an SLA window names it (issue 30).
 			name += "@" + ch.Window
+		}
+		if ch.Family != "" {
+			name += " on " + ch.Family // sla.families (issue 32)
 		}
 		sla.WriteString("  " + style.Render(mark) + " " + name + " " + measured)
 		if ch.Name != "line_class" && !perCarrier {

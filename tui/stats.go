@@ -84,6 +84,9 @@ func (s *LiveStats) applyRecord(rec engine.Record) {
 	if rec.Time.After(s.Last) {
 		s.Last = rec.Time
 	}
+	if f := verdict.Family(rec.Addr); f != "" {
+		s.family = f
+	}
 	switch rec.Status {
 	case engine.StatusDup:
 		// A duplicate is counted apart, never as a received probe.
@@ -203,12 +206,60 @@ func (c *Candidate) liveRoute() verdict.LiveRoute {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		l.TargetFamilies = []string{c.Stats.family}
 		for _, k := range keys {
 			l.Targets = append(l.Targets, c.Others[k].result(k))
 			l.Probes = append(l.Probes, c.Others[k].win)
+			l.TargetFamilies = append(l.TargetFamilies, c.Others[k].family)
 		}
 	}
+	l.Families, l.RecordedFamilies = c.liveFamilies(l.TargetFamilies), c.Families
 	return l
+}
+
+// liveFamilies are the row's address families for the verdict's
+// sla.families checks (issue 32): the main target's with the row's
+// traces, the others' with their own forward traces (FamilyRoutes), each
+// the recording's until one is traced live.
+func (c *Candidate) liveFamilies(targets []string) []verdict.LiveFamily {
+	var fams []string
+	add := func(f string) {
+		if f != "" && !slices.Contains(fams, f) {
+			fams = append(fams, f)
+		}
+	}
+	add(c.family)
+	add(c.Stats.family)
+	for _, f := range targets {
+		add(f)
+	}
+	for _, f := range c.Families {
+		add(f.Family)
+	}
+	others := make([]string, 0, len(c.famTraces))
+	for f := range c.famTraces {
+		others = append(others, f)
+	}
+	sort.Strings(others)
+	for _, f := range others {
+		add(f)
+	}
+	out := make([]verdict.LiveFamily, 0, len(fams))
+	for i, f := range fams {
+		lf := verdict.LiveFamily{Family: f}
+		if i == 0 {
+			lf.Forward, lf.Return = c.fwdTrace, c.retTrace
+		} else {
+			lf.Forward = c.famTraces[f]
+		}
+		for _, rf := range c.Families {
+			if rf.Family == f && lf.Forward == nil && lf.Return == nil {
+				lf.Forward, lf.Return = rf.Route.Forward, rf.Route.Return
+			}
+		}
+		out = append(out, lf)
+	}
+	return out
 }
 
 // WarmupProbes is how many probes (answered or lost) a candidate's live

@@ -99,6 +99,7 @@ type Candidate struct {
 	Families     []verdict.FamilyQuality
 	FamilyRoutes map[string]*Route
 	family       string
+	famTraces    map[string]*route.Trace // the latest forward trace of each of FamilyRoutes, for the verdict
 
 	fwdTrace, retTrace *route.Trace // the latest documents, to combine the directions' classes
 	// fwdErr is the last forward trace's error while no trace has come
@@ -151,6 +152,7 @@ type LiveStats struct {
 	res     verdict.TargetResult // win's figures as of the last settle
 	dirty   bool                 // percentiles are stale
 	scratch []float64
+	family  string // the probed address's family (verdict.Family), for sla.families
 }
 
 // Loss is lost/(received+lost): probes whose wait has ended (docs/definitions.md).

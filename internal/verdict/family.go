@@ -64,16 +64,11 @@ func familyChecks(s candidates.SLA) (perFamily, whole candidates.SLA) {
 // candidate-wide ones (throughput, per-carrier classes) over Route. A
 // single-family candidate without sla.families is left as it was.
 func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m *Measurement, ret *route.Trace, db route.ASNDB, floor float64) {
-	fams := c.Families()
-	for _, fam := range f.SLA.Families {
-		if !slices.Contains(fams, fam) {
-			fams = append(fams, fam)
-		}
-	}
-	if len(fams) < 2 && len(f.SLA.Families) == 0 {
+	fams := familiesJudged(c.Families(), f.SLA)
+	if fams == nil {
 		return
 	}
-	perFamily, whole := familyChecks(f.SLA)
+	var haveTargets []bool
 	for i, fam := range fams {
 		fq := FamilyQuality{Family: fam}
 		q := &fq.Route
@@ -114,17 +109,49 @@ func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m
 		if floor > 0 {
 			q.SetFloor(floor)
 		}
-		if slices.Contains(f.SLA.Families, fam) {
-			v := CheckSLA(perFamily, *q)
-			for k := range v.Checks {
-				v.Checks[k].Family = fam
-				if len(ts) == 0 && !v.Checks[k].Pass {
-					v.Checks[k].Note = fmt.Sprintf("%s: the candidate has no %s target; %s", NoData, fam, v.Checks[k].Note)
-				}
-			}
-			fq.SLA = &v
-		}
 		e.Families = append(e.Families, fq)
+		haveTargets = append(haveTargets, len(ts) > 0)
+	}
+	settleFamilies(e, f.SLA, haveTargets)
+}
+
+// familiesJudged are the address families a candidate whose targets are
+// of fams is judged over one by one: its own and those sla.families
+// lists; nil when it is judged as one (a single family, no
+// sla.families).
+func familiesJudged(fams []string, s candidates.SLA) []string {
+	fams = slices.Clone(fams)
+	for _, fam := range s.Families {
+		if !slices.Contains(fams, fam) {
+			fams = append(fams, fam)
+		}
+	}
+	if len(fams) < 2 && len(s.Families) == 0 {
+		return nil
+	}
+	return fams
+}
+
+// settleFamilies judges e.Families, their routes filled, as compare,
+// serve and the TUI do alike: each family sla.families lists gets its own
+// checks (one without targets, haveTargets[i] false, fails them with no
+// data), Route takes the worse family's route and, with sla.families,
+// e.SLA is the families' checks and the candidate-wide ones.
+func settleFamilies(e *Evaluation, s candidates.SLA, haveTargets []bool) {
+	perFamily, whole := familyChecks(s)
+	for i := range e.Families {
+		fq := &e.Families[i]
+		if !slices.Contains(s.Families, fq.Family) {
+			continue
+		}
+		v := CheckSLA(perFamily, fq.Route)
+		for k := range v.Checks {
+			v.Checks[k].Family = fq.Family
+			if !haveTargets[i] && !v.Checks[k].Pass {
+				v.Checks[k].Note = fmt.Sprintf("%s: the candidate has no %s target; %s", NoData, fq.Family, v.Checks[k].Note)
+			}
+		}
+		fq.SLA = &v
 	}
 	worse := -1
 	for i, fq := range e.Families {
@@ -150,9 +177,9 @@ func judgeFamilies(e *Evaluation, f *candidates.File, c *candidates.Candidate, m
 	q := &e.Route
 	q.LineClass, q.Direction, q.Evidence, q.ForwardClass, q.ReturnClass, q.Notes = w.LineClass, w.Direction, w.Evidence, w.ForwardClass, w.ReturnClass, w.Notes
 	q.Forward, q.Return, q.ForwardASPath, q.ReturnASPath, q.PathMTU = w.Forward, w.Return, w.ForwardASPath, w.ReturnASPath, w.PathMTU
-	if len(f.SLA.Families) == 0 {
+	if len(s.Families) == 0 {
 		// The SLA as before, on the route that now is the worse family's.
-		e.SLA = CheckSLA(f.SLA, *q)
+		e.SLA = CheckSLA(s, *q)
 		return
 	}
 	var checks []Check
