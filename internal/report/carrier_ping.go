@@ -7,7 +7,7 @@ import (
 
 // carrierPingHeaders are the three-network table's columns of the ping
 // vantage on each carrier (route.UserRoute.Ping).
-var carrierPingHeaders = []string{"ping vantage", "ping p50", "ping p95", "ping loss"}
+var carrierPingHeaders = []string{"ping p50", "ping p95", "ping loss", "ping vantage"}
 
 // hasCarrierPing tells whether a ping vantage measured any candidate for
 // some user carrier.
@@ -34,5 +34,5 @@ func carrierPingCells(p *route.CarrierPing) []string {
 		}
 		return fmtMs1(*x)
 	}
-	return []string{p.Vantage, ms(p.RTTP50Ms), ms(p.RTTP95Ms), optLossText(p.Loss)}
+	return []string{ms(p.RTTP50Ms), ms(p.RTTP95Ms), optLossText(p.Loss), p.Vantage}
 }

@@ -21,10 +21,10 @@ func TestCarriersTablePingColumns(t *testing.T) {
 	}
 	r := &compare.Result{Candidates: []*verdict.Evaluation{ev}}
 	tb, ok := carriersTable(r, Format("text"))
-	if !ok || len(tb.Headers) != 13 || tb.Headers[9] != "ping vantage" {
+	if !ok || len(tb.Headers) != 13 || tb.Headers[12] != "ping vantage" {
 		t.Fatalf("headers %q", tb.Headers)
 	}
-	if got := strings.Join(tb.Rows[0][9:], " "); got != "globalping result 1 178.9 250.6 25.0%" {
+	if got := strings.Join(tb.Rows[0][9:], " "); got != "178.9 250.6 25.0% globalping result 1" {
 		t.Errorf("telecom ping cells %q", got)
 	}
 	if got := strings.Join(tb.Rows[1][9:], " "); got != "- - - -" {

@@ -423,6 +423,7 @@ func carriersTable(r *compare.Result, format Format) (Table, bool) {
 	pings := hasCarrierPing(r)
 	if pings {
 		t.Headers = append(t.Headers, carrierPingHeaders...)
+		t.Movable = append([]string{"ping vantage"}, t.Movable...)
 	}
 	for _, e := range r.Candidates {
 		for _, c := range e.Route.Carriers {
