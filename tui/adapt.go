@@ -372,7 +372,8 @@ func relatePorts(fd Feeder, monthly map[string]*verdict.Monthly) Feeder {
 func carrierRoutesOf(ev *verdict.Evaluation) []CarrierRoute {
 	var out []CarrierRoute
 	for _, u := range ev.Route.Carriers {
-		cr := CarrierRoute{Carrier: u.Carrier, City: u.City, Target: u.ReturnTarget, TargetCity: u.ReturnCity}
+		cr := CarrierRoute{Carrier: u.Carrier, City: u.City, Target: u.ReturnTarget, TargetCity: u.ReturnCity,
+			Forward: u.Forward, Return: u.Return}
 		if u.Pass != nil {
 			cr.Verdict = map[bool]string{true: "pass", false: "FAIL"}[*u.Pass]
 		}

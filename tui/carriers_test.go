@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +86,56 @@ func offlineSampleModel(t *testing.T, path string) (Model, *Feed) {
 		t.Fatal(err)
 	}
 	return NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 120, Height: 40, NoColor: true}), feed
+}
+
+// The issue's proof on the route screen: a recorded.forward of three
+// carriers' published forward routes (internal/route/testdata/vantage:
+// Shanghai Telecom over CN2 GIA, Linyi Unicom into 9929, Wuxi Mobile over
+// CMIN2) shows, toward each carrier's users, that forward class next to the
+// return class of the backtrace sample (GIA, GIA, CMI).
+func TestRouteScreenShowsEachCarriersForwardClass(t *testing.T) {
+	rec, err := filepath.Abs("../samples/rec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd, err := filepath.Abs("../internal/route/testdata/vantage/atlas-three-carriers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yml := `vantage: {city: Hangzhou}
+users: [{city: Shanghai, carrier: telecom}, {city: Beijing, carrier: unicom}, {city: Guangzhou, carrier: mobile}]
+candidates:
+  - name: hk
+    targets: [{addr: 192.0.2.10, protocol: icmp}]
+    recorded: {forward: FWD, return: REC/hk-cn2-gia-backtrace.json, probes: REC/hk-cn2-gia-ping.ndjson}
+`
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(strings.NewReplacer("REC", rec, "FWD", fwd).Replace(yml)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := candidates.LoadWith(path, candidates.LoadOptions{TargetsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := FeedFromCompare(f, FeedOptions{Offline: true, Now: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewLoaded(context.Background(), feed, feed.Snapshot, Options{Width: 160, Height: 40, NoColor: true})
+	for _, tr := range feed.Traces {
+		m = step(t, m, tr)
+	}
+	m = press(t, m, "enter", "w")
+	for i, want := range []string{
+		"toward telecom users (Shanghai, measured to sh-telecom Shanghai) · forward cn2-gia, return cn2-gia",
+		"toward unicom users (Beijing, measured to bj-unicom Beijing) · forward cu-9929, return cn2-gia",
+		"toward mobile users (Guangzhou, measured to gz-mobile Guangzhou) · forward cmin2, return cmi",
+	} {
+		if i > 0 {
+			m = press(t, m, "w")
+		}
+		if v := m.View().Content; !strings.Contains(v, want) {
+			t.Errorf("carrier %d: want %q in\n%s", i, want, v)
+		}
+	}
 }

@@ -275,7 +275,7 @@ func (rs *routeScreen) routeShownBase(c *Candidate) (r *Route, dir, via string) 
 	if cr.Target != "" {
 		via += ", measured to " + cr.Target + " " + cr.TargetCity
 	}
-	via += ")"
+	via += ") · forward " + orDash(cr.Forward) + ", return " + orDash(cr.Return)
 	if cr.Verdict != "" {
 		via += " · SLA " + cr.Verdict
 	}

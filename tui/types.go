@@ -432,6 +432,10 @@ type CarrierRoute struct {
 	Carrier, City string
 	// Target names the backtrace route matched to these users, in its city.
 	Target, TargetCity string
-	Route              *Route
-	Verdict            string
+	// Forward and Return are compare's line class per direction toward
+	// these users (the forward one from a vantage on their carrier); ""
+	// when that direction was not measured.
+	Forward, Return string
+	Route           *Route
+	Verdict         string
 }

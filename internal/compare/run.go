@@ -218,7 +218,7 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	m := &verdict.Measurement{}
 	if len(c.Recorded.ProbeFiles) > 0 {
 		b := verdict.NewWindowBuilder(c.Targets)
-		vs, err := scanStreams(c.Recorded.ProbeFiles, b.Add)
+		vs, vfiles, err := scanStreams(c.Recorded.ProbeFiles, b.Add)
 		var pe *fs.PathError
 		switch {
 		case errors.As(err, &pe):
@@ -239,6 +239,9 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 		if len(vs) > 0 {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded.probes holds %d vantages (%s): each target's figures pool their probes",
 				len(vs), probeVantages(vs)))
+			if m.PingVantages, err = pingVantages(c.Targets, vfiles); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		m.Warnings = append(m.Warnings, "no recorded probe stream (recorded.probes): nothing to measure offline")

@@ -164,22 +164,25 @@ func readStreams(paths []string) ([]probe.Record, error) {
 // to each, file after file, and returns the vantages of the measurement
 // networks' files (RIPE Atlas, Globalping ping results). linecheck's own
 // streams are read a line at a time, holding no record (Replay: a month of
-// probes costs its windows, not its records).
-func scanStreams(paths []string, each func(probe.Record)) ([]*route.Vantage, error) {
-	var vs []*route.Vantage
+// probes costs its windows, not its records). vfiles are the files that
+// hold vantages.
+func scanStreams(paths []string, each func(probe.Record)) (vs []*route.Vantage, vfiles []string, err error) {
 	for _, p := range paths {
 		fh, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v, err := pingfile.Scan(fh, p, each)
 		fh.Close()
 		if err != nil {
-			return nil, streamError(err)
+			return nil, nil, streamError(err)
+		}
+		if len(v) > 0 {
+			vfiles = append(vfiles, p)
 		}
 		vs = append(vs, v...)
 	}
-	return vs, nil
+	return vs, vfiles, nil
 }
 
 // readVantageStreams is readStreams with the vantages of the measurement

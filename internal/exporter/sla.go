@@ -69,16 +69,21 @@ func ConfigOf(f *candidates.File, now time.Time) (Config, error) {
 			}
 			c.Delivery[fc.Name] = d
 		}
-		if fc.Recorded.Return == "" && fc.Recorded.BW == "" {
+		if fc.Recorded.Return == "" && fc.Recorded.BW == "" && fc.Recorded.Forward == "" && len(fc.Recorded.ForwardFiles) == 0 {
 			continue
 		}
+		// serve traces the forward route itself; of recorded.forward it
+		// keeps the vantages (issue 32), each carrier's forward route
+		// where nobody of serve's can trace from.
 		only := *fc
-		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, ReturnFiles: fc.Recorded.ReturnFiles, BW: fc.Recorded.BW}
+		only.Recorded = candidates.Recorded{Return: fc.Recorded.Return, ReturnFiles: fc.Recorded.ReturnFiles, BW: fc.Recorded.BW,
+			Forward: fc.Recorded.Forward, ForwardFiles: fc.Recorded.ForwardFiles}
 		m, err := compare.Replay(&only)
 		if err != nil {
 			return Config{}, err
 		}
-		c.Recorded[fc.Name] = &verdict.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput}
+		c.Recorded[fc.Name] = &verdict.Measurement{Return: m.Return, ReturnBacktrace: m.ReturnBacktrace, Throughput: m.Throughput,
+			ForwardVantages: m.ForwardVantages}
 	}
 	if f.Offers != "" && (f.Traffic.Log != "" || f.Traffic.MonthlyGB > 0) {
 		p, err := verdict.NewPricing(f, now)

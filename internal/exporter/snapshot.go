@@ -45,6 +45,8 @@ type candidateFamilies struct {
 	// (ipv4, ipv6), beside the candidate's (its worse family's) ones.
 	famClass, famLoss, famRTT    GaugeVec
 	famCheckPass, famCheckNoData GaugeVec
+	// carrierClass is compare's per-carrier table (route.carriers).
+	carrierClass GaugeVec
 }
 
 func newCandidateFamilies() (candidateFamilies, []*family) {
@@ -102,6 +104,8 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 			"candidate", "family", "check"),
 		famCheckNoData: g("linecheck_sla_family_check_nodata", "Under sla.families: 1 while the address family's SLA check has no data (no target or answer of that family, no trace): compare fails such a check.",
 			"candidate", "family", "check"),
+		carrierClass: g("linecheck_carrier_line_class_info", "The candidate's line class (value 1) toward the users of one carrier and city (sla users with a carrier), per direction: forward from a recorded.forward vantage on that carrier (RIPE Atlas, Globalping, NextTrace), return from a recorded.return backtrace, as compare's route.carriers; a direction not measured has no series.",
+			"candidate", "carrier", "city", "direction", "line_class"),
 	}
 	return cf, fams
 }
@@ -109,7 +113,7 @@ func newCandidateFamilies() (candidateFamilies, []*family) {
 func (cf candidateFamilies) all() []GaugeVec {
 	return []GaugeVec{cf.loss, cf.rtt, cf.jitter, cf.stretch, cf.floor, cf.class, cf.tput, cf.tputFloor,
 		cf.checkPass, cf.checkNoData, cf.winPass, cf.winNoData, cf.pass, cf.cost, cf.costConv, cf.project, cf.billed, cf.commit,
-		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo, cf.famClass, cf.famLoss, cf.famRTT, cf.famCheckPass, cf.famCheckNoData, cf.delivery}
+		cf.trafficP95, cf.trafficCov, cf.trafficStart, cf.trafficTo, cf.famClass, cf.famLoss, cf.famRTT, cf.famCheckPass, cf.famCheckNoData, cf.delivery, cf.carrierClass}
 }
 
 // snapLocker is the lock the registry takes to write the exporter's
@@ -200,7 +204,7 @@ func (e *Exporter) evaluate(name string) *verdict.Evaluation {
 	c := e.candidateOf(name)
 	m := &verdict.Measurement{}
 	if st := e.static[name]; st != nil {
-		m.Return, m.ReturnBacktrace = st.Return, st.ReturnBacktrace
+		m.Return, m.ReturnBacktrace, m.ForwardVantages = st.Return, st.ReturnBacktrace, st.ForwardVantages
 		if st.Throughput != nil {
 			tp := *st.Throughput
 			m.Throughput = &tp
@@ -365,6 +369,13 @@ func (e *Exporter) renderCandidate(ev *verdict.Evaluation) {
 	for _, dc := range classes {
 		if dc.class != "" {
 			cf.class.With(Labels{"candidate": ev.Name, "direction": dc.dir, "line_class": dc.class}).Set(1)
+		}
+	}
+	for _, u := range q.Carriers {
+		for _, dc := range []struct{ dir, class string }{{"forward", u.Forward}, {"return", u.Return}} {
+			if dc.class != "" {
+				cf.carrierClass.With(Labels{"candidate": ev.Name, "carrier": u.Carrier, "city": u.City, "direction": dc.dir, "line_class": dc.class}).Set(1)
+			}
 		}
 	}
 	if tp := ev.Throughput; tp != nil {

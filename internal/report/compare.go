@@ -418,6 +418,13 @@ func carriersTable(r *compare.Result, format Format) (Table, bool) {
 		Headers: []string{"candidate", "carrier", "users", "forward", "return", "return measured to", "return evidence", "allowed", "SLA"},
 		Movable: []string{"return evidence", "return measured to"},
 	}
+	// The ping vantages' columns only when one of them measured a
+	// candidate (recorded.probes of RIPE Atlas, Globalping).
+	pings := hasCarrierPing(r)
+	if pings {
+		t.Headers = append(t.Headers, carrierPingHeaders...)
+		t.Movable = append([]string{"ping vantage"}, t.Movable...)
+	}
 	for _, e := range r.Candidates {
 		for _, c := range e.Route.Carriers {
 			to := "-"
@@ -435,8 +442,12 @@ func carriersTable(r *compare.Result, format Format) (Table, bool) {
 			if len(c.Allowed) > 0 {
 				allowed = strings.Join(c.Allowed, "|")
 			}
-			t.Rows = append(t.Rows, []string{e.Name, c.Carrier, c.City, dashIfEmpty(c.Forward), dashIfEmpty(c.Return), to,
-				dashIfEmpty(c.ReturnEvidence), allowed, verdict})
+			row := []string{e.Name, c.Carrier, c.City, dashIfEmpty(c.Forward), dashIfEmpty(c.Return), to,
+				dashIfEmpty(c.ReturnEvidence), allowed, verdict}
+			if pings {
+				row = append(row, carrierPingCells(c.Ping)...)
+			}
+			t.Rows = append(t.Rows, row)
 			if !format.Machine() {
 				for _, n := range c.Notes {
 					t.Notes = append(t.Notes, e.Name+", "+c.Carrier+" users: "+n)
@@ -446,6 +457,9 @@ func carriersTable(r *compare.Result, format Format) (Table, bool) {
 	}
 	if !format.Machine() && len(t.Rows) > 0 {
 		t.Notes = append(t.Notes, "return = server → users, from the backtrace recording (linecheck backtrace on the server); forward = from the vantage, counted for the vantage's own carrier")
+		if pings {
+			t.Notes = append(t.Notes, "ping = from the recorded.probes vantage on the users' carrier nearest to them, toward the candidate's target; the SLA figures pool every vantage")
+		}
 	}
 	return t, len(t.Rows) > 0
 }

@@ -35,8 +35,23 @@ type UserRoute struct {
 	Allowed []string `json:"allowed,omitempty"`
 	// Pass is the per-carrier class check over the measured directions; nil
 	// when there is nothing to check (no allowed classes or nothing measured).
-	Pass  *bool    `json:"pass"`
-	Notes []string `json:"notes,omitempty"`
+	Pass *bool `json:"pass"`
+	// Ping is what the ping vantage on this carrier (nearest to the users)
+	// measured of the candidate (recorded.probes: RIPE Atlas, Globalping);
+	// nil when no vantage of the carrier pinged it.
+	Ping  *CarrierPing `json:"ping"`
+	Notes []string     `json:"notes,omitempty"`
+}
+
+// CarrierPing is one ping vantage's figures toward a candidate's target
+// (definitions.md): RTT percentiles in ms (nil without an answer) and loss
+// (nil without a probe).
+type CarrierPing struct {
+	Vantage  string   `json:"vantage"`
+	Sent     int      `json:"sent"`
+	RTTP50Ms *float64 `json:"rtt_p50_ms"`
+	RTTP95Ms *float64 `json:"rtt_p95_ms"`
+	Loss     *float64 `json:"loss"`
 }
 
 // UserRoutes builds one UserRoute per user (in order): ret (may be nil) gives
@@ -92,12 +107,34 @@ func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier 
 // the file; ok is false when no vantage is on carrier. A trace whose run
 // failed (Vantage.Error) or has no hops is passed over.
 func NearestVantage(ts []*Trace, carrier, city string) (*Trace, bool) {
-	var best *Trace
+	i := nearest(len(ts), func(i int) *Vantage {
+		if len(ts[i].Hops) == 0 {
+			return nil
+		}
+		return ts[i].Vantage
+	}, carrier, city)
+	if i < 0 {
+		return nil, false
+	}
+	return ts[i], true
+}
+
+// NearestVantageOf is NearestVantage over vantages (annotated) whose
+// measurement is elsewhere (ping results): the index in vs of the one on
+// carrier nearest to city, -1 when none is; a nil vantage is passed over.
+func NearestVantageOf(vs []*Vantage, carrier, city string) int {
+	return nearest(len(vs), func(i int) *Vantage { return vs[i] }, carrier, city)
+}
+
+// nearest is the rule of NearestVantage over n vantages (at(i) nil: passed
+// over): the index of the best, -1 when none is on carrier.
+func nearest(n int, at func(i int) *Vantage, carrier, city string) int {
+	best := -1
 	bestDist := math.Inf(1)
 	uc, uok := geo.City(city)
-	for _, t := range ts {
-		v := t.Vantage
-		if v == nil || v.UserCarrier != carrier || v.Error != "" || len(t.Hops) == 0 {
+	for i := 0; i < n; i++ {
+		v := at(i)
+		if v == nil || v.UserCarrier != carrier || v.Error != "" {
 			continue
 		}
 		d := math.Inf(1)
@@ -106,11 +143,11 @@ func NearestVantage(ts []*Trace, carrier, city string) (*Trace, bool) {
 		} else if vc, ok := geo.City(v.City); ok && uok {
 			d = geo.GreatCircleKm(uc, vc)
 		}
-		if best == nil || d < bestDist {
-			best, bestDist = t, d
+		if best < 0 || d < bestDist {
+			best, bestDist = i, d
 		}
 	}
-	return best, best != nil
+	return best
 }
 
 // checkAllowed passes when every measured direction's class is allowed.

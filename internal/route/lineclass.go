@@ -93,7 +93,7 @@ func Annotate(t *Trace, db ASNDB) {
 	if t == nil {
 		return
 	}
-	annotateVantage(t.Vantage, db)
+	AnnotateVantage(t.Vantage, db)
 	ds := dataset(db)
 	for i := range t.Hops {
 		for j := range t.Hops[i].Responders {

@@ -131,10 +131,10 @@ func (v *Vantage) matches(sel string) bool {
 	return false
 }
 
-// annotateVantage names the vantage's network from the IP-to-AS data
+// AnnotateVantage names the vantage's network from the IP-to-AS data
 // (db, as Annotate names hops) when the file did not give its AS, and its
 // carrier from the AS either way.
-func annotateVantage(v *Vantage, db ASNDB) {
+func AnnotateVantage(v *Vantage, db ASNDB) {
 	if v == nil {
 		return
 	}

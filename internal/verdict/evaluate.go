@@ -21,6 +21,11 @@ type Measurement struct {
 	// vantage; Forward is then the first. Each fills the per-carrier forward
 	// class for the users of its vantage's carrier (route.NearestVantage).
 	ForwardVantages []*route.Trace
+	// PingVantages are the vantages of recorded.probes' measurement
+	// networks' files (RIPE Atlas, Globalping ping results) with each one's
+	// figures: the per-carrier table's ping columns. The targets' figures
+	// pool them all.
+	PingVantages []PingVantage
 	// FamilyForward is the forward trace of each address family's route
 	// target (candidates.Candidate.RouteTargets) when the candidate has
 	// targets of two families; Forward is the first family's. nil
@@ -88,6 +93,9 @@ func Evaluate(f *candidates.File, c *candidates.Candidate, m *Measurement, db ro
 	}
 	for _, v := range m.ForwardVantages {
 		route.Annotate(v, db)
+	}
+	for _, p := range m.PingVantages {
+		route.AnnotateVantage(p.Vantage, db)
 	}
 	q.RoutesSeen = routesSeen(f, m, db)
 	q.Carriers = carrierRoutes(f, m)

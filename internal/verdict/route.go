@@ -75,5 +75,7 @@ func carrierRoutes(f *candidates.File, m *Measurement) []route.UserRoute {
 	if len(users) == 0 {
 		return nil
 	}
-	return route.UserRoutes(users, m.ReturnBacktrace, m.Forward, f.Vantage.Carrier, m.ForwardVantages, f.SLA.LineClassesByCarrier)
+	out := route.UserRoutes(users, m.ReturnBacktrace, m.Forward, f.Vantage.Carrier, m.ForwardVantages, f.SLA.LineClassesByCarrier)
+	carrierPings(out, m.PingVantages)
+	return out
 }
