@@ -107,7 +107,7 @@ func UserRoutes(users []User, ret *BacktraceDoc, forward *Trace, forwardCarrier 
 // the file; ok is false when no vantage is on carrier. A trace whose run
 // failed (Vantage.Error) or has no hops is passed over.
 func NearestVantage(ts []*Trace, carrier, city string) (*Trace, bool) {
-	i := nearest(len(ts), func(i int) *Vantage {
+	i := closestVantage(len(ts), func(i int) *Vantage {
 		if len(ts[i].Hops) == 0 {
 			return nil
 		}
@@ -123,12 +123,12 @@ func NearestVantage(ts []*Trace, carrier, city string) (*Trace, bool) {
 // measurement is elsewhere (ping results): the index in vs of the one on
 // carrier nearest to city, -1 when none is; a nil vantage is passed over.
 func NearestVantageOf(vs []*Vantage, carrier, city string) int {
-	return nearest(len(vs), func(i int) *Vantage { return vs[i] }, carrier, city)
+	return closestVantage(len(vs), func(i int) *Vantage { return vs[i] }, carrier, city)
 }
 
-// nearest is the rule of NearestVantage over n vantages (at(i) nil: passed
+// closestVantage is the rule of NearestVantage over n vantages (at(i) nil: passed
 // over): the index of the best, -1 when none is on carrier.
-func nearest(n int, at func(i int) *Vantage, carrier, city string) int {
+func closestVantage(n int, at func(i int) *Vantage, carrier, city string) int {
 	best := -1
 	bestDist := math.Inf(1)
 	uc, uok := geo.City(city)
