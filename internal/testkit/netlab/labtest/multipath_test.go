@@ -323,14 +323,27 @@ func TestMultipathMatchesTheKernelScamperAndDublin(t *testing.T) {
 				disc := d.Multipath.ProbesUsed - pp
 				t.Logf("-c %d: linecheck %d probes (discovery %d, per-packet check %d) in %v; tracelb %d probes in %v (-W 15), %d/%d interfaces/links of the lab's %d/%d",
 					conf, d.Multipath.ProbesUsed, disc, pp, took.Round(time.Millisecond), lb.Probes, lbTook.Round(time.Millisecond), len(lb.Nodes), len(lb.Links), len(truthNodes), len(truthLinks))
+				// What tracelb found and linecheck did not fails the test only
+				// when the lab has it: the kernels are the oracle, tracelb a peer
+				// (one plain CI run saw tracelb report a link the lab does not
+				// have, 10.77.100.2 → 10.77.2.2 on the nested diamond, while
+				// linecheck's links were the lab's exactly).
 				for _, n := range lb.Nodes {
 					if !slices.Contains(nodes, n) {
-						t.Errorf("-c %d: tracelb found %v, linecheck did not", conf, n)
+						if slices.Contains(truthNodes, n) {
+							t.Errorf("-c %d: tracelb found %v, linecheck did not", conf, n)
+						} else {
+							t.Logf("-c %d: tracelb reported %v, which is not on the lab's paths", conf, n)
+						}
 					}
 				}
 				for _, k := range lb.Links {
 					if !slices.Contains(links, k) {
-						t.Errorf("-c %d: tracelb found link %v, linecheck did not", conf, k)
+						if slices.Contains(truthLinks, k) {
+							t.Errorf("-c %d: tracelb found link %v, linecheck did not", conf, k)
+						} else {
+							t.Logf("-c %d: tracelb reported link %v, which is not on the lab's paths", conf, k)
+						}
 					}
 				}
 				if reflect.DeepEqual(lb.Nodes, truthNodes) && reflect.DeepEqual(lb.Links, truthLinks) &&
