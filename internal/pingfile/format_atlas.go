@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/netip"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/jsonmsg"
@@ -153,14 +152,7 @@ func atlasRun(res atlasResult, at string) (*route.Vantage, []probe.Record, error
 		return nil, nil, fmt.Errorf("%s.timestamp: missing (when the run started)", at)
 	}
 	when := time.Unix(res.Timestamp, 0).UTC()
-	v := &route.Vantage{Platform: "ripe-atlas", ID: strconv.FormatInt(res.PrbID, 10), Addr: res.SrcAddr,
-		Time: when.Format(time.RFC3339)}
-	if res.MsmID > 0 {
-		v.Measurement = strconv.FormatInt(res.MsmID, 10)
-	}
-	if res.From != res.SrcAddr {
-		v.PublicAddr = res.From
-	}
+	v := route.AtlasVantage(res.PrbID, res.MsmID, res.SrcAddr, res.From, res.Timestamp)
 	target := res.DstName
 	if target == "" {
 		target = res.DstAddr

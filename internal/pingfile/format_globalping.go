@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 	"net/netip"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/linecheck/linecheck/internal/jsonmsg"
@@ -50,12 +48,7 @@ type gpMeasurement struct {
 }
 
 type gpResult struct {
-	Probe struct {
-		ASN     int    `json:"asn"`
-		City    string `json:"city"`
-		Country string `json:"country"`
-		Network string `json:"network"`
-	} `json:"probe"`
+	Probe  route.GlobalpingProbe `json:"probe"`
 	Result *struct {
 		Status          string     `json:"status"`
 		RawOutput       string     `json:"rawOutput"`
@@ -97,15 +90,10 @@ func readGlobalping(r io.Reader, name string) ([]Stream, error) {
 		if res.Result == nil {
 			return nil, fmt.Errorf("%s.result: missing", at)
 		}
-		v := &route.Vantage{Platform: "globalping", Measurement: m.ID, ID: strconv.Itoa(i + 1),
-			ASN: res.Probe.ASN, Network: res.Probe.Network, City: res.Probe.City, Country: res.Probe.Country, Time: m.CreatedAt}
-		if v.ASN > 0 {
-			v.ASSource = route.VantageSourceFormat
-		}
-		s := Stream{Vantage: v}
 		rr := res.Result
+		v := route.GlobalpingVantage(m.ID, m.CreatedAt, i, res.Probe, rr.Status, rr.RawOutput)
+		s := Stream{Vantage: v}
 		if rr.Status == "failed" {
-			v.Error = "failed: " + firstLine(rr.RawOutput)
 			out = append(out, s)
 			continue
 		}
@@ -145,13 +133,4 @@ func readGlobalping(r io.Reader, name string) ([]Stream, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// firstLine is the first line of a probe's output, for a failed result.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/linecheck/linecheck/probe"
 )
@@ -134,10 +132,6 @@ func atlasTrace(res atlasResult, where string) (*Trace, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: proto: %q is none of ICMP, UDP, TCP", where, res.Proto)
 	}
-	v := &Vantage{Platform: "ripe-atlas", ID: strconv.FormatInt(res.PrbID, 10)}
-	if res.MsmID > 0 {
-		v.Measurement = strconv.FormatInt(res.MsmID, 10)
-	}
 	for field, a := range map[string]*string{"src_addr": &res.SrcAddr, "from": &res.From, "dst_addr": &res.DstAddr} {
 		if *a == "" {
 			continue
@@ -148,13 +142,7 @@ func atlasTrace(res atlasResult, where string) (*Trace, error) {
 		}
 		*a = ip.String()
 	}
-	v.Addr = res.SrcAddr
-	if res.From != res.SrcAddr {
-		v.PublicAddr = res.From
-	}
-	if res.Timestamp > 0 {
-		v.Time = time.Unix(res.Timestamp, 0).UTC().Format(time.RFC3339)
-	}
+	v := AtlasVantage(res.PrbID, res.MsmID, res.SrcAddr, res.From, res.Timestamp)
 	t := &Trace{Schema: TraceSchema, Target: res.DstName, Addr: res.DstAddr, Protocol: proto,
 		Source: "ripe-atlas", Start: v.Time, Vantage: v, Hops: []Hop{}}
 	if t.Target == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/linecheck/linecheck/probe"
@@ -52,12 +51,7 @@ type gpMeasurement struct {
 		Port     int    `json:"port"`
 	} `json:"measurementOptions"`
 	Results []struct {
-		Probe struct {
-			ASN     int    `json:"asn"`
-			City    string `json:"city"`
-			Country string `json:"country"`
-			Network string `json:"network"`
-		} `json:"probe"`
+		Probe  GlobalpingProbe `json:"probe"`
 		Result *struct {
 			Status          string   `json:"status"`
 			RawOutput       string   `json:"rawOutput"`
@@ -102,14 +96,7 @@ func readGlobalping(data []byte, name string) ([]*Trace, error) {
 		if res.Result == nil {
 			return nil, fmt.Errorf("%s.result: missing", where)
 		}
-		v := &Vantage{Platform: "globalping", Measurement: m.ID, ID: strconv.Itoa(i + 1),
-			ASN: res.Probe.ASN, Network: res.Probe.Network, City: res.Probe.City, Country: res.Probe.Country, Time: m.CreatedAt}
-		if v.ASN > 0 {
-			v.ASSource = VantageSourceFormat
-		}
-		if res.Result.Status == "failed" {
-			v.Error = "failed: " + firstLine(res.Result.RawOutput)
-		}
+		v := GlobalpingVantage(m.ID, m.CreatedAt, i, res.Probe, res.Result.Status, res.Result.RawOutput)
 		t := &Trace{Schema: TraceSchema, Target: m.Target, Protocol: proto, Source: "globalping",
 			Start: m.CreatedAt, Vantage: v, Hops: []Hop{}}
 		if proto != probe.ICMP {
@@ -177,9 +164,4 @@ func readGlobalping(data []byte, name string) ([]*Trace, error) {
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }

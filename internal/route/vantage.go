@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Vantage is the place a recorded trace was run from: a measurement
@@ -51,6 +52,51 @@ type Vantage struct {
 
 // VantageSourceFormat is Vantage.ASSource when the file itself gave the AS.
 const VantageSourceFormat = "format"
+
+// AtlasVantage is the vantage of one RIPE Atlas result (a traceroute or a
+// ping run): probe prbID of measurement msmID (none when ≤ 0), its source
+// address src and, when it differs, the public address from (both already
+// parsed), the run's start from timestamp in Unix seconds (none when ≤ 0).
+// The AS comes later, from AnnotateVantage.
+func AtlasVantage(prbID, msmID int64, src, from string, timestamp int64) *Vantage {
+	v := &Vantage{Platform: "ripe-atlas", ID: strconv.FormatInt(prbID, 10), Addr: src}
+	if msmID > 0 {
+		v.Measurement = strconv.FormatInt(msmID, 10)
+	}
+	if from != src {
+		v.PublicAddr = from
+	}
+	if timestamp > 0 {
+		v.Time = time.Unix(timestamp, 0).UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// GlobalpingProbe is a Globalping result's "probe": where the measurement
+// ran, with the network's own AS number.
+type GlobalpingProbe struct {
+	ASN     int    `json:"asn"`
+	City    string `json:"city"`
+	Country string `json:"country"`
+	Network string `json:"network"`
+}
+
+// GlobalpingVantage is the vantage of result i (from 0) of the Globalping
+// measurement id created at createdAt, run by probe p: its AS from the
+// file (ASSource VantageSourceFormat), and, for a result whose status is
+// "failed", the first line of its raw output as Error.
+func GlobalpingVantage(id, createdAt string, i int, p GlobalpingProbe, status, rawOutput string) *Vantage {
+	v := &Vantage{Platform: "globalping", Measurement: id, ID: strconv.Itoa(i + 1),
+		ASN: p.ASN, Network: p.Network, City: p.City, Country: p.Country, Time: createdAt}
+	if v.ASN > 0 {
+		v.ASSource = VantageSourceFormat
+	}
+	if status == "failed" {
+		first, _, _ := strings.Cut(strings.TrimSpace(rawOutput), "\n")
+		v.Error = "failed: " + first
+	}
+	return v
+}
 
 // Label is a one-line name for the vantage: "ripe-atlas probe 10834
 // 185.60.176.3 AS12345 Carrier, City, CC".
