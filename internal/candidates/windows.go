@@ -50,6 +50,20 @@ func (s SLA) Evening() (Window, bool) {
 	return Window{Name: EveningName, From: eveningFrom, To: eveningTo, TZ: s.Zone.String(), Loc: s.Zone, Default: true}, true
 }
 
+// JudgedWindows are the windows an SLA is judged over besides the whole
+// recording: sla.windows, else the default evening in the users' zone
+// (Evening), else none. A surface may still leave the evening out until
+// its probes cover one.
+func (s SLA) JudgedWindows() []Window {
+	if len(s.Windows) > 0 {
+		return s.Windows
+	}
+	if ev, ok := s.Evening(); ok {
+		return []Window{ev}
+	}
+	return nil
+}
+
 // Hours is the window's span in words: "20:00–23:00 Asia/Shanghai", with
 // its days when it has some ("… on sat, sun").
 func (w Window) Hours() string {

@@ -30,14 +30,7 @@ type occurrence struct {
 // one: a candidate is not failed for an evening that has not come yet).
 // e.mu is held.
 func (e *Exporter) slaWindows() []candidates.Window {
-	s := e.file.SLA
-	if len(s.Windows) > 0 {
-		return s.Windows
-	}
-	if ev, ok := s.Evening(); ok {
-		return []candidates.Window{ev}
-	}
-	return nil
+	return e.file.SLA.JudgedWindows()
 }
 
 // observeWindows adds a cycle that ended at now to the occurrences of the

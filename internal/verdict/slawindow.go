@@ -51,18 +51,14 @@ type HourSummary struct {
 // recorded probes hold a whole evening (candidates.SLA.Evening); none
 // without probe times.
 func SLAWindows(s candidates.SLA, m *Measurement) []candidates.Window {
-	if len(s.Windows) > 0 {
-		return s.Windows
+	ws := s.JudgedWindows()
+	if len(ws) == 1 && ws[0].Default {
+		first, last := m.probeSpan()
+		if first.IsZero() || !ws[0].CoveredBy(first, last) {
+			return nil
+		}
 	}
-	ev, ok := s.Evening()
-	if !ok {
-		return nil
-	}
-	first, last := m.probeSpan()
-	if first.IsZero() || !ev.CoveredBy(first, last) {
-		return nil
-	}
-	return []candidates.Window{ev}
+	return ws
 }
 
 // probeSpan is the time of the first and last probe over m's windows.
