@@ -218,7 +218,7 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 	m := &verdict.Measurement{}
 	if len(c.Recorded.ProbeFiles) > 0 {
 		b := verdict.NewWindowBuilder(c.Targets)
-		vs, vfiles, err := scanStreams(c.Recorded.ProbeFiles, b.Add)
+		vstreams, err := scanStreams(c.Recorded.ProbeFiles, b.Add)
 		var pe *fs.PathError
 		switch {
 		case errors.As(err, &pe):
@@ -236,12 +236,14 @@ func Replay(c *candidates.Candidate) (*verdict.Measurement, error) {
 		for _, x := range extra {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded probes for %s ignored: not one of the candidate's targets", x))
 		}
-		if len(vs) > 0 {
+		if len(vstreams) > 0 {
+			vs := make([]*route.Vantage, len(vstreams))
+			for i, s := range vstreams {
+				vs[i] = s.Vantage
+			}
 			m.Warnings = append(m.Warnings, fmt.Sprintf("recorded.probes holds %d vantages (%s): each target's figures pool their probes",
 				len(vs), probeVantages(vs)))
-			if m.PingVantages, err = pingVantages(c.Targets, vfiles); err != nil {
-				return nil, err
-			}
+			m.PingVantages = pingVantages(c.Targets, vstreams)
 		}
 	} else {
 		m.Warnings = append(m.Warnings, "no recorded probe stream (recorded.probes): nothing to measure offline")

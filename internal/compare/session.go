@@ -161,28 +161,30 @@ func readStreams(paths []string) ([]probe.Record, error) {
 }
 
 // scanStreams gives every record of the probe streams of recorded.probes
-// to each, file after file, and returns the vantages of the measurement
-// networks' files (RIPE Atlas, Globalping ping results). linecheck's own
-// streams are read a line at a time, holding no record (Replay: a month of
-// probes costs its windows, not its records). vfiles are the files that
-// hold vantages.
-func scanStreams(paths []string, each func(probe.Record)) (vs []*route.Vantage, vfiles []string, err error) {
+// to each, file after file, and returns the streams of the measurement
+// networks' files (RIPE Atlas, Globalping ping results: read whole, one
+// stream per vantage). linecheck's own streams are read a line at a time,
+// holding no record (Replay: a month of probes costs its windows, not its
+// records).
+func scanStreams(paths []string, each func(probe.Record)) ([]pingfile.Stream, error) {
+	var vantages []pingfile.Stream
 	for _, p := range paths {
 		fh, err := os.Open(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		v, err := pingfile.Scan(fh, p, each)
+		ss, err := pingfile.Scan(fh, p, each)
 		fh.Close()
 		if err != nil {
-			return nil, nil, streamError(err)
+			return nil, streamError(err)
 		}
-		if len(v) > 0 {
-			vfiles = append(vfiles, p)
+		for _, s := range ss {
+			if s.Vantage != nil {
+				vantages = append(vantages, s)
+			}
 		}
-		vs = append(vs, v...)
 	}
-	return vs, vfiles, nil
+	return vantages, nil
 }
 
 // readVantageStreams is readStreams with the vantages of the measurement

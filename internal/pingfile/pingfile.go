@@ -108,12 +108,12 @@ func Read(r io.Reader, name string) ([]Stream, error) {
 }
 
 // Scan gives every record of a probe-stream file in any registered format
-// to each and returns the file's vantages (none for linecheck's stream).
-// linecheck's stream is read one line at a time, holding no record (so a
-// month of per-second probes costs what the caller keeps of them); a
-// measurement network's file is read whole, as Read reads it, and given
-// vantage after vantage.
-func Scan(r io.Reader, name string, each func(probe.Record)) ([]*route.Vantage, error) {
+// to each. linecheck's stream is read one line at a time, holding no record
+// (so a month of per-second probes costs what the caller keeps of them),
+// and Scan returns nil; a measurement network's file is read whole, as
+// Read reads it, its records given vantage after vantage, and Scan returns
+// its streams (each with its Vantage), which the caller may keep.
+func Scan(r io.Reader, name string, each func(probe.Record)) ([]Stream, error) {
 	br := bufio.NewReaderSize(r, headSize)
 	f, err := detect(br, name)
 	if err != nil {
@@ -126,16 +126,12 @@ func Scan(r io.Reader, name string, each func(probe.Record)) ([]*route.Vantage, 
 	if err != nil {
 		return nil, err
 	}
-	var vs []*route.Vantage
 	for _, s := range ss {
 		for _, rec := range s.Records {
 			each(rec)
 		}
-		if s.Vantage != nil {
-			vs = append(vs, s.Vantage)
-		}
 	}
-	return vs, nil
+	return ss, nil
 }
 
 // detect is the format of the file br starts, from its head: linecheck's

@@ -266,14 +266,16 @@ func TestScanGivesWhatReadReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []probe.Record
-		vs, err := Scan(f, path, func(r probe.Record) { got = append(got, r) })
+		scanned, err := Scan(f, path, func(r probe.Record) { got = append(got, r) })
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var gotV []string
-		for _, v := range vs {
-			gotV = append(gotV, v.Platform+" "+v.ID)
+		for _, s := range scanned {
+			if s.Vantage != nil {
+				gotV = append(gotV, s.Vantage.Platform+" "+s.Vantage.ID)
+			}
 		}
 		if len(got) != len(want) || len(got) == 0 || strings.Join(gotV, ",") != strings.Join(wantV, ",") {
 			t.Fatalf("%s: %d records (read: %d), vantages %v (read: %v)", path, len(got), len(want), gotV, wantV)
