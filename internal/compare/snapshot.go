@@ -12,7 +12,8 @@ import (
 // same rule (Rank), with the traffic and the exchange its pricing used (p
 // may be nil: no prices). The evaluations are copied, since ranking sets
 // their Rank; the caller's stay as they were. Each candidate's recorded
-// delivery is read and judged (EvaluateDelivery).
+// delivery is read and judged (EvaluateDelivery) unless its evaluation
+// holds it already.
 func SnapshotResult(f *candidates.File, p *verdict.Pricing, evs []*verdict.Evaluation, now time.Time) *Result {
 	r := NewResult(f, Options{Now: now})
 	if p != nil {
@@ -27,8 +28,9 @@ func SnapshotResult(f *candidates.File, p *verdict.Pricing, evs []*verdict.Evalu
 		c := *ev
 		c.Warnings = append(append([]string(nil), ev.Warnings...), carryWarnings(ev.Monthly, ev.WhatIf)...)
 		// The recorded delivery is judged as compare judges it: a failed
-		// one fails the candidate here too.
-		if cand := byName[c.Name]; cand != nil {
+		// one fails the candidate here too. An evaluation that carries it
+		// already (serve judges it once, at load) is not read again.
+		if cand := byName[c.Name]; cand != nil && c.GPU == nil && c.Host == nil && c.Interconnect == nil {
 			c.DeliveryFailed = nil
 			if err := verdict.EvaluateDelivery(&c, cand, false); err != nil {
 				c.Warnings = append(c.Warnings, "recorded delivery not read: "+err.Error())
