@@ -112,7 +112,9 @@ partial result is printed and the exit code is 1; after Ctrl-C it is 130).
 Oversell over time (--watch):
   --watch runs a test every --every (default 1h) until stopped, appending each
   result to --journal FILE (NDJSON, synced; resumed when it exists, a torn last
-  line from a crash dropped and reported), as ping --watch does. --report
+  line from a crash dropped and reported), as ping --watch does. A server
+  busy with another test is tried again after 0.25 s, 1 s and 3 s; a test that
+  still cannot run is journaled as failed and the watch goes on. --report
   --journal FILE prints the hourly profile: throughput p5/p50 per hour of day
   (--report-tz), the worst hour against the best (oversell = 1 − worst p50 /
   best p50), and with --floor RATE (the bandwidth sold) a verdict: oversold

@@ -41,12 +41,18 @@ func RunBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Du
 
 func runBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) (*bw.Result, error) {
 	cfg := bw.Config{Percentile: percentile.NearestRank, Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
-	r, err := bw.Run(ctx, t.Addr, cfg)
+	return runBusyRetried(ctx, t.Addr, cfg, busyRetries)
+}
+
+// runBusyRetried runs one test, and again after each wait of busyRetries
+// while the server says it is busy.
+func runBusyRetried(ctx context.Context, server string, cfg bw.Config, busyRetries []time.Duration) (*bw.Result, error) {
+	r, err := bw.Run(ctx, server, cfg)
 	for _, wait := range busyRetries {
 		if !errors.Is(err, bw.ErrBusy) || pacing.Sleep(ctx, pacing.RealClock{}, wait) != nil {
 			break
 		}
-		r, err = bw.Run(ctx, t.Addr, cfg)
+		r, err = bw.Run(ctx, server, cfg)
 	}
 	return r, err
 }

@@ -35,3 +35,16 @@ func TestLiveThroughputRetriesABusyServer(t *testing.T) {
 		t.Fatalf("still busy: %+v", tp)
 	}
 }
+
+// bw --watch's cycle tries a busy server again too: its tests follow each
+// other, and the server may still be finishing the last one (a CI run saw
+// the fourth test of a watch refused busy).
+func TestBWCycleRetriesABusyServer(t *testing.T) {
+	port := bwtest.Server(t)
+	hog := bwtest.Occupy(t, port)
+	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
+	res, err := BWCycle(context.Background(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second})
+	if err != nil || res == nil || res.Throughput.Mean == nil {
+		t.Fatalf("after the hog left: %+v, %v", res, err)
+	}
+}

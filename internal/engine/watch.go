@@ -58,9 +58,11 @@ func TraceCycle(ctx context.Context, target string, cfg probe.TraceConfig, names
 }
 
 // BWCycle is one cycle of bw --watch: one throughput test against server
-// (bw.Run).
+// (bw.Run), tried again after 0.25 s, 1 s and 3 s while the server says it
+// is busy, as compare's test is: a watch's tests follow each other, and the
+// server may still be closing the last one when the next begins.
 func BWCycle(ctx context.Context, server string, cfg bw.Config) (*bw.Result, error) {
-	return bw.Run(ctx, server, cfg)
+	return runBusyRetried(ctx, server, cfg, defaultBusyRetries)
 }
 
 // PingRounds is ping --loop (fping -l): rounds of cfg.Count probes to
