@@ -105,16 +105,18 @@ tables' rate unit: Kbit/s … or KByte/s … in 1024s) and -n BYTES (send that
 many, K/M/G in 1024s, over all streams instead of for --time; upload only).
 
 Errors say what to do: a server busy with another client's test (iperf3
-serves one at a time), nothing listening (refused), a port a firewall drops
+serves one at a time; tried again after 0.25 s, 1 s and 3 s first, as a
+server still closing the last test answers busy for a moment), nothing
+listening (refused), a port a firewall drops
 (no answer), a program that does not speak iperf3, a test cut short (the
 partial result is printed and the exit code is 1; after Ctrl-C it is 130).
 
 Oversell over time (--watch):
   --watch runs a test every --every (default 1h) until stopped, appending each
   result to --journal FILE (NDJSON, synced; resumed when it exists, a torn last
-  line from a crash dropped and reported), as ping --watch does. A server
-  busy with another test is tried again after 0.25 s, 1 s and 3 s; a test that
-  still cannot run is journaled as failed and the watch goes on. --report
+  line from a crash dropped and reported), as ping --watch does. A test that
+  cannot run (server still busy after the retries, network down) is journaled
+  as failed and the watch goes on. --report
   --journal FILE prints the hourly profile: throughput p5/p50 per hour of day
   (--report-tz), the worst hour against the best (oversell = 1 − worst p50 /
   best p50), and with --floor RATE (the bandwidth sold) a verdict: oversold
@@ -322,7 +324,7 @@ func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 		cfg.Progress = bwProgress(stderr, "bw")
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
-	res, err := bw.Run(ctx, args[0], cfg)
+	res, err := engine.BWCycle(ctx, args[0], cfg)
 	if res != nil {
 		if werr := writeBW(c.OutOrStdout(), res, o); werr != nil {
 			return werr

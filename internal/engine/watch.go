@@ -57,10 +57,11 @@ func TraceCycle(ctx context.Context, target string, cfg probe.TraceConfig, names
 	return tr, nil
 }
 
-// BWCycle is one cycle of bw --watch: one throughput test against server
-// (bw.Run), tried again after 0.25 s, 1 s and 3 s while the server says it
-// is busy, as compare's test is: a watch's tests follow each other, and the
-// server may still be closing the last one when the next begins.
+// BWCycle is the test of bw, and one cycle of bw --watch: one throughput
+// test against server (bw.Run), tried again after 0.25 s, 1 s and 3 s while
+// the server says it is busy, as compare's test is: a watch's tests follow
+// each other, and a server still closing the last test answers busy for a
+// moment.
 func BWCycle(ctx context.Context, server string, cfg bw.Config) (*bw.Result, error) {
 	return runBusyRetried(ctx, server, cfg, defaultBusyRetries)
 }
