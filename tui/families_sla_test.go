@@ -154,15 +154,7 @@ sla: {line_classes: [cn2-gia], rtt_p95_ms: 100, families: [ipv4, ipv6]}
 			cancel()
 		}
 	}
-	var wg sync.WaitGroup
-	for _, fd := range feed.Live {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = fd(ctx, emit)
-		}()
-	}
-	wg.Wait()
+	runFeeders(ctx, feed.Live, emit)
 	if ctx.Err() == context.DeadlineExceeded {
 		t.Fatalf("the live feed gave records %v and traces %v: want %d probes of each target and a trace of each family", records, traced, probes)
 	}

@@ -349,15 +349,7 @@ sla:
 			cancel()
 		}
 	}
-	var wg sync.WaitGroup
-	for _, fd := range feed.Live {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = fd(ctx, emit)
-		}()
-	}
-	wg.Wait()
+	runFeeders(ctx, feed.Live, emit)
 	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
 	cancel()
 	if timedOut {
@@ -661,4 +653,19 @@ func liveGauge(text, name, cand string, tg candidates.Target, stat string, more 
 		}
 	}
 	return 0, false
+}
+
+// runFeeders runs every live feeder with emit, each in its own goroutine
+// as the Feed runs them, until all have returned (ctx ended); unlike the
+// Feed, it hands emit every message, none dropped.
+func runFeeders(ctx context.Context, feeders []Feeder, emit func(tea.Msg)) {
+	var wg sync.WaitGroup
+	for _, fd := range feeders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = fd(ctx, emit)
+		}()
+	}
+	wg.Wait()
 }

@@ -60,17 +60,7 @@ func TestLocalFirewallFailsOnlyTheBlockedTarget(t *testing.T) {
 		serve := lab.Exec(lab.Client(), os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
 		serve.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"serve", "--config", cfgPath,
 			"--listen", listen, "--count", "3", "--interval", "20ms", "--timeout", "1s", "--trace-every", "0"}, "\x1f"))
-		serveLog := &syncBuffer{}
-		serve.Stderr = serveLog
-		if err := serve.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if serve.ProcessState == nil {
-				serve.Process.Kill()
-				serve.Wait()
-			}
-		})
+		serveLog := startLogged(t, serve)
 		up := regexp.MustCompile(`(?m)^linecheck_target_up\{candidate="(\w+)"[^}]*\} (\d)$`)
 		got := map[string]string{}
 		var metrics string

@@ -46,18 +46,7 @@ func TestServeScrapedInLab(t *testing.T) {
 	serve := lab.Exec(lab.Client(), os.Args[0], "-test.run=^TestHelperLinecheckProcess$")
 	serve.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"serve", "--config", cfgPath,
 		"--listen", listen, "--count", "5", "--interval", "20ms", "--timeout", "2s", "--trace-every", "1"}, "\x1f"))
-	// Read by the failure log below while serve may still be writing it.
-	serveLog := &syncBuffer{}
-	serve.Stderr = serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if serve.ProcessState == nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	})
+	serveLog := startLogged(t, serve) // read by the failure log below while serve may still be writing it
 
 	promCfg := filepath.Join(dir, "prometheus.yml")
 	os.WriteFile(promCfg, []byte(fmt.Sprintf(`global: {scrape_interval: 1s, scrape_timeout: 900ms}

@@ -38,6 +38,25 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// startLogged starts cmd (a lab.Exec of serve, say) with its stderr in the
+// returned buffer, readable while it runs, and kills it by its PID when the
+// test ends unless it was waited for.
+func startLogged(t *testing.T, cmd *exec.Cmd) *syncBuffer {
+	t.Helper()
+	log := &syncBuffer{}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return log
+}
+
 // serveListening is the line serve writes once it listens.
 var serveListening = regexp.MustCompile(`linecheck serve: http://(127\.0\.0\.1:[0-9]+)/metrics`)
 

@@ -74,16 +74,8 @@ sla:
 	listen := "127.0.0.1:19428"
 	serve := lab.Exec(lab.Client(), bin, "serve", "--config", cfg, "--listen", listen,
 		"--count", "5", "--interval", "200ms", "--timeout", "1s", "--trace-every", "0")
-	serveLog := &syncBuffer{}
-	serve.Stderr = serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
+	serveLog := startLogged(t, serve)
 	t.Cleanup(func() {
-		if serve.ProcessState == nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
 		if t.Failed() {
 			t.Logf("serve:\n%s", serveLog.String())
 		}

@@ -50,14 +50,7 @@ func TestIPv6RoutesClassedByASPath(t *testing.T) {
 	want := map[string]bool{}
 	for _, r := range readRoutesFile(t, "testdata/ipv6-routes.txt") {
 		t.Run(r.id, func(t *testing.T) {
-			got, ev := Classify(r.trace, db)
-			if got != r.class {
-				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
-			}
-			if r.confidence != "" && ev.Confidence != r.confidence {
-				t.Errorf("confidence %s, want %s (rule %q)", ev.Confidence, r.confidence, ev.Rule)
-			}
-			checkRuleCountsListedHops(t, ev)
+			checkClass(t, r, db)
 			if r.class == LineCN2GIA {
 				if c, _ := Classify(r.trace, nil); c == LineCN2GIA {
 					t.Errorf("without the AS data the IPv6 CN2 route is still %s: the test would not show the AS path deciding", c)
@@ -92,14 +85,7 @@ func TestIPv6PublishedRoutesClassedByASPath(t *testing.T) {
 			if r.rtts == 0 {
 				t.Errorf("no published RTT transcribed")
 			}
-			got, ev := Classify(r.trace, db)
-			if got != r.class {
-				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
-			}
-			if r.confidence != "" && ev.Confidence != r.confidence {
-				t.Errorf("confidence %s, want %s (rule %q)", ev.Confidence, r.confidence, ev.Rule)
-			}
-			checkRuleCountsListedHops(t, ev)
+			checkClass(t, r, db)
 		})
 		classes[r.class]++
 	}

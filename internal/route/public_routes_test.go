@@ -150,6 +150,21 @@ func readRoutesFile(t *testing.T, path string) []publicRoute {
 	return out
 }
 
+// checkClass classifies r's trace with db and fails unless it gets r's
+// class, and r's confidence where the file writes one, with a rule whose
+// counts are the hops it lists.
+func checkClass(t *testing.T, r publicRoute, db ASNDB) {
+	t.Helper()
+	got, ev := Classify(r.trace, db)
+	if got != r.class {
+		t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
+	}
+	if r.confidence != "" && ev.Confidence != r.confidence {
+		t.Errorf("confidence %s, want %s (rule %q, notes %q)", ev.Confidence, r.confidence, ev.Rule, ev.Notes)
+	}
+	checkRuleCountsListedHops(t, ev)
+}
+
 // The recorded public routes get the class written next to each of them,
 // with the bundled table alone (no ASN database).
 func TestPublicRecordedRoutes(t *testing.T) {
@@ -161,14 +176,7 @@ func TestPublicRecordedRoutes(t *testing.T) {
 			if r.source == "" || r.class == "" || r.direction == "" || r.trace.Addr == "" {
 				t.Fatalf("line %d: route needs source, direction, class and target", r.line)
 			}
-			got, ev := Classify(r.trace, nil)
-			if got != r.class {
-				t.Fatalf("class %s, want %s (rule %q, notes %q)", got, r.class, ev.Rule, ev.Notes)
-			}
-			if r.confidence != "" && ev.Confidence != r.confidence {
-				t.Errorf("confidence %s, want %s (rule %q, notes %q)", ev.Confidence, r.confidence, ev.Rule, ev.Notes)
-			}
-			checkRuleCountsListedHops(t, ev)
+			checkClass(t, r, nil)
 		})
 		classes[r.class]++
 		dirs[r.direction]++
