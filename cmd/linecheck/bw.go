@@ -320,11 +320,16 @@ func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 	ctx, interrupted, stop := interruptContext(c.Context())
 	defer stop()
 	stderr := c.ErrOrStderr()
+	var onBusy func(time.Duration)
 	if !o.quiet && prIsTTY(stderr) {
-		cfg.Progress = bwProgress(stderr, "bw")
-		defer fmt.Fprint(stderr, "\r\033[K")
+		cfg.Progress, onBusy = bwProgress(stderr, "bw"), bwBusyNotice(stderr, "bw")
 	}
-	res, err := engine.BWCycle(ctx, args[0], cfg)
+	res, err := engine.BWCycle(ctx, args[0], cfg, onBusy)
+	if cfg.Progress != nil {
+		// The status line goes before the result is printed on the
+		// terminal below it.
+		fmt.Fprint(stderr, "\r\033[K")
+	}
 	if res != nil {
 		if werr := writeBW(c.OutOrStdout(), res, o); werr != nil {
 			return werr
@@ -332,9 +337,6 @@ func runBW(c *cobra.Command, args []string, o *bwOptions) error {
 	}
 	if interrupted() {
 		// Ctrl-C: the partial result is above; exit 130 as ping and trace.
-		if cfg.Progress != nil {
-			fmt.Fprint(stderr, "\r\033[K")
-		}
 		if res != nil {
 			fmt.Fprintln(stderr, "linecheck: interrupted; the result covers the test so far")
 		}
@@ -364,6 +366,13 @@ func bwProgress(w io.Writer, what string) func(bw.Progress) {
 			return
 		}
 		fmt.Fprintf(w, "\r\033[K%s: %.0f/%.0f s  %s", what, p.Elapsed.Seconds(), p.Total.Seconds(), state)
+	}
+}
+
+// bwBusyNotice draws the status line while a busy server is waited for.
+func bwBusyNotice(w io.Writer, what string) func(time.Duration) {
+	return func(wait time.Duration) {
+		fmt.Fprintf(w, "\r\033[K%s: server busy (another test, or the last one closing); trying again in %v", what, wait)
 	}
 }
 
@@ -545,10 +554,12 @@ func bwWatch(c *cobra.Command, o *bwOptions, server string, cfg bw.Config) error
 		n++
 		start := now()
 		wall := time.Now()
+		var onBusy func(time.Duration)
 		if tty {
-			cfg.Progress = bwProgress(stderr, fmt.Sprintf("bw --watch: test %d", n))
+			what := fmt.Sprintf("bw --watch: test %d", n)
+			cfg.Progress, onBusy = bwProgress(stderr, what), bwBusyNotice(stderr, what)
 		}
-		res, err := engine.BWCycle(ctx, server, cfg)
+		res, err := engine.BWCycle(ctx, server, cfg, onBusy)
 		if ctx.Err() != nil {
 			return false, nil // a test cut short by the stop signal is not a full cycle
 		}

@@ -373,3 +373,34 @@ func TestBWListenCountsPortChecksInsteadOfLoggingEach(t *testing.T) {
 		t.Errorf("5 port checks: %d full lines, want 1:\n%s", n, out)
 	}
 }
+
+// On a terminal the status line ("bw: 1/1 s  … Mbit/s", or the busy
+// server's "trying again") is cleared before the result is printed: the
+// result's first line began on the status line's end. A second test
+// against a server still running the first waits and says so. script(1)
+// gives the process a terminal.
+func TestBWTerminalStatusLineClearedBeforeTheResult(t *testing.T) {
+	needTool(t, "script")
+	port := bwtest.Server(t)
+	hog := bwtest.Occupy(t, port)
+	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
+	argv := strings.Join([]string{os.Args[0], "-test.run=^TestHelperLinecheckProcess$"}, " ")
+	cmd := exec.Command("script", "-qefc", argv, "/dev/null")
+	cmd.Env = append(os.Environ(), "LINECHECK_HELPER_ARGS="+strings.Join([]string{"bw", "-p", fmt.Sprint(port), "-t", "1", "127.0.0.1"}, "\x1f"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bw on a terminal: %v\n%q", err, out)
+	}
+	s := string(out)
+	head := "bw: 127.0.0.1 port"
+	i := strings.Index(s, head)
+	if i < 0 {
+		t.Fatalf("no result in %q", s)
+	}
+	if !strings.HasSuffix(s[:i], "\r\033[K") {
+		t.Errorf("the result starts after %q, want after the status line's clearing \\r\\033[K", s[max(0, i-40):i])
+	}
+	if !strings.Contains(s[:i], "server busy") || !strings.Contains(s[:i], "trying again in 250ms") {
+		t.Errorf("before the result %q: want the busy server's wait on the status line", s[:i])
+	}
+}

@@ -41,15 +41,22 @@ func RunBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Du
 
 func runBandwidthTest(ctx context.Context, t candidates.BandwidthTest, d time.Duration, direction string, busyRetries []time.Duration) (*bw.Result, error) {
 	cfg := bw.Config{Percentile: percentile.NearestRank, Port: t.Port, Duration: d, Reverse: direction != bw.Upload, Omit: time.Second}
-	return runBusyRetried(ctx, t.Addr, cfg, busyRetries)
+	return runBusyRetried(ctx, t.Addr, cfg, busyRetries, nil)
 }
 
 // runBusyRetried runs one test, and again after each wait of busyRetries
-// while the server says it is busy.
-func runBusyRetried(ctx context.Context, server string, cfg bw.Config, busyRetries []time.Duration) (*bw.Result, error) {
+// while the server says it is busy; onBusy (when not nil) is told each
+// wait before it begins.
+func runBusyRetried(ctx context.Context, server string, cfg bw.Config, busyRetries []time.Duration, onBusy func(wait time.Duration)) (*bw.Result, error) {
 	r, err := bw.Run(ctx, server, cfg)
 	for _, wait := range busyRetries {
-		if !errors.Is(err, bw.ErrBusy) || pacing.Sleep(ctx, pacing.RealClock{}, wait) != nil {
+		if !errors.Is(err, bw.ErrBusy) {
+			break
+		}
+		if onBusy != nil {
+			onBusy(wait)
+		}
+		if pacing.Sleep(ctx, pacing.RealClock{}, wait) != nil {
 			break
 		}
 		r, err = bw.Run(ctx, server, cfg)

@@ -43,8 +43,14 @@ func TestBWCycleRetriesABusyServer(t *testing.T) {
 	port := bwtest.Server(t)
 	hog := bwtest.Occupy(t, port)
 	time.AfterFunc(400*time.Millisecond, func() { hog.Close() })
-	res, err := BWCycle(context.Background(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second})
+	var waits []time.Duration
+	res, err := BWCycle(context.Background(), "127.0.0.1", bw.Config{Port: port, Duration: time.Second}, func(w time.Duration) { waits = append(waits, w) })
 	if err != nil || res == nil || res.Throughput.Mean == nil {
 		t.Fatalf("after the hog left: %+v, %v", res, err)
+	}
+	// Held 0.4 s: the first try is refused, and the first wait told is
+	// 0.25 s.
+	if len(waits) == 0 || waits[0] != 250*time.Millisecond {
+		t.Errorf("waits told %v, want 250ms first", waits)
 	}
 }

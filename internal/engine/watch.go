@@ -61,9 +61,10 @@ func TraceCycle(ctx context.Context, target string, cfg probe.TraceConfig, names
 // test against server (bw.Run), tried again after 0.25 s, 1 s and 3 s while
 // the server says it is busy, as compare's test is: a watch's tests follow
 // each other, and a server still closing the last test answers busy for a
-// moment.
-func BWCycle(ctx context.Context, server string, cfg bw.Config) (*bw.Result, error) {
-	return runBusyRetried(ctx, server, cfg, defaultBusyRetries)
+// moment. onBusy (when not nil) is told each wait before it begins, for
+// the terminal's status line.
+func BWCycle(ctx context.Context, server string, cfg bw.Config, onBusy func(wait time.Duration)) (*bw.Result, error) {
+	return runBusyRetried(ctx, server, cfg, defaultBusyRetries, onBusy)
 }
 
 // PingRounds is ping --loop (fping -l): rounds of cfg.Count probes to
